@@ -1,0 +1,5 @@
+//! Exemplar's core: the page model, RTDM structural similarity and page kinds.
+//!
+//! The core is sans-IO: it never fetches. Drivers (the browser extension through wasm, the native
+//! command line, the tests) hand it bytes and read back results.
+pub mod dom;
