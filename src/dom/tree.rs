@@ -84,7 +84,9 @@ impl Tree {
     ) -> Result<Tree, TreeError> {
         let n = labels.len();
         if n == 0 || parents.len() != n {
-            return Err(TreeError("empty tree or labels/parents length mismatch".into()));
+            return Err(TreeError(
+                "empty tree or labels/parents length mismatch".into(),
+            ));
         }
         if n >= NONE as usize {
             return Err(TreeError("too many nodes".into()));
@@ -98,13 +100,17 @@ impl Tree {
         let mut path: Vec<u32> = vec![0];
         for i in 1..n {
             let Some(p) = parents[i] else {
-                return Err(TreeError(format!("node {i} has no parent but is not the root")));
+                return Err(TreeError(format!(
+                    "node {i} has no parent but is not the root"
+                )));
             };
             while path.last().is_some_and(|&top| top != p) {
                 path.pop();
             }
             if path.is_empty() {
-                return Err(TreeError(format!("node {i}: parent {p} is not an open ancestor")));
+                return Err(TreeError(format!(
+                    "node {i}: parent {p} is not an open ancestor"
+                )));
             }
             par[i] = p;
             depths[i] = path.len() as u32;
@@ -364,7 +370,10 @@ mod tests {
         assert_eq!(t.len(), 10);
         assert_eq!(t.size(0), 10);
         assert_eq!(t.name(1), "head");
-        assert_eq!(t.children(0).map(|c| t.name(c)).collect::<Vec<_>>(), ["head", "body"]);
+        assert_eq!(
+            t.children(0).map(|c| t.name(c)).collect::<Vec<_>>(),
+            ["head", "body"]
+        );
         let body = 3;
         assert_eq!(t.child_count(body), 3);
         assert_eq!(t.depth(8), 3);

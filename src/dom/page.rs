@@ -1,0 +1,1169 @@
+//! A parsed page: the structural [`Tree`] plus what the rest of the core reads off a page — final
+//! URL, `<base>`, title, meta robots, links, forms and their controls, visible-text terms, image
+//! and price counts.
+//!
+//! Owns the walk from html5ever's arena to these products. Every walk is iterative: a
+//! 100,000-level-deep document cannot overflow the stack. Like Blink (which stops nesting at 512
+//! levels), nodes deeper than [`ParseOptions::max_depth`] are attached to their ancestor at that
+//! depth, so the tree stays as deep as a browser's DOM would.
+
+use std::collections::HashMap;
+
+use html5ever::TokenizerResult;
+use html5ever::interface::TreeSink;
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{BufferQueue, Tokenizer, TokenizerOpts};
+use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use super::sink::{Arena, DepthGuard, NIL, RawData, RawNode, Sink};
+use super::text;
+use super::tree::{Label, NodeId, Tree};
+
+/// Limits applied while parsing untrusted pages.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ParseOptions {
+    /// Largest body accepted, in bytes (default 16 MiB). Larger bodies are an error, not a crash.
+    pub max_bytes: usize,
+    /// Largest number of parsed nodes (default 2,000,000).
+    pub max_nodes: usize,
+    /// Depth past which nodes are flattened onto their ancestor at this depth (default 512, as
+    /// Blink).
+    pub max_depth: u32,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions {
+            max_bytes: 16 << 20,
+            max_nodes: 2_000_000,
+            max_depth: 512,
+        }
+    }
+}
+
+/// Why a page could not be parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ErrorKind {
+    TooLarge { bytes: usize, limit: usize },
+    TooManyNodes { limit: usize },
+    BadUrl { url: String, reason: String },
+}
+
+impl Error {
+    /// True when the page was rejected for its size (bytes or nodes).
+    pub fn is_too_large(&self) -> bool {
+        matches!(
+            self.kind,
+            ErrorKind::TooLarge { .. } | ErrorKind::TooManyNodes { .. }
+        )
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            ErrorKind::TooLarge { bytes, limit } => write!(
+                f,
+                "page too large: {bytes} bytes, the limit is {limit} bytes (ParseOptions::max_bytes)"
+            ),
+            ErrorKind::TooManyNodes { limit } => write!(
+                f,
+                "page too large: more than {limit} nodes (ParseOptions::max_nodes)"
+            ),
+            ErrorKind::BadUrl { url, reason } => write!(f, "invalid page URL {url:?}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A link found on a page.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Link {
+    /// Absolute URL (resolved against `<base>` / the page URL), fragment dropped. Only http(s).
+    pub url: String,
+    /// Anchor text, whitespace collapsed (for `<img alt>`-only anchors, the alt text).
+    pub text: String,
+    /// The `<a>`/`<area>` element in the page's tree.
+    pub node: NodeId,
+    /// `rel` contains `nofollow`.
+    pub nofollow: bool,
+}
+
+/// Kind of a form control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ControlKind {
+    /// `<input type=text|search>` and unknown input types (the HTML default).
+    Text,
+    /// `<textarea>`.
+    TextArea,
+    /// `<input type=password>`.
+    Password,
+    /// `<input type=email>`.
+    Email,
+    /// `<input type=hidden>`.
+    Hidden,
+    /// `<input type=number|range>`.
+    Number,
+    /// `<input type=date|datetime-local|month|week|time>`.
+    Date,
+    /// `<select>`.
+    Select,
+    /// `<input type=radio>`.
+    Radio,
+    /// `<input type=checkbox>`.
+    Checkbox,
+    /// `<input type=submit|image>`, `<button type=submit>` (the default button type).
+    Submit,
+    /// `<button type=button|reset>`, `<input type=button|reset>`.
+    Button,
+    /// `<input type=file>`.
+    File,
+    /// Any other input type (`tel`, `url`, `color`).
+    Other,
+}
+
+/// A form control.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Control {
+    /// What the control is.
+    pub kind: ControlKind,
+    /// The `name` attribute ("" when absent: such controls are not submitted).
+    pub name: String,
+    /// The `id` attribute.
+    pub id: String,
+    /// The initial `value` (for a select, the selected option's value).
+    pub value: String,
+    /// For a select: every option value (an option without `value` uses its text).
+    pub options: Vec<String>,
+    /// `checked` (radio/checkbox) or `selected` (select) initially.
+    pub checked: bool,
+    /// Label text: `<label for>`, an enclosing `<label>`, the nearest preceding text in the
+    /// form, `aria-label`/`placeholder`/`title`, or the name.
+    pub label: String,
+    /// Index of the owning form in [`Page::forms`] (`form` attribute, html5ever's form
+    /// association, or the enclosing `<form>`).
+    pub form: Option<usize>,
+    /// The control's element in the page's tree.
+    pub node: NodeId,
+}
+
+/// A form.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Form {
+    /// Absolute action URL (the page URL when empty or absent).
+    pub action: String,
+    /// `get` or `post` (lower case; `dialog` and unknown values fall back to `get`).
+    pub method: String,
+    /// The `enctype` attribute (default `application/x-www-form-urlencoded`).
+    pub enctype: String,
+    /// `name` attribute.
+    pub name: String,
+    /// `id` attribute.
+    pub id: String,
+    /// Has an `onsubmit` handler or a `javascript:` action (submits through script).
+    pub scripted: bool,
+    /// Indices into [`Page::controls`] of this form's controls, in document order.
+    pub controls: Vec<usize>,
+    /// The `<form>` element in the page's tree.
+    pub node: NodeId,
+}
+
+/// The `<meta name=robots>` directives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetaRobots {
+    /// `noindex` (or `none`).
+    pub noindex: bool,
+    /// `nofollow` (or `none`).
+    pub nofollow: bool,
+}
+
+/// A parsed page. See the module docs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Page {
+    /// The page's final URL (after redirects), as given by the caller, normalised.
+    pub url: String,
+    /// The URL links resolve against: `<base href>` resolved against `url`, else `url`.
+    pub base: String,
+    /// The charset the body was decoded with.
+    pub encoding: String,
+    /// Structure for RTDM.
+    pub tree: Tree,
+    /// `<title>` text, whitespace collapsed.
+    pub title: String,
+    /// `<meta name=robots>` directives.
+    pub robots: MetaRobots,
+    /// http(s) links of `<a href>` and `<area href>`, in document order.
+    pub links: Vec<Link>,
+    /// Forms in document order.
+    pub forms: Vec<Form>,
+    /// Every form control (including those of no form), in document order.
+    pub controls: Vec<Control>,
+    /// Visible-text terms of the body in document order (lower-case, stop words removed).
+    pub terms: Vec<String>,
+    /// Characters of visible body text (whitespace collapsed).
+    pub text_chars: usize,
+    /// Characters of visible text inside links.
+    pub link_text_chars: usize,
+    /// `<img>` elements in the body.
+    pub image_count: usize,
+    /// Price-looking strings in the visible text.
+    pub price_count: usize,
+}
+
+impl Page {
+    /// Parses response bytes. `url` is the final URL (after redirects); `content_type` the HTTP
+    /// header, used for its charset.
+    ///
+    /// # Errors
+    /// When the body exceeds the limits of `opts`, or `url` is not an absolute URL.
+    pub fn parse(
+        bytes: &[u8],
+        url: &str,
+        content_type: Option<&str>,
+        opts: &ParseOptions,
+    ) -> Result<Page, Error> {
+        if bytes.len() > opts.max_bytes {
+            return Err(Error {
+                kind: ErrorKind::TooLarge {
+                    bytes: bytes.len(),
+                    limit: opts.max_bytes,
+                },
+            });
+        }
+        let (html, encoding) = text::decode(bytes, content_type);
+        Page::parse_decoded(&html, url, encoding, opts)
+    }
+
+    /// Parses HTML text with the default options.
+    ///
+    /// # Errors
+    /// As [`Page::parse`].
+    pub fn from_html(html: &str, url: &str) -> Result<Page, Error> {
+        Page::from_html_with(html, url, &ParseOptions::default())
+    }
+
+    /// Parses HTML text.
+    ///
+    /// # Errors
+    /// As [`Page::parse`].
+    pub fn from_html_with(html: &str, url: &str, opts: &ParseOptions) -> Result<Page, Error> {
+        if html.len() > opts.max_bytes {
+            return Err(Error {
+                kind: ErrorKind::TooLarge {
+                    bytes: html.len(),
+                    limit: opts.max_bytes,
+                },
+            });
+        }
+        Page::parse_decoded(html, url, "UTF-8", opts)
+    }
+
+    fn parse_decoded(
+        html: &str,
+        url: &str,
+        encoding: &str,
+        opts: &ParseOptions,
+    ) -> Result<Page, Error> {
+        let page_url = Url::parse(url).map_err(|e| Error {
+            kind: ErrorKind::BadUrl {
+                url: url.chars().take(200).collect(),
+                reason: e.to_string(),
+            },
+        })?;
+        let arena = parse_html(html, opts);
+        if arena.overflow {
+            return Err(Error {
+                kind: ErrorKind::TooManyNodes {
+                    limit: opts.max_nodes,
+                },
+            });
+        }
+        Ok(Walker::new(&arena, page_url, encoding, opts.max_depth).run())
+    }
+
+    /// Number of links whose URL is on the same host as the page (www./bare treated as one).
+    pub fn same_site_links(&self) -> impl Iterator<Item = &Link> {
+        let host = site_host(&self.url);
+        self.links
+            .iter()
+            .filter(move |l| host.is_some() && site_host(&l.url) == host)
+    }
+}
+
+/// Runs html5ever's tokenizer and tree builder over `html` into the arena, with nesting bounded
+/// (see [`DepthGuard`]) at four times `max_depth`, well past where the walk flattens.
+fn parse_html(html: &str, opts: &ParseOptions) -> Arena {
+    let builder = TreeBuilder::new(Sink::new(opts.max_nodes), TreeBuilderOpts::default());
+    let guard = DepthGuard::new(builder, opts.max_depth.saturating_mul(4).max(64));
+    let tokenizer = Tokenizer::new(guard, TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from(html));
+    // `Script` results pause the tokenizer after each </script>; keep feeding until done.
+    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
+    tokenizer.end();
+    tokenizer.sink.inner.sink.finish()
+}
+
+/// Host without a leading `www.`, lower-case.
+pub fn site_host(url: &str) -> Option<String> {
+    let u = Url::parse(url).ok()?;
+    let h = u.host_str()?.to_ascii_lowercase();
+    Some(h.strip_prefix("www.").map(str::to_string).unwrap_or(h))
+}
+
+/// Elements whose text is not visible text (their element stays in the tree).
+fn is_raw_text(name: &str) -> bool {
+    matches!(
+        name,
+        "script" | "style" | "noscript" | "template" | "xmp" | "iframe" | "noembed" | "noframes"
+    )
+}
+
+fn attr<'a>(attrs: &'a [html5ever::Attribute], name: &str) -> Option<&'a str> {
+    attrs
+        .iter()
+        .find(|a| a.name.ns == html5ever::ns!() && &*a.name.local == name)
+        .map(|a| &*a.value)
+}
+
+/// Appends `s` to `out` with whitespace runs collapsed to one space.
+fn push_collapsed(out: &mut String, s: &str) {
+    for w in s.split_whitespace() {
+        if !out.is_empty() && !out.ends_with(' ') {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+}
+
+/// One walk over the arena in document order producing the [`Page`].
+struct Walker<'a> {
+    nodes: &'a [RawNode],
+    form_owners: HashMap<u32, u32>,
+    url: Url,
+    encoding: String,
+    max_depth: u32,
+}
+
+/// An open element during the walk.
+struct Open {
+    raw: u32,
+    /// Output tree node, or the flattening ancestor's when past `max_depth`.
+    out: u32,
+    out_depth: u32,
+    /// Next child to visit.
+    next: u32,
+}
+
+/// Text being collected for an element (anchor, title, label, option, button).
+struct Collector {
+    raw: u32,
+    text: String,
+}
+
+impl<'a> Walker<'a> {
+    fn new(arena: &'a Arena, url: Url, encoding: &str, max_depth: u32) -> Walker<'a> {
+        Walker {
+            nodes: &arena.nodes,
+            form_owners: arena.form_owners.iter().copied().collect(),
+            url,
+            encoding: encoding.to_string(),
+            max_depth: max_depth.max(1),
+        }
+    }
+
+    fn name(&self, raw: u32) -> Option<&'a str> {
+        match &self.nodes[raw as usize].data {
+            RawData::Element { name, .. } => Some(&name.local),
+            _ => None,
+        }
+    }
+
+    fn attrs(&self, raw: u32) -> &'a [html5ever::Attribute] {
+        match &self.nodes[raw as usize].data {
+            RawData::Element { attrs, .. } => attrs,
+            _ => &[],
+        }
+    }
+
+    /// The root element (`html`), or the document itself when there is none.
+    fn root(&self) -> u32 {
+        let mut c = self.nodes[0].first_child;
+        while c != NIL {
+            if matches!(self.nodes[c as usize].data, RawData::Element { .. }) {
+                return c;
+            }
+            c = self.nodes[c as usize].next;
+        }
+        0
+    }
+
+    fn resolve(&self, base: &Url, href: &str) -> Option<String> {
+        let mut u = base.join(href.trim()).ok()?;
+        if u.scheme() != "http" && u.scheme() != "https" {
+            return None;
+        }
+        u.set_fragment(None);
+        Some(u.into())
+    }
+
+    fn run(self) -> Page {
+        let root = self.root();
+        // First pass over the head for <base>: links anywhere resolve against it.
+        let base = self.find_base().unwrap_or_else(|| self.url.clone());
+
+        let mut labels: Vec<Label> = Vec::new();
+        let mut parents: Vec<Option<NodeId>> = Vec::new();
+        let mut names: Vec<(Label, String)> = Vec::new();
+        let mut seen_names: HashMap<String, Label> = HashMap::new();
+        // raw element id -> output node id
+        let mut out_of: HashMap<u32, u32> = HashMap::new();
+
+        let mut title = String::new();
+        let mut in_title = false;
+        let mut robots = MetaRobots::default();
+        let mut links: Vec<Link> = Vec::new();
+        let mut forms: Vec<Form> = Vec::new();
+        let mut form_index: HashMap<u32, usize> = HashMap::new();
+        let mut controls: Vec<Control> = Vec::new();
+        let mut visible = String::new();
+        let mut link_text_chars = 0usize;
+        let mut image_count = 0usize;
+        // label-for id -> label text; labels wrapping a control: control index -> label raw
+        let mut label_for: HashMap<String, String> = HashMap::new();
+        let mut wrapped_label: Vec<(usize, u32)> = Vec::new();
+        let mut label_texts: HashMap<u32, String> = HashMap::new();
+        // Last visible text seen inside each form (for "nearest preceding text" labels).
+        let mut last_text_in_form: HashMap<usize, String> = HashMap::new();
+        // Select option collection: select control index.
+        let mut open_select: Option<usize> = None;
+        let mut collectors: Vec<Collector> = Vec::new();
+        // Anchor collector raw -> link index.
+        let mut link_of_anchor: HashMap<u32, usize> = HashMap::new();
+
+        let mut stack: Vec<Open> = Vec::new();
+        let mut hidden_depth = 0u32; // > 0 inside raw-text elements
+        let mut in_body = false;
+        let mut form_stack: Vec<usize> = Vec::new();
+
+        // Emit the root.
+        let root_name = self.name(root).unwrap_or("#document").to_ascii_lowercase();
+        let root_label = Label::of(&root_name);
+        labels.push(root_label);
+        parents.push(None);
+        seen_names.insert(root_name.clone(), root_label);
+        names.push((root_label, root_name));
+        out_of.insert(root, 0);
+        stack.push(Open {
+            raw: root,
+            out: 0,
+            out_depth: 0,
+            next: self.nodes[root as usize].first_child,
+        });
+
+        while let Some(top) = stack.last_mut() {
+            let raw = top.next;
+            if raw == NIL {
+                // Close the element.
+                let closed = top.raw;
+                stack.pop();
+                let name = self.name(closed).unwrap_or("");
+                if is_raw_text(name) {
+                    hidden_depth = hidden_depth.saturating_sub(1);
+                }
+                match name {
+                    "title" => in_title = false,
+                    "body" => in_body = false,
+                    "select" => open_select = None,
+                    "form" => {
+                        form_stack.pop();
+                    }
+                    _ => {}
+                }
+                if collectors.last().is_some_and(|c| c.raw == closed)
+                    && let Some(c) = collectors.pop()
+                {
+                    self.close_collector(
+                        closed,
+                        name,
+                        c.text,
+                        &mut links,
+                        &link_of_anchor,
+                        &mut controls,
+                        open_select,
+                        &mut label_texts,
+                        &mut label_for,
+                    );
+                }
+                continue;
+            }
+            top.next = self.nodes[raw as usize].next;
+            let (parent_out, parent_depth) = (top.out, top.out_depth);
+
+            match &self.nodes[raw as usize].data {
+                RawData::Text(t) => {
+                    if hidden_depth > 0 {
+                        continue;
+                    }
+                    if in_title && title.len() < 2048 {
+                        push_collapsed(&mut title, t);
+                    }
+                    if t.trim().is_empty() {
+                        continue;
+                    }
+                    labels.push(Label::TEXT);
+                    parents.push(Some(parent_out));
+                    if !in_body {
+                        continue;
+                    }
+                    if !visible.is_empty() {
+                        visible.push(' ');
+                    }
+                    push_collapsed(&mut visible, t);
+                    let in_link = collectors
+                        .iter()
+                        .any(|c| link_of_anchor.contains_key(&c.raw));
+                    if in_link {
+                        link_text_chars += t
+                            .split_whitespace()
+                            .map(|w| w.chars().count() + 1)
+                            .sum::<usize>();
+                    }
+                    for c in collectors.iter_mut() {
+                        if c.text.len() < 1024 {
+                            push_collapsed(&mut c.text, t);
+                        }
+                    }
+                    if let Some(&f) = form_stack.last() {
+                        let e = last_text_in_form.entry(f).or_default();
+                        e.clear();
+                        push_collapsed(e, t);
+                    }
+                }
+                RawData::Element { name, attrs, .. } => {
+                    let lname: String = (*name.local).to_ascii_lowercase();
+                    let label = *seen_names.entry(lname.clone()).or_insert_with(|| {
+                        let l = Label::of(&lname);
+                        names.push((l, lname.clone()));
+                        l
+                    });
+                    // The element hangs under the open node; past max_depth its children are
+                    // attached beside it (to the same parent), so depth stays bounded.
+                    let out = labels.len() as u32;
+                    labels.push(label);
+                    parents.push(Some(parent_out));
+                    let depth = parent_depth + 1;
+                    let (child_out, child_out_depth) = if depth <= self.max_depth {
+                        (out, depth)
+                    } else {
+                        (parent_out, parent_depth)
+                    };
+                    out_of.insert(raw, out);
+                    self.element(
+                        raw,
+                        &lname,
+                        attrs,
+                        out,
+                        &base,
+                        &mut robots,
+                        &mut links,
+                        &mut link_of_anchor,
+                        &mut forms,
+                        &mut form_index,
+                        &mut form_stack,
+                        &mut controls,
+                        &mut open_select,
+                        &mut wrapped_label,
+                        &mut collectors,
+                        &last_text_in_form,
+                        in_body,
+                        &mut image_count,
+                    );
+                    if is_raw_text(&lname) {
+                        hidden_depth += 1;
+                    }
+                    match lname.as_str() {
+                        "title" if title.is_empty() => in_title = true,
+                        "body" => in_body = true,
+                        _ => {}
+                    }
+                    stack.push(Open {
+                        raw,
+                        out: child_out,
+                        out_depth: child_out_depth,
+                        next: self.nodes[raw as usize].first_child,
+                    });
+                }
+                RawData::Document | RawData::Other => {}
+            }
+        }
+
+        // Labels: <label for=id> first, then an enclosing label, nearest text (set at creation).
+        for c in controls.iter_mut() {
+            if !c.id.is_empty()
+                && let Some(t) = label_for.get(&c.id)
+                && !t.is_empty()
+            {
+                c.label = t.clone();
+            }
+        }
+        for (ci, lraw) in wrapped_label {
+            if let Some(t) = label_texts.get(&lraw)
+                && !t.is_empty()
+                && let Some(c) = controls.get_mut(ci)
+                && !label_for.contains_key(&c.id)
+            {
+                c.label = t.clone();
+            }
+        }
+        for c in controls.iter_mut() {
+            if c.label.is_empty() {
+                c.label = if c.name.is_empty() {
+                    c.id.clone()
+                } else {
+                    c.name.clone()
+                };
+            }
+        }
+        // Forms' control lists.
+        for (i, c) in controls.iter().enumerate() {
+            if let Some(f) = c.form
+                && let Some(form) = forms.get_mut(f)
+            {
+                form.controls.push(i);
+            }
+        }
+
+        let mut terms = Vec::new();
+        text::for_each_term(&visible, |t| terms.push(t.to_string()));
+        let price_count = text::count_prices(&visible);
+        let text_chars = visible.chars().count();
+
+        let tree = match Tree::from_preorder(labels, &parents, names) {
+            Ok(t) => t,
+            // The walk emits a valid preorder by construction; fall back to a lone root rather
+            // than panic if that ever breaks.
+            Err(_) => Tree::parse_shape("html").unwrap_or_else(|_| unreachable_tree()),
+        };
+        Page {
+            url: self.url.to_string(),
+            base: base.to_string(),
+            encoding: self.encoding,
+            tree,
+            title,
+            robots,
+            links,
+            forms,
+            controls,
+            terms,
+            text_chars,
+            link_text_chars,
+            image_count,
+            price_count,
+        }
+    }
+
+    fn find_base(&self) -> Option<Url> {
+        // Document order search without recursion.
+        let mut stack = vec![self.root()];
+        while let Some(n) = stack.pop() {
+            if self.name(n) == Some("base")
+                && let Some(href) = attr(self.attrs(n), "href")
+            {
+                return self.url.join(href.trim()).ok();
+            }
+            if self.name(n) == Some("body") {
+                continue;
+            }
+            let mut kids = Vec::new();
+            let mut c = self.nodes[n as usize].first_child;
+            while c != NIL {
+                if matches!(self.nodes[c as usize].data, RawData::Element { .. }) {
+                    kids.push(c);
+                }
+                c = self.nodes[c as usize].next;
+            }
+            stack.extend(kids.into_iter().rev());
+        }
+        None
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn element(
+        &self,
+        raw: u32,
+        name: &str,
+        attrs: &[html5ever::Attribute],
+        out: u32,
+        base: &Url,
+        robots: &mut MetaRobots,
+        links: &mut Vec<Link>,
+        link_of_anchor: &mut HashMap<u32, usize>,
+        forms: &mut Vec<Form>,
+        form_index: &mut HashMap<u32, usize>,
+        form_stack: &mut Vec<usize>,
+        controls: &mut Vec<Control>,
+        open_select: &mut Option<usize>,
+        wrapped_label: &mut Vec<(usize, u32)>,
+        collectors: &mut Vec<Collector>,
+        last_text_in_form: &HashMap<usize, String>,
+        in_body: bool,
+        image_count: &mut usize,
+    ) {
+        match name {
+            "a" | "area" => {
+                if let Some(href) = attr(attrs, "href")
+                    && let Some(url) = self.resolve(base, href)
+                {
+                    let nofollow = attr(attrs, "rel").is_some_and(|r| {
+                        r.split_ascii_whitespace()
+                            .any(|t| t.eq_ignore_ascii_case("nofollow"))
+                    });
+                    link_of_anchor.insert(raw, links.len());
+                    links.push(Link {
+                        url,
+                        text: String::new(),
+                        node: out,
+                        nofollow,
+                    });
+                    if name == "a" {
+                        collectors.push(Collector {
+                            raw,
+                            text: String::new(),
+                        });
+                    } else if let Some(alt) = attr(attrs, "alt")
+                        && let Some(l) = links.last_mut()
+                    {
+                        push_collapsed(&mut l.text, alt);
+                    }
+                }
+            }
+            "img" => {
+                if in_body {
+                    *image_count += 1;
+                }
+                // An image-only anchor is named by its alt text.
+                if let Some(alt) = attr(attrs, "alt")
+                    && let Some(c) = collectors
+                        .iter_mut()
+                        .rev()
+                        .find(|c| link_of_anchor.contains_key(&c.raw))
+                    && c.text.is_empty()
+                {
+                    push_collapsed(&mut c.text, alt);
+                }
+            }
+            "meta" => {
+                if attr(attrs, "name").is_some_and(|n| n.eq_ignore_ascii_case("robots"))
+                    && let Some(content) = attr(attrs, "content")
+                {
+                    for d in content.split(',').map(|d| d.trim().to_ascii_lowercase()) {
+                        match d.as_str() {
+                            "noindex" => robots.noindex = true,
+                            "nofollow" => robots.nofollow = true,
+                            "none" => {
+                                robots.noindex = true;
+                                robots.nofollow = true;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            "form" => {
+                let action = attr(attrs, "action").unwrap_or("").trim();
+                let scripted = attr(attrs, "onsubmit").is_some()
+                    || action.to_ascii_lowercase().starts_with("javascript:");
+                let action = if action.is_empty() {
+                    self.url.to_string()
+                } else {
+                    base.join(action).map(|u| u.to_string()).unwrap_or_default()
+                };
+                let method = match attr(attrs, "method")
+                    .map(str::to_ascii_lowercase)
+                    .as_deref()
+                {
+                    Some("post") => "post",
+                    _ => "get",
+                };
+                form_index.insert(raw, forms.len());
+                form_stack.push(forms.len());
+                forms.push(Form {
+                    action,
+                    method: method.to_string(),
+                    enctype: attr(attrs, "enctype")
+                        .unwrap_or("application/x-www-form-urlencoded")
+                        .to_ascii_lowercase(),
+                    name: attr(attrs, "name").unwrap_or("").to_string(),
+                    id: attr(attrs, "id").unwrap_or("").to_string(),
+                    scripted,
+                    controls: Vec::new(),
+                    node: out,
+                });
+            }
+            "label" => {
+                collectors.push(Collector {
+                    raw,
+                    text: String::new(),
+                });
+            }
+            "input" | "select" | "textarea" | "button" => {
+                let kind = match name {
+                    "select" => ControlKind::Select,
+                    "textarea" => ControlKind::TextArea,
+                    "button" => match attr(attrs, "type").map(str::to_ascii_lowercase).as_deref() {
+                        Some("button") | Some("reset") => ControlKind::Button,
+                        _ => ControlKind::Submit,
+                    },
+                    _ => match attr(attrs, "type").map(str::to_ascii_lowercase).as_deref() {
+                        None | Some("text") | Some("search") | Some("") => ControlKind::Text,
+                        Some("password") => ControlKind::Password,
+                        Some("email") => ControlKind::Email,
+                        Some("hidden") => ControlKind::Hidden,
+                        Some("number") | Some("range") => ControlKind::Number,
+                        Some("date")
+                        | Some("datetime-local")
+                        | Some("month")
+                        | Some("week")
+                        | Some("time") => ControlKind::Date,
+                        Some("radio") => ControlKind::Radio,
+                        Some("checkbox") => ControlKind::Checkbox,
+                        Some("submit") | Some("image") => ControlKind::Submit,
+                        Some("button") | Some("reset") => ControlKind::Button,
+                        Some("file") => ControlKind::File,
+                        Some(_) => ControlKind::Other,
+                    },
+                };
+                // Owner: the form attribute, else html5ever's association, else the open form.
+                let form = match attr(attrs, "form") {
+                    Some(fid) => forms.iter().position(|f| f.id == fid),
+                    None => self
+                        .form_owners
+                        .get(&raw)
+                        .and_then(|f| form_index.get(f).copied())
+                        .or_else(|| form_stack.last().copied()),
+                };
+                let label = attr(attrs, "aria-label")
+                    .or_else(|| attr(attrs, "placeholder"))
+                    .or_else(|| attr(attrs, "title"))
+                    .map(str::to_string)
+                    .filter(|s| !s.trim().is_empty())
+                    .or_else(|| form.and_then(|f| last_text_in_form.get(&f).cloned()))
+                    .unwrap_or_default();
+                let idx = controls.len();
+                if let Some(l) = collectors
+                    .iter()
+                    .rev()
+                    .find(|c| self.name(c.raw) == Some("label"))
+                {
+                    wrapped_label.push((idx, l.raw));
+                }
+                controls.push(Control {
+                    kind,
+                    name: attr(attrs, "name").unwrap_or("").to_string(),
+                    id: attr(attrs, "id").unwrap_or("").to_string(),
+                    value: attr(attrs, "value").unwrap_or("").to_string(),
+                    options: Vec::new(),
+                    checked: attr(attrs, "checked").is_some(),
+                    label,
+                    form,
+                    node: out,
+                });
+                if name == "select" {
+                    *open_select = Some(idx);
+                }
+                if name == "button" || name == "textarea" {
+                    collectors.push(Collector {
+                        raw,
+                        text: String::new(),
+                    });
+                }
+            }
+            "option" => {
+                if let Some(si) = *open_select {
+                    if let Some(v) = attr(attrs, "value") {
+                        if let Some(c) = controls.get_mut(si) {
+                            if attr(attrs, "selected").is_some() || c.options.is_empty() {
+                                c.value = v.to_string();
+                                c.checked |= attr(attrs, "selected").is_some();
+                            }
+                            c.options.push(v.to_string());
+                        }
+                    } else {
+                        // Value comes from the text, filled in when the option closes.
+                        collectors.push(Collector {
+                            raw,
+                            text: String::new(),
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn close_collector(
+        &self,
+        raw: u32,
+        name: &str,
+        text: String,
+        links: &mut [Link],
+        link_of_anchor: &HashMap<u32, usize>,
+        controls: &mut [Control],
+        open_select: Option<usize>,
+        label_texts: &mut HashMap<u32, String>,
+        label_for: &mut HashMap<String, String>,
+    ) {
+        match name {
+            "a" => {
+                if let Some(&i) = link_of_anchor.get(&raw)
+                    && let Some(l) = links.get_mut(i)
+                {
+                    l.text = text;
+                }
+            }
+            "label" => {
+                if let Some(f) = attr(self.attrs(raw), "for") {
+                    label_for.insert(f.to_string(), text.clone());
+                }
+                label_texts.insert(raw, text);
+            }
+            "option" => {
+                if let Some(si) = open_select
+                    && let Some(c) = controls.get_mut(si)
+                {
+                    if attr(self.attrs(raw), "selected").is_some() || c.options.is_empty() {
+                        c.value = text.clone();
+                    }
+                    c.options.push(text);
+                }
+            }
+            "button" | "textarea" => {
+                // A button's text is its caption when it has no value; a textarea's text is
+                // its initial value.
+                if let Some(c) = controls.iter_mut().rev().find(|c| c.value.is_empty()) {
+                    let _ = c;
+                }
+                if let Some(c) = controls.last_mut()
+                    && c.value.is_empty()
+                    && matches!(
+                        c.kind,
+                        ControlKind::Submit | ControlKind::Button | ControlKind::TextArea
+                    )
+                {
+                    c.value = text;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn unreachable_tree() -> Tree {
+    // `Tree::parse_shape("html")` cannot fail; this keeps the no-panic promise without unwrap.
+    match Tree::from_preorder(vec![Label::of("html")], &[None], vec![]) {
+        Ok(t) => t,
+        Err(_) => unreachable!("a one-node preorder is always valid"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(html: &str) -> Page {
+        Page::from_html(html, "http://example.com/dir/page.html?x=1").unwrap()
+    }
+
+    #[test]
+    fn links_resolve_against_base_and_drop_fragments() {
+        let p = page(
+            r#"<head><base href="/root/"></head><body>
+            <a href="a.html#top">  First
+               link </a>
+            <a href="https://other.org/x" rel="external NoFollow"><img alt="Logo"></a>
+            <a href="mailto:x@y.z">mail</a><a href="javascript:void(0)">js</a><a>no href</a>
+            <map><area href="b.html" alt="Area B"></map>"#,
+        );
+        let urls: Vec<_> = p.links.iter().map(|l| l.url.as_str()).collect();
+        assert_eq!(
+            urls,
+            [
+                "http://example.com/root/a.html",
+                "https://other.org/x",
+                "http://example.com/root/b.html"
+            ]
+        );
+        assert_eq!(p.links[0].text, "First link");
+        assert!(!p.links[0].nofollow);
+        assert_eq!(p.links[1].text, "Logo");
+        assert!(p.links[1].nofollow);
+        assert_eq!(p.links[2].text, "Area B");
+        assert_eq!(p.tree.name(p.links[0].node), "a");
+        assert_eq!(p.base, "http://example.com/root/");
+        assert_eq!(p.same_site_links().count(), 2);
+    }
+
+    #[test]
+    fn labels_per_design_comments_and_script_text_dropped() {
+        let p = page(
+            "<!DOCTYPE html><html><head><title> A  page </title><style>p{}</style>\
+             <script>var x = '<p>';</script></head><body><!-- c --><p>Hi <b>there</b></p>\n \
+             <noscript>enable js</noscript><SVG><foreignObject/></SVG></body></html>",
+        );
+        assert_eq!(
+            p.tree.outline(),
+            "html\n  head\n    title\n      #text\n    style\n    script\n  body\n    p\n      #text\n      b\n        #text\n    noscript\n    svg\n      foreignobject\n"
+        );
+        assert_eq!(p.title, "A page");
+        assert_eq!(p.terms, ["hi"]);
+    }
+
+    #[test]
+    fn meta_robots_images_prices_and_text_counts() {
+        let p = page(
+            "<meta name=ROBOTS content='NoIndex, follow'><body><img src=a><img src=b>\
+             <p>Apartamento R$ 450.000</p><a href=x>Ver fotos</a></body>",
+        );
+        assert_eq!(
+            p.robots,
+            MetaRobots {
+                noindex: true,
+                nofollow: false
+            }
+        );
+        assert_eq!(p.image_count, 2);
+        assert_eq!(p.price_count, 1);
+        assert_eq!(p.terms, ["apartamento", "ver", "fotos"]);
+        assert_eq!(p.text_chars, "Apartamento R$ 450.000 Ver fotos".len());
+        assert!(p.link_text_chars >= "Ver fotos".len());
+    }
+
+    #[test]
+    fn forms_controls_owners_and_labels() {
+        let p = page(
+            r#"<form id=s action="/busca" method=GET>
+                 <label for=q>Search for</label><input id=q name=q>
+                 Cidade <select name=city><option value=sp selected>São Paulo<option>Rio</select>
+                 <label>Only new <input type=checkbox name=new value=1 checked></label>
+                 <input type=radio name=t value=a><input type=radio name=t value=b>
+                 <textarea name=notes>hello</textarea>
+                 <button>Go</button>
+               </form>
+               <form action="javascript:go()" method=post id=login>
+                 <input type=password name=pw><input type=email name=mail placeholder="E-mail">
+               </form>
+               <input name=outside form=s>
+               <table><form id=t action=t.cgi><tr><td><input name=intable></td></tr></form></table>"#,
+        );
+        assert_eq!(p.forms.len(), 3);
+        let s = &p.forms[0];
+        assert_eq!(
+            (s.action.as_str(), s.method.as_str()),
+            ("http://example.com/busca", "get")
+        );
+        assert!(!s.scripted);
+        let names: Vec<_> = s
+            .controls
+            .iter()
+            .map(|&i| p.controls[i].name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            ["q", "city", "new", "t", "t", "notes", "", "outside"]
+        );
+        let c = |name: &str| p.controls.iter().find(|c| c.name == name).unwrap();
+        assert_eq!(c("q").label, "Search for");
+        assert_eq!(c("q").kind, ControlKind::Text);
+        assert_eq!(c("city").kind, ControlKind::Select);
+        assert_eq!(c("city").options, ["sp", "Rio"]);
+        assert_eq!(c("city").value, "sp");
+        assert_eq!(c("city").label, "Cidade");
+        assert_eq!(c("new").label, "Only new");
+        assert!(c("new").checked);
+        assert_eq!(c("notes").value, "hello");
+        assert_eq!(p.controls[s.controls[6]].kind, ControlKind::Submit);
+        assert_eq!(p.controls[s.controls[6]].value, "Go");
+        let login = &p.forms[1];
+        assert!(login.scripted);
+        assert_eq!(login.method, "post");
+        assert_eq!(c("pw").kind, ControlKind::Password);
+        assert_eq!(c("mail").kind, ControlKind::Email);
+        assert_eq!(c("mail").label, "E-mail");
+        // A form inside a table is closed by the parser but still owns its controls
+        // (html5ever's associate_with_form).
+        assert_eq!(c("intable").form, Some(2));
+        assert_eq!(p.forms[2].action, "http://example.com/dir/t.cgi");
+    }
+
+    #[test]
+    fn deep_document_does_not_crash_and_depth_is_capped() {
+        let depth = 100_000;
+        let html = format!(
+            "{}deep<p>text{}",
+            "<div>".repeat(depth),
+            "</div>".repeat(depth)
+        );
+        let p = page(&html);
+        let max = ParseOptions::default().max_depth;
+        assert!(p.tree.height() <= max + 1, "height {}", p.tree.height());
+        // Nesting past 4 × max_depth is dropped before tree building (DepthGuard); the content
+        // is kept.
+        assert_eq!(p.tree.len(), 4 * max as usize + 6); // html head body, divs, #text p #text
+        assert_eq!(p.terms, ["deep", "text"]);
+    }
+
+    #[test]
+    fn huge_page_is_a_clear_error_or_parses_under_a_raised_cap() {
+        let row = "<div class=item><a href='/x'>item</a> <span>R$ 10</span></div>\n";
+        let html = row.repeat(20_000_000 / row.len() + 1);
+        assert!(html.len() > 20_000_000);
+        let err = Page::from_html(&html, "http://example.com/").unwrap_err();
+        assert!(err.is_too_large());
+        assert!(err.to_string().contains("max_bytes"), "{err}");
+        let opts = ParseOptions {
+            max_bytes: 32 << 20,
+            max_nodes: 4_000_000,
+            ..ParseOptions::default()
+        };
+        let p = Page::parse(html.as_bytes(), "http://example.com/", None, &opts).unwrap();
+        assert!(p.links.len() > 250_000);
+        let tight = ParseOptions {
+            max_nodes: 1000,
+            ..ParseOptions::default()
+        };
+        let err =
+            Page::from_html_with(&row.repeat(1000), "http://example.com/", &tight).unwrap_err();
+        assert!(err.to_string().contains("max_nodes"), "{err}");
+    }
+
+    #[test]
+    fn bad_url_is_an_error_and_charset_comes_from_the_header() {
+        assert!(Page::from_html("<p>x", "not a url").is_err());
+        let p = Page::parse(
+            b"<p>A\xe7\xe3o",
+            "http://e.com/",
+            Some("text/html; charset=iso-8859-1"),
+            &ParseOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(p.terms, ["ação"]);
+        assert_eq!(p.encoding, "windows-1252");
+    }
+}

@@ -1,0 +1,454 @@
+//! html5ever's tree-builder sink: a mutable, index-based arena (`Vec<RawNode>`, `u32` handles).
+//!
+//! Owns only what the HTML tree-construction algorithm needs (re-parenting, foster parenting,
+//! text merging, form association). [`crate::dom::page`] turns the result into the compact
+//! preorder [`crate::dom::Tree`] and the page's links, forms and text. Every method takes `&self`
+//! (html5ever's contract) and mutates through a `RefCell`.
+
+use std::borrow::Cow;
+use std::cell::{Cell, RefCell};
+
+use html5ever::interface::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
+use html5ever::tendril::StrTendril;
+use html5ever::{Attribute, LocalName, Namespace, QualName};
+use markup5ever::interface::ElemName;
+
+/// "No node" in the arena's links.
+pub(crate) const NIL: u32 = u32::MAX;
+
+/// What an arena node is.
+pub(crate) enum RawData {
+    Document,
+    Element {
+        name: QualName,
+        attrs: Vec<Attribute>,
+        /// The template contents fragment of a `<template>` (not part of the page tree).
+        template: u32,
+    },
+    Text(StrTendril),
+    /// Comments, doctypes and processing instructions: kept only so html5ever's handles stay
+    /// valid; never attached to the output tree.
+    Other,
+}
+
+/// One arena node with doubly-linked sibling lists (html5ever inserts before siblings and
+/// re-parents runs of children, which a child `Vec` would make quadratic).
+pub(crate) struct RawNode {
+    pub parent: u32,
+    pub first_child: u32,
+    pub last_child: u32,
+    pub prev: u32,
+    pub next: u32,
+    pub data: RawData,
+}
+
+/// The sink. `finish` hands back the arena, the form-owner associations and whether the node
+/// cap was hit.
+pub(crate) struct Sink {
+    nodes: RefCell<Vec<RawNode>>,
+    /// (control, form) pairs reported through `associate_with_form`.
+    form_owners: RefCell<Vec<(u32, u32)>>,
+    max_nodes: usize,
+    overflow: Cell<bool>,
+}
+
+/// What parsing produced.
+pub(crate) struct Arena {
+    pub nodes: Vec<RawNode>,
+    pub form_owners: Vec<(u32, u32)>,
+    pub overflow: bool,
+}
+
+/// Owned element name handed to html5ever (atoms are cheap to clone).
+#[derive(Debug)]
+pub(crate) struct OwnedName {
+    ns: Namespace,
+    local: LocalName,
+}
+
+impl ElemName for OwnedName {
+    fn ns(&self) -> &Namespace {
+        &self.ns
+    }
+    fn local_name(&self) -> &LocalName {
+        &self.local
+    }
+}
+
+impl Sink {
+    pub fn new(max_nodes: usize) -> Sink {
+        let doc = RawNode {
+            parent: NIL,
+            first_child: NIL,
+            last_child: NIL,
+            prev: NIL,
+            next: NIL,
+            data: RawData::Document,
+        };
+        Sink {
+            nodes: RefCell::new(vec![doc]),
+            form_owners: RefCell::new(Vec::new()),
+            max_nodes,
+            overflow: Cell::new(false),
+        }
+    }
+
+    fn push(&self, data: RawData) -> u32 {
+        let mut nodes = self.nodes.borrow_mut();
+        if nodes.len() >= self.max_nodes {
+            // Keep handing out valid handles (html5ever needs them) but remember the page is
+            // over the cap; the caller turns that into an error.
+            self.overflow.set(true);
+        }
+        nodes.push(RawNode {
+            parent: NIL,
+            first_child: NIL,
+            last_child: NIL,
+            prev: NIL,
+            next: NIL,
+            data,
+        });
+        (nodes.len() - 1) as u32
+    }
+
+    fn detach(nodes: &mut [RawNode], id: u32) {
+        let (parent, prev, next) = {
+            let n = &nodes[id as usize];
+            (n.parent, n.prev, n.next)
+        };
+        if parent == NIL {
+            return;
+        }
+        if prev != NIL {
+            nodes[prev as usize].next = next;
+        } else {
+            nodes[parent as usize].first_child = next;
+        }
+        if next != NIL {
+            nodes[next as usize].prev = prev;
+        } else {
+            nodes[parent as usize].last_child = prev;
+        }
+        let n = &mut nodes[id as usize];
+        n.parent = NIL;
+        n.prev = NIL;
+        n.next = NIL;
+    }
+
+    fn append_child(nodes: &mut [RawNode], parent: u32, child: u32) {
+        Self::detach(nodes, child);
+        let last = nodes[parent as usize].last_child;
+        {
+            let c = &mut nodes[child as usize];
+            c.parent = parent;
+            c.prev = last;
+            c.next = NIL;
+        }
+        if last != NIL {
+            nodes[last as usize].next = child;
+        } else {
+            nodes[parent as usize].first_child = child;
+        }
+        nodes[parent as usize].last_child = child;
+    }
+
+    fn insert_before(nodes: &mut [RawNode], sibling: u32, child: u32) {
+        Self::detach(nodes, child);
+        let (parent, prev) = {
+            let s = &nodes[sibling as usize];
+            (s.parent, s.prev)
+        };
+        if parent == NIL {
+            return;
+        }
+        {
+            let c = &mut nodes[child as usize];
+            c.parent = parent;
+            c.prev = prev;
+            c.next = sibling;
+        }
+        if prev != NIL {
+            nodes[prev as usize].next = child;
+        } else {
+            nodes[parent as usize].first_child = child;
+        }
+        nodes[sibling as usize].prev = child;
+    }
+
+    /// Appends text to `prev` when it is a text node (html5ever asks sinks to merge), else
+    /// returns the text back.
+    fn merge_text(nodes: &mut [RawNode], prev: u32, text: StrTendril) -> Option<StrTendril> {
+        if prev != NIL
+            && let RawData::Text(t) = &mut nodes[prev as usize].data
+        {
+            t.push_tendril(&text);
+            return None;
+        }
+        Some(text)
+    }
+}
+
+impl TreeSink for Sink {
+    type Handle = u32;
+    type Output = Arena;
+    type ElemName<'a> = OwnedName;
+
+    fn finish(self) -> Arena {
+        Arena {
+            nodes: self.nodes.into_inner(),
+            form_owners: self.form_owners.into_inner(),
+            overflow: self.overflow.get(),
+        }
+    }
+
+    fn parse_error(&self, _msg: Cow<'static, str>) {}
+
+    fn get_document(&self) -> u32 {
+        0
+    }
+
+    fn elem_name<'a>(&'a self, target: &'a u32) -> OwnedName {
+        match &self.nodes.borrow()[*target as usize].data {
+            RawData::Element { name, .. } => OwnedName {
+                ns: name.ns.clone(),
+                local: name.local.clone(),
+            },
+            // html5ever only asks for element names; an empty name is a harmless answer.
+            _ => OwnedName {
+                ns: Namespace::from(""),
+                local: LocalName::from(""),
+            },
+        }
+    }
+
+    fn create_element(&self, name: QualName, attrs: Vec<Attribute>, flags: ElementFlags) -> u32 {
+        let template = if flags.template {
+            self.push(RawData::Document)
+        } else {
+            NIL
+        };
+        self.push(RawData::Element {
+            name,
+            attrs,
+            template,
+        })
+    }
+
+    fn create_comment(&self, _text: StrTendril) -> u32 {
+        self.push(RawData::Other)
+    }
+
+    fn create_pi(&self, _target: StrTendril, _data: StrTendril) -> u32 {
+        self.push(RawData::Other)
+    }
+
+    fn append(&self, parent: &u32, child: NodeOrText<u32>) {
+        let mut nodes = self.nodes.borrow_mut();
+        let id = match child {
+            NodeOrText::AppendNode(n) => n,
+            NodeOrText::AppendText(text) => {
+                let last = nodes[*parent as usize].last_child;
+                let Some(text) = Self::merge_text(&mut nodes, last, text) else {
+                    return;
+                };
+                drop(nodes);
+                let id = self.push(RawData::Text(text));
+                nodes = self.nodes.borrow_mut();
+                id
+            }
+        };
+        Self::append_child(&mut nodes, *parent, id);
+    }
+
+    fn append_based_on_parent_node(
+        &self,
+        element: &u32,
+        prev_element: &u32,
+        child: NodeOrText<u32>,
+    ) {
+        let has_parent = self.nodes.borrow()[*element as usize].parent != NIL;
+        if has_parent {
+            self.append_before_sibling(element, child);
+        } else {
+            self.append(prev_element, child);
+        }
+    }
+
+    fn append_doctype_to_document(&self, _: StrTendril, _: StrTendril, _: StrTendril) {}
+
+    fn get_template_contents(&self, target: &u32) -> u32 {
+        match &self.nodes.borrow()[*target as usize].data {
+            RawData::Element { template, .. } if *template != NIL => *template,
+            // Not a template: html5ever promises not to ask; answer the node itself.
+            _ => *target,
+        }
+    }
+
+    fn same_node(&self, x: &u32, y: &u32) -> bool {
+        x == y
+    }
+
+    fn set_quirks_mode(&self, _mode: QuirksMode) {}
+
+    fn append_before_sibling(&self, sibling: &u32, child: NodeOrText<u32>) {
+        let mut nodes = self.nodes.borrow_mut();
+        let id = match child {
+            NodeOrText::AppendNode(n) => n,
+            NodeOrText::AppendText(text) => {
+                let prev = nodes[*sibling as usize].prev;
+                let Some(text) = Self::merge_text(&mut nodes, prev, text) else {
+                    return;
+                };
+                drop(nodes);
+                let id = self.push(RawData::Text(text));
+                nodes = self.nodes.borrow_mut();
+                id
+            }
+        };
+        Self::insert_before(&mut nodes, *sibling, id);
+    }
+
+    fn add_attrs_if_missing(&self, target: &u32, new: Vec<Attribute>) {
+        if let RawData::Element { attrs, .. } = &mut self.nodes.borrow_mut()[*target as usize].data
+        {
+            for a in new {
+                if !attrs.iter().any(|e| e.name == a.name) {
+                    attrs.push(a);
+                }
+            }
+        }
+    }
+
+    fn associate_with_form(&self, target: &u32, form: &u32, _nodes: (&u32, Option<&u32>)) {
+        self.form_owners.borrow_mut().push((*target, *form));
+    }
+
+    fn remove_from_parent(&self, target: &u32) {
+        Self::detach(&mut self.nodes.borrow_mut(), *target);
+    }
+
+    fn reparent_children(&self, node: &u32, new_parent: &u32) {
+        let mut nodes = self.nodes.borrow_mut();
+        let mut c = nodes[*node as usize].first_child;
+        while c != NIL {
+            let next = nodes[c as usize].next;
+            Self::append_child(&mut nodes, *new_parent, c);
+            c = next;
+        }
+    }
+}
+
+/// Bounds the nesting html5ever's tree builder sees.
+///
+/// The tree builder's scope checks walk its stack of open elements, so a document nested
+/// 100,000 levels deep costs O(depth²) (minutes). This token filter counts nesting from start
+/// and end tags (void elements, elements whose end tag is optional and raw-text elements do not
+/// count, so unclosed `<p>`/`<li>`/`<td>` never trip it) and drops start tags past `cap`; their
+/// content still arrives, as children of the deepest kept element. Browsers stop nesting at 512
+/// levels too (Blink), and [`crate::dom::page`] flattens past its own `max_depth` anyway.
+pub(crate) struct DepthGuard<S> {
+    pub inner: S,
+    depth: Cell<u32>,
+    cap: u32,
+}
+
+impl<S> DepthGuard<S> {
+    pub fn new(inner: S, cap: u32) -> Self {
+        DepthGuard {
+            inner,
+            depth: Cell::new(0),
+            cap,
+        }
+    }
+}
+
+fn counts_for_depth(name: &str) -> bool {
+    !matches!(
+        name,
+        "area"
+            | "base"
+            | "br"
+            | "col"
+            | "embed"
+            | "hr"
+            | "img"
+            | "input"
+            | "link"
+            | "meta"
+            | "source"
+            | "track"
+            | "wbr"
+            | "param"
+            | "keygen"
+            | "basefont"
+            | "bgsound"
+            | "frame"
+            | "p"
+            | "li"
+            | "dt"
+            | "dd"
+            | "tr"
+            | "td"
+            | "th"
+            | "option"
+            | "optgroup"
+            | "tbody"
+            | "thead"
+            | "tfoot"
+            | "colgroup"
+            | "caption"
+            | "rb"
+            | "rt"
+            | "rp"
+            | "rtc"
+            | "html"
+            | "head"
+            | "body"
+            | "script"
+            | "style"
+            | "textarea"
+            | "title"
+            | "xmp"
+            | "iframe"
+            | "noembed"
+            | "noframes"
+            | "noscript"
+            | "plaintext"
+    )
+}
+
+impl<S: html5ever::tokenizer::TokenSink> html5ever::tokenizer::TokenSink for DepthGuard<S> {
+    type Handle = S::Handle;
+
+    fn process_token(
+        &self,
+        token: html5ever::tokenizer::Token,
+        line_number: u64,
+    ) -> html5ever::tokenizer::TokenSinkResult<S::Handle> {
+        use html5ever::tokenizer::{TagKind, Token};
+        if let Token::TagToken(tag) = &token
+            && !tag.self_closing
+            && counts_for_depth(&tag.name)
+        {
+            match tag.kind {
+                TagKind::StartTag => {
+                    if self.depth.get() >= self.cap {
+                        return html5ever::tokenizer::TokenSinkResult::Continue;
+                    }
+                    self.depth.set(self.depth.get() + 1);
+                }
+                TagKind::EndTag => self.depth.set(self.depth.get().saturating_sub(1)),
+            }
+        }
+        self.inner.process_token(token, line_number)
+    }
+
+    fn end(&self) {
+        self.inner.end();
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+        self.inner
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}

@@ -1,0 +1,191 @@
+//! Text helpers of the page model: word splitting into terms, stop words, price detection and
+//! charset decoding of response bytes.
+//!
+//! Owns the language data's loading (stop-word lists are data files under `data/stopwords/`),
+//! not the choice of which text is visible (that is [`crate::dom::page`]'s).
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use encoding_rs::{Encoding, UTF_8};
+use regex::Regex;
+
+/// Stop words of the supported languages (English, Portuguese, Spanish), from `data/stopwords`.
+fn stop_words() -> &'static HashSet<&'static str> {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| {
+        [
+            include_str!("../../data/stopwords/en.txt"),
+            include_str!("../../data/stopwords/pt.txt"),
+            include_str!("../../data/stopwords/es.txt"),
+        ]
+        .iter()
+        .flat_map(|f| f.lines())
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .flat_map(str::split_whitespace)
+        .collect()
+    })
+}
+
+/// Whether `word` (lower-case) is a stop word.
+pub fn is_stop_word(word: &str) -> bool {
+    stop_words().contains(word)
+}
+
+/// Ideographic scripts have no spaces between words: each character is taken as a term.
+fn is_ideographic(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30ff   // Hiragana, Katakana
+        | 0x3400..=0x4dbf // CJK Extension A
+        | 0x4e00..=0x9fff // CJK Unified Ideographs
+        | 0xf900..=0xfaff // CJK Compatibility Ideographs
+        | 0xac00..=0xd7af // Hangul syllables
+        | 0x20000..=0x2ffff)
+}
+
+/// Splits text into lower-cased terms: maximal runs of alphanumeric characters (Unicode-aware),
+/// ideographs one by one; drops stop words, single letters and tokens without a letter. Calls
+/// `f` per term.
+pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
+    let mut word = String::new();
+    let mut has_letter = false;
+    let mut flush = |word: &mut String, has_letter: &mut bool| {
+        let long_enough = word.chars().nth(1).is_some() || word.chars().any(is_ideographic);
+        if *has_letter && long_enough && !is_stop_word(word) {
+            f(word);
+        }
+        word.clear();
+        *has_letter = false;
+    };
+    for c in text.chars() {
+        if is_ideographic(c) {
+            flush(&mut word, &mut has_letter);
+            word.push(c);
+            has_letter = true;
+            flush(&mut word, &mut has_letter);
+        } else if c.is_alphanumeric() {
+            has_letter |= c.is_alphabetic();
+            word.extend(c.to_lowercase());
+        } else {
+            flush(&mut word, &mut has_letter);
+        }
+    }
+    flush(&mut word, &mut has_letter);
+}
+
+/// The terms of `text` (see [`for_each_term`]).
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_term(text, |t| out.push(t.to_string()));
+    out
+}
+
+/// Counts price-looking strings: a currency symbol or ISO code next to a number
+/// (`R$ 450.000`, `$12.99`, `1.200,00 €`, `EUR 35`).
+pub fn count_prices(text: &str) -> usize {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?x)
+            (?: (?:R|US|A|C|NZ|HK|S)?\$ | [€£¥₹₩₽] | \b(?:USD|EUR|BRL|GBP|JPY|CNY|RMB|MXN|ARS|CLP|COP|CHF|INR)\b )
+                \s?\d[\d.,\x{a0}\x{202f}]*
+            | \d[\d.,]*\s?(?: [€£¥₹₩₽元] | \b(?:USD|EUR|BRL|GBP|JPY|CNY|RMB|MXN|ARS|CHF)\b )",
+        )
+        .ok()
+    });
+    re.as_ref().map_or(0, |re| re.find_iter(text).count())
+}
+
+/// Decodes response bytes to text, choosing the charset from a byte-order mark, then the HTTP
+/// `Content-Type` header's `charset`, then a `<meta charset>` / `http-equiv` declaration in the
+/// first 1024 bytes, then UTF-8. Malformed sequences become U+FFFD (lossy, never an error).
+/// Returns the text and the name of the encoding used.
+pub fn decode(bytes: &[u8], content_type: Option<&str>) -> (String, &'static str) {
+    let enc = Encoding::for_bom(bytes)
+        .map(|(e, _)| e)
+        .or_else(|| {
+            content_type
+                .and_then(charset_param)
+                .and_then(|l| Encoding::for_label(l.as_bytes()))
+        })
+        .or_else(|| meta_charset(&bytes[..bytes.len().min(1024)]))
+        .unwrap_or(UTF_8);
+    // A meta/header claim of UTF-16 on an ASCII-compatible byte stream means UTF-8 (HTML spec).
+    let enc = if (enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE)
+        && Encoding::for_bom(bytes).is_none()
+    {
+        UTF_8
+    } else {
+        enc
+    };
+    let (text, used, _had_errors) = enc.decode(bytes);
+    (text.into_owned(), used.name())
+}
+
+/// The `charset` parameter of a `Content-Type` value.
+fn charset_param(content_type: &str) -> Option<String> {
+    content_type.split(';').skip(1).find_map(|p| {
+        let (k, v) = p.split_once('=')?;
+        k.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| v.trim().trim_matches(['"', '\'']).to_string())
+    })
+}
+
+/// A charset declared by `<meta charset=…>` or `<meta http-equiv=content-type content="…charset=…">`.
+fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
+    static RE: OnceLock<Option<regex::bytes::Regex>> = OnceLock::new();
+    let re = RE
+        .get_or_init(|| {
+            regex::bytes::Regex::new(
+                r#"(?i-u)<meta[^>]*?charset\s*=\s*["']?\s*([A-Za-z0-9_:.\-]+)"#,
+            )
+            .ok()
+        })
+        .as_ref()?;
+    let label = re.captures(head)?.get(1)?.as_bytes();
+    Encoding::for_label(label)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_lowercase_unicode_and_drop_stop_words() {
+        assert_eq!(
+            terms("The Apartamento em Santo André, 3 quartos — ÁREA 120m² R$ x"),
+            ["apartamento", "santo", "andré", "quartos", "área", "120m²"]
+        );
+        assert_eq!(terms("北京 大学"), ["北", "京", "大", "学"]);
+        assert!(terms("42 1.000 -- ,,").is_empty());
+    }
+
+    #[test]
+    fn prices_in_several_notations() {
+        assert_eq!(count_prices("Preço: R$ 450.000 ou R$1.200,00/mês"), 2);
+        assert_eq!(count_prices("$12.99, 35 € and EUR 40; USD 1,000"), 4);
+        assert_eq!(count_prices("page 12 of 40, 2024 results"), 0);
+    }
+
+    #[test]
+    fn charset_from_bom_header_meta_or_utf8() {
+        let latin1 = b"<meta charset=\"iso-8859-1\"><p>S\xe3o Paulo";
+        assert!(decode(latin1, None).0.contains("São Paulo"));
+        assert_eq!(decode(latin1, None).1, "windows-1252");
+        let (t, e) = decode(b"<p>S\xe3o", Some("text/html; charset=ISO-8859-1"));
+        assert_eq!((t.as_str(), e), ("<p>São", "windows-1252"));
+        let (t, e) = decode(
+            "\u{feff}<p>ok".as_bytes(),
+            Some("text/html; charset=latin1"),
+        );
+        assert_eq!((t.as_str(), e), ("<p>ok", "UTF-8"));
+        let (t, _) = decode(b"<p>bad \xff\xfe byte", None);
+        assert!(t.contains('\u{fffd}'));
+        let (_, e) = decode(
+            b"<meta http-equiv=Content-Type content='text/html; charset=Shift_JIS'>",
+            None,
+        );
+        assert_eq!(e, "Shift_JIS");
+    }
+}
