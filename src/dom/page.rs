@@ -326,6 +326,25 @@ pub fn site_host(url: &str) -> Option<String> {
     Some(h.strip_prefix("www.").map(str::to_string).unwrap_or(h))
 }
 
+/// The finer label name of an element: its tag plus up to eight sorted class tokens, leaving out
+/// tokens with digits (per-page ids such as `postid-42`, hashed CSS-in-JS names).
+fn class_name(tag: &str, class: Option<&str>) -> String {
+    let mut tokens: Vec<&str> = class
+        .unwrap_or("")
+        .split_ascii_whitespace()
+        .filter(|t| t.len() <= 40 && !t.bytes().any(|b| b.is_ascii_digit()))
+        .collect();
+    tokens.sort_unstable();
+    tokens.dedup();
+    tokens.truncate(8);
+    let mut name = tag.to_string();
+    for t in tokens {
+        name.push('.');
+        name.push_str(&t.to_ascii_lowercase());
+    }
+    name
+}
+
 /// Elements whose text is not visible text (their element stays in the tree).
 fn is_raw_text(name: &str) -> bool {
     matches!(
@@ -428,6 +447,8 @@ impl<'a> Walker<'a> {
         let base = self.find_base().unwrap_or_else(|| self.url.clone());
 
         let mut labels: Vec<Label> = Vec::new();
+        let mut class_labels: Vec<Label> = Vec::new();
+        let mut class_names: HashMap<String, Label> = HashMap::new();
         let mut parents: Vec<Option<NodeId>> = Vec::new();
         let mut names: Vec<(Label, String)> = Vec::new();
         let mut seen_names: HashMap<String, Label> = HashMap::new();
@@ -465,6 +486,7 @@ impl<'a> Walker<'a> {
         let root_name = self.name(root).unwrap_or("#document").to_ascii_lowercase();
         let root_label = Label::of(&root_name);
         labels.push(root_label);
+        class_labels.push(root_label);
         parents.push(None);
         seen_names.insert(root_name.clone(), root_label);
         names.push((root_label, root_name));
@@ -527,6 +549,7 @@ impl<'a> Walker<'a> {
                         continue;
                     }
                     labels.push(Label::TEXT);
+                    class_labels.push(Label::TEXT);
                     parents.push(Some(parent_out));
                     if !in_body {
                         continue;
@@ -566,6 +589,11 @@ impl<'a> Walker<'a> {
                     // attached beside it (to the same parent), so depth stays bounded.
                     let out = labels.len() as u32;
                     labels.push(label);
+                    let cname = class_name(&lname, attr(attrs, "class"));
+                    let cl = *class_names
+                        .entry(cname)
+                        .or_insert_with_key(|k| Label::of(k));
+                    class_labels.push(cl);
                     parents.push(Some(parent_out));
                     let depth = parent_depth + 1;
                     let (child_out, child_out_depth) = if depth <= self.max_depth {
@@ -654,7 +682,11 @@ impl<'a> Walker<'a> {
         let price_count = text::count_prices(&visible);
         let text_chars = visible.chars().count();
 
-        let tree = match Tree::from_preorder(labels, &parents, names) {
+        let class_names: Vec<(Label, String)> =
+            class_names.into_iter().map(|(n, l)| (l, n)).collect();
+        let tree = match Tree::from_preorder(labels, &parents, names)
+            .and_then(|t| t.with_class_labels(class_labels, class_names))
+        {
             Ok(t) => t,
             // The walk emits a valid preorder by construction; fall back to a lone root rather
             // than panic if that ever breaks.

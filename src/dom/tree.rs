@@ -53,6 +53,11 @@ pub struct Tree {
     hashes: Vec<u64>,
     /// Names of the labels used in this tree, for display (`(label, name)`, sorted by label).
     names: Vec<(Label, String)>,
+    /// Optional finer labels, one per node: the tag plus its template class tokens
+    /// (`div.refentry`), set by the page parser; empty when absent. See
+    /// [`Tree::class_labels`].
+    #[serde(default)]
+    class_labels: Vec<Label>,
 }
 
 /// Marker for "no parent" in [`Tree::parent`]'s storage.
@@ -152,7 +157,34 @@ impl Tree {
             depths,
             hashes,
             names,
+            class_labels: Vec::new(),
         }
+    }
+
+    /// Attaches finer labels (one per node, e.g. tag plus class tokens) and their names.
+    ///
+    /// # Errors
+    /// When `labels` does not have one entry per node.
+    pub fn with_class_labels(
+        mut self,
+        labels: Vec<Label>,
+        names: Vec<(Label, String)>,
+    ) -> Result<Tree, TreeError> {
+        if labels.len() != self.len() {
+            return Err(TreeError("class labels: one per node expected".into()));
+        }
+        self.class_labels = labels;
+        self.names.extend(names);
+        self.names.sort();
+        self.names.dedup_by(|a, b| a.0 == b.0);
+        Ok(self)
+    }
+
+    /// The finer labels set by [`Tree::with_class_labels`] (empty when none): an element's tag
+    /// plus its class tokens without digits (`div.refentry`; `postid-42` is dropped), which
+    /// carry the template a page generator used.
+    pub fn class_labels(&self) -> &[Label] {
+        &self.class_labels
     }
 
     /// Checks the invariants of a deserialized tree (lengths, preorder layout, sizes, hashes),
@@ -170,7 +202,13 @@ impl Tree {
             .iter()
             .map(|&p| if p == NONE { None } else { Some(p) })
             .collect();
-        Tree::from_preorder(self.labels, &parents, self.names)
+        let class_labels = self.class_labels;
+        let t = Tree::from_preorder(self.labels, &parents, self.names)?;
+        if class_labels.is_empty() {
+            Ok(t)
+        } else {
+            t.with_class_labels(class_labels, Vec::new())
+        }
     }
 
     /// Number of nodes.

@@ -1,0 +1,980 @@
+//! RTDM structural similarity: the restricted top-down tree edit distance of de Castro Reis et
+//! al. (WWW 2004) between two [`Tree`]s, the similarity derived from it, and the bounded
+//! "decision mode" that answers "is this page similar to the example?" without finishing the
+//! computation once the answer is known.
+//!
+//! This module owns the distance computation only: it reads labels, sizes and structural hashes
+//! from [`Tree`] and never looks at text, attributes or links.
+//!
+//! # Definition
+//!
+//! For two nodes `a`, `b` with equal labels, `rtdm(a, b)` aligns their children sequences
+//! `a_1..a_m`, `b_1..b_n` by dynamic programming: deleting `a_i` costs `size(a_i)`, inserting `b_j`
+//! costs `size(b_j)`, and matching `a_i` with `b_j` costs `0` for identical subtrees,
+//! `size(a_i) + size(b_j)` for different labels, and `rtdm(a_i, b_j)` otherwise. Roots with
+//! different labels are at distance `size(T1) + size(T2)`. The similarity is
+//! `1 - rtdm(T1, T2) / (size(T1) + size(T2))`, in `[0, 1]`, and `1` exactly for identical trees.
+//!
+//! # How it is computed
+//!
+//! - Identical subtrees are recognised in O(1) by structural hash and size equality, and the
+//!   common identical prefix and suffix of two children sequences are stripped before the
+//!   dynamic programming (exact: matching an identical pair first is always optimal because a
+//!   match costs at least the size difference of its two subtrees).
+//! - Every pair of nodes is computed with a *budget* `B` and yields `min(distance, B)`. A cell
+//!   `(i, j)` of the alignment is only worth knowing below `B - |rest_a(i) - rest_b(j)|` (the rest
+//!   of the alignment costs at least the difference of the remaining sizes), so cells are capped
+//!   there, a recursive call is made only when its lower bound `|size(a_i) - size(b_j)|` cannot
+//!   already rule it out, and it receives as its own budget what it would have to beat. A row
+//!   whose cells are all at their cap ends the pair early with the answer `B`.
+//! - The recursion runs on an explicit heap stack of frames (two rolling rows per frame in a
+//!   shared arena), so a 100,000-deep tree compares natively and in wasm without stack overflow.
+//!   All buffers live in a reusable [`Rtdm`] workspace; the free functions use a thread-local one.
+//! - [`Prepared`] keeps the children lists of a tree as flat vectors so one example page is
+//!   compared with thousands of pages without repeated work.
+//!
+//! Each frame keeps its children ranges and rows, so a traceback (the mapping, for a UI) can be
+//! added later by keeping every row of each frame and the child results of matched cells.
+//!
+//! # Example
+//!
+//! ```
+//! use exemplar::dom::Tree;
+//! use exemplar::rtdm::{self, Prepared};
+//!
+//! let a = Tree::parse_shape("html(head(title) body(div(p p) div))").unwrap();
+//! let b = Tree::parse_shape("html(head(title) body(div(p p p) div))").unwrap();
+//! assert_eq!(rtdm::distance(&a, &b), 1); // one leaf inserted
+//! let cmp = rtdm::compare(&a, &b);
+//! assert_eq!((cmp.size_a, cmp.size_b), (8, 9));
+//! assert!((cmp.similarity - (1.0 - 1.0 / 17.0)).abs() < 1e-12);
+//! assert!(rtdm::is_similar(&a, &b, 0.9));
+//! assert_eq!(rtdm::distance_bounded(&a, &b, 0), 0);
+//!
+//! // Compare one example with many pages without redoing its preparation.
+//! let example = Prepared::new(a);
+//! let page = Prepared::new(b);
+//! assert_eq!(example.compare(&page), cmp);
+//! assert!(!example.is_similar(&page, 0.95));
+//! ```
+
+use crate::dom::{Label, NodeId, Tree};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// The result of comparing two trees.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Comparison {
+    /// The RTDM edit distance (0 for identical trees, `size_a + size_b` when the roots differ).
+    pub distance: u32,
+    /// `1 - distance / (size_a + size_b)`, in `[0, 1]`.
+    pub similarity: f64,
+    /// Number of nodes of the first tree.
+    pub size_a: u32,
+    /// Number of nodes of the second tree.
+    pub size_b: u32,
+}
+
+/// RTDM distance between `a` and `b` (exact).
+pub fn distance(a: &Tree, b: &Tree) -> u32 {
+    with_workspace(|ws| ws.tree_distance(a, b))
+}
+
+/// RTDM similarity between `a` and `b`: `1 - distance / (size(a) + size(b))`.
+pub fn similarity(a: &Tree, b: &Tree) -> f64 {
+    compare(a, b).similarity
+}
+
+/// Distance, similarity and sizes of `a` and `b`.
+pub fn compare(a: &Tree, b: &Tree) -> Comparison {
+    let d = distance(a, b);
+    comparison(d, tree_size(a), tree_size(b))
+}
+
+/// Whether `similarity(a, b) >= theta`, computed with a budget so it stops as soon as the answer
+/// is known. Agrees exactly with `compare(a, b).similarity >= theta` (a NaN `theta` gives
+/// `false`).
+pub fn is_similar(a: &Tree, b: &Tree, theta: f64) -> bool {
+    with_workspace(|ws| ws.tree_is_similar(a, b, theta))
+}
+
+/// `min(distance(a, b), budget)`: exact whenever the distance is below `budget`, and cheaper the
+/// smaller the budget.
+pub fn distance_bounded(a: &Tree, b: &Tree, budget: u32) -> u32 {
+    with_workspace(|ws| ws.tree_distance_bounded(a, b, budget))
+}
+
+/// The largest distance at which two trees of `size_a` and `size_b` nodes are still similar at
+/// threshold `theta` (`similarity >= theta`, with the similarity computed exactly as
+/// [`Comparison::similarity`] is), or `None` when no distance is (`theta > 1` or NaN).
+///
+/// Computed once per pair of sizes, robustly: the floating-point estimate
+/// `floor((1 - theta) * (size_a + size_b))` is corrected against the similarity formula itself.
+pub fn max_distance(size_a: u32, size_b: u32, theta: f64) -> Option<u32> {
+    let total = u64::from(size_a) + u64::from(size_b);
+    let ok = |d: u64| similarity_of(d, total) >= theta;
+    if !ok(0) {
+        return None;
+    }
+    let estimate = ((1.0 - theta) * total as f64).floor();
+    // `as` saturates (NaN is excluded by `ok(0)` above); the loops fix the last ulp errors.
+    let mut d = (estimate.max(0.0) as u64).min(total);
+    while d > 0 && !ok(d) {
+        d -= 1;
+    }
+    while d < total && ok(d + 1) {
+        d += 1;
+    }
+    Some(u32::try_from(d).unwrap_or(u32::MAX))
+}
+
+/// A tree prepared for many comparisons: the tree plus its children lists as flat vectors (each
+/// child with its hash, size and label inline), built once.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    tree: Tree,
+    lists: Lists,
+}
+
+impl Prepared {
+    /// Prepares `tree` (linear time). The tree must satisfy its own invariants, as every
+    /// constructor of [`Tree`] and [`Tree::validated`] guarantee.
+    pub fn new(tree: Tree) -> Self {
+        let mut lists = Lists::default();
+        lists.build(&tree);
+        Prepared { tree, lists }
+    }
+
+    /// The prepared tree.
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// Gives the tree back.
+    pub fn into_tree(self) -> Tree {
+        self.tree
+    }
+
+    /// Distance, similarity and sizes of `self` and `other`.
+    pub fn compare(&self, other: &Prepared) -> Comparison {
+        with_workspace(|ws| ws.compare(self, other))
+    }
+
+    /// Whether `self` and `other` are similar at threshold `theta` (see [`is_similar`]).
+    pub fn is_similar(&self, other: &Prepared, theta: f64) -> bool {
+        with_workspace(|ws| ws.is_similar(self, other, theta))
+    }
+
+    /// `min(distance, budget)` between `self` and `other` (see [`distance_bounded`]).
+    pub fn distance_bounded(&self, other: &Prepared, budget: u32) -> u32 {
+        with_workspace(|ws| ws.distance_bounded(self, other, budget))
+    }
+
+    /// Exact distance between `self` and `other`.
+    pub fn distance(&self, other: &Prepared) -> u32 {
+        with_workspace(|ws| ws.distance(self, other))
+    }
+
+    fn view(&self) -> View<'_> {
+        self.lists.view()
+    }
+}
+
+impl From<Tree> for Prepared {
+    fn from(tree: Tree) -> Self {
+        Prepared::new(tree)
+    }
+}
+
+/// A reusable workspace (frame stack, DP rows, children lists for unprepared trees): after the
+/// first comparisons it reaches a steady size and comparisons no longer allocate. The free
+/// functions and the [`Prepared`] methods use a thread-local one; hold your own to control it.
+#[derive(Debug, Default)]
+pub struct Rtdm {
+    core: Core,
+    lists_a: Lists,
+    lists_b: Lists,
+}
+
+impl Rtdm {
+    /// An empty workspace.
+    pub fn new() -> Self {
+        Rtdm::default()
+    }
+
+    /// Exact distance between two prepared trees.
+    pub fn distance(&mut self, a: &Prepared, b: &Prepared) -> u32 {
+        self.core.exact(a.view(), b.view())
+    }
+
+    /// `min(distance, budget)` between two prepared trees.
+    pub fn distance_bounded(&mut self, a: &Prepared, b: &Prepared, budget: u32) -> u32 {
+        self.core.bounded(a.view(), b.view(), budget)
+    }
+
+    /// Distance, similarity and sizes of two prepared trees.
+    pub fn compare(&mut self, a: &Prepared, b: &Prepared) -> Comparison {
+        let d = self.distance(a, b);
+        comparison(d, tree_size(&a.tree), tree_size(&b.tree))
+    }
+
+    /// Whether two prepared trees are similar at threshold `theta` (see [`is_similar`]).
+    pub fn is_similar(&mut self, a: &Prepared, b: &Prepared, theta: f64) -> bool {
+        self.core.similar(a.view(), b.view(), theta)
+    }
+
+    /// Exact distance between two unprepared trees.
+    pub fn tree_distance(&mut self, a: &Tree, b: &Tree) -> u32 {
+        self.lists_a.build(a);
+        self.lists_b.build(b);
+        self.core.exact(self.lists_a.view(), self.lists_b.view())
+    }
+
+    /// `min(distance, budget)` between two unprepared trees.
+    pub fn tree_distance_bounded(&mut self, a: &Tree, b: &Tree, budget: u32) -> u32 {
+        self.lists_a.build(a);
+        self.lists_b.build(b);
+        self.core
+            .bounded(self.lists_a.view(), self.lists_b.view(), budget)
+    }
+
+    /// Whether two unprepared trees are similar at threshold `theta`.
+    pub fn tree_is_similar(&mut self, a: &Tree, b: &Tree, theta: f64) -> bool {
+        self.lists_a.build(a);
+        self.lists_b.build(b);
+        self.core
+            .similar(self.lists_a.view(), self.lists_b.view(), theta)
+    }
+}
+
+thread_local! {
+    static WORKSPACE: RefCell<Rtdm> = RefCell::new(Rtdm::new());
+}
+
+/// Runs `f` with the thread-local workspace (a fresh one if it is already in use).
+fn with_workspace<R>(f: impl FnOnce(&mut Rtdm) -> R) -> R {
+    WORKSPACE.with(|ws| match ws.try_borrow_mut() {
+        Ok(mut ws) => f(&mut ws),
+        Err(_) => f(&mut Rtdm::new()),
+    })
+}
+
+fn tree_size(t: &Tree) -> u32 {
+    if t.is_empty() { 0 } else { t.size(0) }
+}
+
+fn similarity_of(distance: u64, total: u64) -> f64 {
+    if total == 0 {
+        1.0
+    } else {
+        1.0 - distance as f64 / total as f64
+    }
+}
+
+fn comparison(distance: u32, size_a: u32, size_b: u32) -> Comparison {
+    Comparison {
+        distance,
+        similarity: similarity_of(u64::from(distance), u64::from(size_a) + u64::from(size_b)),
+        size_a,
+        size_b,
+    }
+}
+
+/// A node as seen from its parent's children list: what the DP needs, inline.
+#[derive(Clone, Copy, Debug)]
+struct Kid {
+    hash: u64,
+    node: NodeId,
+    size: u32,
+    label: Label,
+    /// Class of identical subtrees among its siblings: dense index in order of first occurrence.
+    cls: u32,
+}
+
+impl Kid {
+    fn of(tree: &Tree, node: NodeId) -> Kid {
+        Kid {
+            hash: tree.hash(node),
+            node,
+            size: tree.size(node),
+            label: tree.label(node),
+            cls: 0,
+        }
+    }
+
+    /// Identical subtrees (the identity test: equal structural hash and equal size).
+    #[inline]
+    fn same(&self, other: &Kid) -> bool {
+        self.hash == other.hash && self.size == other.size
+    }
+}
+
+/// Children lists of every node: the children of node `x` are `kids[off[x]..off[x + 1]]`, and
+/// they fall in `classes[x]` classes of identical subtrees.
+#[derive(Clone, Debug, Default)]
+struct Lists {
+    root: Option<Kid>,
+    off: Vec<u32>,
+    kids: Vec<Kid>,
+    classes: Vec<u32>,
+    /// Scratch map for numbering the classes of long children lists.
+    scratch: HashMap<(u64, u32), u32, BuildHasherDefault<KeyHasher>>,
+}
+
+/// Children lists up to this length are numbered by pairwise comparison, longer ones by a map.
+const SHORT_LIST: usize = 16;
+
+impl Lists {
+    fn build(&mut self, tree: &Tree) {
+        let n = tree.len();
+        self.off.clear();
+        self.kids.clear();
+        self.classes.clear();
+        self.off.reserve(n + 1);
+        self.kids.reserve(n.saturating_sub(1));
+        self.classes.reserve(n);
+        let sizes = tree.sizes();
+        for i in 0..n {
+            let lo = self.kids.len();
+            self.off.push(lo as u32);
+            let end = i + sizes[i] as usize;
+            let mut c = i + 1;
+            while c < end {
+                self.kids.push(Kid::of(tree, c as NodeId));
+                c += sizes[c] as usize;
+            }
+            let count = self.number_classes(lo);
+            self.classes.push(count);
+        }
+        self.off.push(self.kids.len() as u32);
+        self.root = (n > 0).then(|| Kid::of(tree, 0));
+    }
+
+    /// Numbers the classes of identical subtrees in `kids[lo..]`; returns how many there are.
+    fn number_classes(&mut self, lo: usize) -> u32 {
+        let list = &mut self.kids[lo..];
+        let mut count = 0u32;
+        if list.len() <= SHORT_LIST {
+            for i in 0..list.len() {
+                let k = list[i];
+                list[i].cls = match list[..i].iter().find(|o| o.same(&k)) {
+                    Some(o) => o.cls,
+                    None => {
+                        count += 1;
+                        count - 1
+                    }
+                };
+            }
+        } else {
+            self.scratch.clear();
+            for k in list.iter_mut() {
+                let next = count;
+                k.cls = *self.scratch.entry((k.hash, k.size)).or_insert(next);
+                if k.cls == next {
+                    count += 1;
+                }
+            }
+        }
+        count
+    }
+
+    fn view(&self) -> View<'_> {
+        View {
+            root: self.root.unwrap_or(Kid {
+                hash: 0,
+                node: 0,
+                size: 0,
+                label: Label::TEXT,
+                cls: 0,
+            }),
+            off: &self.off,
+            kids: &self.kids,
+            classes: &self.classes,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct View<'a> {
+    root: Kid,
+    off: &'a [u32],
+    kids: &'a [Kid],
+    classes: &'a [u32],
+}
+
+impl View<'_> {
+    /// Index range of `node`'s children in `kids`.
+    #[inline]
+    fn range(&self, node: NodeId) -> (u32, u32) {
+        (self.off[node as usize], self.off[node as usize + 1])
+    }
+}
+
+/// One pair of nodes being aligned (labels equal, not identical, prefix/suffix stripped).
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    /// Children `a.kids[alo..ahi]` of the first node (after stripping).
+    alo: u32,
+    ahi: u32,
+    /// Children `b.kids[blo..bhi]` of the second node (after stripping).
+    blo: u32,
+    bhi: u32,
+    /// End (preorder index) of the last child in each range: the size still to align after
+    /// child `c` is `end - (c.node + c.size)`.
+    a_end: u32,
+    b_end: u32,
+    /// Total size of the second range (what is left of it before any column).
+    sum_b: u32,
+    /// The result is `min(distance, budget)`.
+    budget: u32,
+    /// Offset of the frame's two rows (`n + 1` cells each) in the row arena.
+    row: u32,
+    /// Offset of the frame's class-pair table in the table arena ([`NO_TABLE`] when the lists
+    /// have no repeated class), and its row stride (number of classes of the second list).
+    tab: u32,
+    stride: u32,
+    /// Cursor: the cell `(i, j)` to compute next (rows `1..=m`, columns `0..=n`).
+    i: u32,
+    j: u32,
+    /// Whether a cell of row `i` so far is below its cap.
+    alive: bool,
+}
+
+/// [`Frame::tab`] of a frame without a class-pair table.
+const NO_TABLE: u32 = u32::MAX;
+/// Largest class-pair table a frame allocates (entries).
+const MAX_TABLE: usize = 1 << 20;
+/// Class-pair table entry: nothing known yet.
+const UNKNOWN: u64 = u64::MAX;
+/// Class-pair table entry flag: the low 32 bits are the exact cost (else a lower bound).
+const EXACT: u64 = 1 << 32;
+/// The cross-comparison memo is cleared when it grows beyond this many pairs.
+const MAX_MEMO: usize = 1 << 16;
+
+enum Open {
+    Done(u32),
+    Frame(Frame),
+}
+
+enum Step {
+    /// The frame needs `min(rtdm(x, y), budget)` for its current cell.
+    Need(Kid, Kid, u32),
+    /// The frame is finished with this result.
+    Done(u32),
+}
+
+/// The reusable state of the DP: the explicit frame stack, the row and table arenas, the memo.
+#[derive(Debug, Default)]
+struct Core {
+    frames: Vec<Frame>,
+    rows: Vec<u32>,
+    table: Vec<u64>,
+    memo: Memo,
+}
+
+/// Costs of pairs of subtrees already computed, keyed by their structure (hash and size of each
+/// side), so valid across comparisons: one example compared with many pages of its template
+/// meets the same pairs of list items again and again. Consulted only before a recursive call.
+type Memo = HashMap<PairKey, u64, BuildHasherDefault<KeyHasher>>;
+
+/// Two subtree classes (hash and size of each side).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+struct PairKey(u64, u64, u32, u32);
+
+impl PairKey {
+    fn of(x: &Kid, y: &Kid) -> PairKey {
+        PairKey(x.hash, y.hash, x.size, y.size)
+    }
+}
+
+/// A hasher for keys that already are well-mixed 64-bit hashes.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(26) ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+}
+
+/// What a table or memo entry says about a cost, given the cell's `d` and `alt`: `Some(value)`
+/// of the cell when it settles it, `None` when a recursive call is still needed.
+#[inline]
+fn settle(entry: u64, d: u32, alt: u32) -> Option<u32> {
+    if entry == UNKNOWN {
+        None
+    } else if entry & EXACT != 0 {
+        Some(alt.min(d.saturating_add(entry as u32)))
+    } else if d.saturating_add(entry as u32) >= alt {
+        Some(alt)
+    } else {
+        None
+    }
+}
+
+impl Core {
+    fn exact(&mut self, a: View<'_>, b: View<'_>) -> u32 {
+        // With equal roots the distance is at most size_a + size_b - 2, so this budget is exact.
+        let budget = a.root.size.saturating_add(b.root.size);
+        self.bounded(a, b, budget)
+    }
+
+    fn similar(&mut self, a: View<'_>, b: View<'_>, theta: f64) -> bool {
+        let Some(max) = max_distance(a.root.size, b.root.size, theta) else {
+            return false;
+        };
+        self.bounded(a, b, max.saturating_add(1)) <= max
+    }
+
+    /// `min(rtdm(a, b), budget)`.
+    fn bounded(&mut self, a: View<'_>, b: View<'_>, budget: u32) -> u32 {
+        let (x, y) = (a.root, b.root);
+        if budget == 0 {
+            return 0;
+        }
+        if x.size == 0 || y.size == 0 || x.label != y.label {
+            return x.size.saturating_add(y.size).min(budget);
+        }
+        if x.same(&y) {
+            return 0;
+        }
+        if x.size.abs_diff(y.size) >= budget {
+            return budget;
+        }
+        self.run(a, b, budget)
+    }
+
+    /// The explicit-stack recursion. Precondition: the roots have equal labels, are not
+    /// identical, and `budget > 0`.
+    fn run(&mut self, a: View<'_>, b: View<'_>, budget: u32) -> u32 {
+        self.frames.clear();
+        self.rows.clear();
+        self.table.clear();
+        if self.memo.len() > MAX_MEMO {
+            self.memo.clear();
+        }
+        let mut arenas = Arenas {
+            rows: &mut self.rows,
+            table: &mut self.table,
+        };
+        match open(&mut arenas, a, b, a.root, b.root, budget) {
+            Open::Done(v) => return v,
+            Open::Frame(f) => self.frames.push(f),
+        }
+        let mut pending: Option<u32> = None;
+        loop {
+            let top = self.frames.len() - 1;
+            let mut f = self.frames[top];
+            match step(&mut arenas, &mut self.memo, a, b, &mut f, pending.take()) {
+                Step::Need(x, y, r) => {
+                    self.frames[top] = f;
+                    match open(&mut arenas, a, b, x, y, r) {
+                        Open::Done(v) => pending = Some(v),
+                        Open::Frame(child) => self.frames.push(child),
+                    }
+                }
+                Step::Done(v) => {
+                    self.frames.pop();
+                    arenas.rows.truncate(f.row as usize);
+                    if f.tab != NO_TABLE {
+                        arenas.table.truncate(f.tab as usize);
+                    }
+                    if self.frames.is_empty() {
+                        return v;
+                    }
+                    pending = Some(v);
+                }
+            }
+        }
+    }
+}
+
+/// The per-frame storage, stack-allocated in two vectors.
+struct Arenas<'a> {
+    rows: &'a mut Vec<u32>,
+    table: &'a mut Vec<u64>,
+}
+
+/// Sets up the alignment of the children of `x` and `y` (equal labels, not identical) with
+/// `budget > 0`: strips the identical prefix and suffix, answers at once when one side is empty
+/// or the size difference exceeds the budget, else allocates the rows (and the class-pair table
+/// when a class repeats) and fills row 0.
+fn open(ar: &mut Arenas<'_>, a: View<'_>, b: View<'_>, x: Kid, y: Kid, budget: u32) -> Open {
+    let (alo0, ahi0) = a.range(x.node);
+    let (blo0, bhi0) = b.range(y.node);
+    let (mut alo, mut ahi, mut blo, mut bhi) = (alo0, ahi0, blo0, bhi0);
+    while alo < ahi && blo < bhi && a.kids[alo as usize].same(&b.kids[blo as usize]) {
+        alo += 1;
+        blo += 1;
+    }
+    while alo < ahi && blo < bhi && a.kids[ahi as usize - 1].same(&b.kids[bhi as usize - 1]) {
+        ahi -= 1;
+        bhi -= 1;
+    }
+    let span = |v: &View<'_>, lo: u32, hi: u32| -> (u32, u32) {
+        if lo == hi {
+            return (0, 0);
+        }
+        let first = v.kids[lo as usize];
+        let last = v.kids[hi as usize - 1];
+        let end = last.node + last.size;
+        (end - first.node, end)
+    };
+    let (sum_a, a_end) = span(&a, alo, ahi);
+    let (sum_b, b_end) = span(&b, blo, bhi);
+    if alo == ahi || blo == bhi {
+        // One side is empty: delete or insert everything on the other side.
+        return Open::Done(sum_a.saturating_add(sum_b).min(budget));
+    }
+    if sum_a.abs_diff(sum_b) >= budget {
+        return Open::Done(budget);
+    }
+    let n = (bhi - blo) as usize;
+    let row = ar.rows.len();
+    ar.rows.resize(row + 2 * (n + 1), 0);
+    // Row 0 (inserting b_1..b_j), capped: cap(0, j) = budget - |sum_a - rest_b(j)|.
+    let r0 = &mut ar.rows[row..row + n + 1];
+    r0[0] = 0;
+    let mut acc = 0u32;
+    for (j, k) in b.kids[blo as usize..bhi as usize].iter().enumerate() {
+        acc = acc.saturating_add(k.size);
+        let rest_b = b_end - (k.node + k.size);
+        let cap = budget.saturating_sub(sum_a.abs_diff(rest_b));
+        r0[j + 1] = acc.min(cap);
+    }
+    // A class-pair table pays off when a class repeats on either side.
+    let (ka, kb) = (a.classes[x.node as usize], b.classes[y.node as usize]);
+    let repeats = (ka as usize) < (ahi0 - alo0) as usize || (kb as usize) < (bhi0 - blo0) as usize;
+    let cells = ka as usize * kb as usize;
+    let (tab, stride) = if repeats && cells <= MAX_TABLE {
+        let tab = ar.table.len();
+        ar.table.resize(tab + cells, UNKNOWN);
+        (tab as u32, kb)
+    } else {
+        (NO_TABLE, 0)
+    };
+    Open::Frame(Frame {
+        alo,
+        ahi,
+        blo,
+        bhi,
+        a_end,
+        b_end,
+        sum_b,
+        budget,
+        row: row as u32,
+        tab,
+        stride,
+        i: 1,
+        j: 0,
+        alive: false,
+    })
+}
+
+/// Runs frame `f` from its cursor until it needs a recursive result or finishes. `pending` is the
+/// recursive result for the cell at the cursor, when resuming.
+///
+/// Invariant: with `cap(i, j) = budget - |rest_a(i) - rest_b(j)|`, every stored cell `V` satisfies
+/// `min(V, cap) == min(M, cap)` for the true DP value `M`, and `V <= cap`. A full row of capped
+/// cells proves `distance >= budget`.
+fn step(
+    ar: &mut Arenas<'_>,
+    memo: &mut Memo,
+    a: View<'_>,
+    b: View<'_>,
+    f: &mut Frame,
+    mut pending: Option<u32>,
+) -> Step {
+    let m = f.ahi - f.alo;
+    let n = (f.bhi - f.blo) as usize;
+    let w = n + 1;
+    let base = f.row as usize;
+    let rows = &mut ar.rows[base..base + 2 * w];
+    let table: &mut [u64] = if f.tab == NO_TABLE {
+        &mut []
+    } else {
+        &mut ar.table[f.tab as usize..]
+    };
+    let stride = f.stride as usize;
+    let akids = &a.kids[f.alo as usize..f.ahi as usize];
+    let bkids = &b.kids[f.blo as usize..f.bhi as usize];
+    let budget = f.budget;
+    while f.i <= m {
+        let (r0, r1) = rows.split_at_mut(w);
+        // Row i is stored in half `i % 2`, row i - 1 in the other one.
+        let (prev, cur): (&[u32], &mut [u32]) = if f.i & 1 == 1 { (r0, r1) } else { (r1, r0) };
+        let ai = akids[f.i as usize - 1];
+        let sa = ai.size;
+        let rest_a = f.a_end - (ai.node + sa);
+        let trow = ai.cls as usize * stride;
+        if f.j == 0 {
+            let cap = budget.saturating_sub(rest_a.abs_diff(f.sum_b));
+            let v = prev[0].saturating_add(sa).min(cap);
+            cur[0] = v;
+            f.alive = v < cap;
+            f.j = 1;
+        }
+        while f.j as usize <= n {
+            let j = f.j as usize;
+            let bj = bkids[j - 1];
+            let sb = bj.size;
+            let rest_b = f.b_end - (bj.node + sb);
+            let cap = budget.saturating_sub(rest_a.abs_diff(rest_b));
+            let alt = prev[j]
+                .saturating_add(sa)
+                .min(cur[j - 1].saturating_add(sb))
+                .min(cap);
+            let d = prev[j - 1];
+            let v = if let Some(c) = pending.take() {
+                // The recursive call for this cell had the budget `alt - d`.
+                let entry = if c < alt - d {
+                    EXACT | u64::from(c)
+                } else {
+                    u64::from(c)
+                };
+                if let Some(slot) = table.get_mut(trow + bj.cls as usize) {
+                    *slot = entry;
+                }
+                memo.insert(PairKey::of(&ai, &bj), entry);
+                alt.min(d.saturating_add(c))
+            } else if ai.same(&bj) {
+                alt.min(d)
+            } else if ai.label != bj.label {
+                alt.min(d.saturating_add(sa).saturating_add(sb))
+            } else {
+                let with_lb = d.saturating_add(sa.abs_diff(sb));
+                if with_lb >= alt {
+                    alt
+                } else if sa == 1 || sb == 1 {
+                    // Equal labels and one leaf: the cost is exactly the size difference.
+                    with_lb
+                } else {
+                    let slot = table.get_mut(trow + bj.cls as usize);
+                    let known = slot.as_ref().map_or(UNKNOWN, |s| **s);
+                    match settle(known, d, alt) {
+                        Some(v) => v,
+                        None => {
+                            let entry = memo.get(&PairKey::of(&ai, &bj)).copied();
+                            match entry.and_then(|e| settle(e, d, alt)) {
+                                Some(v) => {
+                                    if let (Some(slot), Some(e)) = (slot, entry) {
+                                        *slot = e;
+                                    }
+                                    v
+                                }
+                                // Recurse with what the match has to beat; `alt - d > 0` here.
+                                None => return Step::Need(ai, bj, alt - d),
+                            }
+                        }
+                    }
+                }
+            };
+            cur[j] = v;
+            f.alive |= v < cap;
+            f.j += 1;
+        }
+        if !f.alive {
+            return Step::Done(budget);
+        }
+        f.i += 1;
+        f.j = 0;
+    }
+    let last = if m & 1 == 1 { &rows[w..] } else { &rows[..w] };
+    Step::Done(last[n].min(budget))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> Tree {
+        Tree::parse_shape(s).unwrap()
+    }
+
+    fn d(a: &str, b: &str) -> u32 {
+        let (a, b) = (t(a), t(b));
+        let v = distance(&a, &b);
+        assert_eq!(distance(&b, &a), v, "symmetry");
+        assert_eq!(Prepared::new(a).distance(&Prepared::new(b)), v, "prepared");
+        v
+    }
+
+    #[test]
+    fn identical_trees_are_at_distance_zero() {
+        let a = t("html(head(title) body(div(p(#text) p) ul(li li li)))");
+        let c = compare(&a, &a.clone());
+        assert_eq!(c.distance, 0);
+        assert_eq!(c.similarity, 1.0);
+        assert_eq!((c.size_a, c.size_b), (12, 12));
+        assert!(is_similar(&a, &a, 1.0));
+    }
+
+    #[test]
+    fn different_roots_cost_both_trees() {
+        assert_eq!(d("a(b c)", "x(b c)"), 6);
+        assert_eq!(similarity(&t("a(b c)"), &t("x(b c)")), 0.0);
+        assert_eq!(d("a", "b(c)"), 3);
+    }
+
+    #[test]
+    fn hand_computed_cases() {
+        // A leaf inserted.
+        assert_eq!(d("a(b c)", "a(b x c)"), 1);
+        assert_eq!(d("a", "a(b)"), 1);
+        // A subtree of size 3 replaced by a different-label subtree of size 2.
+        assert_eq!(d("r(k b(c d) k)", "r(k x(c) k)"), 5);
+        // Swapped children: delete one, insert it again.
+        assert_eq!(d("a(b c)", "a(c b)"), 2);
+        // A leaf deleted deep inside.
+        assert_eq!(d("a(b(c d))", "a(b(c))"), 1);
+        assert_eq!(d("a(b(c(e f) d))", "a(b(c(e) d))"), 1);
+        // An inner relabel replaces the whole subtree.
+        assert_eq!(d("a(b(c d))", "a(x(c d))"), 6);
+        // Same label, different shape: b(c(d)) vs b(c d) → match c, delete d under c, insert d.
+        assert_eq!(d("a(b(c(d)))", "a(b(c d))"), 2);
+        // Children of different labels: replacing costs more than delete + insert never.
+        assert_eq!(d("a(b c)", "a(d e)"), 4);
+    }
+
+    #[test]
+    fn prefix_and_suffix_stripping_cases() {
+        assert_eq!(d("a(p p p x p p)", "a(p p p p p)"), 1);
+        assert_eq!(d("a(p p p)", "a(p p p p p p)"), 3);
+        assert_eq!(d("a(q(r) p p)", "a(p p q(r))"), 4);
+        assert_eq!(d("a(b(c) b(c) b(c d))", "a(b(c d) b(c) b(c))"), 2);
+    }
+
+    #[test]
+    fn bounded_distance_is_min_of_distance_and_budget() {
+        let (a, b) = (t("a(b(c d e) f g(h))"), t("a(b(c) g(h i) j)"));
+        let full = distance(&a, &b);
+        assert_eq!(full, 5);
+        for k in 0..12 {
+            assert_eq!(distance_bounded(&a, &b, k), full.min(k), "budget {k}");
+        }
+        assert_eq!(distance_bounded(&a, &t("z"), 3), 3);
+        assert_eq!(distance_bounded(&a, &a, 5), 0);
+    }
+
+    #[test]
+    fn decision_mode_matches_similarity() {
+        let a = t("a(b c d e)");
+        let b = t("a(b c d x)");
+        assert_eq!(distance(&a, &b), 2);
+        let b = t("a(b c d)");
+        let s = similarity(&a, &b);
+        assert_eq!(distance(&a, &b), 1);
+        assert!(is_similar(&a, &b, s));
+        assert!(!is_similar(&a, &b, s + 1e-12));
+        assert!(is_similar(&a, &b, 0.0));
+        assert!(is_similar(&a, &b, -3.0));
+        assert!(!is_similar(&a, &b, 1.0));
+        assert!(!is_similar(&a, &b, f64::NAN));
+        assert!(!is_similar(&a, &a, 1.5));
+        assert!(is_similar(&a, &t("z"), 0.0));
+        assert!(!is_similar(&a, &t("z"), 1e-9));
+    }
+
+    #[test]
+    fn max_distance_is_consistent_with_similarity() {
+        for total in [1u32, 2, 3, 7, 10, 100, 999, 2000, 1 << 20] {
+            for k in 0..=20 {
+                let theta = f64::from(k) / 20.0;
+                let max = max_distance(total, 0, theta).unwrap();
+                let sim = |d: u32| similarity_of(u64::from(d), u64::from(total));
+                assert!(sim(max) >= theta);
+                assert!(max == total || sim(max + 1) < theta, "{total} {theta}");
+            }
+        }
+        assert_eq!(max_distance(5, 5, 0.9), Some(1));
+        assert_eq!(max_distance(5, 5, 0.7), Some(3));
+        assert_eq!(max_distance(5, 5, 1.0), Some(0));
+        assert_eq!(max_distance(5, 5, 1.01), None);
+        assert_eq!(max_distance(5, 5, f64::NAN), None);
+        assert_eq!(max_distance(5, 5, -1.0), Some(10));
+    }
+
+    fn chain(depth: usize, bottom: &str) -> Tree {
+        let mut labels = vec![Label::of("a"); depth];
+        labels.push(Label::of(bottom));
+        let parents: Vec<Option<NodeId>> = (0..=depth)
+            .map(|i| i.checked_sub(1).map(|p| p as NodeId))
+            .collect();
+        Tree::from_preorder(labels, &parents, vec![]).unwrap()
+    }
+
+    #[test]
+    fn deep_chains_do_not_overflow_the_stack() {
+        let n = 100_000;
+        let (a, b) = (chain(n, "b"), chain(n, "c"));
+        assert_eq!(distance(&a, &b), 2);
+        assert_eq!(distance_bounded(&a, &b, 1), 1);
+        assert!(is_similar(&a, &b, 0.99));
+        // A leaf under a leaf costs 1; a leaf `b` against a chain `a(b)` costs 3 (top-down).
+        assert_eq!(distance(&a, &chain(n - 1, "b")), 3);
+        let (a, c) = (chain(n, "a"), chain(n - 1, "a"));
+        assert_eq!(distance(&a, &c), 1);
+        let (pa, pc) = (Prepared::new(a), Prepared::new(c));
+        assert_eq!(pa.compare(&pc).distance, 1);
+        assert_eq!(pa.distance_bounded(&pc, 7), 1);
+    }
+
+    #[test]
+    fn workspace_is_reusable_and_prepared_agrees() {
+        let trees: Vec<Tree> = [
+            "a(b c(d e) f)",
+            "a(b c(d) f g)",
+            "a(c(d e) f)",
+            "x(b)",
+            "a",
+            "a(b(c(d(e))))",
+        ]
+        .iter()
+        .map(|s| t(s))
+        .collect();
+        let prepared: Vec<Prepared> = trees.iter().cloned().map(Prepared::new).collect();
+        let mut ws = Rtdm::new();
+        for (a, pa) in trees.iter().zip(&prepared) {
+            for (b, pb) in trees.iter().zip(&prepared) {
+                let c = compare(a, b);
+                assert_eq!(ws.compare(pa, pb), c);
+                assert_eq!(pa.compare(pb), c);
+                assert_eq!(ws.tree_distance(a, b), c.distance);
+                for k in 0..6 {
+                    assert_eq!(ws.distance_bounded(pa, pb, k), c.distance.min(k));
+                }
+                for theta in [0.0, 0.5, 0.8, 0.9, 1.0] {
+                    let expected = c.similarity >= theta;
+                    assert_eq!(ws.is_similar(pa, pb, theta), expected);
+                    assert_eq!(ws.tree_is_similar(a, b, theta), expected);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn comparison_serializes_in_camel_case() {
+        let c = compare(&t("a(b)"), &t("a"));
+        let json = serde_json::to_string(&c).unwrap();
+        assert!(
+            json.contains("\"sizeA\":2") && json.contains("\"sizeB\":1"),
+            "{json}"
+        );
+        let back: Comparison = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, c);
+    }
+}
