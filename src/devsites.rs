@@ -116,8 +116,9 @@ pub struct SitePage {
     pub bytes: Vec<u8>,
 }
 
-/// Default location of the site list, relative to the repository root.
-pub const DEFAULT_SITES: &str = "../shared/eval/dev-sites.toml";
+/// Default location of the site list, relative to the repository root (a copy of
+/// `../shared/eval/dev-sites.toml`, so a clone is self-contained).
+pub const DEFAULT_SITES: &str = "eval/dev-sites.toml";
 
 /// Loads the site list.
 ///

@@ -11,7 +11,7 @@ use std::time::Instant;
 use crate::devsites::DevSite;
 use crate::dom::{Page, ParseOptions};
 use crate::rtdm::{Prepared, Rtdm};
-use crate::similarity::{Collapse, DEFAULT_THRESHOLD, Options, View};
+use crate::similarity::{Collapse, Options, View};
 
 /// Similarities of one site's pages to its example.
 pub struct SiteScores {
@@ -56,21 +56,11 @@ pub fn errors_at(scores: &[(String, f64, bool)], theta: f64) -> usize {
         .count()
 }
 
-/// A threshold chosen from similarities alone, as the mapper sees them: the widest gap between
-/// consecutive distinct similarities within [0.5, 1], threshold at its middle. Pages like the
-/// example cluster near the top; the gap below the cluster is the natural cut.
+/// A threshold chosen from similarities alone, as the mapper sees them: Otsu's method on the
+/// similarities (the cut maximising the between-class variance of "like the example" vs the
+/// rest), searched over [0.05, 0.95].
 pub fn auto_threshold(sims: &[f64]) -> f64 {
-    let mut v: Vec<f64> = sims.iter().copied().filter(|s| *s >= 0.5).collect();
-    v.sort_by(|a, b| a.total_cmp(b));
-    v.dedup();
-    let mut best = (0.0, DEFAULT_THRESHOLD);
-    for w in v.windows(2) {
-        let gap = w[1] - w[0];
-        if gap > best.0 {
-            best = (gap, (w[0] + w[1]) / 2.0);
-        }
-    }
-    best.1
+    crate::similarity::auto_threshold(sims)
 }
 
 /// Computes the figures of a site's scores.
@@ -124,6 +114,50 @@ pub fn figures(scores: &[(String, f64, bool)], default_threshold: f64) -> Figure
     }
 }
 
+/// Figures of one view over all sites.
+pub struct GlobalFigures {
+    /// Lowest per-site AUC.
+    pub min_auc: f64,
+    /// Mean per-site AUC.
+    pub mean_auc: f64,
+    /// Sum over sites of the errors at each site's best θ.
+    pub per_site_errors: usize,
+    /// The single θ with the fewest errors over all sites.
+    pub global_threshold: f64,
+    /// Its errors.
+    pub global_errors: usize,
+    /// Errors at the default θ over all sites.
+    pub default_errors: usize,
+    /// Errors at each site's automatic θ, summed.
+    pub auto_errors: usize,
+}
+
+/// Figures of one view over several sites' scores.
+pub fn global_figures(sites: &[Vec<(String, f64, bool)>], default_threshold: f64) -> GlobalFigures {
+    let figs: Vec<Figures> = sites
+        .iter()
+        .map(|s| figures(s, default_threshold))
+        .collect();
+    let all: Vec<(String, f64, bool)> = sites.iter().flatten().cloned().collect();
+    let mut global = (usize::MAX, default_threshold);
+    for step in 0..=200 {
+        let theta = step as f64 / 200.0;
+        let e = errors_at(&all, theta);
+        if e < global.0 {
+            global = (e, theta);
+        }
+    }
+    GlobalFigures {
+        min_auc: figs.iter().map(|f| f.auc).fold(f64::INFINITY, f64::min),
+        mean_auc: figs.iter().map(|f| f.auc).sum::<f64>() / figs.len().max(1) as f64,
+        per_site_errors: figs.iter().map(|f| f.best_errors).sum(),
+        global_threshold: global.1,
+        global_errors: global.0,
+        default_errors: figs.iter().map(|f| f.default_errors).sum(),
+        auto_errors: figs.iter().map(|f| f.auto_errors).sum(),
+    }
+}
+
 /// Parses a site's pages once.
 pub fn parse_site(site: &DevSite) -> Result<Vec<(String, bool, Page)>, String> {
     let opts = ParseOptions::default();
@@ -165,56 +199,45 @@ pub fn score_site(
 }
 
 /// The views measured.
-pub fn views() -> Vec<(&'static str, View)> {
+pub fn views() -> Vec<(String, View)> {
     let v = |collapse, max_depth, text, classes| View {
         collapse,
         max_depth,
         text,
         classes,
     };
-    vec![
-        ("tags, full (published RTDM)", View::FULL),
+    let mut out = vec![
+        ("tags, full (published RTDM)".to_string(), View::FULL),
         (
-            "tags, collapse consecutive",
-            v(Collapse::Consecutive, None, true, false),
-        ),
-        ("classes, full", v(Collapse::None, None, true, true)),
-        (
-            "classes, collapse consecutive",
-            v(Collapse::Consecutive, None, true, true),
-        ),
-        ("classes, collapse all", v(Collapse::All, None, true, true)),
-        (
-            "classes, collapse consecutive, no text",
-            v(Collapse::Consecutive, None, false, true),
+            "classes, full".to_string(),
+            v(Collapse::None, None, true, true),
         ),
         (
-            "classes, collapse all, no text",
-            v(Collapse::All, None, false, true),
-        ),
-        ("tags, merge", v(Collapse::Merge, None, true, false)),
-        ("classes, merge", v(Collapse::Merge, None, true, true)),
-        (
-            "classes, merge, no text",
-            v(Collapse::Merge, None, false, true),
-        ),
-        ("classes, all, d8", v(Collapse::All, Some(8), true, true)),
-        ("classes, all, d10", v(Collapse::All, Some(10), true, true)),
-        ("classes, all, d12", v(Collapse::All, Some(12), true, true)),
-        (
-            "classes, merge, d8",
-            v(Collapse::Merge, Some(8), true, true),
+            "tags, collapse all".to_string(),
+            v(Collapse::All, None, true, false),
         ),
         (
-            "classes, merge, d10",
-            v(Collapse::Merge, Some(10), true, true),
+            "classes, collapse all".to_string(),
+            v(Collapse::All, None, true, true),
         ),
         (
-            "classes, consecutive, d8",
-            v(Collapse::Consecutive, Some(8), true, true),
+            "classes, merge".to_string(),
+            v(Collapse::Merge, None, true, true),
         ),
-        ("classes, full, d8", v(Collapse::None, Some(8), true, true)),
-    ]
+    ];
+    for (cname, c) in [
+        ("consecutive", Collapse::Consecutive),
+        ("all", Collapse::All),
+        ("merge", Collapse::Merge),
+    ] {
+        for d in [3, 4, 5, 6, 7, 8] {
+            out.push((
+                format!("classes, {cname}, depth ≤ {d}"),
+                v(c, Some(d), true, true),
+            ));
+        }
+    }
+    out
 }
 
 /// Runs the whole calibration and renders the Markdown report.
@@ -225,8 +248,13 @@ pub fn similarity_report(sites: &[DevSite]) -> Result<String, String> {
         out,
         "# Similarity calibration on the development sites\n\n\
          Generated by `./build.sh eval-similarity` (the example page of each site against every page \
-         of the site; ground truth from `../shared/eval/dev-sites.toml`). Default view: `{:?}`, \
-         default θ = {}.\n",
+         of the site; ground truth from `eval/dev-sites.toml`). Default view: `{:?}`, \
+         default θ = {}. Views: *tags* labels elements by tag name (design §1, published RTDM); \
+         *classes* by tag plus class tokens (`div.refentry`); *consecutive* keeps the first of each \
+         run of same-label siblings, *all* the first sibling of each label, *merge* the tree of \
+         distinct label paths; *depth ≤ d* cuts below branching depth d (ancestors with ≥ 2 \
+         children). *Auto θ* is Otsu's cut of the similarities seen, without labels. Margin = lowest \
+         target similarity − highest non-target similarity (positive: separable).\n",
         default.view, default.threshold
     );
     let parsed: Vec<_> = sites
@@ -239,10 +267,18 @@ pub fn similarity_report(sites: &[DevSite]) -> Result<String, String> {
         "| view | site | targets | others | AUC | min target | max other | margin | best θ | errors at best θ | errors at default θ | auto θ | errors at auto θ | seconds |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     );
     let mut default_rows = Vec::new();
+    let mut summary = Vec::new();
     for (name, view) in views() {
+        let name = if view == default.view {
+            format!("**{name} (default)**")
+        } else {
+            name
+        };
+        let mut all_scores: Vec<Vec<(String, f64, bool)>> = Vec::new();
         for (site, pages) in &parsed {
             let s = score_site(site, pages, view)?;
             let f = figures(&s.scores, default.threshold);
+            all_scores.push(s.scores.clone());
             let _ = writeln!(
                 out,
                 "| {name} | {} | {} | {} | {:.4} | {:.3} | {:.3} | {:+.3} | {:.3} | {} | {} | {:.3} | {} | {:.2} |",
@@ -264,12 +300,48 @@ pub fn similarity_report(sites: &[DevSite]) -> Result<String, String> {
                 default_rows.push(s);
             }
         }
+        summary.push((name.clone(), global_figures(&all_scores, default.threshold)));
+    }
+    let _ = writeln!(
+        out,
+        "\n## Summary per view\n\n| view | min AUC | mean AUC | errors at best θ per site (sum) | best single θ | errors at best single θ | errors at default θ | errors at auto θ |\n|---|---|---|---|---|---|---|---|"
+    );
+    for (name, g) in &summary {
+        let _ = writeln!(
+            out,
+            "| {name} | {:.4} | {:.4} | {} | {:.3} | {} | {} | {} |",
+            g.min_auc,
+            g.mean_auc,
+            g.per_site_errors,
+            g.global_threshold,
+            g.global_errors,
+            g.default_errors,
+            g.auto_errors
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n## Against the bar (default view)\n\nThe bar: AUC ≥ 0.99 and a threshold separating targets from other pages with zero errors.\n"
+    );
+    for s in &default_rows {
+        let f = figures(&s.scores, default.threshold);
+        let met = f.auc >= 0.99 && f.best_errors == 0;
+        let _ = writeln!(
+            out,
+            "- {}: AUC {:.4}, {} errors at the best θ {:.3}, {} at the default θ — {}",
+            s.site,
+            f.auc,
+            f.best_errors,
+            f.best_threshold,
+            f.default_errors,
+            if met { "**met**" } else { "**not met**" }
+        );
     }
     let _ = writeln!(
         out,
         "\n## Precision and recall of \"similar to the example\" for a sweep of θ (default view)\n"
     );
-    let thetas = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
+    let thetas = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
     let _ = write!(out, "| site |");
     for t in thetas {
         let _ = write!(out, " θ={t} P / R |");

@@ -29,6 +29,7 @@ fn main() -> ExitCode {
         "classify" => classify(rest),
         "similarity" => similarity(rest),
         "demo" => demo(rest),
+        "outline" => outline(rest),
         "eval-similarity" => eval_similarity(rest),
         "train-classifier" => train_classifier(rest),
         "-h" | "--help" | "help" => {
@@ -180,6 +181,17 @@ fn demo(args: &[String]) -> Result<(), String> {
         ex.options().threshold,
         ex.options().view.collapse
     );
+    Ok(())
+}
+
+/// Prints the tree of a page under the default similarity view (a debugging aid).
+fn outline(args: &[String]) -> Result<(), String> {
+    let file = positional(args)
+        .first()
+        .copied()
+        .ok_or("outline needs a file")?;
+    let page = read_page(Path::new(file))?;
+    print!("{}", Options::default().view.apply(&page.tree).outline());
     Ok(())
 }
 

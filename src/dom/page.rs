@@ -327,12 +327,19 @@ pub fn site_host(url: &str) -> Option<String> {
 }
 
 /// The finer label name of an element: its tag plus up to eight sorted class tokens, leaving out
-/// tokens with digits (per-page ids such as `postid-42`, hashed CSS-in-JS names).
+/// tokens with two or more consecutive digits (per-page ids such as `postid-42`); `sect1` or
+/// `nav-item-2` stay, they name template parts.
 fn class_name(tag: &str, class: Option<&str>) -> String {
     let mut tokens: Vec<&str> = class
         .unwrap_or("")
         .split_ascii_whitespace()
-        .filter(|t| t.len() <= 40 && !t.bytes().any(|b| b.is_ascii_digit()))
+        .filter(|t| {
+            t.len() <= 40
+                && !t
+                    .as_bytes()
+                    .windows(2)
+                    .any(|w| w[0].is_ascii_digit() && w[1].is_ascii_digit())
+        })
         .collect();
     tokens.sort_unstable();
     tokens.dedup();

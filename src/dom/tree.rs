@@ -181,7 +181,7 @@ impl Tree {
     }
 
     /// The finer labels set by [`Tree::with_class_labels`] (empty when none): an element's tag
-    /// plus its class tokens without digits (`div.refentry`; `postid-42` is dropped), which
+    /// plus its class tokens without digit runs (`div.refentry`; `postid-42` is dropped), which
     /// carry the template a page generator used.
     pub fn class_labels(&self) -> &[Label] {
         &self.class_labels
