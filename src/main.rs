@@ -160,7 +160,7 @@ fn demo(args: &[String]) -> Result<(), String> {
         let c = exemplar::classify::classify(&page);
         let v = ex.compare(&page);
         println!(
-            "{rel:<44} {:<7} {:>5.2}  {:>10.3}{}",
+            "{rel:<52} {:<7} {:>5.2}  {:>10.3}{}",
             format!("{:?}", c.kind).to_lowercase(),
             c.confidence,
             v.comparison.similarity,
