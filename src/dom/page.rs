@@ -7,7 +7,8 @@
 //! levels), nodes deeper than [`ParseOptions::max_depth`] are attached to their ancestor at that
 //! depth, so the tree stays as deep as a browser's DOM would.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use html5ever::TokenizerResult;
 use html5ever::interface::TreeSink;
@@ -326,24 +327,46 @@ pub fn site_host(url: &str) -> Option<String> {
     Some(h.strip_prefix("www.").map(str::to_string).unwrap_or(h))
 }
 
-/// The finer label name of an element: its tag plus up to eight sorted class tokens, leaving out
-/// tokens with two or more consecutive digits (per-page ids such as `postid-42`); `sect1` or
-/// `nav-item-2` stay, they name template parts.
-fn class_name(tag: &str, class: Option<&str>) -> String {
-    let mut tokens: Vec<&str> = class
-        .unwrap_or("")
-        .split_ascii_whitespace()
-        .filter(|t| {
-            t.len() <= 40
-                && !t
-                    .as_bytes()
-                    .windows(2)
-                    .any(|w| w[0].is_ascii_digit() && w[1].is_ascii_digit())
-        })
-        .collect();
-    tokens.sort_unstable();
-    tokens.dedup();
+/// The finer label of an element: its tag plus up to eight sorted, lower-cased class tokens,
+/// leaving out tokens with two or more consecutive digits (per-page ids such as `postid-42`);
+/// `sect1` or `nav-item-2` stay, they name template parts. Hashes the name without building it
+/// (this runs for every element); returns the label and the kept tokens as ranges of `class`.
+fn class_label<'c>(
+    tag: &str,
+    class: &'c str,
+    buf: &mut Vec<(usize, usize)>,
+) -> (Label, Vec<&'c str>) {
+    buf.clear();
+    let base = class.as_ptr() as usize;
+    for t in class.split_ascii_whitespace() {
+        let digits = t
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0].is_ascii_digit() && w[1].is_ascii_digit());
+        if t.len() <= 40 && !digits {
+            let start = t.as_ptr() as usize - base;
+            buf.push((start, start + t.len()));
+        }
+    }
+    let mut tokens: Vec<&str> = buf.iter().map(|&(a, b)| &class[a..b]).collect();
+    tokens.sort_unstable_by(|a, b| {
+        a.bytes()
+            .map(|c| c.to_ascii_lowercase())
+            .cmp(b.bytes().map(|c| c.to_ascii_lowercase()))
+    });
+    tokens.dedup_by(|a, b| a.eq_ignore_ascii_case(b));
     tokens.truncate(8);
+    let label =
+        Label::of_bytes(tag.bytes().chain(
+            tokens.iter().flat_map(|t| {
+                std::iter::once(b'.').chain(t.bytes().map(|c| c.to_ascii_lowercase()))
+            }),
+        ));
+    (label, tokens)
+}
+
+/// The display name of a class label (`div.refentry`).
+fn class_name(tag: &str, tokens: &[&str]) -> String {
     let mut name = tag.to_string();
     for t in tokens {
         name.push('.');
@@ -455,12 +478,11 @@ impl<'a> Walker<'a> {
 
         let mut labels: Vec<Label> = Vec::new();
         let mut class_labels: Vec<Label> = Vec::new();
-        let mut class_names: HashMap<String, Label> = HashMap::new();
+        let mut class_names: Vec<(Label, String)> = Vec::new();
+        let mut token_buf: Vec<(usize, usize)> = Vec::new();
         let mut parents: Vec<Option<NodeId>> = Vec::new();
         let mut names: Vec<(Label, String)> = Vec::new();
-        let mut seen_names: HashMap<String, Label> = HashMap::new();
-        // raw element id -> output node id
-        let mut out_of: HashMap<u32, u32> = HashMap::new();
+        let mut seen_labels: HashSet<Label> = HashSet::new();
 
         let mut title = String::new();
         let mut in_title = false;
@@ -495,9 +517,8 @@ impl<'a> Walker<'a> {
         labels.push(root_label);
         class_labels.push(root_label);
         parents.push(None);
-        seen_names.insert(root_name.clone(), root_label);
+        seen_labels.insert(root_label);
         names.push((root_label, root_name));
-        out_of.insert(root, 0);
         stack.push(Open {
             raw: root,
             out: 0,
@@ -586,20 +607,32 @@ impl<'a> Walker<'a> {
                     }
                 }
                 RawData::Element { name, attrs, .. } => {
-                    let lname: String = (*name.local).to_ascii_lowercase();
-                    let label = *seen_names.entry(lname.clone()).or_insert_with(|| {
-                        let l = Label::of(&lname);
-                        names.push((l, lname.clone()));
-                        l
-                    });
+                    // html5ever lower-cases HTML tag names; only adjusted SVG/MathML names
+                    // (`foreignObject`) need lowering, so the common path does not allocate.
+                    let local: &str = &name.local;
+                    let lname: Cow<str> = if local.bytes().any(|b| b.is_ascii_uppercase()) {
+                        Cow::Owned(local.to_ascii_lowercase())
+                    } else {
+                        Cow::Borrowed(local)
+                    };
+                    let label = Label::of(&lname);
+                    if seen_labels.insert(label) {
+                        names.push((label, lname.to_string()));
+                    }
                     // The element hangs under the open node; past max_depth its children are
                     // attached beside it (to the same parent), so depth stays bounded.
                     let out = labels.len() as u32;
                     labels.push(label);
-                    let cname = class_name(&lname, attr(attrs, "class"));
-                    let cl = *class_names
-                        .entry(cname)
-                        .or_insert_with_key(|k| Label::of(k));
+                    let cl = match attr(attrs, "class") {
+                        Some(class) => {
+                            let (cl, tokens) = class_label(&lname, class, &mut token_buf);
+                            if seen_labels.insert(cl) {
+                                class_names.push((cl, class_name(&lname, &tokens)));
+                            }
+                            cl
+                        }
+                        None => label,
+                    };
                     class_labels.push(cl);
                     parents.push(Some(parent_out));
                     let depth = parent_depth + 1;
@@ -608,10 +641,9 @@ impl<'a> Walker<'a> {
                     } else {
                         (parent_out, parent_depth)
                     };
-                    out_of.insert(raw, out);
                     self.element(
                         raw,
-                        &lname,
+                        lname.as_ref(),
                         attrs,
                         out,
                         &base,
@@ -632,7 +664,7 @@ impl<'a> Walker<'a> {
                     if is_raw_text(&lname) {
                         hidden_depth += 1;
                     }
-                    match lname.as_str() {
+                    match lname.as_ref() {
                         "title" if title.is_empty() => in_title = true,
                         "body" => in_body = true,
                         _ => {}
@@ -689,8 +721,6 @@ impl<'a> Walker<'a> {
         let price_count = text::count_prices(&visible);
         let text_chars = visible.chars().count();
 
-        let class_names: Vec<(Label, String)> =
-            class_names.into_iter().map(|(n, l)| (l, n)).collect();
         let tree = match Tree::from_preorder(labels, &parents, names)
             .and_then(|t| t.with_class_labels(class_labels, class_names))
         {

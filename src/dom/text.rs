@@ -82,18 +82,36 @@ pub fn terms(text: &str) -> Vec<String> {
 
 /// Counts price-looking strings: a currency symbol or ISO code next to a number
 /// (`R$ 450.000`, `$12.99`, `1.200,00 €`, `EUR 35`).
+///
+/// Runs on all visible text of every page, so it finds the (rare) currency markers with a
+/// literal-prefiltered regex and then looks at the characters beside each one, instead of a
+/// single regex that would start a match attempt at every digit.
 pub fn count_prices(text: &str) -> usize {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    let re = RE.get_or_init(|| {
-        Regex::new(
-            r"(?x)
-            (?: (?:R|US|A|C|NZ|HK|S)?\$ | [€£¥₹₩₽] | \b(?:USD|EUR|BRL|GBP|JPY|CNY|RMB|MXN|ARS|CLP|COP|CHF|INR)\b )
-                \s?\d[\d.,\x{a0}\x{202f}]*
-            | \d[\d.,]*\s?(?: [€£¥₹₩₽元] | \b(?:USD|EUR|BRL|GBP|JPY|CNY|RMB|MXN|ARS|CHF)\b )",
-        )
-        .ok()
-    });
-    re.as_ref().map_or(0, |re| re.find_iter(text).count())
+    let Some(re) = RE
+        .get_or_init(|| {
+            Regex::new(r"[$€£¥₹₩₽元]|(?-u:\b)(?:USD|EUR|BRL|GBP|JPY|CNY|RMB|MXN|ARS|CLP|COP|CHF|INR)(?-u:\b)").ok()
+        })
+        .as_ref()
+    else {
+        return 0;
+    };
+    let is_space = |c: char| c == ' ' || c == '\u{a0}' || c == '\u{202f}';
+    re.find_iter(text)
+        .filter(|m| {
+            let mut after = text[m.end()..].chars();
+            let next = match after.next() {
+                Some(c) if is_space(c) => after.next(),
+                c => c,
+            };
+            let mut before = text[..m.start()].chars().rev();
+            let prev = match before.next() {
+                Some(c) if is_space(c) => before.next(),
+                c => c,
+            };
+            next.is_some_and(|c| c.is_ascii_digit()) || prev.is_some_and(|c| c.is_ascii_digit())
+        })
+        .count()
 }
 
 /// Decodes response bytes to text, choosing the charset from a byte-order mark, then the HTTP

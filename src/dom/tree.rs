@@ -29,8 +29,13 @@ impl Label {
         if name == "#text" {
             return Label::TEXT;
         }
+        Label::of_bytes(name.bytes())
+    }
+
+    /// The label of the name spelled by `bytes` (as [`Label::of`], without building a string).
+    pub fn of_bytes(bytes: impl IntoIterator<Item = u8>) -> Label {
         let mut h: u32 = 0x811c_9dc5;
-        for b in name.bytes() {
+        for b in bytes {
             h ^= u32::from(b);
             h = h.wrapping_mul(0x0100_0193);
         }
