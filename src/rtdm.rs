@@ -17,24 +17,37 @@
 //!
 //! # How it is computed
 //!
-//! - Identical subtrees are recognised in O(1) by structural hash and size equality, and the
-//!   common identical prefix and suffix of two children sequences are stripped before the
-//!   dynamic programming (exact: matching an identical pair first is always optimal because a
-//!   match costs at least the size difference of its two subtrees).
+//! - Identical subtrees are recognised in O(1) by structural hash and size equality (the
+//!   hash-consing shortcut: pages of one template share most of their subtrees), and the common
+//!   identical prefix and suffix of two children sequences are stripped before the dynamic
+//!   programming. This is exact: matching an identical pair first is always optimal, because any
+//!   match costs at least the size difference of its two subtrees. A pair left with one child on
+//!   each side descends to that pair directly, without a DP.
 //! - Every pair of nodes is computed with a *budget* `B` and yields `min(distance, B)`. A cell
-//!   `(i, j)` of the alignment is only worth knowing below `B - |rest_a(i) - rest_b(j)|` (the rest
-//!   of the alignment costs at least the difference of the remaining sizes), so cells are capped
-//!   there, a recursive call is made only when its lower bound `|size(a_i) - size(b_j)|` cannot
-//!   already rule it out, and it receives as its own budget what it would have to beat. A row
-//!   whose cells are all at their cap ends the pair early with the answer `B`.
+//!   `(i, j)` of the alignment only matters below `cap(i, j) = B - |rest_a(i) - rest_b(j)|` (the
+//!   rest of the alignment costs at least the difference of the remaining sizes): cells are
+//!   capped there, only the window of live cells (below their cap) of each row is computed, a
+//!   recursive call is made only when its lower bound `|size(a_i) - size(b_j)|` cannot already
+//!   rule it out, and it receives as its own budget what it has to beat. A row without live cells
+//!   ends the pair early with the answer `B`. [`is_similar`] runs this with the largest distance
+//!   the threshold allows, computed once by [`max_distance`].
+//! - Costs of recursive pairs are remembered per pair of sibling classes (a dense table per
+//!   frame: a list of 60 product cards of a dozen shapes against another costs a dozen squared
+//!   recursions, not 3,600) and in a memo keyed by the structure of both subtrees, which a
+//!   workspace keeps across comparisons, so comparing one example with many pages of its template
+//!   meets the same pairs again for free. The memo is bounded and [`Rtdm::clear_cache`] empties
+//!   it.
 //! - The recursion runs on an explicit heap stack of frames (two rolling rows per frame in a
 //!   shared arena), so a 100,000-deep tree compares natively and in wasm without stack overflow.
-//!   All buffers live in a reusable [`Rtdm`] workspace; the free functions use a thread-local one.
-//! - [`Prepared`] keeps the children lists of a tree as flat vectors so one example page is
-//!   compared with thousands of pages without repeated work.
+//!   All buffers live in a reusable [`Rtdm`] workspace (allocation-free once warm); the free
+//!   functions and the [`Prepared`] methods use a thread-local one.
+//! - [`Prepared`] keeps the children lists of a tree as flat vectors (each child with its hash,
+//!   size, label and sibling class inline) so one example page is compared with thousands of
+//!   pages without repeated work.
 //!
-//! Each frame keeps its children ranges and rows, so a traceback (the mapping, for a UI) can be
-//! added later by keeping every row of each frame and the child results of matched cells.
+//! Like the identity test, the memo trusts 64-bit structural hashes (with sizes) to identify
+//! subtrees. Each frame keeps its children ranges and rows, so a traceback (the mapping, for a
+//! UI) can be added later by keeping every row of a frame and the child results of matched cells.
 //!
 //! # Example
 //!
@@ -145,6 +158,8 @@ impl Prepared {
     pub fn new(tree: Tree) -> Self {
         let mut lists = Lists::default();
         lists.build(&tree);
+        // The scratch map only serves building.
+        lists.scratch = HashMap::default();
         Prepared { tree, lists }
     }
 
@@ -203,6 +218,12 @@ impl Rtdm {
     /// An empty workspace.
     pub fn new() -> Self {
         Rtdm::default()
+    }
+
+    /// Forgets the costs of subtree pairs remembered from earlier comparisons (they are keyed by
+    /// structure, so keeping them is always valid; this only bounds memory or measures cold runs).
+    pub fn clear_cache(&mut self) {
+        self.core.memo.clear();
     }
 
     /// Exact distance between two prepared trees.
@@ -436,12 +457,24 @@ struct Frame {
     /// have no repeated class), and its row stride (number of classes of the second list).
     tab: u32,
     stride: u32,
-    /// Cursor: the cell `(i, j)` to compute next (rows `1..=m`, columns `0..=n`).
+    /// Cursor: the cell `(i, j)` to compute next (rows `1..=m`, columns `1..=n`; `j == 0`: the
+    /// row is not started).
     i: u32,
     j: u32,
-    /// Whether a cell of row `i` so far is below its cap.
-    alive: bool,
+    /// First and last live column of row `i - 1`: the cells outside are dead (at their cap) and
+    /// are neither stored nor read.
+    plo: u32,
+    phi: u32,
+    /// First and last live column of row `i` so far ([`NONE`] when none yet).
+    clo: u32,
+    chi: u32,
 }
+
+/// No column.
+const NONE: u32 = u32::MAX;
+/// The value read for a dead cell outside the live window: any value at or above a cell's cap
+/// keeps the invariant, and saturating arithmetic keeps it there.
+const DEAD: u32 = u32::MAX;
 
 /// [`Frame::tab`] of a frame without a class-pair table.
 const NO_TABLE: u32 = u32::MAX;
@@ -451,6 +484,9 @@ const MAX_TABLE: usize = 1 << 20;
 const UNKNOWN: u64 = u64::MAX;
 /// Class-pair table entry flag: the low 32 bits are the exact cost (else a lower bound).
 const EXACT: u64 = 1 << 32;
+/// Frames and cells (rows, table entries) a workspace keeps between comparisons.
+const KEEP_FRAMES: usize = 1 << 12;
+const KEEP_CELLS: usize = 1 << 18;
 /// The cross-comparison memo is cleared when it grows beyond this many pairs.
 const MAX_MEMO: usize = 1 << 16;
 
@@ -564,6 +600,11 @@ impl Core {
         self.frames.clear();
         self.rows.clear();
         self.table.clear();
+        // Give back what a pathological comparison (a very deep or very wide tree) grew; no-ops
+        // for the usual sizes.
+        self.frames.shrink_to(KEEP_FRAMES);
+        self.rows.shrink_to(KEEP_CELLS);
+        self.table.shrink_to(KEEP_CELLS);
         if self.memo.len() > MAX_MEMO {
             self.memo.clear();
         }
@@ -613,18 +654,47 @@ struct Arenas<'a> {
 /// `budget > 0`: strips the identical prefix and suffix, answers at once when one side is empty
 /// or the size difference exceeds the budget, else allocates the rows (and the class-pair table
 /// when a class repeats) and fills row 0.
-fn open(ar: &mut Arenas<'_>, a: View<'_>, b: View<'_>, x: Kid, y: Kid, budget: u32) -> Open {
-    let (alo0, ahi0) = a.range(x.node);
-    let (blo0, bhi0) = b.range(y.node);
-    let (mut alo, mut ahi, mut blo, mut bhi) = (alo0, ahi0, blo0, bhi0);
-    while alo < ahi && blo < bhi && a.kids[alo as usize].same(&b.kids[blo as usize]) {
-        alo += 1;
-        blo += 1;
-    }
-    while alo < ahi && blo < bhi && a.kids[ahi as usize - 1].same(&b.kids[bhi as usize - 1]) {
-        ahi -= 1;
-        bhi -= 1;
-    }
+fn open(
+    ar: &mut Arenas<'_>,
+    a: View<'_>,
+    b: View<'_>,
+    mut x: Kid,
+    mut y: Kid,
+    mut budget: u32,
+) -> Open {
+    let (alo0, ahi0, blo0, bhi0, alo, ahi, blo, bhi) = loop {
+        let (alo0, ahi0) = a.range(x.node);
+        let (blo0, bhi0) = b.range(y.node);
+        let (mut alo, mut ahi, mut blo, mut bhi) = (alo0, ahi0, blo0, bhi0);
+        while alo < ahi && blo < bhi && a.kids[alo as usize].same(&b.kids[blo as usize]) {
+            alo += 1;
+            blo += 1;
+        }
+        while alo < ahi && blo < bhi && a.kids[ahi as usize - 1].same(&b.kids[bhi as usize - 1]) {
+            ahi -= 1;
+            bhi -= 1;
+        }
+        if ahi - alo != 1 || bhi - blo != 1 {
+            break (alo0, ahi0, blo0, bhi0, alo, ahi, blo, bhi);
+        }
+        // One child against one (different) child: the distance is the smaller of replacing it
+        // and, for equal labels, the children's own distance. Descend without a frame, with the
+        // budget lowered to the replacement cost: min(rtdm(x1, y1), min(budget, replace)) is
+        // min(rtdm(x, y), budget).
+        let (x1, y1) = (a.kids[alo as usize], b.kids[blo as usize]);
+        let replace = x1.size.saturating_add(y1.size);
+        if x1.label != y1.label {
+            return Open::Done(replace.min(budget));
+        }
+        let lower = x1.size.abs_diff(y1.size);
+        if x1.size == 1 || y1.size == 1 || lower >= budget {
+            // A leaf against a tree of its label costs exactly the size difference.
+            return Open::Done(lower.min(budget));
+        }
+        budget = budget.min(replace);
+        x = x1;
+        y = y1;
+    };
     let span = |v: &View<'_>, lo: u32, hi: u32| -> (u32, u32) {
         if lo == hi {
             return (0, 0);
@@ -649,12 +719,18 @@ fn open(ar: &mut Arenas<'_>, a: View<'_>, b: View<'_>, x: Kid, y: Kid, budget: u
     // Row 0 (inserting b_1..b_j), capped: cap(0, j) = budget - |sum_a - rest_b(j)|.
     let r0 = &mut ar.rows[row..row + n + 1];
     r0[0] = 0;
+    // Live columns of row 0 run from 0 to the first dead one (its only predecessor is its left).
+    let mut phi = 0;
     let mut acc = 0u32;
     for (j, k) in b.kids[blo as usize..bhi as usize].iter().enumerate() {
         acc = acc.saturating_add(k.size);
         let rest_b = b_end - (k.node + k.size);
         let cap = budget.saturating_sub(sum_a.abs_diff(rest_b));
-        r0[j + 1] = acc.min(cap);
+        if acc >= cap {
+            break;
+        }
+        r0[j + 1] = acc;
+        phi = j as u32 + 1;
     }
     // A class-pair table pays off when a class repeats on either side.
     let (ka, kb) = (a.classes[x.node as usize], b.classes[y.node as usize]);
@@ -681,16 +757,23 @@ fn open(ar: &mut Arenas<'_>, a: View<'_>, b: View<'_>, x: Kid, y: Kid, budget: u
         stride,
         i: 1,
         j: 0,
-        alive: false,
+        plo: 0,
+        phi,
+        clo: NONE,
+        chi: NONE,
     })
 }
 
 /// Runs frame `f` from its cursor until it needs a recursive result or finishes. `pending` is the
 /// recursive result for the cell at the cursor, when resuming.
 ///
-/// Invariant: with `cap(i, j) = budget - |rest_a(i) - rest_b(j)|`, every stored cell `V` satisfies
-/// `min(V, cap) == min(M, cap)` for the true DP value `M`, and `V <= cap`. A full row of capped
-/// cells proves `distance >= budget`.
+/// Invariant: with `cap(i, j) = budget - |rest_a(i) - rest_b(j)|`, every cell value `V` read
+/// (stored, or [`DEAD`]) satisfies `min(V, cap) == min(M, cap)` for the true DP value `M`; a cell
+/// is live when `V < cap`, and a dead cell may hold any value at or above its cap. Only the live
+/// window of a row is computed: from the first live column of the previous row to one past its
+/// last live column, then on to the right while the cell to the left is live. Dead cells at the
+/// window's borders are overwritten with [`DEAD`] so the loop reads its neighbours without tests.
+/// A row without live cells proves `distance >= budget`.
 fn step(
     ar: &mut Arenas<'_>,
     memo: &mut Memo,
@@ -700,8 +783,8 @@ fn step(
     mut pending: Option<u32>,
 ) -> Step {
     let m = f.ahi - f.alo;
-    let n = (f.bhi - f.blo) as usize;
-    let w = n + 1;
+    let n = f.bhi - f.blo;
+    let w = n as usize + 1;
     let base = f.row as usize;
     let rows = &mut ar.rows[base..base + 2 * w];
     let table: &mut [u64] = if f.tab == NO_TABLE {
@@ -713,45 +796,77 @@ fn step(
     let akids = &a.kids[f.alo as usize..f.ahi as usize];
     let bkids = &b.kids[f.blo as usize..f.bhi as usize];
     let budget = f.budget;
+    let b_end = f.b_end;
     while f.i <= m {
         let (r0, r1) = rows.split_at_mut(w);
         // Row i is stored in half `i % 2`, row i - 1 in the other one.
-        let (prev, cur): (&[u32], &mut [u32]) = if f.i & 1 == 1 { (r0, r1) } else { (r1, r0) };
+        let (prev, cur) = if f.i & 1 == 1 { (r0, r1) } else { (r1, r0) };
         let ai = akids[f.i as usize - 1];
         let sa = ai.size;
         let rest_a = f.a_end - (ai.node + sa);
         let trow = ai.cls as usize * stride;
+        let (plo, phi) = (f.plo, f.phi);
         if f.j == 0 {
-            let cap = budget.saturating_sub(rest_a.abs_diff(f.sum_b));
-            let v = prev[0].saturating_add(sa).min(cap);
-            cur[0] = v;
-            f.alive = v < cap;
-            f.j = 1;
+            if plo == 0 {
+                let cap = budget.saturating_sub(rest_a.abs_diff(f.sum_b));
+                let v = prev[0].saturating_add(sa);
+                if v < cap {
+                    cur[0] = v;
+                    f.clo = 0;
+                    f.chi = 0;
+                } else {
+                    cur[0] = DEAD;
+                }
+            } else {
+                prev[plo as usize - 1] = DEAD;
+                cur[plo as usize - 1] = DEAD;
+            }
+            if phi < n {
+                prev[phi as usize + 1] = DEAD;
+            }
+            f.j = plo.max(1);
         }
-        while f.j as usize <= n {
+        let cap_of = |bj: &Kid| budget.saturating_sub(rest_a.abs_diff(b_end - (bj.node + bj.size)));
+        if let Some(c) = pending.take() {
+            // Resuming: the recursive call for this cell had the budget `alt - d`.
+            let j = f.j as usize;
+            let bj = bkids[j - 1];
+            let cap = cap_of(&bj);
+            let alt = prev[j]
+                .saturating_add(sa)
+                .min(cur[j - 1].saturating_add(bj.size))
+                .min(cap);
+            let d = prev[j - 1];
+            let entry = if c < alt - d {
+                EXACT | u64::from(c)
+            } else {
+                u64::from(c)
+            };
+            if let Some(slot) = table.get_mut(trow + bj.cls as usize) {
+                *slot = entry;
+            }
+            memo.insert(PairKey::of(&ai, &bj), entry);
+            let v = alt.min(d.saturating_add(c));
+            cur[j] = v;
+            if v < cap {
+                f.clo = f.clo.min(f.j);
+                f.chi = f.j;
+            }
+            f.j += 1;
+        }
+        // The window: up, left and diagonal neighbours are all readable.
+        let stop = n.min(phi + 1);
+        while f.j <= stop {
             let j = f.j as usize;
             let bj = bkids[j - 1];
             let sb = bj.size;
-            let rest_b = f.b_end - (bj.node + sb);
-            let cap = budget.saturating_sub(rest_a.abs_diff(rest_b));
+            let cap = cap_of(&bj);
             let alt = prev[j]
                 .saturating_add(sa)
                 .min(cur[j - 1].saturating_add(sb))
                 .min(cap);
             let d = prev[j - 1];
-            let v = if let Some(c) = pending.take() {
-                // The recursive call for this cell had the budget `alt - d`.
-                let entry = if c < alt - d {
-                    EXACT | u64::from(c)
-                } else {
-                    u64::from(c)
-                };
-                if let Some(slot) = table.get_mut(trow + bj.cls as usize) {
-                    *slot = entry;
-                }
-                memo.insert(PairKey::of(&ai, &bj), entry);
-                alt.min(d.saturating_add(c))
-            } else if ai.same(&bj) {
+            let v = if ai.same(&bj) {
                 alt.min(d)
             } else if ai.label != bj.label {
                 alt.min(d.saturating_add(sa).saturating_add(sb))
@@ -784,17 +899,40 @@ fn step(
                 }
             };
             cur[j] = v;
-            f.alive |= v < cap;
+            if v < cap {
+                f.clo = f.clo.min(f.j);
+                f.chi = f.j;
+            }
             f.j += 1;
         }
-        if !f.alive {
+        // Past the window only the left neighbour can be live.
+        while f.j <= n && f.chi == f.j - 1 {
+            let j = f.j as usize;
+            let bj = bkids[j - 1];
+            let v = cur[j - 1].saturating_add(bj.size);
+            if v >= cap_of(&bj) {
+                break;
+            }
+            cur[j] = v;
+            f.chi = f.j;
+            f.j += 1;
+        }
+        if f.clo == NONE {
             return Step::Done(budget);
         }
+        f.plo = f.clo;
+        f.phi = f.chi;
+        f.clo = NONE;
+        f.chi = NONE;
         f.i += 1;
         f.j = 0;
     }
+    // Row m is in half `m % 2`; its last cell is live only if it is below the budget.
+    if f.phi != n {
+        return Step::Done(budget);
+    }
     let last = if m & 1 == 1 { &rows[w..] } else { &rows[..w] };
-    Step::Done(last[n].min(budget))
+    Step::Done(last[n as usize])
 }
 
 #[cfg(test)]
@@ -931,6 +1069,42 @@ mod tests {
         let (pa, pc) = (Prepared::new(a), Prepared::new(c));
         assert_eq!(pa.compare(&pc).distance, 1);
         assert_eq!(pa.distance_bounded(&pc, 7), 1);
+    }
+
+    /// `a(x a(x a(… a(x))))`, `depth` levels of an `a` with a leaf `x` and the next level.
+    fn comb(depth: usize, leaf: &str) -> Tree {
+        let mut labels = Vec::new();
+        let mut parents: Vec<Option<NodeId>> = Vec::new();
+        for k in 0..depth {
+            let a = labels.len() as NodeId;
+            labels.push(Label::of("a"));
+            parents.push(k.checked_sub(1).map(|_| a - 2));
+            labels.push(Label::of(leaf));
+            parents.push(Some(a));
+        }
+        Tree::from_preorder(labels, &parents, vec![]).unwrap()
+    }
+
+    #[test]
+    fn deep_combs_use_the_explicit_stack() {
+        // Every level is a 2×2 alignment that recurses into the next level: 100,000 frames.
+        let n = 100_000;
+        let (a, b) = (comb(n, "x"), comb(n, "y"));
+        assert_eq!(a.height() as usize, n);
+        assert_eq!(distance(&a, &b), 2 * n as u32);
+        assert_eq!(distance_bounded(&a, &b, 1_000), 1_000);
+        assert!(is_similar(&a, &b, 0.49));
+        assert!(!is_similar(&a, &b, 0.51));
+        let c = comb(n - 1, "x");
+        assert_eq!(distance(&a, &c), 2);
+        assert_eq!(Prepared::new(c).distance(&Prepared::new(a)), 2);
+        // The workspace gives the deep stack back afterwards.
+        let mut ws = Rtdm::new();
+        let (pa, pb) = (Prepared::new(comb(n, "x")), Prepared::new(comb(n, "y")));
+        assert_eq!(ws.distance(&pa, &pb), 2 * n as u32);
+        let small = Prepared::new(t("a(b c)"));
+        assert_eq!(ws.distance(&small, &Prepared::new(t("a(c)"))), 1);
+        assert!(ws.core.frames.capacity() <= KEEP_FRAMES);
     }
 
     #[test]

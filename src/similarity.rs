@@ -437,7 +437,7 @@ mod tests {
         assert!(out.outline().contains("div.sect1\n"));
         assert_eq!(out.outline().matches("  p\n").count(), 1);
         // Single-child wrappers do not count towards the depth cut; branching nodes do.
-        let chain = Tree::parse_shape("a(b(c(d(e(f(g(h(i(j(k)))))))))))").unwrap();
+        let chain = Tree::parse_shape(&format!("{}k{}", "w(".repeat(12), ")".repeat(12))).unwrap();
         assert_eq!(View::default().apply(&chain).len(), chain.len());
         let mut shape = String::from("x");
         for _ in 0..12 {
