@@ -13,3 +13,5 @@ pub mod devsites;
 pub mod eval;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm_bench;

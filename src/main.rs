@@ -4,222 +4,234 @@
 //! `eval-similarity`, `train-classifier`. Pages are read from files (HTTP fetching comes with the
 //! crawler). Exit codes: 0 success, 1 failure, 2 usage error.
 
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+#[cfg(not(target_arch = "wasm32"))]
+fn main() -> std::process::ExitCode {
+    cli::main()
+}
 
-use exemplar::devsites;
-use exemplar::dom::{Page, ParseOptions};
-use exemplar::similarity::{Options, compare_pages};
+/// The wasm build of the package compiles every target; the CLI is native only.
+#[cfg(target_arch = "wasm32")]
+fn main() {}
 
-const USAGE: &str = "usage:
+#[cfg(not(target_arch = "wasm32"))]
+mod cli {
+    use std::path::{Path, PathBuf};
+    use std::process::ExitCode;
+
+    use exemplar::devsites;
+    use exemplar::dom::{Page, ParseOptions};
+    use exemplar::similarity::{Options, compare_pages};
+
+    const USAGE: &str = "usage:
   exemplar classify FILE...
   exemplar similarity A.html B.html [--threshold T]
   exemplar demo DIR --entry FILE --example FILE
   exemplar eval-similarity [--sites dev-sites.toml] [--out docs/similarity.md]
   exemplar train-classifier [--sites dev-sites.toml] [--model data/classifier.json] [--report docs/classifier.md]";
 
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(cmd) = args.first() else {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
-    };
-    let rest = &args[1..];
-    let result = match cmd.as_str() {
-        "classify" => classify(rest),
-        "similarity" => similarity(rest),
-        "demo" => demo(rest),
-        "outline" => outline(rest),
-        "eval-similarity" => eval_similarity(rest),
-        "train-classifier" => train_classifier(rest),
-        "-h" | "--help" | "help" => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        _ => {
-            eprintln!("exemplar: unknown command {cmd:?}\n{USAGE}");
+    pub fn main() -> ExitCode {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let Some(cmd) = args.first() else {
+            eprintln!("{USAGE}");
             return ExitCode::from(2);
-        }
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("exemplar: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// The value after `--name`, if present.
-fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .map(String::as_str)
-}
-
-/// Positional arguments (not flags or flag values).
-fn positional(args: &[String]) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut skip = false;
-    for a in args {
-        if skip {
-            skip = false;
-        } else if a.starts_with("--") {
-            skip = true;
-        } else {
-            out.push(a.as_str());
-        }
-    }
-    out
-}
-
-/// Reads and parses a page file; its URL is a `file://` URL of the path.
-fn read_page(path: &Path) -> Result<Page, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let abs = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let url = format!("file://{}", abs.display());
-    Page::parse(&bytes, &url, None, &ParseOptions::default())
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn classify(args: &[String]) -> Result<(), String> {
-    let files = positional(args);
-    if files.is_empty() {
-        return Err(format!("classify needs at least one file\n{USAGE}"));
-    }
-    for f in files {
-        let page = read_page(Path::new(f))?;
-        let c = exemplar::classify::classify(&page);
-        println!("{f}\t{:?}\t{:.2}", c.kind, c.confidence);
-    }
-    Ok(())
-}
-
-fn similarity(args: &[String]) -> Result<(), String> {
-    let files = positional(args);
-    let [a, b] = files[..] else {
-        return Err(format!("similarity needs two files\n{USAGE}"));
-    };
-    let mut options = Options::default();
-    if let Some(t) = flag(args, "--threshold") {
-        options.threshold = t.parse().map_err(|_| format!("bad threshold {t:?}"))?;
-    }
-    options.validate()?;
-    let (pa, pb) = (read_page(Path::new(a))?, read_page(Path::new(b))?);
-    let v = compare_pages(&pa, &pb, &options);
-    println!(
-        "similarity {:.4}  distance {}  sizes {} / {} (view)  {} at θ = {}",
-        v.comparison.similarity,
-        v.comparison.distance,
-        v.comparison.size_a,
-        v.comparison.size_b,
-        if v.similar { "similar" } else { "not similar" },
-        v.threshold
-    );
-    Ok(())
-}
-
-fn demo(args: &[String]) -> Result<(), String> {
-    let dir = positional(args)
-        .first()
-        .map(PathBuf::from)
-        .ok_or_else(|| format!("demo needs a directory\n{USAGE}"))?;
-    let example = flag(args, "--example").ok_or("demo needs --example FILE")?;
-    let entry = flag(args, "--entry").unwrap_or("index.html");
-    let example_page = read_page(&dir.join(example))?;
-    let mut ex = exemplar::similarity::Example::new(&example_page, Options::default());
-    let mut files = Vec::new();
-    let mut dirs = vec![dir.clone()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d)
-            .map_err(|e| format!("{}: {e}", d.display()))?
-            .flatten()
-        {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "html") {
-                files.push(p);
+        };
+        let rest = &args[1..];
+        let result = match cmd.as_str() {
+            "classify" => classify(rest),
+            "similarity" => similarity(rest),
+            "demo" => demo(rest),
+            "outline" => outline(rest),
+            "eval-similarity" => eval_similarity(rest),
+            "train-classifier" => train_classifier(rest),
+            "-h" | "--help" | "help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            _ => {
+                eprintln!("exemplar: unknown command {cmd:?}\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        };
+        match result {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("exemplar: {e}");
+                ExitCode::FAILURE
             }
         }
     }
-    files.sort();
-    println!(
-        "Exemplar demo on {} (entry {entry}, example {example})",
-        dir.display()
-    );
-    println!(
-        "{:<44} {:<7} {:>5}  {:>10}",
-        "page", "kind", "conf", "similarity"
-    );
-    let mut similar = Vec::new();
-    for f in &files {
-        let rel = f.strip_prefix(&dir).unwrap_or(f).display().to_string();
-        let page = read_page(f)?;
-        let c = exemplar::classify::classify(&page);
-        let v = ex.compare(&page);
-        println!(
-            "{rel:<52} {:<7} {:>5.2}  {:>10.3}{}",
-            format!("{:?}", c.kind).to_lowercase(),
-            c.confidence,
-            v.comparison.similarity,
-            if v.similar {
-                "  ← like the example"
+
+    /// The value after `--name`, if present.
+    fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .map(String::as_str)
+    }
+
+    /// Positional arguments (not flags or flag values).
+    fn positional(args: &[String]) -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut skip = false;
+        for a in args {
+            if skip {
+                skip = false;
+            } else if a.starts_with("--") {
+                skip = true;
             } else {
-                ""
+                out.push(a.as_str());
             }
-        );
-        if v.similar {
-            similar.push(rel);
         }
+        out
     }
-    println!(
-        "\nLearned: {} of {} pages are like the example at θ = {} ({:?} view).",
-        similar.len(),
-        files.len(),
-        ex.options().threshold,
-        ex.options().view.collapse
-    );
-    Ok(())
-}
 
-/// Prints the tree of a page under the default similarity view (a debugging aid).
-fn outline(args: &[String]) -> Result<(), String> {
-    let file = positional(args)
-        .first()
-        .copied()
-        .ok_or("outline needs a file")?;
-    let page = read_page(Path::new(file))?;
-    print!("{}", Options::default().view.apply(&page.tree).outline());
-    Ok(())
-}
-
-fn sites_path(args: &[String]) -> PathBuf {
-    PathBuf::from(flag(args, "--sites").unwrap_or(devsites::DEFAULT_SITES))
-}
-
-fn eval_similarity(args: &[String]) -> Result<(), String> {
-    let sites = devsites::load(&sites_path(args))?;
-    if let Some(missing) = sites.iter().find(|s| !s.available()) {
-        return Err(format!(
-            "site {} is not installed ({}): run ./build.sh setup",
-            missing.name, missing.package
-        ));
+    /// Reads and parses a page file; its URL is a `file://` URL of the path.
+    fn read_page(path: &Path) -> Result<Page, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let abs = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let url = format!("file://{}", abs.display());
+        Page::parse(&bytes, &url, None, &ParseOptions::default())
+            .map_err(|e| format!("{}: {e}", path.display()))
     }
-    let report = exemplar::eval::similarity_report(&sites)?;
-    let out = flag(args, "--out").unwrap_or("docs/similarity.md");
-    if let Some(dir) = Path::new(out).parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    std::fs::write(out, &report).map_err(|e| format!("{out}: {e}"))?;
-    println!("{report}\nwritten to {out}");
-    Ok(())
-}
 
-fn train_classifier(args: &[String]) -> Result<(), String> {
-    let sites = devsites::load(&sites_path(args))?;
-    let model = flag(args, "--model").unwrap_or("data/classifier.json");
-    let report = flag(args, "--report").unwrap_or("docs/classifier.md");
-    exemplar::classify::train::run(&sites, Path::new(model), Path::new(report))
+    fn classify(args: &[String]) -> Result<(), String> {
+        let files = positional(args);
+        if files.is_empty() {
+            return Err(format!("classify needs at least one file\n{USAGE}"));
+        }
+        for f in files {
+            let page = read_page(Path::new(f))?;
+            let c = exemplar::classify::classify(&page);
+            println!("{f}\t{:?}\t{:.2}", c.kind, c.confidence);
+        }
+        Ok(())
+    }
+
+    fn similarity(args: &[String]) -> Result<(), String> {
+        let files = positional(args);
+        let [a, b] = files[..] else {
+            return Err(format!("similarity needs two files\n{USAGE}"));
+        };
+        let mut options = Options::default();
+        if let Some(t) = flag(args, "--threshold") {
+            options.threshold = t.parse().map_err(|_| format!("bad threshold {t:?}"))?;
+        }
+        options.validate()?;
+        let (pa, pb) = (read_page(Path::new(a))?, read_page(Path::new(b))?);
+        let v = compare_pages(&pa, &pb, &options);
+        println!(
+            "similarity {:.4}  distance {}  sizes {} / {} (view)  {} at θ = {}",
+            v.comparison.similarity,
+            v.comparison.distance,
+            v.comparison.size_a,
+            v.comparison.size_b,
+            if v.similar { "similar" } else { "not similar" },
+            v.threshold
+        );
+        Ok(())
+    }
+
+    fn demo(args: &[String]) -> Result<(), String> {
+        let dir = positional(args)
+            .first()
+            .map(PathBuf::from)
+            .ok_or_else(|| format!("demo needs a directory\n{USAGE}"))?;
+        let example = flag(args, "--example").ok_or("demo needs --example FILE")?;
+        let entry = flag(args, "--entry").unwrap_or("index.html");
+        let example_page = read_page(&dir.join(example))?;
+        let mut ex = exemplar::similarity::Example::new(&example_page, Options::default());
+        let mut files = Vec::new();
+        let mut dirs = vec![dir.clone()];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d)
+                .map_err(|e| format!("{}: {e}", d.display()))?
+                .flatten()
+            {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "html") {
+                    files.push(p);
+                }
+            }
+        }
+        files.sort();
+        println!(
+            "Exemplar demo on {} (entry {entry}, example {example})",
+            dir.display()
+        );
+        println!(
+            "{:<44} {:<7} {:>5}  {:>10}",
+            "page", "kind", "conf", "similarity"
+        );
+        let mut similar = Vec::new();
+        for f in &files {
+            let rel = f.strip_prefix(&dir).unwrap_or(f).display().to_string();
+            let page = read_page(f)?;
+            let c = exemplar::classify::classify(&page);
+            let v = ex.compare(&page);
+            println!(
+                "{rel:<52} {:<7} {:>5.2}  {:>10.3}{}",
+                format!("{:?}", c.kind).to_lowercase(),
+                c.confidence,
+                v.comparison.similarity,
+                if v.similar {
+                    "  ← like the example"
+                } else {
+                    ""
+                }
+            );
+            if v.similar {
+                similar.push(rel);
+            }
+        }
+        println!(
+            "\nLearned: {} of {} pages are like the example at θ = {} ({:?} view).",
+            similar.len(),
+            files.len(),
+            ex.options().threshold,
+            ex.options().view.collapse
+        );
+        Ok(())
+    }
+
+    /// Prints the tree of a page under the default similarity view (a debugging aid).
+    fn outline(args: &[String]) -> Result<(), String> {
+        let file = positional(args)
+            .first()
+            .copied()
+            .ok_or("outline needs a file")?;
+        let page = read_page(Path::new(file))?;
+        print!("{}", Options::default().view.apply(&page.tree).outline());
+        Ok(())
+    }
+
+    fn sites_path(args: &[String]) -> PathBuf {
+        PathBuf::from(flag(args, "--sites").unwrap_or(devsites::DEFAULT_SITES))
+    }
+
+    fn eval_similarity(args: &[String]) -> Result<(), String> {
+        let sites = devsites::load(&sites_path(args))?;
+        if let Some(missing) = sites.iter().find(|s| !s.available()) {
+            return Err(format!(
+                "site {} is not installed ({}): run ./build.sh setup",
+                missing.name, missing.package
+            ));
+        }
+        let report = exemplar::eval::similarity_report(&sites)?;
+        let out = flag(args, "--out").unwrap_or("docs/similarity.md");
+        if let Some(dir) = Path::new(out).parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        std::fs::write(out, &report).map_err(|e| format!("{out}: {e}"))?;
+        println!("{report}\nwritten to {out}");
+        Ok(())
+    }
+
+    fn train_classifier(args: &[String]) -> Result<(), String> {
+        let sites = devsites::load(&sites_path(args))?;
+        let model = flag(args, "--model").unwrap_or("data/classifier.json");
+        let report = flag(args, "--report").unwrap_or("docs/classifier.md");
+        exemplar::classify::train::run(&sites, Path::new(model), Path::new(report))
+    }
 }

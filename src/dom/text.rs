@@ -2,7 +2,7 @@
 //! charset decoding of response bytes.
 //!
 //! Owns the language data's loading (stop-word lists are data files under `data/stopwords/`),
-//! not the choice of which text is visible (that is [`crate::dom::page`]'s).
+//! not the choice of which text is visible (that is the page walk's, in `dom::page`).
 
 use std::collections::HashSet;
 use std::sync::OnceLock;

@@ -1,0 +1,326 @@
+#!/usr/bin/env bash
+# Exemplar's one build script.
+#
+#   ./build.sh                  setup, build the wasm + extension (dist/) + native CLI, run the demo
+#   ./build.sh test             what CI runs: fmt, clippy, native tests, wasm tests in headless
+#                               Chromium, browser end-to-end tests
+#   ./build.sh setup            install what is missing (wasm target, wasm-bindgen-cli, Debian
+#                               packages, npm packages); skips everything already there
+#   ./build.sh wasm             only the wasm build + extension/pkg, www/pkg, dist/
+#   ./build.sh eval-similarity [ARGS]   exemplar eval-similarity ARGS (release build)
+#   ./build.sh train-classifier [ARGS]  exemplar train-classifier ARGS (release build)
+#   ./build.sh bench [ARGS]     bash bench/run.sh ARGS
+#   ./build.sh fuzz [ARGS]      bash fuzz/run.sh ARGS
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+ROOT=$PWD
+
+APT_PACKAGES=(chromium chromium-driver postgresql-doc-15 libcommons-lang3-java-doc libsfml-doc python3.11-doc)
+WASM_TARGET=wasm32-unknown-unknown
+WASM_FILE=target/$WASM_TARGET/release/exemplar.wasm
+DEMO_SITE=tests/fixtures/demo-site
+DEMO_EXAMPLE=imovel/101-apartamento-2-quartos-lapa.html
+FIREFOX_ID=exemplar@exemplar.dev
+
+# ---------------------------------------------------------------- helpers
+
+STEP_NAMES=()
+STEP_TIMES=()
+STEP_START=0
+if [[ -t 1 ]]; then BOLD=$'\e[1m'; RESET=$'\e[0m'; else BOLD=''; RESET=''; fi
+
+section() { printf '\n%s==> %s%s\n' "$BOLD" "$*" "$RESET"; }
+notice() { printf '    note: %s\n' "$*"; }
+die() { printf 'build.sh: error: %s\n' "$*" >&2; exit 1; }
+
+# step TITLE CMD...: prints a header, runs CMD (set -e stops the script on failure), records the time.
+CURRENT_STEP=''
+step() {
+  local title=$1 start
+  shift
+  section "$title"
+  CURRENT_STEP=$title
+  STEP_START=$SECONDS
+  start=$SECONDS
+  "$@"
+  CURRENT_STEP=''
+  STEP_NAMES+=("$title")
+  STEP_TIMES+=($((SECONDS - start)))
+  printf '    (%ss)\n' "$((SECONDS - start))"
+}
+
+print_times() {
+  local i
+  for i in "${!STEP_NAMES[@]}"; do
+    printf '    %5ss  %s\n' "${STEP_TIMES[$i]}" "${STEP_NAMES[$i]}"
+  done
+}
+
+summary() {
+  section "Done"
+  print_times
+}
+
+BROWSER_TMP=''
+on_exit() {
+  local status=$?
+  if [[ $status -ne 0 && -n $CURRENT_STEP ]]; then
+    printf '\n%s==> FAILED: %s (after %ss, exit status %s)%s\n' "$BOLD" "$CURRENT_STEP" \
+      "$((SECONDS - STEP_START))" "$status" "$RESET" >&2
+    print_times >&2
+  fi
+  if [[ -n $BROWSER_TMP ]]; then rm -rf "$BROWSER_TMP"; fi
+}
+trap on_exit EXIT
+
+as_root() {
+  if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi
+}
+
+have_deb() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+# The wasm-bindgen version Cargo.lock resolved; the CLI must match it exactly.
+wasm_bindgen_version() {
+  awk '$0 == "name = \"wasm-bindgen\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
+}
+
+# Browsers write crash reports, dconf and caches under $HOME and $TMPDIR: give them throwaway ones.
+# CARGO_HOME/RUSTUP_HOME are pinned first so cargo and rustup still find the toolchain.
+browser_env() {
+  if [[ -z $BROWSER_TMP ]]; then
+    export CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}" RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}"
+    BROWSER_TMP=$(mktemp -d "${TMPDIR:-/tmp}/exemplar-browser.XXXXXX")
+    mkdir -p "$BROWSER_TMP/home" "$BROWSER_TMP/tmp"
+  fi
+}
+
+# ---------------------------------------------------------------- setup
+
+setup_rust() {
+  local installed
+  installed=$(rustup target list --installed)
+  grep -qx "$WASM_TARGET" <<<"$installed" || rustup target add "$WASM_TARGET"
+  installed=$(rustup component list --installed)
+  grep -q '^rustfmt' <<<"$installed" || rustup component add rustfmt
+  grep -q '^clippy' <<<"$installed" || rustup component add clippy
+
+  local want have=''
+  want=$(wasm_bindgen_version)
+  [[ -n $want ]] || die "no wasm-bindgen entry in Cargo.lock (run cargo generate-lockfile)"
+  if command -v wasm-bindgen >/dev/null && command -v wasm-bindgen-test-runner >/dev/null; then
+    have=$(wasm-bindgen --version | awk '{print $2}')
+  fi
+  if [[ $have == "$want" ]]; then
+    echo "    wasm-bindgen-cli $want already installed"
+  else
+    echo "    installing wasm-bindgen-cli $want (have: ${have:-none}); takes a few minutes"
+    # No --locked: the CLI's own lockfile pins a crate version the registry does not serve.
+    cargo install wasm-bindgen-cli --version "$want" --force
+  fi
+}
+
+setup_apt() {
+  local missing=() p
+  for p in "${APT_PACKAGES[@]}"; do
+    have_deb "$p" || missing+=("$p")
+  done
+  if ((${#missing[@]} == 0)); then
+    echo "    Debian packages already installed"
+    return
+  fi
+  echo "    installing: ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+setup_npm() {
+  local sum stamp=node_modules/.exemplar-lock.sha256
+  sum=$(sha256sum package.json package-lock.json | sha256sum | cut -d' ' -f1)
+  if [[ -f $stamp && $(<"$stamp") == "$sum" ]]; then
+    echo "    node_modules matches package-lock.json"
+    return
+  fi
+  npm ci --no-audit --no-fund
+  echo "$sum" >"$stamp"
+}
+
+cmd_setup() {
+  step "setup: Rust target, components, wasm-bindgen-cli" setup_rust
+  step "setup: Debian packages" setup_apt
+  step "setup: npm packages" setup_npm
+}
+
+# ---------------------------------------------------------------- wasm + extension + playground
+
+build_wasm() {
+  cargo build --lib --release --target "$WASM_TARGET"
+  local out
+  out=$(mktemp -d "${TMPDIR:-/tmp}/exemplar-pkg.XXXXXX")
+  wasm-bindgen --target web --out-dir "$out" "$WASM_FILE"
+  if [[ -x node_modules/.bin/wasm-opt ]]; then
+    local before after
+    before=$(stat -c %s "$out/exemplar_bg.wasm")
+    npx --no-install wasm-opt -O3 "$out/exemplar_bg.wasm" -o "$out/exemplar_bg.opt.wasm"
+    mv "$out/exemplar_bg.opt.wasm" "$out/exemplar_bg.wasm"
+    after=$(stat -c %s "$out/exemplar_bg.wasm")
+    echo "    wasm-opt -O3: $before -> $after bytes"
+  else
+    notice "npm package binaryen not installed: skipping wasm-opt (the module works unoptimized)"
+  fi
+  local dir
+  for dir in extension/pkg www/pkg; do
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    cp "$out"/* "$dir"/
+  done
+  rm -rf "$out"
+  echo "    $(stat -c %s extension/pkg/exemplar_bg.wasm) bytes -> extension/pkg/, www/pkg/"
+}
+
+# One manifest source (extension/manifest.json, which carries both background forms and the Gecko id,
+# so the folder itself loads unpacked in either browser), rewritten per browser.
+build_extensions() {
+  local version browser
+  version=$(awk -F'"' '/^version = / { print $2; exit }' Cargo.toml)
+  for browser in chrome firefox; do
+    rm -rf "dist/$browser" "dist/exemplar-$browser.zip"
+    mkdir -p "dist/$browser"
+    cp -r extension/. "dist/$browser/"
+    node --input-type=module - "dist/$browser/manifest.json" "$browser" "$version" "$FIREFOX_ID" <<'EOF'
+import { readFileSync, writeFileSync } from 'node:fs';
+const [file, browser, version, geckoId] = process.argv.slice(2);
+const m = JSON.parse(readFileSync(file, 'utf8'));
+m.version = version;
+const worker = m.background.service_worker ?? m.background.scripts[0];
+if (browser === 'chrome') {
+  m.background = { service_worker: worker, type: 'module' };
+  delete m.browser_specific_settings;
+} else {
+  m.background = { scripts: [worker], type: 'module' };
+  m.browser_specific_settings = { gecko: { strict_min_version: '128.0', ...m.browser_specific_settings?.gecko, id: geckoId } };
+}
+writeFileSync(file, JSON.stringify(m, null, 2) + '\n');
+EOF
+    python3 - "dist/$browser" "dist/exemplar-$browser.zip" <<'EOF'
+import os, sys, zipfile
+src, dst = sys.argv[1:]
+with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as z:
+    for base, dirs, files in os.walk(src):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(base, name)
+            z.write(path, os.path.relpath(path, src))
+EOF
+    echo "    dist/$browser/ and dist/exemplar-$browser.zip"
+  done
+}
+
+# The playground's two sample pages come from the demo site.
+build_www() {
+  mkdir -p www/samples
+  cp "$DEMO_SITE/imoveis/apartamentos.html" www/samples/listing.html
+  cp "$DEMO_SITE/$DEMO_EXAMPLE" www/samples/entity.html
+  cp "$DEMO_SITE/imovel/115-casa-5-quartos-tatuape.html" www/samples/entity-2.html
+  echo "    www/ (pkg, samples)"
+}
+
+cmd_wasm() {
+  step "wasm: cargo build --target $WASM_TARGET, wasm-bindgen, wasm-opt" build_wasm
+  step "extension: dist/chrome, dist/firefox (+ zips)" build_extensions
+  step "playground: www/" build_www
+}
+
+# ---------------------------------------------------------------- native CLI + demo
+
+build_cli() {
+  [[ -f src/main.rs ]] || { notice "src/main.rs not written yet: no native CLI to build"; return; }
+  cargo build --release --bin exemplar
+}
+
+run_demo() {
+  local bin=target/release/exemplar
+  if [[ ! -x $bin ]] || ! grep -rqs --include='*.rs' '"demo"' src/; then
+    notice "the native CLI has no 'demo' subcommand yet; skipping the demo"
+    return
+  fi
+  echo "    $bin demo $DEMO_SITE --entry index.html --example $DEMO_EXAMPLE"
+  "$bin" demo "$DEMO_SITE" --entry index.html --example "$DEMO_EXAMPLE"
+}
+
+cmd_default() {
+  cmd_setup
+  cmd_wasm
+  step "native CLI: cargo build --release --bin exemplar" build_cli
+  step "demo: exemplar learns from one example page of the bundled demo site" run_demo
+  summary
+}
+
+# ---------------------------------------------------------------- test (CI)
+
+test_fmt() { cargo fmt --all -- --check; }
+test_clippy() { cargo clippy --all-targets -- -D warnings; }
+# The wasm-only code (src/wasm.rs, tests/wasm.rs) is invisible to the native clippy run.
+test_clippy_wasm() { cargo clippy --target "$WASM_TARGET" --lib --test wasm -- -D warnings; }
+test_doc() { RUSTDOCFLAGS='-D warnings' cargo doc --no-deps --lib; }
+test_native() { cargo test; }
+
+test_wasm() {
+  browser_env
+  # .cargo/config.toml names wasm-bindgen-test-runner as the runner; webdriver.json (crate root) gives
+  # chromedriver the headless/no-sandbox arguments.
+  HOME=$BROWSER_TMP/home TMPDIR=$BROWSER_TMP/tmp CHROMEDRIVER=/usr/bin/chromedriver \
+    CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+    cargo test --target "$WASM_TARGET" --test wasm
+}
+
+test_e2e() {
+  browser_env
+  HOME=$BROWSER_TMP/home TMPDIR=$BROWSER_TMP/tmp node --test tests/e2e/
+}
+
+cmd_test() {
+  cmd_setup
+  step "cargo fmt --check" test_fmt
+  step "cargo clippy --all-targets -D warnings" test_clippy
+  step "cargo clippy (wasm32: lib + tests/wasm.rs) -D warnings" test_clippy_wasm
+  step "cargo doc (-D warnings)" test_doc
+  step "cargo test (native, incl. doc tests)" test_native
+  cmd_wasm
+  step "wasm tests in headless Chromium (wasm-bindgen-test-runner + chromedriver)" test_wasm
+  step "browser end-to-end tests (node --test tests/e2e/, playwright-core + Chromium)" test_e2e
+  summary
+}
+
+# ---------------------------------------------------------------- thin wrappers
+
+run_script() {
+  local script=$1
+  shift
+  [[ -f $script ]] || die "$script does not exist yet"
+  bash "$script" "$@"
+}
+
+cli() {
+  [[ -f src/main.rs ]] || die "the native CLI (src/main.rs) does not exist yet"
+  cargo run --release --bin exemplar -- "$@"
+}
+
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+
+cmd=${1:-}
+[[ $# -gt 0 ]] && shift
+case $cmd in
+  '') cmd_default ;;
+  setup) cmd_setup; summary ;;
+  test) cmd_test ;;
+  wasm) cmd_wasm; summary ;;
+  eval-similarity) cli eval-similarity "$@" ;;
+  train-classifier) cli train-classifier "$@" ;;
+  bench) run_script bench/run.sh "$@" ;;
+  fuzz) run_script fuzz/run.sh "$@" ;;
+  help | -h | --help) usage ;;
+  *) usage >&2; die "unknown subcommand: $cmd" ;;
+esac

@@ -1,0 +1,95 @@
+// Loads the built Chrome extension (dist/chrome) in headless Chromium and talks to its service worker.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { DEMO_SITE, ROOT, extensionWorker, launchChromium, requireBuilt, serveDirectory } from './helpers.mjs';
+
+const EXTENSION = join(ROOT, 'dist/chrome');
+const LISTING = 'imoveis/apartamentos.html';
+const ENTITY = 'imovel/101-apartamento-2-quartos-lapa.html';
+
+let site, browser, worker, extensionId;
+
+before(async () => {
+  await requireBuilt(join(EXTENSION, 'pkg/exemplar_bg.wasm'), 'the extension');
+  site = await serveDirectory(DEMO_SITE);
+  browser = await launchChromium({ extension: EXTENSION });
+  worker = await extensionWorker(browser.context);
+  extensionId = new URL(worker.url()).host;
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+async function fetchPage(path) {
+  const response = await fetch(site.url + path);
+  assert.equal(response.status, 200, path);
+  return { html: await response.text(), url: site.url + path };
+}
+
+test('the manifest asks for no host permissions at install', async () => {
+  const manifest = JSON.parse(await readFile(join(EXTENSION, 'manifest.json'), 'utf8'));
+  assert.equal(manifest.manifest_version, 3);
+  assert.equal(manifest.host_permissions, undefined);
+  assert.deepEqual(manifest.optional_host_permissions, ['<all_urls>']);
+  assert.deepEqual([...manifest.permissions].sort(), ['activeTab', 'scripting', 'storage']);
+  assert.deepEqual(manifest.background, { service_worker: 'background.js', type: 'module' });
+  assert.match(manifest.content_security_policy.extension_pages, /'wasm-unsafe-eval'/);
+});
+
+test('the service worker classifies a listing page and a property page', async () => {
+  for (const [path, kind] of [[LISTING, 'index'], [ENTITY, 'entity']]) {
+    const page = await fetchPage(path);
+    const reply = await worker.evaluate((msg) => globalThis.exemplarDispatch(msg), { type: 'classify', ...page });
+    assert.equal(reply.ok, true, JSON.stringify(reply));
+    assert.equal(reply.result.kind, kind, `${path}: ${JSON.stringify(reply.result)}`);
+    assert.ok(reply.result.confidence > 0 && reply.result.confidence <= 1);
+    assert.ok(Array.isArray(reply.result.evidence));
+  }
+});
+
+test('unknown messages and bad input get an error reply, not a crash', async () => {
+  const reply = await worker.evaluate(() => globalThis.exemplarDispatch({ type: 'nope' }));
+  assert.deepEqual(reply, { ok: false, error: 'unknown message type: "nope"' });
+});
+
+test('without a host permission a tab cannot be read, and the worker says so', async () => {
+  // Without the "tabs" permission tab URLs are hidden: the page's tab is the one that appears.
+  const tabIds = () => worker.evaluate(async () => (await chrome.tabs.query({})).map((t) => t.id));
+  const before = await tabIds();
+  const tab = await browser.context.newPage();
+  await tab.goto(site.url + ENTITY);
+  const added = (await tabIds()).filter((id) => !before.includes(id));
+  assert.equal(added.length, 1, JSON.stringify(added));
+  const [tabId] = added;
+  const reply = await worker.evaluate((msg) => globalThis.exemplarDispatch(msg), { type: 'classifyTab', tabId });
+  assert.equal(reply.ok, false);
+  assert.match(reply.error, /Cannot access|permission/i);
+  const state = await worker.evaluate((msg) => globalThis.exemplarDispatch(msg), { type: 'tabState', tabId });
+  assert.deepEqual(state, { ok: true, result: null });
+  await tab.close();
+});
+
+test('the popup renders and reaches the worker through runtime messages', async () => {
+  const popup = await browser.context.newPage();
+  await popup.goto(`chrome-extension://${extensionId}/popup.html`);
+  assert.equal(await popup.locator('h1').textContent(), 'Exemplar');
+  // The popup opened as a tab reads itself, which an extension may not script: it says so.
+  await popup.locator('#status.error').waitFor();
+  assert.match(await popup.locator('#status').textContent(), /cannot read this page/);
+
+  const a = await fetchPage(ENTITY);
+  const b = await fetchPage('imovel/115-casa-5-quartos-tatuape.html');
+  const sim = await popup.evaluate((msg) => chrome.runtime.sendMessage(msg), { type: 'similarity', htmlA: a.html, htmlB: b.html, options: { view: { collapse: 'none' } } });
+  assert.equal(sim.ok, true, JSON.stringify(sim));
+  assert.ok(sim.result.similarity > 0 && sim.result.similarity < 1, JSON.stringify(sim.result));
+  assert.equal(typeof sim.result.similar, 'boolean');
+
+  const reply = await popup.evaluate((msg) => chrome.runtime.sendMessage(msg), { type: 'classify', ...a });
+  assert.equal(reply.ok, true, JSON.stringify(reply));
+  assert.ok(['index', 'entity', 'other'].includes(reply.result.kind), JSON.stringify(reply.result));
+  await popup.close();
+});

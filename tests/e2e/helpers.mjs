@@ -1,0 +1,92 @@
+// Shared helpers for the browser end-to-end tests (not a test file: node --test only runs *.test.mjs).
+import { createServer } from 'node:http';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const DEMO_SITE = join(ROOT, 'tests/fixtures/demo-site');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.wasm': 'application/wasm',
+  '.toml': 'text/plain; charset=utf-8',
+};
+
+/**
+ * Serves the files under `root` on 127.0.0.1 at a random port.
+ * Returns {url, close}; `url` ends with '/'.
+ */
+export async function serveDirectory(root) {
+  const base = resolve(root);
+  const server = createServer(async (req, res) => {
+    try {
+      let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+      if (path.endsWith('/')) path += 'index.html';
+      const file = normalize(join(base, path));
+      if (file !== base && !file.startsWith(base + sep)) throw Object.assign(new Error('outside root'), { code: 'ENOENT' });
+      if (!(await stat(file)).isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOENT' });
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+    }
+  });
+  await new Promise((ok, fail) => server.listen(0, '127.0.0.1', ok).once('error', fail));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () => new Promise((ok) => { server.closeAllConnections(); server.close(ok); }),
+  };
+}
+
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+
+/**
+ * Headless Chromium with a fresh profile; with `extension` (a folder) that unpacked extension is loaded.
+ * Returns {context, close}.
+ */
+export async function launchChromium({ extension } = {}) {
+  const profile = await mkdtemp(join(tmpdir(), 'exemplar-e2e-'));
+  const args = [...ARGS];
+  if (extension) args.push(`--disable-extensions-except=${extension}`, `--load-extension=${extension}`);
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    ignoreDefaultArgs: ['--disable-extensions'],
+    args,
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The extension's service worker (waits for it to start). */
+export async function extensionWorker(context) {
+  return context.serviceWorkers().find((w) => w.url().startsWith('chrome-extension://'))
+    ?? context.waitForEvent('serviceworker', { predicate: (w) => w.url().startsWith('chrome-extension://'), timeout: 15000 });
+}
+
+/** Throws a clear message when a build product the tests need is missing. */
+export async function requireBuilt(path, what) {
+  try {
+    await stat(path);
+  } catch {
+    throw new Error(`${path} is missing: run ./build.sh (or ./build.sh wasm) first to build ${what}`);
+  }
+}
