@@ -1,13 +1,31 @@
-//! Page kinds: index / entity / other for one page, with no example. (Being written.)
+//! Page kinds: is a page an **index** (listing) page, an **entity** (detail) page or **other**,
+//! decided from the page alone, with no example (design §7).
+//!
+//! Owns the public answer ([`Kind`], [`Evidence`], [`Classification`], [`classify`]) and the
+//! loading of the shipped model. The parts:
+//! - [`features`]: the fixed, documented feature vector of a page;
+//! - [`model`]: softmax regression, its training and its JSON file;
+//! - `train` (native only): training on the development sites, leave-one-site-out evaluation
+//!   and the report `docs/classifier.md`.
+//!
+//! The model is `data/classifier.json`, compiled in with `include_str!` and parsed once. A model
+//! that does not load (garbled, or trained for other features) never panics: pages are then
+//! classified [`Kind::Other`] with confidence 0 and one evidence entry saying why.
+use std::sync::OnceLock;
+
 use serde::{Deserialize, Serialize};
 
 use crate::dom::Page;
 
+pub mod features;
+pub mod model;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod train;
 
+use model::Model;
+
 /// A page's kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Kind {
     /// Lists links to many entity pages.
@@ -18,11 +36,25 @@ pub enum Kind {
     Other,
 }
 
+impl Kind {
+    /// The three kinds, in the model's class order.
+    pub const ALL: [Kind; 3] = [Kind::Index, Kind::Entity, Kind::Other];
+
+    /// Lower-case name (`index`, `entity`, `other`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Index => "index",
+            Kind::Entity => "entity",
+            Kind::Other => "other",
+        }
+    }
+}
+
 /// A feature's part in a decision.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Evidence {
-    /// Feature name.
+    /// Feature name (see [`features::NAMES`]).
     pub feature: String,
     /// Its value on the page.
     pub value: f64,
@@ -42,11 +74,171 @@ pub struct Classification {
     pub evidence: Vec<Evidence>,
 }
 
-/// Classifies a page.
-pub fn classify(_page: &Page) -> Classification {
+/// Evidence entries returned by [`classify`].
+pub const EVIDENCE: usize = 6;
+
+/// The feature name of the evidence entry given when the model is unavailable.
+pub const MODEL_UNAVAILABLE: &str = "model unavailable";
+
+/// The shipped model text.
+const MODEL_JSON: &str = include_str!("../../data/classifier.json");
+
+/// Parses a model file and checks it was trained for this build's features.
+///
+/// # Errors
+/// When the text is not a valid model or its feature names differ from [`features::NAMES`].
+pub fn load_model(text: &str) -> Result<Model, String> {
+    let m = Model::from_json(text)?;
+    if m.features
+        .iter()
+        .map(String::as_str)
+        .ne(features::NAMES.iter().copied())
+    {
+        return Err("the model was trained for other features; retrain it".into());
+    }
+    if m.classes != Kind::ALL {
+        return Err("the model's classes are not index, entity, other".into());
+    }
+    Ok(m)
+}
+
+/// The shipped model, parsed once.
+///
+/// # Errors
+/// When `data/classifier.json` does not load (see [`load_model`]).
+pub fn shipped_model() -> Result<&'static Model, &'static str> {
+    static MODEL: OnceLock<Result<Model, String>> = OnceLock::new();
+    MODEL
+        .get_or_init(|| load_model(MODEL_JSON))
+        .as_ref()
+        .map_err(String::as_str)
+}
+
+/// Classifies a page with the shipped model.
+pub fn classify(page: &Page) -> Classification {
+    match shipped_model() {
+        Ok(m) => classify_with(m, page),
+        Err(e) => unavailable(e),
+    }
+}
+
+/// The answer when no model is available: `Other`, confidence 0, the reason as evidence.
+fn unavailable(reason: &str) -> Classification {
     Classification {
         kind: Kind::Other,
         confidence: 0.0,
-        evidence: Vec::new(),
+        evidence: vec![Evidence {
+            feature: format!("{MODEL_UNAVAILABLE}: {reason}"),
+            value: 0.0,
+            contribution: 0.0,
+        }],
+    }
+}
+
+/// Classifies a page with a given model (one loaded with [`load_model`]).
+pub fn classify_with(model: &Model, page: &Page) -> Classification {
+    let x = features::extract(page);
+    classify_features(model, &x)
+}
+
+/// Classifies a feature vector (from [`features::extract`]).
+pub fn classify_features(model: &Model, x: &[f64]) -> Classification {
+    if x.len() != model.dim() {
+        return unavailable("feature vector and model differ in length");
+    }
+    let (c, p) = model.predict(x);
+    let contrib = model.contributions(x, c);
+    let mut order: Vec<usize> = (0..x.len()).collect();
+    order.sort_by(|&a, &b| {
+        contrib[b]
+            .abs()
+            .total_cmp(&contrib[a].abs())
+            .then(a.cmp(&b))
+    });
+    let evidence = order
+        .into_iter()
+        .take(EVIDENCE)
+        .map(|j| Evidence {
+            feature: model.features[j].clone(),
+            value: x[j],
+            contribution: contrib[j],
+        })
+        .collect();
+    Classification {
+        kind: model.classes[c],
+        confidence: p,
+        evidence,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(html: &str, url: &str) -> Page {
+        Page::from_html(html, url).unwrap()
+    }
+
+    /// A listing: 30 products in a list, short anchors, one link each.
+    fn listing() -> Page {
+        let mut html = String::from(
+            "<html><head><title>All products - Shop</title></head><body>\
+             <nav><a href='/'>Home</a> <a href='/about'>About</a></nav><h1>Products</h1><ul>",
+        );
+        for i in 0..30 {
+            html.push_str(&format!(
+                "<li class=item><a href='/product/{i}-lamp'>Lamp {i}</a> <span>$ {i}0.00</span></li>"
+            ));
+        }
+        html.push_str("</ul><a href='/products?page=2'>Next</a></body></html>");
+        page(&html, "http://shop.example/products")
+    }
+
+    /// A detail page: one product described in paragraphs.
+    fn detail() -> Page {
+        let mut html = String::from(
+            "<html><head><title>Brass lamp 42 - Shop</title></head><body>\
+             <nav><a href='/'>Home</a> <a href='/about'>About</a> <a href='/products'>Products</a></nav>\
+             <h1>Brass lamp</h1><img src=a.jpg><img src=b.jpg><p>Price: $ 120.00</p>",
+        );
+        for i in 0..8 {
+            html.push_str(&format!(
+                "<h2>Section {i}</h2><p>This lamp is made of brass and gives a warm light; \
+                 it stands forty centimetres tall and weighs two kilos. Paragraph {i}.</p>"
+            ));
+        }
+        html.push_str("<a href='/product/43-lamp'>Similar lamp</a></body></html>");
+        page(&html, "http://shop.example/product/42-brass-lamp")
+    }
+
+    #[test]
+    fn the_shipped_model_loads() {
+        let m = shipped_model().unwrap();
+        assert_eq!(m.dim(), features::COUNT);
+        assert_eq!(m.classes, Kind::ALL);
+    }
+
+    #[test]
+    fn a_listing_is_an_index_and_a_detail_page_an_entity() {
+        let c = classify(&listing());
+        assert_eq!(c.kind, Kind::Index, "{c:?}");
+        assert!(c.confidence > 0.5 && c.confidence <= 1.0);
+        assert_eq!(c.evidence.len(), EVIDENCE);
+        assert!(c.evidence[0].contribution.abs() >= c.evidence[1].contribution.abs());
+        let c = classify(&detail());
+        assert_eq!(c.kind, Kind::Entity, "{c:?}");
+    }
+
+    #[test]
+    fn a_garbled_model_gives_a_fallback_not_a_panic() {
+        assert!(load_model("{not json").is_err());
+        let mut m = shipped_model().unwrap().clone();
+        m.features.swap(0, 1);
+        assert!(load_model(&m.to_json()).is_err());
+        let c = unavailable("x");
+        assert_eq!((c.kind, c.confidence), (Kind::Other, 0.0));
+        assert!(c.evidence[0].feature.starts_with(MODEL_UNAVAILABLE));
+        let short = classify_features(shipped_model().unwrap(), &[1.0]);
+        assert_eq!(short.confidence, 0.0);
     }
 }
