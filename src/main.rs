@@ -1,8 +1,8 @@
 //! `exemplar`: the native command-line driver of the core.
 //!
-//! Subcommands: `classify FILE…`, `similarity A B`, `demo DIR --entry F --example F`,
-//! `eval-similarity`, `train-classifier`. Pages are read from files (HTTP fetching comes with the
-//! crawler). Exit codes: 0 success, 1 failure, 2 usage error.
+//! Subcommands: `learn`, `crawl`, `serve`, `export-scrapy`, `classify`, `similarity`, `demo`,
+//! `eval`, `eval-similarity`, `train-classifier`. Pages are files or http(s) URLs. Exit codes:
+//! 0 success, 1 failure, 2 usage error.
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
@@ -23,8 +23,17 @@ mod cli {
     use exemplar::similarity::{Options, compare_pages};
 
     const USAGE: &str = "usage:
-  exemplar classify FILE...
-  exemplar similarity A.html B.html [--threshold T]
+  exemplar learn --entry URL --example URL [-o pattern.json] [--map map.json]
+                 [--max-pages N] [--max-depth N] [--max-seconds S] [--threshold T]
+                 [--delay-ms MS] [--concurrency N] [--include-subdomains]
+                 [--allow RE]... [--deny RE]... [--ignore-robots] [--quiet]
+  exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify]
+                 [--max-pages N] [--delay-ms MS] [--concurrency N] [--quiet]
+  exemplar export-scrapy pattern.json DIR
+  exemplar serve DIR [--port N]
+  exemplar classify FILE|URL...
+  exemplar similarity A B [--threshold T]        (files or URLs)
+  exemplar eval [--sites dev-sites.toml] [--out docs/crawl.md] [--only NAME]
   exemplar demo DIR --entry FILE --example FILE
   exemplar eval-similarity [--sites dev-sites.toml] [--out docs/similarity.md]
   exemplar train-classifier [--sites dev-sites.toml] [--model data/classifier.json] [--report docs/classifier.md]";
@@ -37,6 +46,11 @@ mod cli {
         };
         let rest = &args[1..];
         let result = match cmd.as_str() {
+            "learn" => commands::learn(rest),
+            "crawl" => commands::crawl(rest),
+            "export-scrapy" => commands::export_scrapy(rest),
+            "serve" => commands::serve(rest),
+            "eval" => commands::eval(rest),
             "classify" => classify(rest),
             "similarity" => similarity(rest),
             "demo" => demo(rest),
@@ -61,28 +75,63 @@ mod cli {
         }
     }
 
+    mod commands;
+
     /// The value after `--name`, if present.
-    fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    pub(super) fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
         args.iter()
             .position(|a| a == name)
             .and_then(|i| args.get(i + 1))
             .map(String::as_str)
     }
 
+    /// Flags that take no value.
+    const SWITCHES: &[&str] = &[
+        "--html",
+        "--verify",
+        "--quiet",
+        "--include-subdomains",
+        "--ignore-robots",
+    ];
+
     /// Positional arguments (not flags or flag values).
-    fn positional(args: &[String]) -> Vec<&str> {
+    pub(super) fn positional(args: &[String]) -> Vec<&str> {
         let mut out = Vec::new();
         let mut skip = false;
         for a in args {
             if skip {
                 skip = false;
-            } else if a.starts_with("--") {
-                skip = true;
+            } else if a.starts_with("--") || a == "-o" {
+                skip = !SWITCHES.contains(&a.as_str());
             } else {
                 out.push(a.as_str());
             }
         }
         out
+    }
+
+    /// Every value of a repeatable flag.
+    pub(super) fn flags<'a>(args: &'a [String], name: &str) -> Vec<&'a str> {
+        args.windows(2)
+            .filter(|w| w[0] == name)
+            .map(|w| w[1].as_str())
+            .collect()
+    }
+
+    /// Whether a switch is present.
+    pub(super) fn switch(args: &[String], name: &str) -> bool {
+        args.iter().any(|a| a == name)
+    }
+
+    /// Reads and parses a page: an http(s) URL is fetched, anything else is a file.
+    fn read_page_or_url(arg: &str) -> Result<Page, String> {
+        if arg.starts_with("http://") || arg.starts_with("https://") {
+            let client = exemplar::http::Client::new(&Default::default());
+            let p = exemplar::run::fetch_page(&client, arg)?;
+            return Page::parse(&p.body, &p.url, p.content_type.as_deref(), &ParseOptions::default())
+                .map_err(|e| format!("{arg}: {e}"));
+        }
+        read_page(Path::new(arg))
     }
 
     /// Reads and parses a page file; its URL is a `file://` URL of the path.
@@ -100,9 +149,9 @@ mod cli {
             return Err(format!("classify needs at least one file\n{USAGE}"));
         }
         for f in files {
-            let page = read_page(Path::new(f))?;
+            let page = read_page_or_url(f)?;
             let c = exemplar::classify::classify(&page);
-            println!("{f}\t{:?}\t{:.2}", c.kind, c.confidence);
+            println!("{f}\t{}\t{:.2}", c.kind.name(), c.confidence);
         }
         Ok(())
     }
@@ -117,7 +166,7 @@ mod cli {
             options.threshold = t.parse().map_err(|_| format!("bad threshold {t:?}"))?;
         }
         options.validate()?;
-        let (pa, pb) = (read_page(Path::new(a))?, read_page(Path::new(b))?);
+        let (pa, pb) = (read_page_or_url(a)?, read_page_or_url(b)?);
         let v = compare_pages(&pa, &pb, &options);
         println!(
             "similarity {:.4}  distance {}  sizes {} / {} (view)  {} at θ = {}",

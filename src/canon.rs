@@ -1,0 +1,484 @@
+//! URL canonicalisation, site scope, crawler-trap guards and content signatures: how the mapper
+//! and the crawler decide that two URLs are one page, that a URL is on the site, and that a URL
+//! leads into a trap.
+use std::collections::{BTreeSet, HashMap};
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+/// Query parameters that carry session ids (data file, one lower-case name per line).
+const SESSION_PARAMS: &str = include_str!("../data/session-params.txt");
+
+fn is_session_param(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    SESSION_PARAMS
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .any(|p| p == name)
+}
+
+/// Canonical form of a URL, the crawler's identity of a page: http(s) only; scheme and host
+/// lower case; default port, fragment, an empty query and session-id parameters dropped
+/// (also `;jsessionid=` path parameters); percent-encoding normalised (unreserved characters
+/// decoded, hex digits upper case); dot segments resolved; an empty path is `/`.
+pub fn canonicalize(url: &str) -> Option<String> {
+    let mut u = Url::parse(url.trim()).ok()?;
+    if u.scheme() != "http" && u.scheme() != "https" {
+        return None;
+    }
+    u.host_str()?;
+    u.set_fragment(None);
+    // `url` already lower-cases scheme and host, drops default ports and resolves dot segments.
+    let path = strip_path_session(u.path());
+    let path = normalise_percent(&path);
+    u.set_path(&path);
+    if let Some(q) = u.query() {
+        let kept: Vec<String> = q
+            .split('&')
+            .filter(|kv| !kv.is_empty())
+            .filter(|kv| {
+                let name = kv.split('=').next().unwrap_or("");
+                !is_session_param(&percent_decode_lossy(name))
+            })
+            .map(normalise_percent)
+            .collect();
+        if kept.is_empty() {
+            u.set_query(None);
+        } else {
+            u.set_query(Some(&kept.join("&")));
+        }
+    }
+    Some(u.to_string())
+}
+
+/// Removes `;name=value` path parameters whose name is a session parameter.
+fn strip_path_session(path: &str) -> String {
+    path.split('/')
+        .map(|seg| {
+            let mut parts = seg.split(';');
+            let head = parts.next().unwrap_or("");
+            let mut out = head.to_string();
+            for p in parts {
+                let name = p.split('=').next().unwrap_or("");
+                if !is_session_param(name) {
+                    out.push(';');
+                    out.push_str(p);
+                }
+            }
+            out
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+/// Decodes `%XX` of unreserved characters, upper-cases the hex of the others.
+fn normalise_percent(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && let Some(v) = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            if is_unreserved(v) {
+                out.push(v as char);
+            } else {
+                out.push('%');
+                out.push_str(&s[i + 1..i + 3].to_ascii_uppercase());
+            }
+            i += 3;
+            continue;
+        }
+        let ch_len = s[i..].chars().next().map_or(1, char::len_utf8);
+        out.push_str(&s[i..i + ch_len]);
+        i += ch_len;
+    }
+    out
+}
+
+fn percent_decode_lossy(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && let Some(v) = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Site identity of a URL: host lower case without a leading `www.`, plus the port when it is
+/// not the scheme's default.
+pub fn site_key(url: &str) -> Option<String> {
+    let u = Url::parse(url).ok()?;
+    let host = u.host_str()?.to_ascii_lowercase();
+    let host = host.strip_prefix("www.").unwrap_or(&host).to_string();
+    Some(match u.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host,
+    })
+}
+
+/// Which URLs a run may visit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Scope {
+    /// [`site_key`] of the entry.
+    pub site: String,
+    /// Subdomains of the site are in scope too.
+    #[serde(default)]
+    pub include_subdomains: bool,
+    /// When not empty, only URLs matching one of these regexes.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// URLs matching one of these regexes are out.
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+impl Scope {
+    /// The scope of an entry URL's site.
+    pub fn for_url(entry: &str, include_subdomains: bool) -> Option<Scope> {
+        Some(Scope {
+            site: site_key(entry)?,
+            include_subdomains,
+            allow: Vec::new(),
+            deny: Vec::new(),
+        })
+    }
+
+    /// Compiles the allow/deny regexes.
+    ///
+    /// # Errors
+    /// A regex that does not compile, named in the message.
+    pub fn compile(&self) -> Result<CompiledScope, String> {
+        let build = |list: &[String], what: &str| {
+            list.iter()
+                .map(|r| Regex::new(r).map_err(|e| format!("bad {what} pattern {r:?}: {e}")))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        Ok(CompiledScope {
+            site: self.site.clone(),
+            include_subdomains: self.include_subdomains,
+            allow: build(&self.allow, "allow")?,
+            deny: build(&self.deny, "deny")?,
+        })
+    }
+}
+
+/// A [`Scope`] ready to test URLs.
+#[derive(Clone, Debug)]
+pub struct CompiledScope {
+    site: String,
+    include_subdomains: bool,
+    allow: Vec<Regex>,
+    deny: Vec<Regex>,
+}
+
+impl CompiledScope {
+    /// Whether the URL is in scope: http(s), same site (or a subdomain when allowed), allowed,
+    /// not denied.
+    pub fn contains(&self, url: &str) -> bool {
+        let Some(key) = site_key(url) else {
+            return false;
+        };
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return false;
+        }
+        let same = key == self.site
+            || (self.include_subdomains && key.ends_with(&format!(".{}", self.site)));
+        same && (self.allow.is_empty() || self.allow.iter().any(|r| r.is_match(url)))
+            && !self.deny.iter().any(|r| r.is_match(url))
+    }
+}
+
+/// Bounds against crawler traps.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TrapLimits {
+    /// Longest URL followed.
+    pub max_url_len: usize,
+    /// A path segment may occur at most this many times in one path.
+    pub max_segment_repeats: usize,
+    /// Path segments at most.
+    pub max_path_depth: usize,
+    /// Query parameters at most.
+    pub max_query_params: usize,
+    /// Distinct URLs of one shape (digit runs and query values abstracted) at most: bounds
+    /// endless calendars and id sequences that do not lead anywhere new.
+    pub max_per_shape: usize,
+    /// Distinct query-parameter-name sets per path at most: bounds facet combinations.
+    pub max_facets_per_path: usize,
+}
+
+impl Default for TrapLimits {
+    fn default() -> Self {
+        TrapLimits {
+            max_url_len: 1024,
+            max_segment_repeats: 2,
+            max_path_depth: 16,
+            max_query_params: 8,
+            max_per_shape: 5000,
+            max_facets_per_path: 16,
+        }
+    }
+}
+
+/// Why the guard refused a URL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TrapReason {
+    /// Longer than `max_url_len`.
+    TooLong,
+    /// A path segment repeats (`/a/b/a/b/a/b`).
+    RepeatedSegments,
+    /// Deeper than `max_path_depth`.
+    TooDeep,
+    /// More query parameters than `max_query_params`.
+    TooManyParams,
+    /// Too many URLs of this shape.
+    ShapeBudget,
+    /// Too many parameter combinations on this path.
+    FacetBudget,
+}
+
+/// The stateful trap guard (serde data, part of snapshots).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrapGuard {
+    limits: TrapLimits,
+    shapes: HashMap<String, usize>,
+    facets: HashMap<String, BTreeSet<String>>,
+}
+
+impl TrapGuard {
+    /// A guard with these limits.
+    pub fn new(limits: TrapLimits) -> TrapGuard {
+        TrapGuard {
+            limits,
+            shapes: HashMap::new(),
+            facets: HashMap::new(),
+        }
+    }
+
+    /// Checks a new URL (call once per distinct URL); `Some` means skip it.
+    pub fn check(&mut self, url: &str) -> Option<TrapReason> {
+        let l = &self.limits;
+        if url.len() > l.max_url_len {
+            return Some(TrapReason::TooLong);
+        }
+        let Ok(u) = Url::parse(url) else {
+            return Some(TrapReason::TooLong);
+        };
+        let segs: Vec<&str> = u.path().split('/').filter(|s| !s.is_empty()).collect();
+        if segs.len() > l.max_path_depth {
+            return Some(TrapReason::TooDeep);
+        }
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for s in &segs {
+            let c = counts.entry(s).or_default();
+            *c += 1;
+            if *c > l.max_segment_repeats {
+                return Some(TrapReason::RepeatedSegments);
+            }
+        }
+        let names: BTreeSet<String> = u
+            .query_pairs()
+            .map(|(k, _)| k.into_owned())
+            .collect();
+        if u.query_pairs().count() > l.max_query_params {
+            return Some(TrapReason::TooManyParams);
+        }
+        let path_key = format!("{}{}", u.host_str().unwrap_or(""), u.path());
+        let combo = names.iter().cloned().collect::<Vec<_>>().join("&");
+        let max_facets = l.max_facets_per_path;
+        let set = self.facets.entry(path_key).or_default();
+        if !set.contains(&combo) {
+            if set.len() >= max_facets {
+                return Some(TrapReason::FacetBudget);
+            }
+            set.insert(combo.clone());
+        }
+        let shape = format!("{}{}?{combo}", u.host_str().unwrap_or(""), abstract_digits(u.path()));
+        let max_shape = l.max_per_shape;
+        let n = self.shapes.entry(shape).or_default();
+        if *n >= max_shape {
+            return Some(TrapReason::ShapeBudget);
+        }
+        *n += 1;
+        None
+    }
+}
+
+fn abstract_digits(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_digits = false;
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('#');
+            }
+            in_digits = true;
+        } else {
+            out.push(c);
+            in_digits = false;
+        }
+    }
+    out
+}
+
+/// A stable 64-bit signature (FNV-1a) of whitespace-normalised text: the same page under
+/// several URLs has one signature. Stable across runs and platforms (snapshots keep it).
+pub fn content_signature(text: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut space = false;
+    for b in text.trim().bytes() {
+        if b.is_ascii_whitespace() {
+            space = true;
+            continue;
+        }
+        if space {
+            h ^= u64::from(b' ');
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            space = false;
+        }
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_forms() {
+        let c = |s: &str| canonicalize(s);
+        assert_eq!(c("HTTP://Example.COM:80/a/./b/../c#frag").as_deref(), Some("http://example.com/a/c"));
+        assert_eq!(c("https://x.org:443").as_deref(), Some("https://x.org/"));
+        assert_eq!(c("http://x.org/a?").as_deref(), Some("http://x.org/a"));
+        assert_eq!(c("http://x.org/%7euser/%2f%41").as_deref(), Some("http://x.org/~user/%2FA"));
+        assert_eq!(c("http://x.org/p?PHPSESSID=abc&id=3").as_deref(), Some("http://x.org/p?id=3"));
+        assert_eq!(c("http://x.org/a;jsessionid=XYZ?x=1").as_deref(), Some("http://x.org/a?x=1"));
+        assert_eq!(c("http://x.org/item/6?sid=1").as_deref(), Some("http://x.org/item/6"));
+        for bad in ["mailto:a@b.c", "javascript:void(0)", "ftp://x.org/", "", "not a url"] {
+            assert_eq!(c(bad), None, "{bad}");
+        }
+        for u in ["http://x.org/a%20b?q=%e2%82%ac&z", "http://x.org/a;jsessionid=1;v=2"] {
+            let once = c(u).expect("canonical");
+            assert_eq!(c(&once).as_deref(), Some(once.as_str()), "idempotent");
+        }
+    }
+
+    #[test]
+    fn scope_rules() {
+        let s = Scope::for_url("http://www.site.org/", false).expect("scope");
+        assert_eq!(s.site, "site.org");
+        let c = s.compile().expect("compile");
+        assert!(c.contains("http://site.org/a"));
+        assert!(c.contains("https://www.site.org/a"));
+        assert!(!c.contains("http://docs.site.org/a"));
+        assert!(!c.contains("http://othersite.org/"));
+        let sub = Scope {
+            include_subdomains: true,
+            deny: vec!["/private/".into()],
+            ..s.clone()
+        }
+        .compile()
+        .expect("compile");
+        assert!(sub.contains("http://docs.site.org/a"));
+        assert!(!sub.contains("http://evilsite.org/a"));
+        assert!(!sub.contains("http://site.org/private/x"));
+        let bad = Scope {
+            deny: vec!["(".into()],
+            ..s
+        };
+        assert!(bad.compile().expect_err("bad").contains("bad deny pattern"));
+        assert_eq!(site_key("http://127.0.0.1:8000/x").as_deref(), Some("127.0.0.1:8000"));
+    }
+
+    #[test]
+    fn traps_are_bounded() {
+        let mut g = TrapGuard::new(TrapLimits {
+            max_per_shape: 100,
+            ..TrapLimits::default()
+        });
+        assert_eq!(g.check(&format!("http://h/{}", "a".repeat(2000))), Some(TrapReason::TooLong));
+        assert_eq!(g.check("http://h/a/b/a/b/a/b/"), Some(TrapReason::RepeatedSegments));
+        let deep: String = (0..20).map(|i| format!("/s{i}")).collect();
+        assert_eq!(g.check(&format!("http://h{deep}")), Some(TrapReason::TooDeep));
+        let mut refused = 0;
+        for d in 0..1000 {
+            if g.check(&format!("http://h/cal?d=2026-01-{d}")).is_some() {
+                refused += 1;
+            }
+        }
+        assert_eq!(refused, 900, "the calendar is cut at its shape budget");
+        let mut facet_refused = 0;
+        let names = ["a", "b", "c", "d", "e", "f"];
+        for mask in 1..64u32 {
+            let q: Vec<String> = names
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .map(|(_, n)| format!("{n}=1"))
+                .collect();
+            if g.check(&format!("http://h/list?{}", q.join("&"))) == Some(TrapReason::FacetBudget) {
+                facet_refused += 1;
+            }
+        }
+        assert_eq!(facet_refused, 63 - 16);
+    }
+
+    #[test]
+    fn signatures_ignore_whitespace_only() {
+        assert_eq!(content_signature("a  b\n c"), content_signature(" a b c "));
+        assert_ne!(content_signature("a b c"), content_signature("a b d"));
+        // The FNV-1a 64 test vector.
+        assert_eq!(content_signature("a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn canonicalize_is_idempotent_and_total(
+            host in "[a-zA-Z]{1,8}(\\.[a-z]{2,3})?",
+            path in "(/[a-zA-Z0-9%._~;=-]{0,6}){0,4}",
+            query in proptest::option::of("[a-zA-Z0-9=&%]{0,12}"),
+            frag in proptest::option::of("[a-z]{0,4}"),
+        ) {
+            let url = format!("http://{host}{path}{}{}",
+                query.map(|q| format!("?{q}")).unwrap_or_default(),
+                frag.map(|f| format!("#{f}")).unwrap_or_default());
+            if let Some(c) = canonicalize(&url) {
+                prop_assert_eq!(canonicalize(&c), Some(c.clone()));
+            }
+        }
+
+        #[test]
+        fn guard_never_panics(s in ".{0,200}") {
+            let mut g = TrapGuard::new(TrapLimits::default());
+            let _ = g.check(&s);
+            let _ = canonicalize(&s);
+            let _ = site_key(&s);
+        }
+    }
+}

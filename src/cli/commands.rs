@@ -1,0 +1,306 @@
+//! The crawling subcommands: `learn`, `crawl`, `export-scrapy`, `serve`, `eval`.
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use exemplar::crawler::{CrawlConfig, TargetPage};
+use exemplar::export::{self, PageRecord};
+use exemplar::fetch::Politeness;
+use exemplar::http::ClientConfig;
+use exemplar::mapper::MapConfig;
+use exemplar::pattern::Pattern;
+use exemplar::run::{self, ProgressLine};
+
+use super::{USAGE, flag, flags, positional, switch};
+
+fn parse<T: std::str::FromStr>(args: &[String], name: &str) -> Result<Option<T>, String> {
+    flag(args, name)
+        .map(|v| v.parse().map_err(|_| format!("bad value for {name}: {v:?}")))
+        .transpose()
+}
+
+fn politeness(args: &[String], base: Politeness) -> Result<Politeness, String> {
+    let mut p = base;
+    if let Some(d) = parse(args, "--delay-ms")? {
+        p.delay_ms = d;
+    }
+    if let Some(c) = parse::<usize>(args, "--concurrency")? {
+        p.max_in_flight = c;
+        p.max_in_flight_per_host = c;
+    }
+    if switch(args, "--ignore-robots") {
+        p.obey_robots = false;
+    }
+    p.validate()?;
+    Ok(p)
+}
+
+fn create(path: &str) -> Result<BufWriter<File>, String> {
+    if let Some(dir) = Path::new(path).parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    File::create(path)
+        .map(BufWriter::new)
+        .map_err(|e| format!("{path}: {e}"))
+}
+
+pub fn learn(args: &[String]) -> Result<(), String> {
+    let entry = flag(args, "--entry").ok_or(format!("learn needs --entry URL\n{USAGE}"))?;
+    let example = flag(args, "--example").ok_or(format!("learn needs --example URL\n{USAGE}"))?;
+    let mut config = MapConfig::default();
+    if let Some(v) = parse(args, "--max-pages")? {
+        config.max_pages = v;
+    }
+    if let Some(v) = parse(args, "--max-depth")? {
+        config.max_depth = v;
+    }
+    if let Some(v) = parse::<u64>(args, "--max-seconds")? {
+        config.max_duration_ms = Some(v.saturating_mul(1000));
+    }
+    if let Some(v) = parse(args, "--threshold")? {
+        config.similarity.threshold = v;
+    }
+    config.include_subdomains = switch(args, "--include-subdomains");
+    config.allow = flags(args, "--allow").into_iter().map(String::from).collect();
+    config.deny = flags(args, "--deny").into_iter().map(String::from).collect();
+    config.politeness = politeness(args, config.politeness)?;
+    let mut bar = ProgressLine::new(switch(args, "--quiet"));
+    let learned = run::learn(entry, example, config, &ClientConfig::default(), &mut |p, url| {
+        bar.draw(p.fetched, &format!("{} targets, {} queued", p.targets, p.queued), url)
+    })?;
+    bar.finish();
+    let out = flag(args, "-o")
+        .or(flag(args, "--out"))
+        .unwrap_or("pattern.json");
+    let mut w = create(out)?;
+    w.write_all(learned.pattern.to_json().as_bytes())
+        .and_then(|()| w.flush())
+        .map_err(|e| format!("{out}: {e}"))?;
+    if let Some(map_out) = flag(args, "--map") {
+        let mut w = create(map_out)?;
+        serde_json::to_writer(&mut w, &learned.map)
+            .map_err(|e| format!("{map_out}: {e}"))?;
+        w.flush().map_err(|e| format!("{map_out}: {e}"))?;
+    }
+    print!("{}", learned.pattern.render());
+    println!(
+        "mapping: {} pages fetched, {} targets, {} errors, {} skipped in {:.1} s ({:?}); pattern written to {out}",
+        learned.progress.fetched,
+        learned.progress.targets,
+        learned.progress.errors,
+        learned.progress.skipped,
+        learned.elapsed.as_secs_f64(),
+        learned.stopped.unwrap_or(exemplar::mapper::StopReason::Exhausted),
+    );
+    Ok(())
+}
+
+fn read_pattern(path: &str) -> Result<Pattern, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    Pattern::from_json(&text).map_err(|e| format!("{path}: {e}"))
+}
+
+fn record(t: &TargetPage) -> PageRecord {
+    PageRecord {
+        url: t.url.clone(),
+        final_url: t.final_url.clone(),
+        status: t.status,
+        content_type: t
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+            .map(|(_, v)| v.clone()),
+        headers: t.headers.clone(),
+        fetched_at_ms: t.fetched_at_ms,
+        title: Some(t.title.clone()),
+        similarity: t.similarity,
+        level: Some(t.found_on_level),
+        body: Some(t.body.clone()),
+    }
+}
+
+pub fn crawl(args: &[String]) -> Result<(), String> {
+    let pos = positional(args);
+    let path = pos
+        .first()
+        .ok_or(format!("crawl needs a pattern file\n{USAGE}"))?;
+    let pattern = read_pattern(path)?;
+    let mut config = CrawlConfig::default();
+    if let Some(v) = parse(args, "--max-pages")? {
+        config.max_pages = v;
+    }
+    config.politeness = Some(politeness(args, pattern.politeness.clone())?);
+    let html = switch(args, "--html");
+    let mut jsonl = flag(args, "--jsonl").map(create).transpose()?;
+    let mut warc = match flag(args, "--warc") {
+        Some(p) => Some(
+            export::WarcWriter::new(create(p)?, "exemplar crawl")
+                .map_err(|e| format!("{p}: {e}"))?,
+        ),
+        None => None,
+    };
+    let csv_path = flag(args, "--csv");
+    let mut csv_rows: Vec<PageRecord> = Vec::new();
+    let mut bar = ProgressLine::new(switch(args, "--quiet"));
+    let crawled = run::crawl(
+        pattern,
+        config,
+        switch(args, "--verify"),
+        &ClientConfig::default(),
+        &mut |t| {
+            let mut rec = record(t);
+            if let Some(w) = jsonl.as_mut() {
+                export::write_jsonl(&mut *w, std::slice::from_ref(&rec), html)
+                    .map_err(|e| format!("JSON Lines: {e}"))?;
+            }
+            if let Some(w) = warc.as_mut() {
+                w.write_response(&rec).map_err(|e| format!("WARC: {e}"))?;
+            }
+            if csv_path.is_some() {
+                rec.body = None;
+                csv_rows.push(rec);
+            }
+            Ok(())
+        },
+        &mut |p, url| {
+            bar.draw(
+                p.fetched,
+                &format!("{} targets ({} new), {} queued", p.targets, p.new_targets, p.queued),
+                url,
+            )
+        },
+    )?;
+    bar.finish();
+    if let Some(mut w) = jsonl {
+        w.flush().map_err(|e| format!("JSON Lines: {e}"))?;
+    }
+    if let Some(w) = warc {
+        w.finish().map_err(|e| format!("WARC: {e}"))?;
+    }
+    if let Some(p) = csv_path {
+        let mut w = create(p)?;
+        export::write_csv(&mut w, &csv_rows).map_err(|e| format!("{p}: {e}"))?;
+        w.flush().map_err(|e| format!("{p}: {e}"))?;
+    }
+    for url in &crawled.targets {
+        println!("{url}");
+    }
+    let c = &crawled.coverage;
+    let p = &crawled.progress;
+    eprintln!(
+        "crawl: {} targets ({} new) from {} pages fetched in {:.1} s; {} errors, {} skipped, {} rejected by verification",
+        p.targets,
+        p.new_targets,
+        p.fetched,
+        crawled.elapsed.as_secs_f64(),
+        p.errors,
+        p.skipped,
+        p.rejected
+    );
+    eprintln!(
+        "coverage: {} of {} targets known from learning reached; {} missed; {} not known before",
+        c.reached,
+        c.known,
+        c.missed.len(),
+        c.new.len()
+    );
+    for m in c.missed.iter().take(10) {
+        eprintln!("  missed: {m}");
+    }
+    Ok(())
+}
+
+/// The Scrapy spec of a pattern.
+pub fn scrapy_spec(pattern: &Pattern) -> export::ScrapySpec {
+    let host = url::Url::parse(&pattern.entry)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default();
+    let mut domains = vec![host.clone()];
+    let bare = host.strip_prefix("www.").unwrap_or(&host).to_string();
+    if bare != host {
+        domains.push(bare);
+    } else if host.parse::<std::net::IpAddr>().is_err() && host != "localhost" {
+        domains.push(format!("www.{host}"));
+    }
+    export::ScrapySpec {
+        name: pattern.site.clone(),
+        entry: pattern.entry.clone(),
+        allowed_domains: domains,
+        levels: pattern
+            .levels
+            .iter()
+            .map(|l| export::ScrapyLevel {
+                regex: if l.regexes.len() == 1 {
+                    l.regexes[0].clone()
+                } else {
+                    format!("(?:{})", l.regexes.join("|"))
+                },
+                paginate: l.paginate,
+            })
+            .collect(),
+        delay_s: pattern.politeness.delay_ms as f64 / 1000.0,
+        concurrency_per_domain: pattern.politeness.max_in_flight_per_host as u32,
+        obey_robots: pattern.politeness.obey_robots,
+        user_agent: exemplar::http::USER_AGENT.to_string(),
+        max_pages_per_level: None,
+    }
+}
+
+pub fn export_scrapy(args: &[String]) -> Result<(), String> {
+    let pos = positional(args);
+    let [path, dir] = pos[..] else {
+        return Err(format!("export-scrapy needs a pattern file and a directory\n{USAGE}"));
+    };
+    let pattern = read_pattern(path)?;
+    let spec = scrapy_spec(&pattern);
+    export::write_scrapy_project(&spec, Path::new(dir)).map_err(|e| format!("{dir}: {e}"))?;
+    println!("Scrapy project written to {dir}: cd {dir} && scrapy crawl {}", spec.name);
+    Ok(())
+}
+
+pub fn serve(args: &[String]) -> Result<(), String> {
+    let dir = positional(args)
+        .first()
+        .map(PathBuf::from)
+        .ok_or(format!("serve needs a directory\n{USAGE}"))?;
+    if !dir.is_dir() {
+        return Err(format!("{}: not a directory", dir.display()));
+    }
+    let port = parse(args, "--port")?.unwrap_or(8000);
+    let server = exemplar::serve::Server::start(port, exemplar::serve::static_dir(dir.clone()))
+        .map_err(|e| format!("port {port}: {e}"))?;
+    println!("serving {} on {}/ (Ctrl-C to stop)", dir.display(), server.url());
+    loop {
+        std::thread::park();
+    }
+}
+
+pub fn eval(args: &[String]) -> Result<(), String> {
+    let sites = exemplar::devsites::load(&super::sites_path(args))?;
+    let only = flag(args, "--only");
+    let sites: Vec<_> = sites
+        .into_iter()
+        .filter(|s| only.is_none_or(|o| o == s.name))
+        .collect();
+    if let Some(missing) = sites.iter().find(|s| !s.available()) {
+        return Err(format!(
+            "site {} is not installed ({}): run ./build.sh setup",
+            missing.name, missing.package
+        ));
+    }
+    let (report, ok) = exemplar::crawl_eval::report(&sites, &mut |line| eprintln!("{line}"))?;
+    let out = flag(args, "--out").unwrap_or("docs/crawl.md");
+    if only.is_none() {
+        std::fs::write(out, &report).map_err(|e| format!("{out}: {e}"))?;
+    }
+    println!("{report}");
+    if only.is_none() {
+        println!("written to {out}");
+    }
+    if ok {
+        Ok(())
+    } else {
+        Err("the bar (precision 100%, recall ≥ 99%, crawl links ≤ 1.2 × targets) is not met on every site".into())
+    }
+}

@@ -1,0 +1,223 @@
+//! `./build.sh eval`: learn and crawl every development site served on 127.0.0.1 and score the
+//! result against the ground truth of `eval/dev-sites.toml`.
+use std::collections::HashSet;
+use std::fmt::Write;
+
+use crate::crawler::CrawlConfig;
+use crate::devsites::DevSite;
+use crate::fetch::Politeness;
+use crate::http::ClientConfig;
+use crate::mapper::MapConfig;
+use crate::run;
+use crate::serve::{Server, static_dir};
+
+/// Figures of one site.
+#[derive(Clone, Debug, Default)]
+pub struct SiteFigures {
+    /// Site name.
+    pub name: String,
+    /// Ground-truth targets.
+    pub truth: usize,
+    /// Targets found while mapping (similar pages), and how many are true targets.
+    pub mapped: usize,
+    /// Of `mapped`, true targets.
+    pub mapped_true: usize,
+    /// Targets collected by the crawl.
+    pub crawled: usize,
+    /// Of those, true targets.
+    pub crawled_true: usize,
+    /// Pages fetched while mapping.
+    pub map_links: usize,
+    /// Pages fetched while crawling.
+    pub crawl_links: usize,
+    /// Levels of the pattern and their alternatives.
+    pub levels: Vec<usize>,
+    /// Seconds mapping, crawling.
+    pub map_secs: f64,
+    /// Seconds crawling.
+    pub crawl_secs: f64,
+    /// True targets the crawl missed (a few, for the report).
+    pub missed: Vec<String>,
+    /// Crawled pages that are not targets (a few).
+    pub wrong: Vec<String>,
+}
+
+impl SiteFigures {
+    /// Crawl precision.
+    pub fn precision(&self) -> f64 {
+        ratio(self.crawled_true, self.crawled)
+    }
+    /// Crawl recall.
+    pub fn recall(&self) -> f64 {
+        ratio(self.crawled_true, self.truth)
+    }
+    /// Whether the bar is met.
+    pub fn meets_bar(&self) -> bool {
+        self.crawled == self.crawled_true
+            && self.recall() >= 0.99
+            && (self.crawl_links as f64) <= 1.2 * self.truth as f64
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 { 0.0 } else { a as f64 / b as f64 }
+}
+
+/// Path of a URL of the served site, percent-decoded, without the leading '/'.
+fn site_path(url: &str) -> String {
+    let path = url::Url::parse(url)
+        .map(|u| u.path().to_string())
+        .unwrap_or_default();
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Some(Ok(b)) = path.get(i + 1..i + 3).map(|h| u8::from_str_radix(h, 16))
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).trim_start_matches('/').to_string()
+}
+
+/// Learns and crawls one site.
+///
+/// # Errors
+/// When the site cannot be served or learning fails.
+pub fn evaluate(site: &DevSite, log: &mut dyn FnMut(String)) -> Result<SiteFigures, String> {
+    let truth: HashSet<String> = site
+        .pages()?
+        .into_iter()
+        .filter(|p| p.target)
+        .map(|p| p.path)
+        .collect();
+    let server = Server::start(0, static_dir(site.root.clone()))
+        .map_err(|e| format!("{}: cannot serve: {e}", site.name))?;
+    let base = server.url();
+    let politeness = Politeness {
+        delay_ms: 0,
+        max_in_flight: 8,
+        max_in_flight_per_host: 8,
+        ..Politeness::default()
+    };
+    let config = MapConfig {
+        politeness: politeness.clone(),
+        ..MapConfig::default()
+    };
+    let entry = format!("{base}/{}", site.entry);
+    let example = format!("{base}/{}", site.example);
+    let learned = run::learn(&entry, &example, config, &ClientConfig::default(), &mut |_, _| {})?;
+    log(format!(
+        "{}: mapped {} pages, {} targets in {:.1} s\n{}",
+        site.name,
+        learned.progress.fetched,
+        learned.progress.targets,
+        learned.elapsed.as_secs_f64(),
+        learned.pattern.render()
+    ));
+    let mapped: Vec<String> = learned
+        .map
+        .targets()
+        .map(|t| site_path(&learned.map.nodes[t as usize].url))
+        .collect();
+    let crawled = run::crawl(
+        learned.pattern.clone(),
+        CrawlConfig {
+            politeness: Some(politeness),
+            ..CrawlConfig::default()
+        },
+        false,
+        &ClientConfig::default(),
+        &mut |_| Ok(()),
+        &mut |_, _| {},
+    )?;
+    let got: Vec<String> = crawled.targets.iter().map(|u| site_path(u)).collect();
+    let got_set: HashSet<&String> = got.iter().collect();
+    let mut missed: Vec<String> = truth
+        .iter()
+        .filter(|t| !got_set.contains(t))
+        .cloned()
+        .collect();
+    missed.sort();
+    let wrong: Vec<String> = got.iter().filter(|g| !truth.contains(*g)).cloned().collect();
+    Ok(SiteFigures {
+        name: site.name.clone(),
+        truth: truth.len(),
+        mapped: mapped.len(),
+        mapped_true: mapped.iter().filter(|m| truth.contains(*m)).count(),
+        crawled: got.len(),
+        crawled_true: got.iter().filter(|g| truth.contains(*g)).count(),
+        map_links: learned.progress.fetched,
+        crawl_links: crawled.progress.fetched,
+        levels: learned.pattern.levels.iter().map(|l| l.regexes.len()).collect(),
+        map_secs: learned.elapsed.as_secs_f64(),
+        crawl_secs: crawled.elapsed.as_secs_f64(),
+        missed: missed.into_iter().take(10).collect(),
+        wrong: wrong.into_iter().take(10).collect(),
+    })
+}
+
+/// Runs every site; returns the Markdown report and whether every site meets the bar.
+///
+/// # Errors
+/// As [`evaluate`].
+pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String, bool), String> {
+    let mut figures = Vec::new();
+    for s in sites {
+        figures.push(evaluate(s, log)?);
+    }
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "# Crawling the development sites\n\nGenerated by `./build.sh eval`: each site of `eval/dev-sites.toml` is served on 127.0.0.1; Exemplar maps it from its entry page with its example page (default settings, 8 requests in flight, no delay), learns the navigation pattern, then crawls with the pattern (no similarity check at crawl time). Ground truth: the generators' markers (the site's target rule). Links = pages fetched. Bar: precision 100%, recall ≥ 99%, crawl links ≤ 1.2 × targets.\n"
+    );
+    let _ = writeln!(
+        md,
+        "| site | targets | found mapping (true) | found crawling | precision | recall | links mapping | links crawling | crawl links / targets | levels (alternatives) | s mapping | s crawling | bar |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut ok = true;
+    for f in &figures {
+        ok &= f.meets_bar();
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} ({}) | {} | {:.1}% | {:.1}% | {} | {} | {:.2} | {} | {:.1} | {:.1} | {} |",
+            f.name,
+            f.truth,
+            f.mapped,
+            f.mapped_true,
+            f.crawled,
+            100.0 * f.precision(),
+            100.0 * f.recall(),
+            f.map_links,
+            f.crawl_links,
+            ratio(f.crawl_links, f.truth),
+            f.levels
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(" / "),
+            f.map_secs,
+            f.crawl_secs,
+            if f.meets_bar() { "met" } else { "**not met**" }
+        );
+    }
+    for f in &figures {
+        if !f.missed.is_empty() || !f.wrong.is_empty() {
+            let _ = writeln!(md, "\n**{}**", f.name);
+            if !f.missed.is_empty() {
+                let _ = writeln!(md, "- missed (first 10): {}", f.missed.join(", "));
+            }
+            if !f.wrong.is_empty() {
+                let _ = writeln!(md, "- not targets (first 10): {}", f.wrong.join(", "));
+            }
+        }
+    }
+    Ok((md, ok))
+}

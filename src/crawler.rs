@@ -1,0 +1,582 @@
+//! The structure-driven crawler (design §5, thesis Algorithm 7) as a sans-IO state machine.
+//!
+//! Runs a [`Pattern`]: breadth first from the entry page; on a page of level j it follows only
+//! links matching level j+1 (or its own level when that level paginates, bounded); links
+//! matching the last level are targets wherever they are met (shortcuts). Targets are fetched
+//! and handed to the driver in [`Event::Target`] (body included, so the driver streams them to
+//! its exports and the crawler keeps nothing but URLs and signatures), optionally verified
+//! with RTDM against the example. At the end, [`Crawler::coverage`] compares the targets with
+//! those the pattern was learned from.
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use serde::{Deserialize, Serialize};
+
+use crate::canon::{self, CompiledScope, TrapGuard, TrapLimits};
+use crate::dom::{Page, ParseOptions};
+use crate::fetch::{Delivered, FetchResult, Frontier, Machine, Next, Poll, Politeness};
+use crate::mapper::{ExamplePage, StopReason};
+use crate::pattern::{Compiled, Pattern, Step};
+use crate::similarity::Example;
+
+/// Settings of a crawl beyond the pattern.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CrawlConfig {
+    /// Pages fetched at most.
+    pub max_pages: usize,
+    /// Stop after this many milliseconds.
+    pub max_duration_ms: Option<u64>,
+    /// Largest body, in bytes.
+    pub max_bytes: usize,
+    /// Politeness (None: the pattern's).
+    pub politeness: Option<Politeness>,
+    /// Crawler-trap bounds.
+    pub traps: TrapLimits,
+}
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        CrawlConfig {
+            max_pages: 100_000,
+            max_duration_ms: None,
+            max_bytes: 8 << 20,
+            politeness: None,
+            traps: TrapLimits::default(),
+        }
+    }
+}
+
+/// A target page, handed to the driver once.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetPage {
+    /// Canonical URL.
+    pub url: String,
+    /// Final URL after redirects.
+    pub final_url: String,
+    /// HTTP status.
+    pub status: u16,
+    /// Response headers.
+    pub headers: Vec<(String, String)>,
+    /// Body bytes.
+    pub body: Vec<u8>,
+    /// `<title>`.
+    pub title: String,
+    /// Similarity to the example (when verifying).
+    pub similarity: Option<f64>,
+    /// Verification verdict (None when not verifying).
+    pub verified: Option<bool>,
+    /// The level of the page it was found on (0 = entry).
+    pub found_on_level: usize,
+    /// Not among the pattern's known targets.
+    pub new: bool,
+    /// When the response was taken (driver's clock).
+    pub fetched_at_ms: u64,
+}
+
+/// Something that happened.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "type")]
+pub enum Event {
+    /// A target page.
+    Target(Box<TargetPage>),
+    /// A navigation page was fetched.
+    #[serde(rename_all = "camelCase")]
+    Page {
+        /// URL.
+        url: String,
+        /// Its level.
+        level: usize,
+        /// HTTP status (0: failed).
+        status: u16,
+        /// Links followed from it.
+        followed: usize,
+    },
+    /// A URL was not fetched or gave nothing.
+    #[serde(rename_all = "camelCase")]
+    Skipped {
+        /// URL.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The crawl finished.
+    #[serde(rename_all = "camelCase")]
+    Finished {
+        /// Why.
+        reason: StopReason,
+    },
+}
+
+/// Counts for display.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Progress {
+    /// Page requests answered.
+    pub fetched: usize,
+    /// Targets collected.
+    pub targets: usize,
+    /// Of which new since learning.
+    pub new_targets: usize,
+    /// Targets that failed verification.
+    pub rejected: usize,
+    /// URLs waiting.
+    pub queued: usize,
+    /// Requests in flight.
+    pub in_flight: usize,
+    /// Skipped URLs.
+    pub skipped: usize,
+    /// Errors.
+    pub errors: usize,
+    /// Body bytes.
+    pub bytes: u64,
+    /// Milliseconds since the first poll.
+    pub elapsed_ms: u64,
+}
+
+/// Coverage of a crawl against the targets the pattern was learned from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Coverage {
+    /// Targets known from learning.
+    pub known: usize,
+    /// Of those, reached by this crawl.
+    pub reached: usize,
+    /// Known targets not reached.
+    pub missed: Vec<String>,
+    /// Targets not known from learning (new pages, or pages the mapping did not reach).
+    pub new: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Item {
+    level: usize,
+    /// Pagination hops in the current chain.
+    hops: u32,
+    /// Target (fetched, not expanded).
+    target: bool,
+}
+
+/// The serialisable state of a crawler.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    /// Format version.
+    pub version: u32,
+    pattern: Pattern,
+    config: CrawlConfig,
+    example: Option<ExamplePage>,
+    frontier: Frontier<Item>,
+    targets: Vec<String>,
+    signatures: HashMap<u64, String>,
+    traps: TrapGuard,
+    progress: Progress,
+    started_ms: Option<u64>,
+    stopped: Option<StopReason>,
+    finished_sent: bool,
+}
+
+const SNAPSHOT_VERSION: u32 = 1;
+
+/// The crawling state machine. See the module docs.
+pub struct Crawler {
+    state: Snapshot,
+    compiled: Compiled,
+    scope: CompiledScope,
+    example: Option<Example>,
+    parse: ParseOptions,
+    known: HashSet<String>,
+    events: VecDeque<Event>,
+}
+
+/// Errors creating a crawler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrawlError(pub String);
+
+impl std::fmt::Display for CrawlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CrawlError {}
+
+impl Crawler {
+    /// A crawler for a pattern. With `example`, targets are verified with RTDM at the
+    /// pattern's θ (pages that fail are reported, not collected).
+    ///
+    /// # Errors
+    /// An invalid pattern or config, an unparseable example.
+    pub fn new(
+        pattern: Pattern,
+        config: CrawlConfig,
+        example: Option<ExamplePage>,
+    ) -> Result<Crawler, CrawlError> {
+        let politeness = config
+            .politeness
+            .clone()
+            .unwrap_or_else(|| pattern.politeness.clone());
+        let entry = canon::canonicalize(&pattern.entry)
+            .ok_or_else(|| CrawlError(format!("bad entry URL {:?}", pattern.entry)))?;
+        let mut frontier = Frontier::new(politeness);
+        frontier.push(
+            entry,
+            Item {
+                level: 0,
+                hops: 0,
+                target: false,
+            },
+        );
+        Crawler::from_state(Snapshot {
+            version: SNAPSHOT_VERSION,
+            traps: TrapGuard::new(config.traps.clone()),
+            pattern,
+            config,
+            example,
+            frontier,
+            targets: Vec::new(),
+            signatures: HashMap::new(),
+            progress: Progress::default(),
+            started_ms: None,
+            stopped: None,
+            finished_sent: false,
+        })
+    }
+
+    fn from_state(state: Snapshot) -> Result<Crawler, CrawlError> {
+        if state.version != SNAPSHOT_VERSION {
+            return Err(CrawlError(format!(
+                "snapshot version {} is not supported",
+                state.version
+            )));
+        }
+        state
+            .pattern
+            .validate()
+            .map_err(|e| CrawlError(e.to_string()))?;
+        let compiled = state
+            .pattern
+            .compile()
+            .map_err(|e| CrawlError(e.to_string()))?;
+        let scope = state.pattern.scope.compile().map_err(CrawlError)?;
+        let parse = ParseOptions {
+            max_bytes: state.config.max_bytes,
+            ..ParseOptions::default()
+        };
+        let example = match &state.example {
+            Some(ex) => {
+                let page = Page::parse(&ex.body, &ex.url, ex.content_type.as_deref(), &parse)
+                    .map_err(|e| CrawlError(format!("example page {}: {e}", ex.url)))?;
+                Some(Example::new(&page, state.pattern.similarity))
+            }
+            None => None,
+        };
+        let known = state.pattern.known_targets.iter().cloned().collect();
+        Ok(Crawler {
+            state,
+            compiled,
+            scope,
+            example,
+            parse,
+            known,
+            events: VecDeque::new(),
+        })
+    }
+
+    /// The whole state as serde data.
+    pub fn snapshot(&self) -> Snapshot {
+        self.state.clone()
+    }
+
+    /// A crawler from a snapshot; requests that were in flight are asked again.
+    ///
+    /// # Errors
+    /// As [`Crawler::new`].
+    pub fn restore(snapshot: Snapshot) -> Result<Crawler, CrawlError> {
+        let mut c = Crawler::from_state(snapshot)?;
+        c.state.frontier.requeue_in_flight();
+        Ok(c)
+    }
+
+    /// Counts for display.
+    pub fn progress(&self) -> Progress {
+        let mut p = self.state.progress;
+        p.queued = self.state.frontier.queued();
+        p.in_flight = self.state.frontier.in_flight();
+        p
+    }
+
+    /// Why it stopped, once it has.
+    pub fn stopped(&self) -> Option<StopReason> {
+        self.state.stopped
+    }
+
+    /// Target URLs collected so far, in order.
+    pub fn targets(&self) -> &[String] {
+        &self.state.targets
+    }
+
+    /// The pattern being run.
+    pub fn pattern(&self) -> &Pattern {
+        &self.state.pattern
+    }
+
+    /// Events since the last call.
+    pub fn drain_events(&mut self) -> Vec<Event> {
+        self.events.drain(..).collect()
+    }
+
+    /// Stops handing out requests.
+    pub fn cancel(&mut self) {
+        self.stop(StopReason::Cancelled);
+    }
+
+    fn stop(&mut self, reason: StopReason) {
+        if self.state.stopped.is_none() {
+            self.state.stopped = Some(reason);
+            self.state.frontier.clear_queue();
+        }
+    }
+
+    /// Coverage against the pattern's known targets.
+    pub fn coverage(&self) -> Coverage {
+        let got: HashSet<&String> = self.state.targets.iter().collect();
+        let missed: Vec<String> = self
+            .state
+            .pattern
+            .known_targets
+            .iter()
+            .filter(|t| !got.contains(t))
+            .cloned()
+            .collect();
+        Coverage {
+            known: self.state.pattern.known_targets.len(),
+            reached: self.state.pattern.known_targets.len() - missed.len(),
+            missed,
+            new: self
+                .state
+                .targets
+                .iter()
+                .filter(|t| !self.known.contains(*t))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// What to do at `now_ms`.
+    pub fn poll(&mut self, now_ms: u64) -> Poll {
+        let started = *self.state.started_ms.get_or_insert(now_ms);
+        self.state.progress.elapsed_ms = now_ms.saturating_sub(started);
+        if let Some(max) = self.state.config.max_duration_ms
+            && now_ms.saturating_sub(started) >= max
+        {
+            self.stop(StopReason::MaxDuration);
+        }
+        loop {
+            match self.state.frontier.next(now_ms) {
+                Next::Fetch(r) => return Poll::Fetch(r),
+                Next::Disallowed(q) => {
+                    self.state.progress.skipped += 1;
+                    self.events.push_back(Event::Skipped {
+                        url: q.url,
+                        reason: "robots.txt".into(),
+                    });
+                }
+                Next::WaitUntil(t) => return Poll::WaitUntil(t),
+                Next::Busy => return Poll::Busy,
+                Next::Empty => {
+                    if self.state.stopped.is_none() {
+                        self.state.stopped = Some(StopReason::Exhausted);
+                    }
+                    if let Some(reason) = self.state.stopped.filter(|_| !self.state.finished_sent)
+                    {
+                        self.state.finished_sent = true;
+                        self.events.push_back(Event::Finished { reason });
+                    }
+                    return Poll::Done;
+                }
+            }
+        }
+    }
+
+    /// Takes the result of request `id`.
+    pub fn handle(&mut self, id: u64, result: FetchResult, now_ms: u64) {
+        let Delivered::Page(q, result) = self.state.frontier.deliver(id, result) else {
+            return;
+        };
+        self.state.progress.fetched += 1;
+        let url = q.url;
+        let item = q.item;
+        let r = match result {
+            FetchResult::Failed(e) => return self.error(url, item.level, 0, e),
+            FetchResult::Response(r) => r,
+        };
+        self.state.progress.bytes += r.body.len() as u64;
+        if (300..400).contains(&r.status) && !r.final_url.is_empty() {
+            return self.skip(url, format!("redirected off site to {}", r.final_url));
+        }
+        if !(200..300).contains(&r.status) {
+            return self.error(url, item.level, r.status, format!("HTTP {}", r.status));
+        }
+        let final_url = if r.final_url.is_empty() {
+            url.clone()
+        } else {
+            r.final_url.clone()
+        };
+        let final_c = canon::canonicalize(&final_url).unwrap_or_default();
+        if !self.scope.contains(&final_c) {
+            return self.skip(url, format!("redirected off site to {final_url}"));
+        }
+        if final_c != url {
+            if self.state.frontier.is_seen(&final_c) {
+                return self.skip(url, format!("redirect to a page already seen: {final_c}"));
+            }
+            self.state.frontier.mark_seen(&final_c);
+        }
+        if !r.is_html() {
+            let mt = r.media_type().unwrap_or_default();
+            return self.skip(url, format!("not HTML ({mt})"));
+        }
+        if r.truncated {
+            return self.skip(url, format!("larger than {} bytes", self.state.config.max_bytes));
+        }
+        let page = match Page::parse(&r.body, &final_c, r.header("content-type"), &self.parse) {
+            Ok(p) => p,
+            Err(e) => return self.error(url, item.level, r.status, e.to_string()),
+        };
+        let signature = page_signature(&page);
+        if let Some(of) = self.state.signatures.get(&signature) {
+            let of = of.clone();
+            return self.skip(url, format!("same content as {of}"));
+        }
+        self.state.signatures.insert(signature, url.clone());
+        if item.target {
+            let (similarity, verified) = match self.example.as_mut() {
+                Some(ex) => {
+                    let v = ex.compare(&page);
+                    (Some(v.comparison.similarity), Some(v.similar))
+                }
+                None => (None, None),
+            };
+            if verified == Some(false) {
+                self.state.progress.rejected += 1;
+                return self.skip(
+                    url,
+                    format!(
+                        "matches the last level but is not similar to the example ({:.3})",
+                        similarity.unwrap_or(0.0)
+                    ),
+                );
+            }
+            let new = !self.known.contains(&url);
+            self.state.progress.targets += 1;
+            if new {
+                self.state.progress.new_targets += 1;
+            }
+            self.state.targets.push(url.clone());
+            self.events.push_back(Event::Target(Box::new(TargetPage {
+                url,
+                final_url,
+                status: r.status,
+                headers: r.headers,
+                body: r.body,
+                title: page.title.clone(),
+                similarity,
+                verified,
+                found_on_level: item.level,
+                new,
+                fetched_at_ms: now_ms,
+            })));
+        } else {
+            let followed = self.expand(&page, &item);
+            self.events.push_back(Event::Page {
+                url,
+                level: item.level,
+                status: r.status,
+                followed,
+            });
+        }
+        if self.state.progress.fetched >= self.state.config.max_pages {
+            self.stop(StopReason::MaxPages);
+        }
+    }
+
+    fn expand(&mut self, page: &Page, item: &Item) -> usize {
+        if self.state.stopped.is_some() {
+            return 0;
+        }
+        let mut followed = 0;
+        for link in &page.links {
+            let Some(url) = canon::canonicalize(&link.url) else {
+                continue;
+            };
+            if self.state.frontier.is_seen(&url) || !self.scope.contains(&url) {
+                continue;
+            }
+            let next = match self.compiled.step(item.level, &url) {
+                None => continue,
+                Some(Step::Target) => Item {
+                    level: item.level,
+                    hops: 0,
+                    target: true,
+                },
+                Some(Step::Level { level, paginated }) => {
+                    let hops = if paginated { item.hops + 1 } else { 0 };
+                    if hops > self.state.pattern.max_pagination {
+                        continue;
+                    }
+                    Item {
+                        level,
+                        hops,
+                        target: false,
+                    }
+                }
+            };
+            if let Some(reason) = self.state.traps.check(&url) {
+                self.state.progress.skipped += 1;
+                self.events.push_back(Event::Skipped {
+                    url,
+                    reason: format!("trap guard: {reason:?}"),
+                });
+                continue;
+            }
+            if self.state.frontier.push(url, next) {
+                followed += 1;
+            }
+        }
+        followed
+    }
+
+    fn error(&mut self, url: String, level: usize, status: u16, reason: String) {
+        self.state.progress.errors += 1;
+        self.events.push_back(Event::Page {
+            url: url.clone(),
+            level,
+            status,
+            followed: 0,
+        });
+        self.events.push_back(Event::Skipped { url, reason });
+    }
+
+    fn skip(&mut self, url: String, reason: String) {
+        self.state.progress.skipped += 1;
+        self.events.push_back(Event::Skipped { url, reason });
+    }
+}
+
+impl Machine for Crawler {
+    fn poll(&mut self, now_ms: u64) -> Poll {
+        Crawler::poll(self, now_ms)
+    }
+    fn handle(&mut self, id: u64, result: FetchResult, now_ms: u64) {
+        Crawler::handle(self, id, result, now_ms)
+    }
+    fn cancel(&mut self) {
+        Crawler::cancel(self)
+    }
+}
+
+/// Same signature as the mapper's: title and text terms.
+fn page_signature(page: &Page) -> u64 {
+    crate::mapper::page_signature(page)
+}

@@ -1,0 +1,628 @@
+//! Exports: pages as JSON Lines, CSV and WARC 1.1, and a Scrapy project generated from a
+//! navigation pattern. Writers take any `impl Write`; nothing here does other IO except
+//! [`write_scrapy_project`].
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// One fetched page as exported.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PageRecord {
+    /// Canonical URL.
+    pub url: String,
+    /// Final URL after redirects.
+    pub final_url: String,
+    /// HTTP status.
+    pub status: u16,
+    /// `Content-Type`.
+    pub content_type: Option<String>,
+    /// Response headers.
+    pub headers: Vec<(String, String)>,
+    /// When fetched (unix ms).
+    pub fetched_at_ms: u64,
+    /// `<title>`.
+    pub title: Option<String>,
+    /// Similarity to the example, when measured.
+    pub similarity: Option<f64>,
+    /// Level of the page it was found on.
+    pub level: Option<usize>,
+    /// Body.
+    pub body: Option<Vec<u8>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonLine<'a> {
+    url: &'a str,
+    final_url: &'a str,
+    status: u16,
+    title: Option<&'a str>,
+    fetched_at: String,
+    similarity: Option<f64>,
+    level: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    html: Option<String>,
+}
+
+/// JSON Lines: one object per page (`url`, `finalUrl`, `status`, `title`, `fetchedAt` in RFC
+/// 3339, `similarity`, `level`, and `html` when `include_html`).
+///
+/// # Errors
+/// Write errors.
+pub fn write_jsonl<W: Write>(mut w: W, pages: &[PageRecord], include_html: bool) -> io::Result<()> {
+    for p in pages {
+        let line = JsonLine {
+            url: &p.url,
+            final_url: &p.final_url,
+            status: p.status,
+            title: p.title.as_deref(),
+            fetched_at: rfc3339(p.fetched_at_ms),
+            similarity: p.similarity,
+            level: p.level,
+            html: if include_html {
+                p.body.as_ref().map(|b| String::from_utf8_lossy(b).into_owned())
+            } else {
+                None
+            },
+        };
+        serde_json::to_writer(&mut w, &line)?;
+        w.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// CSV (RFC 4180) with a header: `url,final_url,status,title,similarity,level,fetched_at`.
+///
+/// # Errors
+/// Write errors.
+pub fn write_csv<W: Write>(mut w: W, pages: &[PageRecord]) -> io::Result<()> {
+    w.write_all(b"url,final_url,status,title,similarity,level,fetched_at\r\n")?;
+    for p in pages {
+        let row = [
+            csv_field(&p.url),
+            csv_field(&p.final_url),
+            p.status.to_string(),
+            csv_field(p.title.as_deref().unwrap_or("")),
+            p.similarity.map(|s| format!("{s:.4}")).unwrap_or_default(),
+            p.level.map(|l| l.to_string()).unwrap_or_default(),
+            rfc3339(p.fetched_at_ms),
+        ];
+        w.write_all(row.join(",").as_bytes())?;
+        w.write_all(b"\r\n")?;
+    }
+    Ok(())
+}
+
+/// RFC 3339 UTC timestamp of unix milliseconds (second precision, as WARC-Date wants).
+pub fn rfc3339(ms: u64) -> String {
+    let secs = ms / 1000;
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil from days (H. Hinnant).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// SHA-1 (for WARC digests; not for security).
+pub fn sha1(data: &[u8]) -> [u8; 20] {
+    let mut h: [u32; 5] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0];
+    let mut msg = data.to_vec();
+    let bits = (data.len() as u64).wrapping_mul(8);
+    msg.push(0x80);
+    while msg.len() % 64 != 56 {
+        msg.push(0);
+    }
+    msg.extend_from_slice(&bits.to_be_bytes());
+    for chunk in msg.chunks(64) {
+        let mut w = [0u32; 80];
+        for i in 0..16 {
+            w[i] = u32::from_be_bytes([chunk[4 * i], chunk[4 * i + 1], chunk[4 * i + 2], chunk[4 * i + 3]]);
+        }
+        for i in 16..80 {
+            w[i] = (w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]).rotate_left(1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e] = h;
+        for (i, wi) in w.iter().enumerate() {
+            let (f, k) = match i {
+                0..=19 => ((b & c) | (!b & d), 0x5A82_7999),
+                20..=39 => (b ^ c ^ d, 0x6ED9_EBA1),
+                40..=59 => ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC),
+                _ => (b ^ c ^ d, 0xCA62_C1D6),
+            };
+            let t = a.rotate_left(5).wrapping_add(f).wrapping_add(e).wrapping_add(k).wrapping_add(*wi);
+            e = d;
+            d = c;
+            c = b.rotate_left(30);
+            b = a;
+            a = t;
+        }
+        for (x, y) in h.iter_mut().zip([a, b, c, d, e]) {
+            *x = x.wrapping_add(y);
+        }
+    }
+    let mut out = [0u8; 20];
+    for (i, v) in h.iter().enumerate() {
+        out[4 * i..4 * i + 4].copy_from_slice(&v.to_be_bytes());
+    }
+    out
+}
+
+/// RFC 4648 base32 (upper case, padded).
+pub fn base32(data: &[u8]) -> String {
+    const A: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let mut out = String::new();
+    for chunk in data.chunks(5) {
+        let mut buf = [0u8; 5];
+        buf[..chunk.len()].copy_from_slice(chunk);
+        let v = buf.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
+        let chars = (chunk.len() * 8).div_ceil(5);
+        for i in 0..8 {
+            if i < chars {
+                out.push(A[((v >> (35 - 5 * i)) & 31) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A WARC/1.1 writer: a `warcinfo` record, then one `response` record per page.
+pub struct WarcWriter<W: Write> {
+    w: W,
+    counter: u64,
+    seed: [u8; 20],
+}
+
+impl<W: Write> WarcWriter<W> {
+    /// Starts a WARC file with its `warcinfo` record.
+    ///
+    /// # Errors
+    /// Write errors.
+    pub fn new(w: W, description: &str) -> io::Result<WarcWriter<W>> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        let mut ww = WarcWriter {
+            w,
+            counter: 0,
+            seed: sha1(format!("{description}{now}").as_bytes()),
+        };
+        let info = format!(
+            "software: Exemplar/{}\r\nformat: WARC File Format 1.1\r\ndescription: {}\r\n",
+            env!("CARGO_PKG_VERSION"),
+            description.replace(['\r', '\n'], " ")
+        );
+        ww.record("warcinfo", None, now, "application/warc-fields", info.as_bytes(), None)?;
+        Ok(ww)
+    }
+
+    /// A deterministic UUID-shaped record id from the file's seed and a counter.
+    fn record_id(&mut self) -> String {
+        self.counter += 1;
+        let mut input = self.seed.to_vec();
+        input.extend_from_slice(&self.counter.to_be_bytes());
+        let h = sha1(&input);
+        let hex: String = h[..16].iter().map(|b| format!("{b:02x}")).collect();
+        format!(
+            "<urn:uuid:{}-{}-4{}-a{}-{}>",
+            &hex[..8],
+            &hex[8..12],
+            &hex[13..16],
+            &hex[17..20],
+            &hex[20..32]
+        )
+    }
+
+    fn record(
+        &mut self,
+        kind: &str,
+        target: Option<&str>,
+        ms: u64,
+        content_type: &str,
+        block: &[u8],
+        payload_digest: Option<String>,
+    ) -> io::Result<()> {
+        let id = self.record_id();
+        let mut head = format!(
+            "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Record-ID: {id}\r\nWARC-Date: {}\r\n",
+            rfc3339(ms)
+        );
+        if let Some(t) = target {
+            head.push_str(&format!("WARC-Target-URI: {t}\r\n"));
+        }
+        if let Some(p) = payload_digest {
+            head.push_str(&format!("WARC-Payload-Digest: sha1:{p}\r\n"));
+        }
+        head.push_str(&format!(
+            "WARC-Block-Digest: sha1:{}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+            base32(&sha1(block)),
+            block.len()
+        ));
+        self.w.write_all(head.as_bytes())?;
+        self.w.write_all(block)?;
+        self.w.write_all(b"\r\n\r\n")
+    }
+
+    /// Writes a `response` record: the HTTP status line, headers and body.
+    ///
+    /// # Errors
+    /// Write errors.
+    pub fn write_response(&mut self, p: &PageRecord) -> io::Result<()> {
+        let body = p.body.as_deref().unwrap_or(&[]);
+        let mut block = format!("HTTP/1.1 {} {}\r\n", p.status, reason(p.status));
+        for (k, v) in &p.headers {
+            // The body is stored decoded and whole: drop encodings that no longer apply.
+            let k_l = k.to_ascii_lowercase();
+            if matches!(k_l.as_str(), "content-length" | "transfer-encoding" | "content-encoding") {
+                continue;
+            }
+            block.push_str(&format!("{k}: {}\r\n", v.replace(['\r', '\n'], " ")));
+        }
+        block.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+        let mut bytes = block.into_bytes();
+        bytes.extend_from_slice(body);
+        let payload = base32(&sha1(body));
+        let target = if p.final_url.is_empty() { &p.url } else { &p.final_url };
+        self.record(
+            "response",
+            Some(target),
+            p.fetched_at_ms,
+            "application/http;msgtype=response",
+            &bytes,
+            Some(payload),
+        )
+    }
+
+    /// Flushes and returns the writer.
+    ///
+    /// # Errors
+    /// Write errors.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.w.flush()?;
+        Ok(self.w)
+    }
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        203 => "Non-Authoritative Information",
+        _ => "Status",
+    }
+}
+
+/// Input of the Scrapy project generator.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScrapySpec {
+    /// Project and spider name (made a Python identifier).
+    pub name: String,
+    /// Start URL.
+    pub entry: String,
+    /// Scrapy `allowed_domains`.
+    pub allowed_domains: Vec<String>,
+    /// E1 … En.
+    pub levels: Vec<ScrapyLevel>,
+    /// `DOWNLOAD_DELAY`.
+    pub delay_s: f64,
+    /// `CONCURRENT_REQUESTS_PER_DOMAIN`.
+    pub concurrency_per_domain: u32,
+    /// `ROBOTSTXT_OBEY`.
+    pub obey_robots: bool,
+    /// `USER_AGENT`.
+    pub user_agent: String,
+    /// Not used by the generated spider yet; kept for the format.
+    pub max_pages_per_level: Option<u64>,
+}
+
+/// One level for Scrapy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScrapyLevel {
+    /// Anchored full-URL regex (Python `re` syntax).
+    pub regex: String,
+    /// Pagination self-loop.
+    pub paginate: bool,
+}
+
+fn py_ident(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .collect();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert_str(0, "site_");
+    }
+    out
+}
+
+/// A Python string literal (JSON strings are valid Python literals).
+fn py_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// The files of the Scrapy project: (relative path, contents).
+pub fn scrapy_project(spec: &ScrapySpec) -> Vec<(String, String)> {
+    let name = py_ident(&spec.name);
+    let levels: String = spec
+        .levels
+        .iter()
+        .map(|l| {
+            format!(
+                "    ({}, {}),\n",
+                py_str(&l.regex),
+                if l.paginate { "True" } else { "False" }
+            )
+        })
+        .collect();
+    let domains: Vec<String> = spec.allowed_domains.iter().map(|d| py_str(d)).collect();
+    let spider = format!(
+        r##""""Spider generated by Exemplar from a navigation pattern.
+
+Level j pages follow links matching LEVELS[j] (to level j+1); links matching the last
+level are targets wherever they are met; a level marked paginated also follows its own
+regex. Targets are not expanded. The same rules as `exemplar crawl`.
+"""
+import re
+
+import scrapy
+
+from {name}.items import PageItem
+
+# (regex, paginate) per level: E1 ... En.
+LEVELS = [
+{levels}]
+COMPILED = [(re.compile(r), p) for r, p in LEVELS]
+
+
+class PatternSpider(scrapy.Spider):
+    name = {name_s}
+    allowed_domains = [{domains}]
+    start_urls = [{entry}]
+
+    def parse(self, response):
+        yield from self.follow(response, 0)
+
+    def follow(self, response, level):
+        n = len(COMPILED)
+        last = COMPILED[n - 1][0]
+        for href in response.css("a::attr(href), area::attr(href)").getall():
+            url = response.urljoin(href).split("#", 1)[0]
+            if not url.startswith(("http://", "https://")):
+                continue
+            if last.fullmatch(url):
+                yield scrapy.Request(url, callback=self.parse_target, cb_kwargs={{"level": level}})
+            elif level + 1 < n and COMPILED[level][0].fullmatch(url):
+                yield scrapy.Request(url, callback=self.parse_level, cb_kwargs={{"level": level + 1}})
+            elif level >= 1 and COMPILED[level - 1][1] and COMPILED[level - 1][0].fullmatch(url):
+                yield scrapy.Request(url, callback=self.parse_level, cb_kwargs={{"level": level}})
+
+    def parse_level(self, response, level):
+        yield from self.follow(response, level)
+
+    def parse_target(self, response, level):
+        yield PageItem(
+            url=response.url,
+            title=(response.css("title::text").get() or "").strip(),
+            level=level,
+        )
+"##,
+        name_s = py_str(&name),
+        domains = domains.join(", "),
+        entry = py_str(&spec.entry),
+    );
+    let settings = format!(
+        r#"# Scrapy settings generated by Exemplar.
+BOT_NAME = {name_s}
+SPIDER_MODULES = [{spiders}]
+NEWSPIDER_MODULE = {spiders}
+
+USER_AGENT = {ua}
+ROBOTSTXT_OBEY = {robots}
+DOWNLOAD_DELAY = {delay}
+CONCURRENT_REQUESTS_PER_DOMAIN = {conc}
+AUTOTHROTTLE_ENABLED = False
+REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
+FEED_EXPORT_ENCODING = "utf-8"
+
+# Many machines, one crawl: with scrapy-redis (pip install scrapy-redis) every machine runs
+# `scrapy crawl {name}` against a shared Redis scheduler and duplicate filter.
+# SCHEDULER = "scrapy_redis.scheduler.Scheduler"
+# DUPEFILTER_CLASS = "scrapy_redis.dupefilter.RFPDupeFilter"
+# SCHEDULER_PERSIST = True
+# REDIS_URL = "redis://localhost:6379"
+"#,
+        name_s = py_str(&name),
+        spiders = py_str(&format!("{name}.spiders")),
+        ua = py_str(&spec.user_agent),
+        robots = if spec.obey_robots { "True" } else { "False" },
+        delay = spec.delay_s,
+        conc = spec.concurrency_per_domain.max(1),
+    );
+    vec![
+        (
+            "scrapy.cfg".into(),
+            format!("[settings]\ndefault = {name}.settings\n\n[deploy]\nproject = {name}\n"),
+        ),
+        (format!("{name}/__init__.py"), String::new()),
+        (format!("{name}/settings.py"), settings),
+        (
+            format!("{name}/items.py"),
+            "import scrapy\n\n\nclass PageItem(scrapy.Item):\n    url = scrapy.Field()\n    title = scrapy.Field()\n    level = scrapy.Field()\n".into(),
+        ),
+        (format!("{name}/spiders/__init__.py"), String::new()),
+        (format!("{name}/spiders/{name}.py"), spider),
+        (
+            "README.md".into(),
+            format!(
+                "# {name}: a Scrapy project generated by Exemplar\n\nRun: `pip install scrapy && scrapy crawl {name} -O pages.jsonl`.\n\nOn many machines: install `scrapy-redis`, uncomment the scrapy-redis settings in `{name}/settings.py`, point `REDIS_URL` at a shared Redis and run the same command on every machine.\n"
+            ),
+        ),
+    ]
+}
+
+/// Writes the Scrapy project under `dir`.
+///
+/// # Errors
+/// File-system errors.
+pub fn write_scrapy_project(spec: &ScrapySpec, dir: &Path) -> io::Result<()> {
+    for (rel, text) in scrapy_project(spec) {
+        let path = dir.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, text)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digests_and_dates() {
+        let hex = |b: [u8; 20]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        assert_eq!(hex(sha1(b"abc")), "a9993e364706816aba3e25717850c26c9cd0d89d");
+        assert_eq!(hex(sha1(b"")), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+        assert_eq!(hex(sha1(&[b'a'; 1000])), "291e9a6c66994949b57ba5e650361e98fc36b1ba");
+        assert_eq!(base32(b"foobar"), "MZXW6YTBOI======");
+        assert_eq!(base32(b""), "");
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_795_370_096_000), "2026-11-22T17:54:56Z");
+    }
+
+    fn page(url: &str, title: &str) -> PageRecord {
+        PageRecord {
+            url: url.into(),
+            final_url: url.into(),
+            status: 200,
+            content_type: Some("text/html".into()),
+            headers: vec![("Content-Type".into(), "text/html".into())],
+            fetched_at_ms: 1_795_370_096_000,
+            title: Some(title.into()),
+            similarity: Some(0.9),
+            level: Some(1),
+            body: Some(b"<p>hi</p>".to_vec()),
+        }
+    }
+
+    #[test]
+    fn jsonl_and_csv() {
+        let pages = [page("http://h/a", "A, \"quoted\"\nline"), page("http://h/b", "B")];
+        let mut out = Vec::new();
+        write_jsonl(&mut out, &pages, true).expect("jsonl");
+        let text = String::from_utf8(out).expect("utf8");
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["finalUrl"], "http://h/a");
+        assert_eq!(lines[0]["html"], "<p>hi</p>");
+        assert_eq!(lines[1]["fetchedAt"], "2026-11-22T17:54:56Z");
+        let mut out = Vec::new();
+        write_csv(&mut out, &pages).expect("csv");
+        let text = String::from_utf8(out).expect("utf8");
+        assert!(text.contains("\"A, \"\"quoted\"\"\nline\""), "{text}");
+        assert_eq!(text.matches("\r\n").count(), 3);
+    }
+
+    #[test]
+    fn warc_records_parse_back() {
+        let mut w = WarcWriter::new(Vec::new(), "test").expect("warc");
+        w.write_response(&page("http://h/a", "A")).expect("record");
+        let bytes = w.finish().expect("finish");
+        let text = String::from_utf8(bytes.clone()).expect("utf8");
+        let mut rest: &[u8] = &bytes;
+        let mut kinds = Vec::new();
+        while !rest.is_empty() {
+            let head_end = rest.windows(4).position(|w| w == b"\r\n\r\n").expect("head") + 4;
+            let head = String::from_utf8_lossy(&rest[..head_end]).to_string();
+            assert!(head.starts_with("WARC/1.1\r\n"));
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("Content-Length: "))
+                .and_then(|v| v.trim().parse().ok())
+                .expect("length");
+            let block = &rest[head_end..head_end + len];
+            let digest = head
+                .lines()
+                .find_map(|l| l.strip_prefix("WARC-Block-Digest: sha1:"))
+                .expect("digest");
+            assert_eq!(digest.trim(), base32(&sha1(block)));
+            kinds.push(head.lines().nth(1).unwrap_or("").to_string());
+            assert_eq!(&rest[head_end + len..head_end + len + 4], b"\r\n\r\n");
+            rest = &rest[head_end + len + 4..];
+        }
+        assert_eq!(kinds, ["WARC-Type: warcinfo", "WARC-Type: response"]);
+        assert!(text.contains("WARC-Target-URI: http://h/a\r\n"));
+        assert!(text.contains("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 9\r\n\r\n<p>hi</p>"));
+    }
+
+    #[test]
+    fn scrapy_project_files() {
+        let spec = ScrapySpec {
+            name: "127.0.0.1:8000".into(),
+            entry: "http://127.0.0.1:8000/".into(),
+            allowed_domains: vec!["127.0.0.1".into()],
+            levels: vec![
+                ScrapyLevel {
+                    regex: r"^http://127\.0\.0\.1:8000/list\?page=[0-9]+$".into(),
+                    paginate: true,
+                },
+                ScrapyLevel {
+                    regex: r"^http://127\.0\.0\.1:8000/item/[0-9]+$".into(),
+                    paginate: false,
+                },
+            ],
+            delay_s: 0.25,
+            concurrency_per_domain: 2,
+            obey_robots: true,
+            user_agent: "Exemplar/0.1".into(),
+            max_pages_per_level: None,
+        };
+        let files = scrapy_project(&spec);
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        assert!(names.contains(&"scrapy.cfg"));
+        assert!(names.contains(&"site_127_0_0_1_8000/spiders/site_127_0_0_1_8000.py"));
+        let spider = &files.iter().find(|(n, _)| n.ends_with("spiders/site_127_0_0_1_8000.py")).expect("spider").1;
+        assert!(spider.contains(r#""^http://127\\.0\\.0\\.1:8000/item/[0-9]+$""#), "{spider}");
+        let dir = std::env::temp_dir().join(format!("exemplar-scrapy-{}", std::process::id()));
+        write_scrapy_project(&spec, &dir).expect("write");
+        if let Ok(out) = std::process::Command::new("python3")
+            .arg("-m")
+            .arg("py_compile")
+            .arg(dir.join("site_127_0_0_1_8000/spiders/site_127_0_0_1_8000.py"))
+            .arg(dir.join("site_127_0_0_1_8000/settings.py"))
+            .output()
+        {
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

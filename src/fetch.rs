@@ -1,0 +1,608 @@
+//! The sans-IO fetching contract and the frontier shared by the mapper and the crawler.
+//!
+//! The core never fetches. A state machine hands out [`FetchRequest`]s (several may be in flight,
+//! each with an id) and takes back a [`FetchResult`] per id; drivers — the extension's `fetch`,
+//! the native CLI, the simulation tests — do the IO and follow redirects. Time is an argument
+//! (`now_ms`, milliseconds on any monotonic-enough clock the driver picks), so tests are
+//! deterministic.
+//!
+//! The [`Frontier`] owns what both machines need to be polite and to not lose work: the FIFO
+//! queue (breadth-first order), the set of URLs ever queued, the requests in flight, per-host
+//! robots.txt state, delay and concurrency. It is plain serde data: a snapshot taken mid-crawl
+//! puts in-flight requests back at the head of the queue on restore.
+use std::collections::{BTreeMap, HashSet, VecDeque};
+
+use serde::{Deserialize, Serialize};
+
+use crate::robots::{self, Robots};
+
+/// What a request is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RequestKind {
+    /// A host's robots.txt (fetched before any page of the host).
+    Robots,
+    /// A page.
+    Page,
+}
+
+/// A request the driver should perform (GET, following redirects).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FetchRequest {
+    /// Identifies the request; the driver passes it back with the result.
+    pub id: u64,
+    /// Absolute URL.
+    pub url: String,
+    /// Robots.txt or a page.
+    pub kind: RequestKind,
+}
+
+/// A response as the driver saw it after following redirects.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FetchResponse {
+    /// HTTP status of the final response.
+    pub status: u16,
+    /// URL of the final response (after redirects).
+    pub final_url: String,
+    /// Response headers (names in any case).
+    pub headers: Vec<(String, String)>,
+    /// Body bytes (drivers may stop reading past the configured maximum and set `truncated`).
+    pub body: Vec<u8>,
+    /// The driver stopped reading the body at the size limit.
+    #[serde(default)]
+    pub truncated: bool,
+}
+
+impl FetchResponse {
+    /// First header with this name (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The media type of `Content-Type`, lower case, without parameters.
+    pub fn media_type(&self) -> Option<String> {
+        let ct = self.header("content-type")?;
+        let mt = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        (!mt.is_empty()).then_some(mt)
+    }
+
+    /// Whether the body is HTML: `text/html` or `application/xhtml+xml`, or no content type and
+    /// a body that starts like HTML.
+    pub fn is_html(&self) -> bool {
+        match self.media_type() {
+            Some(mt) => mt == "text/html" || mt == "application/xhtml+xml",
+            None => {
+                let head = &self.body[..self.body.len().min(512)];
+                let head = String::from_utf8_lossy(head).to_ascii_lowercase();
+                let head = head.trim_start_matches('\u{feff}').trim_start();
+                head.starts_with("<!doctype html") || head.starts_with("<html")
+            }
+        }
+    }
+}
+
+/// The outcome of a request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FetchResult {
+    /// A response arrived (any status).
+    Response(FetchResponse),
+    /// The request failed: DNS, connection, timeout, too many redirects, aborted.
+    Failed(String),
+}
+
+/// Politeness and concurrency settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Politeness {
+    /// Minimum milliseconds between two request starts on one host (raised by robots.txt
+    /// `Crawl-delay`, capped by `max_crawl_delay_ms`).
+    pub delay_ms: u64,
+    /// Requests in flight at most, overall.
+    pub max_in_flight: usize,
+    /// Requests in flight at most per host.
+    pub max_in_flight_per_host: usize,
+    /// Fetch and obey robots.txt.
+    pub obey_robots: bool,
+    /// The product token matched against robots.txt `User-agent` lines.
+    pub robots_token: String,
+    /// A site's `Crawl-delay` above this is capped (a site asking for an hour between pages
+    /// would otherwise stall the run; the cap is reported).
+    pub max_crawl_delay_ms: u64,
+}
+
+impl Default for Politeness {
+    fn default() -> Self {
+        Politeness {
+            delay_ms: 250,
+            max_in_flight: 4,
+            max_in_flight_per_host: 2,
+            obey_robots: true,
+            robots_token: "exemplar".into(),
+            max_crawl_delay_ms: 30_000,
+        }
+    }
+}
+
+impl Politeness {
+    /// Checks the values.
+    ///
+    /// # Errors
+    /// When a limit is zero.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.max_in_flight == 0 || self.max_in_flight_per_host == 0 {
+            return Err("max in flight must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// What a state machine tells its driver to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Poll {
+    /// Perform this request and hand back the result.
+    Fetch(FetchRequest),
+    /// Nothing to start before this time; poll again then (or when a result arrives).
+    WaitUntil(u64),
+    /// Wait for an in-flight result.
+    Busy,
+    /// Finished.
+    Done,
+}
+
+/// The driver's view of the mapper and the crawler.
+pub trait Machine {
+    /// What to do at `now_ms`.
+    fn poll(&mut self, now_ms: u64) -> Poll;
+    /// Takes the result of request `id`.
+    fn handle(&mut self, id: u64, result: FetchResult, now_ms: u64);
+    /// Stops handing out requests.
+    fn cancel(&mut self);
+}
+
+/// A queued URL with the machine's payload (depth, level, parent…).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Queued<T> {
+    /// Canonical URL.
+    pub url: String,
+    /// The machine's data for this URL.
+    pub item: T,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+enum RobotsState {
+    Unknown,
+    Pending(u64),
+    Known(Robots),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Host {
+    robots: RobotsState,
+    /// Earliest time the next request may start.
+    next_at_ms: u64,
+    in_flight: usize,
+    /// Delay in force (config or Crawl-delay).
+    delay_ms: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+enum Flight<T> {
+    Robots { host: String },
+    Page(Queued<T>),
+}
+
+/// What the frontier says to do next.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Next<T> {
+    /// Perform this request.
+    Fetch(FetchRequest),
+    /// robots.txt forbids this URL: the machine records it as skipped.
+    Disallowed(Queued<T>),
+    /// Nothing can start before this time (per-host delay).
+    WaitUntil(u64),
+    /// Requests are in flight and the limits are reached (or the rest of the queue waits on
+    /// them, e.g. on a robots.txt): wait for a result.
+    Busy,
+    /// The queue is empty and nothing is in flight.
+    Empty,
+}
+
+/// A page result handed back to the machine that queued it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Delivered<T> {
+    /// The page's result.
+    Page(Queued<T>, FetchResult),
+    /// A robots.txt result, consumed by the frontier itself.
+    Robots,
+    /// The id is not in flight (a duplicate or stale result): ignored.
+    Unknown,
+}
+
+/// Breadth-first queue with politeness. See the module docs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Frontier<T> {
+    politeness: Politeness,
+    queue: VecDeque<Queued<T>>,
+    seen: HashSet<String>,
+    in_flight: BTreeMap<u64, Flight<T>>,
+    hosts: BTreeMap<String, Host>,
+    next_id: u64,
+    /// Crawl-delays that were capped: (host, asked ms).
+    capped_delays: Vec<(String, u64)>,
+}
+
+/// How far down the queue to look for a URL whose host may start now (several hosts only
+/// happen with subdomains in scope; a bounded scan keeps `next` O(1) in the queue length).
+const SCAN: usize = 64;
+
+impl<T: Clone> Frontier<T> {
+    /// An empty frontier.
+    pub fn new(politeness: Politeness) -> Frontier<T> {
+        Frontier {
+            politeness,
+            queue: VecDeque::new(),
+            seen: HashSet::new(),
+            in_flight: BTreeMap::new(),
+            hosts: BTreeMap::new(),
+            next_id: 1,
+            capped_delays: Vec::new(),
+        }
+    }
+
+    /// The settings.
+    pub fn politeness(&self) -> &Politeness {
+        &self.politeness
+    }
+
+    /// Queues `url` (canonical) unless it was ever queued. Returns whether it was added.
+    pub fn push(&mut self, url: String, item: T) -> bool {
+        if !self.seen.insert(url.clone()) {
+            return false;
+        }
+        self.queue.push_back(Queued { url, item });
+        true
+    }
+
+    /// Marks a URL as known without queueing it (e.g. the final URL of a redirect).
+    pub fn mark_seen(&mut self, url: &str) -> bool {
+        self.seen.insert(url.to_string())
+    }
+
+    /// Whether the URL was ever queued or marked.
+    pub fn is_seen(&self, url: &str) -> bool {
+        self.seen.contains(url)
+    }
+
+    /// URLs waiting.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Requests in flight.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// Drops everything queued (stop conditions); returns how many were dropped.
+    pub fn clear_queue(&mut self) -> usize {
+        let n = self.queue.len();
+        self.queue.clear();
+        n
+    }
+
+    /// Queued items, head first (for reports).
+    pub fn iter_queue(&self) -> impl Iterator<Item = &Queued<T>> {
+        self.queue.iter()
+    }
+
+    /// Hosts whose `Crawl-delay` was capped, with the delay they asked for.
+    pub fn capped_delays(&self) -> &[(String, u64)] {
+        &self.capped_delays
+    }
+
+    /// The next thing to do at `now_ms`.
+    pub fn next(&mut self, now_ms: u64) -> Next<T> {
+        if self.queue.is_empty() {
+            return if self.in_flight.is_empty() {
+                Next::Empty
+            } else {
+                Next::Busy
+            };
+        }
+        if self.in_flight.len() >= self.politeness.max_in_flight {
+            return Next::Busy;
+        }
+        let mut earliest: Option<u64> = None;
+        let scan = self.queue.len().min(SCAN);
+        for i in 0..scan {
+            let Some(host) = host_of(&self.queue[i].url) else {
+                // Not a URL we can fetch: hand it back as disallowed rather than loop on it.
+                if let Some(q) = self.queue.remove(i) {
+                    return Next::Disallowed(q);
+                }
+                continue;
+            };
+            let obey = self.politeness.obey_robots;
+            let delay = self.politeness.delay_ms;
+            let entry = self.hosts.entry(host.clone()).or_insert_with(|| Host {
+                robots: if obey {
+                    RobotsState::Unknown
+                } else {
+                    RobotsState::Known(Robots::allow_all())
+                },
+                next_at_ms: 0,
+                in_flight: 0,
+                delay_ms: delay,
+            });
+            match &entry.robots {
+                RobotsState::Pending(_) => continue,
+                RobotsState::Unknown => {
+                    let id = self.next_id;
+                    self.next_id += 1;
+                    entry.robots = RobotsState::Pending(id);
+                    entry.in_flight += 1;
+                    entry.next_at_ms = now_ms.saturating_add(entry.delay_ms);
+                    let url = robots::robots_url(&self.queue[i].url)
+                        .unwrap_or_else(|| format!("{host}/robots.txt"));
+                    self.in_flight
+                        .insert(id, Flight::Robots { host: host.clone() });
+                    return Next::Fetch(FetchRequest {
+                        id,
+                        url,
+                        kind: RequestKind::Robots,
+                    });
+                }
+                RobotsState::Known(robots) => {
+                    if !robots.allowed(&self.queue[i].url) {
+                        if let Some(q) = self.queue.remove(i) {
+                            return Next::Disallowed(q);
+                        }
+                        continue;
+                    }
+                }
+            }
+            if entry.in_flight >= self.politeness.max_in_flight_per_host {
+                continue;
+            }
+            if entry.next_at_ms > now_ms {
+                earliest = Some(earliest.map_or(entry.next_at_ms, |e| e.min(entry.next_at_ms)));
+                continue;
+            }
+            entry.in_flight += 1;
+            entry.next_at_ms = now_ms.saturating_add(entry.delay_ms);
+            let Some(q) = self.queue.remove(i) else {
+                break;
+            };
+            let id = self.next_id;
+            self.next_id += 1;
+            let url = q.url.clone();
+            self.in_flight.insert(id, Flight::Page(q));
+            return Next::Fetch(FetchRequest {
+                id,
+                url,
+                kind: RequestKind::Page,
+            });
+        }
+        match earliest {
+            Some(t) => Next::WaitUntil(t),
+            None => Next::Busy,
+        }
+    }
+
+    /// Takes a result. Robots results are consumed here; page results are handed back.
+    pub fn deliver(&mut self, id: u64, result: FetchResult) -> Delivered<T> {
+        let Some(flight) = self.in_flight.remove(&id) else {
+            return Delivered::Unknown;
+        };
+        match flight {
+            Flight::Robots { host } => {
+                let token = self.politeness.robots_token.clone();
+                let robots = match &result {
+                    // RFC 9309 §2.3.1: 2xx → parse; 4xx → no rules; 5xx/unreachable → full
+                    // disallow. A robots.txt redirected off host is treated as missing.
+                    FetchResult::Response(r) if (200..300).contains(&r.status) => {
+                        Robots::parse(&String::from_utf8_lossy(&r.body), &token)
+                    }
+                    FetchResult::Response(r) if (400..500).contains(&r.status) => {
+                        Robots::allow_all()
+                    }
+                    FetchResult::Response(_) | FetchResult::Failed(_) => Robots::disallow_all(),
+                };
+                let delay = robots
+                    .crawl_delay()
+                    .map(|s| (s.max(0.0) * 1000.0).min(u64::MAX as f64) as u64);
+                let max = self.politeness.max_crawl_delay_ms;
+                if let Some(h) = self.hosts.get_mut(&host) {
+                    h.in_flight = h.in_flight.saturating_sub(1);
+                    if let Some(d) = delay {
+                        if d > max {
+                            self.capped_delays.push((host.clone(), d));
+                        }
+                        h.delay_ms = h.delay_ms.max(d.min(max));
+                    }
+                    h.robots = RobotsState::Known(robots);
+                }
+                Delivered::Robots
+            }
+            Flight::Page(q) => {
+                if let Some(h) = host_of(&q.url).and_then(|host| self.hosts.get_mut(&host)) {
+                    h.in_flight = h.in_flight.saturating_sub(1);
+                }
+                Delivered::Page(q, result)
+            }
+        }
+    }
+
+    /// Whether the host's robots.txt allows `url` (true when not known yet or not obeyed).
+    pub fn robots_allows(&self, url: &str) -> bool {
+        match host_of(url).and_then(|h| self.hosts.get(&h)) {
+            Some(Host {
+                robots: RobotsState::Known(r),
+                ..
+            }) => r.allowed(url),
+            _ => true,
+        }
+    }
+
+    /// Puts every in-flight page back at the head of the queue and forgets pending robots
+    /// requests (they are asked again). Used on restore: the driver that had them is gone.
+    pub fn requeue_in_flight(&mut self) {
+        let flights = std::mem::take(&mut self.in_flight);
+        for (_, f) in flights.into_iter().rev() {
+            match f {
+                Flight::Page(q) => self.queue.push_front(q),
+                Flight::Robots { host } => {
+                    if let Some(h) = self.hosts.get_mut(&host) {
+                        h.robots = RobotsState::Unknown;
+                    }
+                }
+            }
+        }
+        for h in self.hosts.values_mut() {
+            h.in_flight = 0;
+            h.next_at_ms = 0;
+        }
+    }
+}
+
+/// `scheme://host[:port]` of a URL: the unit of politeness.
+pub fn host_of(url: &str) -> Option<String> {
+    let u = url::Url::parse(url).ok()?;
+    let host = u.host_str()?;
+    Some(match u.port() {
+        Some(p) => format!("{}://{}:{}", u.scheme(), host, p),
+        None => format!("{}://{}", u.scheme(), host),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(status: u16, body: &str) -> FetchResult {
+        FetchResult::Response(FetchResponse {
+            status,
+            final_url: String::new(),
+            headers: vec![],
+            body: body.as_bytes().to_vec(),
+            truncated: false,
+        })
+    }
+
+    fn fetch<T: Clone>(f: &mut Frontier<T>, now: u64) -> FetchRequest {
+        match f.next(now) {
+            Next::Fetch(r) => r,
+            _ => panic!("expected a fetch"),
+        }
+    }
+
+    #[test]
+    fn robots_first_then_pages_in_order_with_delay() {
+        let mut f = Frontier::new(Politeness {
+            delay_ms: 100,
+            max_in_flight: 4,
+            max_in_flight_per_host: 4,
+            ..Politeness::default()
+        });
+        assert!(f.push("http://h/a".into(), 1));
+        assert!(f.push("http://h/b".into(), 2));
+        assert!(!f.push("http://h/a".into(), 3), "seen URLs are not queued twice");
+        let r = fetch(&mut f, 0);
+        assert_eq!(r.kind, RequestKind::Robots);
+        assert_eq!(r.url, "http://h/robots.txt");
+        assert_eq!(f.next(0), Next::Busy, "pages wait for robots.txt");
+        assert_eq!(f.deliver(r.id, ok(404, "")), Delivered::Robots);
+        assert_eq!(f.next(50), Next::WaitUntil(100));
+        let a = fetch(&mut f, 100);
+        assert_eq!(a.url, "http://h/a");
+        assert_eq!(f.next(150), Next::WaitUntil(200));
+        let b = fetch(&mut f, 200);
+        assert_eq!(b.url, "http://h/b");
+        assert!(matches!(f.deliver(b.id, ok(200, "")), Delivered::Page(q, _) if q.item == 2));
+        assert_eq!(f.next(300), Next::Busy);
+        assert!(matches!(f.deliver(a.id, ok(200, "")), Delivered::Page(..)));
+        assert_eq!(f.next(300), Next::Empty);
+        assert_eq!(f.deliver(a.id, ok(200, "")), Delivered::Unknown);
+    }
+
+    #[test]
+    fn disallowed_urls_are_handed_back_and_crawl_delay_raises_delay() {
+        let mut f = Frontier::new(Politeness {
+            delay_ms: 0,
+            ..Politeness::default()
+        });
+        f.push("http://h/private/x".into(), ());
+        f.push("http://h/ok".into(), ());
+        let r = fetch(&mut f, 0);
+        f.deliver(
+            r.id,
+            ok(200, "User-agent: *\nDisallow: /private\nCrawl-delay: 2\n"),
+        );
+        assert!(matches!(f.next(0), Next::Disallowed(q) if q.url == "http://h/private/x"));
+        // The robots request itself started the host's clock with the old delay (0).
+        let p = fetch(&mut f, 0);
+        assert_eq!(p.url, "http://h/ok");
+        f.push("http://h/next".into(), ());
+        assert_eq!(f.next(1), Next::WaitUntil(2000));
+    }
+
+    #[test]
+    fn server_error_on_robots_disallows_everything() {
+        let mut f = Frontier::new(Politeness::default());
+        f.push("http://h/a".into(), ());
+        let r = fetch(&mut f, 0);
+        f.deliver(r.id, FetchResult::Failed("connection refused".into()));
+        assert!(matches!(f.next(1000), Next::Disallowed(_)));
+        assert_eq!(f.next(1000), Next::Empty);
+    }
+
+    #[test]
+    fn limits_in_flight_and_requeues_on_restore() {
+        let mut f = Frontier::new(Politeness {
+            delay_ms: 0,
+            max_in_flight: 2,
+            max_in_flight_per_host: 2,
+            obey_robots: false,
+            ..Politeness::default()
+        });
+        for i in 0..4 {
+            f.push(format!("http://h/{i}"), i);
+        }
+        let a = fetch(&mut f, 0);
+        let _b = fetch(&mut f, 0);
+        assert_eq!(f.next(0), Next::Busy);
+        f.deliver(a.id, ok(200, ""));
+        let json = serde_json::to_string(&f).expect("serialise");
+        let mut g: Frontier<i32> = serde_json::from_str(&json).expect("deserialise");
+        g.requeue_in_flight();
+        let first = fetch(&mut g, 0);
+        assert_eq!(first.url, "http://h/1", "the in-flight page comes first again");
+        assert_eq!(fetch(&mut g, 0).url, "http://h/2");
+        assert_eq!(g.next(0), Next::Busy, "two in flight at most");
+        g.deliver(first.id, ok(200, ""));
+        assert_eq!(fetch(&mut g, 0).url, "http://h/3");
+    }
+
+    #[test]
+    fn html_detection() {
+        let mut r = FetchResponse {
+            status: 200,
+            headers: vec![("Content-Type".into(), "text/html; charset=utf-8".into())],
+            ..FetchResponse::default()
+        };
+        assert!(r.is_html());
+        r.headers = vec![("content-type".into(), "application/pdf".into())];
+        assert!(!r.is_html());
+        r.headers.clear();
+        r.body = b"\n <!DOCTYPE html><p>x".to_vec();
+        assert!(r.is_html());
+        r.body = b"%PDF-1.4".to_vec();
+        assert!(!r.is_html());
+    }
+}

@@ -1,0 +1,205 @@
+//! The native driver: performs the core's fetch requests over HTTP (ureq) with a pool of
+//! worker threads and pumps a [`Machine`] until it is done. Native only; the wasm build uses
+//! the browser's `fetch`.
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::fetch::{FetchRequest, FetchResponse, FetchResult, Machine, Poll};
+
+/// The identifying user agent of the command-line crawler.
+pub const USER_AGENT: &str = concat!(
+    "Exemplar/",
+    env!("CARGO_PKG_VERSION"),
+    " (+https://exemplar.dev/bot; structure-driven crawler)"
+);
+
+/// HTTP client settings.
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// Body bytes read at most; past it the response is marked truncated.
+    pub max_bytes: usize,
+    /// Whole-request timeout.
+    pub timeout: Duration,
+    /// Redirects followed at most.
+    pub max_redirects: u32,
+    /// `User-Agent`.
+    pub user_agent: String,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            max_bytes: 8 << 20,
+            timeout: Duration::from_secs(30),
+            max_redirects: 10,
+            user_agent: USER_AGENT.to_string(),
+        }
+    }
+}
+
+/// A blocking HTTP client producing [`FetchResult`]s. Redirects are followed by hand so
+/// that one leaving the site is reported (status 3xx, `final_url` = where it pointed) instead
+/// of fetched.
+#[derive(Clone)]
+pub struct Client {
+    agent: ureq::Agent,
+    max_bytes: usize,
+    max_redirects: u32,
+}
+
+impl Client {
+    /// A client.
+    pub fn new(config: &ClientConfig) -> Client {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .timeout_global(Some(config.timeout))
+            .user_agent(config.user_agent.as_str())
+            .build()
+            .new_agent();
+        Client {
+            agent,
+            max_bytes: config.max_bytes,
+            max_redirects: config.max_redirects,
+        }
+    }
+
+    /// GET `url`, following redirects within its site.
+    pub fn get(&self, url: &str) -> FetchResult {
+        let site = crate::canon::site_key(url);
+        let mut current = url.to_string();
+        for _ in 0..=self.max_redirects {
+            let r = self.get_once(&current);
+            let FetchResult::Response(resp) = &r else {
+                return r;
+            };
+            if !matches!(resp.status, 301 | 302 | 303 | 307 | 308) {
+                return r;
+            }
+            let Some(next) = resp
+                .header("location")
+                .and_then(|l| url::Url::parse(&current).ok()?.join(l).ok())
+            else {
+                return r;
+            };
+            let next = next.to_string();
+            if crate::canon::site_key(&next) != site {
+                let mut resp = resp.clone();
+                resp.final_url = next;
+                return FetchResult::Response(resp);
+            }
+            current = next;
+        }
+        FetchResult::Failed(format!("more than {} redirects", self.max_redirects))
+    }
+
+    fn get_once(&self, url: &str) -> FetchResult {
+        let mut resp = match self.agent.get(url).call() {
+            Ok(r) => r,
+            Err(e) => return FetchResult::Failed(e.to_string()),
+        };
+        let status = resp.status().as_u16();
+        let final_url = url.to_string();
+        let headers: Vec<(String, String)> = resp
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .collect();
+        let limit = self.max_bytes as u64;
+        let (body, truncated) = match resp.body_mut().with_config().limit(limit).read_to_vec() {
+            Ok(b) => (b, false),
+            Err(ureq::Error::BodyExceedsLimit(_)) => (Vec::new(), true),
+            Err(e) => return FetchResult::Failed(format!("reading body: {e}")),
+        };
+        FetchResult::Response(FetchResponse {
+            status,
+            final_url,
+            headers,
+            body,
+            truncated,
+        })
+    }
+}
+
+/// Milliseconds since the Unix epoch (the drivers' clock).
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Pumps `machine` with `workers` threads until it is done. `after` runs after every result
+/// (drain events, draw progress); returning `false` from it cancels the run.
+pub fn run<M: Machine>(
+    machine: &mut M,
+    client: &Client,
+    workers: usize,
+    mut after: impl FnMut(&mut M) -> bool,
+) {
+    let (req_tx, req_rx) = mpsc::channel::<FetchRequest>();
+    let req_rx = Arc::new(std::sync::Mutex::new(req_rx));
+    let (res_tx, res_rx) = mpsc::channel::<(u64, FetchResult)>();
+    let mut handles = Vec::new();
+    for _ in 0..workers.max(1) {
+        let rx = Arc::clone(&req_rx);
+        let tx = res_tx.clone();
+        let client = client.clone();
+        handles.push(std::thread::spawn(move || {
+            loop {
+                let next = match rx.lock() {
+                    Ok(guard) => guard.recv(),
+                    Err(_) => break,
+                };
+                let Ok(req) = next else { break };
+                let result = client.get(&req.url);
+                if tx.send((req.id, result)).is_err() {
+                    break;
+                }
+            }
+        }));
+    }
+    drop(res_tx);
+    let start = Instant::now();
+    let base = now_ms();
+    let clock = || base + start.elapsed().as_millis() as u64;
+    let mut in_flight = 0usize;
+    loop {
+        let wait = match machine.poll(clock()) {
+            Poll::Fetch(req) => {
+                in_flight += 1;
+                if req_tx.send(req).is_err() {
+                    break;
+                }
+                continue;
+            }
+            Poll::Done => break,
+            Poll::WaitUntil(t) => Some(Duration::from_millis(t.saturating_sub(clock()))),
+            Poll::Busy => None,
+        };
+        let got = match wait {
+            Some(d) => match res_rx.recv_timeout(d) {
+                Ok(r) => Some(r),
+                Err(mpsc::RecvTimeoutError::Timeout) => None,
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            },
+            None if in_flight == 0 => break,
+            None => match res_rx.recv() {
+                Ok(r) => Some(r),
+                Err(_) => break,
+            },
+        };
+        if let Some((id, result)) = got {
+            in_flight -= 1;
+            machine.handle(id, result, clock());
+            if !after(machine) {
+                machine.cancel();
+            }
+        }
+    }
+    drop(req_tx);
+    for h in handles {
+        let _ = h.join();
+    }
+}

@@ -1,0 +1,867 @@
+//! Site mapping (design §3, thesis Algorithm 2) as a sans-IO state machine.
+//!
+//! From an entry URL and an example page, the [`Mapper`] walks the site breadth first: every
+//! fetched HTML page is compared with the example (RTDM); pages at least θ similar are targets
+//! and are not expanded, the others' same-site links are queued. It keeps the link graph of the
+//! pages it expanded (node ids, not HTML) in a [`SiteMap`], from which [`crate::pattern`] learns
+//! the navigation pattern.
+//!
+//! The driver loop is: `poll(now)` → perform the [`FetchRequest`] → `handle(id, result, now)` →
+//! `drain_events()`, until `poll` says [`Poll::Done`]. [`Mapper::snapshot`] /
+//! [`Mapper::restore`] round-trip the whole state as serde data.
+use std::collections::{HashMap, VecDeque};
+
+use serde::{Deserialize, Serialize};
+
+use crate::canon::{self, CompiledScope, Scope, TrapGuard, TrapLimits};
+use crate::dom::{Page, ParseOptions};
+pub use crate::fetch::Poll;
+use crate::fetch::{Delivered, FetchResult, Frontier, Machine, Next, Politeness};
+use crate::similarity::{self, Example};
+
+/// Limits and scope of a mapping run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct MapConfig {
+    /// Pages fetched at most (robots.txt not counted).
+    pub max_pages: usize,
+    /// Link depth from the entry page at most.
+    pub max_depth: u32,
+    /// Stop after this many milliseconds (None: no limit).
+    pub max_duration_ms: Option<u64>,
+    /// Largest body parsed, in bytes; larger pages are recorded as too large.
+    pub max_bytes: usize,
+    /// Similarity settings (θ and the view).
+    pub similarity: similarity::Options,
+    /// Subdomains of the entry's site are in scope.
+    pub include_subdomains: bool,
+    /// Only URLs matching one of these regexes are followed (empty: all).
+    pub allow: Vec<String>,
+    /// URLs matching one of these regexes are never followed.
+    pub deny: Vec<String>,
+    /// Follow `rel=nofollow` links and pages with `<meta name=robots content=nofollow>`.
+    pub follow_nofollow: bool,
+    /// Delay, concurrency, robots.txt.
+    pub politeness: Politeness,
+    /// Crawler-trap bounds.
+    pub traps: TrapLimits,
+}
+
+impl Default for MapConfig {
+    fn default() -> Self {
+        MapConfig {
+            max_pages: 10_000,
+            max_depth: 10,
+            max_duration_ms: None,
+            max_bytes: 8 << 20,
+            similarity: similarity::Options::default(),
+            include_subdomains: false,
+            allow: Vec::new(),
+            deny: Vec::new(),
+            follow_nofollow: false,
+            politeness: Politeness::default(),
+            traps: TrapLimits::default(),
+        }
+    }
+}
+
+/// What became of a URL.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "state")]
+pub enum NodeState {
+    /// Known, not fetched (queued, or beyond the limits).
+    Discovered,
+    /// Fetched HTML, not similar to the example: expanded.
+    Page,
+    /// Fetched HTML similar to the example.
+    Target,
+    /// Same content (or same final URL) as another node.
+    Duplicate {
+        /// The node it duplicates.
+        of: u32,
+    },
+    /// Not fetched: robots.txt disallows it.
+    Disallowed,
+    /// A non-HTML response.
+    NotHtml {
+        /// Its media type.
+        media_type: String,
+    },
+    /// HTTP error status (or an unfollowed redirect).
+    HttpError {
+        /// The status.
+        status: u16,
+    },
+    /// Redirected off the site.
+    OffSite {
+        /// Where it went.
+        final_url: String,
+    },
+    /// Network error, or a page that could not be parsed.
+    Failed {
+        /// Why.
+        error: String,
+    },
+}
+
+/// One URL of the map.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Node {
+    /// Canonical URL.
+    pub url: String,
+    /// The page that first linked to it (breadth-first tree); None for the entry.
+    pub parent: Option<u32>,
+    /// Link depth from the entry.
+    pub depth: u32,
+    /// What became of it.
+    #[serde(flatten)]
+    pub state: NodeState,
+    /// Similarity to the example (fetched HTML pages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f32>,
+    /// `<title>` of fetched pages.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub title: String,
+    /// Links of an expanded page: node ids, deduplicated, in document order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<u32>,
+}
+
+/// The map of a site: node 0 is the entry page.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SiteMap {
+    /// The entry URL as given.
+    pub entry: String,
+    /// The example page's URL.
+    pub example: String,
+    /// θ applied.
+    pub threshold: f64,
+    /// Every URL met, by id.
+    pub nodes: Vec<Node>,
+}
+
+impl SiteMap {
+    /// Ids of target nodes.
+    pub fn targets(&self) -> impl Iterator<Item = u32> + '_ {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.state == NodeState::Target)
+            .map(|(i, _)| i as u32)
+    }
+
+    /// Whether a node was fetched and parsed (page or target).
+    pub fn is_fetched(&self, id: u32) -> bool {
+        matches!(
+            self.nodes.get(id as usize).map(|n| &n.state),
+            Some(NodeState::Page | NodeState::Target)
+        )
+    }
+}
+
+/// Why mapping stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StopReason {
+    /// Every reachable page within the limits was visited.
+    Exhausted,
+    /// `max_pages` reached.
+    MaxPages,
+    /// `max_duration_ms` reached.
+    MaxDuration,
+    /// The caller cancelled.
+    Cancelled,
+}
+
+/// Something that happened, for progress display and logs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "type")]
+pub enum Event {
+    /// A page was fetched and examined.
+    #[serde(rename_all = "camelCase")]
+    Fetched {
+        /// Canonical URL.
+        url: String,
+        /// Link depth.
+        depth: u32,
+        /// HTTP status.
+        status: u16,
+        /// Similarity to the example (HTML pages).
+        similarity: Option<f32>,
+        /// Whether it is a target.
+        target: bool,
+        /// What became of it.
+        state: NodeState,
+    },
+    /// A URL was not fetched.
+    #[serde(rename_all = "camelCase")]
+    Skipped {
+        /// The URL.
+        url: String,
+        /// Why (robots.txt, trap guard…).
+        reason: String,
+    },
+    /// Mapping finished.
+    #[serde(rename_all = "camelCase")]
+    Finished {
+        /// Why.
+        reason: StopReason,
+    },
+}
+
+/// Counts for a progress display.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Progress {
+    /// Page requests answered (any outcome).
+    pub fetched: usize,
+    /// Targets found.
+    pub targets: usize,
+    /// URLs waiting.
+    pub queued: usize,
+    /// Requests in flight.
+    pub in_flight: usize,
+    /// URLs skipped (robots.txt, traps, out of scope after redirect).
+    pub skipped: usize,
+    /// Failures and HTTP errors.
+    pub errors: usize,
+    /// Body bytes received.
+    pub bytes: u64,
+    /// Milliseconds since the first poll.
+    pub elapsed_ms: u64,
+}
+
+/// Errors creating or restoring a mapper.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MapError(pub String);
+
+impl std::fmt::Display for MapError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for MapError {}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Item {
+    node: u32,
+}
+
+/// The example page as the driver fetched it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExamplePage {
+    /// Its URL (final, after redirects).
+    pub url: String,
+    /// Body bytes.
+    pub body: Vec<u8>,
+    /// `Content-Type` header, for the charset.
+    pub content_type: Option<String>,
+}
+
+/// The serialisable state of a mapper.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    /// Format version.
+    pub version: u32,
+    config: MapConfig,
+    example: ExamplePage,
+    map: SiteMap,
+    frontier: Frontier<Item>,
+    index: HashMap<String, u32>,
+    signatures: HashMap<u64, u32>,
+    traps: TrapGuard,
+    progress: Progress,
+    started_ms: Option<u64>,
+    stopped: Option<StopReason>,
+    finished_sent: bool,
+}
+
+const SNAPSHOT_VERSION: u32 = 1;
+
+/// The mapping state machine. See the module docs.
+pub struct Mapper {
+    state: Snapshot,
+    scope: CompiledScope,
+    example: Example,
+    parse: ParseOptions,
+    events: VecDeque<Event>,
+}
+
+impl Mapper {
+    /// A mapper for the site of `entry`, looking for pages like `example`.
+    ///
+    /// # Errors
+    /// A bad entry URL, an example that is not parseable HTML, or an invalid config (bad
+    /// allow/deny regex, θ outside [0, 1], zero concurrency).
+    pub fn new(entry: &str, example: ExamplePage, config: MapConfig) -> Result<Mapper, MapError> {
+        let entry_c = canon::canonicalize(entry)
+            .ok_or_else(|| MapError(format!("not an http(s) URL: {entry:?}")))?;
+        let mut frontier = Frontier::new(config.politeness.clone());
+        frontier.push(entry_c.clone(), Item { node: 0 });
+        let mut index = HashMap::new();
+        index.insert(entry_c.clone(), 0);
+        let state = Snapshot {
+            version: SNAPSHOT_VERSION,
+            traps: TrapGuard::new(config.traps.clone()),
+            map: SiteMap {
+                entry: entry_c.clone(),
+                example: example.url.clone(),
+                threshold: config.similarity.threshold,
+                nodes: vec![Node {
+                    url: entry_c,
+                    parent: None,
+                    depth: 0,
+                    state: NodeState::Discovered,
+                    similarity: None,
+                    title: String::new(),
+                    links: Vec::new(),
+                }],
+            },
+            config,
+            example,
+            frontier,
+            index,
+            signatures: HashMap::new(),
+            progress: Progress::default(),
+            started_ms: None,
+            stopped: None,
+            finished_sent: false,
+        };
+        Mapper::from_state(state)
+    }
+
+    fn from_state(state: Snapshot) -> Result<Mapper, MapError> {
+        if state.version != SNAPSHOT_VERSION {
+            return Err(MapError(format!(
+                "snapshot version {} is not supported (expected {SNAPSHOT_VERSION})",
+                state.version
+            )));
+        }
+        state.config.similarity.validate().map_err(MapError)?;
+        state.config.politeness.validate().map_err(MapError)?;
+        let entry = &state.map.entry;
+        let scope = Scope {
+            allow: state.config.allow.clone(),
+            deny: state.config.deny.clone(),
+            ..Scope::for_url(entry, state.config.include_subdomains)
+                .ok_or_else(|| MapError(format!("no host in {entry:?}")))?
+        }
+        .compile()
+        .map_err(MapError)?;
+        let parse = ParseOptions {
+            max_bytes: state.config.max_bytes,
+            ..ParseOptions::default()
+        };
+        let ex = &state.example;
+        let page = Page::parse(&ex.body, &ex.url, ex.content_type.as_deref(), &parse)
+            .map_err(|e| MapError(format!("example page {}: {e}", ex.url)))?;
+        let example = Example::new(&page, state.config.similarity);
+        Ok(Mapper {
+            state,
+            scope,
+            example,
+            parse,
+            events: VecDeque::new(),
+        })
+    }
+
+    /// The whole state as serde data (in-flight requests are asked again after restore).
+    pub fn snapshot(&self) -> Snapshot {
+        self.state.clone()
+    }
+
+    /// A mapper from a snapshot. Requests that were in flight are queued again.
+    ///
+    /// # Errors
+    /// An unsupported snapshot version or an invalid config inside it.
+    pub fn restore(snapshot: Snapshot) -> Result<Mapper, MapError> {
+        let mut m = Mapper::from_state(snapshot)?;
+        m.state.frontier.requeue_in_flight();
+        Ok(m)
+    }
+
+    /// The map so far.
+    pub fn site_map(&self) -> &SiteMap {
+        &self.state.map
+    }
+
+    /// Consumes the mapper, returning the map.
+    pub fn into_site_map(self) -> SiteMap {
+        self.state.map
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &MapConfig {
+        &self.state.config
+    }
+
+    /// Counts for display.
+    pub fn progress(&self) -> Progress {
+        let mut p = self.state.progress;
+        p.queued = self.state.frontier.queued();
+        p.in_flight = self.state.frontier.in_flight();
+        p
+    }
+
+    /// Why it stopped, once it has.
+    pub fn stopped(&self) -> Option<StopReason> {
+        self.state.stopped
+    }
+
+    /// Events since the last call.
+    pub fn drain_events(&mut self) -> Vec<Event> {
+        self.events.drain(..).collect()
+    }
+
+    /// Stops: nothing new is handed out; results of requests in flight are still taken.
+    pub fn cancel(&mut self) {
+        self.stop(StopReason::Cancelled);
+    }
+
+    fn stop(&mut self, reason: StopReason) {
+        if self.state.stopped.is_none() {
+            self.state.stopped = Some(reason);
+            self.state.frontier.clear_queue();
+        }
+    }
+
+    /// What to do at `now_ms`.
+    pub fn poll(&mut self, now_ms: u64) -> Poll {
+        let started = *self.state.started_ms.get_or_insert(now_ms);
+        self.state.progress.elapsed_ms = now_ms.saturating_sub(started);
+        if let Some(max) = self.state.config.max_duration_ms
+            && now_ms.saturating_sub(started) >= max
+        {
+            self.stop(StopReason::MaxDuration);
+        }
+        loop {
+            match self.state.frontier.next(now_ms) {
+                Next::Fetch(r) => return Poll::Fetch(r),
+                Next::Disallowed(q) => {
+                    self.state.map.nodes[q.item.node as usize].state = NodeState::Disallowed;
+                    self.state.progress.skipped += 1;
+                    self.events.push_back(Event::Skipped {
+                        url: q.url,
+                        reason: "robots.txt".into(),
+                    });
+                }
+                Next::WaitUntil(t) => return Poll::WaitUntil(t),
+                Next::Busy => return Poll::Busy,
+                Next::Empty => {
+                    if self.state.stopped.is_none() {
+                        self.state.stopped = Some(StopReason::Exhausted);
+                    }
+                    if let Some(reason) = self.state.stopped.filter(|_| !self.state.finished_sent) {
+                        self.state.finished_sent = true;
+                        self.events.push_back(Event::Finished { reason });
+                        self.state.progress.elapsed_ms = now_ms.saturating_sub(started);
+                    }
+                    return Poll::Done;
+                }
+            }
+        }
+    }
+
+    /// Takes the result of request `id`.
+    pub fn handle(&mut self, id: u64, result: FetchResult, now_ms: u64) {
+        let Delivered::Page(q, result) = self.state.frontier.deliver(id, result) else {
+            return;
+        };
+        let node = q.item.node;
+        self.state.progress.fetched += 1;
+        let (status, state) = self.examine(node, result);
+        let n = &mut self.state.map.nodes[node as usize];
+        n.state = state.clone();
+        match &state {
+            NodeState::Target => self.state.progress.targets += 1,
+            NodeState::HttpError { .. } | NodeState::Failed { .. } => {
+                self.state.progress.errors += 1
+            }
+            NodeState::OffSite { .. } => self.state.progress.skipped += 1,
+            _ => {}
+        }
+        self.events.push_back(Event::Fetched {
+            url: n.url.clone(),
+            depth: n.depth,
+            status,
+            similarity: n.similarity,
+            target: state == NodeState::Target,
+            state,
+        });
+        if self.state.progress.fetched >= self.state.config.max_pages {
+            self.stop(StopReason::MaxPages);
+        }
+        let _ = now_ms;
+    }
+
+    /// Decides what a response is; expands pages.
+    fn examine(&mut self, node: u32, result: FetchResult) -> (u16, NodeState) {
+        let r = match result {
+            FetchResult::Failed(error) => return (0, NodeState::Failed { error }),
+            FetchResult::Response(r) => r,
+        };
+        self.state.progress.bytes += r.body.len() as u64;
+        if (300..400).contains(&r.status)
+            && !r.final_url.is_empty()
+            && !self.scope.contains(&r.final_url)
+        {
+            return (
+                r.status,
+                NodeState::OffSite {
+                    final_url: r.final_url,
+                },
+            );
+        }
+        if !(200..300).contains(&r.status) {
+            return (r.status, NodeState::HttpError { status: r.status });
+        }
+        let url = self.state.map.nodes[node as usize].url.clone();
+        let final_c = if r.final_url.is_empty() {
+            Some(url.clone())
+        } else {
+            canon::canonicalize(&r.final_url)
+        };
+        let Some(final_c) = final_c else {
+            return (
+                r.status,
+                NodeState::OffSite {
+                    final_url: r.final_url,
+                },
+            );
+        };
+        if !self.scope.contains(&final_c) {
+            return (r.status, NodeState::OffSite { final_url: final_c });
+        }
+        if final_c != url {
+            match self.state.index.get(&final_c) {
+                Some(&of) if of != node => return (r.status, NodeState::Duplicate { of }),
+                _ => {
+                    self.state.index.insert(final_c.clone(), node);
+                    self.state.frontier.mark_seen(&final_c);
+                }
+            }
+        }
+        if !r.is_html() {
+            return (
+                r.status,
+                NodeState::NotHtml {
+                    media_type: r.media_type().unwrap_or_default(),
+                },
+            );
+        }
+        if r.truncated {
+            return (
+                r.status,
+                NodeState::Failed {
+                    error: format!("larger than {} bytes", self.state.config.max_bytes),
+                },
+            );
+        }
+        let page = match Page::parse(
+            &r.body,
+            &final_c,
+            r.header("content-type"),
+            &self.parse,
+        ) {
+            Ok(p) => p,
+            Err(e) => return (r.status, NodeState::Failed { error: e.to_string() }),
+        };
+        drop(r);
+        let signature = page_signature(&page);
+        match self.state.signatures.get(&signature) {
+            Some(&of) if of != node => return (200, NodeState::Duplicate { of }),
+            _ => {
+                self.state.signatures.insert(signature, node);
+            }
+        }
+        let verdict = self.example.compare(&page);
+        let n = &mut self.state.map.nodes[node as usize];
+        n.similarity = Some(verdict.comparison.similarity as f32);
+        n.title = page.title.chars().take(300).collect();
+        // The entry page is always expanded: it is where navigation starts, even when it looks
+        // like the example.
+        if verdict.similar && node != 0 {
+            return (200, NodeState::Target);
+        }
+        self.expand(node, &page);
+        (200, NodeState::Page)
+    }
+
+    fn expand(&mut self, node: u32, page: &Page) {
+        let depth = self.state.map.nodes[node as usize].depth;
+        let follow_all = self.state.config.follow_nofollow;
+        if page.robots.nofollow && !follow_all {
+            return;
+        }
+        let mut links: Vec<u32> = Vec::new();
+        for link in &page.links {
+            if link.nofollow && !follow_all {
+                continue;
+            }
+            let Some(url) = canon::canonicalize(&link.url) else {
+                continue;
+            };
+            if !self.scope.contains(&url) {
+                continue;
+            }
+            let id = match self.state.index.get(&url) {
+                Some(&id) => id,
+                None => {
+                    if let Some(reason) = self.state.traps.check(&url) {
+                        self.state.progress.skipped += 1;
+                        self.events.push_back(Event::Skipped {
+                            url,
+                            reason: format!("trap guard: {reason:?}"),
+                        });
+                        continue;
+                    }
+                    let id = self.state.map.nodes.len() as u32;
+                    self.state.map.nodes.push(Node {
+                        url: url.clone(),
+                        parent: Some(node),
+                        depth: depth + 1,
+                        state: NodeState::Discovered,
+                        similarity: None,
+                        title: String::new(),
+                        links: Vec::new(),
+                    });
+                    self.state.index.insert(url.clone(), id);
+                    if depth < self.state.config.max_depth && self.state.stopped.is_none() {
+                        self.state.frontier.push(url, Item { node: id });
+                    }
+                    id
+                }
+            };
+            if id != node && !links.contains(&id) {
+                links.push(id);
+            }
+        }
+        self.state.map.nodes[node as usize].links = links;
+    }
+}
+
+impl Machine for Mapper {
+    fn poll(&mut self, now_ms: u64) -> Poll {
+        Mapper::poll(self, now_ms)
+    }
+    fn handle(&mut self, id: u64, result: FetchResult, now_ms: u64) {
+        Mapper::handle(self, id, result, now_ms)
+    }
+    fn cancel(&mut self) {
+        Mapper::cancel(self)
+    }
+}
+
+/// Content signature of a page: title and visible text terms, so the same page under several
+/// URLs (session ids, tracking parameters, aliases) counts once while pages that differ only
+/// in their links' query strings still match.
+pub(crate) fn page_signature(page: &Page) -> u64 {
+    let mut text = String::with_capacity(page.text_chars.min(1 << 20) + page.title.len());
+    text.push_str(&page.title);
+    text.push('\n');
+    for t in &page.terms {
+        text.push_str(t);
+        text.push(' ');
+    }
+    // Pages with no text at all (frames, images) are told apart by their structure size.
+    text.push_str(&page.tree.len().to_string());
+    canon::content_signature(&text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fetch::FetchResponse;
+
+    /// An in-memory site: path → (status, content type, body).
+    pub(crate) fn drive(m: &mut Mapper, site: &dyn Fn(&str) -> FetchResult) -> usize {
+        let mut now = 0;
+        let mut steps = 0;
+        loop {
+            steps += 1;
+            assert!(steps < 100_000, "bounded");
+            match m.poll(now) {
+                Poll::Fetch(r) => {
+                    let res = site(&r.url);
+                    m.handle(r.id, res, now);
+                }
+                Poll::WaitUntil(t) => now = t,
+                Poll::Busy => panic!("nothing in flight in a synchronous driver"),
+                Poll::Done => return steps,
+            }
+        }
+    }
+
+    fn html(body: &str) -> FetchResult {
+        FetchResult::Response(FetchResponse {
+            status: 200,
+            final_url: String::new(),
+            headers: vec![("content-type".into(), "text/html".into())],
+            body: body.as_bytes().to_vec(),
+            truncated: false,
+        })
+    }
+
+    fn entity(i: u32) -> String {
+        format!(
+            "<html><head><title>Item {i}</title></head><body><div class=item><h1>Item {i}</h1>\
+             <table class=spec><tr><td>a</td><td>{i}</td></tr><tr><td>b</td><td>x</td></tr></table>\
+             <p class=desc>Description of item {i}.</p></div></body></html>"
+        )
+    }
+
+    fn listing(links: &[String]) -> String {
+        let items: String = links
+            .iter()
+            .map(|l| format!("<li><a href='{l}'>{l}</a></li>"))
+            .collect();
+        format!(
+            "<html><head><title>List</title></head><body><nav><a href='/'>Home</a></nav>\
+             <ul class=list>{items}</ul></body></html>"
+        )
+    }
+
+    fn site(url: &str) -> FetchResult {
+        let path = url.trim_start_matches("http://shop.test");
+        match path {
+            "/robots.txt" => html("User-agent: *\nDisallow: /private/\n"),
+            "/" => html(&listing(&[
+                "/cat/a.html".into(),
+                "/cat/b.html".into(),
+                "/private/x.html".into(),
+                "/about.html".into(),
+            ])),
+            "/cat/a.html" => html(&listing(
+                &(1..=5).map(|i| format!("/item/{i}.html")).collect::<Vec<_>>(),
+            )),
+            "/cat/b.html" => html(&listing(
+                &(6..=9)
+                    .map(|i| format!("/item/{i}.html?sid=1#top"))
+                    .collect::<Vec<_>>(),
+            )),
+            "/about.html" => html("<html><body><p>About us</p><a href='/cat/a.html'>a</a></body></html>"),
+            p if p.starts_with("/item/") => {
+                let i: u32 = p[6..].trim_end_matches(".html").parse().unwrap_or(0);
+                html(&entity(i))
+            }
+            _ => FetchResult::Response(FetchResponse {
+                status: 404,
+                ..FetchResponse::default()
+            }),
+        }
+    }
+
+    fn mapper() -> Mapper {
+        Mapper::new(
+            "http://shop.test/",
+            ExamplePage {
+                url: "http://shop.test/item/1.html".into(),
+                body: entity(1).into_bytes(),
+                content_type: None,
+            },
+            MapConfig {
+                politeness: Politeness {
+                    delay_ms: 10,
+                    ..Politeness::default()
+                },
+                ..MapConfig::default()
+            },
+        )
+        .expect("mapper")
+    }
+
+    #[test]
+    fn maps_a_small_site_finds_targets_and_obeys_robots() {
+        let mut m = mapper();
+        drive(&mut m, &site);
+        let events = m.drain_events();
+        let map = m.site_map();
+        let targets: Vec<&str> = map.targets().map(|t| map.nodes[t as usize].url.as_str()).collect();
+        assert_eq!(targets.len(), 9, "{targets:?}");
+        assert!(targets.contains(&"http://shop.test/item/6.html"), "session id and fragment dropped");
+        let private = map.nodes.iter().find(|n| n.url.contains("private")).expect("node");
+        assert_eq!(private.state, NodeState::Disallowed);
+        assert!(matches!(events.last(), Some(Event::Finished { reason: StopReason::Exhausted })));
+        assert_eq!(m.stopped(), Some(StopReason::Exhausted));
+        // Breadth-first tree: items hang off the category pages.
+        let item1 = map.nodes.iter().find(|n| n.url.ends_with("/item/1.html")).expect("item");
+        assert_eq!(map.nodes[item1.parent.expect("parent") as usize].url, "http://shop.test/cat/a.html");
+        assert_eq!(item1.depth, 2);
+    }
+
+    #[test]
+    fn snapshot_restore_mid_run_gives_the_same_map() {
+        let mut clean = mapper();
+        drive(&mut clean, &site);
+        let mut m = mapper();
+        // Start three requests, snapshot with them in flight, drop the mapper.
+        let mut now = 0;
+        let mut started = 0;
+        while started < 4 {
+            match m.poll(now) {
+                Poll::Fetch(r) => {
+                    started += 1;
+                    if started <= 2 {
+                        m.handle(r.id, site(&r.url), now);
+                    }
+                }
+                Poll::WaitUntil(t) => now = t,
+                _ => break,
+            }
+        }
+        let json = serde_json::to_string(&m.snapshot()).expect("serialise");
+        drop(m);
+        let snap: Snapshot = serde_json::from_str(&json).expect("deserialise");
+        let mut r = Mapper::restore(snap).expect("restore");
+        drive(&mut r, &site);
+        assert_eq!(r.site_map(), clean.site_map());
+    }
+
+    #[test]
+    fn bad_inputs_are_clear_errors() {
+        let ex = ExamplePage {
+            url: "http://shop.test/item/1.html".into(),
+            body: entity(1).into_bytes(),
+            content_type: None,
+        };
+        assert!(Mapper::new("ftp://x/", ex.clone(), MapConfig::default()).is_err());
+        let bad = MapConfig {
+            deny: vec!["(".into()],
+            ..MapConfig::default()
+        };
+        assert!(Mapper::new("http://shop.test/", ex.clone(), bad).is_err());
+        let bad = MapConfig {
+            similarity: similarity::Options {
+                threshold: 2.0,
+                ..Default::default()
+            },
+            ..MapConfig::default()
+        };
+        assert!(Mapper::new("http://shop.test/", ex, bad).is_err());
+    }
+
+    #[test]
+    fn limits_stop_the_run() {
+        let mut m = Mapper::new(
+            "http://shop.test/",
+            ExamplePage {
+                url: "http://shop.test/item/1.html".into(),
+                body: entity(1).into_bytes(),
+                content_type: None,
+            },
+            MapConfig {
+                max_pages: 3,
+                ..MapConfig::default()
+            },
+        )
+        .expect("mapper");
+        drive(&mut m, &site);
+        assert_eq!(m.stopped(), Some(StopReason::MaxPages));
+        assert_eq!(m.progress().fetched, 3);
+    }
+}

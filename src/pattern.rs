@@ -1,0 +1,770 @@
+//! Navigation patterns (design §4): learned from a [`SiteMap`], a versioned JSON document users
+//! export, import and re-run.
+//!
+//! Learning, from the map's link graph:
+//! 1. *Target pages map*: the breadth-first paths from the entry to every target.
+//! 2. *Levels*: a page's level is `n − dist`, where `dist` is its shortest link distance to a
+//!    target and `n` the entry's. Listing pages of one kind land on one level even when the BFS
+//!    met them at different depths (page 2 of a listing is one hop deeper than page 1 but just
+//!    as far from its targets); an edge between two pages of one level is a pagination
+//!    self-loop.
+//! 3. *Regexes*: the URLs of each level are grouped with URLsim (K = 2) and generalised with the
+//!    regex tree ([`crate::url_pattern`]). The thesis stops there; we also know the pages the
+//!    crawler would wrongly follow (fetched pages linked from the previous level that are not on
+//!    the level), so a generalisation that matches one of them is split — by the next character
+//!    after the group's common prefix — until no known negative matches. The most general
+//!    regexes consistent with everything seen are kept.
+//! 4. *Shortcuts*: the last level's regexes are applied on every page the crawl visits.
+//!
+//! [`simulate`] runs a pattern over the map's graph (no fetching) to estimate its coverage and
+//! cost; the learner reports both.
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+
+use regex::RegexSet;
+use serde::{Deserialize, Serialize};
+
+use crate::canon::Scope;
+use crate::fetch::Politeness;
+use crate::mapper::{NodeState, SiteMap};
+use crate::similarity;
+use crate::url_pattern::{self, UrlPattern};
+
+/// The pattern format version this build reads and writes.
+pub const VERSION: u32 = 1;
+/// The JSON Schema of the format (`schemas/pattern-1.schema.json` in the repository).
+pub const SCHEMA_URL: &str = "https://exemplar.dev/schemas/pattern-1.schema.json";
+/// The schema itself, shipped for validators (the extension, users' tools).
+pub const SCHEMA: &str = include_str!("../schemas/pattern-1.schema.json");
+
+/// Pagination self-loops are followed at most this many hops per chain (bounds calendars and
+/// endless "next" links that slipped through the trap guard).
+pub const DEFAULT_MAX_PAGINATION: u32 = 1000;
+
+/// One level of a pattern: the links leaving the previous level that lead here.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Level {
+    /// Anchored full-URL regexes (alternatives); syntax valid in Rust `regex` and Python `re`.
+    pub regexes: Vec<String>,
+    /// Pages of this level link to further pages of this level (pagination) and those are
+    /// followed.
+    #[serde(default)]
+    pub paginate: bool,
+    /// Pages of this level seen while learning.
+    #[serde(default)]
+    pub pages: usize,
+    /// A few of them.
+    #[serde(default)]
+    pub samples: Vec<String>,
+}
+
+/// Figures of the learning run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LearnStats {
+    /// Pages fetched while mapping (links followed).
+    pub pages_fetched: usize,
+    /// URLs known at the end of mapping.
+    pub urls_seen: usize,
+    /// Targets found while mapping.
+    pub targets: usize,
+    /// Targets the pattern reaches on the map (simulation).
+    pub targets_reached: usize,
+    /// Pages the pattern fetches on the map, targets included (simulation).
+    pub estimated_fetches: usize,
+    /// When learned (unix ms, from the driver).
+    pub learned_at_ms: u64,
+}
+
+/// A navigation pattern. See the module docs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pattern {
+    /// The JSON Schema this document follows.
+    #[serde(rename = "$schema", default = "schema_url")]
+    pub schema: String,
+    /// Format version ([`VERSION`]).
+    pub version: u32,
+    /// Site identity (host without `www.`, port if any).
+    pub site: String,
+    /// Where crawls start.
+    pub entry: String,
+    /// The example page.
+    pub example: String,
+    /// Similarity settings used while learning (and for optional verification).
+    #[serde(default)]
+    pub similarity: similarity::Options,
+    /// Which URLs the crawl may visit.
+    pub scope: Scope,
+    /// E1 … En: `levels[0]` applies to the entry's links; the last level matches targets.
+    pub levels: Vec<Level>,
+    /// Pagination chains are followed at most this many hops.
+    #[serde(default = "default_max_pagination")]
+    pub max_pagination: u32,
+    /// Politeness the crawl uses.
+    #[serde(default)]
+    pub politeness: Politeness,
+    /// Target URLs found while learning (coverage and "new since" reports).
+    #[serde(default)]
+    pub known_targets: Vec<String>,
+    /// Figures of the learning run.
+    #[serde(default)]
+    pub stats: LearnStats,
+}
+
+fn schema_url() -> String {
+    SCHEMA_URL.to_string()
+}
+
+fn default_max_pagination() -> u32 {
+    DEFAULT_MAX_PAGINATION
+}
+
+/// Errors learning or loading a pattern.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternError(pub String);
+
+impl std::fmt::Display for PatternError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PatternError {}
+
+/// Where a link leads in a crawl.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A target (matches the last level).
+    Target,
+    /// A page of this level (1-based: 1 … n−1), `paginated` when reached by a self-loop.
+    Level {
+        /// The level.
+        level: usize,
+        /// Reached through pagination.
+        paginated: bool,
+    },
+}
+
+/// A pattern ready to match URLs.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    levels: Vec<RegexSet>,
+    paginate: Vec<bool>,
+}
+
+impl Compiled {
+    /// Number of levels (n).
+    pub fn len(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// Whether there are no levels (never true for a validated pattern).
+    pub fn is_empty(&self) -> bool {
+        self.levels.is_empty()
+    }
+
+    /// Where a link found on a page of level `from` (0 = the entry) leads, if anywhere.
+    /// Order: target (shortcuts included), next level, same level when it paginates.
+    pub fn step(&self, from: usize, url: &str) -> Option<Step> {
+        let n = self.levels.len();
+        if n == 0 || from >= n {
+            return None;
+        }
+        if self.levels[n - 1].is_match(url) {
+            return Some(Step::Target);
+        }
+        if from + 1 < n && self.levels[from].is_match(url) {
+            return Some(Step::Level {
+                level: from + 1,
+                paginated: false,
+            });
+        }
+        if from >= 1 && self.paginate[from - 1] && self.levels[from - 1].is_match(url) {
+            return Some(Step::Level {
+                level: from,
+                paginated: true,
+            });
+        }
+        None
+    }
+}
+
+impl Pattern {
+    /// Parses and validates a pattern document.
+    ///
+    /// # Errors
+    /// Malformed JSON, a missing or mistyped field, an unsupported version, a regex that does
+    /// not compile, no levels: each with the place it was found.
+    pub fn from_json(text: &str) -> Result<Pattern, PatternError> {
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| PatternError(format!("not JSON: {e}")))?;
+        match value.get("version") {
+            Some(serde_json::Value::Number(v)) if v.as_u64() == Some(u64::from(VERSION)) => {}
+            Some(v) => {
+                return Err(PatternError(format!(
+                    "pattern version {v} is not supported (this build reads version {VERSION})"
+                )));
+            }
+            None => return Err(PatternError("not a pattern: no \"version\" field".into())),
+        }
+        let p: Pattern = serde_json::from_value(value)
+            .map_err(|e| PatternError(format!("invalid pattern: {e}")))?;
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Serialises (pretty JSON).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Checks the semantic rules the types cannot express.
+    ///
+    /// # Errors
+    /// As [`Pattern::from_json`].
+    pub fn validate(&self) -> Result<(), PatternError> {
+        if self.levels.is_empty() {
+            return Err(PatternError("pattern has no levels".into()));
+        }
+        for (i, l) in self.levels.iter().enumerate() {
+            if l.regexes.is_empty() {
+                return Err(PatternError(format!("level {} has no regex", i + 1)));
+            }
+        }
+        url::Url::parse(&self.entry)
+            .map_err(|e| PatternError(format!("entry {:?}: {e}", self.entry)))?;
+        self.similarity.validate().map_err(PatternError)?;
+        self.politeness.validate().map_err(PatternError)?;
+        self.scope.compile().map_err(PatternError)?;
+        self.compile()?;
+        Ok(())
+    }
+
+    /// Compiles the level regexes.
+    ///
+    /// # Errors
+    /// A regex that does not compile (with its level).
+    pub fn compile(&self) -> Result<Compiled, PatternError> {
+        Compiled::from_levels(&self.levels)
+    }
+
+}
+
+impl Compiled {
+    /// Compiles levels.
+    ///
+    /// # Errors
+    /// A regex that does not compile (with its level).
+    pub fn from_levels(levels_in: &[Level]) -> Result<Compiled, PatternError> {
+        let mut levels = Vec::with_capacity(levels_in.len());
+        for (i, l) in levels_in.iter().enumerate() {
+            let set = regex::RegexSetBuilder::new(&l.regexes)
+                .size_limit(64 << 20)
+                .build()
+                .map_err(|e| PatternError(format!("level {}: bad regex: {e}", i + 1)))?;
+            levels.push(set);
+        }
+        Ok(Compiled {
+            paginate: levels_in.iter().map(|l| l.paginate).collect(),
+            levels,
+        })
+    }
+}
+
+impl Pattern {
+    /// A readable rendering: levels, regexes, counts, samples.
+    pub fn render(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let _ = writeln!(s, "navigation pattern for {} (θ = {:.3})", self.site, self.similarity.threshold);
+        let _ = writeln!(s, "  entry:   {}", self.entry);
+        let _ = writeln!(s, "  example: {}", self.example);
+        let n = self.levels.len();
+        for (i, l) in self.levels.iter().enumerate() {
+            let what = if i + 1 == n { "targets" } else { "pages" };
+            let pag = if l.paginate { ", paginated" } else { "" };
+            let _ = writeln!(s, "  level {} ({} {what}{pag}):", i + 1, l.pages);
+            for r in l.regexes.iter().take(12) {
+                let _ = writeln!(s, "    {r}");
+            }
+            if l.regexes.len() > 12 {
+                let _ = writeln!(s, "    … {} more alternatives", l.regexes.len() - 12);
+            }
+            for u in l.samples.iter().take(3) {
+                let _ = writeln!(s, "      e.g. {u}");
+            }
+        }
+        let st = &self.stats;
+        let _ = writeln!(
+            s,
+            "  learned from {} pages: {} targets, the pattern reaches {} of them fetching {} pages",
+            st.pages_fetched, st.targets, st.targets_reached, st.estimated_fetches
+        );
+        s
+    }
+}
+
+/// Learning settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LearnConfig {
+    /// URLsim's K.
+    pub k: usize,
+    /// Refine generalisations that match known non-targets (off: the thesis' plain URLpattern).
+    pub use_negatives: bool,
+}
+
+impl Default for LearnConfig {
+    fn default() -> Self {
+        LearnConfig {
+            k: url_pattern::DEFAULT_K,
+            use_negatives: true,
+        }
+    }
+}
+
+/// Learns a pattern from a map. `politeness` and `scope` are copied into the pattern for the
+/// crawls that run it.
+///
+/// # Errors
+/// When the map holds no target, or no target is reachable from the entry.
+pub fn learn(
+    map: &SiteMap,
+    scope: Scope,
+    politeness: Politeness,
+    similarity: similarity::Options,
+    config: &LearnConfig,
+    now_ms: u64,
+) -> Result<Pattern, PatternError> {
+    let targets: Vec<u32> = map.targets().collect();
+    if targets.is_empty() {
+        return Err(PatternError(format!(
+            "no page similar to the example (θ = {:.3}) among the {} pages fetched",
+            map.threshold,
+            map.nodes.iter().filter(|n| n.similarity.is_some()).count()
+        )));
+    }
+    let dist = distances(map);
+    let shortest = match dist.first().copied().flatten() {
+        Some(d) if d >= 1 => d as usize,
+        _ => return Err(PatternError("no target is reachable from the entry page".into())),
+    };
+    // The number of levels: the entry's distance to the nearest target is a lower bound, but a
+    // few shortcuts (featured items on a home page) must not make every target look one click
+    // away. Every depth up to the deepest target is tried; the pattern reaching the most
+    // targets on the map wins, then the one fetching fewest pages.
+    let deepest = targets
+        .iter()
+        .map(|&t| map.nodes[t as usize].depth as usize)
+        .max()
+        .unwrap_or(shortest)
+        .clamp(shortest, shortest + 8);
+    let mut best: Option<(Vec<Level>, Simulation)> = None;
+    for n in shortest..=deepest {
+        let levels = levels_for(map, &dist, &targets, n, config);
+        let sim = simulate_levels(&levels, DEFAULT_MAX_PAGINATION, map)?;
+        let better = match &best {
+            None => true,
+            Some((_, b)) => {
+                sim.targets_reached > b.targets_reached
+                    || (sim.targets_reached == b.targets_reached && sim.fetched < b.fetched)
+            }
+        };
+        if better {
+            best = Some((levels, sim));
+        }
+    }
+    let Some((levels, _)) = best else {
+        return Err(PatternError("no pattern could be built".into()));
+    };
+    let mut known_targets: Vec<String> = targets
+        .iter()
+        .map(|&t| map.nodes[t as usize].url.clone())
+        .collect();
+    known_targets.sort();
+    let mut pattern = Pattern {
+        schema: schema_url(),
+        version: VERSION,
+        site: scope.site.clone(),
+        entry: map.entry.clone(),
+        example: map.example.clone(),
+        similarity,
+        scope,
+        levels,
+        max_pagination: DEFAULT_MAX_PAGINATION,
+        politeness,
+        known_targets,
+        stats: LearnStats {
+            pages_fetched: map
+                .nodes
+                .iter()
+                .filter(|n| !matches!(n.state, NodeState::Discovered | NodeState::Disallowed))
+                .count(),
+            urls_seen: map.nodes.len(),
+            targets: targets.len(),
+            learned_at_ms: now_ms,
+            ..LearnStats::default()
+        },
+    };
+    let sim = simulate(&pattern, map)?;
+    pattern.stats.targets_reached = sim.targets_reached;
+    pattern.stats.estimated_fetches = sim.fetched;
+    Ok(pattern)
+}
+
+/// The levels of an n-level pattern: a page's level is `n − dist`; pages farther from the
+/// targets than the entry break their path (irregular).
+fn levels_for(
+    map: &SiteMap,
+    dist: &[Option<u32>],
+    targets: &[u32],
+    n: usize,
+    config: &LearnConfig,
+) -> Vec<Level> {
+    // Levels of the pages on the breadth-first paths to targets.
+    let mut level_of: HashMap<u32, usize> = HashMap::new();
+    let mut paginate = vec![false; n];
+    let is_target = |id: u32| map.nodes[id as usize].state == NodeState::Target;
+    for &t in targets {
+        let mut child = t;
+        let mut guard = 0;
+        while let Some(parent) = map.nodes[child as usize].parent {
+            guard += 1;
+            if guard > map.nodes.len() {
+                break;
+            }
+            let lp = match dist[parent as usize] {
+                Some(d) if (d as usize) <= n => n - d as usize,
+                _ => break,
+            };
+            if parent != 0 && lp == 0 {
+                // Farther from targets than the entry: an irregular path, not a level.
+                break;
+            }
+            level_of.insert(parent, lp);
+            if !is_target(child)
+                && let Some(&lc) = level_of.get(&child)
+                && lc == lp
+                && lp >= 1
+            {
+                paginate[lp - 1] = true;
+            }
+            child = parent;
+        }
+    }
+    level_of.insert(0, 0);
+    let mut positives: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
+    for (&id, &l) in &level_of {
+        positives[l].push(id);
+    }
+    for p in &mut positives {
+        p.sort_unstable();
+    }
+    positives[n] = targets.to_vec();
+    let mut levels = Vec::with_capacity(n);
+    for j in 1..=n {
+        let pos: HashSet<u32> = positives[j].iter().copied().collect();
+        let mut neg: BTreeSet<u32> = BTreeSet::new();
+        if config.use_negatives {
+            // Pages whose links this level's regexes are tested on.
+            let sources: Vec<u32> = if j == n {
+                (0..n).flat_map(|l| positives[l].iter().copied()).collect()
+            } else {
+                let mut s = positives[j - 1].clone();
+                if paginate[j - 1] {
+                    s.extend(positives[j].iter().copied());
+                }
+                s
+            };
+            for s in sources {
+                for &v in &map.nodes[s as usize].links {
+                    if pos.contains(&v) || !map.is_fetched(v) {
+                        continue;
+                    }
+                    // Targets are taken by the last level first; they are not negatives of
+                    // an intermediate level.
+                    if j < n && is_target(v) {
+                        continue;
+                    }
+                    neg.insert(v);
+                }
+            }
+        }
+        let pos_urls: Vec<&str> = positives[j]
+            .iter()
+            .map(|&i| map.nodes[i as usize].url.as_str())
+            .collect();
+        let neg_urls: Vec<&str> = neg
+            .iter()
+            .map(|&i| map.nodes[i as usize].url.as_str())
+            .collect();
+        let regexes = generalise(&pos_urls, &neg_urls, config.k);
+        levels.push(Level {
+            regexes,
+            paginate: j < n && paginate[j - 1],
+            pages: pos_urls.len(),
+            samples: pos_urls.iter().take(5).map(|s| s.to_string()).collect(),
+        });
+    }
+    levels
+}
+
+/// Shortest link distance from every node to a target (None: no path in the known graph).
+fn distances(map: &SiteMap) -> Vec<Option<u32>> {
+    let mut rev: Vec<Vec<u32>> = vec![Vec::new(); map.nodes.len()];
+    for (u, node) in map.nodes.iter().enumerate() {
+        if node.state == NodeState::Target {
+            continue;
+        }
+        for &v in &node.links {
+            if let Some(r) = rev.get_mut(v as usize) {
+                r.push(u as u32);
+            }
+        }
+    }
+    let mut dist = vec![None; map.nodes.len()];
+    let mut queue = VecDeque::new();
+    for t in map.targets() {
+        dist[t as usize] = Some(0);
+        queue.push_back(t);
+    }
+    while let Some(v) = queue.pop_front() {
+        let d = dist[v as usize].unwrap_or(0);
+        for &u in &rev[v as usize] {
+            if dist[u as usize].is_none() {
+                dist[u as usize] = Some(d + 1);
+                queue.push_back(u);
+            }
+        }
+    }
+    dist
+}
+
+/// The most general regexes covering `pos` that match none of `neg`: URLsim groups
+/// generalised with the regex tree, split on the next character after their common prefix
+/// while a known negative matches.
+pub fn generalise(pos: &[&str], neg: &[&str], k: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for g in url_pattern::group(pos, k) {
+        let urls: Vec<&str> = g.iter().filter_map(|&i| pos.get(i).copied()).collect();
+        split(&urls, neg, &mut out, 0);
+    }
+    // Stable, readable order; duplicates removed.
+    let mut seen = HashSet::new();
+    out.retain(|r| seen.insert(r.clone()));
+    out
+}
+
+fn split(urls: &[&str], neg: &[&str], out: &mut Vec<String>, depth: usize) {
+    if urls.is_empty() {
+        return;
+    }
+    if urls.len() == 1 || depth > 200 {
+        for u in urls {
+            out.push(UrlPattern::literal(u).regex);
+        }
+        return;
+    }
+    let prefix = common_prefix(urls);
+    let candidates: Vec<&str> = neg.iter().copied().filter(|n| n.starts_with(prefix)).collect();
+    if let Some(p) = url_pattern::url_pattern(urls)
+        && let Ok(re) = p.compile()
+        && !candidates.iter().any(|n| re.is_match(n))
+    {
+        out.push(p.regex);
+        return;
+    }
+    // Split by the character after the common prefix.
+    let cut = prefix.len();
+    let mut groups: Vec<(Option<char>, Vec<&str>)> = Vec::new();
+    for &u in urls {
+        let c = u[cut..].chars().next();
+        match groups.iter_mut().find(|(k, _)| *k == c) {
+            Some((_, g)) => g.push(u),
+            None => groups.push((c, vec![u])),
+        }
+    }
+    if groups.len() == 1 {
+        for u in urls {
+            out.push(UrlPattern::literal(u).regex);
+        }
+        return;
+    }
+    for (_, g) in groups {
+        split(&g, &candidates, out, depth + 1);
+    }
+}
+
+fn common_prefix<'a>(urls: &[&'a str]) -> &'a str {
+    let Some(first) = urls.first() else {
+        return "";
+    };
+    let mut len = first.len();
+    for u in &urls[1..] {
+        len = first
+            .char_indices()
+            .zip(u.chars())
+            .take_while(|((_, a), b)| a == b)
+            .map(|((i, a), _)| i + a.len_utf8())
+            .last()
+            .unwrap_or(0)
+            .min(len);
+    }
+    &first[..len]
+}
+
+/// What a pattern does on a map's graph.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Simulation {
+    /// Map targets reached.
+    pub targets_reached: usize,
+    /// Map targets not reached.
+    pub targets_missed: Vec<String>,
+    /// Pages fetched (known pages and unknown URLs the pattern would request).
+    pub fetched: usize,
+    /// Reached pages matching the last level that the map says are not targets.
+    pub false_targets: Vec<String>,
+}
+
+/// Runs a pattern over a map without fetching: breadth-first from the entry, following links
+/// as the crawler would. Pages the map never fetched count as fetched leaves.
+///
+/// # Errors
+/// A pattern whose regexes do not compile.
+pub fn simulate(pattern: &Pattern, map: &SiteMap) -> Result<Simulation, PatternError> {
+    simulate_levels(&pattern.levels, pattern.max_pagination, map)
+}
+
+fn simulate_levels(
+    levels: &[Level],
+    max_pagination: u32,
+    map: &SiteMap,
+) -> Result<Simulation, PatternError> {
+    let compiled = Compiled::from_levels(levels)?;
+    let mut sim = Simulation::default();
+    if map.nodes.is_empty() {
+        return Ok(sim);
+    }
+    let mut visited = vec![false; map.nodes.len()];
+    let mut queue: VecDeque<(u32, usize, u32)> = VecDeque::new();
+    visited[0] = true;
+    queue.push_back((0, 0, 0));
+    let mut reached_targets = HashSet::new();
+    while let Some((id, level, hops)) = queue.pop_front() {
+        sim.fetched += 1;
+        let node = &map.nodes[id as usize];
+        for &v in &node.links {
+            if visited[v as usize] {
+                continue;
+            }
+            let url = &map.nodes[v as usize].url;
+            match compiled.step(level, url) {
+                Some(Step::Target) => {
+                    visited[v as usize] = true;
+                    sim.fetched += 1;
+                    if map.nodes[v as usize].state == NodeState::Target {
+                        reached_targets.insert(v);
+                    } else if map.is_fetched(v) {
+                        sim.false_targets.push(url.clone());
+                    }
+                }
+                Some(Step::Level { level: l, paginated }) => {
+                    let h = if paginated { hops + 1 } else { 0 };
+                    if h <= max_pagination {
+                        visited[v as usize] = true;
+                        queue.push_back((v, l, h));
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+    sim.targets_reached = reached_targets.len();
+    sim.targets_missed = map
+        .targets()
+        .filter(|t| !reached_targets.contains(t))
+        .map(|t| map.nodes[t as usize].url.clone())
+        .collect();
+    Ok(sim)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generalise_splits_only_where_negatives_demand() {
+        let pos = [
+            "http://h/sql-vacuum.html",
+            "http://h/sql-analyze.html",
+            "http://h/sql-copy.html",
+            "http://h/app-pgdump.html",
+            "http://h/app-psql.html",
+        ];
+        let r = generalise(&pos, &[], 2);
+        assert_eq!(r.len(), 1, "{r:?}");
+        let neg = ["http://h/tutorial-start.html"];
+        let r = generalise(&pos, &neg, 2);
+        let set = RegexSet::new(&r).expect("compiles");
+        for p in pos {
+            assert!(set.is_match(p), "{p} {r:?}");
+        }
+        assert!(!set.is_match(neg[0]), "{r:?}");
+        assert!(set.is_match("http://h/sql-createtable.html"), "still general: {r:?}");
+    }
+
+    #[test]
+    fn step_order_target_next_pagination() {
+        let p = Pattern {
+            schema: schema_url(),
+            version: VERSION,
+            site: "h".into(),
+            entry: "http://h/".into(),
+            example: "http://h/item/1".into(),
+            similarity: similarity::Options::default(),
+            scope: Scope::for_url("http://h/", false).expect("scope"),
+            levels: vec![
+                Level {
+                    regexes: vec![r"^http://h/list\?page=[0-9]+$".into()],
+                    paginate: true,
+                    pages: 2,
+                    samples: vec![],
+                },
+                Level {
+                    regexes: vec![r"^http://h/item/[0-9]+$".into()],
+                    paginate: false,
+                    pages: 2,
+                    samples: vec![],
+                },
+            ],
+            max_pagination: 10,
+            politeness: Politeness::default(),
+            known_targets: vec![],
+            stats: LearnStats::default(),
+        };
+        let c = p.compile().expect("compile");
+        assert_eq!(c.step(0, "http://h/item/3"), Some(Step::Target), "shortcut");
+        assert_eq!(
+            c.step(0, "http://h/list?page=1"),
+            Some(Step::Level { level: 1, paginated: false })
+        );
+        assert_eq!(
+            c.step(1, "http://h/list?page=2"),
+            Some(Step::Level { level: 1, paginated: true })
+        );
+        assert_eq!(c.step(1, "http://h/about"), None);
+        let back = Pattern::from_json(&p.to_json()).expect("round trip");
+        assert_eq!(back, p);
+    }
+
+    #[test]
+    fn malformed_patterns_are_clear_errors() {
+        let e = |s: &str| Pattern::from_json(s).expect_err("must fail").0;
+        assert!(e("{").contains("not JSON"));
+        assert!(e("{}").contains("no \"version\""));
+        assert!(e(r#"{"version": 9}"#).contains("not supported"));
+        assert!(e(r#"{"version": 1, "site": 3}"#).contains("invalid pattern"));
+    }
+}

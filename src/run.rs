@@ -1,0 +1,222 @@
+//! Native runs of the mapper and the crawler over HTTP: what `exemplar learn`, `exemplar
+//! crawl` and `./build.sh eval` share. Progress goes to a callback so the CLI can draw a bar
+//! and tests can stay quiet.
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use crate::canon::Scope;
+use crate::crawler::{self, CrawlConfig, Crawler, TargetPage};
+use crate::fetch::FetchResult;
+use crate::http::{self, Client, ClientConfig};
+use crate::mapper::{self, ExamplePage, MapConfig, Mapper, SiteMap};
+use crate::pattern::{self, LearnConfig, Pattern};
+
+/// Fetches one page that must be HTML (the example, a page to classify).
+///
+/// # Errors
+/// Network failure, an HTTP error status, a non-HTML response.
+pub fn fetch_page(client: &Client, url: &str) -> Result<ExamplePage, String> {
+    match client.get(url) {
+        FetchResult::Failed(e) => Err(format!("{url}: {e}")),
+        FetchResult::Response(r) if !(200..300).contains(&r.status) => {
+            Err(format!("{url}: HTTP {}", r.status))
+        }
+        FetchResult::Response(r) if !r.is_html() => Err(format!(
+            "{url}: not an HTML page ({})",
+            r.media_type().unwrap_or_else(|| "no content type".into())
+        )),
+        FetchResult::Response(r) if r.truncated => Err(format!("{url}: page too large")),
+        FetchResult::Response(r) => Ok(ExamplePage {
+            url: if r.final_url.is_empty() {
+                url.to_string()
+            } else {
+                r.final_url.clone()
+            },
+            content_type: r.header("content-type").map(str::to_string),
+            body: r.body,
+        }),
+    }
+}
+
+/// What a learning run produced.
+pub struct Learned {
+    /// The pattern.
+    pub pattern: Pattern,
+    /// The site map it was learned from.
+    pub map: SiteMap,
+    /// Final counts of the mapping.
+    pub progress: mapper::Progress,
+    /// Why mapping stopped.
+    pub stopped: Option<mapper::StopReason>,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// Maps the site from `entry` and learns the pattern of pages like `example`.
+///
+/// # Errors
+/// A bad example or entry, or no pattern (no target found).
+pub fn learn(
+    entry: &str,
+    example_url: &str,
+    config: MapConfig,
+    client: &ClientConfig,
+    progress: &mut dyn FnMut(&mapper::Progress, &str),
+) -> Result<Learned, String> {
+    let start = Instant::now();
+    let client = Client::new(client);
+    let example = fetch_page(&client, example_url).map_err(|e| format!("example page: {e}"))?;
+    let workers = config.politeness.max_in_flight;
+    let include_subdomains = config.include_subdomains;
+    let (allow, deny) = (config.allow.clone(), config.deny.clone());
+    let politeness = config.politeness.clone();
+    let similarity = config.similarity;
+    let mut m = Mapper::new(entry, example, config).map_err(|e| e.to_string())?;
+    let mut last = String::new();
+    http::run(&mut m, &client, workers, |m| {
+        for e in m.drain_events() {
+            if let mapper::Event::Fetched { url, .. } = e {
+                last = url;
+            }
+        }
+        progress(&m.progress(), &last);
+        true
+    });
+    let stopped = m.stopped();
+    let prog = m.progress();
+    let map = m.into_site_map();
+    let scope = Scope {
+        allow,
+        deny,
+        ..Scope::for_url(&map.entry, include_subdomains).ok_or("entry has no host")?
+    };
+    let pattern = pattern::learn(
+        &map,
+        scope,
+        politeness,
+        similarity,
+        &LearnConfig::default(),
+        http::now_ms(),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(Learned {
+        pattern,
+        map,
+        progress: prog,
+        stopped,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// What a crawl produced.
+pub struct Crawled {
+    /// Target URLs in the order found.
+    pub targets: Vec<String>,
+    /// Coverage against the pattern's known targets.
+    pub coverage: crawler::Coverage,
+    /// Final counts.
+    pub progress: crawler::Progress,
+    /// Why it stopped.
+    pub stopped: Option<mapper::StopReason>,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// Runs a pattern. Every target page is handed to `sink` (for exports) as it arrives.
+///
+/// # Errors
+/// An invalid pattern, or an example page that cannot be fetched when verifying.
+pub fn crawl(
+    pattern: Pattern,
+    config: CrawlConfig,
+    verify: bool,
+    client: &ClientConfig,
+    sink: &mut dyn FnMut(&TargetPage) -> Result<(), String>,
+    progress: &mut dyn FnMut(&crawler::Progress, &str),
+) -> Result<Crawled, String> {
+    let start = Instant::now();
+    let client = Client::new(client);
+    let example = if verify {
+        Some(fetch_page(&client, &pattern.example).map_err(|e| format!("example page: {e}"))?)
+    } else {
+        None
+    };
+    let workers = config
+        .politeness
+        .as_ref()
+        .unwrap_or(&pattern.politeness)
+        .max_in_flight;
+    let mut c = Crawler::new(pattern, config, example).map_err(|e| e.to_string())?;
+    let mut error: Option<String> = None;
+    let mut last = String::new();
+    http::run(&mut c, &client, workers, |c| {
+        for e in c.drain_events() {
+            match e {
+                crawler::Event::Target(t) => {
+                    last = t.url.clone();
+                    if let Err(e) = sink(&t) {
+                        error = Some(e);
+                        return false;
+                    }
+                }
+                crawler::Event::Page { url, .. } => last = url,
+                _ => {}
+            }
+        }
+        progress(&c.progress(), &last);
+        true
+    });
+    if let Some(e) = error {
+        return Err(e);
+    }
+    Ok(Crawled {
+        targets: c.targets().to_vec(),
+        coverage: c.coverage(),
+        progress: c.progress(),
+        stopped: c.stopped(),
+        elapsed: start.elapsed(),
+    })
+}
+
+/// A one-line progress display on stderr, drawn only when stderr is a terminal and at most
+/// ten times a second.
+pub struct ProgressLine {
+    on: bool,
+    last: Option<Instant>,
+    start: Instant,
+}
+
+impl ProgressLine {
+    /// A display (off when stderr is piped, or when `quiet`).
+    pub fn new(quiet: bool) -> ProgressLine {
+        ProgressLine {
+            on: !quiet && std::io::stderr().is_terminal(),
+            last: None,
+            start: Instant::now(),
+        }
+    }
+
+    /// Draws `what` (counts) and the current URL.
+    pub fn draw(&mut self, fetched: usize, what: &str, url: &str) {
+        if !self.on || self.last.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) {
+            return;
+        }
+        self.last = Some(Instant::now());
+        let secs = self.start.elapsed().as_secs_f64().max(0.001);
+        let url: String = url.chars().rev().take(50).collect::<Vec<_>>().into_iter().rev().collect();
+        let mut err = std::io::stderr().lock();
+        let _ = write!(
+            err,
+            "\r\x1b[K{fetched} fetched, {what}, {:.1} pages/s  {url}",
+            fetched as f64 / secs
+        );
+        let _ = err.flush();
+    }
+
+    /// Clears the line.
+    pub fn finish(&mut self) {
+        if self.on {
+            let _ = write!(std::io::stderr(), "\r\x1b[K");
+        }
+    }
+}

@@ -1,0 +1,457 @@
+//! A small HTTP/1.1 server on 127.0.0.1 for local sites (`exemplar serve DIR`, the evaluation)
+//! and for the tests' fixture sites (any handler function). Std only: one thread per
+//! connection (bounded), keep-alive, `Content-Length` bodies, HEAD.
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// A request as the handler sees it.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// `GET`, `HEAD`, …
+    pub method: String,
+    /// Path and query as sent.
+    pub path: String,
+    /// Header lines.
+    pub headers: Vec<(String, String)>,
+}
+
+/// A response.
+#[derive(Clone, Debug, Default)]
+pub struct Response {
+    /// Status code.
+    pub status: u16,
+    /// Headers (`Content-Length` is added).
+    pub headers: Vec<(String, String)>,
+    /// Body.
+    pub body: Vec<u8>,
+    /// Wait this long before answering (slow-server fixtures).
+    pub delay: Option<Duration>,
+}
+
+impl Response {
+    /// 200 with an HTML body.
+    pub fn html(body: impl Into<String>) -> Response {
+        Response {
+            status: 200,
+            headers: vec![("Content-Type".into(), "text/html; charset=utf-8".into())],
+            body: body.into().into_bytes(),
+            delay: None,
+        }
+    }
+
+    /// 404 with a small HTML body.
+    pub fn not_found() -> Response {
+        Response {
+            status: 404,
+            ..Response::html("<!DOCTYPE html><title>Not found</title><h1>Not found</h1>")
+        }
+    }
+
+    /// A redirect.
+    pub fn redirect(status: u16, location: &str) -> Response {
+        Response {
+            status,
+            headers: vec![("Location".into(), location.into())],
+            body: Vec::new(),
+            delay: None,
+        }
+    }
+
+    fn status_text(&self) -> &'static str {
+        match self.status {
+            200 => "OK",
+            301 => "Moved Permanently",
+            302 => "Found",
+            400 => "Bad Request",
+            403 => "Forbidden",
+            404 => "Not Found",
+            431 => "Request Header Fields Too Large",
+            500 => "Internal Server Error",
+            503 => "Service Unavailable",
+            _ => "Status",
+        }
+    }
+}
+
+type Handler = dyn Fn(&Request) -> Response + Send + Sync;
+
+/// A running server; stops when dropped.
+pub struct Server {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    served: Arc<AtomicU64>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Connections served at once at most.
+const MAX_CONNECTIONS: usize = 64;
+/// Request head bytes at most.
+const MAX_HEAD: usize = 16 * 1024;
+
+impl Server {
+    /// Starts on 127.0.0.1:`port` (0: any free port).
+    ///
+    /// # Errors
+    /// When the port cannot be bound.
+    pub fn start<H>(port: u16, handler: H) -> std::io::Result<Server>
+    where
+        H: Fn(&Request) -> Response + Send + Sync + 'static,
+    {
+        let listener = TcpListener::bind(("127.0.0.1", port))?;
+        let addr = listener.local_addr()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let served = Arc::new(AtomicU64::new(0));
+        let handler: Arc<Handler> = Arc::new(handler);
+        let (stop2, served2) = (Arc::clone(&stop), Arc::clone(&served));
+        let active = Arc::new(AtomicUsize::new(0));
+        let thread = std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if stop2.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(stream) = conn else { continue };
+                if active.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
+                    let mut s = stream;
+                    let _ = s.write_all(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+                    continue;
+                }
+                active.fetch_add(1, Ordering::SeqCst);
+                let (h, served, active, stop) = (
+                    Arc::clone(&handler),
+                    Arc::clone(&served2),
+                    Arc::clone(&active),
+                    Arc::clone(&stop2),
+                );
+                std::thread::spawn(move || {
+                    serve_connection(stream, &*h, &served, &stop);
+                    active.fetch_sub(1, Ordering::SeqCst);
+                });
+            }
+        });
+        Ok(Server {
+            addr,
+            stop,
+            served,
+            thread: Some(thread),
+        })
+    }
+
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Requests answered so far.
+    pub fn requests(&self) -> u64 {
+        self.served.load(Ordering::SeqCst)
+    }
+
+    /// Stops accepting connections.
+    pub fn stop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop.
+        let _ = TcpStream::connect(self.addr);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn serve_connection(stream: TcpStream, handler: &Handler, served: &AtomicU64, stop: &AtomicBool) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let Ok(mut out) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(stream);
+    while !stop.load(Ordering::SeqCst) {
+        let (req, keep_alive) = match read_head(&mut reader) {
+            Ok(Some(r)) => r,
+            Ok(None) => return,
+            Err(status) => {
+                let r = Response {
+                    status,
+                    ..Response::default()
+                };
+                let _ = write_response(&mut out, &r, false, false);
+                return;
+            }
+        };
+        let resp = handler(&req);
+        if let Some(d) = resp.delay {
+            std::thread::sleep(d);
+        }
+        served.fetch_add(1, Ordering::SeqCst);
+        if write_response(&mut out, &resp, req.method == "HEAD", keep_alive).is_err() || !keep_alive
+        {
+            return;
+        }
+    }
+}
+
+/// Reads a request head; Ok(None) on a closed connection; Err(status) on a bad request.
+fn read_head(r: &mut BufReader<TcpStream>) -> Result<Option<(Request, bool)>, u16> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut total = 0;
+    loop {
+        let mut line = Vec::new();
+        let n = r
+            .by_ref()
+            .take((MAX_HEAD + 1 - total) as u64)
+            .read_until(b'\n', &mut line)
+            .map_err(|_| 400u16)?;
+        if n == 0 {
+            return if lines.is_empty() { Ok(None) } else { Err(400) };
+        }
+        total += n;
+        if total > MAX_HEAD {
+            return Err(431);
+        }
+        let line = String::from_utf8_lossy(&line).trim_end().to_string();
+        if line.is_empty() {
+            if lines.is_empty() {
+                continue;
+            }
+            break;
+        }
+        lines.push(line);
+    }
+    let mut first = lines[0].split_whitespace();
+    let (Some(method), Some(path), Some(version)) = (first.next(), first.next(), first.next())
+    else {
+        return Err(400);
+    };
+    if !version.starts_with("HTTP/1.") || !path.starts_with('/') {
+        return Err(400);
+    }
+    let headers: Vec<(String, String)> = lines[1..]
+        .iter()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let header = |n: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(n))
+            .map(|(_, v)| v.to_ascii_lowercase())
+    };
+    // Request bodies are not used by any handler here: discard them.
+    if let Some(len) = header("content-length").and_then(|v| v.parse::<u64>().ok()) {
+        let _ = std::io::copy(&mut r.by_ref().take(len.min(1 << 20)), &mut std::io::sink());
+    }
+    let keep_alive = match header("connection").as_deref() {
+        Some("close") => false,
+        Some("keep-alive") => true,
+        _ => version == "HTTP/1.1",
+    };
+    Ok(Some((
+        Request {
+            method: method.to_string(),
+            path: path.to_string(),
+            headers,
+        },
+        keep_alive,
+    )))
+}
+
+fn write_response(
+    out: &mut TcpStream,
+    r: &Response,
+    head: bool,
+    keep_alive: bool,
+) -> std::io::Result<()> {
+    let mut h = format!("HTTP/1.1 {} {}\r\n", r.status, r.status_text());
+    for (k, v) in &r.headers {
+        h.push_str(&format!("{k}: {v}\r\n"));
+    }
+    h.push_str(&format!("Content-Length: {}\r\n", r.body.len()));
+    h.push_str(if keep_alive {
+        "Connection: keep-alive\r\n\r\n"
+    } else {
+        "Connection: close\r\n\r\n"
+    });
+    out.write_all(h.as_bytes())?;
+    if !head {
+        out.write_all(&r.body)?;
+    }
+    out.flush()
+}
+
+/// A handler serving the files under `root`, following symlinks (Debian's documentation
+/// packages link their JS/CSS into /usr/share/javascript) but never letting a request path
+/// climb above the root; a directory serves its `index.html` (`/dir` redirects to `/dir/`).
+pub fn static_dir(root: impl Into<PathBuf>) -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+    let root: PathBuf = root.into();
+    move |req: &Request| {
+        if req.method != "GET" && req.method != "HEAD" {
+            return Response {
+                status: 405,
+                ..Response::default()
+            };
+        }
+        let raw = req.path.split(['?', '#']).next().unwrap_or("/");
+        let Some(decoded) = percent_decode(raw) else {
+            return Response {
+                status: 400,
+                ..Response::default()
+            };
+        };
+        let rel = Path::new(decoded.trim_start_matches('/'));
+        if rel
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+        {
+            return Response {
+                status: 403,
+                ..Response::default()
+            };
+        }
+        let mut path = root.join(rel);
+        if path.is_dir() {
+            if !raw.ends_with('/') {
+                return Response::redirect(301, &format!("{raw}/"));
+            }
+            path = path.join("index.html");
+        }
+        match std::fs::read(&path) {
+            Ok(body) => Response {
+                status: 200,
+                headers: vec![("Content-Type".into(), content_type(&path).into())],
+                body,
+                delay: None,
+            },
+            Err(_) => Response::not_found(),
+        }
+    }
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let v = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok())?;
+            out.push(v);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+fn content_type(path: &Path) -> &'static str {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("html" | "htm") => "text/html; charset=utf-8",
+        Some("css") => "text/css",
+        Some("js" | "mjs") => "text/javascript",
+        Some("json" | "map") => "application/json",
+        Some("txt") => "text/plain; charset=utf-8",
+        Some("xml") => "application/xml",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        Some("gif") => "image/gif",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("ico") => "image/x-icon",
+        Some("pdf") => "application/pdf",
+        Some("woff") => "font/woff",
+        Some("woff2") => "font/woff2",
+        Some("wasm") => "application/wasm",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(addr: SocketAddr, req: &str) -> String {
+        let mut s = TcpStream::connect(addr).expect("connect");
+        s.write_all(req.as_bytes()).expect("write");
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out
+    }
+
+    #[test]
+    fn serves_files_symlinks_dirs_and_refuses_traversal() {
+        let dir = std::env::temp_dir().join(format!("exemplar-serve-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).expect("mkdir");
+        std::fs::write(dir.join("a.html"), "<p>a</p>").expect("write");
+        std::fs::write(dir.join("sub/index.html"), "<p>index</p>").expect("write");
+        let outside = std::env::temp_dir().join(format!("exemplar-serve-out-{}.css", std::process::id()));
+        std::fs::write(&outside, "body{}").expect("write");
+        let _ = std::os::unix::fs::symlink(&outside, dir.join("style.css"));
+        let server = Server::start(0, static_dir(dir.clone())).expect("start");
+        let a = server.addr();
+        let r = raw(a, "GET /a.html HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+        assert!(r.contains("text/html") && r.ends_with("<p>a</p>"));
+        let r = raw(a, "GET /style.css HTTP/1.1\r\nConnection: close\r\n\r\n");
+        assert!(r.starts_with("HTTP/1.1 200") && r.contains("text/css"), "symlink followed: {r}");
+        let r = raw(a, "GET /sub HTTP/1.1\r\nConnection: close\r\n\r\n");
+        assert!(r.starts_with("HTTP/1.1 301") && r.contains("Location: /sub/"), "{r}");
+        let r = raw(a, "GET /sub/ HTTP/1.1\r\nConnection: close\r\n\r\n");
+        assert!(r.ends_with("<p>index</p>"));
+        let r = raw(a, "GET /../etc/passwd HTTP/1.1\r\nConnection: close\r\n\r\n");
+        assert!(r.starts_with("HTTP/1.1 403"), "{r}");
+        let r = raw(a, "GET /%2e%2e/x HTTP/1.1\r\nConnection: close\r\n\r\n");
+        assert!(r.starts_with("HTTP/1.1 403"), "{r}");
+        let r = raw(a, "GET /nope.html HTTP/1.1\r\nConnection: close\r\n\r\n");
+        assert!(r.starts_with("HTTP/1.1 404"));
+        let r = raw(a, "HEAD /a.html HTTP/1.1\r\nConnection: close\r\n\r\n");
+        assert!(r.starts_with("HTTP/1.1 200") && !r.contains("<p>"));
+        let r = raw(a, "garbage\r\n\r\n");
+        assert!(r.starts_with("HTTP/1.1 400"), "{r}");
+        let big = format!("GET / HTTP/1.1\r\nX: {}\r\n\r\n", "a".repeat(20_000));
+        assert!(raw(a, &big).starts_with("HTTP/1.1 431"));
+        // Keep-alive: two requests on one connection.
+        let r = raw(a, "GET /a.html HTTP/1.1\r\n\r\nGET /a.html HTTP/1.1\r\nConnection: close\r\n\r\n");
+        assert_eq!(r.matches("HTTP/1.1 200").count(), 2, "{r}");
+        assert!(server.requests() >= 8);
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_file(&outside);
+    }
+
+    #[test]
+    fn custom_handlers_statuses_and_delays() {
+        let server = Server::start(0, |req: &Request| match req.path.as_str() {
+            "/slow" => Response {
+                delay: Some(Duration::from_millis(50)),
+                ..Response::html("slow")
+            },
+            _ => Response {
+                status: 500,
+                ..Response::html("boom")
+            },
+        })
+        .expect("start");
+        let t = std::time::Instant::now();
+        let r = raw(server.addr(), "GET /slow HTTP/1.1\r\nConnection: close\r\n\r\n");
+        assert!(r.ends_with("slow") && t.elapsed() >= Duration::from_millis(50));
+        let r = raw(server.addr(), "GET /x HTTP/1.1\r\nConnection: close\r\n\r\n");
+        assert!(r.starts_with("HTTP/1.1 500"));
+    }
+}

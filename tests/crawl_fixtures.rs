@@ -1,0 +1,133 @@
+//! Mapping, learning and crawling the fixture shop over real HTTP on 127.0.0.1: pagination,
+//! facets, shortcuts, a calendar trap, session ids, redirects, 404/500, a slow page, non-HTML
+//! links, robots.txt, and a site that grows between learning and crawling.
+#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "fixtures/shop.rs"]
+mod shop;
+
+use std::collections::BTreeSet;
+
+use exemplar::crawler::CrawlConfig;
+use exemplar::fetch::Politeness;
+use exemplar::http::ClientConfig;
+use exemplar::mapper::{MapConfig, NodeState};
+use exemplar::run;
+use exemplar::serve::Server;
+use shop::Shop;
+
+fn fast() -> Politeness {
+    Politeness {
+        delay_ms: 0,
+        max_in_flight: 4,
+        max_in_flight_per_host: 4,
+        ..Politeness::default()
+    }
+}
+
+/// Paths without the query (`/item/2?ref=home` is `/item/2`); asserts no page twice.
+fn paths(base: &str, urls: &[String]) -> BTreeSet<String> {
+    let set: BTreeSet<String> = urls
+        .iter()
+        .map(|u| u.strip_prefix(base).unwrap_or(u))
+        .map(|p| p.split('?').next().unwrap_or(p).to_string())
+        .collect();
+    assert_eq!(set.len(), urls.len(), "a page collected twice: {urls:?}");
+    set
+}
+
+#[test]
+fn learns_the_shop_and_crawls_it_again_after_it_grows() {
+    let shop = Shop::new(25);
+    let server = Server::start(0, shop.handler()).expect("server");
+    let base = server.url();
+    let config = MapConfig {
+        politeness: fast(),
+        ..MapConfig::default()
+    };
+    let learned = run::learn(
+        &format!("{base}/"),
+        &format!("{base}/item/1"),
+        config,
+        &ClientConfig::default(),
+        &mut |_, _| {},
+    )
+    .expect("learn");
+    let map = &learned.map;
+    let state = |suffix: &str| {
+        map.nodes
+            .iter()
+            .find(|n| n.url == format!("{base}{suffix}"))
+            .map(|n| n.state.clone())
+    };
+    // Bad input is recorded, not fatal.
+    assert_eq!(state("/missing"), Some(NodeState::HttpError { status: 404 }));
+    assert_eq!(state("/error"), Some(NodeState::HttpError { status: 500 }));
+    assert!(matches!(state("/manual.pdf"), Some(NodeState::NotHtml { .. })));
+    assert!(matches!(state("/away"), Some(NodeState::OffSite { .. })));
+    assert_eq!(state("/admin/panel"), Some(NodeState::Disallowed));
+    assert_eq!(state("/slow"), Some(NodeState::Page));
+    // The redirect to /item/5 and the ?ref= duplicates count once.
+    let targets: Vec<String> = map
+        .targets()
+        .map(|t| map.nodes[t as usize].url.clone())
+        .collect();
+    let found = paths(&base, &targets);
+    let all: BTreeSet<String> = shop.item_paths().into_iter().collect();
+    assert!(found.is_subset(&all), "only items are targets: {found:?}");
+    assert!(
+        found.len() + 1 >= all.len(),
+        "mapping finds (nearly) every item: {} of {}",
+        found.len(),
+        all.len()
+    );
+    // The calendar trap is bounded.
+    let calendar = map.nodes.iter().filter(|n| n.url.contains("/calendar/")).count();
+    assert!(calendar < 3000, "calendar pages: {calendar}");
+
+    let p = &learned.pattern;
+    assert_eq!(p.levels.len(), 2, "{}", p.render());
+    assert!(p.levels[0].paginate, "listings paginate: {}", p.render());
+    let last = &p.levels[1].regexes;
+    assert_eq!(last.len(), 1, "one item regex: {}", p.render());
+    let re = regex::Regex::new(&last[0]).expect("regex");
+    assert!(re.is_match(&format!("{base}/item/999")), "generalises: {}", last[0]);
+    assert!(!re.is_match(&format!("{base}/about")));
+    // The pattern round-trips through JSON.
+    let again = exemplar::pattern::Pattern::from_json(&p.to_json()).expect("json");
+    assert_eq!(&again, p);
+
+    // The site grows; the crawl finds the new items and follows few links.
+    shop.grow(12);
+    let crawled = run::crawl(
+        p.clone(),
+        CrawlConfig {
+            politeness: Some(fast()),
+            ..CrawlConfig::default()
+        },
+        true,
+        &ClientConfig::default(),
+        &mut |_| Ok(()),
+        &mut |_, _| {},
+    )
+    .expect("crawl");
+    let got = paths(&base, &crawled.targets);
+    let all: BTreeSet<String> = shop.item_paths().into_iter().collect();
+    assert_eq!(got, all, "precision and recall 100% after growth");
+    assert_eq!(crawled.coverage.missed, Vec::<String>::new());
+    assert_eq!(crawled.coverage.new.len(), all.len() - found.len());
+    let listings = 2 * (shop.per_category().div_ceil(shop::PER_PAGE));
+    assert!(
+        crawled.progress.fetched <= all.len() + listings + 1 + 3,
+        "crawl links {} for {} targets and {listings} listings",
+        crawled.progress.fetched,
+        all.len()
+    );
+    // Navigation pages (not targets): the crawl skips the calendar, facets, errors and extras.
+    let crawl_nav = crawled.progress.fetched - crawled.progress.targets;
+    let map_nav = learned.progress.fetched - learned.progress.targets;
+    assert!(
+        crawl_nav * 3 < map_nav,
+        "the crawl follows far fewer navigation links than the mapping ({crawl_nav} vs {map_nav})"
+    );
+}
