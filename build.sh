@@ -7,6 +7,7 @@
 #   ./build.sh setup            install what is missing (wasm target, wasm-bindgen-cli, Debian
 #                               packages, npm packages); skips everything already there
 #   ./build.sh wasm             only the wasm build + extension/pkg, www/pkg, dist/
+#   ./build.sh eval [ARGS]      learn + crawl the dev sites on 127.0.0.1, table in docs/crawl.md
 #   ./build.sh eval-similarity [ARGS]   exemplar eval-similarity ARGS (release build)
 #   ./build.sh train-classifier [ARGS]  exemplar train-classifier ARGS (release build)
 #   ./build.sh bench [ARGS]     bash bench/run.sh ARGS
@@ -308,7 +309,7 @@ cli() {
   cargo run --release --bin exemplar -- "$@"
 }
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
 
 cmd=${1:-}
 [[ $# -gt 0 ]] && shift
@@ -317,6 +318,7 @@ case $cmd in
   setup) cmd_setup; summary ;;
   test) cmd_test ;;
   wasm) cmd_wasm; summary ;;
+  eval) cli eval "$@" ;;
   eval-similarity) cli eval-similarity "$@" ;;
   train-classifier) cli train-classifier "$@" ;;
   bench) run_script bench/run.sh "$@" ;;

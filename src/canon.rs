@@ -84,7 +84,9 @@ fn normalise_percent(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%'
-            && let Some(v) = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok())
+            && let Some(v) = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
         {
             if is_unreserved(v) {
                 out.push(v as char);
@@ -108,7 +110,9 @@ fn percent_decode_lossy(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%'
-            && let Some(v) = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok())
+            && let Some(v) = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
         {
             out.push(v);
             i += 3;
@@ -294,10 +298,7 @@ impl TrapGuard {
                 return Some(TrapReason::RepeatedSegments);
             }
         }
-        let names: BTreeSet<String> = u
-            .query_pairs()
-            .map(|(k, _)| k.into_owned())
-            .collect();
+        let names: BTreeSet<String> = u.query_pairs().map(|(k, _)| k.into_owned()).collect();
         if u.query_pairs().count() > l.max_query_params {
             return Some(TrapReason::TooManyParams);
         }
@@ -311,7 +312,11 @@ impl TrapGuard {
             }
             set.insert(combo.clone());
         }
-        let shape = format!("{}{}?{combo}", u.host_str().unwrap_or(""), abstract_digits(u.path()));
+        let shape = format!(
+            "{}{}?{combo}",
+            u.host_str().unwrap_or(""),
+            abstract_digits(u.path())
+        );
         let max_shape = l.max_per_shape;
         let n = self.shapes.entry(shape).or_default();
         if *n >= max_shape {
@@ -367,17 +372,41 @@ mod tests {
     #[test]
     fn canonical_forms() {
         let c = |s: &str| canonicalize(s);
-        assert_eq!(c("HTTP://Example.COM:80/a/./b/../c#frag").as_deref(), Some("http://example.com/a/c"));
+        assert_eq!(
+            c("HTTP://Example.COM:80/a/./b/../c#frag").as_deref(),
+            Some("http://example.com/a/c")
+        );
         assert_eq!(c("https://x.org:443").as_deref(), Some("https://x.org/"));
         assert_eq!(c("http://x.org/a?").as_deref(), Some("http://x.org/a"));
-        assert_eq!(c("http://x.org/%7euser/%2f%41").as_deref(), Some("http://x.org/~user/%2FA"));
-        assert_eq!(c("http://x.org/p?PHPSESSID=abc&id=3").as_deref(), Some("http://x.org/p?id=3"));
-        assert_eq!(c("http://x.org/a;jsessionid=XYZ?x=1").as_deref(), Some("http://x.org/a?x=1"));
-        assert_eq!(c("http://x.org/item/6?sid=1").as_deref(), Some("http://x.org/item/6"));
-        for bad in ["mailto:a@b.c", "javascript:void(0)", "ftp://x.org/", "", "not a url"] {
+        assert_eq!(
+            c("http://x.org/%7euser/%2f%41").as_deref(),
+            Some("http://x.org/~user/%2FA")
+        );
+        assert_eq!(
+            c("http://x.org/p?PHPSESSID=abc&id=3").as_deref(),
+            Some("http://x.org/p?id=3")
+        );
+        assert_eq!(
+            c("http://x.org/a;jsessionid=XYZ?x=1").as_deref(),
+            Some("http://x.org/a?x=1")
+        );
+        assert_eq!(
+            c("http://x.org/item/6?sid=1").as_deref(),
+            Some("http://x.org/item/6")
+        );
+        for bad in [
+            "mailto:a@b.c",
+            "javascript:void(0)",
+            "ftp://x.org/",
+            "",
+            "not a url",
+        ] {
             assert_eq!(c(bad), None, "{bad}");
         }
-        for u in ["http://x.org/a%20b?q=%e2%82%ac&z", "http://x.org/a;jsessionid=1;v=2"] {
+        for u in [
+            "http://x.org/a%20b?q=%e2%82%ac&z",
+            "http://x.org/a;jsessionid=1;v=2",
+        ] {
             let once = c(u).expect("canonical");
             assert_eq!(c(&once).as_deref(), Some(once.as_str()), "idempotent");
         }
@@ -407,7 +436,10 @@ mod tests {
             ..s
         };
         assert!(bad.compile().expect_err("bad").contains("bad deny pattern"));
-        assert_eq!(site_key("http://127.0.0.1:8000/x").as_deref(), Some("127.0.0.1:8000"));
+        assert_eq!(
+            site_key("http://127.0.0.1:8000/x").as_deref(),
+            Some("127.0.0.1:8000")
+        );
     }
 
     #[test]
@@ -416,10 +448,19 @@ mod tests {
             max_per_shape: 100,
             ..TrapLimits::default()
         });
-        assert_eq!(g.check(&format!("http://h/{}", "a".repeat(2000))), Some(TrapReason::TooLong));
-        assert_eq!(g.check("http://h/a/b/a/b/a/b/"), Some(TrapReason::RepeatedSegments));
+        assert_eq!(
+            g.check(&format!("http://h/{}", "a".repeat(2000))),
+            Some(TrapReason::TooLong)
+        );
+        assert_eq!(
+            g.check("http://h/a/b/a/b/a/b/"),
+            Some(TrapReason::RepeatedSegments)
+        );
         let deep: String = (0..20).map(|i| format!("/s{i}")).collect();
-        assert_eq!(g.check(&format!("http://h{deep}")), Some(TrapReason::TooDeep));
+        assert_eq!(
+            g.check(&format!("http://h{deep}")),
+            Some(TrapReason::TooDeep)
+        );
         let mut refused = 0;
         for d in 0..1000 {
             if g.check(&format!("http://h/cal?d=2026-01-{d}")).is_some() {

@@ -83,7 +83,9 @@ fn site_path(url: &str) -> String {
         out.push(bytes[i]);
         i += 1;
     }
-    String::from_utf8_lossy(&out).trim_start_matches('/').to_string()
+    String::from_utf8_lossy(&out)
+        .trim_start_matches('/')
+        .to_string()
 }
 
 /// Learns and crawls one site.
@@ -112,7 +114,13 @@ pub fn evaluate(site: &DevSite, log: &mut dyn FnMut(String)) -> Result<SiteFigur
     };
     let entry = format!("{base}/{}", site.entry);
     let example = format!("{base}/{}", site.example);
-    let learned = run::learn(&entry, &example, config, &ClientConfig::default(), &mut |_, _| {})?;
+    let learned = run::learn(
+        &entry,
+        &example,
+        config,
+        &ClientConfig::default(),
+        &mut |_, _| {},
+    )?;
     log(format!(
         "{}: mapped {} pages, {} targets in {:.1} s\n{}",
         site.name,
@@ -145,7 +153,11 @@ pub fn evaluate(site: &DevSite, log: &mut dyn FnMut(String)) -> Result<SiteFigur
         .cloned()
         .collect();
     missed.sort();
-    let wrong: Vec<String> = got.iter().filter(|g| !truth.contains(*g)).cloned().collect();
+    let wrong: Vec<String> = got
+        .iter()
+        .filter(|g| !truth.contains(*g))
+        .cloned()
+        .collect();
     Ok(SiteFigures {
         name: site.name.clone(),
         truth: truth.len(),
@@ -155,7 +167,12 @@ pub fn evaluate(site: &DevSite, log: &mut dyn FnMut(String)) -> Result<SiteFigur
         crawled_true: got.iter().filter(|g| truth.contains(*g)).count(),
         map_links: learned.progress.fetched,
         crawl_links: crawled.progress.fetched,
-        levels: learned.pattern.levels.iter().map(|l| l.regexes.len()).collect(),
+        levels: learned
+            .pattern
+            .levels
+            .iter()
+            .map(|l| l.regexes.len())
+            .collect(),
         map_secs: learned.elapsed.as_secs_f64(),
         crawl_secs: crawled.elapsed.as_secs_f64(),
         missed: missed.into_iter().take(10).collect(),

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::canon::{self, CompiledScope, TrapGuard, TrapLimits};
 use crate::dom::{Page, ParseOptions};
-use crate::fetch::{Delivered, FetchResult, Frontier, Machine, Next, Poll, Politeness};
+use crate::fetch::{Delivered, FetchResult, Frontier, Machine, Next, Politeness, Poll};
 use crate::mapper::{ExamplePage, StopReason};
 use crate::pattern::{Compiled, Pattern, Step};
 use crate::similarity::Example;
@@ -388,8 +388,7 @@ impl Crawler {
                     if self.state.stopped.is_none() {
                         self.state.stopped = Some(StopReason::Exhausted);
                     }
-                    if let Some(reason) = self.state.stopped.filter(|_| !self.state.finished_sent)
-                    {
+                    if let Some(reason) = self.state.stopped.filter(|_| !self.state.finished_sent) {
                         self.state.finished_sent = true;
                         self.events.push_back(Event::Finished { reason });
                     }
@@ -438,7 +437,10 @@ impl Crawler {
             return self.skip(url, format!("not HTML ({mt})"));
         }
         if r.truncated {
-            return self.skip(url, format!("larger than {} bytes", self.state.config.max_bytes));
+            return self.skip(
+                url,
+                format!("larger than {} bytes", self.state.config.max_bytes),
+            );
         }
         let page = match Page::parse(&r.body, &final_c, r.header("content-type"), &self.parse) {
             Ok(p) => p,

@@ -61,7 +61,9 @@ pub fn write_jsonl<W: Write>(mut w: W, pages: &[PageRecord], include_html: bool)
             similarity: p.similarity,
             level: p.level,
             html: if include_html {
-                p.body.as_ref().map(|b| String::from_utf8_lossy(b).into_owned())
+                p.body
+                    .as_ref()
+                    .map(|b| String::from_utf8_lossy(b).into_owned())
             } else {
                 None
             },
@@ -128,7 +130,13 @@ pub fn rfc3339(ms: u64) -> String {
 
 /// SHA-1 (for WARC digests; not for security).
 pub fn sha1(data: &[u8]) -> [u8; 20] {
-    let mut h: [u32; 5] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0];
+    let mut h: [u32; 5] = [
+        0x6745_2301,
+        0xEFCD_AB89,
+        0x98BA_DCFE,
+        0x1032_5476,
+        0xC3D2_E1F0,
+    ];
     let mut msg = data.to_vec();
     let bits = (data.len() as u64).wrapping_mul(8);
     msg.push(0x80);
@@ -139,7 +147,12 @@ pub fn sha1(data: &[u8]) -> [u8; 20] {
     for chunk in msg.chunks(64) {
         let mut w = [0u32; 80];
         for i in 0..16 {
-            w[i] = u32::from_be_bytes([chunk[4 * i], chunk[4 * i + 1], chunk[4 * i + 2], chunk[4 * i + 3]]);
+            w[i] = u32::from_be_bytes([
+                chunk[4 * i],
+                chunk[4 * i + 1],
+                chunk[4 * i + 2],
+                chunk[4 * i + 3],
+            ]);
         }
         for i in 16..80 {
             w[i] = (w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]).rotate_left(1);
@@ -152,7 +165,12 @@ pub fn sha1(data: &[u8]) -> [u8; 20] {
                 40..=59 => ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC),
                 _ => (b ^ c ^ d, 0xCA62_C1D6),
             };
-            let t = a.rotate_left(5).wrapping_add(f).wrapping_add(e).wrapping_add(k).wrapping_add(*wi);
+            let t = a
+                .rotate_left(5)
+                .wrapping_add(f)
+                .wrapping_add(e)
+                .wrapping_add(k)
+                .wrapping_add(*wi);
             e = d;
             d = c;
             c = b.rotate_left(30);
@@ -198,15 +216,12 @@ pub struct WarcWriter<W: Write> {
 }
 
 impl<W: Write> WarcWriter<W> {
-    /// Starts a WARC file with its `warcinfo` record.
+    /// Starts a WARC file with its `warcinfo` record dated `now` (unix ms; the core takes time
+    /// as an argument).
     ///
     /// # Errors
     /// Write errors.
-    pub fn new(w: W, description: &str) -> io::Result<WarcWriter<W>> {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
+    pub fn new(w: W, description: &str, now: u64) -> io::Result<WarcWriter<W>> {
         let mut ww = WarcWriter {
             w,
             counter: 0,
@@ -217,7 +232,14 @@ impl<W: Write> WarcWriter<W> {
             env!("CARGO_PKG_VERSION"),
             description.replace(['\r', '\n'], " ")
         );
-        ww.record("warcinfo", None, now, "application/warc-fields", info.as_bytes(), None)?;
+        ww.record(
+            "warcinfo",
+            None,
+            now,
+            "application/warc-fields",
+            info.as_bytes(),
+            None,
+        )?;
         Ok(ww)
     }
 
@@ -278,7 +300,10 @@ impl<W: Write> WarcWriter<W> {
         for (k, v) in &p.headers {
             // The body is stored decoded and whole: drop encodings that no longer apply.
             let k_l = k.to_ascii_lowercase();
-            if matches!(k_l.as_str(), "content-length" | "transfer-encoding" | "content-encoding") {
+            if matches!(
+                k_l.as_str(),
+                "content-length" | "transfer-encoding" | "content-encoding"
+            ) {
                 continue;
             }
             block.push_str(&format!("{k}: {}\r\n", v.replace(['\r', '\n'], " ")));
@@ -287,7 +312,11 @@ impl<W: Write> WarcWriter<W> {
         let mut bytes = block.into_bytes();
         bytes.extend_from_slice(body);
         let payload = base32(&sha1(body));
-        let target = if p.final_url.is_empty() { &p.url } else { &p.final_url };
+        let target = if p.final_url.is_empty() {
+            &p.url
+        } else {
+            &p.final_url
+        };
         self.record(
             "response",
             Some(target),
@@ -351,7 +380,13 @@ pub struct ScrapyLevel {
 fn py_ident(s: &str) -> String {
     let mut out: String = s
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
         .collect();
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert_str(0, "site_");
@@ -506,9 +541,15 @@ mod tests {
     #[test]
     fn digests_and_dates() {
         let hex = |b: [u8; 20]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
-        assert_eq!(hex(sha1(b"abc")), "a9993e364706816aba3e25717850c26c9cd0d89d");
+        assert_eq!(
+            hex(sha1(b"abc")),
+            "a9993e364706816aba3e25717850c26c9cd0d89d"
+        );
         assert_eq!(hex(sha1(b"")), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
-        assert_eq!(hex(sha1(&[b'a'; 1000])), "291e9a6c66994949b57ba5e650361e98fc36b1ba");
+        assert_eq!(
+            hex(sha1(&[b'a'; 1000])),
+            "291e9a6c66994949b57ba5e650361e98fc36b1ba"
+        );
         assert_eq!(base32(b"foobar"), "MZXW6YTBOI======");
         assert_eq!(base32(b""), "");
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
@@ -533,7 +574,10 @@ mod tests {
 
     #[test]
     fn jsonl_and_csv() {
-        let pages = [page("http://h/a", "A, \"quoted\"\nline"), page("http://h/b", "B")];
+        let pages = [
+            page("http://h/a", "A, \"quoted\"\nline"),
+            page("http://h/b", "B"),
+        ];
         let mut out = Vec::new();
         write_jsonl(&mut out, &pages, true).expect("jsonl");
         let text = String::from_utf8(out).expect("utf8");
@@ -554,14 +598,18 @@ mod tests {
 
     #[test]
     fn warc_records_parse_back() {
-        let mut w = WarcWriter::new(Vec::new(), "test").expect("warc");
+        let mut w = WarcWriter::new(Vec::new(), "test", 1_795_370_096_000).expect("warc");
         w.write_response(&page("http://h/a", "A")).expect("record");
         let bytes = w.finish().expect("finish");
         let text = String::from_utf8(bytes.clone()).expect("utf8");
         let mut rest: &[u8] = &bytes;
         let mut kinds = Vec::new();
         while !rest.is_empty() {
-            let head_end = rest.windows(4).position(|w| w == b"\r\n\r\n").expect("head") + 4;
+            let head_end = rest
+                .windows(4)
+                .position(|w| w == b"\r\n\r\n")
+                .expect("head")
+                + 4;
             let head = String::from_utf8_lossy(&rest[..head_end]).to_string();
             assert!(head.starts_with("WARC/1.1\r\n"));
             let len: usize = head
@@ -581,7 +629,9 @@ mod tests {
         }
         assert_eq!(kinds, ["WARC-Type: warcinfo", "WARC-Type: response"]);
         assert!(text.contains("WARC-Target-URI: http://h/a\r\n"));
-        assert!(text.contains("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 9\r\n\r\n<p>hi</p>"));
+        assert!(text.contains(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 9\r\n\r\n<p>hi</p>"
+        ));
     }
 
     #[test]
@@ -610,8 +660,15 @@ mod tests {
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
         assert!(names.contains(&"scrapy.cfg"));
         assert!(names.contains(&"site_127_0_0_1_8000/spiders/site_127_0_0_1_8000.py"));
-        let spider = &files.iter().find(|(n, _)| n.ends_with("spiders/site_127_0_0_1_8000.py")).expect("spider").1;
-        assert!(spider.contains(r#""^http://127\\.0\\.0\\.1:8000/item/[0-9]+$""#), "{spider}");
+        let spider = &files
+            .iter()
+            .find(|(n, _)| n.ends_with("spiders/site_127_0_0_1_8000.py"))
+            .expect("spider")
+            .1;
+        assert!(
+            spider.contains(r#""^http://127\\.0\\.0\\.1:8000/item/[0-9]+$""#),
+            "{spider}"
+        );
         let dir = std::env::temp_dir().join(format!("exemplar-scrapy-{}", std::process::id()));
         write_scrapy_project(&spec, &dir).expect("write");
         if let Ok(out) = std::process::Command::new("python3")
@@ -621,7 +678,11 @@ mod tests {
             .arg(dir.join("site_127_0_0_1_8000/settings.py"))
             .output()
         {
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -67,7 +67,12 @@ impl FetchResponse {
     /// The media type of `Content-Type`, lower case, without parameters.
     pub fn media_type(&self) -> Option<String> {
         let ct = self.header("content-type")?;
-        let mt = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        let mt = ct
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
         (!mt.is_empty()).then_some(mt)
     }
 
@@ -512,7 +517,10 @@ mod tests {
         });
         assert!(f.push("http://h/a".into(), 1));
         assert!(f.push("http://h/b".into(), 2));
-        assert!(!f.push("http://h/a".into(), 3), "seen URLs are not queued twice");
+        assert!(
+            !f.push("http://h/a".into(), 3),
+            "seen URLs are not queued twice"
+        );
         let r = fetch(&mut f, 0);
         assert_eq!(r.kind, RequestKind::Robots);
         assert_eq!(r.url, "http://h/robots.txt");
@@ -582,7 +590,10 @@ mod tests {
         let mut g: Frontier<i32> = serde_json::from_str(&json).expect("deserialise");
         g.requeue_in_flight();
         let first = fetch(&mut g, 0);
-        assert_eq!(first.url, "http://h/1", "the in-flight page comes first again");
+        assert_eq!(
+            first.url, "http://h/1",
+            "the in-flight page comes first again"
+        );
         assert_eq!(fetch(&mut g, 0).url, "http://h/2");
         assert_eq!(g.next(0), Next::Busy, "two in flight at most");
         g.deliver(first.id, ok(200, ""));

@@ -104,7 +104,12 @@ impl Client {
         let headers: Vec<(String, String)> = resp
             .headers()
             .iter()
-            .map(|(k, v)| (k.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
             .collect();
         let limit = self.max_bytes as u64;
         let (body, truncated) = match resp.body_mut().with_config().limit(limit).read_to_vec() {

@@ -128,8 +128,13 @@ mod cli {
         if arg.starts_with("http://") || arg.starts_with("https://") {
             let client = exemplar::http::Client::new(&Default::default());
             let p = exemplar::run::fetch_page(&client, arg)?;
-            return Page::parse(&p.body, &p.url, p.content_type.as_deref(), &ParseOptions::default())
-                .map_err(|e| format!("{arg}: {e}"));
+            return Page::parse(
+                &p.body,
+                &p.url,
+                p.content_type.as_deref(),
+                &ParseOptions::default(),
+            )
+            .map_err(|e| format!("{arg}: {e}"));
         }
         read_page(Path::new(arg))
     }
@@ -180,6 +185,9 @@ mod cli {
         Ok(())
     }
 
+    /// The main job: serves a local site, classifies its entry and example pages, learns the
+    /// navigation pattern from the example, crawls with it, and scores the result against the
+    /// site's `expected.toml` when it has one.
     fn demo(args: &[String]) -> Result<(), String> {
         let dir = positional(args)
             .first()
@@ -187,60 +195,84 @@ mod cli {
             .ok_or_else(|| format!("demo needs a directory\n{USAGE}"))?;
         let example = flag(args, "--example").ok_or("demo needs --example FILE")?;
         let entry = flag(args, "--entry").unwrap_or("index.html");
-        let example_page = read_page(&dir.join(example))?;
-        let mut ex = exemplar::similarity::Example::new(&example_page, Options::default());
-        let mut files = Vec::new();
-        let mut dirs = vec![dir.clone()];
-        while let Some(d) = dirs.pop() {
-            for e in std::fs::read_dir(&d)
-                .map_err(|e| format!("{}: {e}", d.display()))?
-                .flatten()
-            {
-                let p = e.path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|x| x == "html") {
-                    files.push(p);
-                }
-            }
-        }
-        files.sort();
-        println!(
-            "Exemplar demo on {} (entry {entry}, example {example})",
-            dir.display()
-        );
-        println!(
-            "{:<44} {:<7} {:>5}  {:>10}",
-            "page", "kind", "conf", "similarity"
-        );
-        let mut similar = Vec::new();
-        for f in &files {
-            let rel = f.strip_prefix(&dir).unwrap_or(f).display().to_string();
-            let page = read_page(f)?;
+        for (what, f) in [("entry", entry), ("example", example)] {
+            let page = read_page(&dir.join(f))?;
             let c = exemplar::classify::classify(&page);
-            let v = ex.compare(&page);
             println!(
-                "{rel:<52} {:<7} {:>5.2}  {:>10.3}{}",
-                format!("{:?}", c.kind).to_lowercase(),
-                c.confidence,
-                v.comparison.similarity,
-                if v.similar {
-                    "  ← like the example"
-                } else {
-                    ""
-                }
+                "{what} page {f}: {} (confidence {:.2})",
+                c.kind.name(),
+                c.confidence
             );
-            if v.similar {
-                similar.push(rel);
-            }
         }
+        let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(dir.clone()))
+            .map_err(|e| format!("cannot serve {}: {e}", dir.display()))?;
+        let base = server.url();
+        println!("serving {} on {base}/", dir.display());
+        let politeness = exemplar::fetch::Politeness {
+            delay_ms: 0,
+            ..Default::default()
+        };
+        let config = exemplar::mapper::MapConfig {
+            politeness: politeness.clone(),
+            ..Default::default()
+        };
+        let learned = exemplar::run::learn(
+            &format!("{base}/{entry}"),
+            &format!("{base}/{example}"),
+            config,
+            &Default::default(),
+            &mut |_, _| {},
+        )?;
         println!(
-            "\nLearned: {} of {} pages are like the example at θ = {} ({:?} view).",
-            similar.len(),
-            files.len(),
-            ex.options().threshold,
-            ex.options().view.collapse
+            "\nmapped {} pages in {:.2} s, {} like the example\n",
+            learned.progress.fetched,
+            learned.elapsed.as_secs_f64(),
+            learned.progress.targets
         );
+        print!("{}", learned.pattern.render());
+        let crawled = exemplar::run::crawl(
+            learned.pattern,
+            exemplar::crawler::CrawlConfig {
+                politeness: Some(politeness),
+                ..Default::default()
+            },
+            false,
+            &Default::default(),
+            &mut |_| Ok(()),
+            &mut |_, _| {},
+        )?;
+        let got: Vec<String> = crawled
+            .targets
+            .iter()
+            .map(|u| u.strip_prefix(&format!("{base}/")).unwrap_or(u).to_string())
+            .collect();
+        println!(
+            "\ncrawl: {} pages like the example, {} pages fetched in {:.2} s",
+            got.len(),
+            crawled.progress.fetched,
+            crawled.elapsed.as_secs_f64()
+        );
+        if let Ok(text) = std::fs::read_to_string(dir.join("expected.toml")) {
+            let doc: toml::Table =
+                toml::from_str(&text).map_err(|e| format!("expected.toml: {e}"))?;
+            let truth: Vec<&str> = doc
+                .get("pages")
+                .and_then(|p| p.as_table())
+                .map(|t| {
+                    t.iter()
+                        .filter(|(_, v)| v.as_str() == Some("entity"))
+                        .map(|(k, _)| k.as_str())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let hits = got.iter().filter(|g| truth.contains(&g.as_str())).count();
+            println!(
+                "against expected.toml: precision {:.1}%, recall {:.1}% ({hits} of {} entity pages)",
+                100.0 * hits as f64 / got.len().max(1) as f64,
+                100.0 * hits as f64 / truth.len().max(1) as f64,
+                truth.len()
+            );
+        }
         Ok(())
     }
 

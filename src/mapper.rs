@@ -562,14 +562,16 @@ impl Mapper {
                 },
             );
         }
-        let page = match Page::parse(
-            &r.body,
-            &final_c,
-            r.header("content-type"),
-            &self.parse,
-        ) {
+        let page = match Page::parse(&r.body, &final_c, r.header("content-type"), &self.parse) {
             Ok(p) => p,
-            Err(e) => return (r.status, NodeState::Failed { error: e.to_string() }),
+            Err(e) => {
+                return (
+                    r.status,
+                    NodeState::Failed {
+                        error: e.to_string(),
+                    },
+                );
+            }
         };
         drop(r);
         let signature = page_signature(&page);
@@ -737,14 +739,18 @@ mod tests {
                 "/about.html".into(),
             ])),
             "/cat/a.html" => html(&listing(
-                &(1..=5).map(|i| format!("/item/{i}.html")).collect::<Vec<_>>(),
+                &(1..=5)
+                    .map(|i| format!("/item/{i}.html"))
+                    .collect::<Vec<_>>(),
             )),
             "/cat/b.html" => html(&listing(
                 &(6..=9)
                     .map(|i| format!("/item/{i}.html?sid=1#top"))
                     .collect::<Vec<_>>(),
             )),
-            "/about.html" => html("<html><body><p>About us</p><a href='/cat/a.html'>a</a></body></html>"),
+            "/about.html" => {
+                html("<html><body><p>About us</p><a href='/cat/a.html'>a</a></body></html>")
+            }
             p if p.starts_with("/item/") => {
                 let i: u32 = p[6..].trim_end_matches(".html").parse().unwrap_or(0);
                 html(&entity(i))
@@ -781,16 +787,38 @@ mod tests {
         drive(&mut m, &site);
         let events = m.drain_events();
         let map = m.site_map();
-        let targets: Vec<&str> = map.targets().map(|t| map.nodes[t as usize].url.as_str()).collect();
+        let targets: Vec<&str> = map
+            .targets()
+            .map(|t| map.nodes[t as usize].url.as_str())
+            .collect();
         assert_eq!(targets.len(), 9, "{targets:?}");
-        assert!(targets.contains(&"http://shop.test/item/6.html"), "session id and fragment dropped");
-        let private = map.nodes.iter().find(|n| n.url.contains("private")).expect("node");
+        assert!(
+            targets.contains(&"http://shop.test/item/6.html"),
+            "session id and fragment dropped"
+        );
+        let private = map
+            .nodes
+            .iter()
+            .find(|n| n.url.contains("private"))
+            .expect("node");
         assert_eq!(private.state, NodeState::Disallowed);
-        assert!(matches!(events.last(), Some(Event::Finished { reason: StopReason::Exhausted })));
+        assert!(matches!(
+            events.last(),
+            Some(Event::Finished {
+                reason: StopReason::Exhausted
+            })
+        ));
         assert_eq!(m.stopped(), Some(StopReason::Exhausted));
         // Breadth-first tree: items hang off the category pages.
-        let item1 = map.nodes.iter().find(|n| n.url.ends_with("/item/1.html")).expect("item");
-        assert_eq!(map.nodes[item1.parent.expect("parent") as usize].url, "http://shop.test/cat/a.html");
+        let item1 = map
+            .nodes
+            .iter()
+            .find(|n| n.url.ends_with("/item/1.html"))
+            .expect("item");
+        assert_eq!(
+            map.nodes[item1.parent.expect("parent") as usize].url,
+            "http://shop.test/cat/a.html"
+        );
         assert_eq!(item1.depth, 2);
     }
 

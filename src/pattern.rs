@@ -197,8 +197,8 @@ impl Pattern {
     /// Malformed JSON, a missing or mistyped field, an unsupported version, a regex that does
     /// not compile, no levels: each with the place it was found.
     pub fn from_json(text: &str) -> Result<Pattern, PatternError> {
-        let value: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| PatternError(format!("not JSON: {e}")))?;
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| PatternError(format!("not JSON: {e}")))?;
         match value.get("version") {
             Some(serde_json::Value::Number(v)) if v.as_u64() == Some(u64::from(VERSION)) => {}
             Some(v) => {
@@ -248,7 +248,6 @@ impl Pattern {
     pub fn compile(&self) -> Result<Compiled, PatternError> {
         Compiled::from_levels(&self.levels)
     }
-
 }
 
 impl Compiled {
@@ -277,7 +276,11 @@ impl Pattern {
     pub fn render(&self) -> String {
         use std::fmt::Write;
         let mut s = String::new();
-        let _ = writeln!(s, "navigation pattern for {} (θ = {:.3})", self.site, self.similarity.threshold);
+        let _ = writeln!(
+            s,
+            "navigation pattern for {} (θ = {:.3})",
+            self.site, self.similarity.threshold
+        );
         let _ = writeln!(s, "  entry:   {}", self.entry);
         let _ = writeln!(s, "  example: {}", self.example);
         let n = self.levels.len();
@@ -348,7 +351,11 @@ pub fn learn(
     let dist = distances(map);
     let shortest = match dist.first().copied().flatten() {
         Some(d) if d >= 1 => d as usize,
-        _ => return Err(PatternError("no target is reachable from the entry page".into())),
+        _ => {
+            return Err(PatternError(
+                "no target is reachable from the entry page".into(),
+            ));
+        }
     };
     // The number of levels: the entry's distance to the nearest target is a lower bound, but a
     // few shortcuts (featured items on a home page) must not make every target look one click
@@ -566,14 +573,32 @@ fn split(urls: &[&str], neg: &[&str], out: &mut Vec<String>, depth: usize) {
         }
         return;
     }
-    let prefix = common_prefix(urls);
-    let candidates: Vec<&str> = neg.iter().copied().filter(|n| n.starts_with(prefix)).collect();
+    let clean = |re: &str| match regex::Regex::new(re) {
+        Ok(re) => !neg.iter().any(|n| re.is_match(n)),
+        Err(_) => false,
+    };
     if let Some(p) = url_pattern::url_pattern(urls)
-        && let Ok(re) = p.compile()
-        && !candidates.iter().any(|n| re.is_match(n))
+        && clean(&p.regex)
     {
         out.push(p.regex);
         return;
+    }
+    let prefix = common_prefix(urls);
+    // Below the first split the group shares a character prefix the token-level pattern may
+    // have generalised away: keep it literal and generalise only what follows.
+    if depth > 0 {
+        let rests: Vec<&str> = urls.iter().map(|u| &u[prefix.len()..]).collect();
+        if rests.iter().all(|r| !r.contains('/')) {
+            let re = format!(
+                "^{}{}$",
+                url_pattern::escape(prefix),
+                url_pattern::level_regex(&rests)
+            );
+            if clean(&re) {
+                out.push(re);
+                return;
+            }
+        }
     }
     // Split by the character after the common prefix.
     let cut = prefix.len();
@@ -592,7 +617,7 @@ fn split(urls: &[&str], neg: &[&str], out: &mut Vec<String>, depth: usize) {
         return;
     }
     for (_, g) in groups {
-        split(&g, &candidates, out, depth + 1);
+        split(&g, neg, out, depth + 1);
     }
 }
 
@@ -670,7 +695,10 @@ fn simulate_levels(
                         sim.false_targets.push(url.clone());
                     }
                 }
-                Some(Step::Level { level: l, paginated }) => {
+                Some(Step::Level {
+                    level: l,
+                    paginated,
+                }) => {
                     let h = if paginated { hops + 1 } else { 0 };
                     if h <= max_pagination {
                         visited[v as usize] = true;
@@ -712,7 +740,10 @@ mod tests {
             assert!(set.is_match(p), "{p} {r:?}");
         }
         assert!(!set.is_match(neg[0]), "{r:?}");
-        assert!(set.is_match("http://h/sql-createtable.html"), "still general: {r:?}");
+        assert!(
+            set.is_match("http://h/sql-createtable.html"),
+            "still general: {r:?}"
+        );
     }
 
     #[test]
@@ -748,11 +779,17 @@ mod tests {
         assert_eq!(c.step(0, "http://h/item/3"), Some(Step::Target), "shortcut");
         assert_eq!(
             c.step(0, "http://h/list?page=1"),
-            Some(Step::Level { level: 1, paginated: false })
+            Some(Step::Level {
+                level: 1,
+                paginated: false
+            })
         );
         assert_eq!(
             c.step(1, "http://h/list?page=2"),
-            Some(Step::Level { level: 1, paginated: true })
+            Some(Step::Level {
+                level: 1,
+                paginated: true
+            })
         );
         assert_eq!(c.step(1, "http://h/about"), None);
         let back = Pattern::from_json(&p.to_json()).expect("round trip");

@@ -59,7 +59,7 @@ impl Robots {
                 }
                 "allow" | "disallow" | "crawl-delay" => {
                     in_rules = true;
-                    let ours = agents.iter().any(|a| *a == token);
+                    let ours = agents.contains(&token);
                     let is_star = agents.iter().any(|a| a == "*");
                     let target = if ours {
                         have_mine = true;
@@ -87,11 +87,7 @@ impl Robots {
                         });
                     }
                 }
-                "sitemap" => {
-                    if sitemaps.len() < 1000 {
-                        sitemaps.push(value.to_string());
-                    }
-                }
+                "sitemap" if sitemaps.len() < 1000 => sitemaps.push(value.to_string()),
                 _ => {}
             }
         }
@@ -235,7 +231,10 @@ mod tests {
         let r = Robots::parse(SAMPLE, "exemplar");
         assert!(!r.allowed("http://h/no-exemplar/x"));
         assert!(!r.allowed("http://h/second-group"));
-        assert!(r.allowed("http://h/private/x"), "the * group does not apply");
+        assert!(
+            r.allowed("http://h/private/x"),
+            "the * group does not apply"
+        );
         assert!(r.allowed("http://h/page"), "$ anchors, allow is longer");
         assert!(!r.allowed("http://h/page2"));
         assert!(!r.allowed("http://h/docs/manual.pdf"));
@@ -244,7 +243,10 @@ mod tests {
         assert_eq!(r.sitemaps(), ["http://h/sitemap.xml".to_string()]);
         let star = Robots::parse(SAMPLE, "someone");
         assert!(!star.allowed("http://h/private/x"));
-        assert!(star.allowed("http://h/private/open/y"), "longest match wins");
+        assert!(
+            star.allowed("http://h/private/open/y"),
+            "longest match wins"
+        );
         assert_eq!(star.crawl_delay(), Some(1.5));
     }
 
@@ -260,7 +262,10 @@ mod tests {
         assert!(empty.allowed("http://h/anything"));
         let enc = Robots::parse("User-agent: *\nDisallow: /a%2fb\n", "x");
         assert!(!enc.allowed("http://h/a%2Fb"));
-        assert_eq!(robots_url("https://h:8443/x/y?z").as_deref(), Some("https://h:8443/robots.txt"));
+        assert_eq!(
+            robots_url("https://h:8443/x/y?z").as_deref(),
+            Some("https://h:8443/robots.txt")
+        );
     }
 
     #[test]

@@ -198,12 +198,23 @@ impl ProgressLine {
 
     /// Draws `what` (counts) and the current URL.
     pub fn draw(&mut self, fetched: usize, what: &str, url: &str) {
-        if !self.on || self.last.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) {
+        if !self.on
+            || self
+                .last
+                .is_some_and(|t| t.elapsed() < Duration::from_millis(100))
+        {
             return;
         }
         self.last = Some(Instant::now());
         let secs = self.start.elapsed().as_secs_f64().max(0.001);
-        let url: String = url.chars().rev().take(50).collect::<Vec<_>>().into_iter().rev().collect();
+        let url: String = url
+            .chars()
+            .rev()
+            .take(50)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         let mut err = std::io::stderr().lock();
         let _ = write!(
             err,

@@ -294,7 +294,9 @@ fn write_response(
 /// A handler serving the files under `root`, following symlinks (Debian's documentation
 /// packages link their JS/CSS into /usr/share/javascript) but never letting a request path
 /// climb above the root; a directory serves its `index.html` (`/dir` redirects to `/dir/`).
-pub fn static_dir(root: impl Into<PathBuf>) -> impl Fn(&Request) -> Response + Send + Sync + 'static {
+pub fn static_dir(
+    root: impl Into<PathBuf>,
+) -> impl Fn(&Request) -> Response + Send + Sync + 'static {
     let root: PathBuf = root.into();
     move |req: &Request| {
         if req.method != "GET" && req.method != "HEAD" {
@@ -345,7 +347,9 @@ fn percent_decode(s: &str) -> Option<String> {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' {
-            let v = s.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok())?;
+            let v = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())?;
             out.push(v);
             i += 3;
         } else {
@@ -401,21 +405,34 @@ mod tests {
         std::fs::create_dir_all(dir.join("sub")).expect("mkdir");
         std::fs::write(dir.join("a.html"), "<p>a</p>").expect("write");
         std::fs::write(dir.join("sub/index.html"), "<p>index</p>").expect("write");
-        let outside = std::env::temp_dir().join(format!("exemplar-serve-out-{}.css", std::process::id()));
+        let outside =
+            std::env::temp_dir().join(format!("exemplar-serve-out-{}.css", std::process::id()));
         std::fs::write(&outside, "body{}").expect("write");
         let _ = std::os::unix::fs::symlink(&outside, dir.join("style.css"));
         let server = Server::start(0, static_dir(dir.clone())).expect("start");
         let a = server.addr();
-        let r = raw(a, "GET /a.html HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let r = raw(
+            a,
+            "GET /a.html HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        );
         assert!(r.starts_with("HTTP/1.1 200"), "{r}");
         assert!(r.contains("text/html") && r.ends_with("<p>a</p>"));
         let r = raw(a, "GET /style.css HTTP/1.1\r\nConnection: close\r\n\r\n");
-        assert!(r.starts_with("HTTP/1.1 200") && r.contains("text/css"), "symlink followed: {r}");
+        assert!(
+            r.starts_with("HTTP/1.1 200") && r.contains("text/css"),
+            "symlink followed: {r}"
+        );
         let r = raw(a, "GET /sub HTTP/1.1\r\nConnection: close\r\n\r\n");
-        assert!(r.starts_with("HTTP/1.1 301") && r.contains("Location: /sub/"), "{r}");
+        assert!(
+            r.starts_with("HTTP/1.1 301") && r.contains("Location: /sub/"),
+            "{r}"
+        );
         let r = raw(a, "GET /sub/ HTTP/1.1\r\nConnection: close\r\n\r\n");
         assert!(r.ends_with("<p>index</p>"));
-        let r = raw(a, "GET /../etc/passwd HTTP/1.1\r\nConnection: close\r\n\r\n");
+        let r = raw(
+            a,
+            "GET /../etc/passwd HTTP/1.1\r\nConnection: close\r\n\r\n",
+        );
         assert!(r.starts_with("HTTP/1.1 403"), "{r}");
         let r = raw(a, "GET /%2e%2e/x HTTP/1.1\r\nConnection: close\r\n\r\n");
         assert!(r.starts_with("HTTP/1.1 403"), "{r}");
@@ -428,7 +445,10 @@ mod tests {
         let big = format!("GET / HTTP/1.1\r\nX: {}\r\n\r\n", "a".repeat(20_000));
         assert!(raw(a, &big).starts_with("HTTP/1.1 431"));
         // Keep-alive: two requests on one connection.
-        let r = raw(a, "GET /a.html HTTP/1.1\r\n\r\nGET /a.html HTTP/1.1\r\nConnection: close\r\n\r\n");
+        let r = raw(
+            a,
+            "GET /a.html HTTP/1.1\r\n\r\nGET /a.html HTTP/1.1\r\nConnection: close\r\n\r\n",
+        );
         assert_eq!(r.matches("HTTP/1.1 200").count(), 2, "{r}");
         assert!(server.requests() >= 8);
         let _ = std::fs::remove_dir_all(&dir);
@@ -449,9 +469,15 @@ mod tests {
         })
         .expect("start");
         let t = std::time::Instant::now();
-        let r = raw(server.addr(), "GET /slow HTTP/1.1\r\nConnection: close\r\n\r\n");
+        let r = raw(
+            server.addr(),
+            "GET /slow HTTP/1.1\r\nConnection: close\r\n\r\n",
+        );
         assert!(r.ends_with("slow") && t.elapsed() >= Duration::from_millis(50));
-        let r = raw(server.addr(), "GET /x HTTP/1.1\r\nConnection: close\r\n\r\n");
+        let r = raw(
+            server.addr(),
+            "GET /x HTTP/1.1\r\nConnection: close\r\n\r\n",
+        );
         assert!(r.starts_with("HTTP/1.1 500"));
     }
 }

@@ -70,11 +70,8 @@ pub fn group(urls: &[&str], k: usize) -> Vec<Vec<usize>> {
             continue;
         };
         let home = groups.iter_mut().find(|g| {
-            g.iter().all(|&j| {
-                lv[j]
-                    .as_ref()
-                    .is_some_and(|m| similar_levels(l, m, k))
-            })
+            g.iter()
+                .all(|&j| lv[j].as_ref().is_some_and(|m| similar_levels(l, m, k)))
         });
         match home {
             Some(g) => g.push(i),
@@ -362,7 +359,11 @@ fn merge(columns: &mut Vec<Column>, seq: &[Token], n: usize) {
     if a.saturating_mul(b) > 1_000_000 {
         for c in columns.iter_mut() {
             c.literal = None;
-            c.class = if c.class.is_word() { Class::AlphaNum } else { c.class };
+            c.class = if c.class.is_word() {
+                Class::AlphaNum
+            } else {
+                c.class
+            };
         }
         return;
     }
@@ -381,7 +382,11 @@ fn merge(columns: &mut Vec<Column>, seq: &[Token], n: usize) {
     let (mut i, mut j) = (0, 0);
     let old = std::mem::take(columns);
     while i < a || j < b {
-        if i < a && j < b && key_match(old[i].class, seq[j].class) && dp[at(i, j)] == dp[at(i + 1, j + 1)] + 1 {
+        if i < a
+            && j < b
+            && key_match(old[i].class, seq[j].class)
+            && dp[at(i, j)] == dp[at(i + 1, j + 1)] + 1
+        {
             let mut c = old[i].clone();
             c.add(&seq[j], n);
             merged.push(c);
@@ -422,7 +427,13 @@ mod tests {
         assert!(!url_similar("http://h/a/1/x", "http://h/b/2/y", 2));
         assert!(!url_similar("http://h/a", "http://h/a/b", 2));
         assert!(!url_similar("http://h/a", "http://g/a", 2));
-        let urls = ["http://h/a/1", "http://h/a/2", "http://h/b/c/d", "http://h/x/2", "http://h/b/c/e"];
+        let urls = [
+            "http://h/a/1",
+            "http://h/a/2",
+            "http://h/b/c/d",
+            "http://h/x/2",
+            "http://h/b/c/e",
+        ];
         assert_eq!(group(&urls, 1), vec![vec![0, 1], vec![2, 4], vec![3]]);
         assert_eq!(group(&urls, 2), vec![vec![0, 1, 3], vec![2, 4]]);
     }
@@ -454,7 +465,11 @@ mod tests {
         ]);
         assert!(re.is_match("http://h/sql-copy.html"));
         assert!(!re.is_match("http://h/app-psql.html"));
-        let re = pat(&["http://h/sql-vacuum.html", "http://h/app-pgdump.html", "http://h/pgbench.html"]);
+        let re = pat(&[
+            "http://h/sql-vacuum.html",
+            "http://h/app-pgdump.html",
+            "http://h/pgbench.html",
+        ]);
         assert!(re.is_match("http://h/app-psql.html"));
         assert!(re.is_match("http://h/initdb.html"));
         assert!(!re.is_match("http://h/a/b.html"));
@@ -464,8 +479,14 @@ mod tests {
             "http://h/structsf_1_1Event_1_1KeyEvent.html",
         ]);
         assert!(re.is_match("http://h/classsf_1_1Music.html"));
-        let re = pat(&["http://h/library/json.html", "http://h/library/os.path.html"]);
-        assert!(re.is_match("http://h/library/xml.etree.html") || re.is_match("http://h/library/re.html"));
+        let re = pat(&[
+            "http://h/library/json.html",
+            "http://h/library/os.path.html",
+        ]);
+        assert!(
+            re.is_match("http://h/library/xml.etree.html")
+                || re.is_match("http://h/library/re.html")
+        );
         let re = pat(&[
             "http://h/api/org/apache/commons/lang3/StringUtils.html",
             "http://h/api/org/apache/commons/lang3/text/StrBuilder.html",

@@ -28,7 +28,7 @@ fn roles() -> (String, HashMap<String, String>) {
 }
 
 #[test]
-fn demo_finds_exactly_the_entity_pages_like_the_example() {
+fn demo_learns_a_pattern_and_crawls_exactly_the_entity_pages() {
     let (example, roles) = roles();
     let out = exemplar(&["demo", SITE, "--entry", "index.html", "--example", &example]);
     assert!(
@@ -37,24 +37,95 @@ fn demo_finds_exactly_the_entity_pages_like_the_example() {
         String::from_utf8_lossy(&out.stderr)
     );
     let stdout = String::from_utf8(out.stdout).unwrap();
-    let mut seen = 0;
-    for line in stdout.lines() {
-        let Some(page) = line.split_whitespace().next() else {
-            continue;
-        };
-        let Some(role) = roles.get(page) else {
-            continue;
-        };
-        seen += 1;
-        let similar = line.contains("like the example");
-        assert_eq!(similar, role == "entity", "{line}");
-    }
-    assert_eq!(seen, roles.len(), "{stdout}");
     let entities = roles.values().filter(|r| *r == "entity").count();
     assert!(
-        stdout.contains(&format!("Learned: {entities} of {} pages", roles.len())),
+        stdout.contains("navigation pattern for 127.0.0.1:"),
         "{stdout}"
     );
+    assert!(
+        stdout.contains("level 1 (") && stdout.contains("level 2 ("),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("paginated"),
+        "the listing pagination is learned: {stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "precision 100.0%, recall 100.0% ({entities} of {entities} entity pages)"
+        )),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn learn_and_crawl_commands_write_pattern_and_exports() {
+    let (example, roles) = roles();
+    let dir = std::env::temp_dir().join(format!("exemplar-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).unwrap();
+    let base = server.url();
+    let pattern = dir.join("pattern.json");
+    let out = exemplar(&[
+        "learn",
+        "--entry",
+        &format!("{base}/index.html"),
+        "--example",
+        &format!("{base}/{example}"),
+        "-o",
+        pattern.to_str().unwrap(),
+        "--delay-ms",
+        "0",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&pattern).unwrap();
+    let p = exemplar::pattern::Pattern::from_json(&text).unwrap();
+    assert_eq!(p.levels.len(), 2);
+    let (jsonl, csv) = (dir.join("pages.jsonl"), dir.join("pages.csv"));
+    let out = exemplar(&[
+        "crawl",
+        pattern.to_str().unwrap(),
+        "--jsonl",
+        jsonl.to_str().unwrap(),
+        "--html",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--verify",
+        "--delay-ms",
+        "0",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let entities = roles.values().filter(|r| *r == "entity").count();
+    assert_eq!(stdout.lines().count(), entities, "{stdout}");
+    let lines = std::fs::read_to_string(&jsonl).unwrap();
+    assert_eq!(lines.lines().count(), entities);
+    let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    assert!(first["html"].as_str().unwrap().contains("<html"));
+    assert!(first["similarity"].as_f64().unwrap() >= 0.75);
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap().lines().count(),
+        entities + 1
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("coverage: {entities} of {entities}")),
+        "{stderr}"
+    );
+    // A malformed pattern is a clear error with exit code 1.
+    std::fs::write(&pattern, "{\"version\": 1, \"levels\": 3}").unwrap();
+    let out = exemplar(&["crawl", pattern.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid pattern"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -61,9 +61,15 @@ fn learns_the_shop_and_crawls_it_again_after_it_grows() {
             .map(|n| n.state.clone())
     };
     // Bad input is recorded, not fatal.
-    assert_eq!(state("/missing"), Some(NodeState::HttpError { status: 404 }));
+    assert_eq!(
+        state("/missing"),
+        Some(NodeState::HttpError { status: 404 })
+    );
     assert_eq!(state("/error"), Some(NodeState::HttpError { status: 500 }));
-    assert!(matches!(state("/manual.pdf"), Some(NodeState::NotHtml { .. })));
+    assert!(matches!(
+        state("/manual.pdf"),
+        Some(NodeState::NotHtml { .. })
+    ));
     assert!(matches!(state("/away"), Some(NodeState::OffSite { .. })));
     assert_eq!(state("/admin/panel"), Some(NodeState::Disallowed));
     assert_eq!(state("/slow"), Some(NodeState::Page));
@@ -82,7 +88,11 @@ fn learns_the_shop_and_crawls_it_again_after_it_grows() {
         all.len()
     );
     // The calendar trap is bounded.
-    let calendar = map.nodes.iter().filter(|n| n.url.contains("/calendar/")).count();
+    let calendar = map
+        .nodes
+        .iter()
+        .filter(|n| n.url.contains("/calendar/"))
+        .count();
     assert!(calendar < 3000, "calendar pages: {calendar}");
 
     let p = &learned.pattern;
@@ -91,7 +101,11 @@ fn learns_the_shop_and_crawls_it_again_after_it_grows() {
     let last = &p.levels[1].regexes;
     assert_eq!(last.len(), 1, "one item regex: {}", p.render());
     let re = regex::Regex::new(&last[0]).expect("regex");
-    assert!(re.is_match(&format!("{base}/item/999")), "generalises: {}", last[0]);
+    assert!(
+        re.is_match(&format!("{base}/item/999")),
+        "generalises: {}",
+        last[0]
+    );
     assert!(!re.is_match(&format!("{base}/about")));
     // The pattern round-trips through JSON.
     let again = exemplar::pattern::Pattern::from_json(&p.to_json()).expect("json");

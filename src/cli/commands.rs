@@ -15,7 +15,10 @@ use super::{USAGE, flag, flags, positional, switch};
 
 fn parse<T: std::str::FromStr>(args: &[String], name: &str) -> Result<Option<T>, String> {
     flag(args, name)
-        .map(|v| v.parse().map_err(|_| format!("bad value for {name}: {v:?}")))
+        .map(|v| {
+            v.parse()
+                .map_err(|_| format!("bad value for {name}: {v:?}"))
+        })
         .transpose()
 }
 
@@ -36,7 +39,10 @@ fn politeness(args: &[String], base: Politeness) -> Result<Politeness, String> {
 }
 
 fn create(path: &str) -> Result<BufWriter<File>, String> {
-    if let Some(dir) = Path::new(path).parent().filter(|d| !d.as_os_str().is_empty()) {
+    if let Some(dir) = Path::new(path)
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+    {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     File::create(path)
@@ -61,13 +67,29 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         config.similarity.threshold = v;
     }
     config.include_subdomains = switch(args, "--include-subdomains");
-    config.allow = flags(args, "--allow").into_iter().map(String::from).collect();
-    config.deny = flags(args, "--deny").into_iter().map(String::from).collect();
+    config.allow = flags(args, "--allow")
+        .into_iter()
+        .map(String::from)
+        .collect();
+    config.deny = flags(args, "--deny")
+        .into_iter()
+        .map(String::from)
+        .collect();
     config.politeness = politeness(args, config.politeness)?;
     let mut bar = ProgressLine::new(switch(args, "--quiet"));
-    let learned = run::learn(entry, example, config, &ClientConfig::default(), &mut |p, url| {
-        bar.draw(p.fetched, &format!("{} targets, {} queued", p.targets, p.queued), url)
-    })?;
+    let learned = run::learn(
+        entry,
+        example,
+        config,
+        &ClientConfig::default(),
+        &mut |p, url| {
+            bar.draw(
+                p.fetched,
+                &format!("{} targets, {} queued", p.targets, p.queued),
+                url,
+            )
+        },
+    )?;
     bar.finish();
     let out = flag(args, "-o")
         .or(flag(args, "--out"))
@@ -78,8 +100,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         .map_err(|e| format!("{out}: {e}"))?;
     if let Some(map_out) = flag(args, "--map") {
         let mut w = create(map_out)?;
-        serde_json::to_writer(&mut w, &learned.map)
-            .map_err(|e| format!("{map_out}: {e}"))?;
+        serde_json::to_writer(&mut w, &learned.map).map_err(|e| format!("{map_out}: {e}"))?;
         w.flush().map_err(|e| format!("{map_out}: {e}"))?;
     }
     print!("{}", learned.pattern.render());
@@ -90,7 +111,9 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         learned.progress.errors,
         learned.progress.skipped,
         learned.elapsed.as_secs_f64(),
-        learned.stopped.unwrap_or(exemplar::mapper::StopReason::Exhausted),
+        learned
+            .stopped
+            .unwrap_or(exemplar::mapper::StopReason::Exhausted),
     );
     Ok(())
 }
@@ -134,7 +157,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     let mut jsonl = flag(args, "--jsonl").map(create).transpose()?;
     let mut warc = match flag(args, "--warc") {
         Some(p) => Some(
-            export::WarcWriter::new(create(p)?, "exemplar crawl")
+            export::WarcWriter::new(create(p)?, "exemplar crawl", exemplar::http::now_ms())
                 .map_err(|e| format!("{p}: {e}"))?,
         ),
         None => None,
@@ -165,7 +188,10 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         &mut |p, url| {
             bar.draw(
                 p.fetched,
-                &format!("{} targets ({} new), {} queued", p.targets, p.new_targets, p.queued),
+                &format!(
+                    "{} targets ({} new), {} queued",
+                    p.targets, p.new_targets, p.queued
+                ),
                 url,
             )
         },
@@ -250,12 +276,17 @@ pub fn scrapy_spec(pattern: &Pattern) -> export::ScrapySpec {
 pub fn export_scrapy(args: &[String]) -> Result<(), String> {
     let pos = positional(args);
     let [path, dir] = pos[..] else {
-        return Err(format!("export-scrapy needs a pattern file and a directory\n{USAGE}"));
+        return Err(format!(
+            "export-scrapy needs a pattern file and a directory\n{USAGE}"
+        ));
     };
     let pattern = read_pattern(path)?;
     let spec = scrapy_spec(&pattern);
     export::write_scrapy_project(&spec, Path::new(dir)).map_err(|e| format!("{dir}: {e}"))?;
-    println!("Scrapy project written to {dir}: cd {dir} && scrapy crawl {}", spec.name);
+    println!(
+        "Scrapy project written to {dir}: cd {dir} && scrapy crawl {}",
+        spec.name
+    );
     Ok(())
 }
 
@@ -270,7 +301,11 @@ pub fn serve(args: &[String]) -> Result<(), String> {
     let port = parse(args, "--port")?.unwrap_or(8000);
     let server = exemplar::serve::Server::start(port, exemplar::serve::static_dir(dir.clone()))
         .map_err(|e| format!("port {port}: {e}"))?;
-    println!("serving {} on {}/ (Ctrl-C to stop)", dir.display(), server.url());
+    println!(
+        "serving {} on {}/ (Ctrl-C to stop)",
+        dir.display(),
+        server.url()
+    );
     loop {
         std::thread::park();
     }
