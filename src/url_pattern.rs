@@ -1,53 +1,98 @@
-//! URL levels, URLsim and URL generalisation with the regex tree (design §4, thesis
-//! Algorithms 3–6).
+//! URL patterns (thesis `004`, section 3.3, Algorithms 3–6): URL *levels*, the URL similarity
+//! `URLsim` ([`url_similar`]), the partition of URLs into groups of similar ones ([`group`]), the
+//! *regex tree* tokenizer ([`tokenize`]) and the generation of one anchored regex that matches a
+//! set of URLs and their unseen siblings of the same shape ([`url_pattern`]).
 //!
-//! A URL's *levels* are its site (`scheme://host[:port]`) and its path segments; the query
-//! string belongs to the last level. Two URLs are similar (URLsim) when they have as many
-//! levels, the same site, and differ in at most K levels.
+//! Does not own the tree of pages the groups come from, the choice of the navigation path, nor the
+//! navigation pattern document (the mapper and the pattern module do).
 //!
-//! Generalisation ([`url_pattern`]) works level by level. Where the URLs differ, their common
-//! token prefix and suffix stay literal and the infixes are tokenised with the regex tree —
-//! leaves `[A-Za-z]+`, `[0-9]+` and one per punctuation character, inner node `[A-Za-z0-9]+`.
-//! Token sequences of different lengths are aligned column by column (longest common
-//! subsequence on token kinds: a word aligns with a word, a punctuation character with the
-//! same character); a column absent from some URL is optional. A column becomes its literal
-//! when every URL has the same token there, else the regex of the lowest common ancestor of
-//! its tokens' leaves.
+//! # URLs
 //!
-//! Every regex is anchored and uses only syntax common to Rust `regex` and Python `re`
-//! (character classes, `(?:…)`, `?`, `+`, `|`, `\`-escaped metacharacters), so patterns can
-//! be exported to Scrapy unchanged.
-use serde::{Deserialize, Serialize};
-use url::Url;
+//! URLs are read with the WHATWG parser and taken in the form `url::Url` serialises them, without
+//! fragment (the form the page model's links already have); a pattern matches that form. Anything
+//! without a host and a `/`-rooted path is not a URL here.
+//!
+//! # Regexes
+//!
+//! Patterns use only syntax that Rust's `regex` (built without Unicode tables) and Python's `re`
+//! read alike (they are exported to Scrapy's `LinkExtractor(allow=...)`): ASCII character classes,
+//! `(?:...)`, `?`, `*`, `+`, `|`, and literals escaped by [`escape`].
+//!
+//! # Example
+//!
+//! ```
+//! use exemplar::url_pattern::url_pattern;
+//!
+//! let p = url_pattern(&[
+//!     "https://www.postgresql.org/docs/current/sql-vacuum.html",
+//!     "https://www.postgresql.org/docs/current/sql-analyze.html",
+//!     "https://www.postgresql.org/docs/current/app-pgdump.html",
+//!     "https://www.postgresql.org/docs/current/pgbench.html",
+//! ])
+//! .unwrap();
+//! assert_eq!(
+//!     p.regex,
+//!     r"^https://www\.postgresql\.org/docs/current/[A-Za-z]+(?:-[A-Za-z]+)?\.html$"
+//! );
+//! assert!(p.compile().unwrap().is_match("https://www.postgresql.org/docs/current/sql-copy.html"));
+//! ```
 
-/// URLsim's K: similar URLs differ in at most this many levels.
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+use url::{Position, Url};
+
+/// The thesis' `K`: two URLs with the same shape are similar when they differ in at most this many
+/// levels.
 pub const DEFAULT_K: usize = 2;
 
-/// The levels of a URL (see the module docs); None for non-URLs.
+/// Infixes with more tokens than this are not aligned token by token but generalised as a whole
+/// (keeps the alignment's cost bounded on long query strings).
+const MAX_TOKENS: usize = 48;
+/// Same, for the number of aligned columns of one level.
+const MAX_COLUMNS: usize = 96;
+
+/// Parses `url` into the form patterns are built from (see the module documentation).
+fn parse(url: &str) -> Option<Url> {
+    let mut u = Url::parse(url).ok()?;
+    if !u.has_host() || !u.path().starts_with('/') {
+        return None;
+    }
+    u.set_fragment(None);
+    Some(u)
+}
+
+/// The form of `url` that levels and patterns are computed on: the WHATWG serialisation without
+/// fragment. `None` if `url` is not a URL with a host and a `/`-rooted path.
+pub fn normalize(url: &str) -> Option<String> {
+    parse(url).map(String::from)
+}
+
+/// URL levels: level 0 is the site (scheme, user info, host and port, e.g.
+/// `"http://127.0.0.1:8000"`), then one level per path segment; the query string (with its `?`)
+/// belongs to the last level. A trailing `/` gives an empty last segment, and the site root has
+/// one empty segment: `http://h/` → `["http://h", ""]`.
+///
+/// Joining the levels with `/` gives back [`normalize`]`(url)`. `None` for non-URLs.
 pub fn levels(url: &str) -> Option<Vec<String>> {
-    let u = Url::parse(url).ok()?;
-    let host = u.host_str()?;
-    let site = match u.port() {
-        Some(p) => format!("{}://{host}:{p}", u.scheme()),
-        None => format!("{}://{host}", u.scheme()),
-    };
-    let mut out = vec![site];
-    let path = u.path();
-    let path = path.strip_prefix('/').unwrap_or(path);
-    out.extend(path.split('/').map(str::to_string));
-    if let Some(q) = u.query()
-        && let Some(last) = out.last_mut()
-    {
-        last.push('?');
-        last.push_str(q);
+    let u = parse(url)?;
+    let site = &u[..Position::BeforePath];
+    let path = &u[Position::BeforePath..Position::AfterPath];
+    let query = &u[Position::AfterPath..Position::AfterQuery];
+    let mut out = vec![site.to_string()];
+    out.extend(path.strip_prefix('/')?.split('/').map(str::to_string));
+    if let Some(last) = out.last_mut() {
+        last.push_str(query);
     }
     Some(out)
 }
 
-/// URLsim: same number of levels, same site, at most `k` differing levels.
+/// `URLsim(a, b)`: the URLs have the same number of levels, the same level 0 (site), and differ
+/// in at most `k` of the other levels. `false` if either is not a URL.
 pub fn url_similar(a: &str, b: &str, k: usize) -> bool {
     match (levels(a), levels(b)) {
-        (Some(la), Some(lb)) => similar_levels(&la, &lb, k),
+        (Some(a), Some(b)) => similar_levels(&a, &b, k),
         _ => false,
     }
 }
@@ -55,108 +100,233 @@ pub fn url_similar(a: &str, b: &str, k: usize) -> bool {
 fn similar_levels(a: &[String], b: &[String], k: usize) -> bool {
     a.len() == b.len()
         && a.first() == b.first()
-        && a.iter().zip(b).filter(|(x, y)| x != y).count() <= k
+        && a.iter().zip(b).skip(1).filter(|(x, y)| x != y).count() <= k
 }
 
-/// Partitions URLs into groups of pairwise-similar URLs, deterministically: in order of first
-/// appearance, a URL joins the first group all of whose members are similar to it. Returns
-/// indices into `urls`; unparseable URLs form groups of their own.
+/// Partitions `urls` into groups of pairwise-similar URLs ([`url_similar`] with `k`), as the
+/// thesis' Algorithm 3 does with the children of a node. Deterministic: URLs are taken in order,
+/// and each joins the first group all of whose members are similar to it, or starts a new group.
+/// A non-URL is similar to nothing and forms a group of its own.
+///
+/// Returns groups of indices into `urls`, each in increasing order, groups ordered by their first
+/// member.
 pub fn group(urls: &[&str], k: usize) -> Vec<Vec<usize>> {
-    let lv: Vec<Option<Vec<String>>> = urls.iter().map(|u| levels(u)).collect();
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    for (i, l) in lv.iter().enumerate() {
-        let Some(l) = l else {
-            groups.push(vec![i]);
+    /// A group: its members (levels interned as ids) and, per level, how many members have each
+    /// value there.
+    struct Group {
+        members: Vec<usize>,
+        counts: Vec<HashMap<u32, usize>>,
+    }
+    let mut intern: HashMap<String, u32> = HashMap::new();
+    let rows: Vec<Option<Vec<u32>>> = urls
+        .iter()
+        .map(|u| {
+            let lv = levels(u)?;
+            Some(
+                lv.into_iter()
+                    .map(|l| {
+                        let next = intern.len() as u32;
+                        *intern.entry(l).or_insert(next)
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    let mut groups: Vec<Group> = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let Some(row) = row else {
+            groups.push(Group {
+                members: vec![i],
+                counts: Vec::new(),
+            });
             continue;
         };
-        let home = groups.iter_mut().find(|g| {
-            g.iter()
-                .all(|&j| lv[j].as_ref().is_some_and(|m| similar_levels(l, m, k)))
+        let joins = groups.iter().position(|g| {
+            // Site and depth first; then the per-level counts settle most cases without visiting
+            // the members: at most `k` levels where some member differs → similar to all; more
+            // than `k` levels where every member differs → similar to none.
+            if g.counts.len() != row.len()
+                || g.counts
+                    .first()
+                    .and_then(|c| row.first().and_then(|v| c.get(v)))
+                    .is_none()
+            {
+                return false;
+            }
+            let (mut some, mut all) = (0, 0);
+            for (c, v) in g.counts.iter().zip(row).skip(1) {
+                let same = c.get(v).copied().unwrap_or(0);
+                some += usize::from(same < g.members.len());
+                all += usize::from(same == 0);
+            }
+            if some <= k {
+                return true;
+            }
+            if all > k {
+                return false;
+            }
+            g.members.iter().all(|&j| {
+                rows.get(j).and_then(Option::as_ref).is_some_and(|other| {
+                    other
+                        .iter()
+                        .zip(row)
+                        .skip(1)
+                        .filter(|(a, b)| a != b)
+                        .count()
+                        <= k
+                })
+            })
         });
-        match home {
-            Some(g) => g.push(i),
-            None => groups.push(vec![i]),
+        match joins.and_then(|g| groups.get_mut(g)) {
+            Some(g) => {
+                g.members.push(i);
+                for (c, v) in g.counts.iter_mut().zip(row) {
+                    *c.entry(*v).or_insert(0) += 1;
+                }
+            }
+            None => groups.push(Group {
+                members: vec![i],
+                counts: row.iter().map(|v| HashMap::from([(*v, 1)])).collect(),
+            }),
         }
     }
-    groups
+    groups.into_iter().map(|g| g.members).collect()
 }
 
-/// A node of the regex tree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A node of the regex tree (thesis Figure 3.3), a hierarchy of languages where the children of a
+/// node partition it:
+///
+/// ```text
+/// Any ── AlphaNum ── Alpha   [A-Za-z]+
+///     │           └─ Digit   [0-9]+
+///     └─ Symbol ──── Punct(c) for every character c that is not an ASCII letter or digit
+/// ```
+///
+/// `Alpha`, `Digit` and `Punct` are the leaves [`tokenize`] cuts strings with; a symbol token is
+/// always one character (`--` is two tokens).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
-    /// `[A-Za-z]+` (leaf).
-    Alpha,
-    /// `[0-9]+` (leaf).
-    Digit,
-    /// `[A-Za-z0-9]+`: the parent of `Alpha` and `Digit`.
+    /// The root: any non-empty string.
+    Any,
+    /// A run of ASCII letters and digits, `[A-Za-z0-9]+`.
     AlphaNum,
-    /// One punctuation (or other non-alphanumeric) character (leaf).
+    /// A run of ASCII letters, `[A-Za-z]+` (both cases, always).
+    Alpha,
+    /// A run of ASCII digits, `[0-9]+`.
+    Digit,
+    /// One character that is not an ASCII letter or digit, `[^A-Za-z0-9]`.
+    Symbol,
+    /// That one character.
     Punct(char),
 }
 
 impl Class {
-    fn regex(self) -> String {
-        match self {
-            Class::Alpha => "[A-Za-z]+".into(),
-            Class::Digit => "[0-9]+".into(),
-            Class::AlphaNum => "[A-Za-z0-9]+".into(),
-            Class::Punct(c) => escape(&c.to_string()),
-        }
-    }
-
-    fn is_word(self) -> bool {
-        !matches!(self, Class::Punct(_))
-    }
-}
-
-/// A token: text and the leaf of the regex tree it matches.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Token {
-    /// The text.
-    pub text: String,
-    /// Its leaf.
-    pub class: Class,
-}
-
-/// Algorithm 5: the longest leftmost prefix matching one leaf, repeatedly.
-pub fn tokenize(s: &str) -> Vec<Token> {
-    let mut out = Vec::new();
-    let mut chars = s.char_indices().peekable();
-    while let Some((start, c)) = chars.next() {
-        let class = if c.is_ascii_alphabetic() {
+    /// The leaf a single character belongs to.
+    pub fn of(c: char) -> Class {
+        if c.is_ascii_alphabetic() {
             Class::Alpha
         } else if c.is_ascii_digit() {
             Class::Digit
         } else {
-            out.push(Token {
-                text: c.to_string(),
-                class: Class::Punct(c),
-            });
-            continue;
-        };
-        let mut end = start + c.len_utf8();
-        while let Some(&(i, d)) = chars.peek() {
-            let same = match class {
-                Class::Alpha => d.is_ascii_alphabetic(),
-                _ => d.is_ascii_digit(),
-            };
-            if !same {
-                break;
-            }
-            end = i + d.len_utf8();
-            chars.next();
+            Class::Punct(c)
         }
-        out.push(Token {
-            text: s[start..end].to_string(),
+    }
+
+    /// The parent node in the tree; `None` for the root.
+    pub fn parent(self) -> Option<Class> {
+        match self {
+            Class::Any => None,
+            Class::AlphaNum | Class::Symbol => Some(Class::Any),
+            Class::Alpha | Class::Digit => Some(Class::AlphaNum),
+            Class::Punct(_) => Some(Class::Symbol),
+        }
+    }
+
+    /// Whether `self` is `node` or one of its descendants.
+    pub fn is_within(self, node: Class) -> bool {
+        let mut c = Some(self);
+        while let Some(x) = c {
+            if x == node {
+                return true;
+            }
+            c = x.parent();
+        }
+        false
+    }
+
+    /// The lowest common ancestor of two nodes (TokenRegex's generalisation step).
+    pub fn lca(self, other: Class) -> Class {
+        let mut c = Some(self);
+        while let Some(x) = c {
+            if other.is_within(x) {
+                return x;
+            }
+            c = x.parent();
+        }
+        Class::Any
+    }
+
+    /// The node's regex as the tree defines it, matching one token of the class (`.+` for the
+    /// root; patterns themselves render the root as a class that cannot cross `/`).
+    pub fn regex(self) -> String {
+        match self {
+            Class::Any => ".+".to_string(),
+            Class::AlphaNum => "[A-Za-z0-9]+".to_string(),
+            Class::Alpha => "[A-Za-z]+".to_string(),
+            Class::Digit => "[0-9]+".to_string(),
+            Class::Symbol => "[^A-Za-z0-9]".to_string(),
+            Class::Punct(c) => escape(c.encode_utf8(&mut [0; 4])),
+        }
+    }
+}
+
+/// A fragment of a string cut by [`tokenize`]: its text and the leaf it matches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// The fragment.
+    pub text: String,
+    /// Its leaf: [`Class::Alpha`], [`Class::Digit`] or [`Class::Punct`].
+    pub class: Class,
+}
+
+/// Algorithm 5 (`Tokenize`): repeatedly takes the longest leftmost prefix of `s` that matches one
+/// leaf of the regex tree — a run of ASCII letters, a run of ASCII digits, or one other character.
+/// The texts of the tokens concatenate back to `s`.
+pub fn tokenize(s: &str) -> Vec<Token> {
+    spans(s)
+        .into_iter()
+        .map(|(class, r)| Token {
+            text: s.get(r).unwrap_or_default().to_string(),
             class,
-        });
+        })
+        .collect()
+}
+
+/// [`tokenize`] without the copies: each token as its leaf and byte range.
+fn spans(s: &str) -> Vec<(Class, Range<usize>)> {
+    let mut out = Vec::new();
+    let mut it = s.char_indices().peekable();
+    while let Some((start, c)) = it.next() {
+        let class = Class::of(c);
+        let mut end = start + c.len_utf8();
+        if matches!(class, Class::Alpha | Class::Digit) {
+            while let Some(&(i, d)) = it.peek() {
+                if Class::of(d) != class {
+                    break;
+                }
+                end = i + d.len_utf8();
+                it.next();
+            }
+        }
+        out.push((class, start..end));
     }
     out
 }
 
-/// Escapes the regex metacharacters common to Rust `regex` and Python `re`.
+/// Escapes the regex metacharacters of `s` (`\ . + * ? ( ) | [ ] { } ^ $`) and nothing else, so
+/// the result reads the same in Rust's `regex` and Python's `re`.
 pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
+    let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         if matches!(
             c,
@@ -169,23 +339,26 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// An anchored full-URL regex.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A URL pattern: one regex over the whole URL (anchored with `^` and `$`), in the syntax common to
+/// Rust's `regex` and Python's `re`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct UrlPattern {
-    /// `^…$`.
+    /// The anchored regex.
     pub regex: String,
 }
 
 impl UrlPattern {
-    /// Compiles it.
+    /// Compiles the regex.
     ///
     /// # Errors
-    /// Only for hand-edited regexes; generated ones always compile.
+    ///
+    /// The `regex` crate's error if the string is not a valid regex (never for patterns built by
+    /// this module; possible for deserialised ones).
     pub fn compile(&self) -> Result<regex::Regex, regex::Error> {
         regex::Regex::new(&self.regex)
     }
 
-    /// The pattern of exactly one URL.
+    /// The pattern matching exactly `url` (taken as given, not normalised).
     pub fn literal(url: &str) -> UrlPattern {
         UrlPattern {
             regex: format!("^{}$", escape(url)),
@@ -193,249 +366,511 @@ impl UrlPattern {
     }
 }
 
-/// Algorithms 4 and 6: one anchored regex matching every URL given, generalised level by
-/// level. URLs with different level counts or sites get one alternative per (site, count).
-/// None when no URL parses.
+/// Algorithms 4 and 6 (`URLpattern`): one anchored regex matching every URL of `urls` (in its
+/// [`normalize`]d form) and generalising them: levels where all URLs agree stay literal, the others
+/// go through [`level_regex`].
+///
+/// URLs are meant to come from one [`group`] (same site, same number of levels). Otherwise they
+/// are split by (site, number of levels), in order of first appearance, each part gets its own
+/// pattern, and the parts are joined as alternatives: `^(?:A|B)$`.
+///
+/// `None` if `urls` is empty or any of them is not a URL.
 pub fn url_pattern(urls: &[&str]) -> Option<UrlPattern> {
-    let mut shapes: Vec<(usize, String, Vec<Vec<String>>)> = Vec::new();
+    let mut index: HashMap<(String, usize), usize> = HashMap::new();
+    let mut parts: Vec<Vec<Vec<String>>> = Vec::new();
     for u in urls {
-        let Some(l) = levels(u) else { continue };
-        match shapes
-            .iter_mut()
-            .find(|(n, site, _)| *n == l.len() && Some(site) == l.first())
-        {
-            Some((_, _, v)) => v.push(l),
-            None => shapes.push((l.len(), l[0].clone(), vec![l])),
-        }
+        let lv = levels(u)?;
+        let key = (lv.first()?.clone(), lv.len());
+        let i = *index.entry(key).or_insert_with(|| {
+            parts.push(Vec::new());
+            parts.len() - 1
+        });
+        parts.get_mut(i)?.push(lv);
     }
-    if shapes.is_empty() {
-        return None;
-    }
-    let alts: Vec<String> = shapes
-        .iter()
-        .map(|(n, _, lv)| {
-            (0..*n)
-                .map(|i| {
-                    let col: Vec<&str> = lv.iter().map(|l| l[i].as_str()).collect();
-                    level_regex(&col)
-                })
-                .collect::<Vec<_>>()
-                .join("/")
-        })
-        .collect();
-    let regex = if alts.len() == 1 {
-        format!("^{}$", alts[0])
-    } else {
-        format!("^(?:{})$", alts.join("|"))
+    let alternatives: Vec<String> = parts.iter().map(|rows| rows_regex(rows)).collect();
+    let regex = match alternatives.as_slice() {
+        [] => return None,
+        [one] => format!("^{one}$"),
+        many => format!("^(?:{})$", many.join("|")),
     };
     Some(UrlPattern { regex })
 }
 
-/// The regex of one level given its value in every URL.
-pub fn level_regex(values: &[&str]) -> String {
-    let Some(first) = values.first() else {
-        return String::new();
-    };
-    if values.iter().all(|v| v == first) {
-        return escape(first);
-    }
-    let toks: Vec<Vec<Token>> = values.iter().map(|v| tokenize(v)).collect();
-    // Common token prefix and suffix (not overlapping in the shortest sequence).
-    let min = toks.iter().map(Vec::len).min().unwrap_or(0);
-    let mut pre = 0;
-    while pre < min && toks.iter().all(|t| t[pre] == toks[0][pre]) {
-        pre += 1;
-    }
-    let mut suf = 0;
-    while suf < min - pre
-        && toks
-            .iter()
-            .all(|t| t[t.len() - 1 - suf] == toks[0][toks[0].len() - 1 - suf])
-    {
-        suf += 1;
-    }
-    let mut columns: Vec<Column> = Vec::new();
-    for (n, t) in toks.iter().enumerate() {
-        let middle = &t[pre..t.len() - suf];
-        merge(&mut columns, middle, n);
-    }
-    let total = toks.len();
+/// The (unanchored) regex of URLs with the same site and number of levels.
+fn rows_regex(rows: &[Vec<String>]) -> String {
+    let n = rows.first().map_or(0, Vec::len);
     let mut out = String::new();
-    for t in &toks[0][..pre] {
-        out.push_str(&escape(&t.text));
-    }
-    for c in &columns {
-        let body = c.regex();
-        if c.present < total {
-            if c.class.is_word() {
-                out.push_str(&format!("(?:{body})?"));
-            } else {
-                out.push_str(&format!("{body}?"));
-            }
-        } else {
-            out.push_str(&body);
+    for lvl in 0..n {
+        let values: Vec<&str> = rows
+            .iter()
+            .filter_map(|r| r.get(lvl).map(String::as_str))
+            .collect();
+        if lvl > 0 {
+            out.push('/');
+            out.push_str(&level_regex(&values));
+        } else if let Some(site) = values.first() {
+            out.push_str(&escape(site));
         }
-    }
-    let t0 = &toks[0];
-    for t in &t0[t0.len() - suf..] {
-        out.push_str(&escape(&t.text));
     }
     out
 }
 
-/// One aligned token column.
-#[derive(Clone, Debug)]
-struct Column {
+/// The regex of one level (unanchored, no `/` around it) matching every value in `values`.
+///
+/// All values equal → the escaped value. Otherwise the longest common prefix and suffix are kept
+/// literal, shortened to token boundaries (cutting `sql-analyze` / `sql-vacuum` inside a word
+/// would pin its last letter); the infixes left are tokenized, their tokens aligned into columns
+/// (a column of one symbol is an anchor; letters align with letters, digits with digits), and each
+/// column becomes TokenRegex of its tokens:
+///
+/// - all tokens equal → the literal, when seen in at least two values (or it is a symbol, or a
+///   query key before `=`); a word seen once is an example, not a constant, and is generalised;
+/// - otherwise the lowest common ancestor's class: `[A-Za-z]+`, `[0-9]+`, `[A-Za-z0-9]+`, or one
+///   symbol `[^A-Za-z0-9/?]` (without `/`, `?` unless seen);
+/// - columns missing in some values are optional; consecutive ones missing in the same values
+///   form one optional group: `app-pgdump`, `pgbench` → `[A-Za-z]+(?:-[A-Za-z]+)?`.
+///
+/// Infixes too long to align are generalised as a whole (`[^/?]+`). `""` for no values.
+pub fn level_regex(values: &[&str]) -> String {
+    let mut seen = HashSet::new();
+    let distinct: Vec<&str> = values.iter().copied().filter(|v| seen.insert(*v)).collect();
+    let [first, ..] = distinct.as_slice() else {
+        return String::new();
+    };
+    if distinct.len() == 1 {
+        return escape(first);
+    }
+    let (p, s) = common_affixes(&distinct);
+    let infixes: Vec<&str> = distinct
+        .iter()
+        .map(|v| v.get(p..v.len() - s).unwrap_or_default())
+        .collect();
+    let mut out = escape(first.get(..p).unwrap_or_default());
+    out.push_str(&infix_regex(&infixes));
+    out.push_str(&escape(first.get(first.len() - s..).unwrap_or_default()));
+    out
+}
+
+/// Whether cutting `s` at byte `i` cuts between two tokens (never inside a run of letters or of
+/// digits, nor inside a character).
+fn is_boundary(s: &str, i: usize) -> bool {
+    if i == 0 || i == s.len() {
+        return true;
+    }
+    if !s.is_char_boundary(i) {
+        return false;
+    }
+    let b = s.as_bytes();
+    match (b.get(i - 1), b.get(i)) {
+        (Some(x), Some(y)) => {
+            let run = (x.is_ascii_alphabetic() && y.is_ascii_alphabetic())
+                || (x.is_ascii_digit() && y.is_ascii_digit());
+            !run
+        }
+        _ => false,
+    }
+}
+
+/// Byte lengths of the common prefix and suffix of `vals` (at least two strings), not
+/// overlapping, both ending on token boundaries.
+fn common_affixes(vals: &[&str]) -> (usize, usize) {
+    let Some(first) = vals.first() else {
+        return (0, 0);
+    };
+    let fb = first.as_bytes();
+    let mut p = fb.len();
+    for v in vals {
+        p = p.min(
+            fb.iter()
+                .zip(v.as_bytes())
+                .take_while(|(a, b)| a == b)
+                .count(),
+        );
+    }
+    // Below `p` every value has the same bytes on both sides of a cut, so the first one decides.
+    if !vals.iter().all(|v| is_boundary(v, p)) {
+        p = (0..p).rev().find(|&i| is_boundary(first, i)).unwrap_or(0);
+    }
+    let mut s = vals.iter().map(|v| v.len() - p).min().unwrap_or(0);
+    for v in vals {
+        let common = fb
+            .iter()
+            .rev()
+            .zip(v.as_bytes().iter().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        s = s.min(common);
+    }
+    if !vals.iter().all(|v| is_boundary(v, v.len() - s)) {
+        s = (0..s)
+            .rev()
+            .find(|&t| is_boundary(first, fb.len() - t))
+            .unwrap_or(0);
+    }
+    (p, s)
+}
+
+/// What the alignment learns about one column.
+struct Column<'a> {
+    /// Lowest common ancestor of its tokens' leaves.
     class: Class,
-    /// The literal, while every token seen here is the same.
-    literal: Option<String>,
-    /// Sequences with a token in this column.
-    present: usize,
-    /// The last sequence counted (a sequence counts once).
-    last: usize,
+    /// Number of values with a token in the column.
+    count: usize,
+    /// The first token's text, and whether all tokens have it.
+    text: &'a str,
+    equal: bool,
+    /// Whether some token is `/` or `?` (a symbol class must then include it).
+    slash: bool,
+    question: bool,
 }
 
-impl Column {
-    fn new(t: &Token, seq: usize) -> Column {
-        Column {
-            class: t.class,
-            literal: Some(t.text.clone()),
-            present: 1,
-            last: seq,
+/// One piece of a rendered column.
+enum Piece {
+    /// An escaped literal, with whether it is one character.
+    Literal(String, bool),
+    /// A class matching one or more characters (the body, without quantifier).
+    Repeat(&'static str),
+    /// A class matching exactly one character.
+    One(String),
+}
+
+impl Piece {
+    fn plain(&self) -> String {
+        match self {
+            Piece::Literal(s, _) | Piece::One(s) => s.clone(),
+            Piece::Repeat(b) => format!("{b}+"),
         }
     }
 
-    fn add(&mut self, t: &Token, seq: usize) {
-        if self.literal.as_deref() != Some(t.text.as_str()) {
-            self.literal = None;
-        }
-        self.class = lca(self.class, t.class);
-        if self.last != seq {
-            self.present += 1;
-            self.last = seq;
-        }
-    }
-
-    fn regex(&self) -> String {
-        match &self.literal {
-            Some(l) => escape(l),
-            None => self.class.regex(),
+    fn optional(&self) -> String {
+        match self {
+            Piece::Literal(s, true) | Piece::One(s) => format!("{s}?"),
+            Piece::Literal(s, false) => format!("(?:{s})?"),
+            Piece::Repeat(b) => format!("{b}*"),
         }
     }
 }
 
-/// Lowest common ancestor in the regex tree (only called on tokens of one alignment key:
-/// two words, or two equal punctuation characters).
-fn lca(a: Class, b: Class) -> Class {
-    match (a, b) {
-        (x, y) if x == y => x,
-        (x, y) if x.is_word() && y.is_word() => Class::AlphaNum,
-        (x, _) => x,
+/// A class matching any character but `/` and `?` unless they occur in the examples.
+fn any_char(slash: bool, question: bool) -> &'static str {
+    match (slash, question) {
+        (false, false) => "[^/?]",
+        (false, true) => "[^/]",
+        (true, false) => "[^?]",
+        (true, true) => "(?s:.)",
     }
 }
 
-fn key_match(c: Class, t: Class) -> bool {
-    match (c, t) {
-        (Class::Punct(a), Class::Punct(b)) => a == b,
-        (x, y) => x.is_word() && y.is_word(),
+/// Fallback for infixes that are not aligned: one class over the whole infix.
+fn coarse_regex(infixes: &[&str]) -> String {
+    let slash = infixes.iter().any(|f| f.contains('/'));
+    let question = infixes.iter().any(|f| f.contains('?'));
+    let quant = if infixes.iter().any(|f| f.is_empty()) {
+        '*'
+    } else {
+        '+'
+    };
+    format!("{}{quant}", any_char(slash, question))
+}
+
+/// Score of aligning a token of leaf `t` with a column whose tokens generalise to `col`; `None`
+/// when they must not share a column (a symbol with letters or digits).
+fn score(t: Class, col: Class) -> Option<i32> {
+    match (t, col) {
+        (Class::Punct(a), Class::Punct(b)) if a == b => Some(10),
+        (Class::Punct(_), Class::Punct(_) | Class::Symbol) => Some(1),
+        (Class::Alpha, Class::Alpha) | (Class::Digit, Class::Digit) => Some(4),
+        (Class::Alpha | Class::Digit, Class::AlphaNum) => Some(3),
+        (Class::Alpha, Class::Digit) | (Class::Digit, Class::Alpha) => Some(1),
+        _ => None,
     }
 }
 
-/// Merges one token sequence into the columns: LCS on alignment keys; unmatched tokens become
-/// new columns where they occur.
-fn merge(columns: &mut Vec<Column>, seq: &[Token], n: usize) {
-    if columns.is_empty() {
-        columns.extend(seq.iter().map(|t| Column::new(t, n)));
-        if n > 0 {
-            // Earlier sequences had nothing here: these columns are optional.
-            for c in columns.iter_mut() {
-                c.present = 1;
+/// Result of aligning token shapes: the columns in order and, per shape, the column of each token.
+struct Alignment {
+    order: Vec<usize>,
+    maps: Vec<Vec<usize>>,
+}
+
+/// Progressive alignment of the shapes (sequences of leaves) into columns, in order: each shape is
+/// aligned with the columns so far by dynamic programming (maximum total score, gaps free), ties
+/// resolved towards matching early, so the unmatched tail of a longer shape becomes trailing
+/// optional columns. `None` when the columns exceed [`MAX_COLUMNS`].
+fn align(shapes: &[Vec<Class>]) -> Option<Alignment> {
+    let first = shapes.first()?;
+    let mut class: Vec<Class> = first.clone();
+    let mut order: Vec<usize> = (0..class.len()).collect();
+    let mut maps = vec![order.clone()];
+    for shape in shapes.iter().skip(1) {
+        let (n, m) = (order.len(), shape.len());
+        let w = m + 1;
+        // dp[i * w + j]: best score aligning columns i.. with tokens j..
+        let mut dp = vec![0i32; (n + 1) * w];
+        for i in (0..n).rev() {
+            for j in (0..m).rev() {
+                let mut best = dp[(i + 1) * w + j].max(dp[i * w + j + 1]);
+                if let Some(sc) = score(shape[j], class[order[i]]) {
+                    best = best.max(sc + dp[(i + 1) * w + j + 1]);
+                }
+                dp[i * w + j] = best;
             }
         }
-        return;
-    }
-    let (a, b) = (columns.len(), seq.len());
-    // Long infixes are rare in URLs; cap the table to keep the work bounded.
-    if a.saturating_mul(b) > 1_000_000 {
-        for c in columns.iter_mut() {
-            c.literal = None;
-            c.class = if c.class.is_word() {
-                Class::AlphaNum
-            } else {
-                c.class
-            };
-        }
-        return;
-    }
-    let mut dp = vec![0u32; (a + 1) * (b + 1)];
-    let at = |i: usize, j: usize| i * (b + 1) + j;
-    for i in (0..a).rev() {
-        for j in (0..b).rev() {
-            dp[at(i, j)] = if key_match(columns[i].class, seq[j].class) {
-                dp[at(i + 1, j + 1)] + 1
-            } else {
-                dp[at(i + 1, j)].max(dp[at(i, j + 1)])
-            };
-        }
-    }
-    let mut merged: Vec<Column> = Vec::with_capacity(a + b);
-    let (mut i, mut j) = (0, 0);
-    let old = std::mem::take(columns);
-    while i < a || j < b {
-        if i < a
-            && j < b
-            && key_match(old[i].class, seq[j].class)
-            && dp[at(i, j)] == dp[at(i + 1, j + 1)] + 1
-        {
-            let mut c = old[i].clone();
-            c.add(&seq[j], n);
-            merged.push(c);
-            i += 1;
+        let mut next = Vec::with_capacity(n + m);
+        let mut map = Vec::with_capacity(m);
+        let (mut i, mut j) = (0, 0);
+        while i < n || j < m {
+            let here = dp[i * w + j];
+            if i < n && j < m {
+                let c = order[i];
+                if let Some(sc) = score(shape[j], class[c])
+                    && here == sc + dp[(i + 1) * w + j + 1]
+                {
+                    class[c] = class[c].lca(shape[j]);
+                    next.push(c);
+                    map.push(c);
+                    i += 1;
+                    j += 1;
+                    continue;
+                }
+            }
+            if i < n && here == dp[(i + 1) * w + j] {
+                next.push(order[i]);
+                i += 1;
+                continue;
+            }
+            let Some(&t) = shape.get(j) else { break };
+            next.push(class.len());
+            map.push(class.len());
+            class.push(t);
             j += 1;
-        } else if i < a && (j == b || dp[at(i + 1, j)] >= dp[at(i, j + 1)]) {
-            merged.push(old[i].clone());
-            i += 1;
+        }
+        if next.len() > MAX_COLUMNS {
+            return None;
+        }
+        order = next;
+        maps.push(map);
+    }
+    Some(Alignment { order, maps })
+}
+
+/// The regex of the infixes of one level (at least two, not all equal).
+fn infix_regex(infixes: &[&str]) -> String {
+    let tokens: Vec<Vec<(Class, Range<usize>)>> = infixes.iter().map(|f| spans(f)).collect();
+    if tokens.iter().any(|t| t.len() > MAX_TOKENS) {
+        return coarse_regex(infixes);
+    }
+    // Values with the same sequence of leaves align alike: align each shape once.
+    let mut shape_of: HashMap<Vec<Class>, usize> = HashMap::new();
+    let mut shapes: Vec<Vec<Class>> = Vec::new();
+    let row_shape: Vec<usize> = tokens
+        .iter()
+        .map(|t| {
+            let shape: Vec<Class> = t.iter().map(|(c, _)| *c).collect();
+            *shape_of.entry(shape.clone()).or_insert_with(|| {
+                shapes.push(shape);
+                shapes.len() - 1
+            })
+        })
+        .collect();
+    let Some(al) = align(&shapes) else {
+        return coarse_regex(infixes);
+    };
+
+    let ncols = al
+        .order
+        .len()
+        .max(al.maps.iter().flatten().map(|c| c + 1).max().unwrap_or(0));
+    let mut cols: Vec<Option<Column>> = (0..ncols).map(|_| None).collect();
+    for ((infix, toks), &sh) in infixes.iter().zip(&tokens).zip(&row_shape) {
+        let Some(map) = al.maps.get(sh) else { continue };
+        for ((leaf, r), &c) in toks.iter().zip(map) {
+            let text = infix.get(r.clone()).unwrap_or_default();
+            let Some(slot) = cols.get_mut(c) else {
+                continue;
+            };
+            match slot {
+                None => {
+                    *slot = Some(Column {
+                        class: *leaf,
+                        count: 1,
+                        text,
+                        equal: true,
+                        slash: text == "/",
+                        question: text == "?",
+                    })
+                }
+                Some(col) => {
+                    col.class = col.class.lca(*leaf);
+                    col.count += 1;
+                    col.equal &= col.text == text;
+                    col.slash |= text == "/";
+                    col.question |= text == "?";
+                }
+            }
+        }
+    }
+    // Which shapes have a token in each column, as a bit set.
+    let words = shapes.len().div_ceil(64);
+    let mut presence = vec![vec![0u64; words]; ncols];
+    for (sh, map) in al.maps.iter().enumerate() {
+        for &c in map {
+            if let Some(word) = presence.get_mut(c).and_then(|p| p.get_mut(sh / 64)) {
+                *word |= 1 << (sh % 64);
+            }
+        }
+    }
+    let full = |p: &[u64]| p.iter().map(|w| w.count_ones() as usize).sum::<usize>() == shapes.len();
+
+    let piece = |c: usize, key: bool| -> Piece {
+        let Some(Some(col)) = cols.get(c) else {
+            return Piece::Literal(String::new(), false);
+        };
+        let symbol = matches!(col.class, Class::Punct(_));
+        if col.equal && (symbol || key || col.count >= 2) {
+            return Piece::Literal(escape(col.text), col.text.chars().count() == 1);
+        }
+        match col.class {
+            Class::Alpha => Piece::Repeat("[A-Za-z]"),
+            Class::Digit => Piece::Repeat("[0-9]"),
+            Class::AlphaNum => Piece::Repeat("[A-Za-z0-9]"),
+            Class::Symbol | Class::Punct(_) => {
+                let mut s = "[^A-Za-z0-9".to_string();
+                if !col.slash {
+                    s.push('/');
+                }
+                if !col.question {
+                    s.push('?');
+                }
+                s.push(']');
+                Piece::One(s)
+            }
+            Class::Any => Piece::Repeat(any_char(col.slash, col.question)),
+        }
+    };
+    // A word right before a constant `=` in the same group is a key (`?page=`): keep it literal.
+    let is_key = |c: usize| matches!(cols.get(c), Some(Some(col)) if col.equal && col.text == "=");
+
+    let mut out = String::new();
+    let mut k = 0;
+    while k < al.order.len() {
+        let same = &presence[al.order[k]];
+        let mut e = k + 1;
+        while e < al.order.len() && presence[al.order[e]] == *same {
+            e += 1;
+        }
+        let run = &al.order[k..e];
+        let pieces: Vec<Piece> = run
+            .iter()
+            .enumerate()
+            .map(|(x, &c)| piece(c, run.get(x + 1).is_some_and(|&n| is_key(n))))
+            .collect();
+        if full(same) {
+            pieces.iter().for_each(|p| out.push_str(&p.plain()));
+        } else if let [one] = pieces.as_slice() {
+            out.push_str(&one.optional());
         } else {
-            merged.push(Column::new(&seq[j], n));
-            j += 1;
+            out.push_str("(?:");
+            pieces.iter().for_each(|p| out.push_str(&p.plain()));
+            out.push_str(")?");
         }
+        k = e;
     }
-    *columns = merged;
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn pat(urls: &[&str]) -> regex::Regex {
+    fn pattern(urls: &[&str]) -> String {
         let p = url_pattern(urls).expect("pattern");
         let re = p.compile().expect("compiles");
         for u in urls {
-            assert!(re.is_match(u), "{u} !~ {}", p.regex);
+            let n = normalize(u).expect("url");
+            assert!(re.is_match(&n), "{} does not match {n}", p.regex);
         }
-        re
+        p.regex
+    }
+
+    fn matches(regex: &str, url: &str) -> bool {
+        regex::Regex::new(regex).expect("compiles").is_match(url)
     }
 
     #[test]
-    fn levels_and_urlsim() {
+    fn levels_split_site_segments_and_query() {
         assert_eq!(
-            levels("http://h:8080/a/b.html?x=1").expect("levels"),
-            ["http://h:8080", "a", "b.html?x=1"]
+            levels("http://127.0.0.1:8000/a/b.html?x=1&y=2#frag").unwrap(),
+            ["http://127.0.0.1:8000", "a", "b.html?x=1&y=2"]
         );
-        assert_eq!(levels("http://h/").expect("levels"), ["http://h", ""]);
-        assert!(url_similar("http://h/a/1", "http://h/b/2", 2));
-        assert!(!url_similar("http://h/a/1/x", "http://h/b/2/y", 2));
-        assert!(!url_similar("http://h/a", "http://h/a/b", 2));
-        assert!(!url_similar("http://h/a", "http://g/a", 2));
+        assert_eq!(levels("http://h/a/").unwrap(), ["http://h", "a", ""]);
+        assert_eq!(levels("http://h").unwrap(), ["http://h", ""]);
+        assert_eq!(levels("http://h/?q").unwrap(), ["http://h", "?q"]);
+        assert_eq!(
+            levels("HTTP://H.example/A").unwrap(),
+            ["http://h.example", "A"]
+        );
+        assert_eq!(levels("not a url"), None);
+        assert_eq!(levels("mailto:a@b.c"), None);
+        assert_eq!(levels(""), None);
+    }
+
+    #[test]
+    fn similarity_counts_differing_levels() {
+        assert!(url_similar("http://h/a/b/c", "http://h/a/x/y", 2));
+        assert!(!url_similar("http://h/a/b/c", "http://h/z/x/y", 2));
+        assert!(url_similar("http://h/a/b/c", "http://h/z/x/y", 3));
+        assert!(!url_similar("http://h/a/b", "http://h/a/b/c", 2));
+        assert!(!url_similar("http://h/a/b", "http://g/a/b", 2));
+        assert!(!url_similar("http://h/a/b", "http://h:81/a/b", 2));
+        assert!(url_similar("http://h/a?x=1", "http://h/a?x=2", 1));
+        assert!(!url_similar("junk", "junk", 2));
+    }
+
+    #[test]
+    fn group_with_k2() {
         let urls = [
-            "http://h/a/1",
-            "http://h/a/2",
-            "http://h/b/c/d",
-            "http://h/x/2",
-            "http://h/b/c/e",
+            "http://h/a/1/x.html",     // 0
+            "http://h/a/2/y.html",     // 1: 2 levels from 0
+            "http://h/b/3/z.html",     // 2: 3 levels from 0 → new group
+            "http://h/a/1/z.html",     // 3: 1 from 0, 2 from 1
+            "http://h/b/3/w.html",     // 4: 3 from 0; 1 from 2
+            "http://h/a/1",            // 5: fewer levels
+            "http://other/a/1/x.html", // 6: other site
+            "nonsense",                // 7
+            "http://h/a/2/x.html",     // 8: 1 from 0, 1 from 1, 2 from 3 → group 0
+            "http://h/b/2/y.html",     // 9: 3 from 0 → not group 0; 2 from 2 and 4 → group 1
         ];
-        assert_eq!(group(&urls, 1), vec![vec![0, 1], vec![2, 4], vec![3]]);
-        assert_eq!(group(&urls, 2), vec![vec![0, 1, 3], vec![2, 4]]);
+        assert_eq!(
+            group(&urls, DEFAULT_K),
+            vec![vec![0, 1, 3, 8], vec![2, 4, 9], vec![5], vec![6], vec![7]]
+        );
+        // Joining needs similarity to every member, not just the first.
+        let urls = ["http://h/a/b/c", "http://h/a/b/x", "http://h/a/y/c"];
+        assert_eq!(group(&urls, 1), vec![vec![0, 1], vec![2]]);
+        assert_eq!(group(&[], 2), Vec::<Vec<usize>>::new());
+    }
+
+    #[test]
+    fn tokenize_cuts_runs_and_symbols() {
+        let t = tokenize("Chaves:Silvio8=.html");
+        let texts: Vec<&str> = t.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(texts, ["Chaves", ":", "Silvio", "8", "=", ".", "html"]);
+        assert_eq!(t[0].class, Class::Alpha);
+        assert_eq!(t[1].class, Class::Punct(':'));
+        assert_eq!(t[3].class, Class::Digit);
+        let texts: Vec<String> = tokenize("a--é9").into_iter().map(|t| t.text).collect();
+        assert_eq!(texts, ["a", "-", "-", "é", "9"]);
+        assert!(tokenize("").is_empty());
+    }
+
+    #[test]
+    fn regex_tree_lca() {
+        assert_eq!(Class::Alpha.lca(Class::Digit), Class::AlphaNum);
+        assert_eq!(Class::Alpha.lca(Class::Alpha), Class::Alpha);
+        assert_eq!(Class::Punct('-').lca(Class::Punct('_')), Class::Symbol);
+        assert_eq!(Class::Punct('-').lca(Class::Punct('-')), Class::Punct('-'));
+        assert_eq!(Class::Digit.lca(Class::Punct('-')), Class::Any);
+        assert_eq!(Class::AlphaNum.lca(Class::Digit), Class::AlphaNum);
     }
 
     #[test]
@@ -445,67 +880,235 @@ mod tests {
             "http://h/x/Ugher:MangabeiraD=.html",
             "http://h/x/Mendes:Sergio.html",
         ];
-        let p = url_pattern(&urls).expect("pattern");
-        // The thesis writes `[A-Za-z]+:[A-Za-z]+[A-Za-z0-9]*=?\.html`; our alignment keeps the
-        // digit run as its own optional column, the same language on these names.
-        assert_eq!(p.regex, r"^http://h/x/[A-Za-z]+:[A-Za-z]+(?:8)?=?\.html$");
-        let re = pat(&urls);
-        assert!(re.is_match("http://h/x/Silva:Joao.html"));
-        assert!(re.is_match("http://h/x/Costa:Ana=.html"));
-        assert!(!re.is_match("http://h/x/a/b.html"));
-        assert!(!re.is_match("http://h/x/Silva.html"));
-    }
-
-    #[test]
-    fn doc_site_shapes() {
-        let re = pat(&[
-            "http://h/sql-vacuum.html",
-            "http://h/sql-analyze.html",
-            "http://h/sql-createtable.html",
+        let re = pattern(&urls);
+        // The design (after the thesis' Figure 3.4) reads `[A-Za-z]+:[A-Za-z]+[A-Za-z0-9]*=?\.html`.
+        // The figure's column holds `8` and `D` (its tokenizer cut `Mangabeira D`); ours takes the
+        // longest letter run, so `MangabeiraD` is one token and the optional column holds `8` alone,
+        // hence `[0-9]*`. Same shape; both accept the siblings below.
+        assert_eq!(re, r"^http://h/x/[A-Za-z]+:[A-Za-z]+[0-9]*=?\.html$");
+        assert!(matches(&re, "http://h/x/Silva:Joao.html"));
+        assert!(matches(&re, "http://h/x/Costa:Ana7=.html"));
+        assert!(!matches(&re, "http://h/x/a/b.html"));
+        assert!(!matches(&re, "http://h/x/Silva.html"));
+        // The full URLs of the figure: levels 6 and 7 differ.
+        let re = pattern(&[
+            "http://www.informatik.uni-trier.de/~ley/db/indices/a-tree/c/Chaves:Silvio8=.html",
+            "http://www.informatik.uni-trier.de/~ley/db/indices/a-tree/u/Ugher:MangabeiraD=.html",
+            "http://www.informatik.uni-trier.de/~ley/db/indices/a-tree/m/Mendes:Sergio.html",
         ]);
-        assert!(re.is_match("http://h/sql-copy.html"));
-        assert!(!re.is_match("http://h/app-psql.html"));
-        let re = pat(&[
-            "http://h/sql-vacuum.html",
-            "http://h/app-pgdump.html",
-            "http://h/pgbench.html",
-        ]);
-        assert!(re.is_match("http://h/app-psql.html"));
-        assert!(re.is_match("http://h/initdb.html"));
-        assert!(!re.is_match("http://h/a/b.html"));
-        let re = pat(&[
-            "http://h/classsf_1_1Texture.html",
-            "http://h/classsf_1_1Sprite.html",
-            "http://h/structsf_1_1Event_1_1KeyEvent.html",
-        ]);
-        assert!(re.is_match("http://h/classsf_1_1Music.html"));
-        let re = pat(&[
-            "http://h/library/json.html",
-            "http://h/library/os.path.html",
-        ]);
-        assert!(
-            re.is_match("http://h/library/xml.etree.html")
-                || re.is_match("http://h/library/re.html")
+        assert_eq!(
+            re,
+            r"^http://www\.informatik\.uni-trier\.de/~ley/db/indices/a-tree/[A-Za-z]+/[A-Za-z]+:[A-Za-z]+[0-9]*=?\.html$"
         );
-        let re = pat(&[
-            "http://h/api/org/apache/commons/lang3/StringUtils.html",
-            "http://h/api/org/apache/commons/lang3/text/StrBuilder.html",
-            "http://h/api/org/apache/commons/lang3/ArrayUtils.html",
-        ]);
-        assert!(re.is_match("http://h/api/org/apache/commons/lang3/CharUtils.html"));
-        let re = pat(&["http://h/list?page=2", "http://h/list?page=10"]);
-        assert!(re.is_match("http://h/list?page=77"));
-        assert!(!re.is_match("http://h/list?page=x"));
     }
 
     #[test]
-    fn tokenize_leaves() {
-        let t = tokenize("Silvio8=.html");
-        let texts: Vec<&str> = t.iter().map(|t| t.text.as_str()).collect();
-        assert_eq!(texts, ["Silvio", "8", "=", ".", "html"]);
-        assert_eq!(t[1].class, Class::Digit);
-        assert_eq!(t[2].class, Class::Punct('='));
-        assert!(url_pattern(&["not a url"]).is_none());
+    fn postgresql_docs() {
+        let base = "https://www.postgresql.org/docs/current/";
+        let sql: Vec<String> = [
+            "sql-vacuum.html",
+            "sql-analyze.html",
+            "sql-createtable.html",
+        ]
+        .iter()
+        .map(|p| format!("{base}{p}"))
+        .collect();
+        let sql: Vec<&str> = sql.iter().map(String::as_str).collect();
+        let re = pattern(&sql);
+        assert_eq!(
+            re,
+            r"^https://www\.postgresql\.org/docs/current/sql-[A-Za-z]+\.html$"
+        );
+        assert!(matches(&re, &format!("{base}sql-copy.html")));
+        assert!(!matches(&re, &format!("{base}app-pgdump.html")));
+
+        let mixed: Vec<String> = [
+            "sql-vacuum.html",
+            "app-pgdump.html",
+            "sql-createtable.html",
+            "pgbench.html",
+        ]
+        .iter()
+        .map(|p| format!("{base}{p}"))
+        .collect();
+        let mixed: Vec<&str> = mixed.iter().map(String::as_str).collect();
+        let re = pattern(&mixed);
+        assert_eq!(
+            re,
+            r"^https://www\.postgresql\.org/docs/current/[A-Za-z]+(?:-[A-Za-z]+)?\.html$"
+        );
+        assert!(matches(&re, &format!("{base}sql-copy.html")));
+        assert!(matches(&re, &format!("{base}initdb.html")));
+        assert!(!matches(&re, &format!("{base}release-17-2.html")));
+        assert!(!matches(&re, &format!("{base}sql/copy.html")));
+    }
+
+    #[test]
+    fn javadoc_with_different_depths() {
+        let base =
+            "https://commons.apache.org/proper/commons-lang/apidocs/org/apache/commons/lang3/";
+        let urls = [
+            format!("{base}StringUtils.html"),
+            format!("{base}text/StrBuilder.html"),
+            format!("{base}ArrayUtils.html"),
+            format!("{base}text/WordUtils.html"),
+        ];
+        let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+        let re = pattern(&urls);
+        let site =
+            r"https://commons\.apache\.org/proper/commons-lang/apidocs/org/apache/commons/lang3/";
+        assert_eq!(
+            re,
+            format!(r"^(?:{site}[A-Za-z]+\.html|{site}text/[A-Za-z]+\.html)$")
+        );
+        assert!(matches(&re, &format!("{base}BooleanUtils.html")));
+        assert!(matches(&re, &format!("{base}text/StrTokenizer.html")));
+        assert!(!matches(&re, &format!("{base}text/x/StrTokenizer.html")));
+        // Grouped first, as the mapper does: one pattern per depth.
+        assert_eq!(group(&urls, DEFAULT_K), vec![vec![0, 2], vec![1, 3]]);
+    }
+
+    #[test]
+    fn doxygen_names() {
+        let base = "https://www.sfml-dev.org/documentation/2.6.1/";
+        let urls = [
+            format!("{base}classsf_1_1Texture.html"),
+            format!("{base}classsf_1_1Sprite.html"),
+            format!("{base}structsf_1_1Event_1_1KeyEvent.html"),
+        ];
+        let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+        let re = pattern(&urls);
+        assert_eq!(
+            re,
+            r"^https://www\.sfml-dev\.org/documentation/2\.6\.1/[A-Za-z]+_1_1[A-Za-z]+(?:_[0-9]+_[0-9]+[A-Za-z]+)?\.html$"
+        );
+        for name in [
+            "classsf_1_1RenderWindow.html",
+            "structsf_1_1Event_1_1MouseButtonEvent.html",
+            "classsf_1_1Music.html",
+        ] {
+            assert!(matches(&re, &format!("{base}{name}")), "{name}");
+        }
+        assert!(!matches(&re, &format!("{base}namespacesf.html")));
+        assert!(!matches(
+            &re,
+            &format!("{base}classsf_1_1Texture-members.html")
+        ));
+    }
+
+    #[test]
+    fn python_docs() {
+        let base = "https://docs.python.org/3/library/";
+        let urls = [
+            format!("{base}json.html"),
+            format!("{base}os.path.html"),
+            format!("{base}os.html"),
+            format!("{base}collections.abc.html"),
+        ];
+        let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
+        let re = pattern(&urls);
+        assert_eq!(
+            re,
+            r"^https://docs\.python\.org/3/library/[A-Za-z]+(?:\.[A-Za-z]+)?\.html$"
+        );
+        assert!(matches(&re, &format!("{base}pathlib.html")));
+        assert!(matches(&re, &format!("{base}xml.dom.html")));
+        assert!(!matches(&re, &format!("{base}index/x.html")));
+    }
+
+    #[test]
+    fn query_strings() {
+        let re = pattern(&["http://h/list?page=2", "http://h/list?page=10"]);
+        assert_eq!(re, r"^http://h/list\?page=[0-9]+$");
+        assert!(matches(&re, "http://h/list?page=3"));
+        assert!(!matches(&re, "http://h/list?page=x"));
+
+        let re = pattern(&["http://h/list", "http://h/list?page=2"]);
+        assert_eq!(re, r"^http://h/list(?:\?page=[0-9]+)?$");
+
+        let re = pattern(&["http://h/item?id=3&x=y", "http://h/item?id=10&x=zz"]);
+        assert_eq!(re, r"^http://h/item\?id=[0-9]+&x=[A-Za-z]+$");
+
+        let re = pattern(&["http://h/a/show.php?id=1", "http://h/b/show.php?id=22"]);
+        assert_eq!(re, r"^http://h/[A-Za-z]+/show\.php\?id=[0-9]+$");
+    }
+
+    #[test]
+    fn common_affixes_snap_to_tokens() {
+        assert_eq!(
+            level_regex(&["sql-vacuum.html", "sql-analyze.html"]),
+            r"sql-[A-Za-z]+\.html"
+        );
+        assert_eq!(level_regex(&["item12", "item13"]), "item[0-9]+");
+        assert_eq!(
+            level_regex(&["a12.html", "b2.html"]),
+            r"[A-Za-z]+[0-9]+\.html"
+        );
+        assert_eq!(level_regex(&["aa", "aaa"]), "[A-Za-z]+");
+        assert_eq!(
+            level_regex(&["a.html", "a.b.html"]),
+            r"a\.(?:[A-Za-z]+\.)?html"
+        );
+        assert_eq!(level_regex(&["x", "x"]), "x");
+        assert_eq!(level_regex(&[]), "");
+        assert_eq!(level_regex(&["2023", "abc"]), "[A-Za-z0-9]+");
+        assert_eq!(
+            level_regex(&["x-y", "a_b"]),
+            "[A-Za-z]+[^A-Za-z0-9/?][A-Za-z]+"
+        );
+        assert_eq!(level_regex(&["", "x"]), "[A-Za-z]*");
+    }
+
+    #[test]
+    fn escaping_is_portable() {
+        assert_eq!(
+            escape(r"a.b-c?d=e&f(g)[h]{i}^$|*+\"),
+            r"a\.b-c\?d=e&f\(g\)\[h\]\{i\}\^\$\|\*\+\\"
+        );
+        let p = UrlPattern::literal("http://h/é?a=(1)#x");
+        let re = p.compile().unwrap();
+        assert!(re.is_match("http://h/é?a=(1)#x"));
+        assert!(!re.is_match("http://h/é?a=(1)#xy"));
+    }
+
+    #[test]
+    fn invalid_input() {
+        assert_eq!(url_pattern(&[]), None);
+        assert_eq!(url_pattern(&["http://h/a", "no url"]), None);
+        let one = url_pattern(&["http://h/a.html"]).unwrap();
+        assert_eq!(one.regex, r"^http://h/a\.html$");
+        // Different sites become alternatives.
+        let re = pattern(&["http://a/x/1", "http://b/x/1", "http://a/x/2"]);
+        assert_eq!(re, r"^(?:http://a/x/[0-9]+|http://b/x/1)$");
+    }
+
+    #[test]
+    fn long_infixes_fall_back_to_one_class() {
+        let a = format!("http://h/q?{}", "a=1&".repeat(30));
+        let b = format!("http://h/q?{}", "b=2&".repeat(31));
+        let re = pattern(&[&a, &b]);
+        assert_eq!(re, r"^http://h/q\?[^/?]+&$");
+    }
+
+    #[test]
+    fn five_thousand_urls() {
+        let urls: Vec<String> = (0..5000)
+            .map(|i| {
+                format!(
+                    "https://docs.example.org/v{}/api/{}-{}.html?rev={}",
+                    i % 7,
+                    ["module", "class", "fn", "struct"][i % 4],
+                    "x".repeat(1 + i % 13),
+                    i * 31
+                )
+            })
+            .collect();
+        let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+        let re = pattern(&refs);
+        assert_eq!(
+            re,
+            r"^https://docs\.example\.org/v[0-9]+/api/[A-Za-z]+-[A-Za-z]+\.html\?rev=[0-9]+$"
+        );
     }
 }
 
@@ -514,44 +1117,128 @@ mod props {
     use super::*;
     use proptest::prelude::*;
 
+    fn check(urls: &[String]) -> Result<(), TestCaseError> {
+        let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+        let Some(p) = url_pattern(&refs) else {
+            prop_assert!(refs.iter().any(|u| normalize(u).is_none()) || refs.is_empty());
+            return Ok(());
+        };
+        let re = p.compile();
+        prop_assert!(re.is_ok(), "{} does not compile", p.regex);
+        let re = re.unwrap();
+        for u in &refs {
+            let n = normalize(u).unwrap();
+            prop_assert!(re.is_match(&n), "{} does not match {}", p.regex, n);
+        }
+        Ok(())
+    }
+
+    /// URLs of one shape: fixed site and depth, each level drawn from a small grammar.
+    fn shaped() -> impl Strategy<Value = Vec<String>> {
+        let segment = "[a-zA-Z]{1,8}([-_.][a-z0-9]{1,6}){0,3}(\\.html)?|[0-9]{1,5}|";
+        (1usize..5).prop_flat_map(move |depth| {
+            prop::collection::vec(
+                (
+                    prop::collection::vec(segment, depth),
+                    prop::option::of("[a-z]{1,4}=[a-z0-9]{0,5}(&[a-z]{1,4}=[0-9]{1,3}){0,2}"),
+                ),
+                1..25,
+            )
+            .prop_map(|rows| {
+                rows.into_iter()
+                    .map(|(segs, q)| {
+                        let q = q.map(|q| format!("?{q}")).unwrap_or_default();
+                        format!("http://example.test/{}{q}", segs.join("/"))
+                    })
+                    .collect()
+            })
+        })
+    }
+
+    /// The definition, checked pair by pair.
+    fn group_reference(urls: &[&str], k: usize) -> Vec<Vec<usize>> {
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for (i, u) in urls.iter().enumerate() {
+            match groups
+                .iter_mut()
+                .find(|g| g.iter().all(|&j| url_similar(u, urls[j], k)))
+            {
+                Some(g) => g.push(i),
+                None => groups.push(vec![i]),
+            }
+        }
+        groups
+    }
+
     proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
         #[test]
-        fn pattern_matches_every_url_it_was_built_from(
-            segs in proptest::collection::vec(
-                proptest::collection::vec("[a-zA-Z0-9._:=~-]{0,10}", 1..4), 1..8),
-            query in proptest::option::of("[a-z]{1,4}=[0-9]{1,3}"),
-        ) {
-            let urls: Vec<String> = segs.iter().map(|s| {
-                let mut u = format!("http://h.test/{}", s.join("/"));
-                if let Some(q) = &query { u.push('?'); u.push_str(q); }
-                u
-            }).collect();
-            let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
-            let p = url_pattern(&refs).expect("pattern");
-            let re = p.compile().expect("compiles");
-            for u in &urls {
-                let canon = url::Url::parse(u).expect("url").to_string();
-                prop_assert!(re.is_match(&canon), "{} !~ {}", canon, p.regex);
+        fn pattern_matches_shaped_urls(urls in shaped()) {
+            check(&urls)?;
+        }
+
+        #[test]
+        fn pattern_matches_arbitrary_paths(paths in prop::collection::vec("[ -~]{0,24}", 1..12)) {
+            let urls: Vec<String> = paths.iter().map(|p| format!("http://h.test/{p}")).collect();
+            check(&urls)?;
+        }
+
+        #[test]
+        fn pattern_matches_unicode_paths(paths in prop::collection::vec("\\PC{0,12}", 1..8)) {
+            let urls: Vec<String> = paths.iter().map(|p| format!("https://h.test:8080/d/{p}")).collect();
+            check(&urls)?;
+        }
+
+        #[test]
+        fn no_panic_on_arbitrary_strings(strings in prop::collection::vec(any::<String>(), 0..6)) {
+            let refs: Vec<&str> = strings.iter().map(String::as_str).collect();
+            check(&strings)?;
+            let _ = group(&refs, DEFAULT_K);
+            for s in &refs {
+                let _ = levels(s);
+                let _ = url_similar(s, s, DEFAULT_K);
+                let lr = level_regex(&refs);
+                prop_assert!(regex::Regex::new(&lr).is_ok(), "{}", lr);
+                prop_assert!(UrlPattern::literal(s).compile().unwrap().is_match(s));
             }
         }
 
         #[test]
-        fn tokens_concatenate_to_the_input(s in ".{0,40}") {
-            let t: String = tokenize(&s).into_iter().map(|t| t.text).collect();
-            prop_assert_eq!(t, s);
+        fn level_regex_matches_its_values(values in prop::collection::vec("\\PC{0,16}", 1..10)) {
+            let refs: Vec<&str> = values.iter().map(String::as_str).collect();
+            let lr = level_regex(&refs);
+            let re = regex::Regex::new(&format!("^(?:{lr})$"));
+            prop_assert!(re.is_ok(), "{}", lr);
+            let re = re.unwrap();
+            for v in &refs {
+                prop_assert!(re.is_match(v), "{} does not match {:?}", lr, v);
+            }
         }
 
         #[test]
-        fn urlsim_is_reflexive_and_symmetric(a in "[a-c/]{0,8}", b in "[a-c/]{0,8}") {
-            let (a, b) = (format!("http://h/{a}"), format!("http://h/{b}"));
-            prop_assert!(url_similar(&a, &a, 2));
-            prop_assert_eq!(url_similar(&a, &b, 2), url_similar(&b, &a, 2));
+        fn group_agrees_with_reference(
+            urls in prop::collection::vec("http://[ab]\\.test(/[a-c0-2]{0,2}){0,4}|x", 0..40),
+            k in 0usize..4,
+        ) {
+            let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+            prop_assert_eq!(group(&refs, k), group_reference(&refs, k));
         }
 
         #[test]
-        fn no_panic(a in ".{0,60}", b in ".{0,60}") {
-            let _ = url_pattern(&[&a, &b]);
-            let _ = group(&[&a, &b], 2);
+        fn tokenize_concatenates_back(s in any::<String>()) {
+            let joined: String = tokenize(&s).into_iter().map(|t| t.text).collect();
+            prop_assert_eq!(joined, s);
+        }
+
+        #[test]
+        fn similarity_is_reflexive_and_symmetric(
+            a in "http://h\\.test(/[a-c0-2]{0,2}){0,4}",
+            b in "http://h\\.test(/[a-c0-2]{0,2}){0,4}",
+            k in 0usize..4,
+        ) {
+            prop_assert!(url_similar(&a, &a, k));
+            prop_assert_eq!(url_similar(&a, &b, k), url_similar(&b, &a, k));
         }
     }
 }
