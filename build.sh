@@ -148,10 +148,24 @@ setup_npm() {
   echo "$sum" >"$stamp"
 }
 
+# Scrapy and warcio for the export tests, in a project-local virtualenv.
+setup_python() {
+  local sum stamp=.venv/.exemplar-requirements.sha256
+  sum=$(sha256sum tests/requirements.txt | cut -d' ' -f1)
+  if [[ -f $stamp && $(<"$stamp") == "$sum" ]]; then
+    echo "    .venv matches tests/requirements.txt"
+    return
+  fi
+  python3 -m venv .venv
+  .venv/bin/pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+  echo "$sum" >"$stamp"
+}
+
 cmd_setup() {
   step "setup: Rust target, components, wasm-bindgen-cli" setup_rust
   step "setup: Debian packages" setup_apt
   step "setup: npm packages" setup_npm
+  step "setup: Python tools (Scrapy, warcio) in .venv" setup_python
 }
 
 # ---------------------------------------------------------------- wasm + extension + playground
