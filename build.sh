@@ -8,6 +8,7 @@
 #                               packages, npm packages); skips everything already there
 #   ./build.sh wasm             only the wasm build + extension/pkg, www/pkg, dist/
 #   ./build.sh eval [ARGS]      learn + crawl the dev sites on 127.0.0.1, table in docs/crawl.md
+#   ./build.sh bench-crawl      map + crawl the largest dev site: pages/s, CPU share, memory
 #   ./build.sh eval-similarity [ARGS]   exemplar eval-similarity ARGS (release build)
 #   ./build.sh train-classifier [ARGS]  exemplar train-classifier ARGS (release build)
 #   ./build.sh bench [ARGS]     bash bench/run.sh ARGS
@@ -323,7 +324,7 @@ cli() {
   cargo run --release --bin exemplar -- "$@"
 }
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 
 cmd=${1:-}
 [[ $# -gt 0 ]] && shift
@@ -333,6 +334,7 @@ case $cmd in
   test) cmd_test ;;
   wasm) cmd_wasm; summary ;;
   eval) cli eval "$@" ;;
+  bench-crawl) cli bench-crawl "$@" ;;
   eval-similarity) cli eval-similarity "$@" ;;
   train-classifier) cli train-classifier "$@" ;;
   bench) run_script bench/run.sh "$@" ;;

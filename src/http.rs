@@ -135,6 +135,18 @@ pub fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// What a run cost the core.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunStats {
+    /// Results handed to the machine.
+    pub results: usize,
+    /// Time spent inside the machine (`poll` + `handle`: parsing, similarity, bookkeeping),
+    /// on the driver thread; network waiting is not included.
+    pub core_time: Duration,
+    /// Wall time of the run.
+    pub wall_time: Duration,
+}
+
 /// Pumps `machine` with `workers` threads until it is done. `after` runs after every result
 /// (drain events, draw progress); returning `false` from it cancels the run.
 pub fn run<M: Machine>(
@@ -142,7 +154,8 @@ pub fn run<M: Machine>(
     client: &Client,
     workers: usize,
     mut after: impl FnMut(&mut M) -> bool,
-) {
+) -> RunStats {
+    let mut stats = RunStats::default();
     let (req_tx, req_rx) = mpsc::channel::<FetchRequest>();
     let req_rx = Arc::new(std::sync::Mutex::new(req_rx));
     let (res_tx, res_rx) = mpsc::channel::<(u64, FetchResult)>();
@@ -171,7 +184,10 @@ pub fn run<M: Machine>(
     let clock = || base + start.elapsed().as_millis() as u64;
     let mut in_flight = 0usize;
     loop {
-        let wait = match machine.poll(clock()) {
+        let t = Instant::now();
+        let polled = machine.poll(clock());
+        stats.core_time += t.elapsed();
+        let wait = match polled {
             Poll::Fetch(req) => {
                 in_flight += 1;
                 if req_tx.send(req).is_err() {
@@ -197,7 +213,10 @@ pub fn run<M: Machine>(
         };
         if let Some((id, result)) = got {
             in_flight -= 1;
+            stats.results += 1;
+            let t = Instant::now();
             machine.handle(id, result, clock());
+            stats.core_time += t.elapsed();
             if !after(machine) {
                 machine.cancel();
             }
@@ -207,4 +226,6 @@ pub fn run<M: Machine>(
     for h in handles {
         let _ = h.join();
     }
+    stats.wall_time = start.elapsed();
+    stats
 }

@@ -34,6 +34,7 @@ mod cli {
   exemplar classify FILE|URL...
   exemplar similarity A B [--threshold T]        (files or URLs)
   exemplar eval [--sites dev-sites.toml] [--out docs/crawl.md] [--only NAME]
+  exemplar bench-crawl [--site NAME]
   exemplar demo DIR --entry FILE --example FILE
   exemplar eval-similarity [--sites dev-sites.toml] [--out docs/similarity.md]
   exemplar train-classifier [--sites dev-sites.toml] [--model data/classifier.json] [--report docs/classifier.md]";
@@ -51,6 +52,7 @@ mod cli {
             "export-scrapy" => commands::export_scrapy(rest),
             "serve" => commands::serve(rest),
             "eval" => commands::eval(rest),
+            "bench-crawl" => commands::bench_crawl(rest),
             "classify" => classify(rest),
             "similarity" => similarity(rest),
             "demo" => demo(rest),

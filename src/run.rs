@@ -50,6 +50,8 @@ pub struct Learned {
     pub stopped: Option<mapper::StopReason>,
     /// Wall time.
     pub elapsed: Duration,
+    /// Core time and results.
+    pub stats: http::RunStats,
 }
 
 /// Maps the site from `entry` and learns the pattern of pages like `example`.
@@ -73,7 +75,7 @@ pub fn learn(
     let similarity = config.similarity;
     let mut m = Mapper::new(entry, example, config).map_err(|e| e.to_string())?;
     let mut last = String::new();
-    http::run(&mut m, &client, workers, |m| {
+    let stats = http::run(&mut m, &client, workers, |m| {
         for e in m.drain_events() {
             if let mapper::Event::Fetched { url, .. } = e {
                 last = url;
@@ -105,6 +107,7 @@ pub fn learn(
         progress: prog,
         stopped,
         elapsed: start.elapsed(),
+        stats,
     })
 }
 
@@ -120,6 +123,8 @@ pub struct Crawled {
     pub stopped: Option<mapper::StopReason>,
     /// Wall time.
     pub elapsed: Duration,
+    /// Core time and results.
+    pub stats: http::RunStats,
 }
 
 /// Runs a pattern. Every target page is handed to `sink` (for exports) as it arrives.
@@ -149,7 +154,7 @@ pub fn crawl(
     let mut c = Crawler::new(pattern, config, example).map_err(|e| e.to_string())?;
     let mut error: Option<String> = None;
     let mut last = String::new();
-    http::run(&mut c, &client, workers, |c| {
+    let stats = http::run(&mut c, &client, workers, |c| {
         for e in c.drain_events() {
             match e {
                 crawler::Event::Target(t) => {
@@ -175,6 +180,7 @@ pub fn crawl(
         progress: c.progress(),
         stopped: c.stopped(),
         elapsed: start.elapsed(),
+        stats,
     })
 }
 
