@@ -334,7 +334,7 @@ case $cmd in
   test) cmd_test ;;
   wasm) cmd_wasm; summary ;;
   eval) cli eval "$@" ;;
-  bench-crawl) cli bench-crawl "$@" ;;
+  bench-crawl) cli bench-crawl "$@" | tee docs/bench-crawl.md ;;
   eval-similarity) cli eval-similarity "$@" ;;
   train-classifier) cli train-classifier "$@" ;;
   bench) run_script bench/run.sh "$@" ;;

@@ -225,6 +225,11 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
             if f.meets_bar() { "met" } else { "**not met**" }
         );
     }
+    let _ = writeln!(
+        md,
+        "\nReading the table: *found mapping* counts the pages the mapper judged similar to the example (θ = {:.2}, the default view), with how many of them are true targets; the crawl then collects what the pattern learned from them reaches. When *found crawling* equals *found mapping* and precision equals the mapping's, the pattern and the crawler lose nothing: the remaining errors are similarity decisions (see `docs/similarity.md`: at the default θ PostgreSQL's client and server application pages score 0.61–0.74, SFML's look-alike namespace pages up to 0.76, Python's non-module library pages up to 0.82).",
+        crate::similarity::DEFAULT_THRESHOLD
+    );
     for f in &figures {
         if !f.missed.is_empty() || !f.wrong.is_empty() {
             let _ = writeln!(md, "\n**{}**", f.name);

@@ -473,7 +473,8 @@ pub fn bench_crawl(args: &[String]) -> Result<(), String> {
         let per_page =
             1000.0 * learned.stats.core_time.as_secs_f64() / learned.stats.results.max(1) as f64;
         let polite = Politeness::default();
-        let interval = polite.delay_ms as f64 / polite.max_in_flight_per_host.max(1) as f64;
+        // The delay spaces request starts on a host, whatever the concurrency.
+        let interval = polite.delay_ms.max(1) as f64;
         println!(
             "core = Exemplar's own work on the driver thread (parse, similarity, bookkeeping); \
              process CPU adds the HTTP client threads. On 127.0.0.1 with no delay the core is the \
