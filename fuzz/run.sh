@@ -17,7 +17,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 SECONDS_PER_TARGET=${1:-60}
 shift || true
 TARGETS=("$@")
-[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(parse_classify rtdm tree_deserialize)
+[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(parse_classify rtdm tree_deserialize crawl_inputs)
 TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 
 # cargo-fuzz wants nightly flags (-Zsanitizer, -Cpasses=sancov-module); stable rustc accepts them
@@ -59,6 +59,7 @@ options() {
     parse_classify) echo "-max_len=16384 -dict=html.dict -timeout=30" ;;
     rtdm) echo "-max_len=256 -timeout=60" ;;
     tree_deserialize) echo "-max_len=8192 -dict=tree.dict -timeout=20" ;;
+    crawl_inputs) echo "-max_len=8192 -timeout=30" ;;
   esac
 }
 

@@ -805,3 +805,32 @@ mod tests {
         assert!(e(r#"{"version": 1, "site": 3}"#).contains("invalid pattern"));
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The generalisation accepts every positive and no known negative (negatives that are
+        /// also positives excepted), whatever the URLs.
+        #[test]
+        fn generalise_separates_positives_from_negatives(
+            pos in proptest::collection::vec("[a-c]{1,3}(-[a-c0-9]{1,3})?(/[a-z0-9]{1,3})?(\\?p=[0-9]{1,2})?", 1..20),
+            neg in proptest::collection::vec("[a-c]{1,3}(-[a-c0-9]{1,3})?(/[a-z0-9]{1,3})?(\\?p=[0-9]{1,2})?", 0..20),
+        ) {
+            let canon = |s: &String| url::Url::parse(&format!("http://h.test/{s}")).map(|u| u.to_string()).unwrap_or_default();
+            let pos: Vec<String> = pos.iter().map(canon).collect();
+            let neg: Vec<String> = neg.iter().map(canon).filter(|n| !pos.contains(n)).collect();
+            let p: Vec<&str> = pos.iter().map(String::as_str).collect();
+            let n: Vec<&str> = neg.iter().map(String::as_str).collect();
+            let set = RegexSet::new(generalise(&p, &n, 2)).expect("compiles");
+            for u in &p {
+                prop_assert!(set.is_match(u), "positive {}", u);
+            }
+            for u in &n {
+                prop_assert!(!set.is_match(u), "negative {}", u);
+            }
+        }
+    }
+}

@@ -237,6 +237,26 @@ proptest! {
         checks::check_tree_json(&structured);
         checks::check_tree_json(&data);
     }
+
+    #[test]
+    fn crawl_inputs_never_panic(
+        lines in prop::collection::vec(
+            prop_oneof![
+                "[ -~]{0,40}",
+                "(http|https|ftp)://[a-z.]{1,8}(:[0-9]{1,5})?(/[a-zA-Z0-9%._;=-]{0,6}){0,4}(\\?[a-z=&0-9]{0,10})?(#[a-z]{0,3})?",
+                "(User-agent|Disallow|Allow|Crawl-delay|Sitemap): ?[ -~]{0,20}",
+                "<a href=\"[ -~]{0,20}\">[a-z]{0,5}</a>",
+            ],
+            0..24,
+        ),
+    ) {
+        checks::check_crawl_inputs(lines.join("\n").as_bytes());
+    }
+
+    #[test]
+    fn arbitrary_bytes_as_crawl_inputs(data in prop::collection::vec(any::<u8>(), 0..600)) {
+        checks::check_crawl_inputs(&data);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -244,7 +264,7 @@ proptest! {
 
 #[test]
 fn seed_corpus_inputs_pass() {
-    for target in ["parse_classify", "rtdm", "tree_deserialize"] {
+    for target in ["parse_classify", "rtdm", "tree_deserialize", "crawl_inputs"] {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("fuzz/corpus")
             .join(target);
@@ -256,6 +276,7 @@ fn seed_corpus_inputs_pass() {
             match target {
                 "parse_classify" => checks::check_page_bytes(&data),
                 "rtdm" => checks::check_rtdm_bytes(&data),
+                "crawl_inputs" => checks::check_crawl_inputs(&data),
                 _ => checks::check_tree_json(&data),
             }
         }

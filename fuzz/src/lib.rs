@@ -657,3 +657,108 @@ pub fn tree_json_from_bytes(data: &[u8]) -> String {
     })
     .to_string()
 }
+
+// ---------------------------------------------------------------------------------------------
+// Crawling inputs: pattern documents, robots.txt, URLs, and responses fed to the state machines.
+
+/// Arbitrary bytes as every untrusted input of mapping and crawling: an imported pattern, a
+/// robots.txt, URL lists (one per line), and the bodies of every response the mapper and the
+/// crawler receive. Checks: no panic; canonical URLs are fixed points; a generated URL pattern
+/// matches every URL it was built from; the machines finish within a bounded number of steps.
+pub fn check_crawl_inputs(data: &[u8]) {
+    use exemplar::canon::{self, TrapGuard, TrapLimits};
+    use exemplar::crawler::{CrawlConfig, Crawler};
+    use exemplar::fetch::{FetchResponse, FetchResult, Poll};
+    use exemplar::mapper::{ExamplePage, MapConfig, Mapper};
+    use exemplar::pattern::Pattern;
+    use exemplar::robots::Robots;
+    use exemplar::url_pattern;
+
+    let text = String::from_utf8_lossy(data);
+    if let Ok(p) = Pattern::from_json(&text) {
+        assert!(p.compile().is_ok(), "a validated pattern compiles");
+        let _ = p.render();
+        if let Ok(mut c) = Crawler::new(p, CrawlConfig::default(), None) {
+            for step in 0..64u64 {
+                match c.poll(step) {
+                    Poll::Fetch(r) => c.handle(r.id, FetchResult::Failed("fuzz".into()), step),
+                    Poll::Done => break,
+                    _ => {}
+                }
+            }
+        }
+    }
+    let robots = Robots::parse(&text, "exemplar");
+    let mut guard = TrapGuard::new(TrapLimits::default());
+    let mut urls = Vec::new();
+    for line in text.lines().take(64) {
+        let _ = robots.allowed(line);
+        let _ = guard.check(line);
+        let _ = canon::site_key(line);
+        if let Some(c) = canon::canonicalize(line) {
+            assert_eq!(
+                canon::canonicalize(&c).as_deref(),
+                Some(c.as_str()),
+                "idempotent"
+            );
+            urls.push(c);
+        }
+    }
+    if !urls.is_empty() {
+        let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+        if let Some(p) = url_pattern::url_pattern(&refs) {
+            let re = p.compile().expect("generated patterns compile");
+            for u in &refs {
+                let n = url_pattern::normalize(u).unwrap_or_else(|| u.to_string());
+                assert!(re.is_match(&n), "{n} !~ {}", p.regex);
+            }
+        }
+        let _ = exemplar::pattern::generalise(&refs[..refs.len() / 2], &refs[refs.len() / 2..], 2);
+    }
+    // The mapper on a one-host site whose every response is these bytes.
+    let example = ExamplePage {
+        url: "http://fuzz.test/example".into(),
+        body: data.to_vec(),
+        content_type: Some("text/html".into()),
+    };
+    if let Ok(mut m) = Mapper::new(
+        "http://fuzz.test/",
+        example,
+        MapConfig {
+            max_pages: 32,
+            ..MapConfig::default()
+        },
+    ) {
+        let mut now = 0;
+        for _ in 0..512 {
+            match m.poll(now) {
+                Poll::Fetch(r) => {
+                    let status = if r.url.ends_with("/robots.txt") {
+                        404
+                    } else {
+                        200
+                    };
+                    let result = FetchResult::Response(FetchResponse {
+                        status,
+                        final_url: r.url.clone(),
+                        headers: vec![("content-type".into(), "text/html".into())],
+                        body: data.to_vec(),
+                        truncated: false,
+                    });
+                    m.handle(r.id, result, now);
+                }
+                Poll::WaitUntil(t) => now = t,
+                Poll::Busy | Poll::Done => break,
+            }
+        }
+        let map = m.into_site_map();
+        let _ = exemplar::pattern::learn(
+            &map,
+            canon::Scope::for_url("http://fuzz.test/", false).expect("scope"),
+            Default::default(),
+            Default::default(),
+            &Default::default(),
+            0,
+        );
+    }
+}
