@@ -72,7 +72,12 @@ mod cli {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("exemplar: {e}");
-                ExitCode::FAILURE
+                // Errors that end with the usage text are usage errors.
+                if e.contains("\nusage:") {
+                    ExitCode::from(2)
+                } else {
+                    ExitCode::FAILURE
+                }
             }
         }
     }

@@ -155,4 +155,21 @@ fn errors_have_messages_and_exit_codes() {
     let out = exemplar(&["similarity", &path, &path, "--threshold", "2"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("threshold"));
+    let out = exemplar(&["learn", "--entry", "http://127.0.0.1:9/"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a missing flag is a usage error"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("learn needs --example"));
+    // Nothing listens on port 9: a clear network error, exit 1.
+    let out = exemplar(&[
+        "learn",
+        "--entry",
+        "http://127.0.0.1:9/",
+        "--example",
+        "http://127.0.0.1:9/x",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("example page: http://127.0.0.1:9/x"));
 }
