@@ -66,7 +66,10 @@ pub fn learn(
     progress: &mut dyn FnMut(&mapper::Progress, &str),
 ) -> Result<Learned, String> {
     let start = Instant::now();
-    let client = Client::new(client);
+    let client = Client::new(&ClientConfig {
+        max_bytes: config.max_bytes,
+        ..client.clone()
+    });
     let example = fetch_page(&client, example_url).map_err(|e| format!("example page: {e}"))?;
     let workers = config.politeness.max_in_flight;
     let include_subdomains = config.include_subdomains;
@@ -140,7 +143,10 @@ pub fn crawl(
     progress: &mut dyn FnMut(&crawler::Progress, &str),
 ) -> Result<Crawled, String> {
     let start = Instant::now();
-    let client = Client::new(client);
+    let client = Client::new(&ClientConfig {
+        max_bytes: config.max_bytes,
+        ..client.clone()
+    });
     let example = if verify {
         Some(fetch_page(&client, &pattern.example).map_err(|e| format!("example page: {e}"))?)
     } else {
