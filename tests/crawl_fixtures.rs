@@ -43,6 +43,7 @@ fn learns_the_shop_and_crawls_it_again_after_it_grows() {
     let base = server.url();
     let config = MapConfig {
         politeness: fast(),
+        max_bytes: 1 << 20,
         ..MapConfig::default()
     };
     let learned = run::learn(
@@ -73,6 +74,11 @@ fn learns_the_shop_and_crawls_it_again_after_it_grows() {
     assert!(matches!(state("/away"), Some(NodeState::OffSite { .. })));
     assert_eq!(state("/admin/panel"), Some(NodeState::Disallowed));
     assert_eq!(state("/slow"), Some(NodeState::Page));
+    assert!(
+        matches!(state("/huge"), Some(NodeState::Failed { error }) if error.contains("larger than")),
+        "{:?}",
+        state("/huge")
+    );
     // The redirect to /item/5 and the ?ref= duplicates count once.
     let targets: Vec<String> = map
         .targets()
