@@ -6,7 +6,7 @@
 //! pages it expanded (node ids, not HTML) in a [`SiteMap`], from which [`crate::pattern`] learns
 //! the navigation pattern.
 //!
-//! The driver loop is: `poll(now)` → perform the [`FetchRequest`] → `handle(id, result, now)` →
+//! The driver loop is: `poll(now)` → perform the [`crate::fetch::FetchRequest`] → `handle(id, result, now)` →
 //! `drain_events()`, until `poll` says [`Poll::Done`]. [`Mapper::snapshot`] /
 //! [`Mapper::restore`] round-trip the whole state as serde data.
 use std::collections::{HashMap, VecDeque};
