@@ -370,6 +370,9 @@ pub fn learn(
     let mut best: Option<(Vec<Level>, Simulation)> = None;
     for n in shortest..=deepest {
         let levels = levels_for(map, &dist, &targets, n, config);
+        if levels.iter().any(|l| l.regexes.is_empty()) {
+            continue;
+        }
         let sim = simulate_levels(&levels, DEFAULT_MAX_PAGINATION, map)?;
         let better = match &best {
             None => true,
