@@ -149,7 +149,7 @@ setup_npm() {
   echo "$sum" >"$stamp"
 }
 
-# Scrapy and warcio for the export tests, in a project-local virtualenv.
+# Scrapy, warcio and jsonschema for the export tests, in a project-local virtualenv.
 setup_python() {
   local sum stamp=.venv/.exemplar-requirements.sha256
   sum=$(sha256sum tests/requirements.txt | cut -d' ' -f1)
@@ -166,7 +166,7 @@ cmd_setup() {
   step "setup: Rust target, components, wasm-bindgen-cli" setup_rust
   step "setup: Debian packages" setup_apt
   step "setup: npm packages" setup_npm
-  step "setup: Python tools (Scrapy, warcio) in .venv" setup_python
+  step "setup: Python tools (Scrapy, warcio, jsonschema) in .venv" setup_python
 }
 
 # ---------------------------------------------------------------- wasm + extension + playground

@@ -1,6 +1,7 @@
 //! Exports checked by the tools users take them to: the WARC file read and digest-checked by
-//! Python `warcio`, and the generated Scrapy project run by Scrapy against the same local site,
-//! which must collect the same URL set as `exemplar crawl`. The tools live in `.venv`
+//! Python `warcio`, the pattern validated by `jsonschema` against its JSON Schema, and the
+//! generated Scrapy project run by Scrapy against the same local site, which must collect the
+//! same URL set as `exemplar crawl`. The tools live in `.venv`
 //! (`./build.sh setup` installs tests/requirements.txt).
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -124,6 +125,45 @@ with open(sys.argv[1], 'rb') as f:
         .map(str::to_string)
         .collect();
     assert_eq!(read, urls, "one response record per crawled page");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn learned_pattern_validates_against_the_json_schema() {
+    let server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).expect("serve");
+    let dir = temp_dir("schema");
+    let (pattern, _, _) = learn_and_crawl(&server.url(), &dir);
+    let script = r#"
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+v.validate(json.load(open(sys.argv[2])))
+bad = json.load(open(sys.argv[2]))
+bad["levels"] = [{"regexes": []}]
+assert list(v.iter_errors(bad)), "an empty level must be invalid"
+print("ok")
+"#;
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/pattern-1.schema.json");
+    let out = Command::new(venv("python"))
+        .args(["-c", script])
+        .arg(&schema)
+        .arg(&pattern)
+        .output()
+        .expect("python");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The schema shipped in the crate is the file in the repository.
+    assert_eq!(
+        exemplar::pattern::SCHEMA,
+        std::fs::read_to_string(&schema).expect("schema")
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
