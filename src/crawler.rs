@@ -41,7 +41,13 @@ impl Default for CrawlConfig {
             max_duration_ms: None,
             max_bytes: 8 << 20,
             politeness: None,
-            traps: TrapLimits::default(),
+            // The pattern already bounds where the crawl goes (regexes, pagination hops); the
+            // per-shape budget that keeps mapping out of calendars would cut a large catalogue
+            // (`/item/#` × 100,000) short, so it is raised for crawls.
+            traps: TrapLimits {
+                max_per_shape: 10_000_000,
+                ..TrapLimits::default()
+            },
         }
     }
 }
