@@ -399,6 +399,15 @@ fn py_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
+/// The session-id parameter names of `data/session-params.txt`.
+fn session_params() -> Vec<&'static str> {
+    include_str!("../data/session-params.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+}
+
 /// The files of the Scrapy project: (relative path, contents).
 pub fn scrapy_project(spec: &ScrapySpec) -> Vec<(String, String)> {
     let name = py_ident(&spec.name);
@@ -422,6 +431,7 @@ level are targets wherever they are met; a level marked paginated also follows i
 regex. Targets are not expanded. The same rules as `exemplar crawl`.
 """
 import re
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import scrapy
 
@@ -431,6 +441,20 @@ from {name}.items import PageItem
 LEVELS = [
 {levels}]
 COMPILED = [(re.compile(r), p) for r, p in LEVELS]
+# Session-id parameters Exemplar drops from URLs (data/session-params.txt), so both crawlers
+# see one URL per page.
+SESSION_PARAMS = {{{session}}}
+
+
+def canonical(url):
+    parts = urlsplit(url)
+    path = ";".join(
+        p for i, p in enumerate(parts.path.split(";"))
+        if i == 0 or p.split("=", 1)[0].lower() not in SESSION_PARAMS
+    )
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+             if k.lower() not in SESSION_PARAMS]
+    return urlunsplit((parts.scheme, parts.netloc, path, urlencode(query), ""))
 
 
 class PatternSpider(scrapy.Spider):
@@ -445,7 +469,7 @@ class PatternSpider(scrapy.Spider):
         n = len(COMPILED)
         last = COMPILED[n - 1][0]
         for href in response.css("a::attr(href), area::attr(href)").getall():
-            url = response.urljoin(href).split("#", 1)[0]
+            url = canonical(response.urljoin(href))
             if not url.startswith(("http://", "https://")):
                 continue
             if last.fullmatch(url):
@@ -466,6 +490,11 @@ class PatternSpider(scrapy.Spider):
         )
 "##,
         name_s = py_str(&name),
+        session = session_params()
+            .iter()
+            .map(|p| py_str(p))
+            .collect::<Vec<_>>()
+            .join(", "),
         domains = domains.join(", "),
         entry = py_str(&spec.entry),
     );
