@@ -509,6 +509,11 @@ ROBOTSTXT_OBEY = {robots}
 DOWNLOAD_DELAY = {delay}
 CONCURRENT_REQUESTS_PER_DOMAIN = {conc}
 AUTOTHROTTLE_ENABLED = False
+RANDOMIZE_DOWNLOAD_DELAY = False
+# Breadth-first, like Exemplar: a URL gets the level where it is first met.
+DEPTH_PRIORITY = 1
+SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
+SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 FEED_EXPORT_ENCODING = "utf-8"
 
