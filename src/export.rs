@@ -368,6 +368,46 @@ pub struct ScrapySpec {
     pub max_pages_per_level: Option<u64>,
 }
 
+impl ScrapySpec {
+    /// The Scrapy spec of a navigation pattern: its entry, domains (`www.` and the bare host),
+    /// levels (alternatives joined into one regex), politeness and Exemplar's user agent.
+    pub fn from_pattern(pattern: &crate::pattern::Pattern) -> ScrapySpec {
+        let host = url::Url::parse(&pattern.entry)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .unwrap_or_default();
+        let mut domains = vec![host.clone()];
+        let bare = host.strip_prefix("www.").unwrap_or(&host).to_string();
+        if bare != host {
+            domains.push(bare);
+        } else if host.parse::<std::net::IpAddr>().is_err() && host != "localhost" {
+            domains.push(format!("www.{host}"));
+        }
+        ScrapySpec {
+            name: pattern.site.clone(),
+            entry: pattern.entry.clone(),
+            allowed_domains: domains,
+            levels: pattern
+                .levels
+                .iter()
+                .map(|l| ScrapyLevel {
+                    regex: if l.regexes.len() == 1 {
+                        l.regexes[0].clone()
+                    } else {
+                        format!("(?:{})", l.regexes.join("|"))
+                    },
+                    paginate: l.paginate,
+                })
+                .collect(),
+            delay_s: pattern.politeness.delay_ms as f64 / 1000.0,
+            concurrency_per_domain: pattern.politeness.max_in_flight_per_host as u32,
+            obey_robots: pattern.politeness.obey_robots,
+            user_agent: crate::fetch::USER_AGENT.to_string(),
+            max_pages_per_level: None,
+        }
+    }
+}
+
 /// One level for Scrapy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScrapyLevel {
@@ -568,9 +608,112 @@ pub fn write_scrapy_project(spec: &ScrapySpec, dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// The Scrapy project as one zip archive, its files under a folder named after the project (what
+/// the extension downloads).
+pub fn scrapy_zip(spec: &ScrapySpec) -> Vec<u8> {
+    let folder = format!("{}-scrapy", py_ident(&spec.name));
+    let files: Vec<(String, Vec<u8>)> = scrapy_project(spec)
+        .into_iter()
+        .map(|(path, text)| (format!("{folder}/{path}"), text.into_bytes()))
+        .collect();
+    zip_stored(&files)
+}
+
+/// CRC-32 (IEEE 802.3, the zip and gzip checksum), bitwise: archives here are small.
+pub fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// A zip archive of `files` (path, contents), stored without compression (PKWARE APPNOTE 6.3:
+/// local headers, central directory, end record; UTF-8 names; no zip64, so each file and the
+/// whole archive must stay under 4 GiB, far above a generated project). Dates are 1980-01-01 so
+/// the same input gives the same bytes.
+pub fn zip_stored(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    const DOS_DATE: u16 = 0x21; // 1980-01-01
+    const UTF8_NAMES: u16 = 1 << 11;
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    let le16 = |v: &mut Vec<u8>, x: u16| v.extend_from_slice(&x.to_le_bytes());
+    let le32 = |v: &mut Vec<u8>, x: u32| v.extend_from_slice(&x.to_le_bytes());
+    for (name, data) in files {
+        let offset = out.len() as u32;
+        let crc = crc32(data);
+        let (size, name_len) = (data.len() as u32, name.len() as u16);
+        le32(&mut out, 0x0403_4b50);
+        for x in [20, UTF8_NAMES, 0, 0, DOS_DATE] {
+            le16(&mut out, x);
+        }
+        for x in [crc, size, size] {
+            le32(&mut out, x);
+        }
+        for x in [name_len, 0] {
+            le16(&mut out, x);
+        }
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(data);
+
+        le32(&mut central, 0x0201_4b50);
+        for x in [20, 20, UTF8_NAMES, 0, 0, DOS_DATE] {
+            le16(&mut central, x);
+        }
+        for x in [crc, size, size] {
+            le32(&mut central, x);
+        }
+        for x in [name_len, 0, 0, 0, 0] {
+            le16(&mut central, x);
+        }
+        le32(&mut central, 0o100_644 << 16); // regular file, rw-r--r--
+        le32(&mut central, offset);
+        central.extend_from_slice(name.as_bytes());
+    }
+    let (cd_offset, cd_size, count) = (out.len() as u32, central.len() as u32, files.len() as u16);
+    out.extend_from_slice(&central);
+    le32(&mut out, 0x0605_4b50);
+    for x in [0, 0, count, count] {
+        le16(&mut out, x);
+    }
+    le32(&mut out, cd_size);
+    le32(&mut out, cd_offset);
+    le16(&mut out, 0);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn crc32_check_value_and_zip_layout() {
+        // The CRC-32 check value of the catalogue of parametrised CRC algorithms.
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(crc32(b""), 0);
+        let files = vec![
+            ("a/x.txt".to_string(), b"hello".to_vec()),
+            ("a/\u{e9}.py".to_string(), Vec::new()),
+        ];
+        let zip = zip_stored(&files);
+        assert_eq!(&zip[..4], b"PK\x03\x04");
+        let end = &zip[zip.len() - 22..];
+        assert_eq!(&end[..4], b"PK\x05\x06");
+        assert_eq!(u16::from_le_bytes([end[10], end[11]]), 2, "entries");
+        let cd_size = u32::from_le_bytes([end[12], end[13], end[14], end[15]]) as usize;
+        let cd_offset = u32::from_le_bytes([end[16], end[17], end[18], end[19]]) as usize;
+        assert_eq!(cd_offset + cd_size, zip.len() - 22);
+        assert_eq!(&zip[cd_offset..cd_offset + 4], b"PK\x01\x02");
+        // Deterministic.
+        assert_eq!(zip, zip_stored(&files));
+    }
 
     #[test]
     fn digests_and_dates() {

@@ -16,6 +16,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::robots::{self, Robots};
 
+/// The identifying user agent of Exemplar's crawlers (the command line sends it; the generated
+/// Scrapy project too; browsers keep their own).
+pub const USER_AGENT: &str = concat!(
+    "Exemplar/",
+    env!("CARGO_PKG_VERSION"),
+    " (+https://exemplar.dev/bot; structure-driven crawler)"
+);
+
 /// What a request is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

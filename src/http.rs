@@ -7,12 +7,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::fetch::{FetchRequest, FetchResponse, FetchResult, Machine, Poll};
 
-/// The identifying user agent of the command-line crawler.
-pub const USER_AGENT: &str = concat!(
-    "Exemplar/",
-    env!("CARGO_PKG_VERSION"),
-    " (+https://exemplar.dev/bot; structure-driven crawler)"
-);
+pub use crate::fetch::USER_AGENT;
 
 /// HTTP client settings.
 #[derive(Clone, Debug)]

@@ -152,6 +152,30 @@ impl SiteMap {
             .map(|(i, _)| i as u32)
     }
 
+    /// The map as it would read at another θ, without refetching anything: fetched pages
+    /// scoring at least `threshold` become targets, targets below it become pages. A page
+    /// turned target keeps its links (pattern learning ignores a target's links, and moving θ
+    /// back restores the page); a target turned page has no links, since mapping never read
+    /// them, so what lies only behind it stays unknown until the site is mapped again. The
+    /// entry page stays a page, as while mapping.
+    pub fn with_threshold(&self, threshold: f64) -> SiteMap {
+        let mut map = self.clone();
+        map.threshold = threshold;
+        for (i, node) in map.nodes.iter_mut().enumerate() {
+            if i == 0 || !matches!(node.state, NodeState::Page | NodeState::Target) {
+                continue;
+            }
+            if let Some(s) = node.similarity {
+                node.state = if f64::from(s) >= threshold {
+                    NodeState::Target
+                } else {
+                    NodeState::Page
+                };
+            }
+        }
+        map
+    }
+
     /// Whether a node was fetched and parsed (page or target).
     pub fn is_fetched(&self, id: u32) -> bool {
         matches!(
@@ -820,6 +844,36 @@ mod tests {
             "http://shop.test/cat/a.html"
         );
         assert_eq!(item1.depth, 2);
+    }
+
+    #[test]
+    fn with_threshold_relabels_fetched_pages_only() {
+        let mut m = mapper();
+        drive(&mut m, &site);
+        let map = m.into_site_map();
+        let targets: Vec<u32> = map.targets().collect();
+        assert!(!targets.is_empty());
+        let sims = |map: &SiteMap| -> Vec<(u32, f32)> {
+            map.nodes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| n.similarity.map(|s| (i as u32, s)))
+                .collect()
+        };
+        // θ above every score: no target; θ = 0: every fetched page but the entry.
+        assert_eq!(map.with_threshold(1.01).targets().count(), 0);
+        let all = map.with_threshold(0.0);
+        let fetched = sims(&map).iter().filter(|(i, _)| *i != 0).count();
+        assert_eq!(all.targets().count(), fetched);
+        assert_eq!(all.nodes[0].state, NodeState::Page);
+        // The same θ gives the same map; states other than page/target never change.
+        assert_eq!(map.with_threshold(map.threshold), map);
+        for (a, b) in map.nodes.iter().zip(&all.nodes) {
+            if !matches!(a.state, NodeState::Page | NodeState::Target) {
+                assert_eq!(a.state, b.state);
+            }
+            assert_eq!(a.links, b.links);
+        }
     }
 
     #[test]

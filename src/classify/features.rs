@@ -337,6 +337,27 @@ fn defragment(url: &str) -> &str {
     url.split('#').next().unwrap_or(url)
 }
 
+/// The largest group of distinct same-site link targets sharing a path prefix (what the
+/// `prefix_group_*` features measure): the prefix and its size, `("", 0)` without links.
+pub fn largest_prefix_group(page: &Page) -> (String, usize) {
+    let page_url = defragment(&page.url);
+    let mut groups: HashMap<String, HashSet<&str>> = HashMap::new();
+    for l in page.same_site_links() {
+        let u = defragment(&l.url);
+        if u != page_url {
+            groups
+                .entry(path_prefix(&url_path(u)).to_string())
+                .or_default()
+                .insert(u);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(k, v)| (k, v.len()))
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+        .unwrap_or_default()
+}
+
 /// The path of a URL ("" when it does not parse).
 fn url_path(url: &str) -> String {
     Url::parse(url)

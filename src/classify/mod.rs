@@ -122,6 +122,34 @@ pub fn classify(page: &Page) -> Classification {
     }
 }
 
+/// The page's evidence in words, for people (the extension's popup): the largest group of
+/// links sharing a path ("links to 48 pages under /imoveis/"), prices, images, forms.
+pub fn summary(page: &Page) -> Vec<String> {
+    let plural = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    let mut out = Vec::new();
+    let (prefix, group) = features::largest_prefix_group(page);
+    let links = page.same_site_links().count();
+    if group >= 2 {
+        out.push(format!(
+            "links to {} under {prefix}",
+            plural(group, "page", "pages")
+        ));
+    }
+    out.push(format!("{} on this site", plural(links, "link", "links")));
+    out.push(plural(page.price_count, "price", "prices"));
+    out.push(plural(page.image_count, "image", "images"));
+    if !page.forms.is_empty() {
+        out.push(plural(page.forms.len(), "form", "forms"));
+    }
+    out
+}
+
 /// The answer when no model is available: `Other`, confidence 0, the reason as evidence.
 fn unavailable(reason: &str) -> Classification {
     Classification {
@@ -177,6 +205,23 @@ mod tests {
 
     fn page(html: &str, url: &str) -> Page {
         Page::from_html(html, url).unwrap()
+    }
+
+    #[test]
+    fn summary_says_what_the_page_links_to_in_words() {
+        let s = summary(&listing());
+        assert_eq!(s[0], "links to 30 pages under /product/", "{s:?}");
+        assert!(s.contains(&"30 prices".to_string()), "{s:?}");
+        assert!(s.contains(&"33 links on this site".to_string()), "{s:?}");
+        let one = page(
+            "<a href='/x/1'>one</a><img src=a.png>",
+            "http://shop.test/",
+        );
+        assert_eq!(
+            summary(&one),
+            ["1 link on this site", "0 prices", "1 image"],
+            "no group of one"
+        );
     }
 
     /// A listing: 30 products in a list, short anchors, one link each.

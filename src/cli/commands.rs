@@ -236,43 +236,6 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// The Scrapy spec of a pattern.
-pub fn scrapy_spec(pattern: &Pattern) -> export::ScrapySpec {
-    let host = url::Url::parse(&pattern.entry)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
-        .unwrap_or_default();
-    let mut domains = vec![host.clone()];
-    let bare = host.strip_prefix("www.").unwrap_or(&host).to_string();
-    if bare != host {
-        domains.push(bare);
-    } else if host.parse::<std::net::IpAddr>().is_err() && host != "localhost" {
-        domains.push(format!("www.{host}"));
-    }
-    export::ScrapySpec {
-        name: pattern.site.clone(),
-        entry: pattern.entry.clone(),
-        allowed_domains: domains,
-        levels: pattern
-            .levels
-            .iter()
-            .map(|l| export::ScrapyLevel {
-                regex: if l.regexes.len() == 1 {
-                    l.regexes[0].clone()
-                } else {
-                    format!("(?:{})", l.regexes.join("|"))
-                },
-                paginate: l.paginate,
-            })
-            .collect(),
-        delay_s: pattern.politeness.delay_ms as f64 / 1000.0,
-        concurrency_per_domain: pattern.politeness.max_in_flight_per_host as u32,
-        obey_robots: pattern.politeness.obey_robots,
-        user_agent: exemplar::http::USER_AGENT.to_string(),
-        max_pages_per_level: None,
-    }
-}
-
 pub fn export_scrapy(args: &[String]) -> Result<(), String> {
     let pos = positional(args);
     let [path, dir] = pos[..] else {
@@ -281,7 +244,7 @@ pub fn export_scrapy(args: &[String]) -> Result<(), String> {
         ));
     };
     let pattern = read_pattern(path)?;
-    let spec = scrapy_spec(&pattern);
+    let spec = export::ScrapySpec::from_pattern(&pattern);
     export::write_scrapy_project(&spec, Path::new(dir)).map_err(|e| format!("{dir}: {e}"))?;
     println!(
         "Scrapy project written to {dir}: cd {dir} && scrapy crawl {}",

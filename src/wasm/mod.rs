@@ -12,6 +12,9 @@
 //! | `similarity(htmlA, htmlB, options?)` | `{similarity, distance, sizeA, sizeB, similar, threshold}` |
 //! | `new PreparedExample(html, url, options?)` | `.compare(html, url)`, `.isSimilar(html, url)`, `.size` |
 //! | `parsePage(html, url)` | `{title, nodes, links, forms, images, prices, height}` |
+//! | `Job.learn(…)`, `Job.crawl(…)`, `Job.restore(snapshot)` | a mapping or crawling run to pump ([`jobs`]) |
+//! | `validatePattern(json)`, `renderPattern(json)` | the pattern object / readable text, or a clear `Error` |
+//! | `exportJsonl`, `exportCsv`, `exportWarc`, `exportScrapyZip` | export files ([`exports`]) |
 //!
 //! `options` is `{threshold?, view?: {collapse?, maxDepth?, text?, classes?}, parse?: {maxBytes?,
 //! maxNodes?, maxDepth?}}`: [`similarity::Options`] plus [`ParseOptions`] under `parse`, defaults
@@ -22,6 +25,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
+
+pub mod exports;
+pub mod jobs;
 
 use crate::classify;
 use crate::dom::{Page, ParseOptions};
@@ -49,7 +55,11 @@ export interface SimilarityOptions {
 export interface Verdict {
   similarity: number; distance: number; sizeA: number; sizeB: number; similar: boolean; threshold: number;
 }
-export interface Classification { kind: "index" | "entity" | "other"; confidence: number; evidence: unknown[] }
+export interface Classification {
+  kind: "index" | "entity" | "other"; confidence: number; evidence: unknown[];
+  /** The evidence in words: "links to 48 pages under /imoveis/", "3 prices", … */
+  summary: string[];
+}
 export interface PageSummary {
   title: string; nodes: number; links: number; forms: number; images: number; prices: number; height: number;
 }
@@ -58,11 +68,11 @@ export interface PageSummary {
 #[wasm_bindgen(typescript_custom_section)]
 const TS_SECTION: &str = TS_TYPES;
 
-fn error(message: impl std::fmt::Display) -> js_sys::Error {
+pub(crate) fn error(message: impl std::fmt::Display) -> js_sys::Error {
     js_sys::Error::new(&message.to_string())
 }
 
-fn to_js<T: Serialize>(value: &T) -> Result<JsValue, js_sys::Error> {
+pub(crate) fn to_js<T: Serialize>(value: &T) -> Result<JsValue, js_sys::Error> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| error(format!("could not convert the result: {e}")))
@@ -87,7 +97,7 @@ fn check_keys(given: &Value, template: &Value, path: &str) -> Result<(), String>
 }
 
 /// `value` (possibly absent) over `T::default()`, with unknown keys rejected.
-fn merge_defaults<T: Serialize + DeserializeOwned + Default>(
+pub(crate) fn merge_defaults<T: Serialize + DeserializeOwned + Default>(
     value: Option<Value>,
     what: &str,
 ) -> Result<T, js_sys::Error> {
@@ -141,12 +151,16 @@ fn page_url(url: &str) -> &str {
 
 /// Classifies a page as `index` (a list of items), `entity` (one item) or `other`.
 ///
-/// Returns `{kind, confidence, evidence}`. Throws an `Error` when the page is too large or the URL
+/// Returns `{kind, confidence, evidence, summary}` (`summary`: the evidence in words). Throws an `Error` when the page is too large or the URL
 /// is not absolute.
 #[wasm_bindgen(js_name = classifyPage, unchecked_return_type = "Classification")]
 pub fn classify_page(html: &str, url: &str) -> Result<JsValue, js_sys::Error> {
     let page = parse(html, page_url(url), &ParseOptions::default())?;
-    to_js(&classify::classify(&page))
+    let result = to_js(&classify::classify(&page))?;
+    let summary = to_js(&classify::summary(&page))?;
+    js_sys::Reflect::set(&result, &"summary".into(), &summary)
+        .map_err(|_| error("could not set the summary"))?;
+    Ok(result)
 }
 
 /// Structural similarity of two pages (RTDM on the template view).

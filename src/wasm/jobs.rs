@@ -1,0 +1,402 @@
+//! Learning and crawling runs for JavaScript drivers: the [`Job`] handle wraps the sans-IO
+//! [`Mapper`] and [`Crawler`] so the extension's service worker pumps them with the browser's
+//! `fetch`.
+//!
+//! The driver loop: `poll(now)` → `{type: "fetch", id, url, kind}` (perform it, then
+//! `handleResponse` / `handleFailure` with that id), `{type: "wait", untilMs}`, `{type: "busy"}`
+//! or `{type: "done"}`; `drainEvents()` after each step. `snapshot()` is a JSON string of the
+//! whole state and `Job.restore(snapshot)` brings it back (in-flight requests are asked again),
+//! which is how a crawl survives the service worker being stopped.
+//!
+//! Times are milliseconds on the driver's clock (`Date.now()`), passed as JS numbers.
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use super::{error, to_js};
+use crate::canon::Scope;
+use crate::crawler::{self, CrawlConfig, Crawler};
+use crate::fetch::{FetchResponse, FetchResult, Poll};
+use crate::mapper::{self, ExamplePage, MapConfig, Mapper, NodeState};
+use crate::pattern::{self, LearnConfig, Pattern};
+
+/// A learning or crawling run.
+#[wasm_bindgen]
+pub struct Job {
+    inner: Inner,
+}
+
+enum Inner {
+    Learn(Box<Mapper>),
+    Crawl(Box<Crawler>),
+}
+
+/// The serialised form of a job: `snapshot()` / `Job.restore()`.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+enum Saved {
+    Learn { state: mapper::Snapshot },
+    Crawl { state: crawler::Snapshot },
+}
+
+/// What `poll` returns.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+enum PollJs {
+    #[serde(rename_all = "camelCase")]
+    Fetch {
+        id: u64,
+        url: String,
+        kind: crate::fetch::RequestKind,
+    },
+    #[serde(rename_all = "camelCase")]
+    Wait { until_ms: u64 },
+    Busy,
+    Done,
+}
+
+/// A target of the map, for the result view.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MapTarget<'a> {
+    url: &'a str,
+    title: &'a str,
+    similarity: Option<f32>,
+}
+
+/// What `learnPattern` returns.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Learned<'a> {
+    pattern: &'a Pattern,
+    pattern_json: String,
+    rendered: String,
+    threshold: f64,
+    targets: Vec<MapTarget<'a>>,
+    /// Similarity of every fetched page but the entry (for a histogram next to θ).
+    similarities: Vec<f32>,
+}
+
+fn ms(now_ms: f64) -> u64 {
+    if now_ms.is_finite() && now_ms > 0.0 {
+        now_ms as u64
+    } else {
+        0
+    }
+}
+
+/// A config object over its defaults, unknown keys rejected (see [`super::merge_defaults`]).
+fn config<T: Serialize + serde::de::DeserializeOwned + Default>(
+    value: &JsValue,
+    what: &str,
+) -> Result<T, js_sys::Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(T::default());
+    }
+    let value: Value = serde_wasm_bindgen::from_value(value.clone())
+        .map_err(|e| error(format!("invalid {what}: {e}")))?;
+    super::merge_defaults(Some(value), "")
+        .map_err(|e| error(format!("invalid {what}: {}", String::from(e.message()))))
+}
+
+fn example(url: &str, body: &[u8], content_type: Option<String>) -> ExamplePage {
+    ExamplePage {
+        url: url.to_string(),
+        body: body.to_vec(),
+        content_type,
+    }
+}
+
+#[wasm_bindgen]
+impl Job {
+    /// A learning run: maps the site of `entry` looking for pages like the example (its final
+    /// URL, body bytes and `Content-Type`). `config` is a `MapConfig` (camelCase; absent keys take
+    /// their defaults). Throws on a bad entry URL, an example that is not HTML, or a bad config.
+    pub fn learn(
+        entry: &str,
+        #[wasm_bindgen(js_name = exampleUrl)] example_url: &str,
+        #[wasm_bindgen(js_name = exampleBody)] example_body: &[u8],
+        #[wasm_bindgen(js_name = contentType)] content_type: Option<String>,
+        config_js: JsValue,
+    ) -> Result<Job, js_sys::Error> {
+        let config: MapConfig = config(&config_js, "mapping settings")?;
+        let example = example(example_url, example_body, content_type);
+        let mapper = Mapper::new(entry, example, config).map_err(error)?;
+        Ok(Job {
+            inner: Inner::Learn(Box::new(mapper)),
+        })
+    }
+
+    /// A crawl with a pattern (its JSON text). `config` is a `CrawlConfig`. With an example
+    /// (URL, body, content type), targets are verified with RTDM at the pattern's θ. Throws on a
+    /// malformed pattern (with the reason) or a bad config.
+    pub fn crawl(
+        #[wasm_bindgen(js_name = patternJson)] pattern_json: &str,
+        config_js: JsValue,
+        #[wasm_bindgen(js_name = exampleUrl)] example_url: Option<String>,
+        #[wasm_bindgen(js_name = exampleBody)] example_body: Option<Vec<u8>>,
+        #[wasm_bindgen(js_name = contentType)] content_type: Option<String>,
+    ) -> Result<Job, js_sys::Error> {
+        let pattern = Pattern::from_json(pattern_json).map_err(error)?;
+        let config: CrawlConfig = config(&config_js, "crawl settings")?;
+        let example = match (example_url, example_body) {
+            (Some(url), Some(body)) => Some(example(&url, &body, content_type)),
+            _ => None,
+        };
+        let crawler = Crawler::new(pattern, config, example).map_err(error)?;
+        Ok(Job {
+            inner: Inner::Crawl(Box::new(crawler)),
+        })
+    }
+
+    /// A job from `snapshot()`. Throws when the text is not a snapshot of this version.
+    pub fn restore(snapshot: &str) -> Result<Job, js_sys::Error> {
+        let saved: Saved = serde_json::from_str(snapshot)
+            .map_err(|e| error(format!("not a job snapshot: {e}")))?;
+        let inner = match saved {
+            Saved::Learn { state } => Inner::Learn(Box::new(Mapper::restore(state).map_err(error)?)),
+            Saved::Crawl { state } => {
+                Inner::Crawl(Box::new(Crawler::restore(state).map_err(error)?))
+            }
+        };
+        Ok(Job { inner })
+    }
+
+    /// `"learn"` or `"crawl"`.
+    #[wasm_bindgen(getter)]
+    pub fn kind(&self) -> String {
+        match self.inner {
+            Inner::Learn(_) => "learn".into(),
+            Inner::Crawl(_) => "crawl".into(),
+        }
+    }
+
+    /// The whole state as a JSON string.
+    pub fn snapshot(&self) -> Result<String, js_sys::Error> {
+        let saved = match &self.inner {
+            Inner::Learn(m) => Saved::Learn {
+                state: m.snapshot(),
+            },
+            Inner::Crawl(c) => Saved::Crawl {
+                state: c.snapshot(),
+            },
+        };
+        serde_json::to_string(&saved).map_err(error)
+    }
+
+    /// What to do now: `{type: "fetch", id, url, kind: "page" | "robots"}`, `{type: "wait",
+    /// untilMs}`, `{type: "busy"}` (wait for a result) or `{type: "done"}`.
+    pub fn poll(&mut self, now_ms: f64) -> Result<JsValue, js_sys::Error> {
+        let poll = match &mut self.inner {
+            Inner::Learn(m) => m.poll(ms(now_ms)),
+            Inner::Crawl(c) => c.poll(ms(now_ms)),
+        };
+        to_js(&match poll {
+            Poll::Fetch(r) => PollJs::Fetch {
+                id: r.id,
+                url: r.url,
+                kind: r.kind,
+            },
+            Poll::WaitUntil(t) => PollJs::Wait { until_ms: t },
+            Poll::Busy => PollJs::Busy,
+            Poll::Done => PollJs::Done,
+        })
+    }
+
+    /// The response to request `id`, after redirects: status, final URL, headers as `[[name,
+    /// value], …]`, body bytes, and whether the body was cut at the size limit.
+    #[wasm_bindgen(js_name = handleResponse)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn handle_response(
+        &mut self,
+        id: f64,
+        status: u16,
+        #[wasm_bindgen(js_name = finalUrl)] final_url: String,
+        headers: JsValue,
+        body: Vec<u8>,
+        truncated: bool,
+        now_ms: f64,
+    ) -> Result<(), js_sys::Error> {
+        let headers: Vec<(String, String)> = if headers.is_undefined() || headers.is_null() {
+            Vec::new()
+        } else {
+            serde_wasm_bindgen::from_value(headers)
+                .map_err(|e| error(format!("headers must be [[name, value], …]: {e}")))?
+        };
+        let response = FetchResponse {
+            status,
+            final_url,
+            headers,
+            body,
+            truncated,
+        };
+        self.handle(id, FetchResult::Response(response), now_ms);
+        Ok(())
+    }
+
+    /// Request `id` failed (network error, timeout, aborted): `message` says why.
+    #[wasm_bindgen(js_name = handleFailure)]
+    pub fn handle_failure(&mut self, id: f64, message: String, now_ms: f64) {
+        self.handle(id, FetchResult::Failed(message), now_ms);
+    }
+
+    fn handle(&mut self, id: f64, result: FetchResult, now_ms: f64) {
+        let id = ms(id);
+        match &mut self.inner {
+            Inner::Learn(m) => m.handle(id, result, ms(now_ms)),
+            Inner::Crawl(c) => c.handle(id, result, ms(now_ms)),
+        }
+    }
+
+    /// Events since the last call. Mapping: `{type: "fetched", url, depth, status, similarity,
+    /// target, state}`, `{type: "skipped", url, reason}`, `{type: "finished", reason}`. Crawling:
+    /// `{type: "target", url, finalUrl, status, headers, body: Uint8Array, title, similarity,
+    /// verified, foundOnLevel, new, fetchedAtMs}`, `{type: "page", url, level, status,
+    /// followed}`, `skipped`, `finished`.
+    #[wasm_bindgen(js_name = drainEvents)]
+    pub fn drain_events(&mut self) -> Result<js_sys::Array, js_sys::Error> {
+        let out = js_sys::Array::new();
+        match &mut self.inner {
+            Inner::Learn(m) => {
+                for e in m.drain_events() {
+                    out.push(&to_js(&e)?);
+                }
+            }
+            Inner::Crawl(c) => {
+                for e in c.drain_events() {
+                    match e {
+                        crawler::Event::Target(mut t) => {
+                            // The body goes over as bytes, not as a JSON array of numbers.
+                            let body = std::mem::take(&mut t.body);
+                            let value = to_js(&crawler::Event::Target(t))?;
+                            let bytes = js_sys::Uint8Array::from(body.as_slice());
+                            js_sys::Reflect::set(&value, &"body".into(), &bytes)
+                                .map_err(|_| error("could not set the body"))?;
+                            out.push(&value);
+                        }
+                        other => {
+                            out.push(&to_js(&other)?);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Counts for the progress display (`fetched`, `targets`, `queued`, `inFlight`, `skipped`,
+    /// `errors`, `bytes`, `elapsedMs`; crawls add `newTargets`, `rejected`).
+    pub fn progress(&self) -> Result<JsValue, js_sys::Error> {
+        match &self.inner {
+            Inner::Learn(m) => to_js(&m.progress()),
+            Inner::Crawl(c) => to_js(&c.progress()),
+        }
+    }
+
+    /// Why the job stopped (`"exhausted"`, `"maxPages"`, `"maxDuration"`, `"cancelled"`), or
+    /// `undefined` while it runs.
+    pub fn stopped(&self) -> Result<JsValue, js_sys::Error> {
+        match &self.inner {
+            Inner::Learn(m) => to_js(&m.stopped()),
+            Inner::Crawl(c) => to_js(&c.stopped()),
+        }
+    }
+
+    /// Stops handing out requests; results still in flight are taken.
+    pub fn cancel(&mut self) {
+        match &mut self.inner {
+            Inner::Learn(m) => m.cancel(),
+            Inner::Crawl(c) => c.cancel(),
+        }
+    }
+
+    /// Learning jobs: the navigation pattern learned from the map so far, at θ = `threshold`
+    /// (default: the θ the map was made with; another θ relabels the fetched pages without
+    /// refetching anything, see `SiteMap::with_threshold`). Returns `{pattern, patternJson,
+    /// rendered, threshold, targets: [{url, title, similarity}], similarities}`. Throws when no
+    /// page is similar to the example, or on a crawl job.
+    #[wasm_bindgen(js_name = learnPattern)]
+    pub fn learn_pattern(
+        &self,
+        threshold: Option<f64>,
+        now_ms: f64,
+    ) -> Result<JsValue, js_sys::Error> {
+        let Inner::Learn(m) = &self.inner else {
+            return Err(error("only a learning job learns a pattern"));
+        };
+        if let Some(t) = threshold
+            && !(0.0..=1.0).contains(&t)
+        {
+            return Err(error(format!("threshold {t} is outside [0, 1]")));
+        }
+        let config = m.config();
+        let map = match threshold {
+            Some(t) => m.site_map().with_threshold(t),
+            None => m.site_map().clone(),
+        };
+        let scope = Scope {
+            allow: config.allow.clone(),
+            deny: config.deny.clone(),
+            ..Scope::for_url(&map.entry, config.include_subdomains)
+                .ok_or_else(|| error("the entry URL has no host"))?
+        };
+        let mut similarity = config.similarity;
+        similarity.threshold = map.threshold;
+        let pattern = pattern::learn(
+            &map,
+            scope,
+            config.politeness.clone(),
+            similarity,
+            &LearnConfig::default(),
+            ms(now_ms),
+        )
+        .map_err(error)?;
+        let targets = map
+            .nodes
+            .iter()
+            .filter(|n| n.state == NodeState::Target)
+            .map(|n| MapTarget {
+                url: &n.url,
+                title: &n.title,
+                similarity: n.similarity,
+            })
+            .collect();
+        let similarities = map
+            .nodes
+            .iter()
+            .skip(1)
+            .filter_map(|n| n.similarity)
+            .collect();
+        to_js(&Learned {
+            pattern_json: pattern.to_json(),
+            rendered: pattern.render(),
+            threshold: map.threshold,
+            pattern: &pattern,
+            targets,
+            similarities,
+        })
+    }
+
+    /// Crawl jobs: coverage against the targets the pattern was learned from: `{known, reached,
+    /// missed: [url], new: [url]}`. Throws on a learning job.
+    pub fn coverage(&self) -> Result<JsValue, js_sys::Error> {
+        let Inner::Crawl(c) = &self.inner else {
+            return Err(error("only a crawl job has coverage"));
+        };
+        to_js(&c.coverage())
+    }
+}
+
+/// Parses and checks a pattern document (JSON text): returns the pattern object, or throws an
+/// `Error` saying what is wrong (not JSON, wrong version, a missing field, a bad regex…).
+#[wasm_bindgen(js_name = validatePattern)]
+pub fn validate_pattern(json: &str) -> Result<JsValue, js_sys::Error> {
+    let pattern = Pattern::from_json(json).map_err(error)?;
+    to_js(&pattern)
+}
+
+/// The pattern (JSON text) as readable text: levels, regexes, counts, sample URLs.
+#[wasm_bindgen(js_name = renderPattern)]
+pub fn render_pattern(json: &str) -> Result<String, js_sys::Error> {
+    Ok(Pattern::from_json(json).map_err(error)?.render())
+}
