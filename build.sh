@@ -214,8 +214,12 @@ const worker = m.background.service_worker ?? m.background.scripts[0];
 if (browser === 'chrome') {
   m.background = { service_worker: worker, type: 'module' };
   delete m.browser_specific_settings;
+  delete m.sidebar_action;
 } else {
   m.background = { scripts: [worker], type: 'module' };
+  // Firefox has a sidebar instead of Chrome's side panel.
+  delete m.side_panel;
+  m.permissions = m.permissions.filter((p) => p !== 'sidePanel');
   m.browser_specific_settings = { gecko: { strict_min_version: '128.0', ...m.browser_specific_settings?.gecko, id: geckoId } };
 }
 writeFileSync(file, JSON.stringify(m, null, 2) + '\n');

@@ -1,29 +1,59 @@
-// Exemplar's service worker: classifies pages with the Rust core (WebAssembly) and shows the page kind
-// on the toolbar badge.
+// Exemplar's service worker (Chrome) / background script (Firefox): page kinds on the toolbar badge,
+// and the learning and crawling jobs, run by the Rust core (WebAssembly) with the browser's fetch.
 //
-// Message table (chrome.runtime.sendMessage(msg) → reply). Every reply is {ok: true, result} or
+// Message table (runtime.sendMessage(msg) → reply). Every reply is {ok: true, result} or
 // {ok: false, error: string}.
 //
-// | msg.type      | fields                          | result                                                 |
-// |---------------|---------------------------------|--------------------------------------------------------|
-// | 'classify'    | html, url                       | {kind: 'index'|'entity'|'other', confidence, evidence} |
-// | 'classifyTab' | tabId                           | same, plus url: the tab's HTML is read with            |
-// |               |                                 | chrome.scripting (needs activeTab or a host permission)|
-// | 'similarity'  | htmlA, htmlB, options?          | {similarity, distance, sizeA, sizeB, similar, threshold}|
-// | 'tabState'    | tabId                           | the last classification of that tab, or null           |
+// | msg.type        | fields                                  | result                                         |
+// |-----------------|-----------------------------------------|------------------------------------------------|
+// | 'classify'      | html, url                               | {kind, confidence, evidence, summary}          |
+// | 'classifyTab'   | tabId                                   | same, plus url (the tab's live DOM, read with   |
+// |                 |                                         | scripting: needs activeTab or site access)     |
+// | 'similarity'    | htmlA, htmlB, options?                  | {similarity, distance, sizeA, sizeB, …}        |
+// | 'tabState'      | tabId                                   | the tab's last classification, or null         |
+// | 'startLearn'    | exampleUrl, entryUrl?, settings?        | {jobId}: maps the site, learns the pattern,    |
+// |                 |                                         | saves a crawler, then crawls with it           |
+// | 'runCrawler'    | crawlerId, settings?                    | {jobId}: runs a saved crawler again            |
+// | 'pauseJob' / 'resumeJob' / 'cancelJob' | jobId            | the job's status                               |
+// | 'status'        | jobId?                                  | {jobs: [status…]} (all, newest first) or one    |
+// | 'relearn'       | jobId, threshold                        | the learning result at that θ (no refetching); |
+// |                 |                                         | the crawler's pattern is replaced              |
+// | 'crawlers'      |                                         | [crawler summaries]                            |
+// | 'importPattern' | json                                    | the new crawler (clear error if malformed)     |
+// | 'deleteCrawler' | crawlerId                               | true                                           |
 //
-// On tabs.onUpdated (status 'complete') the tab is classified when the extension may read it (activeTab
-// or a granted host permission); otherwise it is quietly skipped. The result goes to the badge
-// ('IDX' / 'ENT' / ''), the action title and storage.session (so it survives the worker being evicted).
+// Job state lives in IndexedDB (lib/db.js) and is checkpointed every second with the core's
+// snapshot. The worker may be stopped at any moment (MV3): when it starts again (any message, the
+// alarm, the browser starting) running jobs are restored from their last snapshot and go on; the
+// result is the same as an uninterrupted run.
 //
-// MV3 rules kept here: static import only, no top-level await, listeners registered synchronously,
-// one memoized init() promise awaited by every handler.
-import init, { classifyPage, similarity } from './pkg/exemplar.js';
+// MV3 rules kept here: static imports only, no top-level await, listeners registered
+// synchronously, one memoized init() promise awaited by every handler.
+import init, { Job, classifyPage, similarity, validatePattern } from './pkg/exemplar.js';
+import * as db from './lib/db.js';
+import { fetchOne, pump } from './lib/runner.js';
 
 const ready = init({ module_or_path: chrome.runtime.getURL('pkg/exemplar_bg.wasm') });
 
 const BADGE = { index: 'IDX', entity: 'ENT', other: '' };
 const tabKey = (tabId) => `tab:${tabId}`;
+const ALARM = 'exemplar-resume';
+const MAX_ERRORS = 50;
+
+/** Defaults of the "limits" panel; the popup shows them. */
+export const DEFAULT_SETTINGS = {
+  maxPages: 2000,
+  maxDepth: 10,
+  delayMs: 250,
+  concurrency: 2,
+  threshold: 0.75,
+  maxBytes: 8 * 1024 * 1024,
+  timeoutMs: 30_000,
+  crawlAfterLearning: true,
+  verify: false,
+};
+
+// ------------------------------------------------------------------ page kinds
 
 async function classify(html, url) {
   await ready;
@@ -34,7 +64,7 @@ async function classify(html, url) {
 async function readTab(tabId) {
   const [injection] = await chrome.scripting.executeScript({
     target: { tabId },
-    func: () => ({ html: document.documentElement.outerHTML, url: location.href }),
+    func: () => ({ html: document.documentElement.outerHTML, url: location.href, referrer: document.referrer }),
   });
   if (!injection || !injection.result) throw new Error(`could not read tab ${tabId}`);
   return injection.result;
@@ -42,7 +72,7 @@ async function readTab(tabId) {
 
 async function classifyTab(tabId) {
   const page = await readTab(tabId);
-  const result = { ...(await classify(page.html, page.url)), url: page.url };
+  const result = { ...(await classify(page.html, page.url)), url: page.url, referrer: page.referrer };
   await chrome.storage.session.set({ [tabKey(tabId)]: result });
   await showOnBadge(tabId, result);
   return result;
@@ -53,6 +83,388 @@ async function showOnBadge(tabId, result) {
   await chrome.action.setBadgeText({ tabId, text: BADGE[result.kind] ?? '' });
   await chrome.action.setTitle({ tabId, title: `Exemplar: ${result.kind} page (${percent}% confidence)` });
 }
+
+// ------------------------------------------------------------------ jobs
+
+/** Running pumps of this worker's life: jobId → {record, job, control}. */
+const runs = new Map();
+
+const settingsOf = (given) => {
+  const s = { ...DEFAULT_SETTINGS };
+  for (const [k, v] of Object.entries(given ?? {})) {
+    if (!(k in DEFAULT_SETTINGS)) throw new Error(`unknown setting ${k}`);
+    if (typeof v !== typeof DEFAULT_SETTINGS[k]) throw new Error(`setting ${k} must be a ${typeof DEFAULT_SETTINGS[k]}`);
+    s[k] = v;
+  }
+  if (!(s.threshold >= 0 && s.threshold <= 1)) throw new Error('the similarity threshold must be between 0 and 1');
+  for (const k of ['maxPages', 'maxDepth', 'concurrency', 'maxBytes', 'timeoutMs']) {
+    if (!(Number.isInteger(s[k]) && s[k] >= 1)) throw new Error(`${k} must be a whole number ≥ 1`);
+  }
+  if (!(Number.isInteger(s.delayMs) && s.delayMs >= 0)) throw new Error('delayMs must be a whole number ≥ 0');
+  return s;
+};
+
+const politeness = (s) => ({ delayMs: s.delayMs, maxInFlight: s.concurrency, maxInFlightPerHost: s.concurrency });
+
+/** Throws a clear error unless the extension may fetch from `url`'s origin. */
+async function requireAccess(url) {
+  let origin;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    throw new Error(`not a URL: ${url}`);
+  }
+  if (!/^https?:/.test(origin)) throw new Error(`Exemplar only crawls http and https sites, not ${url}`);
+  if (!(await chrome.permissions.contains({ origins: [`${origin}/*`] }))) {
+    throw new Error(`Permission denied: Exemplar has no access to ${origin}. Allow it when Exemplar asks, or in the extension's site access settings.`);
+  }
+}
+
+/** The example page as the site serves it (the pages it is compared with are fetched too). */
+async function fetchExample(url, s) {
+  const r = await fetchOne({ url, kind: 'page' }, { maxBytes: s.maxBytes, timeoutMs: s.timeoutMs, signal: new AbortController().signal });
+  if (r.error !== undefined) throw new Error(`The example page ${url} is unreachable: ${r.error}`);
+  if (r.status < 200 || r.status >= 300) throw new Error(`The example page ${url} answered HTTP ${r.status}`);
+  const type = r.headers.find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? null;
+  if (r.body.length === 0) throw new Error(`The example page ${url} is not an HTML page (${type ?? 'no content type'})`);
+  if (r.truncated) throw new Error(`The example page ${url} is larger than ${s.maxBytes} bytes`);
+  return { url: r.finalUrl, body: r.body, contentType: type };
+}
+
+async function startLearn({ exampleUrl, entryUrl, settings }) {
+  await ready;
+  const s = settingsOf(settings);
+  if (typeof exampleUrl !== 'string') throw new Error('no example page URL');
+  const entry = entryUrl || new URL('/', exampleUrl).href;
+  await requireAccess(exampleUrl);
+  await requireAccess(entry);
+  const example = await fetchExample(exampleUrl, s);
+  const config = {
+    maxPages: s.maxPages,
+    maxDepth: s.maxDepth,
+    maxBytes: s.maxBytes,
+    similarity: { threshold: s.threshold },
+    politeness: politeness(s),
+  };
+  const job = Job.learn(entry, example.url, example.body, example.contentType, config);
+  const record = newRecord('learn', { entry, example: example.url, settings: s, exampleContentType: example.contentType });
+  record.exampleBody = example.body;
+  return launch(record, job);
+}
+
+async function runCrawler({ crawlerId, settings }) {
+  await ready;
+  const crawler = await db.get('crawlers', crawlerId);
+  if (!crawler) throw new Error(`no saved crawler ${crawlerId}`);
+  const s = settingsOf({ ...crawler.settings, ...settings });
+  await requireAccess(crawler.entry);
+  const config = { maxBytes: s.maxBytes, politeness: politeness(s) };
+  const example = s.verify && crawler.exampleBody ? crawler : null;
+  const job = Job.crawl(crawler.patternJson, config, example?.example, example?.exampleBody, example?.exampleContentType);
+  const record = newRecord('crawl', { crawlerId, entry: crawler.entry, example: crawler.example, settings: s });
+  return launch(record, job);
+}
+
+function newRecord(kind, fields) {
+  const now = Date.now();
+  return {
+    id: db.newId(kind), kind, status: 'running', startedAt: now, updatedAt: now,
+    progress: null, current: '', errors: [], error: null, stopped: null, result: null, snapshot: null,
+    ...fields,
+  };
+}
+
+/** Starts (or restarts from a snapshot) a job's pump in this worker. */
+async function launch(record, job) {
+  if (runs.has(record.id)) return { jobId: record.id };
+  record.status = 'running';
+  record.snapshot = job.snapshot();
+  await db.put('jobs', record);
+  const control = { paused: false, cancelled: false, current: record.current, wake: () => {} };
+  const run = { record, job, control };
+  runs.set(record.id, run);
+  chrome.alarms.create(ALARM, { periodInMinutes: 0.5 });
+  drive(run)
+    .catch(async (e) => {
+      record.status = 'failed';
+      record.error = e instanceof Error ? e.message : String(e);
+      await db.put('jobs', record).catch(() => {});
+    })
+    .finally(() => {
+      runs.delete(record.id);
+      try { job.free(); } catch { /* already freed */ }
+      if (runs.size === 0) chrome.alarms.clear(ALARM).catch(() => {});
+    });
+  return { jobId: record.id };
+}
+
+async function checkpoint(run) {
+  const { record, job, control } = run;
+  record.snapshot = job.snapshot();
+  record.progress = job.progress();
+  record.current = control.current;
+  record.updatedAt = Date.now();
+  await db.put('jobs', record);
+}
+
+function noteError(record, url, what) {
+  record.errors.push({ url, what, at: Date.now() });
+  if (record.errors.length > MAX_ERRORS) record.errors.shift();
+}
+
+async function onEvents(run, events) {
+  const { record } = run;
+  for (const e of events) {
+    if (e.type === 'fetched') {
+      // e.state is the node's state: {state: 'httpError', status} | {state: 'failed', error} | …
+      const st = e.state ?? {};
+      if (st.state === 'httpError') noteError(record, e.url, `HTTP ${st.status}`);
+      else if (st.state === 'failed') noteError(record, e.url, st.error);
+      else if (st.state === 'offSite') noteError(record, e.url, `redirected off the site to ${st.final_url ?? st.finalUrl}`);
+    } else if (e.type === 'page' && (e.status === 0 || e.status >= 400)) {
+      noteError(record, e.url, e.status ? `HTTP ${e.status}` : 'failed');
+    } else if (e.type === 'target') {
+      await db.putPage({ ...e, type: undefined, crawlerId: record.crawlerId, jobId: record.id });
+    }
+  }
+}
+
+async function drive(run) {
+  const { record, job, control } = run;
+  // Keeps the worker alive while it works (each extension API call resets Chrome's idle timer).
+  const keepAlive = setInterval(() => chrome.runtime.getPlatformInfo().catch(() => {}), 20_000);
+  try {
+    const outcome = await pump(job, {
+      maxBytes: record.settings.maxBytes,
+      timeoutMs: record.settings.timeoutMs,
+      control,
+      onEvents: (events) => onEvents(run, events),
+      onCheckpoint: () => checkpoint(run),
+    });
+    if (outcome === 'paused') {
+      await checkpoint(run);
+      record.status = 'paused';
+      await db.put('jobs', record);
+      return;
+    }
+    record.stopped = job.stopped() ?? null;
+    await checkpoint(run);
+    if (record.kind === 'learn') await finishLearn(run);
+    else await finishCrawl(run);
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
+
+/** The learning result kept for the result view (the pattern itself is in the crawler). */
+function learnedSummary(learned) {
+  return {
+    threshold: learned.threshold,
+    rendered: learned.rendered,
+    levels: learned.pattern.levels,
+    targets: learned.targets,
+    similarities: learned.similarities,
+    stats: learned.pattern.stats,
+  };
+}
+
+function explainLearnError(e, record) {
+  const message = e instanceof Error ? e.message : String(e);
+  if (message.startsWith('no page similar')) {
+    return `The example page is not similar to anything found: ${message}. Try another entry page, a lower similarity threshold or more pages.`;
+  }
+  return `No pattern learned from ${record.entry}: ${message}`;
+}
+
+async function finishLearn(run) {
+  const { record, job } = run;
+  let learned;
+  try {
+    learned = job.learnPattern(undefined, Date.now());
+  } catch (e) {
+    record.status = 'failed';
+    record.error = explainLearnError(e, record);
+    await db.put('jobs', record);
+    return;
+  }
+  const crawler = {
+    id: db.newId('crawler'),
+    site: learned.pattern.site,
+    entry: record.entry,
+    example: record.example,
+    exampleBody: record.exampleBody,
+    exampleContentType: record.exampleContentType,
+    createdAt: Date.now(),
+    patternJson: learned.patternJson,
+    threshold: learned.threshold,
+    learnJobId: record.id,
+    settings: record.settings,
+    runs: [],
+  };
+  await db.put('crawlers', crawler);
+  record.crawlerId = crawler.id;
+  record.result = learnedSummary(learned);
+  record.status = 'done';
+  await db.put('jobs', record);
+  if (record.settings.crawlAfterLearning) await runCrawler({ crawlerId: crawler.id });
+}
+
+async function finishCrawl(run) {
+  const { record, job } = run;
+  const coverage = job.coverage();
+  const crawler = await db.get('crawlers', record.crawlerId);
+  const pages = await db.pagesOf(record.crawlerId);
+  const found = pages.filter((p) => p.jobId === record.id);
+  const firstRun = !crawler?.runs?.length;
+  const newSinceLastRun = firstRun ? 0 : found.filter((p) => p.firstJobId === record.id).length;
+  record.result = {
+    targets: found.length,
+    newSinceLastRun,
+    coverage: { known: coverage.known, reached: coverage.reached, missed: coverage.missed, new: coverage.new.length },
+  };
+  record.status = 'done';
+  await db.put('jobs', record);
+  if (crawler) {
+    crawler.runs.push({ jobId: record.id, at: Date.now(), targets: found.length, newSinceLastRun, stopped: record.stopped });
+    await db.put('crawlers', crawler);
+  }
+}
+
+/** Restores the jobs that were running when the worker stopped. */
+async function resumeRunning() {
+  await ready;
+  for (const record of await db.all('jobs')) {
+    if (record.status !== 'running' || runs.has(record.id) || !record.snapshot) continue;
+    try {
+      await launch(record, Job.restore(record.snapshot));
+    } catch (e) {
+      record.status = 'failed';
+      record.error = `could not resume: ${e instanceof Error ? e.message : e}`;
+      await db.put('jobs', record);
+    }
+  }
+}
+
+function statusOf(record) {
+  const run = runs.get(record.id);
+  const progress = run ? run.job.progress() : record.progress;
+  const elapsedMs = progress?.elapsedMs ?? 0;
+  return {
+    id: record.id, kind: record.kind, status: record.status, crawlerId: record.crawlerId ?? null,
+    entry: record.entry, example: record.example, startedAt: record.startedAt, updatedAt: record.updatedAt,
+    progress, rate: elapsedMs > 0 ? (progress.fetched * 1000) / elapsedMs : 0,
+    current: run ? run.control.current : record.current, errors: record.errors.slice(-10), errorCount: record.errors.length,
+    stopped: record.stopped, error: record.error, result: record.result, settings: record.settings,
+  };
+}
+
+async function status({ jobId } = {}) {
+  if (jobId) {
+    const record = runs.get(jobId)?.record ?? (await db.get('jobs', jobId));
+    if (!record) throw new Error(`no job ${jobId}`);
+    return statusOf(record);
+  }
+  const records = (await db.all('jobs')).map((r) => runs.get(r.id)?.record ?? r);
+  records.sort((a, b) => b.startedAt - a.startedAt);
+  return { jobs: records.map(statusOf) };
+}
+
+async function pauseJob({ jobId }) {
+  const run = runs.get(jobId);
+  if (!run) throw new Error(`job ${jobId} is not running`);
+  run.control.paused = true;
+  run.control.wake();
+  for (let i = 0; i < 200 && runs.has(jobId); i++) await new Promise((r) => setTimeout(r, 25));
+  return status({ jobId });
+}
+
+async function resumeJob({ jobId }) {
+  await ready;
+  const record = await db.get('jobs', jobId);
+  if (!record) throw new Error(`no job ${jobId}`);
+  if (runs.has(jobId)) return status({ jobId });
+  if (record.status !== 'paused') throw new Error(`job ${jobId} is ${record.status}, not paused`);
+  await requireAccess(record.entry);
+  await launch(record, Job.restore(record.snapshot));
+  return status({ jobId });
+}
+
+async function cancelJob({ jobId }) {
+  const run = runs.get(jobId);
+  if (run) {
+    run.control.cancelled = true;
+    run.control.wake();
+    return status({ jobId });
+  }
+  const record = await db.get('jobs', jobId);
+  if (!record) throw new Error(`no job ${jobId}`);
+  if (record.status === 'paused') {
+    record.status = 'cancelled';
+    await db.put('jobs', record);
+  }
+  return statusOf(record);
+}
+
+async function relearn({ jobId, threshold }) {
+  await ready;
+  const record = await db.get('jobs', jobId);
+  if (!record || record.kind !== 'learn') throw new Error(`no learning job ${jobId}`);
+  if (record.status !== 'done') throw new Error(`the learning job is ${record.status}`);
+  if (typeof threshold !== 'number') throw new Error('threshold must be a number');
+  const job = Job.restore(record.snapshot);
+  let learned;
+  try {
+    learned = job.learnPattern(threshold, Date.now());
+  } catch (e) {
+    throw new Error(explainLearnError(e, record));
+  } finally {
+    job.free();
+  }
+  record.result = learnedSummary(learned);
+  await db.put('jobs', record);
+  const crawler = await db.get('crawlers', record.crawlerId);
+  if (crawler) {
+    crawler.patternJson = learned.patternJson;
+    crawler.threshold = learned.threshold;
+    await db.put('crawlers', crawler);
+  }
+  return record.result;
+}
+
+async function crawlers() {
+  const list = await db.all('crawlers');
+  list.sort((a, b) => b.createdAt - a.createdAt);
+  return list.map(({ exampleBody, ...rest }) => rest);
+}
+
+async function importPattern({ json }) {
+  await ready;
+  let pattern;
+  try {
+    pattern = validatePattern(String(json ?? ''));
+  } catch (e) {
+    throw new Error(`Not a valid Exemplar pattern: ${e instanceof Error ? e.message : e}`);
+  }
+  const crawler = {
+    id: db.newId('crawler'), site: pattern.site, entry: pattern.entry, example: pattern.example,
+    createdAt: Date.now(), patternJson: JSON.stringify(pattern, null, 2), threshold: pattern.similarity?.threshold,
+    learnJobId: null, imported: true, settings: { ...DEFAULT_SETTINGS, delayMs: pattern.politeness?.delayMs ?? DEFAULT_SETTINGS.delayMs },
+    runs: [],
+  };
+  await db.put('crawlers', crawler);
+  const { exampleBody, ...rest } = crawler;
+  return rest;
+}
+
+async function deleteCrawler({ crawlerId }) {
+  for (const run of runs.values()) {
+    if (run.record.crawlerId === crawlerId) throw new Error('a job of this crawler is running: cancel it first');
+  }
+  await db.removeCrawler(crawlerId);
+  return true;
+}
+
+// ------------------------------------------------------------------ dispatch
 
 const handlers = {
   classify: (msg) => classify(msg.html, msg.url),
@@ -65,6 +477,17 @@ const handlers = {
     const key = tabKey(msg.tabId);
     return (await chrome.storage.session.get(key))[key] ?? null;
   },
+  startLearn,
+  runCrawler,
+  pauseJob,
+  resumeJob,
+  cancelJob,
+  status,
+  relearn,
+  crawlers,
+  importPattern,
+  deleteCrawler,
+  defaults: async () => DEFAULT_SETTINGS,
 };
 
 /** Runs one message; never throws: errors become {ok: false, error}. */
@@ -80,7 +503,9 @@ async function dispatch(msg) {
 // Reachable from DevTools and from tests driving the worker (sw.evaluate).
 globalThis.exemplarDispatch = dispatch;
 
-chrome.runtime.onMessage.addListener((msg, _sender, sendResponse) => {
+chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+  // Only the extension's own pages talk to the worker.
+  if (sender.id !== chrome.runtime.id) return false;
   dispatch(msg).then(sendResponse);
   return true; // the reply is asynchronous
 });
@@ -95,3 +520,14 @@ chrome.tabs.onUpdated.addListener((tabId, info) => {
 chrome.tabs.onRemoved.addListener((tabId) => {
   chrome.storage.session.remove(tabKey(tabId)).catch(() => {});
 });
+
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === ALARM) resumeRunning().catch(() => {});
+});
+chrome.runtime.onStartup.addListener(() => resumeRunning().catch(() => {}));
+
+// Chrome: the toolbar button opens the popup; the side panel opens from there.
+chrome.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: false }).catch(() => {});
+
+// Every start of the worker picks up what a stopped worker left running.
+resumeRunning().catch(() => {});

@@ -1,6 +1,6 @@
 // Shared helpers for the browser end-to-end tests (not a test file: node --test only runs *.test.mjs).
 import { createServer } from 'node:http';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,4 +89,46 @@ export async function requireBuilt(path, what) {
   } catch {
     throw new Error(`${path} is missing: run ./build.sh (or ./build.sh wasm) first to build ${what}`);
   }
+}
+
+/**
+ * A copy of the built extension whose manifest grants `origins` at install, standing in for the user
+ * granting the optional host permission when asked (a browser's permission prompt cannot be clicked
+ * in headless tests). Returns {dir, remove}.
+ */
+export async function extensionWithAccess(built, origins = ['http://127.0.0.1/*']) {
+  const dir = await mkdtemp(join(tmpdir(), 'exemplar-ext-'));
+  await cp(built, dir, { recursive: true });
+  const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+  manifest.host_permissions = origins;
+  await writeFile(join(dir, 'manifest.json'), JSON.stringify(manifest));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Polls `fn` until it returns a truthy value; throws with `what` after `timeoutMs`. */
+export async function waitFor(fn, what, timeoutMs = 60_000, everyMs = 100) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    last = await fn();
+    if (last) return last;
+    await new Promise((ok) => setTimeout(ok, everyMs));
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)?.slice(0, 500)})`);
+}
+
+/** Page roles of the demo site (tests/fixtures/demo-site/expected.toml): {path: role}. */
+export async function demoRoles() {
+  const text = await readFile(join(DEMO_SITE, 'expected.toml'), 'utf8');
+  const roles = {};
+  for (const m of text.matchAll(/^"([^"]+)" = "(\w+)"$/gm)) roles[m[1]] = m[2];
+  return roles;
+}
+
+/** Precision and recall of `found` (URLs) against `expected` (URLs). */
+export function score(found, expected) {
+  const want = new Set(expected);
+  const got = new Set(found);
+  const hits = [...got].filter((u) => want.has(u)).length;
+  return { precision: got.size ? hits / got.size : 0, recall: want.size ? hits / want.size : 0, hits, found: got.size, expected: want.size };
 }

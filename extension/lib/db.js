@@ -1,0 +1,94 @@
+// Exemplar's storage: one IndexedDB database shared by the service worker and the extension pages
+// (same origin). Owns the record shapes; knows nothing of crawling.
+//
+// | store      | key              | record                                                            |
+// |------------|------------------|-------------------------------------------------------------------|
+// | `jobs`     | id               | {id, kind: 'learn'|'crawl', crawlerId, status, snapshot, progress,  |
+// |            |                  |  current, errors[], settings, startedAt, updatedAt, stopped,      |
+// |            |                  |  error, result}                                                   |
+// | `crawlers` | id               | {id, site, entry, example, createdAt, patternJson, threshold,     |
+// |            |                  |  learnJobId, runs: [{jobId, at, targets, new, coverage}]}          |
+// | `pages`    | [crawlerId, url] | a crawl's target page: the core's `target` event (body as bytes)  |
+// |            |                  |  plus crawlerId, jobId, firstJobId                                |
+//
+// status: 'running' | 'paused' | 'done' | 'failed' | 'cancelled'.
+const NAME = 'exemplar';
+const VERSION = 1;
+
+let opened = null;
+
+/** The database (opened once per context). */
+export function db() {
+  opened ??= new Promise((resolve, reject) => {
+    const request = indexedDB.open(NAME, VERSION);
+    request.onupgradeneeded = () => {
+      const d = request.result;
+      if (!d.objectStoreNames.contains('jobs')) d.createObjectStore('jobs', { keyPath: 'id' });
+      if (!d.objectStoreNames.contains('crawlers')) d.createObjectStore('crawlers', { keyPath: 'id' });
+      if (!d.objectStoreNames.contains('pages')) {
+        const pages = d.createObjectStore('pages', { keyPath: ['crawlerId', 'url'] });
+        pages.createIndex('crawlerId', 'crawlerId');
+      }
+    };
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error ?? new Error('could not open the database'));
+  });
+  return opened;
+}
+
+const done = (request) => new Promise((resolve, reject) => {
+  request.onsuccess = () => resolve(request.result);
+  request.onerror = () => reject(request.error);
+});
+
+async function store(name, mode) {
+  return (await db()).transaction(name, mode).objectStore(name);
+}
+
+export async function get(name, key) {
+  return done((await store(name, 'readonly')).get(key));
+}
+
+export async function put(name, value) {
+  return done((await store(name, 'readwrite')).put(value));
+}
+
+export async function remove(name, key) {
+  return done((await store(name, 'readwrite')).delete(key));
+}
+
+export async function all(name) {
+  return done((await store(name, 'readonly')).getAll());
+}
+
+/** Pages of one crawler. */
+export async function pagesOf(crawlerId) {
+  return done((await store('pages', 'readonly')).index('crawlerId').getAll(crawlerId));
+}
+
+/** Stores a crawl's target page; the first job that found it is kept (to mark new pages). */
+export async function putPage(page) {
+  const s = await store('pages', 'readwrite');
+  const old = await done(s.get([page.crawlerId, page.url]));
+  return done(s.put({ ...page, firstJobId: old?.firstJobId ?? page.jobId }));
+}
+
+/** Deletes a crawler, its pages and its jobs. */
+export async function removeCrawler(crawlerId) {
+  const d = await db();
+  const tx = d.transaction(['crawlers', 'pages', 'jobs'], 'readwrite');
+  tx.objectStore('crawlers').delete(crawlerId);
+  const pages = tx.objectStore('pages');
+  for (const key of await done(pages.index('crawlerId').getAllKeys(crawlerId))) pages.delete(key);
+  const jobs = tx.objectStore('jobs');
+  for (const job of await done(jobs.getAll())) if (job.crawlerId === crawlerId) jobs.delete(job.id);
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+  });
+}
+
+/** A fresh id: time-ordered, unique enough for one browser profile. */
+export function newId(prefix) {
+  return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}

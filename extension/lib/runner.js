@@ -1,0 +1,132 @@
+// The driver of one job: pumps the sans-IO core (a wasm `Job`) with the browser's fetch.
+//
+// Several requests are in flight at once (the core decides how many, per host and overall, and
+// when: per-host delay, robots.txt Crawl-delay). Results are handed back in the order they
+// arrive; events go to `onEvents` (awaited, so pages are stored before the next checkpoint);
+// `onCheckpoint` is awaited at most every `checkpointMs`. `control` steers a running pump:
+//   control.paused = true   → returns 'paused' at once; in-flight requests are abandoned (the
+//                             snapshot still lists them, and a restored job asks them again)
+//   control.cancelled = true → the core stops handing out requests; in-flight results are taken,
+//                             then the pump returns 'done'
+//   control.wake()          → set by the pump: call it after changing control
+// Returns 'done' or 'paused'. Requests use the user's cookies (credentials: 'include'), so sites
+// the user is logged into work.
+
+const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1';
+const HTML_TYPE = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
+
+/** Reads a body up to `maxBytes`; past it, stops reading and says so. */
+async function readCapped(response, maxBytes) {
+  if (!response.body) return { body: new Uint8Array(await response.arrayBuffer()), truncated: false };
+  const reader = response.body.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (size + value.length > maxBytes) {
+      chunks.push(value.subarray(0, maxBytes - size));
+      size = maxBytes;
+      await reader.cancel().catch(() => {});
+      return { body: concat(chunks, size), truncated: true };
+    }
+    chunks.push(value);
+    size += value.length;
+  }
+  return { body: concat(chunks, size), truncated: false };
+}
+
+function concat(chunks, size) {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/**
+ * Performs one request of the core. Never throws: failures come back as {error}.
+ * Non-HTML pages are not downloaded (the core only needs their status and type).
+ */
+export async function fetchOne(request, { maxBytes, timeoutMs, signal }) {
+  try {
+    const response = await fetch(request.url, {
+      credentials: 'include',
+      redirect: 'follow',
+      cache: 'no-cache',
+      headers: { accept: request.kind === 'robots' ? 'text/plain,*/*;q=0.1' : ACCEPT },
+      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+    });
+    const headers = [...response.headers];
+    const type = response.headers.get('content-type');
+    const base = { status: response.status, finalUrl: response.url || request.url, headers };
+    if (request.kind === 'page' && type && !HTML_TYPE.test(type)) {
+      response.body?.cancel().catch(() => {});
+      return { ...base, body: new Uint8Array(0), truncated: false };
+    }
+    return { ...base, ...(await readCapped(response, maxBytes)) };
+  } catch (e) {
+    if (e?.name === 'TimeoutError') return { error: `timed out after ${timeoutMs / 1000} s` };
+    if (e?.name === 'AbortError') return { error: 'aborted' };
+    // Chromium says "Failed to fetch" for DNS, connection, CORS (no site access) and redirect errors.
+    return { error: `network error (${e?.message ?? e})` };
+  }
+}
+
+/** Runs `job` until it is done or paused. See the module comment. */
+export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1000, control, onEvents, onCheckpoint }) {
+  const abort = new AbortController();
+  const ready = [];
+  let inFlight = 0;
+  let wake = null;
+  control.wake = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const nap = (ms) => new Promise((resolve) => {
+    wake = resolve;
+    if (ms !== undefined) setTimeout(resolve, Math.max(0, ms));
+  });
+  let lastCheckpoint = Date.now();
+  let cancelSent = false;
+
+  for (;;) {
+    if (control.paused) {
+      abort.abort();
+      return 'paused';
+    }
+    if (control.cancelled && !cancelSent) {
+      job.cancel();
+      cancelSent = true;
+    }
+    while (ready.length) {
+      const { id, result } = ready.shift();
+      if (result.error !== undefined) job.handleFailure(id, result.error, Date.now());
+      else job.handleResponse(id, result.status, result.finalUrl, result.headers, result.body, result.truncated, Date.now());
+    }
+    await onEvents(job.drainEvents());
+    if (Date.now() - lastCheckpoint >= checkpointMs) {
+      await onCheckpoint();
+      lastCheckpoint = Date.now();
+    }
+    if (control.paused) continue;
+
+    let next;
+    while ((next = job.poll(Date.now())).type === 'fetch') {
+      const request = next;
+      inFlight += 1;
+      control.current = request.url;
+      fetchOne(request, { maxBytes, timeoutMs, signal: abort.signal }).then((result) => {
+        inFlight -= 1;
+        ready.push({ id: request.id, result });
+        control.wake();
+      });
+    }
+    if (ready.length) continue;
+    if (next.type === 'done' && inFlight === 0) return 'done';
+    await nap(next.type === 'wait' ? next.untilMs - Date.now() : undefined);
+  }
+}

@@ -1,0 +1,296 @@
+// The side panel (Chrome) / sidebar (Firefox), also usable as a tab: live progress of the running
+// job with pause, resume and cancel; the learned crawler (pattern levels, coverage, similarity
+// threshold, target pages); saved crawlers with run, import and exports.
+//
+// It survives the popup closing and the worker stopping: it polls the worker every half second,
+// and each poll wakes a stopped worker, which resumes its jobs. Exports are built here (the wasm
+// core's writers over the pages in IndexedDB) and saved through the downloads API.
+// Crawled content is only ever written with textContent.
+import init, { exportCsv, exportJsonl, exportScrapyZip, exportWarc } from './pkg/exemplar.js';
+import * as db from './lib/db.js';
+
+const $ = (id) => document.getElementById(id);
+const POLL_MS = 500;
+
+let wasm = null;
+const core = () => (wasm ??= init({ module_or_path: chrome.runtime.getURL('pkg/exemplar_bg.wasm') }));
+
+async function send(msg) {
+  const reply = await chrome.runtime.sendMessage(msg);
+  if (!reply?.ok) throw new Error(reply?.error ?? 'no reply from Exemplar');
+  return reply.result;
+}
+
+function el(tag, text, className) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = String(text);
+  if (className) e.className = className;
+  return e;
+}
+
+function row(...cells) {
+  const tr = document.createElement('tr');
+  for (const c of cells) tr.append(c instanceof Node ? c : el('td', c));
+  return tr;
+}
+
+const fmtSeconds = (ms) => (ms >= 60_000 ? `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s` : `${Math.round(ms / 1000)} s`);
+const fmtDate = (ms) => new Date(ms).toLocaleString();
+const safeName = (s) => String(s).replace(/[^A-Za-z0-9._-]+/g, '_');
+
+// ------------------------------------------------------------------ state
+
+const state = {
+  jobs: [],
+  crawlers: [],
+  selected: new URLSearchParams(location.search).get('crawler'),
+  pagesKey: '',
+  pages: [],
+};
+
+/** The job to show: running or paused first, else the newest. */
+const currentJob = () => state.jobs.find((j) => j.status === 'running') ?? state.jobs.find((j) => j.status === 'paused') ?? state.jobs[0];
+
+// ------------------------------------------------------------------ progress
+
+function renderJob(job) {
+  $('no-jobs').hidden = Boolean(job);
+  $('job').hidden = !job;
+  if (!job) return;
+  const verb = job.kind === 'learn' ? 'Learning from' : 'Crawling';
+  $('job-title').textContent = `${verb} ${job.entry}`;
+  const why = job.stopped && job.stopped !== 'exhausted' ? ` (stopped: ${job.stopped})` : '';
+  $('job-status').textContent = job.status + why;
+  $('job').dataset.status = job.status;
+  $('job').dataset.jobId = job.id;
+  const p = job.progress ?? {};
+  $('n-fetched').textContent = p.fetched ?? 0;
+  $('n-targets').textContent = p.targets ?? 0;
+  $('n-queued').textContent = p.queued ?? 0;
+  $('n-rate').textContent = (job.rate ?? 0).toFixed(1);
+  $('n-elapsed').textContent = fmtSeconds(p.elapsedMs ?? 0);
+  $('n-errors').textContent = job.errorCount ?? 0;
+  $('job-current').textContent = job.status === 'running' ? job.current ?? '' : '';
+  $('job-error').textContent = job.error ?? '';
+  $('job-errors').replaceChildren(...(job.errors ?? []).map((e) => el('li', `${e.url}: ${e.what}`)));
+  $('pause').hidden = job.status !== 'running';
+  $('resume').hidden = job.status !== 'paused';
+  $('cancel').hidden = !['running', 'paused'].includes(job.status);
+}
+
+// ------------------------------------------------------------------ the selected crawler
+
+function selectedCrawler() {
+  return state.crawlers.find((c) => c.id === state.selected) ?? null;
+}
+
+function renderResult() {
+  const crawler = selectedCrawler();
+  $('result').hidden = !crawler;
+  if (!crawler) return;
+  $('result').dataset.crawlerId = crawler.id;
+  $('r-site').textContent = crawler.site;
+  $('r-entry').textContent = crawler.entry;
+  $('r-example').textContent = crawler.example;
+  let pattern = null;
+  try {
+    pattern = JSON.parse(crawler.patternJson);
+  } catch { /* shown as empty */ }
+  const levels = pattern?.levels ?? [];
+  $('levels').tBodies[0].replaceChildren(...levels.map((l, i) => {
+    const last = i === levels.length - 1;
+    const name = `E${i + 1}${last ? ' (targets)' : ''}${l.paginate ? ' + pages' : ''}`;
+    const regexes = el('td');
+    for (const r of l.regexes) regexes.append(el('code', r), el('br'));
+    const samples = el('td', undefined, 'url');
+    for (const s of (l.samples ?? []).slice(0, 3)) samples.append(el('div', s));
+    return row(el('td', name), regexes, el('td', l.pages ?? 0, 'num'), samples);
+  }));
+
+  const learnJob = state.jobs.find((j) => j.id === crawler.learnJobId);
+  const lastCrawl = state.jobs.find((j) => j.kind === 'crawl' && j.crawlerId === crawler.id && j.status === 'done');
+  const cov = lastCrawl?.result?.coverage;
+  $('coverage').textContent = cov
+    ? `Coverage: the pattern reached ${cov.reached} of the ${cov.known} targets seen while learning` +
+      (cov.missed.length ? ` (missed ${cov.missed.length}: ${cov.missed.slice(0, 3).join(', ')}${cov.missed.length > 3 ? ', …' : ''})` : '') +
+      `; ${cov.new} targets not seen while learning` +
+      (lastCrawl.result.newSinceLastRun ? `; ${lastCrawl.result.newSinceLastRun} new since the previous run.` : '.')
+    : 'Not crawled yet: run the crawler to collect the pages and see its coverage.';
+
+  const result = learnJob?.status === 'done' ? learnJob.result : null;
+  $('threshold-box').hidden = !result;
+  if (result) {
+    if (document.activeElement !== $('threshold')) $('threshold').value = result.threshold;
+    $('histogram').textContent = histogram(result.similarities ?? [], result.threshold);
+  }
+  refreshPages(crawler, lastCrawl);
+}
+
+/** A text histogram of the similarities seen while mapping, in tenths. */
+function histogram(sims, threshold) {
+  const bins = new Array(10).fill(0);
+  for (const s of sims) bins[Math.min(9, Math.floor(s * 10))] += 1;
+  const above = sims.filter((s) => s >= threshold).length;
+  return `Pages by similarity (0.0–1.0, in tenths): ${bins.join(' · ')}. ${above} of ${sims.length} at or above θ.`;
+}
+
+async function refreshPages(crawler, lastCrawl) {
+  const key = `${crawler.id}:${currentJob()?.progress?.targets ?? ''}:${lastCrawl?.id ?? ''}`;
+  if (key === state.pagesKey) return;
+  state.pagesKey = key;
+  state.pages = await db.pagesOf(crawler.id);
+  renderPages(crawler);
+}
+
+function renderPages(crawler) {
+  const hadRuns = (crawler.runs ?? []).length > 1;
+  const lastJob = crawler.runs?.at(-1)?.jobId;
+  const needle = $('filter').value.trim().toLowerCase();
+  const pages = state.pages
+    .filter((p) => !needle || p.url.toLowerCase().includes(needle) || (p.title ?? '').toLowerCase().includes(needle))
+    .sort((a, b) => (a.fetchedAtMs ?? 0) - (b.fetchedAtMs ?? 0));
+  $('n-pages').textContent = pages.length === state.pages.length ? pages.length : `${pages.length} of ${state.pages.length}`;
+  $('pages').tBodies[0].replaceChildren(...pages.slice(0, 500).map((p) => {
+    const cell = el('td');
+    cell.append(el('div', p.title || '(no title)'), el('div', p.url, 'url'));
+    if (hadRuns && p.firstJobId === lastJob) cell.prepend(el('span', 'new', 'badge'));
+    const sim = typeof p.similarity === 'number' ? p.similarity.toFixed(3) : '–';
+    return row(cell, el('td', sim, 'num'));
+  }));
+}
+
+function renderCrawlers() {
+  $('no-crawlers').hidden = state.crawlers.length > 0;
+  $('crawlers').tBodies[0].replaceChildren(...state.crawlers.map((c) => {
+    const last = c.runs?.at(-1);
+    const show = el('button', c.id === state.selected ? 'Shown' : 'Show');
+    show.type = 'button';
+    show.disabled = c.id === state.selected;
+    show.addEventListener('click', () => select(c.id));
+    const del = el('button', 'Delete');
+    del.type = 'button';
+    del.addEventListener('click', () => act(() => send({ type: 'deleteCrawler', crawlerId: c.id })));
+    const buttons = el('td');
+    buttons.append(show, ' ', del);
+    const lastRun = last ? `${fmtDate(last.at)}: ${last.targets} pages${last.newSinceLastRun ? `, ${last.newSinceLastRun} new` : ''}` : 'never';
+    const tr = row(el('td', c.site + (c.imported ? ' (imported)' : '')), el('td', fmtDate(c.createdAt)), el('td', lastRun), buttons);
+    tr.dataset.crawlerId = c.id;
+    return tr;
+  }));
+}
+
+function select(id) {
+  state.selected = id;
+  state.pagesKey = '';
+  renderAll();
+}
+
+function renderAll() {
+  const job = currentJob();
+  renderJob(job);
+  if (!state.selected || !state.crawlers.some((c) => c.id === state.selected)) {
+    state.selected = job?.crawlerId ?? state.crawlers[0]?.id ?? null;
+  }
+  renderResult();
+  renderCrawlers();
+}
+
+async function refresh() {
+  try {
+    const [{ jobs }, crawlers] = await Promise.all([send({ type: 'status' }), send({ type: 'crawlers' })]);
+    state.jobs = jobs;
+    state.crawlers = crawlers;
+    renderAll();
+  } catch (e) {
+    $('job-error').textContent = e.message;
+  }
+}
+
+async function act(fn, statusEl = $('job-error')) {
+  statusEl.textContent = '';
+  try {
+    await fn();
+  } catch (e) {
+    statusEl.textContent = e.message;
+  }
+  await refresh();
+}
+
+// ------------------------------------------------------------------ exports
+
+/** The bytes or text of one export of a crawler: {filename, type, data}. */
+async function exportData(crawlerId, format) {
+  await core();
+  const crawler = await db.get('crawlers', crawlerId);
+  if (!crawler) throw new Error(`no crawler ${crawlerId}`);
+  const base = safeName(crawler.site);
+  if (format === 'pattern') return { filename: `${base}-pattern.json`, type: 'application/json', data: crawler.patternJson };
+  if (format === 'scrapy') return { filename: `${base}-scrapy.zip`, type: 'application/zip', data: exportScrapyZip(crawler.patternJson) };
+  const pages = (await db.pagesOf(crawlerId)).sort((a, b) => (a.fetchedAtMs ?? 0) - (b.fetchedAtMs ?? 0));
+  if (pages.length === 0) throw new Error('No pages yet: run the crawler first.');
+  if (format === 'jsonl') return { filename: `${base}-pages.jsonl`, type: 'application/x-ndjson', data: exportJsonl(pages, true) };
+  if (format === 'csv') return { filename: `${base}-urls.csv`, type: 'text/csv', data: exportCsv(pages) };
+  if (format === 'warc') {
+    const data = exportWarc(pages, `Exemplar crawl of ${crawler.entry} (pattern learned from ${crawler.example})`, Date.now());
+    return { filename: `${base}-pages.warc`, type: 'application/warc', data };
+  }
+  throw new Error(`unknown export format ${format}`);
+}
+// Tests read exports through this (the downloads themselves land in the browser's folder).
+globalThis.exemplarExport = exportData;
+
+async function download(format) {
+  const crawler = selectedCrawler();
+  if (!crawler) return;
+  const { filename, type, data } = await exportData(crawler.id, format);
+  const url = URL.createObjectURL(new Blob([data], { type }));
+  try {
+    const id = await chrome.downloads.download({ url, filename: `exemplar/${filename}`, saveAs: false, conflictAction: 'uniquify' });
+    $('export-status').textContent = `Saved ${filename}.`;
+    $('export-status').dataset.downloadId = id;
+  } finally {
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  }
+}
+
+// ------------------------------------------------------------------ wiring
+
+const jobId = () => $('job').dataset.jobId;
+$('pause').addEventListener('click', () => act(() => send({ type: 'pauseJob', jobId: jobId() })));
+$('resume').addEventListener('click', () => act(() => send({ type: 'resumeJob', jobId: jobId() })));
+$('cancel').addEventListener('click', () => act(() => send({ type: 'cancelJob', jobId: jobId() })));
+$('run').addEventListener('click', () => act(() => send({ type: 'runCrawler', crawlerId: state.selected })));
+$('relearn').addEventListener('click', () => act(async () => {
+  const crawler = selectedCrawler();
+  await send({ type: 'relearn', jobId: crawler.learnJobId, threshold: Number($('threshold').value) });
+}, $('relearn-error')));
+for (const format of ['pattern', 'jsonl', 'csv', 'warc', 'scrapy']) {
+  $(`export-${format}`).addEventListener('click', () => {
+    $('export-status').textContent = '';
+    download(format).catch((e) => { $('export-status').textContent = e.message; });
+  });
+}
+$('filter').addEventListener('input', () => {
+  const crawler = selectedCrawler();
+  if (crawler) renderPages(crawler);
+});
+$('import').addEventListener('change', async () => {
+  const file = $('import').files[0];
+  if (!file) return;
+  const status = $('import-status');
+  status.className = '';
+  try {
+    const crawler = await send({ type: 'importPattern', json: await file.text() });
+    status.textContent = `Imported a crawler for ${crawler.site}.`;
+    status.className = 'good';
+    state.selected = crawler.id;
+  } catch (e) {
+    status.textContent = e.message;
+    status.className = 'error';
+  }
+  $('import').value = '';
+  await refresh();
+});
+
+refresh();
+setInterval(refresh, POLL_MS);
