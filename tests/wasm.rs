@@ -234,3 +234,280 @@ fn typescript_types_name_every_option() {
         );
     }
 }
+
+// ---------------------------------------------------------------- jobs (the extension's driver API)
+
+mod jobs {
+    use super::*;
+    use exemplar::wasm::exports::{export_csv, export_jsonl, export_scrapy_zip, export_warc};
+    use exemplar::wasm::jobs::{Job, render_pattern, validate_pattern};
+
+    const SITE: &str = "http://shop.test/";
+    /// Anchor texts: listings that differ only in numbers would be one page to the mapper's
+    /// duplicate detection (it compares text terms).
+    const NAMES: [&str; 9] = [
+        "",
+        "lapa",
+        "mooca",
+        "butanta",
+        "pinheiros",
+        "perdizes",
+        "brooklin",
+        "santana",
+        "tatuape",
+    ];
+
+    fn item(i: u32) -> String {
+        format!(
+            "<html><head><title>Item {i}</title></head><body><nav><a href='/'>Home</a></nav>\
+             <h1>Item {i}</h1><div class='photos'><img src='/p/{i}.jpg'></div>\
+             <p class='price'>R$ {i}00,00</p><table class='specs'><tr><td>Rooms</td><td>{i}</td></tr></table>\
+             <p>Description of item {i}.</p></body></html>"
+        )
+    }
+
+    fn listing(items: std::ops::Range<u32>) -> String {
+        let links: String = items
+            .map(|i| {
+                format!(
+                    "<li><a href='/item/{i}.html'>{}</a></li>",
+                    NAMES[i as usize]
+                )
+            })
+            .collect();
+        format!(
+            "<html><head><title>Items</title></head><body><nav><a href='/'>Home</a></nav>\
+             <ul class='list'>{links}</ul></body></html>"
+        )
+    }
+
+    /// The in-memory site: a home page, two listings, eight items, a robots.txt.
+    fn serve(url: &str) -> (u16, &'static str, String) {
+        let path = url.strip_prefix("http://shop.test").unwrap_or(url);
+        match path {
+            "/robots.txt" => (
+                200,
+                "text/plain",
+                "User-agent: *\nDisallow: /private/\n".into(),
+            ),
+            "/" => (
+                200,
+                "text/html",
+                "<html><body><a href='/cat/a.html'>A</a> <a href='/cat/b.html'>B</a> \
+                 <a href='/private/x.html'>x</a> <a href='/about.html'>About</a></body></html>"
+                    .into(),
+            ),
+            "/cat/a.html" => (200, "text/html", listing(1..5)),
+            "/cat/b.html" => (200, "text/html", listing(5..9)),
+            "/about.html" => (
+                200,
+                "text/html",
+                "<html><body><p>About us</p></body></html>".into(),
+            ),
+            p if p.starts_with("/item/") => {
+                let n: u32 = p[6..p.len() - 5].parse().unwrap_or(0);
+                (200, "text/html", item(n))
+            }
+            _ => (404, "text/plain", "not found".into()),
+        }
+    }
+
+    fn value(v: Result<JsValue, js_sys::Error>) -> Value {
+        json_of(v)
+    }
+
+    /// Pumps the job through its JS-facing methods until done (or `stop_after` responses); returns
+    /// the events.
+    fn drive(job: &mut Job, stop_after: Option<usize>) -> Vec<Value> {
+        let mut events = Vec::new();
+        let mut now = 1_000.0;
+        let mut handled = 0;
+        for _ in 0..10_000 {
+            if stop_after == Some(handled) {
+                break;
+            }
+            let p = value(job.poll(now));
+            let done = p["type"] == "done";
+            match p["type"].as_str() {
+                Some("fetch") => {
+                    let url = p["url"].as_str().expect("url").to_string();
+                    let (status, ct, body) = serve(&url);
+                    let headers = options(json!([["Content-Type", ct]]));
+                    job.handle_response(
+                        p["id"].as_f64().expect("id"),
+                        status,
+                        url,
+                        headers,
+                        body.into_bytes(),
+                        false,
+                        now,
+                    )
+                    .expect("handled");
+                    handled += 1;
+                }
+                Some("wait") => now = p["untilMs"].as_f64().expect("until"),
+                Some("done") => {}
+                other => panic!("unexpected poll {other:?}"),
+            }
+            let drained = job.drain_events().expect("events");
+            for e in drained.iter() {
+                // Target bodies are bytes (a Uint8Array), not JSON: check and drop them.
+                let body = js_sys::Reflect::get(&e, &"body".into()).expect("get");
+                if !body.is_undefined() {
+                    assert!(body.is_instance_of::<js_sys::Uint8Array>());
+                    js_sys::Reflect::delete_property(
+                        e.unchecked_ref::<js_sys::Object>(),
+                        &"body".into(),
+                    )
+                    .expect("delete");
+                }
+                events.push(serde_wasm_bindgen::from_value::<Value>(e).expect("event"));
+            }
+            if done {
+                break;
+            }
+        }
+        events
+    }
+
+    fn learn_job() -> Job {
+        let example = item(1);
+        Job::learn(
+            SITE,
+            "http://shop.test/item/1.html",
+            example.as_bytes(),
+            Some("text/html; charset=utf-8".into()),
+            options(json!({"politeness": {"delayMs": 0}, "similarity": {"threshold": 0.75}})),
+        )
+        .expect("learn job")
+    }
+
+    #[wasm_bindgen_test]
+    fn a_learning_job_learns_the_pattern_and_a_crawl_job_runs_it() {
+        let mut job = learn_job();
+        assert_eq!(job.kind(), "learn");
+        let events = drive(&mut job, None);
+        assert!(events.iter().any(|e| e["type"] == "finished"), "{events:?}");
+        let learned = value(job.learn_pattern(None, 5_000.0));
+        let targets = learned["targets"].as_array().expect("targets");
+        assert_eq!(targets.len(), 8, "items 1..8: {learned}");
+        let regexes = &learned["pattern"]["levels"];
+        assert_eq!(regexes.as_array().map(Vec::len), Some(2), "{learned}");
+        let pattern_json = learned["patternJson"].as_str().expect("json").to_string();
+        assert!(
+            render_pattern(&pattern_json)
+                .expect("render")
+                .contains("level 2")
+        );
+
+        // A crawl with the pattern reaches all of them, and coverage says so.
+        let mut crawl =
+            Job::crawl(&pattern_json, options(json!({})), None, None, None).expect("crawl");
+        let events = drive(&mut crawl, None);
+        let found: Vec<&str> = events
+            .iter()
+            .filter(|e| e["type"] == "target")
+            .filter_map(|e| e["url"].as_str())
+            .collect();
+        assert_eq!(found.len(), 8, "{events:?}");
+        let coverage = value(crawl.coverage());
+        assert_eq!(coverage["reached"], coverage["known"], "{coverage}");
+        assert!(
+            learn_job().coverage().is_err(),
+            "a learning job has no coverage"
+        );
+    }
+
+    #[wasm_bindgen_test]
+    fn a_job_restored_from_a_snapshot_mid_run_ends_like_an_uninterrupted_one() {
+        let mut clean = learn_job();
+        drive(&mut clean, None);
+        let clean = value(clean.learn_pattern(None, 5_000.0));
+
+        let mut first = learn_job();
+        drive(&mut first, Some(4));
+        let snapshot = first.snapshot().expect("snapshot");
+        drop(first);
+        let mut resumed = Job::restore(&snapshot).expect("restore");
+        drive(&mut resumed, None);
+        let resumed = value(resumed.learn_pattern(None, 5_000.0));
+        assert_eq!(resumed["pattern"]["levels"], clean["pattern"]["levels"]);
+        assert_eq!(resumed["targets"], clean["targets"]);
+
+        assert!(error_message(Job::restore("{}")).contains("not a job snapshot"));
+        assert!(error_message(Job::restore("nope")).contains("not a job snapshot"));
+    }
+
+    #[wasm_bindgen_test]
+    fn relearning_at_another_threshold_refetches_nothing() {
+        let mut job = learn_job();
+        drive(&mut job, None);
+        // θ = 1 keeps the pages identical in structure to the example (all eight items); a low θ
+        // makes the listings targets too. Neither fetches anything.
+        let strict = value(job.learn_pattern(Some(1.0), 0.0));
+        assert_eq!(
+            strict["targets"].as_array().map(Vec::len),
+            Some(8),
+            "{strict}"
+        );
+        assert_eq!(strict["threshold"], 1.0);
+        assert!(error_message(job.learn_pattern(Some(1.5), 0.0)).contains("outside [0, 1]"));
+        let loose = value(job.learn_pattern(Some(0.3), 0.0));
+        assert!(
+            loose["targets"].as_array().map(Vec::len) > Some(8),
+            "{loose}"
+        );
+        // Nothing was asked of the site.
+        assert_eq!(value(job.poll(10_000.0))["type"], "done");
+    }
+
+    #[wasm_bindgen_test]
+    fn malformed_patterns_and_settings_are_clear_errors() {
+        assert!(error_message(validate_pattern("{")).starts_with("not JSON"));
+        assert!(error_message(validate_pattern("{\"version\": 9}")).contains("not supported"));
+        assert!(error_message(validate_pattern("{\"version\": 1}")).starts_with("invalid pattern"));
+        assert!(
+            error_message(Job::crawl("[]", JsValue::UNDEFINED, None, None, None))
+                .contains("version")
+        );
+        let bad = Job::learn(SITE, SITE, b"<p>x", None, options(json!({"maxPagez": 3})));
+        assert!(error_message(bad).contains("unknown option maxPagez"));
+        let bad = Job::learn("not a url", SITE, b"<p>x", None, JsValue::UNDEFINED);
+        assert!(!error_message(bad).is_empty());
+    }
+
+    #[wasm_bindgen_test]
+    fn exports_read_stored_pages_with_byte_bodies() {
+        let page = js_sys::Object::new();
+        for (k, v) in [
+            ("url", JsValue::from_str("http://shop.test/item/1.html")),
+            ("status", JsValue::from_f64(200.0)),
+            ("title", JsValue::from_str("Item \"1\", with comma")),
+            ("similarity", JsValue::from_f64(0.9)),
+            ("fetchedAtMs", JsValue::from_f64(1_700_000_000_000.0)),
+            ("headers", options(json!([["Content-Type", "text/html"]]))),
+            ("body", js_sys::Uint8Array::from(item(1).as_bytes()).into()),
+        ] {
+            js_sys::Reflect::set(&page, &k.into(), &v).expect("set");
+        }
+        let pages: JsValue = js_sys::Array::of1(&page).into();
+        let jsonl = export_jsonl(pages.clone(), true).expect("jsonl");
+        let line: Value = serde_json::from_str(jsonl.trim()).expect("one JSON line");
+        assert_eq!(line["url"], "http://shop.test/item/1.html");
+        assert!(line["html"].as_str().is_some_and(|h| h.contains("Item 1")));
+        let csv = export_csv(pages.clone()).expect("csv");
+        assert!(csv.contains("\"Item \"\"1\"\", with comma\""), "{csv}");
+        let warc = export_warc(pages, "test", 1_700_000_000_000.0).expect("warc");
+        let text = String::from_utf8_lossy(&warc);
+        assert!(text.starts_with("WARC/1.1"));
+        assert!(text.contains("WARC-Target-URI: http://shop.test/item/1.html"));
+        assert!(error_message(export_csv(JsValue::from_str("x"))).contains("array"));
+
+        let mut job = learn_job();
+        drive(&mut job, None);
+        let learned = value(job.learn_pattern(None, 0.0));
+        let zip = export_scrapy_zip(learned["patternJson"].as_str().expect("json")).expect("zip");
+        assert_eq!(&zip[..2], b"PK");
+        assert!(String::from_utf8_lossy(&zip).contains("shop_test-scrapy/scrapy.cfg"));
+    }
+}

@@ -213,10 +213,7 @@ mod tests {
         assert_eq!(s[0], "links to 30 pages under /product/", "{s:?}");
         assert!(s.contains(&"30 prices".to_string()), "{s:?}");
         assert!(s.contains(&"33 links on this site".to_string()), "{s:?}");
-        let one = page(
-            "<a href='/x/1'>one</a><img src=a.png>",
-            "http://shop.test/",
-        );
+        let one = page("<a href='/x/1'>one</a><img src=a.png>", "http://shop.test/");
         assert_eq!(
             summary(&one),
             ["1 link on this site", "0 prices", "1 image"],

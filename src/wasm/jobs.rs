@@ -31,12 +31,16 @@ enum Inner {
     Crawl(Box<Crawler>),
 }
 
-/// The serialised form of a job: `snapshot()` / `Job.restore()`.
+/// The serialised form of a job: `snapshot()` / `Job.restore()`. A plain struct, not an
+/// internally tagged enum: those buffer their content, which loses serde_json's integer map keys
+/// (the snapshots' signature tables).
 #[derive(Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "camelCase")]
-enum Saved {
-    Learn { state: mapper::Snapshot },
-    Crawl { state: crawler::Snapshot },
+struct Saved {
+    kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    learn: Option<mapper::Snapshot>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    crawl: Option<crawler::Snapshot>,
 }
 
 /// What `poll` returns.
@@ -50,7 +54,9 @@ enum PollJs {
         kind: crate::fetch::RequestKind,
     },
     #[serde(rename_all = "camelCase")]
-    Wait { until_ms: u64 },
+    Wait {
+        until_ms: u64,
+    },
     Busy,
     Done,
 }
@@ -153,11 +159,10 @@ impl Job {
     pub fn restore(snapshot: &str) -> Result<Job, js_sys::Error> {
         let saved: Saved = serde_json::from_str(snapshot)
             .map_err(|e| error(format!("not a job snapshot: {e}")))?;
-        let inner = match saved {
-            Saved::Learn { state } => Inner::Learn(Box::new(Mapper::restore(state).map_err(error)?)),
-            Saved::Crawl { state } => {
-                Inner::Crawl(Box::new(Crawler::restore(state).map_err(error)?))
-            }
+        let inner = match (saved.learn, saved.crawl) {
+            (Some(state), None) => Inner::Learn(Box::new(Mapper::restore(state).map_err(error)?)),
+            (None, Some(state)) => Inner::Crawl(Box::new(Crawler::restore(state).map_err(error)?)),
+            _ => return Err(error(format!("not a job snapshot (kind {:?})", saved.kind))),
         };
         Ok(Job { inner })
     }
@@ -174,11 +179,15 @@ impl Job {
     /// The whole state as a JSON string.
     pub fn snapshot(&self) -> Result<String, js_sys::Error> {
         let saved = match &self.inner {
-            Inner::Learn(m) => Saved::Learn {
-                state: m.snapshot(),
+            Inner::Learn(m) => Saved {
+                kind: "learn".into(),
+                learn: Some(m.snapshot()),
+                crawl: None,
             },
-            Inner::Crawl(c) => Saved::Crawl {
-                state: c.snapshot(),
+            Inner::Crawl(c) => Saved {
+                kind: "crawl".into(),
+                learn: None,
+                crawl: Some(c.snapshot()),
             },
         };
         serde_json::to_string(&saved).map_err(error)
