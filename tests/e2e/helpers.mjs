@@ -22,15 +22,24 @@ const TYPES = {
 };
 
 /**
- * Serves the files under `root` on 127.0.0.1 at a random port.
+ * Serves the files under `root` on 127.0.0.1 at a random port; `overrides` (a Map, which the caller
+ * may change while serving) replaces or adds pages, `delayMs` slows every response.
  * Returns {url, close}; `url` ends with '/'.
  */
-export async function serveDirectory(root) {
+export async function serveDirectory(root, { overrides = new Map(), delayMs = 0 } = {}) {
   const base = resolve(root);
   const server = createServer(async (req, res) => {
     try {
       let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
       if (path.endsWith('/')) path += 'index.html';
+      if (delayMs) await new Promise((ok) => setTimeout(ok, delayMs));
+      // Pages added or changed by a test ('/path' → HTML), e.g. a site that gains pages.
+      const override = overrides.get(path);
+      if (override !== undefined) {
+        res.writeHead(200, { 'content-type': TYPES['.html'], 'cache-control': 'no-store' });
+        res.end(override);
+        return;
+      }
       const file = normalize(join(base, path));
       if (file !== base && !file.startsWith(base + sep)) throw Object.assign(new Error('outside root'), { code: 'ENOENT' });
       if (!(await stat(file)).isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOENT' });

@@ -1,0 +1,317 @@
+// Crawler generation through the real extension (dist/chrome with access to 127.0.0.1 granted, as a
+// user would when asked): the popup's "This is an example page", the side panel's progress and
+// result, exports, pause/resume, the worker stopped mid-run, re-runs that find new pages, the
+// similarity threshold, pattern import, and crawled markup staying inert. The site is the bundled
+// demo site (tests/fixtures/demo-site), whose expected.toml gives every page's role.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import {
+  DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score,
+  serveDirectory, waitFor,
+} from './helpers.mjs';
+
+const BUILT = join(ROOT, 'dist/chrome');
+const EXAMPLE = 'imovel/101-apartamento-2-quartos-lapa.html';
+// Fast settings for a local site; the politeness defaults are tested in the core.
+const FAST = { delayMs: 0, concurrency: 4 };
+
+let ext, site, slow, browser, worker, extensionId, entities;
+const overrides = new Map();
+
+before(async () => {
+  await requireBuilt(join(BUILT, 'pkg/exemplar_bg.wasm'), 'the extension');
+  ext = await extensionWithAccess(BUILT);
+  site = await serveDirectory(DEMO_SITE, { overrides });
+  slow = await serveDirectory(DEMO_SITE, { delayMs: 60 });
+  browser = await launchChromium({ extension: ext.dir });
+  worker = await extensionWorker(browser.context);
+  extensionId = new URL(worker.url()).host;
+  const roles = await demoRoles();
+  entities = Object.entries(roles).filter(([, r]) => r === 'entity').map(([p]) => p);
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.close();
+  await slow?.close();
+  await ext?.remove();
+});
+
+/** The current worker (it changes when stopped and started again). */
+async function currentWorker() {
+  return browser.context.serviceWorkers().find((w) => w.url().startsWith(`chrome-extension://${extensionId}/`))
+    ?? browser.context.waitForEvent('serviceworker', { timeout: 15000 });
+}
+
+async function dispatch(msg) {
+  const w = await currentWorker();
+  return w.evaluate((m) => globalThis.exemplarDispatch(m), msg);
+}
+
+async function call(msg) {
+  const reply = await dispatch(msg);
+  assert.equal(reply.ok, true, `${msg.type}: ${reply.error}`);
+  return reply.result;
+}
+
+/** Waits for a job to leave 'running'; returns its status. */
+async function finished(jobId, timeoutMs = 60_000) {
+  return waitFor(async () => {
+    const s = await call({ type: 'status', jobId });
+    return s.status !== 'running' && s;
+  }, `job ${jobId}`, timeoutMs, 200);
+}
+
+/** The crawl job that followed a learning job (crawlAfterLearning). */
+async function crawlAfter(learnJobId) {
+  const learn = await finished(learnJobId);
+  assert.equal(learn.status, 'done', learn.error);
+  const crawl = await waitFor(async () => (await call({ type: 'status' })).jobs
+    .find((j) => j.kind === 'crawl' && j.crawlerId === learn.crawlerId), 'the crawl job');
+  return { learn, crawl: await finished(crawl.id) };
+}
+
+async function pagesOf(crawlerId) {
+  const panel = await openPanel();
+  const pages = await panel.evaluate(async (id) => {
+    const db = await import('./lib/db.js');
+    return (await db.pagesOf(id)).map((p) => ({ url: p.url, title: p.title, firstJobId: p.firstJobId, jobId: p.jobId }));
+  }, crawlerId);
+  await panel.close();
+  return pages;
+}
+
+async function openPanel(query = '') {
+  const panel = await browser.context.newPage();
+  await panel.goto(`chrome-extension://${extensionId}/panel.html${query}`);
+  return panel;
+}
+
+let clean; // the uninterrupted run of the first test: {levels, targets}
+
+test('example page → pattern → crawl → exports, through the popup and the side panel', async () => {
+  const tab = await browser.context.newPage();
+  await tab.goto(site.url + EXAMPLE);
+  const tabId = await worker.evaluate(async (url) => (await chrome.tabs.query({ url }))[0]?.id, site.url + EXAMPLE);
+
+  const popup = await browser.context.newPage();
+  await popup.goto(`chrome-extension://${extensionId}/popup.html?tabId=${tabId}`);
+  await popup.locator('#generate:not([hidden])').waitFor();
+  assert.equal(await popup.locator('#kind').textContent(), 'entity');
+  // The evidence in words.
+  const summary = await popup.locator('#summary li').allTextContents();
+  assert.ok(summary.some((s) => /^\d+ prices?$/.test(s)), summary.join(' | '));
+  assert.equal(await popup.locator('#entry-choice').inputValue(), 'root');
+  await popup.locator('#advanced summary').click();
+  assert.equal(await popup.locator('#delayMs').inputValue(), '250', 'polite default delay');
+  await popup.locator('#delayMs').fill('0');
+  await popup.locator('#concurrency').fill('4');
+  await popup.locator('#example').click();
+  await popup.waitForFunction(() => document.getElementById('status').dataset.jobId);
+  const jobId = await popup.evaluate(() => document.getElementById('status').dataset.jobId);
+  assert.match(await popup.locator('#status').textContent(), /^Learning from http:\/\/127\.0\.0\.1:\d+\/: progress/);
+  await popup.close();
+
+  const panel = await openPanel();
+  const { learn, crawl } = await crawlAfter(jobId);
+  assert.equal(crawl.status, 'done', crawl.error);
+  assert.equal(learn.entry, site.url);
+
+  // The panel shows the pattern, the coverage and the pages.
+  await panel.waitForFunction(() => document.getElementById('n-pages').textContent === '22');
+  const levels = await panel.locator('#levels tbody tr').count();
+  assert.equal(levels, 2, 'listing level (paginated) and entity level');
+  assert.match(await panel.locator('#levels tbody tr').first().textContent(), /E1 \+ pages/);
+  assert.match(await panel.locator('#coverage').textContent(), /reached 22 of the 22 targets seen while learning/);
+  assert.equal(await panel.locator('#job').getAttribute('data-status'), 'done');
+
+  // Precision and recall against the demo site's ground truth.
+  const pages = await pagesOf(learn.crawlerId);
+  const s = score(pages.map((p) => p.url), entities.map((p) => site.url + p));
+  assert.equal(s.precision, 1, JSON.stringify(s));
+  assert.equal(s.recall, 1, JSON.stringify(s));
+  clean = { levels: learn.result.levels.map((l) => l.regexes), targets: learn.result.targets.map((t) => t.url).sort() };
+
+  // Exports, as built by the panel.
+  const exported = await panel.evaluate(async (id) => {
+    const out = {};
+    for (const f of ['pattern', 'jsonl', 'csv', 'warc', 'scrapy']) {
+      const { filename, data } = await globalThis.exemplarExport(id, f);
+      out[f] = { filename, text: typeof data === 'string' ? data : new TextDecoder('latin1').decode(data) };
+    }
+    return out;
+  }, learn.crawlerId);
+  assert.equal(JSON.parse(exported.pattern.text).version, 1);
+  const lines = exported.jsonl.text.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(lines.length, 22);
+  assert.ok(lines.every((l) => l.status === 200 && l.html.includes('<html')));
+  assert.equal(exported.csv.text.trim().split('\r\n').length, 23, 'header + 22 rows');
+  assert.equal(exported.warc.text.match(/^WARC-Type: response\r$/gm)?.length, 22);
+  assert.ok(exported.scrapy.text.startsWith('PK'));
+  assert.match(exported.scrapy.filename, /^127\.0\.0\.1_\d+-scrapy\.zip$/);
+
+  // A click downloads through the downloads API.
+  // (Playwright takes over the browser's downloads and names the file itself.)
+  await Promise.all([panel.waitForEvent('download'), panel.locator('#export-jsonl').click()]);
+  assert.match(await panel.locator('#export-status').textContent(), /^Saved 127\.0\.0\.1_\d+-pages\.jsonl\.$/);
+  await panel.waitForFunction(() => document.getElementById('export-status').dataset.downloadId);
+  const download = await waitFor(() => panel.evaluate(async () => {
+    const [d] = await chrome.downloads.search({ id: Number(document.getElementById('export-status').dataset.downloadId) });
+    return d?.state === 'complete' && d;
+  }), 'the download');
+  assert.equal(download.fileSize, Buffer.byteLength(exported.jsonl.text));
+  assert.match(download.url, /^blob:chrome-extension:/);
+  await panel.close();
+  await tab.close();
+});
+
+test('a worker stopped in the middle of a generation resumes and ends with the same result', async () => {
+  assert.ok(clean, 'needs the clean run of the first test');
+  const panel = await openPanel();
+  const cdp = await browser.context.newCDPSession(panel);
+  const states = [];
+  cdp.on('ServiceWorker.workerVersionUpdated', (e) => {
+    for (const v of e.versions) if (v.scriptURL.startsWith(`chrome-extension://${extensionId}/`)) states.push(v.runningStatus);
+  });
+  await cdp.send('ServiceWorker.enable');
+  // The slow copy of the site: a learning run takes several seconds.
+  const { jobId } = await call({ type: 'startLearn', exampleUrl: slow.url + EXAMPLE, settings: { delayMs: 40, concurrency: 1 } });
+  await waitFor(async () => (await call({ type: 'status', jobId })).progress?.fetched >= 8, '8 pages fetched', 30_000, 50);
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  await waitFor(() => states.includes('stopped'), 'the worker to stop');
+  // The panel keeps polling, which starts the worker again; it resumes from its last checkpoint.
+  await waitFor(() => states.lastIndexOf('running') > states.indexOf('stopped'), 'the worker to start again');
+  const { learn, crawl } = await crawlAfter(jobId);
+  assert.equal(crawl.status, 'done');
+  const levels = learn.result.levels.map((l) => l.regexes.map((r) => r.replace(String(new URL(slow.url).port), 'PORT')));
+  const want = clean.levels.map((l) => l.map((r) => r.replace(String(new URL(site.url).port), 'PORT')));
+  assert.deepEqual(levels, want);
+  const targets = learn.result.targets.map((t) => t.url.replace(slow.url, '')).sort();
+  assert.deepEqual(targets, clean.targets.map((u) => u.replace(site.url, '')));
+  assert.equal(crawl.result.targets, 22);
+  await panel.close();
+});
+
+test('pause and resume from the side panel', async () => {
+  const crawler = (await call({ type: 'crawlers' })).find((c) => c.entry === slow.url);
+  assert.ok(crawler, 'the crawler learned from the slow site');
+  const { jobId } = await call({ type: 'runCrawler', crawlerId: crawler.id, settings: { delayMs: 60, concurrency: 1 } });
+  const panel = await openPanel();
+  await panel.locator('#job[data-status=running] #pause').waitFor();
+  await waitFor(async () => (await call({ type: 'status', jobId })).progress?.fetched >= 3, '3 pages', 30_000, 50);
+  await panel.locator('#pause').click();
+  await panel.locator('#job[data-status=paused]').waitFor();
+  const paused = (await call({ type: 'status', jobId })).progress.fetched;
+  await new Promise((ok) => setTimeout(ok, 1000));
+  assert.equal((await call({ type: 'status', jobId })).progress.fetched, paused, 'nothing fetched while paused');
+  assert.ok(paused < 26, `paused before the end (${paused})`);
+  await panel.locator('#resume').click();
+  const done = await waitFor(async () => {
+    const s = await call({ type: 'status', jobId });
+    return s.status === 'done' && s;
+  }, 'the resumed crawl to finish');
+  assert.equal(done.result.targets, 22);
+  assert.equal(done.result.coverage.reached, done.result.coverage.known);
+  await panel.close();
+});
+
+test('a crawler run again later finds the new pages and marks them; crawled markup stays text', async () => {
+  const crawler = (await call({ type: 'crawlers' })).find((c) => c.entry === site.url);
+  // The site gains a property, linked from the second page of the apartment listing, whose title
+  // carries markup and script.
+  const evil = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>';
+  const template = await readFile(join(DEMO_SITE, 'imovel/102-apartamento-1-quartos-butanta.html'), 'utf8');
+  const page = template.replace(/<title>[^<]*<\/title>/, `<title>${evil.replace(/</g, '&lt;')} novo</title>`);
+  overrides.set('/imovel/123-apartamento-2-quartos-se.html', page);
+  const listing = await readFile(join(DEMO_SITE, 'imoveis/apartamentos-2.html'), 'utf8');
+  const link = '<a href="../imovel/';
+  assert.ok(listing.includes(link));
+  overrides.set('/imoveis/apartamentos-2.html', listing.replace(link, '<a href="../imovel/123-apartamento-2-quartos-se.html">novo</a> ' + link));
+
+  const { jobId } = await call({ type: 'runCrawler', crawlerId: crawler.id, settings: FAST });
+  const done = await finished(jobId);
+  assert.equal(done.result.targets, 23);
+  assert.equal(done.result.newSinceLastRun, 1);
+  assert.equal(done.result.coverage.new, 1);
+
+  const panel = await openPanel(`?crawler=${crawler.id}`);
+  await panel.waitForFunction(() => document.getElementById('n-pages').textContent === '23');
+  const marked = panel.locator('#pages tbody tr:has(.badge)');
+  assert.equal(await marked.count(), 1);
+  assert.ok((await marked.textContent()).includes(`${evil} novo`), 'the title is shown as text');
+  assert.equal(await panel.locator('#pages img, #pages script').count(), 0);
+  assert.equal(await panel.evaluate(() => window.pwned), undefined);
+  await panel.locator('#filter').fill('novo');
+  await panel.waitForFunction(() => document.getElementById('n-pages').textContent === '1 of 23');
+  await panel.close();
+  overrides.clear();
+});
+
+test('the similarity threshold re-learns from the pages already fetched', async () => {
+  const crawler = (await call({ type: 'crawlers' })).find((c) => c.entry === site.url);
+  const panel = await openPanel(`?crawler=${crawler.id}`);
+  await panel.locator('#threshold-box:not([hidden])').waitFor();
+  assert.match(await panel.locator('#histogram').textContent(), /22 of 3\d at or above θ/);
+  const before = (await call({ type: 'status', jobId: crawler.learnJobId })).progress.fetched;
+  await panel.locator('#threshold').fill('0.2');
+  await panel.locator('#relearn').click();
+  await panel.waitForFunction(() => /at or above θ/.test(document.getElementById('histogram').textContent)
+    && !document.getElementById('histogram').textContent.includes(' 22 of '));
+  const status = await call({ type: 'status', jobId: crawler.learnJobId });
+  assert.equal(status.result.threshold, 0.2);
+  assert.ok(status.result.targets.length > 22, `${status.result.targets.length} targets at θ = 0.2`);
+  assert.equal(status.progress.fetched, before, 'nothing refetched');
+  // Back to the default, and an out-of-range θ is refused with a message.
+  await call({ type: 'relearn', jobId: crawler.learnJobId, threshold: 0.75 });
+  const bad = await dispatch({ type: 'relearn', jobId: crawler.learnJobId, threshold: 7 });
+  assert.equal(bad.ok, false);
+  assert.match(bad.error, /outside \[0, 1\]/);
+  await panel.close();
+});
+
+test('importing patterns: a malformed file is refused with the reason, a valid one becomes a crawler', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'exemplar-import-'));
+  try {
+    const panel = await openPanel();
+    const bad = join(dir, 'bad.json');
+    await writeFile(bad, '{"version": 1, "levels": "nope"');
+    await panel.locator('#import').setInputFiles(bad);
+    await panel.locator('#import-status.error').waitFor();
+    assert.match(await panel.locator('#import-status').textContent(), /^Not a valid Exemplar pattern: not JSON/);
+    const wrong = join(dir, 'wrong.json');
+    await writeFile(wrong, JSON.stringify({ version: 1, site: 'x', entry: 'http://x/', example: 'http://x/1', scope: {}, levels: [] }));
+    await panel.locator('#import').setInputFiles(wrong);
+    await panel.waitForFunction(() => /Not a valid Exemplar pattern: /.test(document.getElementById('import-status').textContent)
+      && !document.getElementById('import-status').textContent.includes('not JSON'));
+
+    const crawler = (await call({ type: 'crawlers' })).find((c) => c.entry === site.url);
+    const good = join(dir, 'good.json');
+    await writeFile(good, crawler.patternJson);
+    const count = (await call({ type: 'crawlers' })).length;
+    await panel.locator('#import').setInputFiles(good);
+    await panel.locator('#import-status.good').waitFor();
+    assert.equal((await call({ type: 'crawlers' })).length, count + 1);
+    await panel.waitForFunction(() => document.getElementById('r-site').textContent.startsWith('127.0.0.1'));
+    await panel.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('an example page like nothing on the site fails with a clear message', async () => {
+  // A page no link leads to, shaped like nothing else on the site.
+  overrides.set('/orphan.html', '<!DOCTYPE html><html><head><title>Orphan</title></head><body><table><tr><td><form><textarea></textarea></form></td></tr></table></body></html>');
+  const { jobId } = await call({ type: 'startLearn', exampleUrl: site.url + 'orphan.html', settings: { ...FAST, threshold: 0.95 } });
+  const done = await finished(jobId);
+  assert.equal(done.status, 'failed');
+  assert.match(done.error, /^The example page is not similar to anything found/);
+  const unreachable = await dispatch({ type: 'startLearn', exampleUrl: site.url + 'no-such-page.html', settings: FAST });
+  assert.equal(unreachable.ok, false);
+  assert.match(unreachable.error, /answered HTTP 404/);
+  const notHtml = await dispatch({ type: 'startLearn', exampleUrl: site.url + 'assets/logo.svg', settings: FAST });
+  assert.match(notHtml.error, /is not an HTML page \(image\/svg\+xml\)/);
+  overrides.clear();
+});
