@@ -35,8 +35,10 @@ test('the manifest asks for no host permissions at install', async () => {
   assert.equal(manifest.manifest_version, 3);
   assert.equal(manifest.host_permissions, undefined);
   assert.deepEqual(manifest.optional_host_permissions, ['<all_urls>']);
-  assert.deepEqual([...manifest.permissions].sort(), ['activeTab', 'scripting', 'storage']);
+  assert.deepEqual([...manifest.permissions].sort(), ['activeTab', 'alarms', 'downloads', 'scripting', 'sidePanel', 'storage']);
   assert.deepEqual(manifest.background, { service_worker: 'background.js', type: 'module' });
+  assert.deepEqual(manifest.side_panel, { default_path: 'panel.html' });
+  assert.equal(manifest.sidebar_action, undefined, 'Firefox-only keys are left out of the Chrome build');
   assert.match(manifest.content_security_policy.extension_pages, /'wasm-unsafe-eval'/);
 });
 
@@ -92,4 +94,39 @@ test('the popup renders and reaches the worker through runtime messages', async 
   assert.equal(reply.ok, true, JSON.stringify(reply));
   assert.ok(['index', 'entity', 'other'].includes(reply.result.kind), JSON.stringify(reply.result));
   await popup.close();
+});
+
+test('firefox build: background scripts, a sidebar, the gecko id, no side panel', async () => {
+  const manifest = JSON.parse(await readFile(join(ROOT, 'dist/firefox/manifest.json'), 'utf8'));
+  assert.deepEqual(manifest.background, { scripts: ['background.js'], type: 'module' });
+  assert.equal(manifest.sidebar_action.default_panel, 'panel.html');
+  assert.equal(manifest.side_panel, undefined);
+  assert.ok(!manifest.permissions.includes('sidePanel'));
+  assert.equal(manifest.browser_specific_settings.gecko.id, 'exemplar@exemplar.dev');
+});
+
+test('without site access a generation is refused with a clear message and nothing is fetched', async () => {
+  const watched = await serveDirectory(DEMO_SITE);
+  const origin = new URL(watched.url).origin;
+  try {
+    const reply = await worker.evaluate((msg) => globalThis.exemplarDispatch(msg), { type: 'startLearn', exampleUrl: watched.url + ENTITY });
+    assert.equal(reply.ok, false);
+    assert.equal(reply.error, `Permission denied: Exemplar has no access to ${origin}. Allow it when Exemplar asks, or in the extension's site access settings.`);
+    const jobs = await worker.evaluate((msg) => globalThis.exemplarDispatch(msg), { type: 'status' });
+    assert.deepEqual(jobs.result.jobs, []);
+
+    // Asking for access puts the question to the user (a prompt headless tests cannot answer):
+    // until they answer, the extension has no access and nothing starts.
+    const popup = await browser.context.newPage();
+    await popup.goto(`chrome-extension://${extensionId}/popup.html`);
+    const asked = await popup.evaluate(async (o) => {
+      const request = chrome.permissions.request({ origins: [`${o}/*`] }).then(String, (e) => `error: ${e.message}`);
+      const answer = await Promise.race([request, new Promise((ok) => setTimeout(() => ok('pending'), 1000))]);
+      return { answer, contains: await chrome.permissions.contains({ origins: [`${o}/*`] }) };
+    }, origin);
+    assert.deepEqual(asked, { answer: 'pending', contains: false });
+    await popup.close();
+  } finally {
+    await watched.close();
+  }
 });
