@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Exemplar's one build script.
 #
-#   ./build.sh                  setup, build the wasm + extension (dist/) + native CLI, run the demo
+#   ./build.sh demo             setup, build the wasm + extension (dist/) + native CLI, then run the
+#                               extension in headless Chromium on the demo site (also: ./build.sh)
+#   ./build.sh demo-cli         the same demo with the native CLI (after a build)
 #   ./build.sh test             what CI runs: fmt, clippy, native tests, wasm tests in headless
 #                               Chromium, browser end-to-end tests
 #   ./build.sh setup            install what is missing (wasm target, wasm-bindgen-cli, Debian
@@ -270,11 +272,18 @@ run_demo() {
   "$bin" demo "$DEMO_SITE" --entry index.html --example "$DEMO_EXAMPLE"
 }
 
+# The main job: the real extension in headless Chromium learns a crawler from one page of the demo
+# site, crawls with it and exports (tests/e2e/demo.mjs).
+run_extension_demo() {
+  browser_env
+  HOME=$BROWSER_TMP/home TMPDIR=$BROWSER_TMP/tmp node tests/e2e/demo.mjs
+}
+
 cmd_default() {
   cmd_setup
   cmd_wasm
   step "native CLI: cargo build --release --bin exemplar" build_cli
-  step "demo: exemplar learns from one example page of the bundled demo site" run_demo
+  step "demo: the extension learns a crawler from one example page of the bundled demo site" run_extension_demo
   summary
 }
 
@@ -328,12 +337,13 @@ cli() {
   cargo run --release --bin exemplar -- "$@"
 }
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 
 cmd=${1:-}
 [[ $# -gt 0 ]] && shift
 case $cmd in
-  '') cmd_default ;;
+  '' | demo) cmd_default ;;
+  demo-cli) step "demo (native CLI)" run_demo ;;
   setup) cmd_setup; summary ;;
   test) cmd_test ;;
   wasm) cmd_wasm; summary ;;
