@@ -337,7 +337,7 @@ cli() {
   cargo run --release --bin exemplar -- "$@"
 }
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
 
 cmd=${1:-}
 [[ $# -gt 0 ]] && shift
