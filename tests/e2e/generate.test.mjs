@@ -315,3 +315,22 @@ test('an example page like nothing on the site fails with a clear message', asyn
   assert.match(notHtml.error, /is not an HTML page \(image\/svg\+xml\)/);
   overrides.clear();
 });
+
+test("requests carry the user's cookies: a site the user is logged into can be learned", async () => {
+  const private_ = await serveDirectory(DEMO_SITE, { cookie: 'session=s3cret' });
+  try {
+    // Without the session the example page itself is refused.
+    const refused = await dispatch({ type: 'startLearn', exampleUrl: private_.url + EXAMPLE, settings: FAST });
+    assert.match(refused.error, /answered HTTP 403/);
+    // The user logs in (the browser holds the cookie); Exemplar's requests carry it.
+    await browser.context.addCookies([{ name: 'session', value: 's3cret', url: private_.url }]);
+    const { jobId } = await call({ type: 'startLearn', exampleUrl: private_.url + EXAMPLE, settings: FAST });
+    const { learn, crawl } = await crawlAfter(jobId);
+    assert.equal(learn.result.targets.length, 22);
+    assert.equal(crawl.result.targets, 22);
+    assert.equal(crawl.errorCount, 0);
+  } finally {
+    await browser.context.clearCookies();
+    await private_.close();
+  }
+});

@@ -23,16 +23,23 @@ const TYPES = {
 
 /**
  * Serves the files under `root` on 127.0.0.1 at a random port; `overrides` (a Map, which the caller
- * may change while serving) replaces or adds pages, `delayMs` slows every response.
+ * may change while serving) replaces or adds pages, `delayMs` slows every response, `cookie`
+ * ('name=value') is required for every page but the home page.
  * Returns {url, close}; `url` ends with '/'.
  */
-export async function serveDirectory(root, { overrides = new Map(), delayMs = 0 } = {}) {
+export async function serveDirectory(root, { overrides = new Map(), delayMs = 0, cookie = null } = {}) {
   const base = resolve(root);
   const server = createServer(async (req, res) => {
     try {
       let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
       if (path.endsWith('/')) path += 'index.html';
       if (delayMs) await new Promise((ok) => setTimeout(ok, delayMs));
+      // A site behind a login: without the session cookie only the home page is served.
+      if (cookie && path !== '/index.html' && !(req.headers.cookie ?? '').split(/;\s*/).includes(cookie)) {
+        res.writeHead(403, { 'content-type': 'text/plain' });
+        res.end('log in first');
+        return;
+      }
       // Pages added or changed by a test ('/path' → HTML), e.g. a site that gains pages.
       const override = overrides.get(path);
       if (override !== undefined) {
