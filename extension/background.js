@@ -176,13 +176,18 @@ function newRecord(kind, fields) {
 
 /** Starts (or restarts from a snapshot) a job's pump in this worker. */
 async function launch(record, job) {
-  if (runs.has(record.id)) return { jobId: record.id };
-  record.status = 'running';
-  record.snapshot = job.snapshot();
-  await db.put('jobs', record);
+  if (runs.has(record.id)) {
+    // Already pumped by this worker (two wake-ups raced): drop the duplicate.
+    if (runs.get(record.id).job !== job) job.free();
+    return { jobId: record.id };
+  }
+  // Registered before any await, so concurrent resumes cannot start a second pump.
   const control = { paused: false, cancelled: false, current: record.current, wake: () => {} };
   const run = { record, job, control };
   runs.set(record.id, run);
+  record.status = 'running';
+  record.snapshot = job.snapshot();
+  await db.put('jobs', record);
   chrome.alarms.create(ALARM, { periodInMinutes: 0.5 });
   drive(run)
     .catch(async (e) => {
