@@ -186,8 +186,14 @@ async function launch(record, job) {
   const run = { record, job, control };
   runs.set(record.id, run);
   record.status = 'running';
-  record.snapshot = job.snapshot();
-  await db.put('jobs', record);
+  try {
+    record.snapshot = job.snapshot();
+    await db.put('jobs', record);
+  } catch (e) {
+    runs.delete(record.id);
+    job.free();
+    throw e;
+  }
   chrome.alarms.create(ALARM, { periodInMinutes: 0.5 });
   drive(run)
     .catch(async (e) => {
