@@ -229,6 +229,7 @@ async function onEvents(run, events) {
     if (e.type === 'fetched') {
       // e.state is the node's state: {state: 'httpError', status} | {state: 'failed', error} | …
       const st = e.state ?? {};
+      if (e.depth === 0) record.entryState = st;
       if (st.state === 'httpError') noteError(record, e.url, `HTTP ${st.status}`);
       else if (st.state === 'failed') noteError(record, e.url, st.error);
       else if (st.state === 'offSite') noteError(record, e.url, `redirected off the site to ${st.final_url ?? st.finalUrl}`);
@@ -279,7 +280,22 @@ function learnedSummary(learned) {
   };
 }
 
+/** Why the entry page led nowhere, in words, or null when it was an HTML page. */
+function entryProblem(record) {
+  const st = record.entryState;
+  const entry = record.entry;
+  if (!st) return null;
+  if (st.state === 'notHtml') return `The entry page ${entry} is not an HTML page (${st.media_type || 'no content type'}): choose a page with links.`;
+  if (st.state === 'httpError') return `The entry page ${entry} answered HTTP ${st.status}.`;
+  if (st.state === 'failed') return `The entry page ${entry} is unreachable: ${st.error}.`;
+  if (st.state === 'offSite') return `The entry page ${entry} redirects off the site, to ${st.final_url}.`;
+  if (st.state === 'disallowed') return `The site's robots.txt does not allow Exemplar to fetch the entry page ${entry}.`;
+  return null;
+}
+
 function explainLearnError(e, record) {
+  const entry = entryProblem(record);
+  if (entry) return entry;
   const message = e instanceof Error ? e.message : String(e);
   if (message.startsWith('no page similar')) {
     return `The example page is not similar to anything found: ${message}. Try another entry page, a lower similarity threshold or more pages.`;

@@ -313,6 +313,21 @@ test('an example page like nothing on the site fails with a clear message', asyn
   assert.match(unreachable.error, /answered HTTP 404/);
   const notHtml = await dispatch({ type: 'startLearn', exampleUrl: site.url + 'assets/logo.svg', settings: FAST });
   assert.match(notHtml.error, /is not an HTML page \(image\/svg\+xml\)/);
+  // An entry page that is not HTML, or missing, or on a site that is down.
+  for (const [entry, message] of [
+    ['assets/logo.svg', /^The entry page http:\S+\/assets\/logo\.svg is not an HTML page \(image\/svg\+xml\)/],
+    ['missing.html', /^The entry page http:\S+\/missing\.html answered HTTP 404\.$/],
+  ]) {
+    const { jobId: id } = await call({ type: 'startLearn', exampleUrl: site.url + EXAMPLE, entryUrl: site.url + entry, settings: FAST });
+    const failed = await finished(id);
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.error, message);
+  }
+  const down = await serveDirectory(DEMO_SITE);
+  const downUrl = down.url;
+  await down.close();
+  const unreachableSite = await dispatch({ type: 'startLearn', exampleUrl: downUrl + EXAMPLE, settings: FAST });
+  assert.match(unreachableSite.error, /^The example page http:\S+ is unreachable: network error/);
   overrides.clear();
 });
 
@@ -332,5 +347,25 @@ test("requests carry the user's cookies: a site the user is logged into can be l
   } finally {
     await browser.context.clearCookies();
     await private_.close();
+  }
+});
+
+test('crawled URLs with markup are shown as text in the progress errors', async () => {
+  const listing = await readFile(join(DEMO_SITE, 'imoveis/casas.html'), 'utf8');
+  overrides.set('/imoveis/casas.html', listing.replace('</body>', '<a href="../x/<img src=x onerror=window.pwned=3>.html">x</a></body>'));
+  try {
+    const { jobId } = await call({ type: 'startLearn', exampleUrl: site.url + EXAMPLE, settings: { ...FAST, crawlAfterLearning: false } });
+    const done = await finished(jobId);
+    assert.equal(done.status, 'done');
+    assert.ok(done.errors.some((e) => e.url.includes('/x/%3Cimg') && e.what === 'HTTP 404'), JSON.stringify(done.errors));
+    const panel = await openPanel();
+    await panel.locator('#job[data-status=done]').waitFor();
+    const errors = await panel.locator('#job-errors li').allTextContents();
+    assert.ok(errors.some((t) => t.includes('%3Cimg%20src=x%20onerror=window.pwned=3%3E')), errors.join(' | '));
+    assert.equal(await panel.locator('#job-errors img').count(), 0);
+    assert.equal(await panel.evaluate(() => window.pwned), undefined);
+    await panel.close();
+  } finally {
+    overrides.clear();
   }
 });
