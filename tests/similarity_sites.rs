@@ -54,7 +54,11 @@ fn default_view_separates_targets_on_the_dev_sites() {
                 assert!(ours.auc >= 0.999, "{}: {}", site.name, ours.auc);
                 assert!(ours.best_errors <= 4, "{}: {}", site.name, ours.best_errors);
             }
-            "python311" => assert!(ours.auc >= 0.94, "{}: {}", site.name, ours.auc),
+            "python311" => {
+                // Id kinds (`section#module-`) lifted this from 0.94 / 59 errors.
+                assert!(ours.auc >= 0.99, "{}: {}", site.name, ours.auc);
+                assert!(ours.best_errors <= 9, "{}: {}", site.name, ours.best_errors);
+            }
             other => panic!("unexpected site {other}"),
         }
         assert!(

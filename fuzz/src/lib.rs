@@ -206,7 +206,7 @@ pub fn check_page(page: &Page, opts: &ParseOptions, view: View, threshold: f64) 
     }
 }
 
-/// A view picked by a byte (collapse, max depth, text, classes).
+/// A view picked by a byte (collapse, max depth, text, classes and ids).
 pub fn view_of(b: u8) -> View {
     View {
         collapse: match b & 3 {
@@ -223,6 +223,7 @@ pub fn view_of(b: u8) -> View {
         },
         text: b & 0x10 != 0,
         classes: b & 0x20 != 0,
+        ids: b & 0x20 != 0,
     }
 }
 
