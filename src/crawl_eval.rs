@@ -227,7 +227,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     }
     let _ = writeln!(
         md,
-        "\nReading the table: *found mapping* counts the pages the mapper judged similar to the example (θ = {:.2}, the default view), with how many of them are true targets; the crawl then collects what the pattern learned from them reaches. When *found crawling* equals *found mapping* and precision equals the mapping's, the pattern and the crawler lose nothing: the remaining errors are similarity decisions (see `docs/similarity.md`: at the default θ PostgreSQL's client and server application pages score 0.61–0.74, SFML's look-alike namespace pages up to 0.76, Python's non-module library pages up to 0.82).",
+        "\nReading the table: *found mapping* counts the pages the mapper judged similar to the example (θ = {:.2}, the default view and kind weight), with how many of them are true targets; the crawl then collects what the pattern learned from them reaches. When *found crawling* equals *found mapping* and precision equals the mapping's, the pattern and the crawler lose nothing: the remaining errors are similarity decisions (see `docs/similarity.md`, *Nearest misses*: SFML's Doxygen namespace, group and file pages share the class pages' template, and a few Python module pages are titled after a tool or topic and document their module in a subsection, so they declare no `module-` kind at the top).",
         crate::similarity::DEFAULT_THRESHOLD
     );
     for f in &figures {

@@ -11,7 +11,7 @@ use std::time::Instant;
 use crate::devsites::DevSite;
 use crate::dom::{Page, ParseOptions};
 use crate::rtdm::{Prepared, Rtdm};
-use crate::similarity::{Collapse, Options, View};
+use crate::similarity::{Collapse, Options, View, kind_agreement};
 
 /// Similarities of one site's pages to its example.
 pub struct SiteScores {
@@ -181,14 +181,25 @@ pub fn score_site(
         .iter()
         .find(|p| p.0 == site.example)
         .ok_or_else(|| format!("{}: example {} not found", site.name, site.example))?;
+    let options = Options {
+        view,
+        ..Options::default()
+    };
     let ex = Prepared::new(view.apply(&example.2.tree));
+    let ex_kinds = options.page_kinds(&example.2.tree);
     let mut rtdm = Rtdm::new();
     let start = Instant::now();
     let scores = pages
         .iter()
         .map(|(path, target, page)| {
             let other = Prepared::new(view.apply(&page.tree));
-            (path.clone(), rtdm.compare(&ex, &other).similarity, *target)
+            let agreement = kind_agreement(
+                &ex_kinds,
+                &options.page_kinds(&page.tree),
+                options.kind_weight,
+            );
+            let similarity = rtdm.compare(&ex, &other).similarity;
+            (path.clone(), similarity * agreement, *target)
         })
         .collect();
     Ok(SiteScores {

@@ -48,16 +48,30 @@ fn default_view_separates_targets_on_the_dev_sites() {
             "postgres15" | "commons-lang3" => {
                 assert_eq!(ours.auc, 1.0, "{}", site.name);
                 assert_eq!(ours.best_errors, 0, "{}", site.name);
+                assert_eq!(ours.default_errors, 0, "{}", site.name);
                 assert!(ours.min_target > ours.max_other, "{}", site.name);
             }
             "sfml" => {
                 assert!(ours.auc >= 0.999, "{}: {}", site.name, ours.auc);
                 assert!(ours.best_errors <= 4, "{}: {}", site.name, ours.best_errors);
+                assert!(
+                    ours.default_errors <= 6,
+                    "{}: {}",
+                    site.name,
+                    ours.default_errors
+                );
             }
             "python311" => {
-                // Id kinds (`section#module-`) lifted this from 0.94 / 59 errors.
+                // Id kinds (`section#module-`) lifted this from AUC 0.94 and 67 errors at the
+                // default θ; the rest are module pages whose top section is not the module's.
                 assert!(ours.auc >= 0.99, "{}: {}", site.name, ours.auc);
-                assert!(ours.best_errors <= 9, "{}: {}", site.name, ours.best_errors);
+                assert!(ours.best_errors <= 7, "{}: {}", site.name, ours.best_errors);
+                assert!(
+                    ours.default_errors <= 7,
+                    "{}: {}",
+                    site.name,
+                    ours.default_errors
+                );
             }
             other => panic!("unexpected site {other}"),
         }

@@ -188,7 +188,11 @@ pub fn check_page(page: &Page, opts: &ParseOptions, view: View, threshold: f64) 
         .map(|&collapse| View { collapse, ..view })
         .chain([View::FULL, View::default()]);
     for view in views {
-        let options = Options { threshold, view };
+        let options = Options {
+            threshold,
+            view,
+            ..Options::default()
+        };
         let own = compare_pages(page, page, &options);
         assert_eq!(own.comparison.distance, 0, "a page differs from itself");
         assert_eq!(own.comparison.similarity, 1.0);
@@ -196,7 +200,9 @@ pub fn check_page(page: &Page, opts: &ParseOptions, view: View, threshold: f64) 
         let ba = compare_pages(fixed, page, &options);
         check_comparison(&ab.comparison);
         assert_eq!(ab.comparison.distance, ba.comparison.distance, "asymmetric");
-        assert_eq!(ab.similar, ab.comparison.similarity >= threshold);
+        assert_eq!(ab.score, ab.comparison.similarity * ab.kind_agreement);
+        assert!((0.0..=1.0).contains(&ab.kind_agreement));
+        assert_eq!(ab.similar, ab.score >= threshold);
         let mut example = Example::new(fixed, options);
         assert_eq!(
             example.is_similar(page),
@@ -486,6 +492,7 @@ pub fn check_pair(a: &Tree, b: &Tree, params: [u8; 3]) {
     let options = Options {
         threshold: theta,
         view,
+        ..Options::default()
     };
     let mut ex = Example::from_tree(a, options);
     let pb_view = Prepared::new(view.apply(b));
