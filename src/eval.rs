@@ -217,6 +217,8 @@ pub fn views() -> Vec<(String, View)> {
         text,
         classes,
         ids,
+        top_weight: 0,
+        top_depth: 0,
     };
     let mut out = vec![
         ("tags, full (published RTDM)".to_string(), View::FULL),
@@ -261,6 +263,20 @@ pub fn views() -> Vec<(String, View)> {
             ));
         }
     }
+    for (cname, c) in [("all", Collapse::All), ("merge", Collapse::Merge)] {
+        for d in [5, 6, 7] {
+            for (top_weight, top_depth) in [(2, 4), (4, 4), (2, 5), (4, 5)] {
+                out.push((
+                    format!("classes + ids, {cname}, depth ≤ {d}, top ×{top_weight} to depth {top_depth}"),
+                    View {
+                        top_weight,
+                        top_depth,
+                        ..v(c, Some(d), true, true, true)
+                    },
+                ));
+            }
+        }
+    }
     out
 }
 
@@ -276,7 +292,8 @@ pub fn similarity_report(sites: &[DevSite]) -> Result<String, String> {
          default θ = {}. Views: *tags* labels elements by tag name (design §1, published RTDM); \
          *classes* by tag plus class tokens (`div.refentry`); *+ ids* also labels an element whose id \
          is a kind prefix plus the page's own name with that kind (`id=\"module-json\"` on `json.html`: \
-         `section#module-`); *consecutive* keeps the first of each \
+         `section#module-`), and pages lacking the example's kinds keep half their similarity; \
+         *top ×w to depth t* counts a node at branching depth d < t 1 + w·(t − d) times; *consecutive* keeps the first of each \
          run of same-label siblings, *all* the first sibling of each label, *merge* the tree of \
          distinct label paths; *depth ≤ d* cuts below branching depth d (ancestors with ≥ 2 \
          children). *Auto θ* is Otsu's cut of the similarities seen, without labels. Margin = lowest \

@@ -292,7 +292,7 @@ mod cli {
             .copied()
             .ok_or("outline needs a file")?;
         let page = read_page(Path::new(file))?;
-        print!("{}", Options::default().view.apply(&page.tree).outline());
+        print!("{}", Options::default().view.shape(&page.tree).outline());
         Ok(())
     }
 

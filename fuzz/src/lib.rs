@@ -212,7 +212,7 @@ pub fn check_page(page: &Page, opts: &ParseOptions, view: View, threshold: f64) 
     }
 }
 
-/// A view picked by a byte (collapse, max depth, text, classes and ids).
+/// A view picked by a byte (collapse, max depth, text, classes and ids, top weights).
 pub fn view_of(b: u8) -> View {
     View {
         collapse: match b & 3 {
@@ -230,6 +230,8 @@ pub fn view_of(b: u8) -> View {
         text: b & 0x10 != 0,
         classes: b & 0x20 != 0,
         ids: b & 0x20 != 0,
+        top_weight: if b & 0x80 != 0 { 2 } else { 0 },
+        top_depth: 3,
     }
 }
 
@@ -476,14 +478,15 @@ pub fn check_pair(a: &Tree, b: &Tree, params: [u8; 3]) {
         }
     }
 
-    // Views: valid trees, never larger, comparable; idempotent except Merge (merging siblings
+    // Views: valid trees; shapes never larger, idempotent except Merge (merging siblings
     // can raise the branching depth `max_depth` cuts at, so a second pass may cut more).
     let view = view_of(params[2]);
     for t in [a, b] {
-        let v = view.apply(t);
+        check_tree(&view.apply(t));
+        let v = view.shape(t);
         check_tree(&v);
-        assert!(v.len() <= t.len(), "a view grew the tree");
-        let again = view.apply(&v);
+        assert!(v.len() <= t.len(), "a view's shape grew the tree");
+        let again = view.shape(&v);
         check_tree(&again);
         if view.collapse != Collapse::Merge {
             assert_eq!(again, v, "view is not idempotent: {view:?}");
