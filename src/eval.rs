@@ -437,5 +437,9 @@ pub fn similarity_report(sites: &[DevSite]) -> Result<String, String> {
             list(&others)
         );
     }
+    let _ = write!(out, "\n{NOTES}");
     Ok(out)
 }
+
+/// Hand-written notes appended to the report: how the default was chosen, what it gets wrong.
+const NOTES: &str = include_str!("../eval/similarity-notes.md");

@@ -53,9 +53,9 @@ fn default_view_separates_targets_on_the_dev_sites() {
             }
             "sfml" => {
                 assert!(ours.auc >= 0.999, "{}: {}", site.name, ours.auc);
-                assert!(ours.best_errors <= 4, "{}: {}", site.name, ours.best_errors);
+                assert!(ours.best_errors <= 2, "{}: {}", site.name, ours.best_errors);
                 assert!(
-                    ours.default_errors <= 6,
+                    ours.default_errors <= 2,
                     "{}: {}",
                     site.name,
                     ours.default_errors
@@ -63,7 +63,8 @@ fn default_view_separates_targets_on_the_dev_sites() {
             }
             "python311" => {
                 // Id kinds (`section#module-`) lifted this from AUC 0.94 and 67 errors at the
-                // default θ; the rest are module pages whose top section is not the module's.
+                // default θ; the rest are module pages that declare no `module-` kind named after
+                // the page (eval/similarity-notes.md).
                 assert!(ours.auc >= 0.99, "{}: {}", site.name, ours.auc);
                 assert!(ours.best_errors <= 7, "{}: {}", site.name, ours.best_errors);
                 assert!(
