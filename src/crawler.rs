@@ -462,7 +462,7 @@ impl Crawler {
             let (similarity, verified) = match self.example.as_mut() {
                 Some(ex) => {
                     let v = ex.compare(&page);
-                    (Some(v.comparison.similarity), Some(v.similar))
+                    (Some(v.score), Some(v.similar))
                 }
                 None => (None, None),
             };

@@ -181,11 +181,13 @@ mod cli {
         let (pa, pb) = (read_page_or_url(a)?, read_page_or_url(b)?);
         let v = compare_pages(&pa, &pb, &options);
         println!(
-            "similarity {:.4}  distance {}  sizes {} / {} (view)  {} at θ = {}",
+            "similarity {:.4}  distance {}  sizes {} / {} (view)  kind agreement {:.2}  score {:.4}  {} at θ = {}",
             v.comparison.similarity,
             v.comparison.distance,
             v.comparison.size_a,
             v.comparison.size_b,
+            v.kind_agreement,
+            v.score,
             if v.similar { "similar" } else { "not similar" },
             v.threshold
         );
@@ -290,7 +292,7 @@ mod cli {
             .copied()
             .ok_or("outline needs a file")?;
         let page = read_page(Path::new(file))?;
-        print!("{}", Options::default().view.apply(&page.tree).outline());
+        print!("{}", Options::default().view.shape(&page.tree).outline());
         Ok(())
     }
 

@@ -607,7 +607,7 @@ impl Mapper {
         }
         let verdict = self.example.compare(&page);
         let n = &mut self.state.map.nodes[node as usize];
-        n.similarity = Some(verdict.comparison.similarity as f32);
+        n.similarity = Some(verdict.score as f32);
         n.title = page.title.chars().take(300).collect();
         // The entry page is always expanded: it is where navigation starts, even when it looks
         // like the example.

@@ -6,9 +6,17 @@
 //! names is strict on content-heavy pages (two same-template pages with different amounts of
 //! content are far apart) and blind to the class names page generators stamp on their
 //! templates. The default view therefore (1) labels elements with their tag plus class tokens
-//! (`div.refentry`), (2) keeps only the first sibling of each label (a list of 40 items looks like a
-//! list of 4, a page with twelve sections like one with three), and (3) cuts the tree below branching
-//! depth 6 ([`branching_depths`]), where page content rather than template lives. Does not own the distance itself ([`crate::rtdm`]).
+//! (`div.refentry`), (2) keeps only the first sibling of each label (a list of 40 items looks
+//! like a list of 4, a page with twelve sections like one with three), (3) cuts the tree below
+//! branching depth 6 ([`branching_depths`]), where page content rather than template lives,
+//! (4) counts the top of the page more (a node at branching depth d < 4 counts 1 + 4·(4 − d)
+//! times: the layout that makes a page of its kind weighs more than the varying content below
+//! it; [`View::weigh`]), and (5) labels an element whose id is a kind prefix plus the page's own
+//! name with that kind (`id="module-json"` on `json.html` is `section#module-`): generators name
+//! a page's main element after the page, and the prefix says what kind of page it is (Sphinx
+//! module pages vs the other library pages, built from the same template). A page lacking the
+//! kinds the example declares keeps only part of its similarity ([`kind_agreement`],
+//! [`Options::kind_weight`]). Does not own the distance itself ([`crate::rtdm`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +52,16 @@ pub struct View {
     /// Compare tag-plus-class labels (`div.refentry`) instead of tag names, where the tree
     /// has them ([`Tree::class_labels`]).
     pub classes: bool,
+    /// With `classes`, also label an element whose id is a kind prefix plus the page's own
+    /// name with that kind (`id="module-json"` on `json.html` gives `section#module-`), where
+    /// the tree has such labels ([`Tree::kind_labels`]).
+    pub ids: bool,
+    /// Weight of the page's top structure: a node of the view at branching depth `d <
+    /// top_depth` counts `1 + top_weight × (top_depth − d)` times in the distance (0: every node
+    /// counts once). See [`View::weigh`].
+    pub top_weight: u32,
+    /// The branching depth from which nodes count once (see `top_weight`).
+    pub top_depth: u32,
 }
 
 impl Default for View {
@@ -53,6 +71,9 @@ impl Default for View {
             max_depth: Some(6),
             text: true,
             classes: true,
+            ids: true,
+            top_weight: 4,
+            top_depth: 4,
         }
     }
 }
@@ -64,10 +85,68 @@ impl View {
         max_depth: None,
         text: true,
         classes: false,
+        ids: false,
+        top_weight: 0,
+        top_depth: 0,
     };
 
-    /// Applies the view to a tree (identity for [`View::FULL`]). Iterative; keeps preorder.
+    /// Applies the view to a tree: [`View::shape`], then [`View::weigh`] (identity for
+    /// [`View::FULL`]).
     pub fn apply(&self, tree: &Tree) -> Tree {
+        let shaped = self.shape(tree);
+        if self.top_weight == 0 || self.top_depth == 0 {
+            return shaped;
+        }
+        self.weigh(&shaped)
+    }
+
+    /// Node weights as tree shape: a node of weight `w` ([`View::top_weight`]) becomes a chain
+    /// of `w` nodes with its label, the last of which holds its children. RTDM then counts it
+    /// `w` times when it is inserted or deleted and not at all when matched (a chain of single
+    /// children matches down to its end), which is RTDM with weighted nodes, computed by the
+    /// unweighted core. Depths are the branching depths of the shaped tree.
+    pub fn weigh(&self, tree: &Tree) -> Tree {
+        let depths = branching_depths(tree);
+        let weight = |d: u32| {
+            1 + self
+                .top_weight
+                .saturating_mul(self.top_depth.saturating_sub(d))
+        };
+        let extra: u64 = depths.iter().map(|&d| u64::from(weight(d) - 1)).sum();
+        if extra == 0 {
+            return tree.clone();
+        }
+        let n = tree.len();
+        let mut labels = Vec::with_capacity(n + extra as usize);
+        let mut parents: Vec<Option<NodeId>> = Vec::with_capacity(n + extra as usize);
+        // The last node of each source node's chain, where its children hang.
+        let mut bottom: Vec<NodeId> = vec![0; n];
+        for i in 0..n {
+            let node = i as NodeId;
+            let label = tree.label(node);
+            let mut parent = tree.parent(node).map(|p| bottom[p as usize]);
+            for _ in 0..weight(depths[i]) {
+                let out = labels.len() as NodeId;
+                labels.push(label);
+                parents.push(parent);
+                parent = Some(out);
+            }
+            bottom[i] = labels.len() as NodeId - 1;
+        }
+        let mut names: Vec<(Label, String)> = tree
+            .labels()
+            .iter()
+            .filter(|&&l| l != Label::TEXT)
+            .map(|&l| (l, tree.label_name(l).to_string()))
+            .collect();
+        names.sort();
+        names.dedup();
+        Tree::from_preorder(labels, &parents, names).unwrap_or_else(|_| tree.clone())
+    }
+
+    /// The compared shape of a tree: labels, collapsing and depth cut, without weights
+    /// (identity for [`View::FULL`]). Iterative; keeps preorder. What `exemplar outline` prints.
+    pub fn shape(&self, tree: &Tree) -> Tree {
         if *self == View::FULL {
             return tree.clone();
         }
@@ -81,14 +160,7 @@ impl View {
         let mut stack: Vec<(NodeId, Option<NodeId>)> = vec![(tree.root(), None)];
         let mut kept: Vec<NodeId> = Vec::new();
         let depths = branching_depths(tree);
-        let fine = self.classes && tree.class_labels().len() == tree.len();
-        let label_of = |n: NodeId| {
-            if fine {
-                tree.class_labels()[n as usize]
-            } else {
-                tree.label(n)
-            }
-        };
+        let label_of = |n: NodeId| self.label_of(tree, n);
         while let Some((node, parent)) = stack.pop() {
             let out = labels.len() as NodeId;
             let label = label_of(node);
@@ -134,7 +206,9 @@ impl View {
 
 impl View {
     fn label_of(&self, tree: &Tree, n: NodeId) -> Label {
-        if self.classes && tree.class_labels().len() == tree.len() {
+        if self.classes && self.ids && tree.kind_labels().len() == tree.len() {
+            tree.kind_labels()[n as usize]
+        } else if self.classes && tree.class_labels().len() == tree.len() {
             tree.class_labels()[n as usize]
         } else {
             tree.label(n)
@@ -218,26 +292,67 @@ pub fn branching_depths(tree: &Tree) -> Vec<u32> {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Options {
-    /// θ: pages with similarity ≥ θ to the example are targets.
+    /// θ: pages whose score (similarity × kind agreement) to the example is ≥ θ are targets.
     pub threshold: f64,
     /// The view of the trees RTDM compares.
     pub view: View,
+    /// How much a page loses for lacking the kinds the example declares in its ids (see
+    /// [`kind_agreement`]), in [0, 1]: 0 ignores kinds, 1 rules such pages out.
+    pub kind_weight: f64,
 }
 
 /// The default θ, chosen from the development sites' figures (`docs/similarity.md`): under the
-/// default view the single threshold with the fewest errors over the four sites is 0.755, on a
-/// plateau (0.75 costs two more errors). Per-site best thresholds range from 0.55 to 0.76, so the
-/// mapper should prefer [`auto_threshold`] once it has seen enough pages; this value is the
-/// fallback and the user's starting point.
-pub const DEFAULT_THRESHOLD: f64 = 0.75;
+/// default view (id kinds, top weights) and kind weight, θ from 0.78 to 0.86 separates
+/// PostgreSQL's and commons-lang3's pages with no error and leaves SFML and Python at or near their
+/// floors (2–6 and 7 errors: pages no structural view tells apart); 0.84 is inside the plateau
+/// with the fewest errors (0.84–0.86) with room on both sides of PostgreSQL's gap (0.78–0.87),
+/// and keeps template-only pages of small sites (an "About" page beside product pages, 0.77) out.
+pub const DEFAULT_THRESHOLD: f64 = 0.84;
+
+/// The default kind weight: a page that declares none of the example's kinds keeps half its
+/// similarity. Chosen on the development sites (`docs/similarity.md`): on Python's documentation,
+/// where every page shares one template and only module pages declare `module-…` ids, it moves
+/// the non-module pages below the module pages and brings the site's best θ in line with the
+/// other sites' (0.55–0.60); 0.5 and 1 give the same errors there, and 0.5 keeps the ranking of
+/// the pages it lowers. Sites whose ids declare no kinds are unaffected.
+pub const DEFAULT_KIND_WEIGHT: f64 = 0.5;
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             threshold: DEFAULT_THRESHOLD,
             view: View::default(),
+            kind_weight: DEFAULT_KIND_WEIGHT,
         }
     }
+}
+
+/// The kinds a page declares: the distinct kind labels of its elements whose id is a kind
+/// prefix plus the page's own name ([`Tree::kind_labels`]), sorted. Empty for most pages.
+pub fn kinds(tree: &Tree) -> Vec<Label> {
+    let mut out: Vec<Label> = tree
+        .kind_labels()
+        .iter()
+        .zip(tree.class_labels())
+        .filter(|(k, c)| k != c)
+        .map(|(k, _)| *k)
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// How far a page agrees with the kinds the example declares, as a factor on its similarity:
+/// `1 − weight × (share of the example's kinds the page lacks)`. 1 when the example declares
+/// none. A kind is an id naming the page after a prefix (`module-json` on `json.html`): pages of
+/// one kind share that prefix, and a page of another kind (`asyncio-runner.html`, a Sphinx page
+/// built from the same template as module pages) does not declare it.
+pub fn kind_agreement(example: &[Label], page: &[Label], weight: f64) -> f64 {
+    if example.is_empty() {
+        return 1.0;
+    }
+    let missing = example.iter().filter(|k| !page.contains(k)).count();
+    (1.0 - weight.clamp(0.0, 1.0) * missing as f64 / example.len() as f64).clamp(0.0, 1.0)
 }
 
 impl Options {
@@ -252,6 +367,12 @@ impl Options {
                 self.threshold
             ));
         }
+        if !(0.0..=1.0).contains(&self.kind_weight) {
+            return Err(format!(
+                "kind weight must be in [0, 1], got {}",
+                self.kind_weight
+            ));
+        }
         Ok(())
     }
 }
@@ -263,7 +384,12 @@ pub struct Verdict {
     /// Distance, similarity and view sizes.
     #[serde(flatten)]
     pub comparison: Comparison,
-    /// `similarity >= threshold`.
+    /// Agreement with the kinds the example declares ([`kind_agreement`]; 1 when it declares
+    /// none).
+    pub kind_agreement: f64,
+    /// `similarity × kind_agreement`: what θ is applied to.
+    pub score: f64,
+    /// `score >= threshold`.
     pub similar: bool,
     /// The θ applied.
     pub threshold: f64,
@@ -272,6 +398,7 @@ pub struct Verdict {
 /// An example page prepared once for comparisons with many pages.
 pub struct Example {
     prepared: Prepared,
+    kinds: Vec<Label>,
     options: Options,
     rtdm: rtdm::Rtdm,
 }
@@ -286,6 +413,7 @@ impl Example {
     pub fn from_tree(tree: &Tree, options: Options) -> Example {
         Example {
             prepared: Prepared::new(options.view.apply(tree)),
+            kinds: options.page_kinds(tree),
             options,
             rtdm: rtdm::Rtdm::new(),
         }
@@ -301,32 +429,75 @@ impl Example {
         self.prepared.tree().len() as u32
     }
 
+    /// The kinds the example declares (empty when the view does not use ids).
+    pub fn kinds(&self) -> &[Label] {
+        &self.kinds
+    }
+
     /// Prepares a page's view for comparisons with this example.
     pub fn prepare(&self, page: &Page) -> Prepared {
         Prepared::new(self.options.view.apply(&page.tree))
     }
 
+    /// The kind agreement of a page's tree with the example ([`kind_agreement`]).
+    pub fn agreement(&self, tree: &Tree) -> f64 {
+        if self.kinds.is_empty() {
+            return 1.0;
+        }
+        kind_agreement(
+            &self.kinds,
+            &self.options.page_kinds(tree),
+            self.options.kind_weight,
+        )
+    }
+
     /// Exact comparison with a page.
     pub fn compare(&mut self, page: &Page) -> Verdict {
         let other = self.prepare(page);
-        self.compare_prepared(&other)
+        let agreement = self.agreement(&page.tree);
+        self.verdict(&other, agreement)
     }
 
-    /// Exact comparison with a prepared page.
+    /// Exact comparison with a prepared page, on structure only (kind agreement 1: the
+    /// prepared view does not carry the page's kinds; [`Example::compare`] applies them).
     pub fn compare_prepared(&mut self, other: &Prepared) -> Verdict {
+        self.verdict(other, 1.0)
+    }
+
+    fn verdict(&mut self, other: &Prepared, kind_agreement: f64) -> Verdict {
         let comparison = self.rtdm.compare(&self.prepared, other);
+        let score = comparison.similarity * kind_agreement;
         Verdict {
-            similar: comparison.similarity >= self.options.threshold,
+            kind_agreement,
+            score,
+            similar: score >= self.options.threshold,
             threshold: self.options.threshold,
             comparison,
         }
     }
 
-    /// Whether a page is similar to the example (decision mode: stops as soon as known).
+    /// Whether a page is similar to the example (decision mode: stops as soon as known when the
+    /// page agrees with the example's kinds; exact otherwise).
     pub fn is_similar(&mut self, page: &Page) -> bool {
+        let agreement = self.agreement(&page.tree);
         let other = self.prepare(page);
+        if agreement < 1.0 {
+            return self.verdict(&other, agreement).similar;
+        }
         self.rtdm
             .is_similar(&self.prepared, &other, self.options.threshold)
+    }
+}
+
+impl Options {
+    /// The kinds of a page's tree that count under these options: none unless the view uses
+    /// ids and the kind weight is positive.
+    pub fn page_kinds(&self, tree: &Tree) -> Vec<Label> {
+        if self.view.classes && self.view.ids && self.kind_weight > 0.0 {
+            kinds(tree)
+        } else {
+            Vec::new()
+        }
     }
 }
 
@@ -384,7 +555,7 @@ mod tests {
             collapse: Collapse::Consecutive,
             ..View::default()
         };
-        let out = v.apply(&t("ul(li(a) li(a b) li p li)"));
+        let out = v.shape(&t("ul(li(a) li(a b) li p li)"));
         assert_eq!(out.outline(), "ul\n  li\n    a\n  p\n  li\n");
     }
 
@@ -395,6 +566,9 @@ mod tests {
             max_depth: Some(1),
             text: false,
             classes: false,
+            ids: false,
+            top_weight: 0,
+            top_depth: 0,
         };
         let out = v.apply(&t("body(div(p) #text div span(b) #text)"));
         assert_eq!(out.outline(), "body\n  div\n  span\n");
@@ -417,7 +591,7 @@ mod tests {
             collapse: Collapse::Merge,
             ..View::default()
         };
-        let out = v.apply(&t("ul(li(a) p li(b a) li)"));
+        let out = v.shape(&t("ul(li(a) p li(b a) li)"));
         assert_eq!(out.outline(), "ul\n  li\n    a\n    b\n  p\n");
     }
 
@@ -428,7 +602,7 @@ mod tests {
             "http://e.com/",
         )
         .unwrap();
-        let out = View::default().apply(&page.tree);
+        let out = View::default().shape(&page.tree);
         assert!(
             out.outline().contains("div.refentry\n"),
             "{}",
@@ -438,15 +612,162 @@ mod tests {
         assert_eq!(out.outline().matches("  p\n").count(), 1);
         // Single-child wrappers do not count towards the depth cut; branching nodes do.
         let chain = Tree::parse_shape(&format!("{}k{}", "w(".repeat(12), ")".repeat(12))).unwrap();
-        assert_eq!(View::default().apply(&chain).len(), chain.len());
+        assert_eq!(View::default().shape(&chain).len(), chain.len());
         let mut shape = String::from("x");
         for _ in 0..12 {
             shape = format!("n(leaf {shape})");
         }
         let branchy = Tree::parse_shape(&shape).unwrap();
-        let cut = View::default().apply(&branchy);
+        let cut = View::default().shape(&branchy);
         assert!(cut.len() < branchy.len());
         assert_eq!(cut.height(), View::default().max_depth.unwrap_or(0));
+    }
+
+    #[test]
+    fn id_kinds_separate_pages_of_one_template() {
+        let page = |id: &str, url: &str| {
+            Page::from_html(
+                &format!("<body><div class=nav><a href=x>x</a></div><section id='{id}'><h1>T</h1><p>a</p><p>b</p></section>"),
+                url,
+            )
+            .unwrap()
+        };
+        let json = page("module-json", "http://e.com/library/json.html");
+        let re = page("module-re", "http://e.com/library/re.html");
+        let runners = page("runners", "http://e.com/library/asyncio-runner.html");
+        let with = Options::default();
+        let without = Options {
+            view: View {
+                ids: false,
+                ..View::default()
+            },
+            ..Options::default()
+        };
+        assert!(
+            View::default()
+                .shape(&json.tree)
+                .outline()
+                .contains("section#module-\n")
+        );
+        let sim = |a: &Page, b: &Page, o: &Options| compare_pages(a, b, o).comparison.similarity;
+        assert_eq!(sim(&json, &re, &with), 1.0);
+        assert_eq!(sim(&json, &runners, &without), 1.0);
+        // The section is relabelled: its whole subtree differs.
+        let d = compare_pages(&json, &runners, &with).comparison;
+        let section = View::default()
+            .apply(&json.tree)
+            .labels()
+            .iter()
+            .filter(|l| json.tree.label_name(**l) == "section#module-")
+            .count();
+        assert!(section > 0);
+        assert!(d.distance > 2 * 4, "{d:?}");
+        assert!(d.similarity < 1.0);
+        // Without `classes`, ids are not used either.
+        let tags = View {
+            classes: false,
+            ..View::default()
+        };
+        assert_eq!(tags.apply(&json.tree), tags.apply(&runners.tree));
+    }
+
+    #[test]
+    fn top_weights_make_shallow_differences_cost_more() {
+        let v = View {
+            collapse: Collapse::None,
+            max_depth: None,
+            text: true,
+            classes: false,
+            ids: false,
+            top_weight: 2,
+            top_depth: 2,
+        };
+        // Branching depths: r 0, a and b 1, their children 2 and deeper.
+        let base = t("r(a(x(p q) y) b)");
+        let w = v.apply(&base);
+        // r counts 5, a and b 3 each, the rest once.
+        assert_eq!(w.len(), 5 + 3 + 3 + 4);
+        assert_eq!(v.shape(&base).len(), base.len());
+        let shallow = t("r(a(x(p q) y) c)");
+        let deep = t("r(a(x(p z) y) b)");
+        let d = |x: &Tree, y: &Tree| rtdm::distance(&v.apply(x), &v.apply(y));
+        assert_eq!(
+            rtdm::distance(&base, &shallow),
+            rtdm::distance(&base, &deep)
+        );
+        assert_eq!(d(&base, &deep), 2);
+        assert_eq!(d(&base, &shallow), 6);
+        assert_eq!(d(&base, &base), 0);
+        // No weights: the shape itself.
+        let plain = View { top_weight: 0, ..v };
+        assert_eq!(plain.apply(&base), base);
+    }
+
+    #[test]
+    fn kind_agreement_scales_pages_lacking_the_example_kinds() {
+        let (a, b) = (Label::of("section#module-"), Label::of("div#post-"));
+        assert_eq!(kind_agreement(&[], &[a], 0.5), 1.0);
+        assert_eq!(kind_agreement(&[a], &[a, b], 0.5), 1.0);
+        assert_eq!(kind_agreement(&[a], &[], 0.5), 0.5);
+        assert_eq!(kind_agreement(&[a, b], &[b], 0.5), 0.75);
+        assert_eq!(kind_agreement(&[a], &[b], 1.0), 0.0);
+        assert_eq!(kind_agreement(&[a], &[b], 0.0), 1.0);
+        let html = |id: &str| {
+            format!("<body><section id='{id}'><h1>T</h1><p>a</p></section><p>x</p></body>")
+        };
+        let json = Page::from_html(&html("module-json"), "http://e.com/json.html").unwrap();
+        let re = Page::from_html(&html("module-re"), "http://e.com/re.html").unwrap();
+        let intro = Page::from_html(&html("intro"), "http://e.com/intro.html").unwrap();
+        assert_eq!(kinds(&json.tree).len(), 1);
+        assert_eq!(kinds(&json.tree), kinds(&re.tree));
+        assert!(kinds(&intro.tree).is_empty());
+        for theta in [0.0, 0.2, 0.4, 0.6, 1.0] {
+            let options = Options {
+                threshold: theta,
+                ..Options::default()
+            };
+            let mut ex = Example::new(&json, options);
+            assert_eq!(ex.kinds().len(), 1);
+            let same = ex.compare(&re);
+            assert_eq!(same.kind_agreement, 1.0);
+            assert_eq!(same.score, same.comparison.similarity);
+            let other = ex.compare(&intro);
+            assert_eq!(other.kind_agreement, 1.0 - DEFAULT_KIND_WEIGHT);
+            assert_eq!(
+                other.score,
+                other.comparison.similarity * other.kind_agreement
+            );
+            assert_eq!(other.similar, other.score >= theta);
+            assert_eq!(ex.is_similar(&intro), other.similar, "θ={theta}");
+            assert_eq!(ex.is_similar(&re), same.similar, "θ={theta}");
+        }
+        // Kinds do not count when the view leaves ids out or the weight is 0.
+        for options in [
+            Options {
+                kind_weight: 0.0,
+                ..Options::default()
+            },
+            Options {
+                view: View {
+                    ids: false,
+                    ..View::default()
+                },
+                ..Options::default()
+            },
+        ] {
+            assert_eq!(
+                Example::new(&json, options).compare(&intro).kind_agreement,
+                1.0
+            );
+        }
+        assert!(
+            Options {
+                kind_weight: 2.0,
+                ..Options::default()
+            }
+            .validate()
+            .is_err()
+        );
     }
 
     #[test]

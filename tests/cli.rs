@@ -110,7 +110,9 @@ fn learn_and_crawl_commands_write_pattern_and_exports() {
     assert_eq!(lines.lines().count(), entities);
     let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
     assert!(first["html"].as_str().unwrap().contains("<html"));
-    assert!(first["similarity"].as_f64().unwrap() >= 0.75);
+    assert!(
+        first["similarity"].as_f64().unwrap() >= exemplar::similarity::DEFAULT_THRESHOLD - 1e-6
+    );
     assert_eq!(
         std::fs::read_to_string(&csv).unwrap().lines().count(),
         entities + 1

@@ -453,6 +453,9 @@ fn rtdm_on_hundred_thousand_deep_and_wide_trees() {
             max_depth: Some(3),
             text: false,
             classes: true,
+            ids: true,
+            top_weight: 2,
+            top_depth: 2,
         };
         for t in [&chain, &star_b] {
             checks::check_tree(&view.apply(t));

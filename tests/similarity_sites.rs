@@ -48,13 +48,32 @@ fn default_view_separates_targets_on_the_dev_sites() {
             "postgres15" | "commons-lang3" => {
                 assert_eq!(ours.auc, 1.0, "{}", site.name);
                 assert_eq!(ours.best_errors, 0, "{}", site.name);
+                assert_eq!(ours.default_errors, 0, "{}", site.name);
                 assert!(ours.min_target > ours.max_other, "{}", site.name);
             }
             "sfml" => {
                 assert!(ours.auc >= 0.999, "{}: {}", site.name, ours.auc);
-                assert!(ours.best_errors <= 4, "{}: {}", site.name, ours.best_errors);
+                assert!(ours.best_errors <= 2, "{}: {}", site.name, ours.best_errors);
+                assert!(
+                    ours.default_errors <= 2,
+                    "{}: {}",
+                    site.name,
+                    ours.default_errors
+                );
             }
-            "python311" => assert!(ours.auc >= 0.94, "{}: {}", site.name, ours.auc),
+            "python311" => {
+                // Id kinds (`section#module-`) lifted this from AUC 0.94 and 67 errors at the
+                // default θ; the rest are module pages that declare no `module-` kind named after
+                // the page (eval/similarity-notes.md).
+                assert!(ours.auc >= 0.99, "{}: {}", site.name, ours.auc);
+                assert!(ours.best_errors <= 7, "{}: {}", site.name, ours.best_errors);
+                assert!(
+                    ours.default_errors <= 7,
+                    "{}: {}",
+                    site.name,
+                    ours.default_errors
+                );
+            }
             other => panic!("unexpected site {other}"),
         }
         assert!(

@@ -188,7 +188,11 @@ pub fn check_page(page: &Page, opts: &ParseOptions, view: View, threshold: f64) 
         .map(|&collapse| View { collapse, ..view })
         .chain([View::FULL, View::default()]);
     for view in views {
-        let options = Options { threshold, view };
+        let options = Options {
+            threshold,
+            view,
+            ..Options::default()
+        };
         let own = compare_pages(page, page, &options);
         assert_eq!(own.comparison.distance, 0, "a page differs from itself");
         assert_eq!(own.comparison.similarity, 1.0);
@@ -196,7 +200,9 @@ pub fn check_page(page: &Page, opts: &ParseOptions, view: View, threshold: f64) 
         let ba = compare_pages(fixed, page, &options);
         check_comparison(&ab.comparison);
         assert_eq!(ab.comparison.distance, ba.comparison.distance, "asymmetric");
-        assert_eq!(ab.similar, ab.comparison.similarity >= threshold);
+        assert_eq!(ab.score, ab.comparison.similarity * ab.kind_agreement);
+        assert!((0.0..=1.0).contains(&ab.kind_agreement));
+        assert_eq!(ab.similar, ab.score >= threshold);
         let mut example = Example::new(fixed, options);
         assert_eq!(
             example.is_similar(page),
@@ -206,7 +212,7 @@ pub fn check_page(page: &Page, opts: &ParseOptions, view: View, threshold: f64) 
     }
 }
 
-/// A view picked by a byte (collapse, max depth, text, classes).
+/// A view picked by a byte (collapse, max depth, text, classes and ids, top weights).
 pub fn view_of(b: u8) -> View {
     View {
         collapse: match b & 3 {
@@ -223,6 +229,9 @@ pub fn view_of(b: u8) -> View {
         },
         text: b & 0x10 != 0,
         classes: b & 0x20 != 0,
+        ids: b & 0x20 != 0,
+        top_weight: if b & 0x80 != 0 { 2 } else { 0 },
+        top_depth: 3,
     }
 }
 
@@ -469,14 +478,15 @@ pub fn check_pair(a: &Tree, b: &Tree, params: [u8; 3]) {
         }
     }
 
-    // Views: valid trees, never larger, comparable; idempotent except Merge (merging siblings
+    // Views: valid trees; shapes never larger, idempotent except Merge (merging siblings
     // can raise the branching depth `max_depth` cuts at, so a second pass may cut more).
     let view = view_of(params[2]);
     for t in [a, b] {
-        let v = view.apply(t);
+        check_tree(&view.apply(t));
+        let v = view.shape(t);
         check_tree(&v);
-        assert!(v.len() <= t.len(), "a view grew the tree");
-        let again = view.apply(&v);
+        assert!(v.len() <= t.len(), "a view's shape grew the tree");
+        let again = view.shape(&v);
         check_tree(&again);
         if view.collapse != Collapse::Merge {
             assert_eq!(again, v, "view is not idempotent: {view:?}");
@@ -485,6 +495,7 @@ pub fn check_pair(a: &Tree, b: &Tree, params: [u8; 3]) {
     let options = Options {
         threshold: theta,
         view,
+        ..Options::default()
     };
     let mut ex = Example::from_tree(a, options);
     let pb_view = Prepared::new(view.apply(b));

@@ -365,6 +365,64 @@ fn class_label<'c>(
     (label, tokens)
 }
 
+/// Separators between an id's kind prefix and the page's name (`module-json`, `post_42`).
+const KIND_SEPARATORS: [char; 4] = ['-', '_', ':', '.'];
+
+/// The page's own name as ids embed it: the last non-empty path segment of its URL without its
+/// extension, lower-cased (`json` for `/library/json.html`, `42` for `/post/42/`).
+fn page_slug(url: &Url) -> String {
+    let last = url
+        .path_segments()
+        .and_then(|mut s| s.rfind(|s| !s.is_empty()))
+        .unwrap_or("");
+    let stem = last.rsplit_once('.').map_or(last, |(a, _)| a);
+    stem.to_ascii_lowercase()
+}
+
+/// The kind an element's id gives it: when the id is a prefix plus the page's own name
+/// (`module-json` on `json.html`, `post-42` on `/post/42`), the prefix with its separator
+/// (`module-`), which names what the element is on every page of that kind. Ids equal to the
+/// page's name, ids that do not end with it, and prefixes with digits or without letters give
+/// none. Case-insensitive.
+fn id_kind(id: &str, slug: &str) -> Option<String> {
+    if slug.chars().count() < 2 || id.len() > 200 {
+        return None;
+    }
+    let id = id.trim().to_ascii_lowercase();
+    let prefix = id.strip_suffix(slug)?;
+    let word = prefix.strip_suffix(KIND_SEPARATORS)?;
+    let ok = !word.is_empty()
+        && word.len() <= 32
+        && word.bytes().any(|b| b.is_ascii_alphabetic())
+        && !word
+            .bytes()
+            .any(|b| b.is_ascii_digit() || b.is_ascii_whitespace());
+    ok.then(|| prefix.to_string())
+}
+
+/// Kind labels for a tree: empty when no element has a kind, else the class labels with each
+/// kinded element's label refined to `class label#kind` (`section#module-`).
+fn kind_labels(
+    class_labels: &[Label],
+    kinds: &[(u32, Label, String)],
+    name_of: impl Fn(Label) -> String,
+) -> (Vec<Label>, Vec<(Label, String)>) {
+    if kinds.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let mut labels = class_labels.to_vec();
+    let mut names = Vec::new();
+    for (node, cl, kind) in kinds {
+        let name = format!("{}#{kind}", name_of(*cl));
+        let l = Label::of(&name);
+        if let Some(slot) = labels.get_mut(*node as usize) {
+            *slot = l;
+        }
+        names.push((l, name));
+    }
+    (labels, names)
+}
+
 /// The display name of a class label (`div.refentry`).
 fn class_name(tag: &str, tokens: &[&str]) -> String {
     let mut name = tag.to_string();
@@ -478,6 +536,9 @@ impl<'a> Walker<'a> {
 
         let mut labels: Vec<Label> = Vec::new();
         let mut class_labels: Vec<Label> = Vec::new();
+        // Elements whose id names this page with a kind prefix: (node, class label, kind).
+        let slug = page_slug(&self.url);
+        let mut kinds: Vec<(u32, Label, String)> = Vec::new();
         let mut class_names: Vec<(Label, String)> = Vec::new();
         let mut token_buf: Vec<(usize, usize)> = Vec::new();
         let mut parents: Vec<Option<NodeId>> = Vec::new();
@@ -633,6 +694,9 @@ impl<'a> Walker<'a> {
                         }
                         None => label,
                     };
+                    if let Some(kind) = attr(attrs, "id").and_then(|id| id_kind(id, &slug)) {
+                        kinds.push((out, cl, kind));
+                    }
                     class_labels.push(cl);
                     parents.push(Some(parent_out));
                     let depth = parent_depth + 1;
@@ -721,8 +785,17 @@ impl<'a> Walker<'a> {
         let price_count = text::count_prices(&visible);
         let text_chars = visible.chars().count();
 
+        let (kind_labels, kind_names) = kind_labels(&class_labels, &kinds, |l| {
+            class_names
+                .iter()
+                .chain(names.iter())
+                .find(|(k, _)| *k == l)
+                .map(|(_, n)| n.clone())
+                .unwrap_or_default()
+        });
         let tree = match Tree::from_preorder(labels, &parents, names)
             .and_then(|t| t.with_class_labels(class_labels, class_names))
+            .and_then(|t| t.with_kind_labels(kind_labels, kind_names))
         {
             Ok(t) => t,
             // The walk emits a valid preorder by construction; fall back to a lone root rather
@@ -1234,5 +1307,51 @@ mod tests {
         .unwrap();
         assert_eq!(p.terms, ["ação"]);
         assert_eq!(p.encoding, "windows-1252");
+    }
+
+    #[test]
+    fn id_kind_is_the_prefix_of_an_id_naming_the_page() {
+        let slug = |u: &str| page_slug(&Url::parse(u).unwrap());
+        assert_eq!(slug("http://e.com/library/json.html"), "json");
+        assert_eq!(slug("http://e.com/post/42/"), "42");
+        assert_eq!(slug("http://e.com/"), "");
+        assert_eq!(id_kind("module-json", "json").as_deref(), Some("module-"));
+        assert_eq!(id_kind("Module_JSON", "json").as_deref(), Some("module_"));
+        assert_eq!(id_kind("post-42", "42").as_deref(), Some("post-"));
+        assert_eq!(
+            id_kind("module-email.charset", "email.charset").as_deref(),
+            Some("module-")
+        );
+        // The id is the page's name, does not end with it, or the prefix is not a kind word.
+        assert_eq!(id_kind("SQL-VACUUM", "sql-vacuum"), None);
+        assert_eq!(id_kind("runners", "asyncio-runner"), None);
+        assert_eq!(id_kind("xjson", "json"), None);
+        assert_eq!(id_kind("id-1-json", "json"), None);
+        assert_eq!(id_kind("--json", "json"), None);
+        assert_eq!(id_kind("a-b", "b"), None);
+    }
+
+    #[test]
+    fn kind_labels_only_when_an_id_names_the_page() {
+        let html = "<body><section id=module-json class=s><p>x</p></section><div id=other></div>";
+        let p = Page::from_html(html, "http://e.com/json.html").unwrap();
+        let kinds = p.tree.kind_labels();
+        assert_eq!(kinds.len(), p.tree.len());
+        let names: Vec<&str> = kinds.iter().map(|&l| p.tree.label_name(l)).collect();
+        assert!(names.contains(&"section.s#module-"), "{names:?}");
+        assert_eq!(
+            kinds
+                .iter()
+                .zip(p.tree.class_labels())
+                .filter(|(a, b)| a != b)
+                .count(),
+            1
+        );
+        let q = Page::from_html(html, "http://e.com/other.html").unwrap();
+        assert!(q.tree.kind_labels().is_empty());
+        // Kind labels survive serialization and validation.
+        let json = serde_json::to_string(&p.tree).unwrap();
+        let back: Tree = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.validated().unwrap().kind_labels(), kinds);
     }
 }

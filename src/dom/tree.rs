@@ -63,6 +63,11 @@ pub struct Tree {
     /// [`Tree::class_labels`].
     #[serde(default)]
     class_labels: Vec<Label>,
+    /// Optional kind labels, one per node, set by the page parser only when some element's id
+    /// names the page with a kind prefix (`section#module-` for `id="module-json"` on
+    /// `json.html`); empty otherwise. See [`Tree::kind_labels`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    kind_labels: Vec<Label>,
 }
 
 /// Marker for "no parent" in [`Tree::parent`]'s storage.
@@ -163,6 +168,7 @@ impl Tree {
             hashes,
             names,
             class_labels: Vec::new(),
+            kind_labels: Vec::new(),
         }
     }
 
@@ -183,6 +189,33 @@ impl Tree {
         self.names.sort();
         self.names.dedup_by(|a, b| a.0 == b.0);
         Ok(self)
+    }
+
+    /// Attaches kind labels (one per node: the class label, or the class label plus the kind of
+    /// an id that names the page) and their names. An empty `labels` removes them.
+    ///
+    /// # Errors
+    /// When `labels` is neither empty nor one per node.
+    pub fn with_kind_labels(
+        mut self,
+        labels: Vec<Label>,
+        names: Vec<(Label, String)>,
+    ) -> Result<Tree, TreeError> {
+        if !labels.is_empty() && labels.len() != self.len() {
+            return Err(TreeError("kind labels: one per node expected".into()));
+        }
+        self.kind_labels = labels;
+        self.names.extend(names);
+        self.names.sort();
+        self.names.dedup_by(|a, b| a.0 == b.0);
+        Ok(self)
+    }
+
+    /// The kind labels set by [`Tree::with_kind_labels`] (empty when the page has no element
+    /// whose id is a kind prefix plus the page's own name): an element's class label, refined
+    /// for such elements with the kind (`section#module-`).
+    pub fn kind_labels(&self) -> &[Label] {
+        &self.kind_labels
     }
 
     /// The finer labels set by [`Tree::with_class_labels`] (empty when none): an element's tag
@@ -208,12 +241,14 @@ impl Tree {
             .map(|&p| if p == NONE { None } else { Some(p) })
             .collect();
         let class_labels = self.class_labels;
+        let kind_labels = self.kind_labels;
         let t = Tree::from_preorder(self.labels, &parents, self.names)?;
-        if class_labels.is_empty() {
-            Ok(t)
+        let t = if class_labels.is_empty() {
+            t
         } else {
-            t.with_class_labels(class_labels, Vec::new())
-        }
+            t.with_class_labels(class_labels, Vec::new())?
+        };
+        t.with_kind_labels(kind_labels, Vec::new())
     }
 
     /// Number of nodes.

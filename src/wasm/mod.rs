@@ -41,7 +41,7 @@ const NO_URL: &str = "about:blank";
 pub const TS_TYPES: &str = r#"
 /** Options of similarity() and PreparedExample; every field is optional. */
 export interface SimilarityOptions {
-  /** θ in [0, 1]: pages with similarity ≥ θ are "similar". */
+  /** θ in [0, 1]: pages whose score (similarity × kind agreement) is ≥ θ are "similar". */
   threshold?: number;
   /** The compared view of the trees (exemplar::similarity::View). */
   view?: {
@@ -49,11 +49,15 @@ export interface SimilarityOptions {
     maxDepth?: number | null;
     text?: boolean;
     classes?: boolean;
+    ids?: boolean;
   };
+  /** In [0, 1]: how much a page loses for lacking the kinds the example declares in its ids. */
+  kindWeight?: number;
   parse?: { maxBytes?: number; maxNodes?: number; maxDepth?: number };
 }
 export interface Verdict {
-  similarity: number; distance: number; sizeA: number; sizeB: number; similar: boolean; threshold: number;
+  similarity: number; distance: number; sizeA: number; sizeB: number; kindAgreement: number; score: number;
+  similar: boolean; threshold: number;
 }
 export interface Classification {
   kind: "index" | "entity" | "other"; confidence: number; evidence: unknown[];
