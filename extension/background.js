@@ -29,7 +29,7 @@
 //
 // MV3 rules kept here: static imports only, no top-level await, listeners registered
 // synchronously, one memoized init() promise awaited by every handler.
-import init, { Job, classifyPage, similarity, validatePattern } from './pkg/exemplar.js';
+import init, { Job, classifyPage, defaultThreshold, similarity, validatePattern } from './pkg/exemplar.js';
 import * as db from './lib/db.js';
 import { fetchOne, pump } from './lib/runner.js';
 
@@ -40,13 +40,14 @@ const tabKey = (tabId) => `tab:${tabId}`;
 const ALARM = 'exemplar-resume';
 const MAX_ERRORS = 50;
 
-/** Defaults of the "limits" panel; the popup shows them. */
-export const DEFAULT_SETTINGS = {
+/** Defaults of the "limits" panel; the popup shows them. `threshold` is the core's default θ once
+ * the wasm module is ready (`defaults()`). */
+const DEFAULT_SETTINGS = {
   maxPages: 2000,
   maxDepth: 10,
   delayMs: 250,
   concurrency: 2,
-  threshold: 0.75,
+  threshold: 0.84,
   maxBytes: 8 * 1024 * 1024,
   timeoutMs: 30_000,
   crawlAfterLearning: true,
@@ -89,8 +90,11 @@ async function showOnBadge(tabId, result) {
 /** Running pumps of this worker's life: jobId → {record, job, control}. */
 const runs = new Map();
 
+/** The default settings, θ from the core (call after `await ready`). */
+const defaults = () => ({ ...DEFAULT_SETTINGS, threshold: defaultThreshold() });
+
 const settingsOf = (given) => {
-  const s = { ...DEFAULT_SETTINGS };
+  const s = defaults();
   for (const [k, v] of Object.entries(given ?? {})) {
     if (!(k in DEFAULT_SETTINGS)) throw new Error(`unknown setting ${k}`);
     if (typeof v !== typeof DEFAULT_SETTINGS[k]) throw new Error(`setting ${k} must be a ${typeof DEFAULT_SETTINGS[k]}`);
@@ -475,7 +479,7 @@ async function importPattern({ json }) {
   const crawler = {
     id: db.newId('crawler'), site: pattern.site, entry: pattern.entry, example: pattern.example,
     createdAt: Date.now(), patternJson: JSON.stringify(pattern, null, 2), threshold: pattern.similarity?.threshold,
-    learnJobId: null, imported: true, settings: { ...DEFAULT_SETTINGS, delayMs: pattern.politeness?.delayMs ?? DEFAULT_SETTINGS.delayMs },
+    learnJobId: null, imported: true, settings: { ...defaults(), delayMs: pattern.politeness?.delayMs ?? DEFAULT_SETTINGS.delayMs, threshold: pattern.similarity?.threshold ?? defaultThreshold() },
     runs: [],
   };
   await db.put('crawlers', crawler);
@@ -514,7 +518,10 @@ const handlers = {
   crawlers,
   importPattern,
   deleteCrawler,
-  defaults: async () => DEFAULT_SETTINGS,
+  defaults: async () => {
+    await ready;
+    return defaults();
+  },
 };
 
 /** Runs one message; never throws: errors become {ok: false, error}. */

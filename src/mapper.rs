@@ -696,6 +696,20 @@ pub(crate) fn page_signature(page: &Page) -> u64 {
     }
     // Pages with no text at all (frames, images) are told apart by their structure size.
     text.push_str(&page.tree.len().to_string());
+    // Terms keep no numbers, so two listings that differ only in numbered items ("Part 1041"…)
+    // would read the same: their links tell them apart. Canonical links, sorted, so the copies
+    // of one page under session-id URLs, whose links carry the session too, still match.
+    let mut links: Vec<String> = page
+        .links
+        .iter()
+        .filter_map(|l| canon::canonicalize(&l.url))
+        .collect();
+    links.sort_unstable();
+    links.dedup();
+    for l in links {
+        text.push('\n');
+        text.push_str(&l);
+    }
     canon::content_signature(&text)
 }
 
@@ -844,6 +858,36 @@ mod tests {
             "http://shop.test/cat/a.html"
         );
         assert_eq!(item1.depth, 2);
+    }
+
+    #[test]
+    fn listings_differing_only_in_numbers_are_not_duplicates() {
+        let listing = |items: std::ops::Range<u32>| {
+            let links: String = items
+                .map(|i| format!("<li><a href='/part/{i}.html'>Part {i}</a></li>"))
+                .collect();
+            Page::from_html(&format!("<ul>{links}</ul>"), "http://shop.test/list").expect("page")
+        };
+        assert_ne!(
+            page_signature(&listing(1..5)),
+            page_signature(&listing(5..9))
+        );
+        assert_eq!(
+            page_signature(&listing(1..5)),
+            page_signature(&listing(1..5))
+        );
+        // The same page under a session-id URL, its links carrying the session: one page.
+        let with_session = |sid: &str| {
+            Page::from_html(
+                &format!("<a href='/a.html?jsessionid={sid}'>A</a> <p>Hello</p>"),
+                &format!("http://shop.test/?jsessionid={sid}"),
+            )
+            .expect("page")
+        };
+        assert_eq!(
+            page_signature(&with_session("1")),
+            page_signature(&with_session("2"))
+        );
     }
 
     #[test]

@@ -409,3 +409,10 @@ pub fn validate_pattern(json: &str) -> Result<JsValue, js_sys::Error> {
 pub fn render_pattern(json: &str) -> Result<String, js_sys::Error> {
     Ok(Pattern::from_json(json).map_err(error)?.render())
 }
+
+/// The default similarity threshold θ of the core (chosen from the development sites' figures,
+/// `docs/similarity.md`): the starting value of the extension's θ control.
+#[wasm_bindgen(js_name = defaultThreshold)]
+pub fn default_threshold() -> f64 {
+    crate::similarity::DEFAULT_THRESHOLD
+}
