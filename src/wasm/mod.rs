@@ -28,6 +28,7 @@ use wasm_bindgen::prelude::*;
 
 pub mod exports;
 pub mod jobs;
+pub mod playground;
 
 use crate::classify;
 use crate::dom::{Page, ParseOptions};
