@@ -92,10 +92,20 @@ export async function launchChromium({ extension } = {}) {
   };
 }
 
-/** The extension's service worker (waits for it to start). */
+/**
+ * The extension's service worker, once its script has run and its wasm core is ready. (Playwright
+ * reports the worker as soon as it exists; events the browser sends before the script has
+ * registered its listeners are lost, so tests must not open pages before then.)
+ */
 export async function extensionWorker(context) {
-  return context.serviceWorkers().find((w) => w.url().startsWith('chrome-extension://'))
-    ?? context.waitForEvent('serviceworker', { predicate: (w) => w.url().startsWith('chrome-extension://'), timeout: 15000 });
+  const worker = context.serviceWorkers().find((w) => w.url().startsWith('chrome-extension://'))
+    ?? await context.waitForEvent('serviceworker', { predicate: (w) => w.url().startsWith('chrome-extension://'), timeout: 15000 });
+  await worker.evaluate(async () => {
+    for (let i = 0; i < 200 && !globalThis.exemplarDispatch; i++) await new Promise((ok) => setTimeout(ok, 25));
+    const reply = await globalThis.exemplarDispatch?.({ type: 'defaults' });
+    if (!reply?.ok) throw new Error(`the extension's worker is not ready: ${reply?.error ?? 'no dispatcher'}`);
+  });
+  return worker;
 }
 
 /** Throws a clear message when a build product the tests need is missing. */
