@@ -51,6 +51,9 @@ export interface SimilarityOptions {
     text?: boolean;
     classes?: boolean;
     ids?: boolean;
+    /** Nodes above branching depth `topDepth` count `1 + topWeight × (topDepth − depth)` times. */
+    topWeight?: number;
+    topDepth?: number;
   };
   /** In [0, 1]: how much a page loses for lacking the kinds the example declares in its ids. */
   kindWeight?: number;
