@@ -935,6 +935,319 @@ fn step(
     Step::Done(last[n as usize])
 }
 
+/// How two matched nodes correspond in a [`Mapping`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PairKind {
+    /// Identical subtrees (equal structural hash and size): every descendant of `a` at preorder
+    /// offset `k` matches the descendant of `b` at offset `k`, at no cost.
+    Identical,
+    /// Equal labels, different subtrees: their children are aligned in turn.
+    Matched,
+}
+
+/// Two nodes the mapping keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pair {
+    /// Node of the first tree.
+    pub a: NodeId,
+    /// Node of the second tree.
+    pub b: NodeId,
+    /// Identical subtrees or a matched pair whose children are aligned.
+    pub kind: PairKind,
+}
+
+/// An edit operation of the RTDM script: whole subtrees are deleted or inserted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "op")]
+pub enum EditOp {
+    /// The subtree of `a` (first tree) is deleted; costs its size.
+    Delete {
+        /// Root of the deleted subtree.
+        a: NodeId,
+        /// Its size.
+        cost: u32,
+    },
+    /// The subtree of `b` (second tree) is inserted; costs its size.
+    Insert {
+        /// Root of the inserted subtree.
+        b: NodeId,
+        /// Its size.
+        cost: u32,
+    },
+    /// Aligned nodes whose labels differ: the mapping is cut there, both subtrees are replaced
+    /// (costs the sum of their sizes).
+    Relabel {
+        /// Root in the first tree.
+        a: NodeId,
+        /// Root in the second tree.
+        b: NodeId,
+        /// `size(a) + size(b)`.
+        cost: u32,
+    },
+}
+
+impl EditOp {
+    /// What the operation costs.
+    pub fn cost(&self) -> u32 {
+        match *self {
+            EditOp::Delete { cost, .. } | EditOp::Insert { cost, .. } => cost,
+            EditOp::Relabel { cost, .. } => cost,
+        }
+    }
+}
+
+/// The RTDM mapping of two trees: the matched pairs and the edit script, whose costs add up to
+/// the distance. See [`mapping`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Mapping {
+    /// Matched nodes, top-down (an [`PairKind::Identical`] pair stands for its whole subtrees).
+    pub pairs: Vec<Pair>,
+    /// The edit operations, top-down.
+    pub ops: Vec<EditOp>,
+    /// The RTDM distance: the sum of the operations' costs.
+    pub distance: u32,
+}
+
+/// The RTDM mapping between `a` and `b`: which nodes are matched and which subtrees are deleted,
+/// inserted or cut by a label mismatch. The costs of [`Mapping::ops`] add up to
+/// [`distance`]`(a, b)`.
+///
+/// A plain reference computation for showing *why* two pages differ (the playground): full
+/// dynamic programming over the children of every matched pair, child-pair costs remembered by
+/// structure, no budget. Iterative (an explicit stack), so deep trees do not overflow. Slower
+/// than [`distance`] on large dissimilar trees; meant for one pair at a time.
+///
+/// # Example
+///
+/// ```
+/// use exemplar::dom::Tree;
+/// use exemplar::rtdm::{self, EditOp};
+///
+/// let a = Tree::parse_shape("r(p q(x) s)").unwrap();
+/// let b = Tree::parse_shape("r(p q(x y) t)").unwrap();
+/// let m = rtdm::mapping(&a, &b);
+/// assert_eq!(m.distance, rtdm::distance(&a, &b));
+/// assert_eq!(m.ops.iter().map(EditOp::cost).sum::<u32>(), m.distance);
+/// assert!(m.ops.contains(&EditOp::Insert { b: 4, cost: 1 })); // the y
+/// ```
+pub fn mapping(a: &Tree, b: &Tree) -> Mapping {
+    let mut out = Mapping::default();
+    match (a.is_empty(), b.is_empty()) {
+        (true, true) => return out,
+        (true, false) => out.ops.push(EditOp::Insert {
+            b: 0,
+            cost: b.size(0),
+        }),
+        (false, true) => out.ops.push(EditOp::Delete {
+            a: 0,
+            cost: a.size(0),
+        }),
+        (false, false) => {
+            let mut mapper = Mapper {
+                a,
+                b,
+                memo: HashMap::default(),
+            };
+            mapper.trace(&mut out);
+        }
+    }
+    out.distance = out.ops.iter().map(EditOp::cost).sum();
+    out
+}
+
+/// The reference computation behind [`mapping`].
+struct Mapper<'t> {
+    a: &'t Tree,
+    b: &'t Tree,
+    /// Distance of same-label pairs, keyed by the structure of both subtrees.
+    memo: HashMap<(u64, u32, u64, u32), u32, BuildHasherDefault<KeyHasher>>,
+}
+
+/// The cost of aligning two children, when it is known without recursion.
+enum Cell {
+    Known(u32),
+    /// Equal labels, both inner nodes: their distance.
+    Recurse,
+}
+
+impl Mapper<'_> {
+    fn key(&self, x: NodeId, y: NodeId) -> (u64, u32, u64, u32) {
+        (
+            self.a.hash(x),
+            self.a.size(x),
+            self.b.hash(y),
+            self.b.size(y),
+        )
+    }
+
+    fn cell(&self, x: NodeId, y: NodeId) -> Cell {
+        let (sa, sb) = (self.a.size(x), self.b.size(y));
+        if self.a.hash(x) == self.b.hash(y) && sa == sb {
+            Cell::Known(0)
+        } else if self.a.label(x) != self.b.label(y) {
+            Cell::Known(sa + sb)
+        } else if sa == 1 || sb == 1 {
+            Cell::Known(sa.abs_diff(sb))
+        } else {
+            Cell::Recurse
+        }
+    }
+
+    fn cost(&self, x: NodeId, y: NodeId) -> u32 {
+        match self.cell(x, y) {
+            Cell::Known(c) => c,
+            Cell::Recurse => self
+                .memo
+                .get(&self.key(x, y))
+                .copied()
+                .unwrap_or(u32::MAX / 4),
+        }
+    }
+
+    /// The full alignment table of the children of `x` and `y` (all child costs known).
+    fn table(&self, xs: &[NodeId], ys: &[NodeId]) -> Vec<u32> {
+        let w = ys.len() + 1;
+        let mut t = vec![0u32; (xs.len() + 1) * w];
+        for (j, &y) in ys.iter().enumerate() {
+            t[j + 1] = t[j] + self.b.size(y);
+        }
+        for (i, &x) in xs.iter().enumerate() {
+            let sa = self.a.size(x);
+            t[(i + 1) * w] = t[i * w] + sa;
+            for (j, &y) in ys.iter().enumerate() {
+                let del = t[i * w + j + 1] + sa;
+                let ins = t[(i + 1) * w + j] + self.b.size(y);
+                let sub = t[i * w + j].saturating_add(self.cost(x, y));
+                t[(i + 1) * w + j + 1] = del.min(ins).min(sub);
+            }
+        }
+        t
+    }
+
+    /// Computes the distance of every same-label pair `(x, y)` needs, bottom-up from a stack.
+    fn distance(&mut self, x: NodeId, y: NodeId) {
+        let mut stack = vec![(x, y)];
+        while let Some(&(x, y)) = stack.last() {
+            if self.memo.contains_key(&self.key(x, y)) {
+                stack.pop();
+                continue;
+            }
+            let xs: Vec<NodeId> = self.a.children(x).collect();
+            let ys: Vec<NodeId> = self.b.children(y).collect();
+            let before = stack.len();
+            for &cx in &xs {
+                for &cy in &ys {
+                    if matches!(self.cell(cx, cy), Cell::Recurse)
+                        && !self.memo.contains_key(&self.key(cx, cy))
+                    {
+                        stack.push((cx, cy));
+                    }
+                }
+            }
+            if stack.len() > before {
+                continue;
+            }
+            let t = self.table(&xs, &ys);
+            let d = t.last().copied().unwrap_or(0);
+            self.memo.insert(self.key(x, y), d);
+            stack.pop();
+        }
+    }
+
+    fn trace(&mut self, out: &mut Mapping) {
+        let (ra, rb) = (self.a.root(), self.b.root());
+        match self.cell(ra, rb) {
+            Cell::Known(0) => {
+                out.pairs.push(Pair {
+                    a: ra,
+                    b: rb,
+                    kind: PairKind::Identical,
+                });
+                return;
+            }
+            Cell::Known(c) if self.a.label(ra) != self.b.label(rb) => {
+                out.ops.push(EditOp::Relabel {
+                    a: ra,
+                    b: rb,
+                    cost: c,
+                });
+                return;
+            }
+            _ => {}
+        }
+        let mut todo = vec![(ra, rb)];
+        while let Some((x, y)) = todo.pop() {
+            out.pairs.push(Pair {
+                a: x,
+                b: y,
+                kind: PairKind::Matched,
+            });
+            let xs: Vec<NodeId> = self.a.children(x).collect();
+            let ys: Vec<NodeId> = self.b.children(y).collect();
+            for &cx in &xs {
+                for &cy in &ys {
+                    if matches!(self.cell(cx, cy), Cell::Recurse) {
+                        self.distance(cx, cy);
+                    }
+                }
+            }
+            let t = self.table(&xs, &ys);
+            let w = ys.len() + 1;
+            let (mut i, mut j) = (xs.len(), ys.len());
+            let mut ops = Vec::new();
+            let mut pairs = Vec::new();
+            let mut next = Vec::new();
+            while i > 0 || j > 0 {
+                let here = t[i * w + j];
+                if i > 0 && j > 0 {
+                    let (cx, cy) = (xs[i - 1], ys[j - 1]);
+                    let c = self.cost(cx, cy);
+                    if t[(i - 1) * w + j - 1].saturating_add(c) == here {
+                        match self.cell(cx, cy) {
+                            Cell::Known(0) => pairs.push(Pair {
+                                a: cx,
+                                b: cy,
+                                kind: PairKind::Identical,
+                            }),
+                            _ if self.a.label(cx) != self.b.label(cy) => {
+                                ops.push(EditOp::Relabel {
+                                    a: cx,
+                                    b: cy,
+                                    cost: c,
+                                })
+                            }
+                            _ => next.push((cx, cy)),
+                        }
+                        i -= 1;
+                        j -= 1;
+                        continue;
+                    }
+                }
+                if i > 0 && t[(i - 1) * w + j] + self.a.size(xs[i - 1]) == here {
+                    ops.push(EditOp::Delete {
+                        a: xs[i - 1],
+                        cost: self.a.size(xs[i - 1]),
+                    });
+                    i -= 1;
+                } else {
+                    ops.push(EditOp::Insert {
+                        b: ys[j - 1],
+                        cost: self.b.size(ys[j - 1]),
+                    });
+                    j -= 1;
+                }
+            }
+            // Found right to left: give them back in document order.
+            out.ops.extend(ops.into_iter().rev());
+            out.pairs.extend(pairs.into_iter().rev());
+            todo.extend(next);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1150,5 +1463,129 @@ mod tests {
         );
         let back: Comparison = serde_json::from_str(&json).unwrap();
         assert_eq!(back, c);
+    }
+    /// Every node of `a` is matched, inside an identical or cut pair, or deleted (and likewise
+    /// for `b`), exactly once; returns the sum of the operations' costs.
+    fn check_mapping(a: &Tree, b: &Tree) -> Mapping {
+        let m = mapping(a, b);
+        let mut seen_a = vec![0u32; a.len()];
+        let mut seen_b = vec![0u32; b.len()];
+        let cover = |seen: &mut Vec<u32>, tree: &Tree, root: NodeId| {
+            for k in root..root + tree.size(root) {
+                seen[k as usize] += 1;
+            }
+        };
+        for p in &m.pairs {
+            assert_eq!(a.label(p.a), b.label(p.b), "matched labels");
+            match p.kind {
+                PairKind::Identical => {
+                    assert_eq!((a.hash(p.a), a.size(p.a)), (b.hash(p.b), b.size(p.b)));
+                    cover(&mut seen_a, a, p.a);
+                    cover(&mut seen_b, b, p.b);
+                }
+                PairKind::Matched => {
+                    seen_a[p.a as usize] += 1;
+                    seen_b[p.b as usize] += 1;
+                }
+            }
+        }
+        for op in &m.ops {
+            match *op {
+                EditOp::Delete { a: x, cost } => {
+                    assert_eq!(cost, a.size(x));
+                    cover(&mut seen_a, a, x);
+                }
+                EditOp::Insert { b: y, cost } => {
+                    assert_eq!(cost, b.size(y));
+                    cover(&mut seen_b, b, y);
+                }
+                EditOp::Relabel { a: x, b: y, cost } => {
+                    assert_ne!(a.label(x), b.label(y));
+                    assert_eq!(cost, a.size(x) + b.size(y));
+                    cover(&mut seen_a, a, x);
+                    cover(&mut seen_b, b, y);
+                }
+            }
+        }
+        assert!(seen_a.iter().all(|&c| c == 1), "a covered once: {seen_a:?}");
+        assert!(seen_b.iter().all(|&c| c == 1), "b covered once: {seen_b:?}");
+        let cost: u32 = m.ops.iter().map(EditOp::cost).sum();
+        assert_eq!(cost, m.distance);
+        assert_eq!(
+            m.distance,
+            distance(a, b),
+            "the script costs the RTDM distance"
+        );
+        m
+    }
+
+    #[test]
+    fn mapping_costs_the_distance_on_hand_cases() {
+        for (x, y) in [
+            ("a(b c)", "a(b x c)"),
+            ("r(k b(c d) k)", "r(k x(c) k)"),
+            ("a(b c)", "a(c b)"),
+            ("a(b(c(e f) d))", "a(b(c(e) d))"),
+            ("a(b(c d))", "a(x(c d))"),
+            ("a(b(c(d)))", "a(b(c d))"),
+            ("a(b c)", "x(b c)"),
+            ("a(q(r) p p)", "a(p p q(r))"),
+            ("a(b(c) b(c) b(c d))", "a(b(c d) b(c) b(c))"),
+            ("a", "a"),
+            ("a", "a(b(c))"),
+        ] {
+            check_mapping(&t(x), &t(y));
+        }
+        let m = check_mapping(&t("a(b(c d))"), &t("a(x(c d))"));
+        assert_eq!(
+            m.ops,
+            vec![EditOp::Relabel {
+                a: 1,
+                b: 1,
+                cost: 6
+            }]
+        );
+        let m = check_mapping(&t("a(b c)"), &t("a(b x c)"));
+        assert_eq!(m.ops, vec![EditOp::Insert { b: 2, cost: 1 }]);
+        assert_eq!(m.pairs.len(), 3);
+        assert!(mapping(&t("a"), &t("a")).ops.is_empty());
+    }
+
+    #[test]
+    fn mapping_of_deep_trees_does_not_overflow_the_stack() {
+        let n = 20_000;
+        check_mapping(&comb(n, "x"), &comb(n - 1, "x"));
+        check_mapping(&chain(n, "b"), &chain(n, "c"));
+    }
+
+    /// A random tree of at most `n` nodes over a few labels, from a seed.
+    fn random_tree(seed: &[u8]) -> Tree {
+        let names = ["a", "b", "c", "d"];
+        let mut labels = vec![Label::of("r")];
+        let mut parents: Vec<Option<NodeId>> = vec![None];
+        // Preorder: each new node's parent is on the path of the previous node.
+        let mut path: Vec<NodeId> = vec![0];
+        for (k, &byte) in seed.iter().enumerate() {
+            let up = (byte >> 4) as usize % (path.len());
+            path.truncate(path.len() - up);
+            let node = (k + 1) as NodeId;
+            labels.push(Label::of(names[(byte & 3) as usize]));
+            parents.push(path.last().copied());
+            path.push(node);
+        }
+        Tree::from_preorder(labels, &parents, vec![]).unwrap()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn mapping_script_costs_the_rtdm_distance(
+            x in proptest::collection::vec(proptest::num::u8::ANY, 0..40),
+            y in proptest::collection::vec(proptest::num::u8::ANY, 0..40),
+        ) {
+            let (a, b) = (random_tree(&x), random_tree(&y));
+            check_mapping(&a, &b);
+            check_mapping(&b, &a);
+            check_mapping(&a, &a.clone());
+        }
     }
 }
