@@ -199,6 +199,8 @@ async function launch(record, job) {
     throw e;
   }
   chrome.alarms.create(ALARM, { periodInMinutes: 0.5 });
+  // Tells open extension pages (the side panel) to look now; nobody listening is fine.
+  chrome.runtime.sendMessage({ type: 'jobStarted', jobId: record.id }).catch(() => {});
   drive(run)
     .catch(async (e) => {
       record.status = 'failed';

@@ -11,6 +11,7 @@ import * as db from './lib/db.js';
 
 const $ = (id) => document.getElementById(id);
 const POLL_MS = 500;
+const IDLE_POLL_MS = 5000;
 
 let wasm = null;
 const core = () => (wasm ??= init({ module_or_path: chrome.runtime.getURL('pkg/exemplar_bg.wasm') }));
@@ -292,5 +293,13 @@ $('import').addEventListener('change', async () => {
   await refresh();
 });
 
-refresh();
-setInterval(refresh, POLL_MS);
+// Every poll wakes a stopped worker (which resumes its jobs): poll often while something runs,
+// rarely when nothing does, so an idle panel does not keep the worker awake.
+async function poll() {
+  await refresh();
+  setTimeout(poll, state.jobs.some((j) => j.status === 'running') ? POLL_MS : IDLE_POLL_MS);
+}
+poll();
+chrome.runtime.onMessage.addListener((msg, sender) => {
+  if (sender.id === chrome.runtime.id && msg?.type === 'jobStarted') refresh();
+});
