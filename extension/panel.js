@@ -98,14 +98,26 @@ function renderResult() {
     pattern = JSON.parse(crawler.patternJson);
   } catch { /* shown as empty */ }
   const levels = pattern?.levels ?? [];
-  $('levels').tBodies[0].replaceChildren(...levels.map((l, i) => {
+  // One card per level: what it is, its regexes, sample paths (narrow side panels: no table).
+  $('levels').replaceChildren(...levels.map((l, i) => {
     const last = i === levels.length - 1;
-    const name = `E${i + 1}${last ? ' (targets)' : ''}${l.paginate ? ' + pages' : ''}`;
-    const regexes = el('td');
-    for (const r of l.regexes) regexes.append(el('code', r), el('br'));
-    const samples = el('td', undefined, 'url');
-    for (const s of (l.samples ?? []).slice(0, 3)) samples.append(el('div', s));
-    return row(el('td', name), regexes, el('td', l.pages ?? 0, 'num'), samples);
+    const card = el('div', undefined, 'card level');
+    const what = last ? 'target pages' : `pages followed${l.paginate ? ', with their pagination' : ''}`;
+    card.append(el('h3', `E${i + 1} · ${what} · ${l.pages ?? 0} seen while learning`));
+    for (const r of l.regexes) card.append(el('pre', r));
+    const samples = el('ul', undefined, 'small url');
+    for (const sample of (l.samples ?? []).slice(0, 3)) {
+      let path = sample;
+      try {
+        const u = new URL(sample);
+        path = u.pathname + u.search;
+      } catch { /* shown whole */ }
+      const li = el('li', path);
+      li.title = sample;
+      samples.append(li);
+    }
+    card.append(samples);
+    return card;
   }));
 
   const learnJob = state.jobs.find((j) => j.id === crawler.learnJobId);
@@ -143,7 +155,14 @@ async function refreshPages(crawler, lastCrawl) {
   renderPages(crawler);
 }
 
+/** Similarity of each target seen while learning (the crawl itself measures none unless verifying). */
+function learnedSimilarities(crawler) {
+  const learn = state.jobs.find((j) => j.id === crawler.learnJobId);
+  return new Map((learn?.result?.targets ?? []).map((t) => [t.url, t.similarity]));
+}
+
 function renderPages(crawler) {
+  const learned = learnedSimilarities(crawler);
   const hadRuns = (crawler.runs ?? []).length > 1;
   const lastJob = crawler.runs?.at(-1)?.jobId;
   const needle = $('filter').value.trim().toLowerCase();
@@ -155,7 +174,8 @@ function renderPages(crawler) {
     const cell = el('td');
     cell.append(el('div', p.title || '(no title)'), el('div', p.url, 'url'));
     if (hadRuns && p.firstJobId === lastJob) cell.prepend(el('span', 'new', 'badge'));
-    const sim = typeof p.similarity === 'number' ? p.similarity.toFixed(3) : '–';
+    const value = typeof p.similarity === 'number' ? p.similarity : learned.get(p.url);
+    const sim = typeof value === 'number' ? value.toFixed(3) : '–';
     return row(cell, el('td', sim, 'num'));
   }));
 }

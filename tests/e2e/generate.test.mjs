@@ -122,9 +122,11 @@ test('example page → pattern → crawl → exports, through the popup and the 
 
   // The panel shows the pattern, the coverage and the pages.
   await panel.waitForFunction(() => document.getElementById('n-pages').textContent === '22');
-  const levels = await panel.locator('#levels tbody tr').count();
+  const levels = await panel.locator('#levels .level').count();
   assert.equal(levels, 2, 'listing level (paginated) and entity level');
-  assert.match(await panel.locator('#levels tbody tr').first().textContent(), /E1 \+ pages/);
+  assert.match(await panel.locator('#levels .level h3').first().textContent(), /^E1 · pages followed, with their pagination · 3 seen/);
+  assert.match(await panel.locator('#levels .level h3').last().textContent(), /^E2 · target pages · 22 seen/);
+  assert.equal(await panel.locator('#levels .level').first().locator('li').first().textContent(), '/imoveis/apartamentos.html');
   assert.match(await panel.locator('#coverage').textContent(), /reached 22 of the 22 targets seen while learning/);
   assert.equal(await panel.locator('#job').getAttribute('data-status'), 'done');
 
