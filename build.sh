@@ -246,7 +246,17 @@ build_www() {
   cp "$DEMO_SITE/imoveis/apartamentos.html" www/samples/listing.html
   cp "$DEMO_SITE/$DEMO_EXAMPLE" www/samples/entity.html
   cp "$DEMO_SITE/imovel/115-casa-5-quartos-tatuape.html" www/samples/entity-2.html
-  echo "    www/ (pkg, samples)"
+  cp "$DEMO_SITE/imoveis/casas.html" www/samples/listing-2.html
+  cp "$DEMO_SITE/index.html" www/samples/home.html
+  cp "$DEMO_SITE/faq.html" www/samples/faq.html
+  # The hand-written example pattern must stay valid for this build's core.
+  node --input-type=module -e "
+    import { readFileSync } from 'node:fs';
+    import { initSync, validatePattern } from './www/pkg/exemplar.js';
+    initSync({ module: readFileSync('www/pkg/exemplar_bg.wasm') });
+    validatePattern(readFileSync('www/examples/demo-pattern.json', 'utf8'));
+  "
+  echo "    www/ (pkg, samples, examples)"
 }
 
 cmd_wasm() {
