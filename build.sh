@@ -249,14 +249,22 @@ build_www() {
   cp "$DEMO_SITE/imoveis/casas.html" www/samples/listing-2.html
   cp "$DEMO_SITE/index.html" www/samples/home.html
   cp "$DEMO_SITE/faq.html" www/samples/faq.html
-  # The hand-written example pattern must stay valid for this build's core.
+  # The hand-written example pattern must stay valid for this build's core; then pkg/offline.js: what
+  # the page needs when opened from file:// (no modules, workers from files or fetch there): the core's
+  # glue, the worker's code, the wasm in base64, the samples and examples, as one classic script.
   node --input-type=module -e "
-    import { readFileSync } from 'node:fs';
+    import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
     import { initSync, validatePattern } from './www/pkg/exemplar.js';
+    const read = (p) => readFileSync('www/' + p, 'utf8');
     initSync({ module: readFileSync('www/pkg/exemplar_bg.wasm') });
-    validatePattern(readFileSync('www/examples/demo-pattern.json', 'utf8'));
+    validatePattern(read('examples/demo-pattern.json'));
+    const files = {};
+    for (const dir of ['samples', 'examples']) for (const f of readdirSync('www/' + dir)) files[dir + '/' + f] = read(dir + '/' + f);
+    const offline = { glue: read('pkg/exemplar.js'), worker: read('worker.js'),
+      wasm: readFileSync('www/pkg/exemplar_bg.wasm').toString('base64'), files };
+    writeFileSync('www/pkg/offline.js', 'self.EXEMPLAR_OFFLINE = ' + JSON.stringify(offline) + ';\\n');
   "
-  echo "    www/ (pkg, samples, examples)"
+  echo "    www/ (pkg, pkg/offline.js, samples, examples)"
 }
 
 cmd_wasm() {

@@ -2,8 +2,14 @@
 // navigation pattern on URLs, with the same WebAssembly core the extension uses. The core runs in a
 // module worker (worker.js) so large pages never freeze the page. Page content is written with
 // textContent only, never as markup.
+//
+// A classic script, so the page also opens from file://: there browsers refuse module scripts, workers
+// from files and fetch(), so pkg/offline.js (written by build.sh) brings the core, the worker's code,
+// the samples and the examples as strings, and the worker runs from a blob (as a classic script).
+'use strict';
 
 const $ = (id) => document.getElementById(id);
+const OFFLINE = location.protocol === 'file:';
 
 // Copied from the demo site (tests/fixtures/demo-site) by build.sh (build_www).
 const SAMPLES = {
@@ -23,21 +29,50 @@ const STATUS_WORD = {
 };
 
 // --- The worker -------------------------------------------------------------------------------
-const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
 const pending = new Map();
 let nextId = 1;
+let worker = null;
 const workerReady = new Promise((resolve, reject) => pending.set(0, { resolve, reject }));
-worker.onmessage = ({ data }) => {
-  const p = pending.get(data.id);
-  if (!p) return;
-  pending.delete(data.id);
-  if (data.ok) p.resolve(data.result);
-  else p.reject(new Error(data.error));
-};
-worker.onerror = (e) => {
-  for (const p of pending.values()) p.reject(new Error(e.message || 'the worker failed to start'));
-  pending.clear();
-};
+
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = src;
+    script.onload = resolve;
+    script.onerror = () => reject(new Error(`could not load ${src} (run ./build.sh)`));
+    document.head.append(script);
+  });
+}
+
+/** The worker: worker.js, or from file:// the same code after the core's glue, from a blob. */
+async function startWorker() {
+  if (!OFFLINE) return new Worker('worker.js', { type: 'module' });
+  await loadScript('pkg/offline.js');
+  const o = self.EXEMPLAR_OFFLINE;
+  const body = o.worker.replace(/^import init, \* as core from .*$/m,
+    `const init = () => __wbg_init({ module_or_path: Uint8Array.from(atob(__WASM), (c) => c.charCodeAt(0)) });
+const core = { similarity, compareTrees, classifyPage, parsePage, validatePattern, renderPattern, testPattern, generaliseUrls };`);
+  // Browsers refuse module workers from blobs of file:// pages: the glue becomes a classic script.
+  const glue = o.glue.replace(/^export \{[^}]*\};?$/m, '')
+    .replace(/^export (?=(?:async )?(?:class|function|const|let) )/gm, '')
+    .replace(/import\.meta\.url/g, 'self.location.href');
+  const blob = new Blob([glue, '\nconst __WASM = "', o.wasm, '";\n', body], { type: 'text/javascript' });
+  return new Worker(URL.createObjectURL(blob));
+}
+
+function listen(w) {
+  w.onmessage = ({ data }) => {
+    const p = pending.get(data.id);
+    if (!p) return;
+    pending.delete(data.id);
+    if (data.ok) p.resolve(data.result);
+    else p.reject(new Error(data.error));
+  };
+  w.onerror = (e) => {
+    for (const p of pending.values()) p.reject(new Error(e.message || 'the worker failed to start'));
+    pending.clear();
+  };
+}
 
 /** Calls a core export in the worker. */
 function call(fn, ...args) {
@@ -83,6 +118,11 @@ function action(button, fn) {
 }
 
 async function fetchText(path) {
+  if (OFFLINE) {
+    const text = self.EXEMPLAR_OFFLINE?.files[path];
+    if (text === undefined) throw new Error(`${path}: not bundled`);
+    return text;
+  }
   const response = await fetch(path);
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
   return response.text();
@@ -316,10 +356,10 @@ async function classify() {
 // --- 3. Test a pattern ------------------------------------------------------------------------------
 async function testPattern() {
   const json = $('pattern-json').value;
-  await call('validatePattern', json);
-  const r = await call('testPattern', json, $('pattern-urls').value);
   const out = $('pattern-result');
   out.replaceChildren();
+  await call('validatePattern', json);
+  const r = await call('testPattern', json, $('pattern-urls').value);
   for (const level of r.levels) {
     const last = level.level === r.levels.length;
     out.append(el('h3', { text: `Level ${level.level}${last ? ' (targets)' : ''}${level.paginate ? ' · paginates' : ''}` }));
@@ -348,6 +388,7 @@ async function testPattern() {
 }
 
 async function generalise() {
+  $('gen-result').replaceChildren();
   const r = await call('generaliseUrls', $('gen-urls').value, $('gen-negatives').value);
   const urls = $('gen-urls').value.split('\n').map((s) => s.trim()).filter(Boolean);
   const out = $('gen-result');
@@ -366,6 +407,8 @@ async function generalise() {
 
 // --- Start -------------------------------------------------------------------------------------------
 async function main() {
+  worker = await startWorker();
+  listen(worker);
   setupTabs();
   setupTreeLinks();
   const initial = { a: 'listing.html', b: 'entity.html' };

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { access, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import { ROOT, launchChromium, requireBuilt, serveDirectory } from './helpers.mjs';
 
@@ -16,6 +17,7 @@ let site, browser;
 before(async () => {
   await requireBuilt(join(ROOT, 'www/pkg/exemplar_bg.wasm'), 'the playground');
   await requireBuilt(join(ROOT, 'www/samples/listing.html'), 'the playground samples');
+  await requireBuilt(join(ROOT, 'www/pkg/offline.js'), 'the playground for file://');
   await mkdir(SHOTS, { recursive: true });
   site = await serveDirectory(join(ROOT, 'www'));
   browser = await launchChromium();
@@ -26,12 +28,12 @@ after(async () => {
   await site?.close();
 });
 
-async function openPlayground() {
+async function openPlayground(url = site.url) {
   const page = await browser.context.newPage();
   await page.setViewportSize({ width: 1280, height: 1000 });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(site.url);
+  await page.goto(url);
   await page.locator('#status', { hasText: 'Ready.' }).waitFor({ timeout: 20000 });
   return { page, errors };
 }
@@ -252,6 +254,29 @@ test('pasted HTML is shown as text, never rendered', async () => {
   await done(page);
   assert.equal(await page.evaluate(() => window.pwned), undefined);
   assert.equal(await page.locator('#tree-a img, #tree-a script').count(), 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the built folder opens directly from file:// (no server): all three tools work', async () => {
+  const { page, errors } = await openPlayground(pathToFileURL(join(ROOT, 'www/index.html')).href);
+  await page.click('#compare');
+  await done(page);
+  const f = figures(await page.locator('#similarity').textContent());
+  assert.ok(f.similarity > 0 && f.similarity < 1, JSON.stringify(f));
+  await page.locator('#tree-a .node.s-matched').first().hover();
+  assert.equal(await page.locator('#tree-b .node.linked').count(), 1);
+
+  await page.click('#tab-classify');
+  await page.click('#classify-run');
+  await done(page);
+  assert.equal(await page.locator('#classify-kind').textContent(), 'index');
+
+  await page.click('#tab-pattern');
+  await page.click('#pattern-run');
+  await done(page);
+  assert.equal(await page.locator('table.level[data-level="2"] li.accepted').count(), 3);
+  await page.screenshot({ path: join(SHOTS, 'www-file-url.png') });
   assert.deepEqual(errors, []);
   await page.close();
 });
