@@ -420,6 +420,7 @@ async function main() {
       if (select.value) fetchText(`samples/${select.value}`).then((t) => ($(`html-${side}`).value = t)).catch((e) => setStatus(e.message, true));
     });
     fileInto($(`file-${side}`), $(`html-${side}`), () => (select.value = ''));
+    $(`html-${side}`).addEventListener('input', () => (select.value = ''));
   }
   const cs = $('classify-sample');
   for (const [name, [label]] of Object.entries(SAMPLES)) cs.add(new Option(label, name, false, name === 'listing.html'));
@@ -430,6 +431,7 @@ async function main() {
     $('classify-url').value = sampleUrl(cs.value);
   };
   cs.addEventListener('change', () => loadClassify().catch((e) => setStatus(e.message, true)));
+  $('classify-html').addEventListener('input', () => (cs.value = ''));
   fileInto($('classify-file'), $('classify-html'), (f) => { cs.value = ''; $('classify-url').value = ''; void f; });
 
   const ps = $('pattern-sample');
