@@ -46,8 +46,8 @@
 //!   pages without repeated work.
 //!
 //! Like the identity test, the memo trusts 64-bit structural hashes (with sizes) to identify
-//! subtrees. Each frame keeps its children ranges and rows, so a traceback (the mapping, for a
-//! UI) can be added later by keeping every row of a frame and the child results of matched cells.
+//! subtrees. The mapping itself (matched pairs and the edit script, for the playground) is
+//! [`mapping`], a separate plain computation whose costs add up to [`distance`].
 //!
 //! # Example
 //!

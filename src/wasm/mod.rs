@@ -15,6 +15,7 @@
 //! | `Job.learn(…)`, `Job.crawl(…)`, `Job.restore(snapshot)` | a mapping or crawling run to pump ([`jobs`]) |
 //! | `validatePattern(json)`, `renderPattern(json)` | the pattern object / readable text, or a clear `Error` |
 //! | `exportJsonl`, `exportCsv`, `exportWarc`, `exportScrapyZip` | export files ([`exports`]) |
+//! | `compareTrees`, `testPattern`, `generaliseUrls` | the playground's views ([`playground`]) |
 //!
 //! `options` is `{threshold?, view?: {collapse?, maxDepth?, text?, classes?}, parse?: {maxBytes?,
 //! maxNodes?, maxDepth?}}`: [`similarity::Options`] plus [`ParseOptions`] under `parse`, defaults
