@@ -110,16 +110,24 @@ const settingsOf = (given) => {
 
 const politeness = (s) => ({ delayMs: s.delayMs, maxInFlight: s.concurrency, maxInFlightPerHost: s.concurrency });
 
+/**
+ * The match pattern of `url`'s host on every port ('http://127.0.0.1/*'). A port in a pattern works in
+ * Chrome, but Firefox takes it as part of the host name and the pattern then matches nothing.
+ */
+const hostPattern = (url) => `${url.protocol}//${url.hostname}/*`;
+
 /** Throws a clear error unless the extension may fetch from `url`'s origin. */
 async function requireAccess(url) {
-  let origin;
+  let parsed;
   try {
-    origin = new URL(url).origin;
+    parsed = new URL(url);
   } catch {
     throw new Error(`not a URL: ${url}`);
   }
+  const { origin } = parsed;
   if (!/^https?:/.test(origin)) throw new Error(`Exemplar only crawls http and https sites, not ${url}`);
-  if (!(await chrome.permissions.contains({ origins: [`${origin}/*`] }))) {
+  // Without the port: Firefox's match patterns never match a pattern that names one.
+  if (!(await chrome.permissions.contains({ origins: [hostPattern(parsed)] }))) {
     throw new Error(`Permission denied: Exemplar has no access to ${origin}. Allow it when Exemplar asks, or in the extension's site access settings.`);
   }
 }

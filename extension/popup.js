@@ -99,7 +99,8 @@ async function start() {
     $('start-error').textContent = e.message;
     return;
   }
-  const origins = [...new Set([tab.url, entry].map((u) => `${new URL(u).origin}/*`))];
+  // Host patterns without the port (Firefox's match patterns cannot name one; see background.js).
+  const origins = [...new Set([tab.url, entry].map((u) => new URL(u)).map((u) => `${u.protocol}//${u.hostname}/*`))];
   const panel = openPanel();
   const granted = await chrome.permissions.request({ origins }).catch((e) => {
     $('start-error').textContent = `Exemplar could not ask for access: ${e.message}`;
