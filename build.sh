@@ -20,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 ROOT=$PWD
 
-APT_PACKAGES=(chromium chromium-driver postgresql-doc-15 libcommons-lang3-java-doc libsfml-doc python3.11-doc)
+APT_PACKAGES=(chromium chromium-driver firefox-esr postgresql-doc-15 libcommons-lang3-java-doc libsfml-doc python3.11-doc)
 WASM_TARGET=wasm32-unknown-unknown
 WASM_FILE=target/$WASM_TARGET/release/exemplar.wasm
 DEMO_SITE=tests/fixtures/demo-site
