@@ -9,6 +9,7 @@ pub mod crawler;
 pub mod dom;
 pub mod export;
 pub mod fetch;
+pub mod forms;
 pub mod mapper;
 pub mod pattern;
 pub mod robots;
