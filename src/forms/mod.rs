@@ -426,8 +426,9 @@ fn field_tag(f: &Field) -> String {
 }
 
 /// The reason to skip a form with these fields, if any: the strongest login field (password,
-/// then e-mail, then user id; the first of its kind), else script-only submission.
-fn skip_reason(form: &Form, fields: &[Field]) -> Option<SkipReason> {
+/// then e-mail, then user id; the first of its kind), else script-only submission (a scripted
+/// form whose action is not http(s), is the page itself, or that has no submit control).
+fn skip_reason(form: &Form, fields: &[Field], page_url: &str) -> Option<SkipReason> {
     let rank = |k: LoginKind| match k {
         LoginKind::Password => 0,
         LoginKind::Email => 1,
@@ -460,7 +461,10 @@ fn skip_reason(form: &Form, fields: &[Field]) -> Option<SkipReason> {
     }
     if form.scripted {
         let action = form.action.trim();
-        let usable = action.starts_with("http://") || action.starts_with("https://");
+        // A scripted form without an action posts to the page itself: script does the work.
+        let bare = |u: &str| u.split('#').next().unwrap_or("").to_string();
+        let usable = (action.starts_with("http://") || action.starts_with("https://"))
+            && bare(action) != bare(page_url);
         let has_submit = fields.iter().any(|f| f.kind == ControlKind::Submit);
         if !usable || !has_submit {
             return Some(SkipReason::ScriptOnly);
@@ -526,7 +530,7 @@ pub fn triage(page: &Page) -> Vec<FormSpec> {
                     form.enctype.clone()
                 },
                 search: is_search(form, &fields),
-                skip: skip_reason(form, &fields),
+                skip: skip_reason(form, &fields, &page.url),
                 fields,
             }
         })

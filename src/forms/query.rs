@@ -637,7 +637,8 @@ pub struct Estimate {
 /// table with weight `M/returned`, `M` its estimated matches (the site's reported total when
 /// given to [`Adaptive::observe_with_total`], else the estimate made when it was chosen), which
 /// is eq. 5–6's `P(q(i+1) ∧ qi) = P(q(i+1) ∧ qi_sample)·P(qi)/P(qi_sample)` applied to the new
-/// part of the sample.
+/// part of the sample. When choosing, a capped site's `P_new(q)` counts only the new documents
+/// a random `cap` of the matches would bring (`new·cap/matches`), under the same assumption.
 #[derive(Clone, Debug)]
 pub struct Adaptive {
     stats: QueryStats,
@@ -714,8 +715,7 @@ impl Adaptive {
         }
     }
 
-    /// The estimates for every candidate term (not yet issued, in the table), best first;
-    /// ties go to the lexically smaller term so runs are deterministic.
+    /// The estimates for every candidate term (not yet issued, in the table), best first.
     pub fn estimates(&self) -> Vec<Estimate> {
         let d = self.stats.docs();
         if d <= 0.0 {
@@ -748,7 +748,13 @@ impl Adaptive {
                     None => df,
                 };
                 let matches = n_hat * sample_f / d;
-                let new = (matches - df).max(0.0);
+                let mut new = (matches - df).max(0.0);
+                // A capped site returns a random `cap` of the matches: that share of the new.
+                if let Some(cap) = self.cap
+                    && matches > cap as f64
+                {
+                    new *= cap as f64 / matches;
+                }
                 let cost = self.cost.of(matches, new);
                 let efficiency = if cost > 0.0 { new / cost } else { 0.0 };
                 Estimate {
@@ -759,9 +765,20 @@ impl Adaptive {
                 }
             })
             .collect();
+        // Efficiencies equal to 9 digits are ties (under independence every capped query has
+        // the same estimate): the larger estimated match set, then the smaller term, wins.
+        let top = out.iter().map(|e| e.efficiency).fold(0.0f64, f64::max);
+        let level = |e: f64| {
+            if top > 0.0 {
+                (e / top * 1e9).round() as i64
+            } else {
+                0
+            }
+        };
         out.sort_by(|a, b| {
-            b.efficiency
-                .total_cmp(&a.efficiency)
+            level(b.efficiency)
+                .cmp(&level(a.efficiency))
+                .then_with(|| b.matches.total_cmp(&a.matches))
                 .then_with(|| a.term.cmp(&b.term))
         });
         out
