@@ -539,3 +539,62 @@ fn simulation_adaptive_beats_generic_frequency_beats_random() {
     let mut again = Adaptive::from_page(&example).with_result_cap(100);
     assert_eq!(run(&mut again, &engine, budget), a);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Never panic on input.
+
+mod no_panic {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn html() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("<form action='/s?q=1' method=post onsubmit=x>".to_string()),
+            Just("<form action='javascript:x'>".to_string()),
+            Just("<form>".to_string()),
+            Just("</form>".to_string()),
+            Just("<input name=q>".to_string()),
+            Just("<input type=password name=p>".to_string()),
+            Just("<input type=radio name=r value=1 checked>".to_string()),
+            Just("<input type=checkbox name=c>".to_string()),
+            Just("<select name=s><option>a<option value=''>".to_string()),
+            Just("<select name=e></select>".to_string()),
+            Just("<button name=b value=v>".to_string()),
+            Just("<label for=q>Busca</label>".to_string()),
+            "[a-zA-Zçã<>=/\"' ]{0,12}",
+        ];
+        proptest::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn triage_submission_and_policies_never_panic(
+            h in html(),
+            values in proptest::collection::vec(("[a-z]{0,2}", "\\PC{0,6}"), 0..5),
+            cap in 0usize..50,
+            base in prop_oneof![Just("http://x.example/a"), Just("https://x.example/"), Just("file:///tmp/x")],
+        ) {
+            let Ok(p) = Page::from_html(&h, base) else { return Ok(()) };
+            let pairs: Vec<(&str, &str)> = values.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+            for s in forms::triage(&p) {
+                let _ = s.submission(&pairs);
+                let mut e = Enumeration::new(&s, cap);
+                while e.next().is_some() {}
+                let terms: Vec<String> = values.iter().map(|(_, v)| v.clone()).collect();
+                prop_assert!(plan(&s, &terms, cap).len() <= cap);
+            }
+            let _ = thesis_terms(&p, &p, 15);
+            let mut a = Adaptive::from_page(&p).with_result_cap(cap).with_estimator(Estimator::Zipf);
+            for _ in 0..3 {
+                let Some(q) = a.next() else { break };
+                let docs: Vec<DocTerms> = values
+                    .iter()
+                    .map(|(n, v)| DocTerms { id: n.clone(), terms: vec![v.clone(), q.clone()] })
+                    .collect();
+                a.observe_with_total(&q, &docs, Some(cap as u64));
+            }
+        }
+    }
+}
