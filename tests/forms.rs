@@ -525,12 +525,23 @@ fn simulation_adaptive_beats_generic_frequency_beats_random() {
         .with_estimator(Estimator::Zipf);
     let mut generic = TermList::generic_frequency();
     let mut random = RandomTerms::new(7);
+    let form_page = page(
+        "<form action=/search><input name=q><input type=submit value=Search></form>",
+        "http://engine.example/",
+    );
+    let mut thesis = TermList::thesis(&example, &form_page);
+    let t = run(&mut thesis, &engine, budget);
     let a = run(&mut adaptive, &engine, budget);
     let z = run(&mut zipf, &engine, budget);
     let g = run(&mut generic, &engine, budget);
     let r = run(&mut random, &engine, budget);
     eprintln!(
-        "documents after {budget} queries: adaptive {a}, adaptive-zipf {z}, generic {g}, random {r}"
+        "documents after {budget} queries: adaptive {a}, adaptive-zipf {z}, generic {g}, \
+         random {r}, thesis (15 terms) {t}"
+    );
+    assert!(
+        t > 0,
+        "the thesis's terms come from a result page: they match"
     );
     assert!(a >= g, "adaptive {a} < generic-frequency {g}");
     assert!(g >= r, "generic-frequency {g} < random {r}");
@@ -597,4 +608,71 @@ mod no_panic {
             }
         }
     }
+}
+
+#[test]
+fn simulation_enumeration_queries_every_select_value() {
+    // A structured site: every document has a category and a format; the form selects both.
+    let cats = ["arts", "books", "cinema", "dance", "music", "poetry"];
+    let formats = ["print", "ebook", "audio"];
+    let docs: Vec<(usize, usize)> = (0..600)
+        .map(|i| (i % cats.len(), (i / 7) % formats.len()))
+        .collect();
+    let html = format!(
+        "<form action=/browse><input type=hidden name=v value=2><select name=cat>{}</select>\
+         <select name=fmt>{}</select><input type=submit></form>",
+        cats.iter()
+            .map(|c| format!("<option>{c}"))
+            .collect::<String>(),
+        formats
+            .iter()
+            .map(|f| format!("<option>{f}"))
+            .collect::<String>(),
+    );
+    let p = page(&html, "http://structured.example/");
+    let spec = forms::triage(&p).remove(0);
+    assert!(spec.is_valid());
+    let mut e = Enumeration::new(&spec, 6);
+    let mut asked: HashSet<(String, String)> = HashSet::new();
+    let mut got: HashSet<usize> = HashSet::new();
+    while let Some(values) = e.next_values() {
+        let pairs: Vec<(&str, &str)> = values
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        let sub = spec.submission(&pairs).expect("builds");
+        assert!(
+            sub.url
+                .starts_with("http://structured.example/browse?v=2&cat="),
+            "{}",
+            sub.url
+        );
+        let cat = cats
+            .iter()
+            .position(|c| pairs.contains(&("cat", c)))
+            .expect("cat");
+        let fmt = formats
+            .iter()
+            .position(|f| pairs.contains(&("fmt", f)))
+            .expect("fmt");
+        got.extend((0..docs.len()).filter(|&i| docs[i] == (cat, fmt)).take(20));
+        asked.extend(values);
+    }
+    for c in cats {
+        assert!(
+            asked.contains(&("cat".to_string(), c.to_string())),
+            "{c} never queried"
+        );
+    }
+    for f in formats {
+        assert!(
+            asked.contains(&("fmt".to_string(), f.to_string())),
+            "{f} never queried"
+        );
+    }
+    assert_eq!(
+        got.len(),
+        6 * 20,
+        "six queries, 20 results each, no overlap"
+    );
 }
