@@ -15,6 +15,6 @@ print("# Source: wordfreq 3.1.1 (PyPI, Robyn Speer), file wordfreq/data/small_en
 print("# buckets hold words at -i centibels (frequency 10^(-i/100)); this list keeps the first")
 print(f"# {N} lower-case ASCII alphabetic words of two or more letters in bucket order (ties in")
 print("# wordfreq's order) with their bucket frequency. Data licence: CC BY-SA 4.0 (wordfreq's data).")
-print("# Regenerate: pip download wordfreq==3.1.1 --no-deps; unzip; python3 gen.py (see README.md).")
+print("# Regenerate: pip download wordfreq==3.1.1 --no-deps; unzip; python3 gen-frequency.py 12000 (see README.md).")
 for w, f in out[:N]:
     print(f"{w}\t{f}")
