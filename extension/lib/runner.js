@@ -13,6 +13,9 @@
 // the user is logged into work.
 
 const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1';
+// The browser's own user agent plus Exemplar's token, so sites can tell (and robots.txt rules for
+// "exemplar" apply). Firefox sends it; Chromium keeps its own user agent for extension fetches.
+const USER_AGENT = `${navigator.userAgent} Exemplar/0.1 (+https://exemplar.dev/bot)`;
 const HTML_TYPE = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
 
 /** Reads a body up to `maxBytes`; past it, stops reading and says so. */
@@ -56,7 +59,7 @@ export async function fetchOne(request, { maxBytes, timeoutMs, signal }) {
       credentials: 'include',
       redirect: 'follow',
       cache: 'no-cache',
-      headers: { accept: request.kind === 'robots' ? 'text/plain,*/*;q=0.1' : ACCEPT },
+      headers: { accept: request.kind === 'robots' ? 'text/plain,*/*;q=0.1' : ACCEPT, 'user-agent': USER_AGENT },
       signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
     });
     const headers = [...response.headers];

@@ -39,6 +39,7 @@ const FAST = { delayMs: 0, concurrency: 4 };
 // A fixed moz-extension UUID (otherwise random per profile), so extension pages have a known URL.
 const UUID = '6f1c9b52-7d0e-4a3b-9a57-2e0c4f8d1a31';
 
+const requests = [];
 let missing = null;
 try {
   await access(FIREFOX);
@@ -120,7 +121,7 @@ before(async () => {
   await requireBuilt(join(BUILT, 'pkg/exemplar_bg.wasm'), 'the extension');
   ext = await firefoxExtension();
   geckoId = ext.id;
-  site = await serveDirectory(DEMO_SITE);
+  site = await serveDirectory(DEMO_SITE, { log: requests });
   browser = await launchFirefox();
   await browser.instance.installExtension(ext.dir);
   entities = Object.entries(await demoRoles()).filter(([, r]) => r === 'entity').map(([p]) => p);
@@ -180,4 +181,8 @@ test('Firefox: example page → pattern → crawl of exactly the entity pages', 
   assert.deepEqual(score(pages, expected), { precision: 1, recall: 1, hits: 22, found: 22, expected: 22 });
   assert.equal(crawl.result.targets, 22);
   assert.deepEqual(learn.result.targets.map((t) => t.url).sort(), [...expected].sort());
+  // Firefox lets the extension identify its requests (Chromium keeps its own user agent).
+  const crawled = requests.filter((r) => r.path.startsWith('/imovel/'));
+  assert.ok(crawled.length >= 22);
+  assert.ok(crawled.every((r) => / Exemplar\/0\.1 \(\+https:\/\/exemplar\.dev\/bot\)$/.test(r.headers['user-agent'])), crawled[0]?.headers['user-agent']);
 });
