@@ -129,6 +129,8 @@ test('example page → pattern → crawl → exports, through the popup and the 
   assert.equal(await panel.locator('#levels .level').first().locator('li').first().textContent(), '/imoveis/apartamentos.html');
   assert.match(await panel.locator('#coverage').textContent(), /reached 22 of the 22 targets seen while learning/);
   assert.equal(await panel.locator('#job').getAttribute('data-status'), 'done');
+  // Similarities measured while learning are shown for the pages.
+  assert.match(await panel.locator('#pages tbody tr td.num').first().textContent(), /^(0\.\d{3}|1\.000)$/);
 
   // Precision and recall against the demo site's ground truth.
   const pages = await pagesOf(learn.crawlerId);
