@@ -13,6 +13,9 @@
 // | 'tabState'      | tabId                                   | the tab's last classification, or null         |
 // | 'startLearn'    | exampleUrl, entryUrl?, settings?        | {jobId}: maps the site, learns the pattern,    |
 // |                 |                                         | saves a crawler, then crawls with it           |
+// | 'startPending'  | id?, pending?                           | {jobId} or null: the popup's request left in   |
+// |                 |                                         | storage.session, started once (also on         |
+// |                 |                                         | permissions.onAdded)                           |
 // | 'runCrawler'    | crawlerId, settings?                    | {jobId}: runs a saved crawler again            |
 // | 'pauseJob' / 'resumeJob' / 'cancelJob' | jobId            | the job's status                               |
 // | 'status'        | jobId?                                  | {jobs: [status…]} (all, newest first) or one    |
@@ -162,6 +165,32 @@ async function startLearn({ exampleUrl, entryUrl, settings }) {
   const record = newRecord('learn', { entry, example: example.url, settings: s, exampleContentType: example.contentType });
   record.exampleBody = example.body;
   return launch(record, job);
+}
+
+// A generation asked for in the popup, waiting for the user to grant site access. The popup may
+// have been closed by the permission prompt, so the worker starts it when access arrives.
+const PENDING = 'pendingStart';
+const PENDING_MAX_AGE_MS = 10 * 60_000;
+/** Generations started from a pending request: its id → the startLearn promise (one job per id). */
+const startedPending = new Map();
+
+/**
+ * Starts the pending generation once: from the popup (`id` and `pending` given, access granted
+ * without the popup closing) or from permissions.onAdded (no id: only when every origin it needs
+ * is granted now). Returns {jobId}, or null when there is nothing to start.
+ */
+async function startPending({ id, pending: given } = {}) {
+  if (id && startedPending.has(id)) return startedPending.get(id);
+  const stored = (await chrome.storage.session.get(PENDING))[PENDING];
+  const pending = stored ?? (id && given?.id === id ? given : null);
+  if (!pending || (id && pending.id !== id) || Date.now() - pending.at > PENDING_MAX_AGE_MS) return null;
+  if (startedPending.has(pending.id)) return startedPending.get(pending.id);
+  if (!id && !(await chrome.permissions.contains({ origins: pending.origins }))) return null;
+  if (startedPending.has(pending.id)) return startedPending.get(pending.id);
+  const started = startLearn(pending);
+  startedPending.set(pending.id, started);
+  await chrome.storage.session.remove(PENDING).catch(() => {});
+  return started;
 }
 
 async function runCrawler({ crawlerId, settings }) {
@@ -519,6 +548,7 @@ const handlers = {
     return (await chrome.storage.session.get(key))[key] ?? null;
   },
   startLearn,
+  startPending,
   runCrawler,
   pauseJob,
   resumeJob,
@@ -563,6 +593,10 @@ chrome.tabs.onUpdated.addListener((tabId, info) => {
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   chrome.storage.session.remove(tabKey(tabId)).catch(() => {});
+});
+
+chrome.permissions.onAdded.addListener(() => {
+  startPending().catch(() => {});
 });
 
 chrome.alarms.onAlarm.addListener((alarm) => {

@@ -102,6 +102,11 @@ async function start() {
   // Host patterns without the port (Firefox's match patterns cannot name one; see background.js).
   const origins = [...new Set([tab.url, entry].map((u) => new URL(u)).map((u) => `${u.protocol}//${u.hostname}/*`))];
   const panel = openPanel();
+  // Chrome closes the popup when the permission prompt takes the focus: the request is left with the
+  // worker first, which starts it when the access is granted (permissions.onAdded) if this popup
+  // is gone by then. Not awaited: the prompt needs the click's user gesture.
+  const pending = { id: `start-${Date.now()}-${Math.random().toString(36).slice(2)}`, exampleUrl: tab.url, entryUrl: entry, settings: settings(), origins, at: Date.now() };
+  chrome.storage.session.set({ pendingStart: pending }).catch(() => {});
   const granted = await chrome.permissions.request({ origins }).catch((e) => {
     $('start-error').textContent = `Exemplar could not ask for access: ${e.message}`;
     return null;
@@ -114,7 +119,7 @@ async function start() {
   $('example').disabled = true;
   $('status').textContent = 'Starting…';
   try {
-    const { jobId } = await send({ type: 'startLearn', exampleUrl: tab.url, entryUrl: entry, settings: settings() });
+    const { jobId } = await send({ type: 'startPending', id: pending.id, pending });
     $('status').textContent = `Learning from ${entry}: progress in the side panel.`;
     $('status').dataset.jobId = jobId;
     await panel;

@@ -373,3 +373,28 @@ test('crawled URLs with markup are shown as text in the progress errors', async 
     overrides.clear();
   }
 });
+
+test('a generation asked for before access was granted starts once, when the access arrives', async () => {
+  // The popup leaves its request in storage.session before the permission prompt (which may close
+  // the popup); permissions.onAdded and the popup, if still open, both ask the worker to start it.
+  const panel = await openPanel();
+  const pending = {
+    id: 'start-test', exampleUrl: site.url + EXAMPLE, entryUrl: site.url, origins: ['http://127.0.0.1/*'],
+    settings: { ...FAST, crawlAfterLearning: false }, at: Date.now(),
+  };
+  await panel.evaluate((p) => chrome.storage.session.set({ pendingStart: p }), pending);
+  const [fromOnAdded, fromPopup] = await Promise.all([
+    call({ type: 'startPending' }),
+    call({ type: 'startPending', id: pending.id, pending }),
+  ]);
+  assert.ok(fromOnAdded?.jobId, JSON.stringify(fromOnAdded));
+  assert.equal(fromPopup.jobId, fromOnAdded.jobId, 'one job');
+  assert.equal(await call({ type: 'startPending' }), null, 'nothing left pending');
+  const done = await finished(fromOnAdded.jobId);
+  assert.equal(done.status, 'done', done.error);
+  // A stale request (the user answered much later, or never) is not started.
+  await panel.evaluate((p) => chrome.storage.session.set({ pendingStart: p }), { ...pending, id: 'old', at: Date.now() - 3_600_000 });
+  assert.equal(await call({ type: 'startPending' }), null);
+  await panel.evaluate(() => chrome.storage.session.remove('pendingStart'));
+  await panel.close();
+});
