@@ -376,7 +376,8 @@ async function finishLearn(run) {
   record.result = learnedSummary(learned);
   record.status = 'done';
   await db.put('jobs', record);
-  if (record.settings.crawlAfterLearning) await runCrawler({ crawlerId: crawler.id });
+  // A cancelled generation keeps what it learned, without starting the crawl the user stopped.
+  if (record.settings.crawlAfterLearning && record.stopped !== 'cancelled') await runCrawler({ crawlerId: crawler.id });
 }
 
 async function finishCrawl(run) {

@@ -398,3 +398,23 @@ test('a generation asked for before access was granted starts once, when the acc
   await panel.evaluate(() => chrome.storage.session.remove('pendingStart'));
   await panel.close();
 });
+
+test('cancel keeps what was learned so far and starts no crawl', async () => {
+  const { jobId } = await call({ type: 'startLearn', exampleUrl: slow.url + EXAMPLE, settings: { delayMs: 40, concurrency: 1 } });
+  const panel = await openPanel();
+  // Cancel once some property pages have been found.
+  await waitFor(async () => (await call({ type: 'status', jobId })).progress?.targets >= 3, '3 targets', 30_000, 50);
+  await panel.locator('#job[data-status=running] #cancel').click();
+  const done = await waitFor(async () => {
+    const s = await call({ type: 'status', jobId });
+    return s.status !== 'running' && s;
+  }, 'the cancelled job');
+  assert.equal(done.status, 'done', done.error);
+  assert.equal(done.stopped, 'cancelled');
+  assert.ok(done.progress.fetched < 33, `stopped early (${done.progress.fetched} pages)`);
+  assert.ok(done.result.targets.length >= 3 && done.result.targets.length < 22, `${done.result.targets.length} targets`);
+  await new Promise((ok) => setTimeout(ok, 500));
+  const crawls = (await call({ type: 'status' })).jobs.filter((j) => j.kind === 'crawl' && j.crawlerId === done.crawlerId);
+  assert.deepEqual(crawls, []);
+  await panel.close();
+});
