@@ -8,8 +8,7 @@
 //! | export | returns |
 //! |---|---|
 //! | `benchParse(html, url, iterations)` | ms for `iterations` parses of `html` |
-//! | `benchRtdm(htmlA, htmlB, iterations, mode, theta, tree)` | ms for `iterations` comparisons |
-//! | `new RtdmBench(htmlA, htmlB, tree)` | `.run(iterations, mode, theta)` (ms), `.info()` (JSON) |
+//! | `new RtdmBench(htmlA, htmlB, tree, urlA, urlB)` | `.run(iterations, mode, theta)` (ms), `.info()` (JSON) |
 //!
 //! `mode` is `"compare"` (exact RTDM), `"similar"` (decision mode at `theta`) or `"compare-warm"`
 //! (see [`RtdmBench::run`]); `tree` is `"raw"` (the full tree, as published RTDM) or `"view"`
@@ -61,8 +60,10 @@ fn parse(html: &str, url: &str) -> Result<Page, js_sys::Error> {
     Page::from_html_with(html, url, &ParseOptions::default()).map_err(error)
 }
 
-fn tree_of(html: &str, tree: &str) -> Result<Tree, js_sys::Error> {
-    let page = parse(html, "http://127.0.0.1/bench.html")?;
+/// The page's URL matters: the default view labels ids by the page's own name (id kinds), so the
+/// pages are parsed under their real URLs, as natively.
+fn tree_of(html: &str, url: &str, tree: &str) -> Result<Tree, js_sys::Error> {
+    let page = parse(html, url)?;
     match tree {
         "raw" => Ok(page.tree),
         "view" => Ok(Options::default().view.apply(&page.tree)),
@@ -87,20 +88,6 @@ pub fn bench_parse(html: &str, url: &str, iterations: u32) -> Result<f64, js_sys
     Ok(clock.ms() - start)
 }
 
-/// Milliseconds taken by `iterations` RTDM comparisons of the two pages' trees (parsed and
-/// prepared before the loop; see [`RtdmBench::run`]).
-#[wasm_bindgen(js_name = benchRtdm)]
-pub fn bench_rtdm(
-    #[wasm_bindgen(js_name = htmlA)] html_a: &str,
-    #[wasm_bindgen(js_name = htmlB)] html_b: &str,
-    iterations: u32,
-    mode: &str,
-    theta: f64,
-    tree: &str,
-) -> Result<f64, js_sys::Error> {
-    RtdmBench::new(html_a, html_b, tree)?.run(iterations, mode, theta)
-}
-
 /// Two pages parsed and prepared once, compared many times.
 #[wasm_bindgen(js_name = RtdmBench)]
 pub struct RtdmBench {
@@ -110,16 +97,18 @@ pub struct RtdmBench {
 
 #[wasm_bindgen(js_class = RtdmBench)]
 impl RtdmBench {
-    /// Parses both pages and prepares their `tree` (`"raw"` or `"view"`).
+    /// Parses both pages (at their URLs) and prepares their `tree` (`"raw"` or `"view"`).
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(js_name = htmlA)] html_a: &str,
         #[wasm_bindgen(js_name = htmlB)] html_b: &str,
         tree: &str,
+        #[wasm_bindgen(js_name = urlA)] url_a: &str,
+        #[wasm_bindgen(js_name = urlB)] url_b: &str,
     ) -> Result<RtdmBench, js_sys::Error> {
         Ok(RtdmBench {
-            a: Prepared::new(tree_of(html_a, tree)?),
-            b: Prepared::new(tree_of(html_b, tree)?),
+            a: Prepared::new(tree_of(html_a, url_a, tree)?),
+            b: Prepared::new(tree_of(html_b, url_b, tree)?),
         })
     }
 
