@@ -35,6 +35,7 @@
 import init, { Job, classifyPage, defaultThreshold, similarity, validatePattern } from './pkg/exemplar.js';
 import * as db from './lib/db.js';
 import { fetchOne, pump } from './lib/runner.js';
+import { hostPattern } from './lib/site-access.js';
 
 const ready = init({ module_or_path: chrome.runtime.getURL('pkg/exemplar_bg.wasm') });
 
@@ -112,12 +113,6 @@ const settingsOf = (given) => {
 };
 
 const politeness = (s) => ({ delayMs: s.delayMs, maxInFlight: s.concurrency, maxInFlightPerHost: s.concurrency });
-
-/**
- * The match pattern of `url`'s host on every port ('http://127.0.0.1/*'). A port in a pattern works in
- * Chrome, but Firefox takes it as part of the host name and the pattern then matches nothing.
- */
-const hostPattern = (url) => `${url.protocol}//${url.hostname}/*`;
 
 /** Throws a clear error unless the extension may fetch from `url`'s origin. */
 async function requireAccess(url) {

@@ -1,6 +1,8 @@
 // The toolbar popup: the current tab's page kind with its evidence in words, and the "This is an
 // example page" button that starts a crawler generation.
 // Everything is written with textContent: page content never reaches the extension's pages as HTML.
+import { hostPattern } from './lib/site-access.js';
+
 const $ = (id) => document.getElementById(id);
 const send = async (msg) => {
   const reply = await chrome.runtime.sendMessage(msg);
@@ -99,8 +101,7 @@ async function start() {
     $('start-error').textContent = e.message;
     return;
   }
-  // Host patterns without the port (Firefox's match patterns cannot name one; see background.js).
-  const origins = [...new Set([tab.url, entry].map((u) => new URL(u)).map((u) => `${u.protocol}//${u.hostname}/*`))];
+  const origins = [...new Set([tab.url, entry].map(hostPattern))];
   const panel = openPanel();
   // Chrome closes the popup when the permission prompt takes the focus: the request is left with the
   // worker first, which starts it when the access is granted (permissions.onAdded) if this popup

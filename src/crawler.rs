@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::canon::{self, CompiledScope, TrapGuard, TrapLimits};
 use crate::dom::{Page, ParseOptions};
 use crate::fetch::{Delivered, FetchResult, Frontier, Machine, Next, Politeness, Poll};
-use crate::mapper::{ExamplePage, StopReason};
+use crate::mapper::{ExamplePage, StopReason, canonical_links, page_signature};
 use crate::pattern::{Compiled, Pattern, Step};
 use crate::similarity::Example;
 
@@ -452,7 +452,8 @@ impl Crawler {
             Ok(p) => p,
             Err(e) => return self.error(url, item.level, r.status, e.to_string()),
         };
-        let signature = page_signature(&page);
+        let links = canonical_links(&page);
+        let signature = page_signature(&page, &links);
         if let Some(of) = self.state.signatures.get(&signature) {
             let of = of.clone();
             return self.skip(url, format!("same content as {of}"));
@@ -496,7 +497,7 @@ impl Crawler {
                 fetched_at_ms: now_ms,
             })));
         } else {
-            let followed = self.expand(&page, &item);
+            let followed = self.expand(links, &item);
             self.events.push_back(Event::Page {
                 url,
                 level: item.level,
@@ -509,15 +510,12 @@ impl Crawler {
         }
     }
 
-    fn expand(&mut self, page: &Page, item: &Item) -> usize {
+    fn expand(&mut self, links: Vec<Option<String>>, item: &Item) -> usize {
         if self.state.stopped.is_some() {
             return 0;
         }
         let mut followed = 0;
-        for link in &page.links {
-            let Some(url) = canon::canonicalize(&link.url) else {
-                continue;
-            };
+        for url in links.into_iter().flatten() {
             if self.state.frontier.is_seen(&url) || !self.scope.contains(&url) {
                 continue;
             }
@@ -582,11 +580,6 @@ impl Machine for Crawler {
     fn cancel(&mut self) {
         Crawler::cancel(self)
     }
-}
-
-/// Same signature as the mapper's: title and text terms.
-fn page_signature(page: &Page) -> u64 {
-    crate::mapper::page_signature(page)
 }
 
 #[cfg(test)]

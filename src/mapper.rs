@@ -65,6 +65,18 @@ impl Default for MapConfig {
     }
 }
 
+impl MapConfig {
+    /// The scope of a run from `entry`: its site (with subdomains if configured) and the allow and
+    /// deny lists. None when `entry` has no host.
+    pub fn scope(&self, entry: &str) -> Option<Scope> {
+        Some(Scope {
+            allow: self.allow.clone(),
+            deny: self.deny.clone(),
+            ..Scope::for_url(entry, self.include_subdomains)?
+        })
+    }
+}
+
 /// What became of a URL.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "state")]
@@ -369,14 +381,12 @@ impl Mapper {
         state.config.similarity.validate().map_err(MapError)?;
         state.config.politeness.validate().map_err(MapError)?;
         let entry = &state.map.entry;
-        let scope = Scope {
-            allow: state.config.allow.clone(),
-            deny: state.config.deny.clone(),
-            ..Scope::for_url(entry, state.config.include_subdomains)
-                .ok_or_else(|| MapError(format!("no host in {entry:?}")))?
-        }
-        .compile()
-        .map_err(MapError)?;
+        let scope = state
+            .config
+            .scope(entry)
+            .ok_or_else(|| MapError(format!("no host in {entry:?}")))?
+            .compile()
+            .map_err(MapError)?;
         let parse = ParseOptions {
             max_bytes: state.config.max_bytes,
             ..ParseOptions::default()
@@ -598,7 +608,8 @@ impl Mapper {
             }
         };
         drop(r);
-        let signature = page_signature(&page);
+        let links = canonical_links(&page);
+        let signature = page_signature(&page, &links);
         match self.state.signatures.get(&signature) {
             Some(&of) if of != node => return (200, NodeState::Duplicate { of }),
             _ => {
@@ -614,22 +625,22 @@ impl Mapper {
         if verdict.similar && node != 0 {
             return (200, NodeState::Target);
         }
-        self.expand(node, &page);
+        self.expand(node, &page, links);
         (200, NodeState::Page)
     }
 
-    fn expand(&mut self, node: u32, page: &Page) {
+    fn expand(&mut self, node: u32, page: &Page, canonical: Vec<Option<String>>) {
         let depth = self.state.map.nodes[node as usize].depth;
         let follow_all = self.state.config.follow_nofollow;
         if page.robots.nofollow && !follow_all {
             return;
         }
         let mut links: Vec<u32> = Vec::new();
-        for link in &page.links {
+        for (link, url) in page.links.iter().zip(canonical) {
             if link.nofollow && !follow_all {
                 continue;
             }
-            let Some(url) = canon::canonicalize(&link.url) else {
+            let Some(url) = url else {
                 continue;
             };
             if !self.scope.contains(&url) {
@@ -686,7 +697,18 @@ impl Machine for Mapper {
 /// Content signature of a page: title and visible text terms, so the same page under several
 /// URLs (session ids, tracking parameters, aliases) counts once while pages that differ only
 /// in their links' query strings still match.
-pub(crate) fn page_signature(page: &Page) -> u64 {
+/// The canonical URL of each of the page's links (None where a link does not canonicalise), in
+/// `page.links` order: computed once per page for both the signature and the expansion.
+pub(crate) fn canonical_links(page: &Page) -> Vec<Option<String>> {
+    page.links
+        .iter()
+        .map(|l| canon::canonicalize(&l.url))
+        .collect()
+}
+
+/// The content signature of a page that tells the same page under several URLs: title, text
+/// terms, tree size and canonical links (`links` from [`canonical_links`]).
+pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
     let mut text = String::with_capacity(page.text_chars.min(1 << 20) + page.title.len());
     text.push_str(&page.title);
     text.push('\n');
@@ -699,16 +721,12 @@ pub(crate) fn page_signature(page: &Page) -> u64 {
     // Terms keep no numbers, so two listings that differ only in numbered items ("Part 1041"…)
     // would read the same: their links tell them apart. Canonical links, sorted, so the copies
     // of one page under session-id URLs, whose links carry the session too, still match.
-    let mut links: Vec<String> = page
-        .links
-        .iter()
-        .filter_map(|l| canon::canonicalize(&l.url))
-        .collect();
-    links.sort_unstable();
-    links.dedup();
-    for l in links {
+    let mut sorted: Vec<&str> = links.iter().flatten().map(String::as_str).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    for l in sorted {
         text.push('\n');
-        text.push_str(&l);
+        text.push_str(l);
     }
     canon::content_signature(&text)
 }
@@ -862,20 +880,15 @@ mod tests {
 
     #[test]
     fn listings_differing_only_in_numbers_are_not_duplicates() {
+        let signature = |page: &Page| page_signature(page, &canonical_links(page));
         let listing = |items: std::ops::Range<u32>| {
             let links: String = items
                 .map(|i| format!("<li><a href='/part/{i}.html'>Part {i}</a></li>"))
                 .collect();
             Page::from_html(&format!("<ul>{links}</ul>"), "http://shop.test/list").expect("page")
         };
-        assert_ne!(
-            page_signature(&listing(1..5)),
-            page_signature(&listing(5..9))
-        );
-        assert_eq!(
-            page_signature(&listing(1..5)),
-            page_signature(&listing(1..5))
-        );
+        assert_ne!(signature(&listing(1..5)), signature(&listing(5..9)));
+        assert_eq!(signature(&listing(1..5)), signature(&listing(1..5)));
         // The same page under a session-id URL, its links carrying the session: one page.
         let with_session = |sid: &str| {
             Page::from_html(
@@ -884,10 +897,7 @@ mod tests {
             )
             .expect("page")
         };
-        assert_eq!(
-            page_signature(&with_session("1")),
-            page_signature(&with_session("2"))
-        );
+        assert_eq!(signature(&with_session("1")), signature(&with_session("2")));
     }
 
     #[test]

@@ -327,6 +327,31 @@ impl Default for LearnConfig {
     }
 }
 
+/// Learns a pattern from a map with the settings the map was made with (scope, politeness,
+/// similarity view) and the map's θ: what `exemplar learn` and the extension's jobs do.
+///
+/// # Errors
+/// As [`learn`], and an entry URL without a host.
+pub fn learn_from_map(
+    map: &SiteMap,
+    config: &crate::mapper::MapConfig,
+    now_ms: u64,
+) -> Result<Pattern, PatternError> {
+    let scope = config
+        .scope(&map.entry)
+        .ok_or_else(|| PatternError(format!("no host in the entry URL {:?}", map.entry)))?;
+    let mut similarity = config.similarity;
+    similarity.threshold = map.threshold;
+    learn(
+        map,
+        scope,
+        config.politeness.clone(),
+        similarity,
+        &LearnConfig::default(),
+        now_ms,
+    )
+}
+
 /// Learns a pattern from a map. `politeness` and `scope` are copied into the pattern for the
 /// crawls that run it.
 ///

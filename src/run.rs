@@ -4,12 +4,11 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use crate::canon::Scope;
 use crate::crawler::{self, CrawlConfig, Crawler, TargetPage};
 use crate::fetch::FetchResult;
 use crate::http::{self, Client, ClientConfig};
 use crate::mapper::{self, ExamplePage, MapConfig, Mapper, SiteMap};
-use crate::pattern::{self, LearnConfig, Pattern};
+use crate::pattern::{self, Pattern};
 
 /// Fetches one page that must be HTML (the example, a page to classify).
 ///
@@ -72,10 +71,6 @@ pub fn learn(
     });
     let example = fetch_page(&client, example_url).map_err(|e| format!("example page: {e}"))?;
     let workers = config.politeness.max_in_flight;
-    let include_subdomains = config.include_subdomains;
-    let (allow, deny) = (config.allow.clone(), config.deny.clone());
-    let politeness = config.politeness.clone();
-    let similarity = config.similarity;
     let mut m = Mapper::new(entry, example, config).map_err(|e| e.to_string())?;
     let mut last = String::new();
     let stats = http::run(&mut m, &client, workers, |m| {
@@ -89,21 +84,10 @@ pub fn learn(
     });
     let stopped = m.stopped();
     let prog = m.progress();
+    let config = m.config().clone();
     let map = m.into_site_map();
-    let scope = Scope {
-        allow,
-        deny,
-        ..Scope::for_url(&map.entry, include_subdomains).ok_or("entry has no host")?
-    };
-    let pattern = pattern::learn(
-        &map,
-        scope,
-        politeness,
-        similarity,
-        &LearnConfig::default(),
-        http::now_ms(),
-    )
-    .map_err(|e| e.to_string())?;
+    let pattern =
+        pattern::learn_from_map(&map, &config, http::now_ms()).map_err(|e| e.to_string())?;
     Ok(Learned {
         pattern,
         map,

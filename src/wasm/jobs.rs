@@ -14,11 +14,10 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::{error, to_js};
-use crate::canon::Scope;
 use crate::crawler::{self, CrawlConfig, Crawler};
 use crate::fetch::{FetchResponse, FetchResult, Poll};
 use crate::mapper::{self, ExamplePage, MapConfig, Mapper, NodeState};
-use crate::pattern::{self, LearnConfig, Pattern};
+use crate::pattern::{self, Pattern};
 
 /// A learning or crawling run.
 #[wasm_bindgen]
@@ -343,23 +342,7 @@ impl Job {
             Some(t) => m.site_map().with_threshold(t),
             None => m.site_map().clone(),
         };
-        let scope = Scope {
-            allow: config.allow.clone(),
-            deny: config.deny.clone(),
-            ..Scope::for_url(&map.entry, config.include_subdomains)
-                .ok_or_else(|| error("the entry URL has no host"))?
-        };
-        let mut similarity = config.similarity;
-        similarity.threshold = map.threshold;
-        let pattern = pattern::learn(
-            &map,
-            scope,
-            config.politeness.clone(),
-            similarity,
-            &LearnConfig::default(),
-            ms(now_ms),
-        )
-        .map_err(error)?;
+        let pattern = pattern::learn_from_map(&map, config, ms(now_ms)).map_err(error)?;
         let targets = map
             .nodes
             .iter()

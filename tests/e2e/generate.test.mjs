@@ -299,6 +299,12 @@ test('importing patterns: a malformed file is refused with the reason, a valid o
     await panel.locator('#import-status.good').waitFor();
     assert.equal((await call({ type: 'crawlers' })).length, count + 1);
     await panel.waitForFunction(() => document.getElementById('r-site').textContent.startsWith('127.0.0.1'));
+
+    // Deleting it from the saved crawlers' table.
+    const imported = (await call({ type: 'crawlers' })).find((c) => c.imported);
+    await panel.locator(`#crawlers tr[data-crawler-id="${imported.id}"] button`, { hasText: 'Delete' }).click();
+    await waitFor(async () => (await call({ type: 'crawlers' })).length === count, 'the crawler to be deleted');
+    await panel.locator(`#crawlers tr[data-crawler-id="${imported.id}"]`).waitFor({ state: 'detached' });
     await panel.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -416,5 +422,15 @@ test('cancel keeps what was learned so far and starts no crawl', async () => {
   await new Promise((ok) => setTimeout(ok, 500));
   const crawls = (await call({ type: 'status' })).jobs.filter((j) => j.kind === 'crawl' && j.crawlerId === done.crawlerId);
   assert.deepEqual(crawls, []);
+  await panel.close();
+});
+
+test('an open side panel shows a job as soon as it starts', async () => {
+  const panel = await openPanel();
+  // Nothing runs: the panel polls only every few seconds; the worker's message makes it look now.
+  await panel.waitForTimeout(300);
+  const { jobId } = await call({ type: 'startLearn', exampleUrl: site.url + EXAMPLE, settings: { ...FAST, crawlAfterLearning: false } });
+  await panel.waitForFunction((id) => document.getElementById('job').dataset.jobId === id, jobId, { timeout: 2000 });
+  await finished(jobId);
   await panel.close();
 });
