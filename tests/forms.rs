@@ -676,3 +676,38 @@ fn simulation_enumeration_queries_every_select_value() {
         "six queries, 20 results each, no overlap"
     );
 }
+
+/// Xapian Omega's real result page (xapian-omega 1.4.22 over the PostgreSQL docs, saved from
+/// `/cgi-bin/omega?DB=pg&P=vacuum`): it pages with submit buttons, whose GET equivalents are
+/// followed like links; the current page's button is disabled.
+#[test]
+fn omega_pagination_buttons_become_get_links() {
+    let page = page(
+        include_str!("fixtures/forms/omega-results.html"),
+        "http://127.0.0.1:8080/cgi-bin/omega?DB=pg&P=vacuum&DEFAULTOP=and",
+    );
+    let spec = &forms::valid_forms(&page)[0];
+    assert!(spec.search, "{spec:?}");
+    let links = forms::pagination_links(&page);
+    // Pages 2…9 and Next; page 1 is disabled.
+    assert_eq!(links.len(), 9, "{links:#?}");
+    assert!(links.iter().all(|l| l.contains("P=vacuum")), "{links:#?}");
+    assert!(links[0].contains("%5B=2"), "{}", links[0]);
+    assert!(!links.iter().any(|l| l.contains("%5B=1&")), "{links:#?}");
+    assert!(links[8].contains("%3E=Next"), "{}", links[8]);
+    // The relevance-feedback checkboxes are unchecked: not sent.
+    assert!(!links[0].contains("R="), "{}", links[0]);
+}
+
+/// The search page itself has only the default button: no pagination.
+#[test]
+fn omega_search_page_has_no_pagination() {
+    let page = page(
+        include_str!("fixtures/forms/omega-search.html"),
+        "http://127.0.0.1:8080/cgi-bin/omega?DB=pg",
+    );
+    assert!(forms::pagination_links(&page).is_empty());
+    let spec = &forms::valid_forms(&page)[0];
+    assert!(spec.search);
+    assert_eq!(spec.text_fields().count(), 1);
+}

@@ -150,6 +150,9 @@ pub struct Control {
     pub options: Vec<String>,
     /// `checked` (radio/checkbox) or `selected` (select) initially.
     pub checked: bool,
+    /// `disabled`: the control is not submitted.
+    #[serde(default)]
+    pub disabled: bool,
     /// Label text: `<label for>`, an enclosing `<label>`, the nearest preceding text in the
     /// form, `aria-label`/`placeholder`/`title`, or the name.
     pub label: String,
@@ -1022,6 +1025,7 @@ impl<'a> Walker<'a> {
                     value: attr(attrs, "value").unwrap_or("").to_string(),
                     options: Vec::new(),
                     checked: attr(attrs, "checked").is_some(),
+                    disabled: attr(attrs, "disabled").is_some(),
                     label,
                     form,
                     node: out,

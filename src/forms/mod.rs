@@ -68,6 +68,9 @@ pub struct Field {
     pub options: Vec<String>,
     /// Checked (radio, checkbox) or an explicitly selected option (select) initially.
     pub checked: bool,
+    /// `disabled`: never submitted.
+    #[serde(default)]
+    pub disabled: bool,
 }
 
 impl Field {
@@ -80,6 +83,7 @@ impl Field {
             value: c.value.clone(),
             options: c.options.clone(),
             checked: c.checked,
+            disabled: c.disabled,
         }
     }
 
@@ -226,7 +230,10 @@ impl FormSpec {
             urlencode_into(out, value);
         };
         for f in &self.fields {
-            if f.name.is_empty() || matches!(f.kind, ControlKind::Button | ControlKind::File) {
+            if f.name.is_empty()
+                || f.disabled
+                || matches!(f.kind, ControlKind::Button | ControlKind::File)
+            {
                 continue;
             }
             if f.kind == ControlKind::Submit {
@@ -535,6 +542,57 @@ pub fn triage(page: &Page) -> Vec<FormSpec> {
             }
         })
         .collect()
+}
+
+fn pagination_words() -> &'static HashSet<String> {
+    static SET: OnceLock<HashSet<String>> = OnceLock::new();
+    SET.get_or_init(|| {
+        data_words(include_str!("../../data/forms/pagination-words.txt"))
+            .map(str::to_lowercase)
+            .collect()
+    })
+}
+
+/// Whether a submit button pages through results: its value is a page number, or its value or
+/// name is a "next"/"previous" word or arrow (`data/forms/pagination-words.txt`).
+fn is_pagination_button(f: &Field) -> bool {
+    let value = f.value.trim();
+    if !value.is_empty() && value.len() <= 6 && value.chars().all(|c| c.is_ascii_digit()) {
+        return true;
+    }
+    let table = pagination_words();
+    [value, f.name.trim()]
+        .iter()
+        .any(|t| !t.is_empty() && table.contains(&t.to_lowercase()))
+}
+
+/// The GET equivalents of the pagination buttons of `page`'s forms, in document order and
+/// without repeats: result pages that page with submit buttons instead of links (Omega's
+/// `<input type=submit name="[" value="2">` and `name=">"`) are followed like links. Each URL is
+/// the form submitted with its current values and that button. Disabled buttons (the current
+/// page) and POST forms give nothing: a POST is not a link.
+pub fn pagination_links(page: &Page) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for spec in valid_forms(page) {
+        if spec.method != Method::Get {
+            continue;
+        }
+        for f in &spec.fields {
+            if f.kind != ControlKind::Submit
+                || f.name.is_empty()
+                || f.disabled
+                || !is_pagination_button(f)
+            {
+                continue;
+            }
+            if let Ok(s) = spec.submission(&[(f.name.as_str(), f.value.as_str())])
+                && !out.contains(&s.url)
+            {
+                out.push(s.url);
+            }
+        }
+    }
+    out
 }
 
 /// The usable forms of `page` (see [`triage`]).

@@ -20,6 +20,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
+use serde::{Deserialize, Serialize};
+
 use crate::dom::text::{is_stop_word, terms};
 use crate::dom::{ControlKind, Page};
 
@@ -30,7 +32,7 @@ pub const THESIS_TERMS: usize = 15;
 
 /// A document a query returned: an identity (its URL, or any key the caller keeps stable) and
 /// its terms (repeats are ignored).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DocTerms {
     /// Stable identity of the document (two results with the same id are one document).
     pub id: String,
@@ -78,7 +80,7 @@ pub trait Policy {
 ///
 /// As a [`Policy`] each query is the url-encoded combination (`select=title&kind=dvd`);
 /// [`Enumeration::next_values`] gives the pairs.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Enumeration {
     groups: Vec<(String, Vec<String>)>,
     cap: usize,
@@ -301,7 +303,7 @@ pub fn thesis_terms(example: &Page, form_page: &Page, n: usize) -> Vec<String> {
 }
 
 /// A fixed list of terms issued in order, each once.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TermList {
     terms: Vec<String>,
     pos: usize,
@@ -345,7 +347,7 @@ impl Policy for TermList {
 }
 
 /// A xorshift64* generator: deterministic, seeded, no dependency. Not for cryptography.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct XorShift(u64);
 
 impl XorShift {
@@ -385,7 +387,7 @@ impl XorShift {
 
 /// The random policy (paper `001` §3): words drawn uniformly, without repeats, from a word list
 /// (by default the frequency list), with a seeded [`XorShift`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RandomTerms {
     words: Vec<String>,
     left: usize,
@@ -435,7 +437,7 @@ impl Policy for RandomTerms {
 ///
 /// Counts are weights: a document counts 1, except the new documents of a query whose results
 /// the site capped, which stand for more (see [`Adaptive`]).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct QueryStats {
     docs: f64,
     df: HashMap<String, f64>,
@@ -506,7 +508,7 @@ impl QueryStats {
 /// `f = α (r + β)^−γ` fitted to document frequencies by rank (paper `001` §3.1, after Ipeirotis
 /// et al.): least squares on `ln f = ln α − γ ln(r + β)` for each β of a grid, the β with the
 /// smallest squared error kept.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ZipfFit {
     /// Scale α.
     pub alpha: f64,
@@ -572,7 +574,7 @@ impl ZipfFit {
 }
 
 /// How [`Adaptive`] estimates `P(q)` (paper `001` §3.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Estimator {
     /// `P(q) = P(q | q1 ∨ … ∨ q(i−1))`.
     Independence,
@@ -582,7 +584,7 @@ pub enum Estimator {
 
 /// The cost model `cost(q) = c_q + c_r·P(q) + c_d·P_new(q)` (paper `001` eq. 2), with `P` in
 /// documents (the site's size cancels out of the comparison).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Cost {
     /// Cost of submitting a query.
     pub query: f64,
@@ -611,7 +613,7 @@ impl Cost {
 }
 
 /// The estimate for one candidate query.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
     /// The term.
     pub term: String,
@@ -639,7 +641,7 @@ pub struct Estimate {
 /// is eq. 5–6's `P(q(i+1) ∧ qi) = P(q(i+1) ∧ qi_sample)·P(qi)/P(qi_sample)` applied to the new
 /// part of the sample. When choosing, a capped site's `P_new(q)` counts only the new documents
 /// a random `cap` of the matches would bring (`new·cap/matches`), under the same assumption.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Adaptive {
     stats: QueryStats,
     seeds: Vec<String>,
