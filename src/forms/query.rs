@@ -347,7 +347,7 @@ impl Policy for TermList {
 }
 
 /// A xorshift64* generator: deterministic, seeded, no dependency. Not for cryptography.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct XorShift(u64);
 
 impl XorShift {

@@ -29,12 +29,15 @@ use crate::mapper::{NodeState, SiteMap};
 use crate::similarity;
 use crate::url_pattern::{self, UrlPattern};
 
+mod forms;
+pub use forms::{DEFAULT_BUDGET, DEFAULT_RESULT_PAGES, FormLevel, QueryPolicy, template};
+
 /// The pattern format version this build reads and writes.
 pub const VERSION: u32 = 1;
 /// The JSON Schema of the format (`schemas/pattern-1.schema.json` in the repository).
 pub const SCHEMA_URL: &str = "https://exemplar.dev/schemas/pattern-1.schema.json";
 /// The schema itself, shipped for validators (the extension, users' tools).
-pub const SCHEMA: &str = include_str!("../schemas/pattern-1.schema.json");
+pub const SCHEMA: &str = include_str!("../../schemas/pattern-1.schema.json");
 
 /// Pagination self-loops are followed at most this many hops per chain (bounds calendars and
 /// endless "next" links that slipped through the trap guard).
@@ -56,6 +59,9 @@ pub struct Level {
     /// A few of them.
     #[serde(default)]
     pub samples: Vec<String>,
+    /// Reached by submitting a form: the template, values and query policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<FormLevel>,
 }
 
 /// Figures of the learning run.
@@ -164,6 +170,11 @@ impl Compiled {
         self.levels.is_empty()
     }
 
+    /// Whether `url` matches level `index` (0-based: `levels[index]`).
+    pub fn matches_level(&self, index: usize, url: &str) -> bool {
+        self.levels.get(index).is_some_and(|l| l.is_match(url))
+    }
+
     /// Where a link found on a page of level `from` (0 = the entry) leads, if anywhere.
     /// Order: target (shortcuts included), next level, same level when it paginates.
     pub fn step(&self, from: usize, url: &str) -> Option<Step> {
@@ -231,6 +242,15 @@ impl Pattern {
             if l.regexes.is_empty() {
                 return Err(PatternError(format!("level {} has no regex", i + 1)));
             }
+            if let Some(f) = &l.form {
+                if i + 1 == self.levels.len() {
+                    return Err(PatternError(format!(
+                        "level {}: the target level cannot be a form level",
+                        i + 1
+                    )));
+                }
+                f.validate(i + 1)?;
+            }
         }
         url::Url::parse(&self.entry)
             .map_err(|e| PatternError(format!("entry {:?}: {e}", self.entry)))?;
@@ -293,6 +313,25 @@ impl Pattern {
             }
             if l.regexes.len() > 12 {
                 let _ = writeln!(s, "    … {} more alternatives", l.regexes.len() - 12);
+            }
+            if let Some(f) = &l.form {
+                let _ = writeln!(
+                    s,
+                    "    form {} {} — policy {}, {} queries, {} result pages each",
+                    if f.form.method == crate::forms::Method::Get {
+                        "GET"
+                    } else {
+                        "POST"
+                    },
+                    f.template,
+                    f.policy.name(),
+                    f.budget,
+                    f.max_result_pages
+                );
+                if !f.values.is_empty() {
+                    let shown: Vec<&str> = f.values.iter().take(8).map(String::as_str).collect();
+                    let _ = writeln!(s, "    values that led to targets: {}", shown.join(", "));
+                }
             }
             for u in l.samples.iter().take(3) {
                 let _ = writeln!(s, "      e.g. {u}");
@@ -410,9 +449,10 @@ pub fn learn(
             best = Some((levels, sim));
         }
     }
-    let Some((levels, _)) = best else {
+    let Some((mut levels, _)) = best else {
         return Err(PatternError("no pattern could be built".into()));
     };
+    forms::annotate(&mut levels, map)?;
     let mut known_targets: Vec<String> = targets
         .iter()
         .map(|&t| map.nodes[t as usize].url.clone())
@@ -540,6 +580,7 @@ fn levels_for(
             paginate: j < n && paginate[j - 1],
             pages: pos_urls.len(),
             samples: pos_urls.iter().take(5).map(|s| s.to_string()).collect(),
+            form: None,
         });
     }
     levels
@@ -790,12 +831,14 @@ mod tests {
                     paginate: true,
                     pages: 2,
                     samples: vec![],
+                    form: None,
                 },
                 Level {
                     regexes: vec![r"^http://h/item/[0-9]+$".into()],
                     paginate: false,
                     pages: 2,
                     samples: vec![],
+                    form: None,
                 },
             ],
             max_pagination: 10,

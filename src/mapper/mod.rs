@@ -11,12 +11,16 @@
 //! [`Mapper::restore`] round-trip the whole state as serde data.
 use std::collections::{HashMap, VecDeque};
 
+mod forms;
+pub use forms::{FormState, FormsConfig, MappedForm, Submitted, form_key};
+
 use serde::{Deserialize, Serialize};
 
 use crate::canon::{self, CompiledScope, Scope, TrapGuard, TrapLimits};
 use crate::dom::{Page, ParseOptions};
 pub use crate::fetch::Poll;
 use crate::fetch::{Delivered, FetchResult, Frontier, Machine, Next, Politeness};
+use crate::forms::FormSpec;
 use crate::similarity::{self, Example};
 
 /// Limits and scope of a mapping run.
@@ -45,6 +49,8 @@ pub struct MapConfig {
     pub politeness: Politeness,
     /// Crawler-trap bounds.
     pub traps: TrapLimits,
+    /// Filling and submitting forms.
+    pub forms: FormsConfig,
 }
 
 impl Default for MapConfig {
@@ -61,6 +67,7 @@ impl Default for MapConfig {
             follow_nofollow: false,
             politeness: Politeness::default(),
             traps: TrapLimits::default(),
+            forms: FormsConfig::default(),
         }
     }
 }
@@ -138,6 +145,9 @@ pub struct Node {
     /// Links of an expanded page: node ids, deduplicated, in document order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<u32>,
+    /// The form (index in [`SiteMap::forms`]) this URL submits, or whose result page it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<u32>,
 }
 
 /// The map of a site: node 0 is the entry page.
@@ -152,6 +162,9 @@ pub struct SiteMap {
     pub threshold: f64,
     /// Every URL met, by id.
     pub nodes: Vec<Node>,
+    /// The forms met, with what mapping did with them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forms: Vec<MappedForm>,
 }
 
 impl SiteMap {
@@ -315,6 +328,8 @@ pub struct Snapshot {
     started_ms: Option<u64>,
     stopped: Option<StopReason>,
     finished_sent: bool,
+    #[serde(default)]
+    forms: forms::FormTable,
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -324,6 +339,10 @@ pub struct Mapper {
     state: Snapshot,
     scope: CompiledScope,
     example: Example,
+    /// The example parsed (its terms fill forms).
+    example_page: Page,
+    /// The example's most frequent terms (adaptive seeds).
+    seeds: Vec<String>,
     parse: ParseOptions,
     events: VecDeque<Event>,
 }
@@ -356,7 +375,9 @@ impl Mapper {
                     similarity: None,
                     title: String::new(),
                     links: Vec::new(),
+                    form: None,
                 }],
+                forms: Vec::new(),
             },
             config,
             example,
@@ -367,6 +388,7 @@ impl Mapper {
             started_ms: None,
             stopped: None,
             finished_sent: false,
+            forms: forms::FormTable::default(),
         };
         Mapper::from_state(state)
     }
@@ -395,10 +417,13 @@ impl Mapper {
         let page = Page::parse(&ex.body, &ex.url, ex.content_type.as_deref(), &parse)
             .map_err(|e| MapError(format!("example page {}: {e}", ex.url)))?;
         let example = Example::new(&page, state.config.similarity);
+        let seeds = forms::ranked_terms(&page, forms::SEEDS);
         Ok(Mapper {
             state,
             scope,
             example,
+            example_page: page,
+            seeds,
             parse,
             events: VecDeque::new(),
         })
@@ -483,10 +508,16 @@ impl Mapper {
                         url: q.url,
                         reason: "robots.txt".into(),
                     });
+                    self.answered(q.item.node);
                 }
                 Next::WaitUntil(t) => return Poll::WaitUntil(t),
                 Next::Busy => return Poll::Busy,
                 Next::Empty => {
+                    // Forms whose answers never all came (disallowed, beyond the depth limit)
+                    // are analysed now; that may queue more.
+                    if self.state.stopped.is_none() && self.analyse_pending() {
+                        continue;
+                    }
                     if self.state.stopped.is_none() {
                         self.state.stopped = Some(StopReason::Exhausted);
                     }
@@ -530,6 +561,7 @@ impl Mapper {
         if self.state.progress.fetched >= self.state.config.max_pages {
             self.stop(StopReason::MaxPages);
         }
+        self.answered(node);
         let _ = now_ms;
     }
 
@@ -607,6 +639,7 @@ impl Mapper {
                 );
             }
         };
+        let size = r.body.len();
         drop(r);
         let links = canonical_links(&page);
         let signature = page_signature(&page, &links);
@@ -625,21 +658,45 @@ impl Mapper {
         if verdict.similar && node != 0 {
             return (200, NodeState::Target);
         }
-        self.expand(node, &page, links);
+        // Links to follow: nofollow ones dropped (unless configured), then the GET equivalents
+        // of submit-button pagination, as links.
+        let follow_all = self.state.config.follow_nofollow;
+        let mut links: Vec<Option<String>> = if page.robots.nofollow && !follow_all {
+            Vec::new()
+        } else {
+            page.links
+                .iter()
+                .zip(links)
+                .map(|(l, u)| u.filter(|_| follow_all || !l.nofollow))
+                .collect()
+        };
+        let found = if page.robots.nofollow && !follow_all {
+            Vec::new()
+        } else {
+            self.new_forms(&page)
+        };
+        let pagination = self.pagination(&page);
+        if let Some(f) = self.defers(node) {
+            self.defer(f, node, size, links, pagination, found);
+        } else if self.state.map.nodes[node as usize].form.is_some() {
+            self.expand_response(node, links, pagination, found);
+        } else {
+            links.extend(pagination.into_iter().map(Some));
+            self.expand(node, links, found);
+        }
         (200, NodeState::Page)
     }
 
-    fn expand(&mut self, node: u32, page: &Page, canonical: Vec<Option<String>>) {
+    /// Queues the links of `node` (canonical, None where unusable) and submits its new forms.
+    fn expand(
+        &mut self,
+        node: u32,
+        canonical: Vec<Option<String>>,
+        found: Vec<(FormSpec, Vec<String>)>,
+    ) {
         let depth = self.state.map.nodes[node as usize].depth;
-        let follow_all = self.state.config.follow_nofollow;
-        if page.robots.nofollow && !follow_all {
-            return;
-        }
         let mut links: Vec<u32> = Vec::new();
-        for (link, url) in page.links.iter().zip(canonical) {
-            if link.nofollow && !follow_all {
-                continue;
-            }
+        for url in canonical {
             let Some(url) = url else {
                 continue;
             };
@@ -666,6 +723,7 @@ impl Mapper {
                         similarity: None,
                         title: String::new(),
                         links: Vec::new(),
+                        form: None,
                     });
                     self.state.index.insert(url.clone(), id);
                     if depth < self.state.config.max_depth && self.state.stopped.is_none() {
@@ -675,6 +733,11 @@ impl Mapper {
                 }
             };
             if id != node && !links.contains(&id) {
+                links.push(id);
+            }
+        }
+        for id in self.submit_forms(node, found) {
+            if !links.contains(&id) {
                 links.push(id);
             }
         }

@@ -14,9 +14,13 @@ use serde::{Deserialize, Serialize};
 use crate::canon::{self, CompiledScope, TrapGuard, TrapLimits};
 use crate::dom::{Page, ParseOptions};
 use crate::fetch::{Delivered, FetchResult, Frontier, Machine, Next, Politeness, Poll};
+use crate::forms::query::DocTerms;
 use crate::mapper::{ExamplePage, StopReason, canonical_links, page_signature};
 use crate::pattern::{Compiled, Pattern, Step};
 use crate::similarity::Example;
+
+mod forms;
+pub use forms::CrawlForms;
 
 /// Settings of a crawl beyond the pattern.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,6 +36,8 @@ pub struct CrawlConfig {
     pub politeness: Option<Politeness>,
     /// Crawler-trap bounds.
     pub traps: TrapLimits,
+    /// Query values, policy and budget for the pattern's form levels.
+    pub forms: CrawlForms,
 }
 
 impl Default for CrawlConfig {
@@ -48,6 +54,7 @@ impl Default for CrawlConfig {
                 max_per_shape: 10_000_000,
                 ..TrapLimits::default()
             },
+            forms: CrawlForms::default(),
         }
     }
 }
@@ -106,6 +113,24 @@ pub enum Event {
         /// Why.
         reason: String,
     },
+    /// A query of a form level was answered (its result pages and documents fetched).
+    #[serde(rename_all = "camelCase")]
+    Query {
+        /// The crawl level of its result pages.
+        level: usize,
+        /// The query (the text value, or the choice values).
+        query: String,
+        /// Queries issued so far on this level.
+        issued: usize,
+        /// The level's query budget.
+        budget: usize,
+        /// Result pages read.
+        result_pages: usize,
+        /// Documents the query returned (fetched from its result pages).
+        documents: usize,
+        /// Targets collected so far in the crawl.
+        targets: usize,
+    },
     /// The crawl finished.
     #[serde(rename_all = "camelCase")]
     Finished {
@@ -138,6 +163,9 @@ pub struct Progress {
     pub bytes: u64,
     /// Milliseconds since the first poll.
     pub elapsed_ms: u64,
+    /// Form queries issued.
+    #[serde(default)]
+    pub queries: usize,
 }
 
 /// Coverage of a crawl against the targets the pattern was learned from.
@@ -161,6 +189,12 @@ struct Item {
     hops: u32,
     /// Target (fetched, not expanded).
     target: bool,
+    /// The form run whose query led here (result pages and the documents they link).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    query: Option<u32>,
+    /// A document a query returned (linked from its result pages).
+    #[serde(default)]
+    doc: bool,
 }
 
 /// The serialisable state of a crawler.
@@ -180,6 +214,8 @@ pub struct Snapshot {
     started_ms: Option<u64>,
     stopped: Option<StopReason>,
     finished_sent: bool,
+    #[serde(default)]
+    runs: Vec<forms::FormRun>,
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -231,6 +267,8 @@ impl Crawler {
                 level: 0,
                 hops: 0,
                 target: false,
+                query: None,
+                doc: false,
             },
         );
         Crawler::from_state(Snapshot {
@@ -246,6 +284,7 @@ impl Crawler {
             started_ms: None,
             stopped: None,
             finished_sent: false,
+            runs: Vec::new(),
         })
     }
 
@@ -387,6 +426,9 @@ impl Crawler {
                         url: q.url,
                         reason: "robots.txt".into(),
                     });
+                    if let Some(r) = q.item.query {
+                        self.query_answered(r, None, false);
+                    }
                 }
                 Next::WaitUntil(t) => return Poll::WaitUntil(t),
                 Next::Busy => return Poll::Busy,
@@ -410,8 +452,22 @@ impl Crawler {
             return;
         };
         self.state.progress.fetched += 1;
-        let url = q.url;
-        let item = q.item;
+        let query = q.item.query;
+        let result_page = query.is_some() && !q.item.doc;
+        let doc = self.take(q.url, q.item, result, now_ms);
+        if let Some(r) = query {
+            self.query_answered(r, doc, result_page);
+        }
+    }
+
+    /// Examines one response; returns the page's terms when it is a document a query returned.
+    fn take(
+        &mut self,
+        url: String,
+        item: Item,
+        result: FetchResult,
+        now_ms: u64,
+    ) -> Option<DocTerms> {
         let r = match result {
             FetchResult::Failed(e) => return self.error(url, item.level, 0, e),
             FetchResult::Response(r) => r,
@@ -452,13 +508,14 @@ impl Crawler {
             Ok(p) => p,
             Err(e) => return self.error(url, item.level, r.status, e.to_string()),
         };
-        let links = canonical_links(&page);
+        let mut links = canonical_links(&page);
         let signature = page_signature(&page, &links);
         if let Some(of) = self.state.signatures.get(&signature) {
             let of = of.clone();
             return self.skip(url, format!("same content as {of}"));
         }
         self.state.signatures.insert(signature, url.clone());
+        let doc = item.doc.then(|| DocTerms::from_page(&page));
         if item.target {
             let (similarity, verified) = match self.example.as_mut() {
                 Some(ex) => {
@@ -469,13 +526,14 @@ impl Crawler {
             };
             if verified == Some(false) {
                 self.state.progress.rejected += 1;
-                return self.skip(
+                self.skip(
                     url,
                     format!(
                         "matches the last level but is not similar to the example ({:.3})",
                         similarity.unwrap_or(0.0)
                     ),
                 );
+                return doc;
             }
             let new = !self.known.contains(&url);
             self.state.progress.targets += 1;
@@ -497,7 +555,16 @@ impl Crawler {
                 fetched_at_ms: now_ms,
             })));
         } else {
+            if self.is_result_level(item.level) {
+                // Result pages that page with submit buttons: their GET equivalents.
+                links.extend(
+                    crate::forms::pagination_links(&page)
+                        .iter()
+                        .map(|u| canon::canonicalize(u)),
+                );
+            }
             let followed = self.expand(links, &item);
+            self.start_form_level(item.level);
             self.events.push_back(Event::Page {
                 url,
                 level: item.level,
@@ -508,6 +575,7 @@ impl Crawler {
         if self.state.progress.fetched >= self.state.config.max_pages {
             self.stop(StopReason::MaxPages);
         }
+        doc
     }
 
     fn expand(&mut self, links: Vec<Option<String>>, item: &Item) -> usize {
@@ -515,6 +583,8 @@ impl Crawler {
             return 0;
         }
         let mut followed = 0;
+        // Only a query's result pages pass it on: what they link is what the query returned.
+        let query = if item.doc { None } else { item.query };
         for url in links.into_iter().flatten() {
             if self.state.frontier.is_seen(&url) || !self.scope.contains(&url) {
                 continue;
@@ -525,16 +595,25 @@ impl Crawler {
                     level: item.level,
                     hops: 0,
                     target: true,
+                    query,
+                    doc: query.is_some(),
                 },
                 Some(Step::Level { level, paginated }) => {
                     let hops = if paginated { item.hops + 1 } else { 0 };
-                    if hops > self.state.pattern.max_pagination {
+                    // A form level's pagination is its result pages: a few per query.
+                    let max = match self.run_for_results(level) {
+                        Some(run) if paginated => run.max_result_pages.saturating_sub(1),
+                        _ => self.state.pattern.max_pagination,
+                    };
+                    if hops > max {
                         continue;
                     }
                     Item {
                         level,
                         hops,
                         target: false,
+                        query,
+                        doc: query.is_some() && !paginated,
                     }
                 }
             };
@@ -548,12 +627,21 @@ impl Crawler {
             }
             if self.state.frontier.push(url, next) {
                 followed += 1;
+                if let Some(r) = query {
+                    self.query_queued(r);
+                }
             }
         }
         followed
     }
 
-    fn error(&mut self, url: String, level: usize, status: u16, reason: String) {
+    fn error(
+        &mut self,
+        url: String,
+        level: usize,
+        status: u16,
+        reason: String,
+    ) -> Option<DocTerms> {
         self.state.progress.errors += 1;
         self.events.push_back(Event::Page {
             url: url.clone(),
@@ -562,11 +650,13 @@ impl Crawler {
             followed: 0,
         });
         self.events.push_back(Event::Skipped { url, reason });
+        None
     }
 
-    fn skip(&mut self, url: String, reason: String) {
+    fn skip(&mut self, url: String, reason: String) -> Option<DocTerms> {
         self.state.progress.skipped += 1;
         self.events.push_back(Event::Skipped { url, reason });
+        None
     }
 }
 

@@ -1,0 +1,460 @@
+//! Forms while mapping (thesis `004` §4.3; design §6): the mapper fills the usable GET forms it
+//! meets with the thesis's values (the least frequent terms of the example and the form page,
+//! crossed with the choice fields' values), submits them as new nodes linked from the form's
+//! page, and analyses the responses once all are in: the largest share (30%) is examined — a
+//! response like the example is a target, a response with another form is handled like any
+//! page with forms (recursion), and from a response's links a random share (≥ 30%) of each
+//! URLsim group is followed. The small responses (errors, "no match") fall out unexpanded, and
+//! a form whose responses lead to no target is reported as dropped when the pattern is learned.
+//! Result pages that page with submit buttons are followed through their GET equivalents
+//! ([`forms::pagination_links`]), a few pages per query.
+//!
+//! POST forms are recorded with a reason and not submitted: a POST is not a URL, and the map's
+//! nodes are URLs.
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Event, Item, Mapper, Node, NodeState};
+use crate::canon;
+use crate::dom::Page;
+use crate::forms::query::{self, XorShift};
+use crate::forms::{self, FormSpec, Method};
+use crate::url_pattern;
+
+/// How mapping treats forms.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FormsConfig {
+    /// Fill and submit usable forms.
+    pub enabled: bool,
+    /// Submissions per form at most (the thesis plan: terms × choice values).
+    pub max_submissions: usize,
+    /// Forms submitted at most in one run.
+    pub max_forms: usize,
+    /// Share of a form's responses analysed, the largest first (thesis: 30%).
+    pub analyse_share: f64,
+    /// Share of each URLsim group of a response's links that is followed (thesis: ≥ 30%).
+    pub follow_share: f64,
+    /// Result pages read per submission, the first included (submit-button pagination).
+    pub max_result_pages: u32,
+    /// Seed of the link sampling (runs are reproducible).
+    pub seed: u64,
+}
+
+impl Default for FormsConfig {
+    fn default() -> Self {
+        FormsConfig {
+            enabled: true,
+            max_submissions: 30,
+            max_forms: 20,
+            analyse_share: 0.3,
+            follow_share: 0.3,
+            max_result_pages: 3,
+            seed: 0x5eed_f012,
+        }
+    }
+}
+
+/// One submission of a mapped form.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Submitted {
+    /// Its node (the request URL).
+    pub node: u32,
+    /// The values filled in (`name`, `value`).
+    pub values: Vec<(String, String)>,
+}
+
+/// What became of a form met while mapping.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "state")]
+pub enum FormState {
+    /// Submitted; responses still coming.
+    Submitted,
+    /// Its responses were analysed: these (the largest) were expanded.
+    #[serde(rename_all = "camelCase")]
+    Analysed {
+        /// The response nodes expanded.
+        expanded: Vec<u32>,
+    },
+    /// Not submitted.
+    #[serde(rename_all = "camelCase")]
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A form the mapper met, with what it did with it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MappedForm {
+    /// The node of the page it was found on (first seen).
+    pub page: u32,
+    /// The form.
+    pub spec: FormSpec,
+    /// The thesis's text values used.
+    pub terms: Vec<String>,
+    /// The example page's terms, most frequent first: the adaptive policy's first queries.
+    pub seeds: Vec<String>,
+    /// The submissions made.
+    pub submissions: Vec<Submitted>,
+    /// What became of it.
+    #[serde(flatten)]
+    pub state: FormState,
+}
+
+/// A form response held back until all responses of its form are in.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(super) struct Deferred {
+    node: u32,
+    size: usize,
+    links: Vec<Option<String>>,
+    pagination: Vec<String>,
+    forms: Vec<(FormSpec, Vec<String>)>,
+}
+
+/// The mapper's form bookkeeping (part of its snapshot).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub(super) struct FormTable {
+    /// Form key → index in `SiteMap::forms`.
+    keys: HashMap<String, u32>,
+    /// Responses held back, per form.
+    deferred: HashMap<u32, Vec<Deferred>>,
+    /// Submissions answered, per form.
+    answered: HashMap<u32, usize>,
+    /// Result-page hops of submission responses and their pagination.
+    hops: HashMap<u32, u32>,
+    rng: Option<XorShift>,
+}
+
+/// Adaptive seeds kept per form: the example's most frequent terms.
+pub(super) const SEEDS: usize = 50;
+
+/// A form's identity across pages: method, action without query, and its field names. The
+/// same search box on every page of a site is one form.
+pub fn form_key(spec: &FormSpec) -> String {
+    let action = spec.action.split(['?', '#']).next().unwrap_or("");
+    let mut names: Vec<&str> = spec
+        .fields
+        .iter()
+        .filter(|f| !f.name.is_empty() && f.kind != crate::dom::ControlKind::Submit)
+        .map(|f| f.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    format!("{:?} {action} {}", spec.method, names.join(","))
+}
+
+/// The example's terms, most frequent first (ties: earlier first).
+pub(super) fn ranked_terms(page: &Page, n: usize) -> Vec<String> {
+    let mut count: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (pos, t) in page.terms.iter().enumerate() {
+        count.entry(t.as_str()).or_insert((0, pos)).0 += 1;
+    }
+    let mut ranked: Vec<(&str, usize, usize)> =
+        count.into_iter().map(|(t, (c, p))| (t, c, p)).collect();
+    ranked.sort_by_key(|&(_, c, p)| (std::cmp::Reverse(c), p));
+    ranked
+        .into_iter()
+        .take(n)
+        .map(|(t, ..)| t.to_string())
+        .collect()
+}
+
+impl Mapper {
+    /// The usable forms of `page` not met before, with their thesis values (computed now, while
+    /// the page is at hand).
+    pub(super) fn new_forms(&self, page: &Page) -> Vec<(FormSpec, Vec<String>)> {
+        if !self.state.config.forms.enabled {
+            return Vec::new();
+        }
+        forms::valid_forms(page)
+            .into_iter()
+            .filter(|spec| !self.state.forms.keys.contains_key(&form_key(spec)))
+            .filter(|spec| {
+                spec.fields
+                    .iter()
+                    .any(|f| f.is_free_text() || f.is_choice())
+            })
+            .map(|spec| {
+                let terms = query::thesis_terms(&self.example_page, page, query::THESIS_TERMS);
+                (spec, terms)
+            })
+            .collect()
+    }
+
+    /// The canonical GET equivalents of `page`'s pagination buttons, in scope.
+    pub(super) fn pagination(&self, page: &Page) -> Vec<String> {
+        if !self.state.config.forms.enabled {
+            return Vec::new();
+        }
+        forms::pagination_links(page)
+            .iter()
+            .filter_map(|u| canon::canonicalize(u))
+            .filter(|u| self.scope.contains(u))
+            .collect()
+    }
+
+    /// Whether `node` is a form response to hold back (its form is still being answered).
+    pub(super) fn defers(&self, node: u32) -> Option<u32> {
+        let f = self.state.map.nodes[node as usize].form?;
+        let form = self.state.map.forms.get(f as usize)?;
+        let is_submission = form.submissions.iter().any(|s| s.node == node);
+        (is_submission && form.state == FormState::Submitted).then_some(f)
+    }
+
+    /// Holds a response back for its form's analysis.
+    pub(super) fn defer(
+        &mut self,
+        form: u32,
+        node: u32,
+        size: usize,
+        links: Vec<Option<String>>,
+        pagination: Vec<String>,
+        forms: Vec<(FormSpec, Vec<String>)>,
+    ) {
+        self.state
+            .forms
+            .deferred
+            .entry(form)
+            .or_default()
+            .push(Deferred {
+                node,
+                size,
+                links,
+                pagination,
+                forms,
+            });
+    }
+
+    /// Counts an answer (any outcome) to a submission; analyses the form once all are in.
+    pub(super) fn answered(&mut self, node: u32) {
+        let Some(f) = self.state.map.nodes[node as usize].form else {
+            return;
+        };
+        let Some(form) = self.state.map.forms.get(f as usize) else {
+            return;
+        };
+        if form.state != FormState::Submitted || !form.submissions.iter().any(|s| s.node == node) {
+            return;
+        }
+        let total = form.submissions.len();
+        let n = self.state.forms.answered.entry(f).or_insert(0);
+        *n += 1;
+        if *n >= total {
+            self.analyse(f);
+        }
+    }
+
+    /// Analyses every form still waiting (the frontier ran dry before all answers came, e.g.
+    /// some submissions were disallowed). Returns whether any was analysed.
+    pub(super) fn analyse_pending(&mut self) -> bool {
+        let pending: Vec<u32> = self
+            .state
+            .map
+            .forms
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.state == FormState::Submitted)
+            .map(|(i, _)| i as u32)
+            .collect();
+        for &f in &pending {
+            self.analyse(f);
+        }
+        !pending.is_empty()
+    }
+
+    /// Thesis §4.3: the largest share of the responses is expanded (with sampled links), the
+    /// rest falls out.
+    fn analyse(&mut self, f: u32) {
+        let mut responses = self.state.forms.deferred.remove(&f).unwrap_or_default();
+        responses.sort_by(|a, b| b.size.cmp(&a.size).then(a.node.cmp(&b.node)));
+        let share = self.state.config.forms.analyse_share.clamp(0.0, 1.0);
+        let keep = ((responses.len() as f64 * share).ceil() as usize)
+            .max(1)
+            .min(responses.len());
+        let mut expanded = Vec::new();
+        for d in responses.into_iter().take(keep) {
+            expanded.push(d.node);
+            self.expand_response(d.node, d.links, d.pagination, d.forms);
+        }
+        self.state.map.forms[f as usize].state = FormState::Analysed { expanded };
+    }
+
+    /// Expands a form response (or one of its result pages): pagination within the result-page
+    /// budget, a random share of each URLsim group of links, and its own new forms.
+    pub(super) fn expand_response(
+        &mut self,
+        node: u32,
+        links: Vec<Option<String>>,
+        pagination: Vec<String>,
+        forms: Vec<(FormSpec, Vec<String>)>,
+    ) {
+        let hops = self.state.forms.hops.get(&node).copied().unwrap_or(0);
+        let mut chosen: Vec<Option<String>> = Vec::new();
+        if hops + 1 < self.state.config.forms.max_result_pages {
+            let form = self.state.map.nodes[node as usize].form;
+            for url in pagination {
+                if !self.state.index.contains_key(&url) {
+                    let id = self.add_node(&url, node, form);
+                    if let Some(id) = id {
+                        self.state.forms.hops.insert(id, hops + 1);
+                    }
+                }
+                chosen.push(Some(url));
+            }
+        }
+        chosen.extend(self.sample_links(links));
+        self.expand(node, chosen, forms);
+    }
+
+    /// A random `follow_share` (at least one) of each URLsim group of the in-scope links.
+    fn sample_links(&mut self, links: Vec<Option<String>>) -> Vec<Option<String>> {
+        let mut urls: Vec<String> = Vec::new();
+        for u in links.into_iter().flatten() {
+            if self.scope.contains(&u) && !urls.contains(&u) {
+                urls.push(u);
+            }
+        }
+        let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
+        let groups = url_pattern::group(&refs, url_pattern::DEFAULT_K);
+        let share = self.state.config.forms.follow_share.clamp(0.0, 1.0);
+        let seed = self.state.config.forms.seed;
+        let rng = self
+            .state
+            .forms
+            .rng
+            .get_or_insert_with(|| XorShift::new(seed));
+        let mut keep = vec![false; urls.len()];
+        for mut g in groups {
+            let n = ((g.len() as f64 * share).ceil() as usize)
+                .max(1)
+                .min(g.len());
+            for i in 0..n {
+                let j = i + rng.below(g.len() - i);
+                g.swap(i, j);
+                keep[g[i]] = true;
+            }
+        }
+        urls.into_iter()
+            .zip(keep)
+            .filter(|(_, k)| *k)
+            .map(|(u, _)| Some(u))
+            .collect()
+    }
+
+    /// A node for `url` reached from `parent` (queued when within the limits); None when the
+    /// trap guard refuses it.
+    fn add_node(&mut self, url: &str, parent: u32, form: Option<u32>) -> Option<u32> {
+        if let Some(reason) = self.state.traps.check(url) {
+            self.state.progress.skipped += 1;
+            self.events.push_back(Event::Skipped {
+                url: url.to_string(),
+                reason: format!("trap guard: {reason:?}"),
+            });
+            return None;
+        }
+        let depth = self.state.map.nodes[parent as usize].depth + 1;
+        let id = self.state.map.nodes.len() as u32;
+        self.state.map.nodes.push(Node {
+            url: url.to_string(),
+            parent: Some(parent),
+            depth,
+            state: NodeState::Discovered,
+            similarity: None,
+            title: String::new(),
+            links: Vec::new(),
+            form,
+        });
+        self.state.index.insert(url.to_string(), id);
+        if depth <= self.state.config.max_depth && self.state.stopped.is_none() {
+            self.state.frontier.push(url.to_string(), Item { node: id });
+        }
+        Some(id)
+    }
+
+    /// Submits the new forms found on `node`'s page; returns the submission nodes (links of
+    /// the page in the map).
+    pub(super) fn submit_forms(
+        &mut self,
+        node: u32,
+        found: Vec<(FormSpec, Vec<String>)>,
+    ) -> Vec<u32> {
+        let mut out = Vec::new();
+        for (spec, terms) in found {
+            let key = form_key(&spec);
+            if self.state.forms.keys.contains_key(&key) {
+                continue;
+            }
+            let f = self.state.map.forms.len() as u32;
+            self.state.forms.keys.insert(key, f);
+            let mut form = MappedForm {
+                page: node,
+                spec,
+                terms,
+                seeds: self.seeds.clone(),
+                submissions: Vec::new(),
+                state: FormState::Submitted,
+            };
+            let submitted = self
+                .state
+                .map
+                .forms
+                .iter()
+                .filter(|f| !f.submissions.is_empty())
+                .count();
+            let skip = if form.spec.method == Method::Post {
+                Some("a POST form: its submissions are not URLs, so mapping does not follow them")
+            } else if submitted >= self.state.config.forms.max_forms {
+                Some("the run's form limit was reached")
+            } else {
+                None
+            };
+            if let Some(reason) = skip {
+                self.events.push_back(Event::Skipped {
+                    url: form.spec.action.clone(),
+                    reason: format!("form not submitted: {reason}"),
+                });
+                form.state = FormState::Skipped {
+                    reason: reason.into(),
+                };
+                self.state.map.forms.push(form);
+                continue;
+            }
+            self.state.map.forms.push(form);
+            let spec = self.state.map.forms[f as usize].spec.clone();
+            let terms = self.state.map.forms[f as usize].terms.clone();
+            let plan = query::plan(&spec, &terms, self.state.config.forms.max_submissions);
+            let mut subs = Vec::new();
+            for values in plan {
+                let pairs: Vec<(&str, &str)> = values
+                    .iter()
+                    .map(|(n, v)| (n.as_str(), v.as_str()))
+                    .collect();
+                let Ok(sub) = spec.submission(&pairs) else {
+                    continue;
+                };
+                let Some(url) = canon::canonicalize(&sub.url) else {
+                    continue;
+                };
+                if !self.scope.contains(&url) || self.state.index.contains_key(&url) {
+                    continue;
+                }
+                if let Some(id) = self.add_node(&url, node, Some(f)) {
+                    subs.push(Submitted { node: id, values });
+                    out.push(id);
+                }
+            }
+            if subs.is_empty() {
+                self.state.map.forms[f as usize].state = FormState::Skipped {
+                    reason: "no submission could be built in scope".into(),
+                };
+            }
+            self.state.map.forms[f as usize].submissions = subs;
+        }
+        out
+    }
+}

@@ -1,0 +1,291 @@
+//! Form levels of a pattern (thesis `004` §4.4; design §6): a level reached by submitting a
+//! form is a *template* — the form's action with its fixed fields and a free-text field to fill
+//! (`/cgi-bin/omega?DB=pg&P=*`) — with the values that led to targets while learning and the
+//! query policy and budget a crawl uses. The level's regex is derived from the template so that
+//! any query's result pages, and their pagination, belong to it.
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Level, PatternError};
+use crate::dom::ControlKind;
+use crate::forms::{FormSpec, Method};
+use crate::mapper::{FormState, NodeState, SiteMap};
+use crate::url_pattern;
+
+/// Queries a crawl issues per form level unless told otherwise.
+pub const DEFAULT_BUDGET: usize = 100;
+/// Result pages read per query unless told otherwise (the first included): 100 results at
+/// 10 per page.
+pub const DEFAULT_RESULT_PAGES: u32 = 10;
+
+/// Where a crawl's query terms come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum QueryPolicy {
+    /// The level's `values` (those that worked while learning, or the user's).
+    Values,
+    /// The thesis's: the least frequent terms of the example and the form page.
+    Thesis,
+    /// A general-language frequency list, most frequent first.
+    GenericFrequency,
+    /// Random words of that list (the baseline).
+    Random,
+    /// The paper's adaptive policy, learning from the documents each query returns.
+    Adaptive,
+}
+
+impl QueryPolicy {
+    /// The policy named `s` (`values`, `thesis`, `generic-frequency`, `random`, `adaptive`).
+    ///
+    /// # Errors
+    /// An unknown name, with the known ones.
+    pub fn parse(s: &str) -> Result<QueryPolicy, String> {
+        Ok(match s {
+            "values" => QueryPolicy::Values,
+            "thesis" => QueryPolicy::Thesis,
+            "generic-frequency" | "genericFrequency" | "generic" => QueryPolicy::GenericFrequency,
+            "random" => QueryPolicy::Random,
+            "adaptive" => QueryPolicy::Adaptive,
+            _ => {
+                return Err(format!(
+                    "unknown query policy {s:?} (values, thesis, generic-frequency, random, adaptive)"
+                ));
+            }
+        })
+    }
+
+    /// Its name as [`QueryPolicy::parse`] reads it.
+    pub fn name(self) -> &'static str {
+        match self {
+            QueryPolicy::Values => "values",
+            QueryPolicy::Thesis => "thesis",
+            QueryPolicy::GenericFrequency => "generic-frequency",
+            QueryPolicy::Random => "random",
+            QueryPolicy::Adaptive => "adaptive",
+        }
+    }
+}
+
+/// A level reached through a form. See the module docs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FormLevel {
+    /// Readable template: the action path with fixed fields and `*` for filled ones.
+    pub template: String,
+    /// The form as found on the site.
+    pub form: FormSpec,
+    /// The free-text field queries fill (None: only choice fields, enumerated).
+    #[serde(default)]
+    pub query_field: Option<String>,
+    /// Text values that led to targets while learning (the `values` policy's list).
+    #[serde(default)]
+    pub values: Vec<String>,
+    /// The thesis's values.
+    #[serde(default)]
+    pub thesis_terms: Vec<String>,
+    /// The adaptive policy's first queries: the example's most frequent terms.
+    #[serde(default)]
+    pub seeds: Vec<String>,
+    /// The policy a crawl uses unless told otherwise.
+    #[serde(default = "default_policy")]
+    pub policy: QueryPolicy,
+    /// Queries a crawl issues at most.
+    #[serde(default = "default_budget")]
+    pub budget: usize,
+    /// Result pages read per query, the first included.
+    #[serde(default = "default_result_pages")]
+    pub max_result_pages: u32,
+}
+
+fn default_policy() -> QueryPolicy {
+    QueryPolicy::Adaptive
+}
+
+fn default_budget() -> usize {
+    DEFAULT_BUDGET
+}
+
+fn default_result_pages() -> u32 {
+    DEFAULT_RESULT_PAGES
+}
+
+impl FormLevel {
+    /// Checks what the types cannot say.
+    ///
+    /// # Errors
+    /// A GET form without an http(s) action, a query field the form lacks, a zero budget or
+    /// result-page count.
+    pub fn validate(&self, level: usize) -> Result<(), PatternError> {
+        let err = |m: String| Err(PatternError(format!("level {level}: form: {m}")));
+        if self.form.method != Method::Get {
+            return err("only GET forms can be crawled".into());
+        }
+        match url::Url::parse(&self.form.action) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+            _ => {
+                return err(format!(
+                    "action {:?} is not an http(s) URL",
+                    self.form.action
+                ));
+            }
+        }
+        if let Some(q) = &self.query_field
+            && !self.form.fields.iter().any(|f| &f.name == q)
+        {
+            return err(format!("query field {q:?} is not a field of the form"));
+        }
+        if self.budget == 0 || self.max_result_pages == 0 {
+            return err("budget and maxResultPages must be at least 1".into());
+        }
+        Ok(())
+    }
+
+    /// The regex of the level: GET requests to the action that carry the query field (any
+    /// value, any other fields, in any order).
+    pub fn regex(&self) -> String {
+        let action = self.form.action.split(['?', '#']).next().unwrap_or("");
+        let action = crate::canon::canonicalize(action).unwrap_or_else(|| action.to_string());
+        let action = action.split('?').next().unwrap_or("");
+        match &self.query_field {
+            Some(q) => {
+                let mut name = String::new();
+                crate::forms::urlencode_into(&mut name, q);
+                format!(
+                    "^{}\\?(?:.*&)?{}=.*$",
+                    url_pattern::escape(action),
+                    url_pattern::escape(&name)
+                )
+            }
+            None => format!("^{}\\?.*$", url_pattern::escape(action)),
+        }
+    }
+}
+
+/// The readable template of a form: action path, fixed fields with their values, filled fields
+/// as `*`.
+pub fn template(spec: &FormSpec, query_field: Option<&str>) -> String {
+    let path = url::Url::parse(&spec.action)
+        .map(|u| u.path().to_string())
+        .unwrap_or_else(|_| spec.action.clone());
+    let mut parts: Vec<String> = Vec::new();
+    let mut seen = HashSet::new();
+    for f in &spec.fields {
+        if f.name.is_empty()
+            || f.disabled
+            || matches!(
+                f.kind,
+                ControlKind::Submit | ControlKind::Button | ControlKind::File
+            )
+            || !seen.insert(f.name.as_str())
+        {
+            continue;
+        }
+        let filled = Some(f.name.as_str()) == query_field || f.is_choice();
+        let mut part = String::new();
+        crate::forms::urlencode_into(&mut part, &f.name);
+        part.push('=');
+        if filled {
+            part.push('*');
+        } else {
+            crate::forms::urlencode_into(&mut part, &f.value);
+        }
+        parts.push(part);
+    }
+    format!("{path}?{}", parts.join("&"))
+}
+
+/// Turns the levels reached through a mapped form into form levels: for each non-last level,
+/// the form most of whose submissions (and result pages) the level's regexes match. The values
+/// that worked are those of submissions with a target below them in the map's breadth-first
+/// tree.
+pub(super) fn annotate(levels: &mut [Level], map: &SiteMap) -> Result<(), PatternError> {
+    if map.forms.is_empty() || levels.len() < 2 {
+        return Ok(());
+    }
+    let n = levels.len();
+    let compiled = super::Compiled::from_levels(levels)?;
+    // Submission nodes under which a target lies.
+    let mut worked: HashSet<u32> = HashSet::new();
+    for (t, node) in map.nodes.iter().enumerate() {
+        if node.state != NodeState::Target {
+            continue;
+        }
+        let mut cur = t as u32;
+        let mut guard = 0;
+        while let Some(p) = map.nodes[cur as usize].parent {
+            guard += 1;
+            if guard > map.nodes.len() {
+                break;
+            }
+            if map.nodes[cur as usize].form.is_some() {
+                worked.insert(cur);
+            }
+            cur = p;
+        }
+    }
+    for (i, level) in levels.iter_mut().enumerate().take(n - 1) {
+        let mut best: Option<(usize, usize)> = None;
+        for (f, form) in map.forms.iter().enumerate() {
+            if !matches!(form.state, FormState::Analysed { .. }) || form.spec.method != Method::Get
+            {
+                continue;
+            }
+            let hits = map
+                .nodes
+                .iter()
+                .filter(|nd| nd.form == Some(f as u32) && compiled.matches_level(i, &nd.url))
+                .count();
+            if hits > 0 && best.is_none_or(|(_, h)| hits > h) {
+                best = Some((f, hits));
+            }
+        }
+        let Some((f, _)) = best else {
+            continue;
+        };
+        let form = &map.forms[f];
+        let query_field = form.spec.text_fields().next().map(|fl| fl.name.clone());
+        let mut values: Vec<String> = Vec::new();
+        for s in &form.submissions {
+            if !worked.contains(&s.node) {
+                continue;
+            }
+            if let Some(q) = &query_field
+                && let Some((_, v)) = s.values.iter().find(|(k, _)| k == q)
+                && !values.contains(v)
+            {
+                values.push(v.clone());
+            }
+        }
+        let fl = FormLevel {
+            template: template(&form.spec, query_field.as_deref()),
+            form: form.spec.clone(),
+            query_field,
+            values,
+            thesis_terms: form.terms.clone(),
+            seeds: form.seeds.clone(),
+            policy: QueryPolicy::Adaptive,
+            budget: DEFAULT_BUDGET,
+            max_result_pages: DEFAULT_RESULT_PAGES,
+        };
+        // The template's regex replaces the alternatives that matched this form's URLs; any
+        // other page kind on the level keeps its own.
+        let mut regexes = vec![fl.regex()];
+        for r in &level.regexes {
+            let Ok(re) = regex::Regex::new(r) else {
+                continue;
+            };
+            let ours = map
+                .nodes
+                .iter()
+                .any(|nd| nd.form == Some(f as u32) && re.is_match(&nd.url));
+            if !ours {
+                regexes.push(r.clone());
+            }
+        }
+        level.regexes = regexes;
+        level.paginate = true;
+        level.form = Some(fl);
+    }
+    Ok(())
+}
