@@ -797,27 +797,25 @@ mod tests {
     fn assert_well_formed(xml: &str) {
         let tag = regex::Regex::new(r#"^<(/?)([a-z]+)((?:\s+[A-Za-z0-9:-]+="[^"<]*")*)\s*(/?)>"#)
             .expect("regex");
+        let entity = regex::Regex::new(r#"&[a-z]*;?"#).expect("regex");
         let mut stack: Vec<String> = Vec::new();
         let mut rest = xml;
         while let Some(i) = rest.find(['<', '&']) {
             let (text, at) = rest.split_at(i);
             assert!(!text.contains('>'), "stray > in {text:?}");
-            if at.starts_with('&') {
+            if let Some(after) = at.strip_prefix('&') {
                 let ok = ["&amp;", "&lt;", "&gt;", "&quot;"]
                     .iter()
                     .any(|e| at.starts_with(e));
                 assert!(ok, "bad entity at {:?}", &at[..at.len().min(20)]);
-                rest = &at[1..];
+                rest = after;
                 continue;
             }
             let c = tag
                 .captures(at)
                 .unwrap_or_else(|| panic!("bad tag at {:?}", &at[..at.len().min(60)]));
             let name = c[2].to_string();
-            for e in regex::Regex::new(r#"&[a-z]*;?"#)
-                .expect("regex")
-                .find_iter(&c[3])
-            {
+            for e in entity.find_iter(&c[3]) {
                 assert!(
                     ["&amp;", "&lt;", "&gt;", "&quot;"].contains(&e.as_str()),
                     "{}",
