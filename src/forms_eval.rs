@@ -667,12 +667,12 @@ fn interpretation(runs: &[PolicyRun], n: usize) -> String {
             r.curve
                 .iter()
                 .position(|&d| pct(d, n) >= share)
-                .map(|i| format!("{} queries", i + 1))
+                .map(|i| format!("after {} queries", i + 1))
                 .unwrap_or_else(|| "not reached".into())
         };
         let _ = writeln!(
             s,
-            "- {}: 80% after {}, 90% after {}; {:.1}% after 100 queries.",
+            "- {}: 80% {}, 90% {}; {:.1}% after 100 queries.",
             r.name,
             first(80.0),
             first(90.0),
