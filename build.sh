@@ -13,6 +13,8 @@
 #   ./build.sh bench-crawl      map + crawl the largest dev site: pages/s, CPU share, memory
 #   ./build.sh eval-similarity [ARGS]   exemplar eval-similarity ARGS (release build)
 #   ./build.sh train-classifier [ARGS]  exemplar train-classifier ARGS (release build)
+#   ./build.sh eval-forms [ARGS]  query policies against Xapian Omega over the PostgreSQL docs on
+#                               127.0.0.1 (set up in a scratch dir), docs/forms.md + chart
 #   ./build.sh bench [ARGS]     bash bench/run.sh ARGS
 #   ./build.sh fuzz [ARGS]      bash fuzz/run.sh ARGS
 set -euo pipefail
@@ -20,7 +22,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 ROOT=$PWD
 
-APT_PACKAGES=(chromium chromium-driver firefox-esr postgresql-doc-15 libcommons-lang3-java-doc libsfml-doc python3.11-doc)
+APT_PACKAGES=(chromium chromium-driver firefox-esr postgresql-doc-15 libcommons-lang3-java-doc libsfml-doc python3.11-doc
+  xapian-omega xapian-tools)
+# What ./build.sh eval-forms needs (also in APT_PACKAGES, so setup installs them).
+OMEGA_PACKAGES=(xapian-omega xapian-tools postgresql-doc-15)
 WASM_TARGET=wasm32-unknown-unknown
 WASM_FILE=target/$WASM_TARGET/release/exemplar.wasm
 DEMO_SITE=tests/fixtures/demo-site
@@ -67,6 +72,8 @@ summary() {
 }
 
 BROWSER_TMP=''
+OMEGA_TMP=''
+OMEGA_PID=''
 on_exit() {
   local status=$?
   if [[ $status -ne 0 && -n $CURRENT_STEP ]]; then
@@ -75,6 +82,8 @@ on_exit() {
     print_times >&2
   fi
   if [[ -n $BROWSER_TMP ]]; then rm -rf "$BROWSER_TMP"; fi
+  if [[ -n $OMEGA_PID ]]; then kill "$OMEGA_PID" 2>/dev/null || true; wait "$OMEGA_PID" 2>/dev/null || true; fi
+  if [[ -n $OMEGA_TMP ]]; then rm -rf "$OMEGA_TMP"; fi
 }
 trap on_exit EXIT
 
@@ -126,9 +135,10 @@ setup_rust() {
   fi
 }
 
-setup_apt() {
+# install_debs PACKAGE...: installs those not installed yet.
+install_debs() {
   local missing=() p
-  for p in "${APT_PACKAGES[@]}"; do
+  for p in "$@"; do
     have_deb "$p" || missing+=("$p")
   done
   if ((${#missing[@]} == 0)); then
@@ -139,6 +149,8 @@ setup_apt() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
+
+setup_apt() { install_debs "${APT_PACKAGES[@]}"; }
 
 setup_npm() {
   local sum stamp=node_modules/.exemplar-lock.sha256
@@ -342,6 +354,62 @@ cmd_test() {
   summary
 }
 
+# ---------------------------------------------------------------- eval-forms (Xapian Omega)
+
+DOCS_HTML=/usr/share/doc/postgresql-doc-15/html
+
+setup_omega_apt() { install_debs "${OMEGA_PACKAGES[@]}"; }
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Omega over the PostgreSQL docs in a scratch dir (removed on exit), served by Python's CGI server
+# on a free loopback port: sets OMEGA_URL and OMEGA_DOCS (the indexed document count).
+start_omega() {
+  [[ -d $DOCS_HTML ]] || die "$DOCS_HTML missing (package postgresql-doc-15)"
+  local w=$OMEGA_TMP port i
+  # Python's CGI server runs scripts as nobody when it runs as root: the tree must be world-readable.
+  chmod 755 "$w"
+  mkdir -p "$w/data" "$w/log" "$w/cdb" "$w/www/cgi-bin"
+  printf 'database_dir %s/data\ntemplate_dir /var/lib/xapian-omega/templates\nlog_dir %s/log\ncdb_dir %s/cdb\n' \
+    "$w" "$w" "$w" >"$w/omega.conf"
+  ln -sfn "$DOCS_HTML" "$w/www/pg"
+  cp /usr/lib/cgi-bin/omega/omega "$w/www/cgi-bin/omega"
+  omindex --db "$w/data/pg" --url /pg/ "$DOCS_HTML" >"$w/log/omindex.log"
+  OMEGA_DOCS=$(xapian-delve "$w/data/pg" | awk -F' = ' '/^number of documents/ { print $2 }')
+  [[ $OMEGA_DOCS =~ ^[0-9]+$ && $OMEGA_DOCS -gt 0 ]] || die "omindex indexed nothing (see $w/log/omindex.log)"
+  port=$(free_port)
+  (cd "$w/www" && exec env OMEGA_CONFIG_FILE="$w/omega.conf" \
+    python3 -m http.server --cgi --bind 127.0.0.1 "$port" >"$w/log/server.log" 2>&1) &
+  OMEGA_PID=$!
+  OMEGA_URL="http://127.0.0.1:$port/cgi-bin/omega?DB=pg"
+  for i in $(seq 1 100); do
+    if curl -fsS "$OMEGA_URL" 2>/dev/null | grep -qi '<form'; then
+      echo "    $OMEGA_DOCS documents indexed; Omega at $OMEGA_URL (server pid $OMEGA_PID)"
+      return
+    fi
+    kill -0 "$OMEGA_PID" 2>/dev/null || die "the CGI server stopped: $(cat "$w/log/server.log")"
+    sleep 0.1
+  done
+  die "Omega does not answer at $OMEGA_URL"
+}
+
+run_eval_forms() {
+  # ARGS first: the first occurrence of a flag wins, so they override the defaults after them.
+  target/release/exemplar eval-forms "$@" --search "$OMEGA_URL" --documents "$OMEGA_DOCS" \
+    --out docs/forms.md --svg docs/forms-coverage.svg
+}
+
+cmd_eval_forms() {
+  OMEGA_TMP=$(mktemp -d "${TMPDIR:-/tmp}/exemplar-omega.XXXXXX")
+  step "eval-forms: Debian packages (${OMEGA_PACKAGES[*]})" setup_omega_apt
+  step "eval-forms: native CLI (release)" build_cli
+  step "eval-forms: Xapian Omega over the PostgreSQL docs" start_omega
+  step "eval-forms: query policies against Omega" run_eval_forms "$@"
+  summary
+}
+
 # ---------------------------------------------------------------- thin wrappers
 
 run_script() {
@@ -356,7 +424,7 @@ cli() {
   cargo run --release --bin exemplar -- "$@"
 }
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 
 cmd=${1:-}
 [[ $# -gt 0 ]] && shift
@@ -370,6 +438,7 @@ case $cmd in
   bench-crawl) cli bench-crawl "$@" | tee docs/bench-crawl.md ;;
   eval-similarity) cli eval-similarity "$@" ;;
   train-classifier) cli train-classifier "$@" ;;
+  eval-forms) cmd_eval_forms "$@" ;;
   bench) run_script bench/run.sh "$@" ;;
   fuzz) run_script fuzz/run.sh "$@" ;;
   help | -h | --help) usage ;;

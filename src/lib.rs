@@ -24,6 +24,8 @@ pub mod devsites;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod eval;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod forms_eval;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod http;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod run;

@@ -1,7 +1,7 @@
 //! `exemplar`: the native command-line driver of the core.
 //!
 //! Subcommands: `learn`, `crawl`, `serve`, `export-scrapy`, `classify`, `similarity`, `demo`,
-//! `eval`, `eval-similarity`, `train-classifier`. Pages are files or http(s) URLs. Exit codes:
+//! `eval`, `eval-similarity`, `eval-forms`, `train-classifier`. Pages are files or http(s) URLs. Exit codes:
 //! 0 success, 1 failure, 2 usage error.
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -37,6 +37,8 @@ mod cli {
   exemplar bench-crawl [--site NAME]
   exemplar demo DIR --entry FILE --example FILE
   exemplar eval-similarity [--sites dev-sites.toml] [--out docs/similarity.md]
+  exemplar eval-forms --search URL --documents N [--example URL] [--prefix /pg/]
+                 [--queries 200] [--pages 10] [--out docs/forms.md] [--svg docs/forms-coverage.svg]
   exemplar train-classifier [--sites dev-sites.toml] [--model data/classifier.json] [--report docs/classifier.md]";
 
     pub fn main() -> ExitCode {
@@ -58,6 +60,7 @@ mod cli {
             "demo" => demo(rest),
             "outline" => outline(rest),
             "eval-similarity" => eval_similarity(rest),
+            "eval-forms" => eval_forms::eval_forms(rest),
             "train-classifier" => train_classifier(rest),
             "-h" | "--help" | "help" => {
                 println!("{USAGE}");
@@ -83,6 +86,7 @@ mod cli {
     }
 
     mod commands;
+    mod eval_forms;
 
     /// The value after `--name`, if present.
     pub(super) fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {

@@ -65,6 +65,12 @@ pub trait Policy {
     fn next(&mut self) -> Option<String>;
     /// The documents `query` returned (fixed policies ignore them).
     fn observe(&mut self, query: &str, docs: &[DocTerms]);
+    /// [`Policy::observe`] with the number of matches the site reported for `query`, when it
+    /// reports one ("1-10 of about 91 matches"); policies that have no use for it observe.
+    fn observe_with_total(&mut self, query: &str, docs: &[DocTerms], total: Option<u64>) {
+        let _ = total;
+        self.observe(query, docs);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -637,7 +643,9 @@ pub struct Estimate {
 /// Sites capping results (paper §3.4): a query returning `cap` results (see
 /// [`Adaptive::with_result_cap`]) returned a sample of its matches. Its new documents enter the
 /// table with weight `M/returned`, `M` its estimated matches (the site's reported total when
-/// given to [`Adaptive::observe_with_total`], else the estimate made when it was chosen), which
+/// given to [`Adaptive::observe_with_total`] or [`Policy::observe_with_total`], else the estimate
+/// made when it was chosen: measured against Xapian Omega, the reported count is much better,
+/// see `docs/forms.md`), which
 /// is eq. 5–6's `P(q(i+1) ∧ qi) = P(q(i+1) ∧ qi_sample)·P(qi)/P(qi_sample)` applied to the new
 /// part of the sample. When choosing, a capped site's `P_new(q)` counts only the new documents
 /// a random `cap` of the matches would bring (`new·cap/matches`), under the same assumption.
@@ -835,7 +843,11 @@ impl Policy for Adaptive {
     }
 
     fn observe(&mut self, query: &str, docs: &[DocTerms]) {
-        self.observe_with_total(query, docs, None);
+        Adaptive::observe_with_total(self, query, docs, None);
+    }
+
+    fn observe_with_total(&mut self, query: &str, docs: &[DocTerms], total: Option<u64>) {
+        Adaptive::observe_with_total(self, query, docs, total);
     }
 }
 
@@ -896,6 +908,22 @@ mod tests {
         assert!(l.iter().all(|(w, _)| !is_stop_word(w)));
         assert!(generic_frequency("time") > generic_frequency("cozy"));
         assert!(is_query_term("model") && !is_query_term("the"));
+    }
+
+    #[test]
+    fn reported_totals_reach_the_adaptive_policy_through_the_trait() {
+        let docs: Vec<DocTerms> = (0..20).map(|i| doc(i, &["a", "b"])).collect();
+        let mut p: Box<dyn Policy> = Box::new(Adaptive::new(vec!["a".into()]).with_result_cap(20));
+        assert_eq!(p.next().as_deref(), Some("a"));
+        p.observe_with_total("a", &docs, Some(60));
+        let mut a = Adaptive::new(vec!["a".into()]).with_result_cap(20);
+        a.observe_with_total("a", &docs, Some(60));
+        // 20 returned of 60 reported: each new document stands for 3 in the table.
+        assert_eq!(a.stats().docs(), 60.0);
+        assert_eq!(p.next(), a.next());
+        let mut t: Box<dyn Policy> = Box::new(TermList::new(vec!["x".into()]));
+        t.observe_with_total("x", &docs, Some(60));
+        assert_eq!(t.next().as_deref(), Some("x"));
     }
 
     #[test]
