@@ -397,7 +397,7 @@ start_omega() {
 
 run_eval_forms() {
   # ARGS first: the first occurrence of a flag wins, so they override the defaults after them.
-  target/release/exemplar eval-forms "$@" --search "$OMEGA_URL" --documents "$OMEGA_DOCS" \
+  target/release/exemplar eval-forms "$@" --search "$OMEGA_URL" --documents "$OMEGA_DOCS" --root "$DOCS_HTML" \
     --out docs/forms.md --svg docs/forms-coverage.svg
 }
 

@@ -26,6 +26,8 @@ pub mod eval;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod forms_eval;
 #[cfg(not(target_arch = "wasm32"))]
+pub mod forms_learn_eval;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod http;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod run;

@@ -28,6 +28,8 @@ mod cli {
                  [--delay-ms MS] [--concurrency N] [--include-subdomains]
                  [--allow RE]... [--deny RE]... [--ignore-robots] [--quiet]
   exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify]
+                 [--queries F | --policy adaptive|generic-frequency|thesis|random|values]
+                 [--budget N] [--result-pages N]     (patterns with a search-form level)
                  [--max-pages N] [--delay-ms MS] [--concurrency N] [--quiet]
   exemplar export-scrapy pattern.json DIR
   exemplar serve DIR [--port N]

@@ -3,12 +3,12 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use exemplar::crawler::{CrawlConfig, TargetPage};
+use exemplar::crawler::{CrawlConfig, CrawlForms, TargetPage};
 use exemplar::export::{self, PageRecord};
 use exemplar::fetch::Politeness;
 use exemplar::http::ClientConfig;
 use exemplar::mapper::MapConfig;
-use exemplar::pattern::Pattern;
+use exemplar::pattern::{Pattern, QueryPolicy};
 use exemplar::run::{self, ProgressLine};
 
 use super::{USAGE, flag, flags, positional, switch};
@@ -153,6 +153,16 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         config.max_pages = v;
     }
     config.politeness = Some(politeness(args, pattern.politeness.clone())?);
+    config.forms = crawl_forms(args)?;
+    if !pattern.levels.iter().any(|l| l.form.is_some())
+        && (config.forms.queries.is_some()
+            || config.forms.policy.is_some()
+            || config.forms.budget.is_some())
+    {
+        return Err(format!(
+            "{path}: the pattern has no form level, so --queries/--policy/--budget do not apply"
+        ));
+    }
     let html = switch(args, "--html");
     let mut jsonl = flag(args, "--jsonl").map(create).transpose()?;
     let mut warc = match flag(args, "--warc") {
@@ -186,10 +196,15 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
             Ok(())
         },
         &mut |p, url| {
+            let queries = if p.queries > 0 {
+                format!(", {} queries", p.queries)
+            } else {
+                String::new()
+            };
             bar.draw(
                 p.fetched,
                 &format!(
-                    "{} targets ({} new), {} queued",
+                    "{} targets ({} new), {} queued{queries}",
                     p.targets, p.new_targets, p.queued
                 ),
                 url,
@@ -213,6 +228,9 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     }
     let c = &crawled.coverage;
     let p = &crawled.progress;
+    if p.queries > 0 {
+        eprintln!("forms: {} queries issued", p.queries);
+    }
     eprintln!(
         "crawl: {} targets ({} new) from {} pages fetched in {:.1} s; {} errors, {} skipped, {} rejected by verification",
         p.targets,
@@ -234,6 +252,51 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         eprintln!("  missed: {m}");
     }
     Ok(())
+}
+
+/// `--queries FILE` (one value per line, `#` comments; `-` reads stdin), `--policy NAME`,
+/// `--budget N`, `--result-pages N`: how the crawl fills the pattern's form levels.
+fn crawl_forms(args: &[String]) -> Result<CrawlForms, String> {
+    let mut forms = CrawlForms::default();
+    if let Some(f) = flag(args, "--queries") {
+        let text = if f == "-" {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                .map_err(|e| format!("--queries: stdin: {e}"))?;
+            s
+        } else {
+            std::fs::read_to_string(f).map_err(|e| format!("--queries {f}: {e}"))?
+        };
+        let values: Vec<String> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_string)
+            .collect();
+        if values.is_empty() {
+            return Err(format!("--queries {f}: no values (one per line)"));
+        }
+        forms.queries = Some(values);
+    }
+    if let Some(p) = flag(args, "--policy") {
+        if forms.queries.is_some() {
+            return Err("--queries and --policy exclude each other".into());
+        }
+        forms.policy = Some(QueryPolicy::parse(p)?);
+    }
+    if let Some(n) = parse::<usize>(args, "--budget")? {
+        if n == 0 {
+            return Err("--budget must be at least 1".into());
+        }
+        forms.budget = Some(n);
+    }
+    if let Some(n) = parse::<u32>(args, "--result-pages")? {
+        if n == 0 {
+            return Err("--result-pages must be at least 1".into());
+        }
+        forms.max_result_pages = Some(n);
+    }
+    Ok(forms)
 }
 
 pub fn export_scrapy(args: &[String]) -> Result<(), String> {

@@ -2,6 +2,7 @@
 //! [`exemplar::forms_eval`]); `./build.sh eval-forms` sets up Xapian Omega and runs it.
 
 use exemplar::forms_eval::{self, EvalConfig};
+use exemplar::forms_learn_eval;
 
 use super::{USAGE, flag};
 
@@ -47,6 +48,21 @@ pub fn eval_forms(args: &[String]) -> Result<(), String> {
         max_pages,
         result_cap: max_pages * 10,
     };
+    // (a) Learning a crawler through the form, when the documents' directory is given.
+    let learned = match flag(args, "--root") {
+        Some(root) => Some(forms_learn_eval::learn_and_crawl(
+            &config.search,
+            &config.example,
+            std::path::Path::new(root),
+            number(args, "--crawl-budget", 100)?,
+            &mut |line| eprintln!("{line}"),
+        )?),
+        None => None,
+    };
+    if let Some(l) = &learned {
+        println!("{}", l.report());
+    }
+    // (b) Coverage curves of the query policies.
     let runs = forms_eval::evaluate(&config, &mut |line| eprintln!("{line}"))?;
     println!("{}", forms_eval::table(&runs, documents));
     let out = flag(args, "--out");
@@ -57,11 +73,17 @@ pub fn eval_forms(args: &[String]) -> Result<(), String> {
         println!("chart written to {path}");
     }
     if let Some(path) = out {
-        let report = forms_eval::report(&config, &runs, svg);
+        let mut report = forms_eval::report(&config, &runs, svg);
+        if let Some(l) = &learned {
+            report.push_str(&l.report());
+        }
         std::fs::write(path, report).map_err(|e| format!("{path}: {e}"))?;
         println!("report written to {path}");
     }
-    let checks = forms_eval::bar(&runs, documents);
+    let mut checks = forms_eval::bar(&runs, documents);
+    if let Some(l) = &learned {
+        checks.extend(l.bar());
+    }
     for (ok, line) in &checks {
         println!("{} {line}", if *ok { "PASS" } else { "FAIL" });
     }
