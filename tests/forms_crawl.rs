@@ -122,6 +122,40 @@ fn the_search_form_becomes_a_template_level_of_the_pattern() {
     // The pattern is valid JSON with the form, and round-trips.
     let back = Pattern::from_json(&p.to_json()).expect("round-trips");
     assert_eq!(&back, p);
+    // The JSON Schema in the repository accepts it (Python `jsonschema`, as for link levels),
+    // and refuses a form level with a zero budget.
+    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    assert!(venv.exists(), "run ./build.sh setup (.venv)");
+    let file =
+        std::env::temp_dir().join(format!("exemplar-form-pattern-{}.json", std::process::id()));
+    std::fs::write(&file, p.to_json()).expect("writes");
+    let script = r#"
+import json, sys, jsonschema
+v = jsonschema.Draft202012Validator(json.load(open(sys.argv[1])))
+doc = json.load(open(sys.argv[2]))
+v.validate(doc)
+doc["levels"][0]["form"]["budget"] = 0
+assert list(v.iter_errors(doc)), "a zero budget must be invalid"
+print("ok")
+"#;
+    let out = std::process::Command::new(&venv)
+        .args(["-c", script])
+        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/pattern-1.schema.json"))
+        .arg(&file)
+        .output()
+        .expect("python");
+    let _ = std::fs::remove_file(&file);
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A malformed form level is a clear error on import.
+    let mut bad: serde_json::Value = serde_json::from_str(&p.to_json()).expect("json");
+    bad["levels"][0]["form"]["queryField"] = "nope".into();
+    let err = Pattern::from_json(&bad.to_string()).expect_err("refused");
+    assert!(err.to_string().contains("query field \"nope\""), "{err}");
     // The rendering names the template.
     assert!(p.render().contains("form GET /search?q=*&lang=en&sort=*"));
 }
@@ -244,4 +278,104 @@ fn snapshots_mid_query_lose_nothing() {
     let (again, queries_again) = drive(&learned.pattern, &lib, 3);
     assert_eq!(queries_again, queries, "the policy state survives restores");
     assert_eq!(again, targets);
+}
+
+fn exemplar(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_exemplar"))
+        .args(args)
+        .output()
+        .expect("run exemplar")
+}
+
+#[test]
+fn command_line_crawls_through_the_form_with_values_or_a_policy() {
+    let lib = Library::new(50);
+    let server = Server::start(0, lib.handler()).expect("server");
+    let base = server.url();
+    let dir = std::env::temp_dir().join(format!("exemplar-forms-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let pattern = dir.join("pattern.json");
+    let pattern_s = pattern.to_str().expect("utf-8");
+    let out = exemplar(&[
+        "learn",
+        "--entry",
+        &format!("{base}/"),
+        "--example",
+        &format!("{base}/book/3"),
+        "--delay-ms",
+        "0",
+        "-o",
+        pattern_s,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // User values, one per line (comments and blanks ignored).
+    let queries = dir.join("queries.txt");
+    std::fs::write(&queries, "# words\nmusic\n\nwater\n").expect("writes");
+    let out = exemplar(&[
+        "crawl",
+        pattern_s,
+        "--delay-ms",
+        "0",
+        "--queries",
+        queries.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let want: BTreeSet<String> = ["music", "water"]
+        .iter()
+        .flat_map(|w| lib.matches(w).into_iter().take(library::CAP))
+        .map(|i| format!("{base}/book/{i}"))
+        .collect();
+    assert_eq!(got, want);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("forms: 2 queries issued"));
+    // A policy and a budget.
+    let out = exemplar(&[
+        "crawl",
+        pattern_s,
+        "--delay-ms",
+        "0",
+        "--policy",
+        "adaptive",
+        "--budget",
+        "3",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("forms: 3 queries issued"));
+    // Clear errors with a non-zero exit.
+    for (args, msg) in [
+        (vec!["--policy", "clever"], "unknown query policy"),
+        (vec!["--budget", "0"], "at least 1"),
+        (
+            vec![
+                "--queries",
+                queries.to_str().expect("utf-8"),
+                "--policy",
+                "random",
+            ],
+            "exclude each other",
+        ),
+    ] {
+        let mut a = vec!["crawl", pattern_s];
+        a.extend(args);
+        let out = exemplar(&a);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(msg), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
