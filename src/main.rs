@@ -25,7 +25,7 @@ mod cli {
     const USAGE: &str = "usage:
   exemplar learn --entry URL --example URL [-o pattern.json] [--map map.json]
                  [--max-pages N] [--max-depth N] [--max-seconds S] [--threshold T]
-                 [--delay-ms MS] [--concurrency N] [--include-subdomains]
+                 [--delay-ms MS] [--concurrency N] [--include-subdomains] [--no-forms]
                  [--allow RE]... [--deny RE]... [--ignore-robots] [--quiet]
   exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify]
                  [--queries F | --policy adaptive|generic-frequency|thesis|random|values]

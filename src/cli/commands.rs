@@ -76,6 +76,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         .map(String::from)
         .collect();
     config.politeness = politeness(args, config.politeness)?;
+    config.forms.enabled = !switch(args, "--no-forms");
     let mut bar = ProgressLine::new(switch(args, "--quiet"));
     let learned = run::learn(
         entry,
@@ -104,6 +105,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         w.flush().map_err(|e| format!("{map_out}: {e}"))?;
     }
     print!("{}", learned.pattern.render());
+    print_forms(&learned);
     println!(
         "mapping: {} pages fetched, {} targets, {} errors, {} skipped in {:.1} s ({:?}); pattern written to {out}",
         learned.progress.fetched,
@@ -116,6 +118,34 @@ pub fn learn(args: &[String]) -> Result<(), String> {
             .unwrap_or(exemplar::mapper::StopReason::Exhausted),
     );
     Ok(())
+}
+
+/// What mapping did with each form it met: submitted and used by the pattern, dropped (its
+/// responses led to no target), or skipped with the reason.
+fn print_forms(learned: &run::Learned) {
+    use exemplar::mapper::{FormState, form_key};
+    for f in &learned.map.forms {
+        let used = learned.pattern.levels.iter().any(|l| {
+            l.form
+                .as_ref()
+                .is_some_and(|fl| form_key(&fl.form) == form_key(&f.spec))
+        });
+        let what = match &f.state {
+            FormState::Skipped { reason } => format!("skipped: {reason}"),
+            FormState::Submitted => "submitted, not analysed (mapping stopped)".to_string(),
+            FormState::Analysed { expanded } => format!(
+                "{} submissions, the {} largest responses analysed; {}",
+                f.submissions.len(),
+                expanded.len(),
+                if used {
+                    "leads to targets: a level of the pattern"
+                } else {
+                    "dropped: its responses led to no target"
+                }
+            ),
+        };
+        println!("form {:?} {}: {what}", f.spec.method, f.spec.action);
+    }
 }
 
 fn read_pattern(path: &str) -> Result<Pattern, String> {
