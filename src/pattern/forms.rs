@@ -289,3 +289,79 @@ pub(super) fn annotate(levels: &mut [Level], map: &SiteMap) -> Result<(), Patter
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom::Page;
+
+    fn omega() -> FormSpec {
+        let page = Page::from_html(
+            include_str!("../../tests/fixtures/forms/omega-results.html"),
+            "http://127.0.0.1:8080/cgi-bin/omega?DB=pg&P=vacuum",
+        )
+        .expect("parses");
+        crate::forms::valid_forms(&page).remove(0)
+    }
+
+    fn level(query_field: Option<&str>) -> FormLevel {
+        FormLevel {
+            template: String::new(),
+            form: omega(),
+            query_field: query_field.map(str::to_string),
+            values: vec![],
+            thesis_terms: vec![],
+            seeds: vec![],
+            policy: QueryPolicy::Adaptive,
+            budget: 10,
+            max_result_pages: 10,
+        }
+    }
+
+    #[test]
+    fn template_fills_the_query_and_choice_fields_and_keeps_fixed_ones() {
+        let t = template(&omega(), Some("P"));
+        assert!(t.starts_with("/cgi-bin/omega?P=*&DEFAULTOP=*"), "{t}");
+        assert!(t.contains("DB=pg") && t.contains("FMT=query"), "{t}");
+        // Submit buttons (the pagination) are not part of the template.
+        assert!(!t.contains("%5B"), "{t}");
+    }
+
+    #[test]
+    fn the_level_regex_takes_any_query_and_its_pagination_but_not_the_form_page() {
+        let re = regex::Regex::new(&level(Some("P")).regex()).expect("compiles");
+        assert!(re.is_match("http://127.0.0.1:8080/cgi-bin/omega?P=index&DB=pg"));
+        assert!(re.is_match("http://127.0.0.1:8080/cgi-bin/omega?DB=pg&P=a+b&%5B=3"));
+        assert!(!re.is_match("http://127.0.0.1:8080/cgi-bin/omega?DB=pg"));
+        assert!(!re.is_match("http://127.0.0.1:8080/pg/index.html"));
+        let any = regex::Regex::new(&level(None).regex()).expect("compiles");
+        assert!(any.is_match("http://127.0.0.1:8080/cgi-bin/omega?DB=pg"));
+    }
+
+    #[test]
+    fn validation_names_the_problem() {
+        let mut l = level(Some("nope"));
+        assert!(l.validate(1).unwrap_err().0.contains("query field"));
+        l.query_field = Some("P".into());
+        assert!(l.validate(1).is_ok());
+        l.budget = 0;
+        assert!(l.validate(1).unwrap_err().0.contains("budget"));
+        l.budget = 1;
+        l.form.method = Method::Post;
+        assert!(l.validate(1).unwrap_err().0.contains("GET"));
+    }
+
+    #[test]
+    fn policy_names_round_trip() {
+        for p in [
+            QueryPolicy::Values,
+            QueryPolicy::Thesis,
+            QueryPolicy::GenericFrequency,
+            QueryPolicy::Random,
+            QueryPolicy::Adaptive,
+        ] {
+            assert_eq!(QueryPolicy::parse(p.name()), Ok(p));
+        }
+        assert!(QueryPolicy::parse("clever").is_err());
+    }
+}
