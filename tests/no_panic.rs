@@ -246,6 +246,7 @@ proptest! {
                 "(http|https|ftp)://[a-z.]{1,8}(:[0-9]{1,5})?(/[a-zA-Z0-9%._;=-]{0,6}){0,4}(\\?[a-z=&0-9]{0,10})?(#[a-z]{0,3})?",
                 "(User-agent|Disallow|Allow|Crawl-delay|Sitemap): ?[ -~]{0,20}",
                 "<a href=\"[ -~]{0,20}\">[a-z]{0,5}</a>",
+                "<form action=\"[ -~]{0,12}\"( method=post)?><input name=q><select name=s><option>[a-z]{0,3}</select><input type=submit name=\"[ -~]{0,2}\" value=\"([0-9]{1,2}|Next)\"( disabled)?></form>",
             ],
             0..24,
         ),
