@@ -711,3 +711,33 @@ fn omega_search_page_has_no_pagination() {
     assert!(spec.search);
     assert_eq!(spec.text_fields().count(), 1);
 }
+
+/// A real documentation page's search boxes (Sphinx, Debian's python3.11-doc): recognised as
+/// search forms, GET to `search.html`, one free-text field; the form key makes the repeated box
+/// one form per field set.
+#[test]
+fn sphinx_search_boxes_on_a_real_doc_page() {
+    let path = "/usr/share/doc/python3.11/html/library/json.html";
+    let html = std::fs::read(path).expect("python3.11-doc is installed by ./build.sh setup");
+    let page = Page::parse(
+        &html,
+        "http://127.0.0.1:8080/library/json.html",
+        Some("text/html; charset=utf-8"),
+        &exemplar::dom::ParseOptions::default(),
+    )
+    .expect("parses");
+    let forms = forms::valid_forms(&page);
+    assert!(forms.len() >= 2, "{forms:#?}");
+    for f in &forms {
+        assert!(f.search, "{f:?}");
+        assert_eq!(f.method, Method::Get);
+        assert_eq!(f.action, "http://127.0.0.1:8080/search.html");
+        assert_eq!(f.text_fields().next().map(|t| t.name.as_str()), Some("q"));
+    }
+    let keys: HashSet<String> = forms.iter().map(exemplar::mapper::form_key).collect();
+    assert!(
+        keys.len() < forms.len(),
+        "the repeated inline box is one form"
+    );
+    assert!(forms::pagination_links(&page).is_empty());
+}
