@@ -379,3 +379,61 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A search box whose action is a static page (a script-driven search, as Sphinx's): every
+/// submission gives the same bytes, so the form is recognised as ignoring its values and dropped;
+/// the pattern is learned from links alone.
+#[test]
+fn a_form_that_ignores_its_values_is_dropped() {
+    let page = |title: &str, body: &str| {
+        exemplar::serve::Response::html(format!(
+            "<!DOCTYPE html><html><head><title>{title}</title></head><body>\
+             <form action='/search.html'><input name=q><input type=submit value=Search></form>\
+             <a href='#'>top</a><main>{body}</main></body></html>"
+        ))
+    };
+    let server = Server::start(0, move |req: &exemplar::serve::Request| {
+        let path = req.path.split('?').next().unwrap_or("");
+        match path {
+            "/" => page(
+                "Home",
+                &(1..=6)
+                    .map(|i| format!("<a href='/item/{i}'>item {i}</a> "))
+                    .collect::<String>(),
+            ),
+            "/search.html" => page("Search", "<p>Results appear here with JavaScript.</p>"),
+            p => match p.strip_prefix("/item/") {
+                Some(i) => page(
+                    &format!("Item {i}"),
+                    &format!("<article><h1>Item {i}</h1><p>Details of item {i}.</p></article>"),
+                ),
+                None => exemplar::serve::Response {
+                    status: 404,
+                    ..exemplar::serve::Response::html(String::new())
+                },
+            },
+        }
+    })
+    .expect("server");
+    let base = server.url();
+    let learned = run::learn(
+        &format!("{base}/"),
+        &format!("{base}/item/2"),
+        MapConfig {
+            politeness: fast(),
+            ..MapConfig::default()
+        },
+        &ClientConfig::default(),
+        &mut |_, _| {},
+    )
+    .expect("learns");
+    let form = &learned.map.forms[0];
+    assert!(form.submissions.len() > 1);
+    assert!(
+        matches!(form.state, FormState::Ignored { .. }),
+        "{:?}",
+        form.state
+    );
+    assert!(learned.pattern.levels.iter().all(|l| l.form.is_none()));
+    assert_eq!(learned.pattern.known_targets.len(), 6);
+}

@@ -133,6 +133,14 @@ fn print_forms(learned: &run::Learned) {
         let what = match &f.state {
             FormState::Skipped { reason } => format!("skipped: {reason}"),
             FormState::Submitted => "submitted, not analysed (mapping stopped)".to_string(),
+            FormState::Ignored { .. } => format!(
+                "{} submissions all gave the same page: the site ignores the values; dropped",
+                f.submissions.len()
+            ),
+            FormState::Analysed { expanded } if expanded.is_empty() => format!(
+                "{} submissions, every response a page already met; dropped",
+                f.submissions.len()
+            ),
             FormState::Analysed { expanded } => format!(
                 "{} submissions, the {} largest responses analysed; {}",
                 f.submissions.len(),

@@ -78,6 +78,13 @@ pub enum FormState {
         /// The response nodes expanded.
         expanded: Vec<u32>,
     },
+    /// Submitted, but every submission gave the same page: the site ignores the values (a
+    /// static page behind the form, a script-driven search), so nothing was expanded.
+    #[serde(rename_all = "camelCase")]
+    Ignored {
+        /// The one response's node.
+        response: u32,
+    },
     /// Not submitted.
     #[serde(rename_all = "camelCase")]
     Skipped {
@@ -127,6 +134,9 @@ pub(super) struct FormTable {
     answered: HashMap<u32, usize>,
     /// Result-page hops of submission responses and their pagination.
     hops: HashMap<u32, u32>,
+    /// Hashes of form responses' bodies: byte-identical responses under different URLs (the
+    /// query changes the URL, not the page) are one response.
+    bodies: HashMap<u64, u32>,
     rng: Option<XorShift>,
 }
 
@@ -206,6 +216,25 @@ impl Mapper {
         (is_submission && form.state == FormState::Submitted).then_some(f)
     }
 
+    /// The node whose response had exactly these bytes, for a form response (`node` submits or
+    /// pages a form); records it otherwise.
+    pub(super) fn same_response(&mut self, node: u32, body: &[u8]) -> Option<u32> {
+        self.state.map.nodes[node as usize].form?;
+        // FNV-1a over the bytes (not the text signature: identical bytes are the test here).
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for &b in body {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        match self.state.forms.bodies.get(&h) {
+            Some(&of) if of != node => Some(of),
+            _ => {
+                self.state.forms.bodies.insert(h, node);
+                None
+            }
+        }
+    }
+
     /// Holds a response back for its form's analysis.
     pub(super) fn defer(
         &mut self,
@@ -271,6 +300,26 @@ impl Mapper {
     /// rest falls out.
     fn analyse(&mut self, f: u32) {
         let mut responses = self.state.forms.deferred.remove(&f).unwrap_or_default();
+        let submissions = self.state.map.forms[f as usize].submissions.len();
+        if responses.len() == 1 && submissions > 1 {
+            let duplicates = self.state.map.forms[f as usize]
+                .submissions
+                .iter()
+                .filter(|s| {
+                    matches!(
+                        self.state.map.nodes[s.node as usize].state,
+                        NodeState::Duplicate { .. }
+                    )
+                })
+                .count();
+            // Every other submission gave this same page: the values change nothing.
+            if duplicates + 1 == submissions {
+                self.state.map.forms[f as usize].state = FormState::Ignored {
+                    response: responses[0].node,
+                };
+                return;
+            }
+        }
         responses.sort_by(|a, b| b.size.cmp(&a.size).then(a.node.cmp(&b.node)));
         let share = self.state.config.forms.analyse_share.clamp(0.0, 1.0);
         let keep = ((responses.len() as f64 * share).ceil() as usize)

@@ -612,6 +612,9 @@ impl Mapper {
                 }
             }
         }
+        if let Some(of) = self.same_response(node, &r.body) {
+            return (r.status, NodeState::Duplicate { of });
+        }
         if !r.is_html() {
             return (
                 r.status,
