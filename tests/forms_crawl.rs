@@ -339,6 +339,43 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
         .collect();
     assert_eq!(got, want);
     assert!(String::from_utf8_lossy(&out.stderr).contains("forms: 2 queries issued"));
+    // The Scrapy project submits the same form with the same values and pages its results
+    // with the buttons: the same URL set.
+    let project = dir.join("scrapy");
+    let out = exemplar(&["export-scrapy", pattern_s, project.to_str().expect("utf-8")]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let port = base.rsplit(':').next().expect("port");
+    let items = dir.join("items.jsonl");
+    let scrapy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
+    let out = std::process::Command::new(&scrapy)
+        .current_dir(&project)
+        .args(["crawl", &format!("site_127_0_0_1_{port}"), "-O"])
+        .arg(&items)
+        .args(["-a", &format!("queries={}", queries.display())])
+        .args(["-s", "LOG_LEVEL=WARNING", "-s", "DOWNLOAD_DELAY=0"])
+        .output()
+        .expect("scrapy (./build.sh setup installs it into .venv)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let scraped: BTreeSet<String> = std::fs::read_to_string(&items)
+        .expect("items")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json line");
+            v["url"].as_str().expect("url").to_string()
+        })
+        .collect();
+    assert_eq!(
+        scraped, want,
+        "Scrapy and exemplar crawl collect the same books"
+    );
     // A policy and a budget.
     let out = exemplar(&[
         "crawl",

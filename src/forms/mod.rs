@@ -213,6 +213,21 @@ impl FormSpec {
     /// Of the submit controls, one named in `values` is sent, else the first named one, as a
     /// browser does for its default button. Buttons and file inputs send nothing.
     pub fn encode(&self, values: &[(&str, &str)]) -> String {
+        let mut out = String::new();
+        for (name, value) in self.pairs(values) {
+            if !out.is_empty() {
+                out.push('&');
+            }
+            urlencode_into(&mut out, &name);
+            out.push('=');
+            urlencode_into(&mut out, &value);
+        }
+        out
+    }
+
+    /// The `(name, value)` pairs a submission with `values` sends, in order (see
+    /// [`FormSpec::encode`], which encodes them).
+    pub fn pairs(&self, values: &[(&str, &str)]) -> Vec<(String, String)> {
         let given: HashSet<&str> = values.iter().map(|(n, _)| *n).collect();
         let submit_given = self
             .fields
@@ -220,14 +235,9 @@ impl FormSpec {
             .any(|f| f.kind == ControlKind::Submit && given.contains(f.name.as_str()));
         let mut done: HashSet<&str> = HashSet::new();
         let mut submit_sent = false;
-        let mut out = String::new();
-        let push = |out: &mut String, name: &str, value: &str| {
-            if !out.is_empty() {
-                out.push('&');
-            }
-            urlencode_into(out, name);
-            out.push('=');
-            urlencode_into(out, value);
+        let mut out: Vec<(String, String)> = Vec::new();
+        let push = |out: &mut Vec<(String, String)>, name: &str, value: &str| {
+            out.push((name.to_string(), value.to_string()));
         };
         for f in &self.fields {
             if f.name.is_empty()
