@@ -428,6 +428,9 @@ pub struct ScrapyLevel {
 pub struct ScrapyForm {
     /// The action URL without its query.
     pub action: String,
+    /// `GET` or `POST`.
+    #[serde(default = "get")]
+    pub method: String,
     /// The field the values fill.
     pub query_field: String,
     /// Every `(name, value)` pair a submission sends, in order (the query field's value is
@@ -440,15 +443,20 @@ pub struct ScrapyForm {
     pub max_result_pages: u32,
 }
 
+fn get() -> String {
+    "GET".into()
+}
+
 impl ScrapyForm {
-    /// The Scrapy form of a GET form level with a free-text field (None otherwise: POST and
-    /// choice-only levels are not exported).
+    /// The Scrapy form of a form level with a free-text field (None for choice-only levels,
+    /// which are not exported).
     pub fn from_level(fl: &crate::pattern::FormLevel) -> Option<ScrapyForm> {
-        if fl.form.method != crate::forms::Method::Get {
-            return None;
-        }
         let q = fl.query_field.clone()?;
         Some(ScrapyForm {
+            method: match fl.form.method {
+                crate::forms::Method::Get => "GET".into(),
+                crate::forms::Method::Post => "POST".into(),
+            },
             action: fl
                 .form
                 .action
@@ -519,6 +527,7 @@ pub fn scrapy_project(spec: &ScrapySpec) -> Vec<(String, String)> {
             let f = l.form.as_ref()?;
             let json = serde_json::json!({
                 "action": f.action,
+                "method": f.method,
                 "query": f.query_field,
                 "fields": f.fields,
                 "values": f.values,
@@ -597,7 +606,7 @@ class PatternSpider(scrapy.Spider):
         values = self.queries if self.queries is not None else form["values"]
         for value in values:
             data = [(k, value if k == form["query"] else v) for k, v in form["fields"]]
-            yield scrapy.FormRequest(form["action"], method="GET", formdata=data,
+            yield scrapy.FormRequest(form["action"], method=form["method"], formdata=data,
                                      callback=self.parse_level,
                                      cb_kwargs={{"level": level + 1, "page": 1}})
 

@@ -34,7 +34,8 @@ pub enum RequestKind {
     Page,
 }
 
-/// A request the driver should perform (GET, following redirects).
+/// A request the driver should perform (GET unless `post` is set; following redirects, which
+/// turn a POST into a GET as browsers do for 301/302/303).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FetchRequest {
@@ -44,6 +45,58 @@ pub struct FetchRequest {
     pub url: String,
     /// Robots.txt or a page.
     pub kind: RequestKind,
+    /// A POST form submission: send this body instead of a GET.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub post: Option<PostBody>,
+}
+
+/// The body of a POST request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PostBody {
+    /// The encoded body.
+    pub body: String,
+    /// Its `Content-Type`.
+    pub content_type: String,
+}
+
+/// Marks a POST submission inside a machine's URL key: `action#exemplar-post=body`. The
+/// machines key pages by URL; a POST is identified by its action and body, and a fragment is
+/// never sent, so the key stays a valid URL of the action.
+pub const POST_MARK: &str = "#exemplar-post=";
+
+/// The key of a POST submission of `body` to `action` (see [`POST_MARK`]).
+pub fn post_key(action: &str, body: &str) -> String {
+    let action = action.split('#').next().unwrap_or(action);
+    format!("{action}{POST_MARK}{body}")
+}
+
+/// The canonical form of a URL or POST key: the URL (or the POST's action) canonicalised, the
+/// body kept.
+pub fn canonical_key(key: &str) -> Option<String> {
+    let (url, body) = split_post_key(key);
+    let url = crate::canon::canonicalize(url)?;
+    Some(match body {
+        Some(b) => post_key(&url, b),
+        None => url,
+    })
+}
+
+/// The key a response to `key` stands for, given its canonical final URL: a POST answered at its
+/// own action (no redirect) is the POST's key, not the action's page.
+pub fn same_post(key: &str, final_c: String) -> String {
+    match split_post_key(key) {
+        (action, Some(_)) if action == final_c => key.to_string(),
+        _ => final_c,
+    }
+}
+
+/// The URL to request and the POST body of a key ([`post_key`]); GET keys have no body.
+pub fn split_post_key(key: &str) -> (&str, Option<&str>) {
+    match key.split_once(POST_MARK) {
+        Some((url, body)) => (url, Some(body)),
+        None => (key, None),
+    }
 }
 
 /// A response as the driver saw it after following redirects.
@@ -369,6 +422,7 @@ impl<T: Clone> Frontier<T> {
                         id,
                         url,
                         kind: RequestKind::Robots,
+                        post: None,
                     });
                 }
                 RobotsState::Known(robots) => {
@@ -394,12 +448,20 @@ impl<T: Clone> Frontier<T> {
             };
             let id = self.next_id;
             self.next_id += 1;
-            let url = q.url.clone();
+            let (url, body) = split_post_key(&q.url);
+            let (url, post) = (
+                url.to_string(),
+                body.map(|b| PostBody {
+                    body: b.to_string(),
+                    content_type: crate::forms::URLENCODED.to_string(),
+                }),
+            );
             self.in_flight.insert(id, Flight::Page(q));
             return Next::Fetch(FetchRequest {
                 id,
                 url,
                 kind: RequestKind::Page,
+                post,
             });
         }
         match earliest {

@@ -62,10 +62,17 @@ impl Client {
 
     /// GET `url`, following redirects within its site.
     pub fn get(&self, url: &str) -> FetchResult {
+        self.fetch(url, None)
+    }
+
+    /// The request the core asks for: GET, or POST with `post`; redirects within the site are
+    /// followed with GET (a 307/308 after a POST repeats the POST).
+    pub fn fetch(&self, url: &str, post: Option<&crate::fetch::PostBody>) -> FetchResult {
         let site = crate::canon::site_key(url);
         let mut current = url.to_string();
+        let mut post = post;
         for _ in 0..=self.max_redirects {
-            let r = self.get_once(&current);
+            let r = self.get_once(&current, post);
             let FetchResult::Response(resp) = &r else {
                 return r;
             };
@@ -84,13 +91,24 @@ impl Client {
                 resp.final_url = next;
                 return FetchResult::Response(resp);
             }
+            if !matches!(resp.status, 307 | 308) {
+                post = None;
+            }
             current = next;
         }
         FetchResult::Failed(format!("more than {} redirects", self.max_redirects))
     }
 
-    fn get_once(&self, url: &str) -> FetchResult {
-        let mut resp = match self.agent.get(url).call() {
+    fn get_once(&self, url: &str, post: Option<&crate::fetch::PostBody>) -> FetchResult {
+        let sent = match post {
+            Some(p) => self
+                .agent
+                .post(url)
+                .header("content-type", p.content_type.as_str())
+                .send(p.body.as_bytes()),
+            None => self.agent.get(url).call(),
+        };
+        let mut resp = match sent {
             Ok(r) => r,
             Err(e) => return FetchResult::Failed(e.to_string()),
         };
@@ -166,7 +184,7 @@ pub fn run<M: Machine>(
                     Err(_) => break,
                 };
                 let Ok(req) = next else { break };
-                let result = client.get(&req.url);
+                let result = client.fetch(&req.url, req.post.as_ref());
                 if tx.send((req.id, result)).is_err() {
                     break;
                 }

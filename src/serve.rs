@@ -17,6 +17,8 @@ pub struct Request {
     pub path: String,
     /// Header lines.
     pub headers: Vec<(String, String)>,
+    /// The request body (`Content-Length` bodies up to 1 MiB; form submissions).
+    pub body: Vec<u8>,
 }
 
 /// A response.
@@ -249,9 +251,13 @@ fn read_head(r: &mut BufReader<TcpStream>) -> Result<Option<(Request, bool)>, u1
             .find(|(k, _)| k.eq_ignore_ascii_case(n))
             .map(|(_, v)| v.to_ascii_lowercase())
     };
-    // Request bodies are not used by any handler here: discard them.
+    // Bodies (form submissions) are kept up to 1 MiB; the rest is discarded.
+    let mut body = Vec::new();
     if let Some(len) = header("content-length").and_then(|v| v.parse::<u64>().ok()) {
-        let _ = std::io::copy(&mut r.by_ref().take(len.min(1 << 20)), &mut std::io::sink());
+        let _ = r.by_ref().take(len.min(1 << 20)).read_to_end(&mut body);
+        if len > 1 << 20 {
+            let _ = std::io::copy(&mut r.by_ref().take(len - (1 << 20)), &mut std::io::sink());
+        }
     }
     let keep_alive = match header("connection").as_deref() {
         Some("close") => false,
@@ -263,6 +269,7 @@ fn read_head(r: &mut BufReader<TcpStream>) -> Result<Option<(Request, bool)>, u1
             method: method.to_string(),
             path: path.to_string(),
             headers,
+            body,
         },
         keep_alive,
     )))

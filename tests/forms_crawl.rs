@@ -474,3 +474,86 @@ fn a_form_that_ignores_its_values_is_dropped() {
     assert!(learned.pattern.levels.iter().all(|l| l.form.is_none()));
     assert_eq!(learned.pattern.known_targets.len(), 6);
 }
+
+/// The same library with a POST search form (and POST result pagination): submissions are keyed
+/// `action#exemplar-post=body`, the pattern's form level is a POST template, and both
+/// `exemplar crawl` and the Scrapy export collect the books of the given values, every result
+/// page read.
+#[test]
+fn a_post_search_form_is_learned_crawled_and_exported() {
+    let lib = Library::with_post(50);
+    let (server, learned) = learn(&lib);
+    let base = server.url();
+    let p = &learned.pattern;
+    let fl = p.levels[0].form.as_ref().expect("a form level");
+    assert_eq!(fl.form.method, exemplar::forms::Method::Post);
+    assert!(
+        learned
+            .map
+            .nodes
+            .iter()
+            .any(|n| n.url.contains("#exemplar-post=q=")),
+        "submissions are POST keys"
+    );
+    let words = ["music", "water"];
+    let want: BTreeSet<usize> = words
+        .iter()
+        .flat_map(|w| lib.matches(w).into_iter().take(library::CAP))
+        .collect();
+    assert!(
+        want.len() > 2 * library::PER_PAGE,
+        "several result pages are needed"
+    );
+    let c = crawl(
+        p,
+        CrawlForms {
+            queries: Some(words.iter().map(|w| w.to_string()).collect()),
+            ..CrawlForms::default()
+        },
+    );
+    assert_eq!(book_ids(&base, &c.targets), want);
+
+    let dir = std::env::temp_dir().join(format!("exemplar-forms-post-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let pattern = dir.join("pattern.json");
+    std::fs::write(&pattern, p.to_json()).expect("writes");
+    let queries = dir.join("queries.txt");
+    std::fs::write(&queries, words.join("\n")).expect("writes");
+    let project = dir.join("scrapy");
+    let out = exemplar(&[
+        "export-scrapy",
+        pattern.to_str().expect("utf-8"),
+        project.to_str().expect("utf-8"),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let port = base.rsplit(':').next().expect("port");
+    let items = dir.join("items.jsonl");
+    let scrapy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
+    let out = std::process::Command::new(&scrapy)
+        .current_dir(&project)
+        .args(["crawl", &format!("site_127_0_0_1_{port}"), "-O"])
+        .arg(&items)
+        .args(["-a", &format!("queries={}", queries.display())])
+        .args(["-s", "LOG_LEVEL=WARNING", "-s", "DOWNLOAD_DELAY=0"])
+        .output()
+        .expect("scrapy");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let scraped: Vec<String> = std::fs::read_to_string(&items)
+        .expect("items")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json line");
+            v["url"].as_str().expect("url").to_string()
+        })
+        .collect();
+    assert_eq!(book_ids(&base, &scraped), want);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -215,11 +215,13 @@ impl Crawler {
                 .iter()
                 .map(|(k, v)| (k.as_str(), v.as_str()))
                 .collect();
-            let url = fl
-                .form
-                .submission(&pairs)
-                .ok()
-                .and_then(|s| canon::canonicalize(&s.url));
+            let url = fl.form.submission(&pairs).ok().and_then(|s| {
+                let url = canon::canonicalize(&s.url)?;
+                Some(match s.body {
+                    Some(body) => crate::fetch::post_key(&url, &body),
+                    None => url,
+                })
+            });
             let Some(url) = url.filter(|u| self.scope.contains(u)) else {
                 self.events.push_back(Event::Skipped {
                     url: fl.form.action.clone(),

@@ -484,7 +484,9 @@ impl Crawler {
         } else {
             r.final_url.clone()
         };
-        let final_c = canon::canonicalize(&final_url).unwrap_or_default();
+        let final_c = canon::canonicalize(&final_url)
+            .map(|f| crate::fetch::same_post(&url, f))
+            .unwrap_or_default();
         if !self.scope.contains(&final_c) {
             return self.skip(url, format!("redirected off site to {final_url}"));
         }
@@ -556,11 +558,12 @@ impl Crawler {
             })));
         } else {
             if self.is_result_level(item.level) {
-                // Result pages that page with submit buttons: their GET equivalents.
+                // Result pages that page with submit buttons: their GET equivalents (or POST
+                // keys).
                 links.extend(
                     crate::forms::pagination_links(&page)
                         .iter()
-                        .map(|u| canon::canonicalize(u)),
+                        .map(|u| crate::fetch::canonical_key(u)),
                 );
             }
             let followed = self.expand(links, &item);

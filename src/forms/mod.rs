@@ -579,14 +579,12 @@ fn is_pagination_button(f: &Field) -> bool {
 /// The GET equivalents of the pagination buttons of `page`'s forms, in document order and
 /// without repeats: result pages that page with submit buttons instead of links (Omega's
 /// `<input type=submit name="[" value="2">` and `name=">"`) are followed like links. Each URL is
-/// the form submitted with its current values and that button. Disabled buttons (the current
-/// page) and POST forms give nothing: a POST is not a link.
+/// the form submitted with its current values and that button; for a POST form, the
+/// submission's key (`action#exemplar-post=body`, see [`crate::fetch::post_key`]). Disabled
+/// buttons (the current page) give nothing.
 pub fn pagination_links(page: &Page) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for spec in valid_forms(page) {
-        if spec.method != Method::Get {
-            continue;
-        }
         for f in &spec.fields {
             if f.kind != ControlKind::Submit
                 || f.name.is_empty()
@@ -595,10 +593,14 @@ pub fn pagination_links(page: &Page) -> Vec<String> {
             {
                 continue;
             }
-            if let Ok(s) = spec.submission(&[(f.name.as_str(), f.value.as_str())])
-                && !out.contains(&s.url)
-            {
-                out.push(s.url);
+            if let Ok(s) = spec.submission(&[(f.name.as_str(), f.value.as_str())]) {
+                let key = match &s.body {
+                    Some(body) => crate::fetch::post_key(&s.url, body),
+                    None => s.url,
+                };
+                if !out.contains(&key) {
+                    out.push(key);
+                }
             }
         }
     }

@@ -9,8 +9,8 @@
 //! Result pages that page with submit buttons are followed through their GET equivalents
 //! ([`forms::pagination_links`]), a few pages per query.
 //!
-//! POST forms are recorded with a reason and not submitted: a POST is not a URL, and the map's
-//! nodes are URLs.
+//! POST forms are submitted too: their nodes are keyed `action#exemplar-post=body`
+//! ([`crate::fetch::post_key`]); their result pages cannot be paged through GET equivalents.
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
@@ -19,7 +19,7 @@ use super::{Event, Item, Mapper, Node, NodeState};
 use crate::canon;
 use crate::dom::Page;
 use crate::forms::query::{self, XorShift};
-use crate::forms::{self, FormSpec, Method};
+use crate::forms::{self, FormSpec};
 use crate::url_pattern;
 
 /// How mapping treats forms.
@@ -203,7 +203,7 @@ impl Mapper {
         }
         forms::pagination_links(page)
             .iter()
-            .filter_map(|u| canon::canonicalize(u))
+            .filter_map(|u| crate::fetch::canonical_key(u))
             .filter(|u| self.scope.contains(u))
             .collect()
     }
@@ -455,9 +455,7 @@ impl Mapper {
                 .iter()
                 .filter(|f| !f.submissions.is_empty())
                 .count();
-            let skip = if form.spec.method == Method::Post {
-                Some("a POST form: its submissions are not URLs, so mapping does not follow them")
-            } else if submitted >= self.state.config.forms.max_forms {
+            let skip = if submitted >= self.state.config.forms.max_forms {
                 Some("the run's form limit was reached")
             } else {
                 None
@@ -488,6 +486,11 @@ impl Mapper {
                 };
                 let Some(url) = canon::canonicalize(&sub.url) else {
                     continue;
+                };
+                // A POST is keyed by its action and body (see `fetch::post_key`).
+                let url = match &sub.body {
+                    Some(body) => crate::fetch::post_key(&url, body),
+                    None => url,
                 };
                 if !self.scope.contains(&url) || self.state.index.contains_key(&url) {
                     continue;

@@ -590,7 +590,7 @@ impl Mapper {
         let final_c = if r.final_url.is_empty() {
             Some(url.clone())
         } else {
-            canon::canonicalize(&r.final_url)
+            canon::canonicalize(&r.final_url).map(|f| crate::fetch::same_post(&url, f))
         };
         let Some(final_c) = final_c else {
             return (

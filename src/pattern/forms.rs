@@ -118,9 +118,6 @@ impl FormLevel {
     /// result-page count.
     pub fn validate(&self, level: usize) -> Result<(), PatternError> {
         let err = |m: String| Err(PatternError(format!("level {level}: form: {m}")));
-        if self.form.method != Method::Get {
-            return err("only GET forms can be crawled".into());
-        }
         match url::Url::parse(&self.form.action) {
             Ok(u) if matches!(u.scheme(), "http" | "https") => {}
             _ => {
@@ -147,17 +144,22 @@ impl FormLevel {
         let action = self.form.action.split(['?', '#']).next().unwrap_or("");
         let action = crate::canon::canonicalize(action).unwrap_or_else(|| action.to_string());
         let action = action.split('?').next().unwrap_or("");
+        // GET: the query string; POST: the key's body (`fetch::post_key`).
+        let sep = match self.form.method {
+            Method::Get => "\\?".to_string(),
+            Method::Post => url_pattern::escape(crate::fetch::POST_MARK),
+        };
         match &self.query_field {
             Some(q) => {
                 let mut name = String::new();
                 crate::forms::urlencode_into(&mut name, q);
                 format!(
-                    "^{}\\?(?:.*&)?{}=.*$",
+                    "^{}{sep}(?:.*&)?{}=.*$",
                     url_pattern::escape(action),
                     url_pattern::escape(&name)
                 )
             }
-            None => format!("^{}\\?.*$", url_pattern::escape(action)),
+            None => format!("^{}{sep}.*$", url_pattern::escape(action)),
         }
     }
 }
@@ -227,14 +229,18 @@ pub(super) fn annotate(levels: &mut [Level], map: &SiteMap) -> Result<(), Patter
     for (i, level) in levels.iter_mut().enumerate().take(n - 1) {
         let mut best: Option<(usize, usize)> = None;
         for (f, form) in map.forms.iter().enumerate() {
-            if !matches!(form.state, FormState::Analysed { .. }) || form.spec.method != Method::Get
-            {
+            if !matches!(form.state, FormState::Analysed { .. }) {
                 continue;
             }
             let hits = map
                 .nodes
                 .iter()
-                .filter(|nd| nd.form == Some(f as u32) && compiled.matches_level(i, &nd.url))
+                .filter(|nd| {
+                    // A POST key's level regex may have been generalised from its action.
+                    let action = crate::fetch::split_post_key(&nd.url).0;
+                    nd.form == Some(f as u32)
+                        && (compiled.matches_level(i, &nd.url) || compiled.matches_level(i, action))
+                })
                 .count();
             if hits > 0 && best.is_none_or(|(_, h)| hits > h) {
                 best = Some((f, hits));
@@ -275,10 +281,11 @@ pub(super) fn annotate(levels: &mut [Level], map: &SiteMap) -> Result<(), Patter
             let Ok(re) = regex::Regex::new(r) else {
                 continue;
             };
-            let ours = map
-                .nodes
-                .iter()
-                .any(|nd| nd.form == Some(f as u32) && re.is_match(&nd.url));
+            let ours = map.nodes.iter().any(|nd| {
+                nd.form == Some(f as u32)
+                    && (re.is_match(&nd.url)
+                        || re.is_match(crate::fetch::split_post_key(&nd.url).0))
+            });
             if !ours {
                 regexes.push(r.clone());
             }
@@ -348,7 +355,10 @@ mod tests {
         assert!(l.validate(1).unwrap_err().0.contains("budget"));
         l.budget = 1;
         l.form.method = Method::Post;
-        assert!(l.validate(1).unwrap_err().0.contains("GET"));
+        assert!(l.validate(1).is_ok());
+        let re = regex::Regex::new(&l.regex()).expect("compiles");
+        assert!(re.is_match("http://127.0.0.1:8080/cgi-bin/omega#exemplar-post=DB=pg&P=x"));
+        assert!(!re.is_match("http://127.0.0.1:8080/cgi-bin/omega?DB=pg&P=x"));
     }
 
     #[test]
