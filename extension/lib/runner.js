@@ -55,16 +55,20 @@ function concat(chunks, size) {
  */
 export async function fetchOne(request, { maxBytes, timeoutMs, signal }) {
   try {
+    const headers = { accept: request.kind === 'robots' ? 'text/plain,*/*;q=0.1' : ACCEPT, 'user-agent': USER_AGENT };
+    // A POST form submission carries its encoded body (redirects after it are GETs, as in a tab).
+    const post = request.post ? { method: 'POST', body: request.post.body } : {};
+    if (request.post) headers['content-type'] = request.post.contentType;
     const response = await fetch(request.url, {
       credentials: 'include',
       redirect: 'follow',
       cache: 'no-cache',
-      headers: { accept: request.kind === 'robots' ? 'text/plain,*/*;q=0.1' : ACCEPT, 'user-agent': USER_AGENT },
+      headers,
+      ...post,
       signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
     });
-    const headers = [...response.headers];
     const type = response.headers.get('content-type');
-    const base = { status: response.status, finalUrl: response.url || request.url, headers };
+    const base = { status: response.status, finalUrl: response.url || request.url, headers: [...response.headers] };
     if (request.kind === 'page' && type && !HTML_TYPE.test(type)) {
       response.body?.cancel().catch(() => {});
       return { ...base, body: new Uint8Array(0), truncated: false };
