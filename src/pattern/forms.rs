@@ -201,7 +201,12 @@ pub fn template(spec: &FormSpec, query_field: Option<&str>) -> String {
 /// the form most of whose submissions (and result pages) the level's regexes match. The values
 /// that worked are those of submissions with a target below them in the map's breadth-first
 /// tree.
-pub(super) fn annotate(levels: &mut [Level], map: &SiteMap) -> Result<(), PatternError> {
+///
+/// A form is one level, the first it matches: its submissions and result pages also sit one level
+/// deeper when their links reach the targets only through another page, but the template level
+/// already issues them (and pages through the results), so deeper levels lose the alternatives
+/// matching the form's URLs — and a level left with none is removed.
+pub(super) fn annotate(levels: &mut Vec<Level>, map: &SiteMap) -> Result<(), PatternError> {
     if map.forms.is_empty() || levels.len() < 2 {
         return Ok(());
     }
@@ -226,6 +231,7 @@ pub(super) fn annotate(levels: &mut [Level], map: &SiteMap) -> Result<(), Patter
             cur = p;
         }
     }
+    let mut attached: HashSet<usize> = HashSet::new();
     for (i, level) in levels.iter_mut().enumerate().take(n - 1) {
         let mut best: Option<(usize, usize)> = None;
         for (f, form) in map.forms.iter().enumerate() {
@@ -249,6 +255,20 @@ pub(super) fn annotate(levels: &mut [Level], map: &SiteMap) -> Result<(), Patter
         let Some((f, _)) = best else {
             continue;
         };
+        let ours = |r: &String| {
+            regex::Regex::new(r).is_ok_and(|re| {
+                map.nodes.iter().any(|nd| {
+                    nd.form == Some(f as u32)
+                        && (re.is_match(&nd.url)
+                            || re.is_match(crate::fetch::split_post_key(&nd.url).0))
+                })
+            })
+        };
+        if attached.contains(&f) {
+            level.regexes.retain(|r| !ours(r));
+            continue;
+        }
+        attached.insert(f);
         let form = &map.forms[f];
         let query_field = form.spec.text_fields().next().map(|fl| fl.name.clone());
         let mut values: Vec<String> = Vec::new();
@@ -277,23 +297,18 @@ pub(super) fn annotate(levels: &mut [Level], map: &SiteMap) -> Result<(), Patter
         // The template's regex replaces the alternatives that matched this form's URLs; any
         // other page kind on the level keeps its own.
         let mut regexes = vec![fl.regex()];
-        for r in &level.regexes {
-            let Ok(re) = regex::Regex::new(r) else {
-                continue;
-            };
-            let ours = map.nodes.iter().any(|nd| {
-                nd.form == Some(f as u32)
-                    && (re.is_match(&nd.url)
-                        || re.is_match(crate::fetch::split_post_key(&nd.url).0))
-            });
-            if !ours {
-                regexes.push(r.clone());
-            }
-        }
+        regexes.extend(level.regexes.iter().filter(|r| !ours(r)).cloned());
         level.regexes = regexes;
         level.paginate = true;
         level.form = Some(fl);
     }
+    // Levels emptied above go; the target level always stays.
+    let last = levels.len() - 1;
+    let mut i = 0;
+    levels.retain(|l| {
+        i += 1;
+        i - 1 == last || !l.regexes.is_empty()
+    });
     Ok(())
 }
 
