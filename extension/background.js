@@ -22,7 +22,9 @@
 // | 'pauseJob' / 'resumeJob' / 'cancelJob' | jobId            | the job's status                               |
 // | 'status'        | jobId?                                  | {jobs: [status…]} (all, newest first) or one    |
 // |                 |                                         |   (crawls of form levels: progress.queries,    |
-// |                 |                                         |   queryBudget, lastQuery: the last query event)|
+// |                 |                                         |   queryBudget (all form levels), lastQuery:    |
+// |                 |                                         |   the last query event, formLevels: {level:   |
+// |                 |                                         |   {issued, budget}})                          |
 // | 'relearn'       | jobId, threshold                        | the learning result at that θ (no refetching); |
 // |                 |                                         | the crawler's pattern is replaced              |
 // | 'crawlers'      |                                         | [crawler summaries]                            |
@@ -327,6 +329,8 @@ async function onEvents(run, events) {
     } else if (e.type === 'query') {
       const { type, ...query } = e;
       record.lastQuery = query;
+      // Per form level (each has its own budget): {level: {issued, budget}}.
+      record.formLevels = { ...record.formLevels, [e.level]: { issued: e.issued, budget: e.budget } };
     } else if (e.type === 'target') {
       await db.putPage({ ...e, type: undefined, crawlerId: record.crawlerId, jobId: record.id });
     }
@@ -477,6 +481,7 @@ function statusOf(record) {
     current: run ? run.control.current : record.current, errors: record.errors.slice(-10), errorCount: record.errors.length,
     stopped: record.stopped, error: record.error, result: record.result, settings: record.settings,
     forms: record.forms ?? null, queryBudget: record.queryBudget ?? null, lastQuery: record.lastQuery ?? null,
+    formLevels: record.formLevels ?? {},
   };
 }
 

@@ -77,9 +77,12 @@ function renderJob(job) {
   $('queries-box').hidden = !forms;
   $('n-queries').textContent = forms ? `${p.queries ?? 0} / ${job.queryBudget}` : '';
   const q = forms ? job.lastQuery : null;
+  // Each search form level has its own budget: per level when there are several.
+  const perLevel = Object.entries(job.formLevels ?? {});
+  const levels = perLevel.length > 1 ? ` Per search form: ${perLevel.map(([l, r]) => `E${l} ${r.issued} / ${r.budget}`).join(' · ')}.` : '';
   $('job-query').hidden = !q;
   $('job-query').textContent = q
-    ? `Last query “${q.query}” (E${q.level}): ${q.resultPages} result pages, ${q.documents} documents · ${q.targets} targets so far`
+    ? `Last query “${q.query}” (E${q.level}): ${q.resultPages} result pages, ${q.documents} documents · ${q.targets} targets so far.${levels}`
     : '';
   $('job-current').textContent = job.status === 'running' ? job.current ?? '' : '';
   $('job-error').textContent = job.error ?? '';
