@@ -82,7 +82,7 @@ function renderJob(job) {
   const levels = perLevel.length > 1 ? ` Per search form: ${perLevel.map(([l, r]) => `E${l} ${r.issued} / ${r.budget}`).join(' · ')}.` : '';
   $('job-query').hidden = !q;
   $('job-query').textContent = q
-    ? `Last query “${q.query}” (E${q.level}): ${q.resultPages} result pages, ${q.documents} documents · ${q.targets} targets so far.${levels}`
+    ? `Last query “${q.query}” (E${q.level}): ${q.resultPages} result page${q.resultPages === 1 ? '' : 's'}, ${q.documents} documents · ${q.targets} targets so far.${levels}`
     : '';
   $('job-current').textContent = job.status === 'running' ? job.current ?? '' : '';
   $('job-error').textContent = job.error ?? '';
@@ -159,10 +159,15 @@ function renderResult() {
 function formCard(level, i) {
   const f = level.form;
   const card = el('div', undefined, 'card level form');
-  card.append(el('h3', `E${i + 1} · search form · ${f.form?.method ?? 'GET'} ${f.form?.action ?? ''}`));
+  let action = f.form?.action ?? '';
+  try {
+    action = new URL(action).pathname;
+  } catch { /* shown whole */ }
+  card.append(el('h3', `E${i + 1} · search form · ${String(f.form?.method ?? 'get').toUpperCase()} ${action}`));
   card.append(el('pre', f.template));
   const field = (f.form?.fields ?? []).find((x) => x.name === f.queryField);
-  const label = f.queryField ? `${field?.label || f.queryField} (${f.queryField})` : 'none: its choices are enumerated';
+  const named = field?.label && field.label !== f.queryField ? `${field.label} (${f.queryField})` : f.queryField;
+  const label = f.queryField ? named : 'none: its choices are enumerated';
   card.append(el('p', `Query field: ${label}`, 'small query-field'));
   const shown = (f.values ?? []).slice(0, 8);
   const more = (f.values ?? []).length - shown.length;
