@@ -17,8 +17,14 @@
 // |                 |                                         | storage.session, started once (also on         |
 // |                 |                                         | permissions.onAdded)                           |
 // | 'runCrawler'    | crawlerId, settings?                    | {jobId}: runs a saved crawler again            |
+// |                 |   settings.forms?: {queries?, policy?,  |   (forms: its form levels' queries: values as   |
+// |                 |   budget?}                              |   a list or text, one a line or comma-separated)|
 // | 'pauseJob' / 'resumeJob' / 'cancelJob' | jobId            | the job's status                               |
 // | 'status'        | jobId?                                  | {jobs: [status…]} (all, newest first) or one    |
+// |                 |                                         |   (crawls of form levels: progress.queries,    |
+// |                 |                                         |   queryBudget (all form levels), lastQuery:    |
+// |                 |                                         |   the last query event, formLevels: {level:   |
+// |                 |                                         |   {issued, budget}})                          |
 // | 'relearn'       | jobId, threshold                        | the learning result at that θ (no refetching); |
 // |                 |                                         | the crawler's pattern is replaced              |
 // | 'crawlers'      |                                         | [crawler summaries]                            |
@@ -112,6 +118,48 @@ const settingsOf = (given) => {
   return s;
 };
 
+/** Query policies of form levels (the core's names). */
+const POLICIES = ['adaptive', 'values', 'thesis', 'genericFrequency', 'random'];
+
+/**
+ * The crawl's `forms` config from the user's: {queries?, policy?, budget?}. Values: a list, or a
+ * text of values one a line or comma-separated; trimmed, empty ones dropped (none: the policy).
+ */
+function formsOf(given) {
+  if (given === undefined || given === null) return {};
+  if (typeof given !== 'object') throw new Error('forms must be an object');
+  const out = {};
+  for (const k of Object.keys(given)) {
+    if (!['queries', 'policy', 'budget'].includes(k)) throw new Error(`unknown form setting ${k}`);
+  }
+  if (given.queries !== undefined && given.queries !== null) {
+    const list = Array.isArray(given.queries) ? given.queries : String(given.queries).split(/[\n,]/);
+    const queries = list.map((v) => String(v).trim()).filter(Boolean);
+    if (queries.length) out.queries = queries;
+  }
+  if (given.policy) {
+    if (!POLICIES.includes(given.policy)) throw new Error(`unknown query policy ${given.policy} (${POLICIES.join(', ')})`);
+    out.policy = given.policy;
+  }
+  if (given.budget !== undefined && given.budget !== null && given.budget !== '') {
+    const budget = Number(given.budget);
+    if (!(Number.isInteger(budget) && budget >= 1)) throw new Error('the query budget must be a whole number ≥ 1');
+    out.budget = budget;
+  }
+  return out;
+}
+
+/** Queries the crawl may issue over all its form levels (null: the pattern has none). */
+function queryBudget(patternJson, forms) {
+  let levels = [];
+  try {
+    levels = JSON.parse(patternJson).levels ?? [];
+  } catch { /* validated by the core */ }
+  const formLevels = levels.filter((l) => l.form);
+  if (!formLevels.length) return null;
+  return formLevels.reduce((n, l) => n + (forms.budget ?? l.form.budget ?? 100), 0);
+}
+
 const politeness = (s) => ({ delayMs: s.delayMs, maxInFlight: s.concurrency, maxInFlightPerHost: s.concurrency });
 
 /** Throws a clear error unless the extension may fetch from `url`'s origin. */
@@ -192,12 +240,17 @@ async function runCrawler({ crawlerId, settings }) {
   await ready;
   const crawler = await db.get('crawlers', crawlerId);
   if (!crawler) throw new Error(`no saved crawler ${crawlerId}`);
-  const s = settingsOf({ ...crawler.settings, ...settings });
+  const { forms: givenForms, ...rest } = settings ?? {};
+  const forms = formsOf(givenForms);
+  const s = settingsOf({ ...crawler.settings, ...rest });
   await requireAccess(crawler.entry);
-  const config = { maxBytes: s.maxBytes, politeness: politeness(s) };
+  const config = { maxBytes: s.maxBytes, politeness: politeness(s), forms };
   const example = s.verify && crawler.exampleBody ? crawler : null;
   const job = Job.crawl(crawler.patternJson, config, example?.example, example?.exampleBody, example?.exampleContentType);
-  const record = newRecord('crawl', { crawlerId, entry: crawler.entry, example: crawler.example, settings: s });
+  const record = newRecord('crawl', {
+    crawlerId, entry: crawler.entry, example: crawler.example, settings: s,
+    forms, queryBudget: queryBudget(crawler.patternJson, forms), lastQuery: null,
+  });
   return launch(record, job);
 }
 
@@ -273,6 +326,11 @@ async function onEvents(run, events) {
       else if (st.state === 'offSite') noteError(record, e.url, `redirected off the site to ${st.final_url ?? st.finalUrl}`);
     } else if (e.type === 'page' && (e.status === 0 || e.status >= 400)) {
       noteError(record, e.url, e.status ? `HTTP ${e.status}` : 'failed');
+    } else if (e.type === 'query') {
+      const { type, ...query } = e;
+      record.lastQuery = query;
+      // Per form level (each has its own budget): {level: {issued, budget}}.
+      record.formLevels = { ...record.formLevels, [e.level]: { issued: e.issued, budget: e.budget } };
     } else if (e.type === 'target') {
       await db.putPage({ ...e, type: undefined, crawlerId: record.crawlerId, jobId: record.id });
     }
@@ -386,12 +444,13 @@ async function finishCrawl(run) {
   record.result = {
     targets: found.length,
     newSinceLastRun,
+    queries: record.progress?.queries ?? 0,
     coverage: { known: coverage.known, reached: coverage.reached, missed: coverage.missed, new: coverage.new.length },
   };
   record.status = 'done';
   await db.put('jobs', record);
   if (crawler) {
-    crawler.runs.push({ jobId: record.id, at: Date.now(), targets: found.length, newSinceLastRun, stopped: record.stopped });
+    crawler.runs.push({ jobId: record.id, at: Date.now(), targets: found.length, newSinceLastRun, queries: record.result.queries, stopped: record.stopped });
     await db.put('crawlers', crawler);
   }
 }
@@ -421,6 +480,8 @@ function statusOf(record) {
     progress, rate: elapsedMs > 0 ? (progress.fetched * 1000) / elapsedMs : 0,
     current: run ? run.control.current : record.current, errors: record.errors.slice(-10), errorCount: record.errors.length,
     stopped: record.stopped, error: record.error, result: record.result, settings: record.settings,
+    forms: record.forms ?? null, queryBudget: record.queryBudget ?? null, lastQuery: record.lastQuery ?? null,
+    formLevels: record.formLevels ?? {},
   };
 }
 

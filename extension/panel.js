@@ -1,6 +1,7 @@
 // The side panel (Chrome) / sidebar (Firefox), also usable as a tab: live progress of the running
 // job with pause, resume and cancel; the learned crawler (pattern levels, coverage, similarity
-// threshold, target pages); saved crawlers with run, import and exports.
+// threshold, target pages; search form levels: template, query field, values that worked);
+// saved crawlers with run (for search forms: query values, policy and budget), import and exports.
 //
 // It survives the popup closing and the worker stopping: it polls the worker every half second,
 // and each poll wakes a stopped worker, which resumes its jobs. Exports are built here (the wasm
@@ -71,6 +72,18 @@ function renderJob(job) {
   $('n-rate').textContent = (job.rate ?? 0).toFixed(1);
   $('n-elapsed').textContent = fmtSeconds(p.elapsedMs ?? 0);
   $('n-errors').textContent = job.errorCount ?? 0;
+  // Crawls of search forms: queries issued of the budget, and the last one answered.
+  const forms = job.kind === 'crawl' && job.queryBudget !== null && job.queryBudget !== undefined;
+  $('queries-box').hidden = !forms;
+  $('n-queries').textContent = forms ? `${p.queries ?? 0} / ${job.queryBudget}` : '';
+  const q = forms ? job.lastQuery : null;
+  // Each search form level has its own budget: per level when there are several.
+  const perLevel = Object.entries(job.formLevels ?? {});
+  const levels = perLevel.length > 1 ? ` Per search form: ${perLevel.map(([l, r]) => `E${l} ${r.issued} / ${r.budget}`).join(' · ')}.` : '';
+  $('job-query').hidden = !q;
+  $('job-query').textContent = q
+    ? `Last query “${q.query}” (E${q.level}): ${q.resultPages} result page${q.resultPages === 1 ? '' : 's'}, ${q.documents} documents · ${q.targets} targets so far.${levels}`
+    : '';
   $('job-current').textContent = job.status === 'running' ? job.current ?? '' : '';
   $('job-error').textContent = job.error ?? '';
   $('job-errors').replaceChildren(...(job.errors ?? []).map((e) => el('li', `${e.url}: ${e.what}`)));
@@ -100,6 +113,7 @@ function renderResult() {
   const levels = pattern?.levels ?? [];
   // One card per level: what it is, its regexes, sample paths (narrow side panels: no table).
   $('levels').replaceChildren(...levels.map((l, i) => {
+    if (l.form) return formCard(l, i);
     const last = i === levels.length - 1;
     const card = el('div', undefined, 'card level');
     const what = last ? 'target pages' : `pages followed${l.paginate ? ', with their pagination' : ''}`;
@@ -120,6 +134,8 @@ function renderResult() {
     return card;
   }));
 
+  renderRunForms(crawler, levels.filter((l) => l.form).map((l) => l.form));
+
   const learnJob = state.jobs.find((j) => j.id === crawler.learnJobId);
   const lastCrawl = state.jobs.find((j) => j.kind === 'crawl' && j.crawlerId === crawler.id && j.status === 'done');
   const cov = lastCrawl?.result?.coverage;
@@ -137,6 +153,51 @@ function renderResult() {
     $('histogram').textContent = histogram(result.similarities ?? [], result.threshold);
   }
   refreshPages(crawler, lastCrawl);
+}
+
+/** The card of a search form level: its template, query field and the values that worked. */
+function formCard(level, i) {
+  const f = level.form;
+  const card = el('div', undefined, 'card level form');
+  let action = f.form?.action ?? '';
+  try {
+    action = new URL(action).pathname;
+  } catch { /* shown whole */ }
+  card.append(el('h3', `E${i + 1} · search form · ${String(f.form?.method ?? 'get').toUpperCase()} ${action}`));
+  card.append(el('pre', f.template));
+  const field = (f.form?.fields ?? []).find((x) => x.name === f.queryField);
+  const named = field?.label && field.label !== f.queryField ? `${field.label} (${f.queryField})` : f.queryField;
+  const label = f.queryField ? named : 'none: its choices are enumerated';
+  card.append(el('p', `Query field: ${label}`, 'small query-field'));
+  const shown = (f.values ?? []).slice(0, 8);
+  const more = (f.values ?? []).length - shown.length;
+  const values = shown.length ? shown.map((v) => `“${v}”`).join(', ') + (more > 0 ? `, … (${more} more)` : '') : 'none';
+  card.append(el('p', `Values that worked: ${values}`, 'small values'));
+  card.append(el('p', `Policy ${f.policy}, ${f.budget} queries, ${f.maxResultPages} result pages each`, 'small'));
+  return card;
+}
+
+/** The query settings of the next run, for a crawler with search form levels (reset per crawler). */
+function renderRunForms(crawler, forms) {
+  const box = $('run-forms');
+  box.hidden = forms.length === 0;
+  if (!forms.length || box.dataset.crawlerId === crawler.id) return;
+  box.dataset.crawlerId = crawler.id;
+  box.querySelector('legend').textContent = forms.length > 1
+    ? `Search form queries of the next run (each of its ${forms.length} search forms)`
+    : 'Search form queries of the next run';
+  $('form-queries').value = '';
+  $('form-policy').value = forms[0].policy ?? 'adaptive';
+  $('form-budget').value = forms[0].budget ?? 100;
+}
+
+/** The run's settings from the form fields: {forms: {queries, policy, budget}} or {}. */
+function runSettings() {
+  if ($('run-forms').hidden) return {};
+  const queries = $('form-queries').value.split(/[\n,]/).map((v) => v.trim()).filter(Boolean);
+  const budget = Number($('form-budget').value);
+  if (!(Number.isInteger(budget) && budget >= 1)) throw new Error('The query budget must be a whole number ≥ 1.');
+  return { forms: { queries, policy: $('form-policy').value, budget } };
 }
 
 /** A text histogram of the similarities seen while mapping, in tenths. */
@@ -280,7 +341,7 @@ const jobId = () => $('job').dataset.jobId;
 $('pause').addEventListener('click', () => act(() => send({ type: 'pauseJob', jobId: jobId() })));
 $('resume').addEventListener('click', () => act(() => send({ type: 'resumeJob', jobId: jobId() })));
 $('cancel').addEventListener('click', () => act(() => send({ type: 'cancelJob', jobId: jobId() })));
-$('run').addEventListener('click', () => act(() => send({ type: 'runCrawler', crawlerId: state.selected })));
+$('run').addEventListener('click', () => act(() => send({ type: 'runCrawler', crawlerId: state.selected, settings: runSettings() }), $('run-error')));
 $('relearn').addEventListener('click', () => act(async () => {
   const crawler = selectedCrawler();
   await send({ type: 'relearn', jobId: crawler.learnJobId, threshold: Number($('threshold').value) });

@@ -260,7 +260,8 @@ impl Job {
     /// target, state}`, `{type: "skipped", url, reason}`, `{type: "finished", reason}`. Crawling:
     /// `{type: "target", url, finalUrl, status, headers, body: Uint8Array, title, similarity,
     /// verified, foundOnLevel, new, fetchedAtMs}`, `{type: "page", url, level, status,
-    /// followed}`, `skipped`, `finished`.
+    /// followed}`, `{type: "query", level, query, issued, budget, resultPages, documents,
+    /// targets}` (a form level's query answered), `skipped`, `finished`.
     #[wasm_bindgen(js_name = drainEvents)]
     pub fn drain_events(&mut self) -> Result<js_sys::Array, js_sys::Error> {
         let out = js_sys::Array::new();
@@ -293,7 +294,7 @@ impl Job {
     }
 
     /// Counts for the progress display (`fetched`, `targets`, `queued`, `inFlight`, `skipped`,
-    /// `errors`, `bytes`, `elapsedMs`; crawls add `newTargets`, `rejected`).
+    /// `errors`, `bytes`, `elapsedMs`; crawls add `newTargets`, `rejected`, `queries`).
     pub fn progress(&self) -> Result<JsValue, js_sys::Error> {
         match &self.inner {
             Inner::Learn(m) => to_js(&m.progress()),
