@@ -2,7 +2,7 @@
 //! [`Mapper`] and [`Crawler`] so the extension's service worker pumps them with the browser's
 //! `fetch`.
 //!
-//! The driver loop: `poll(now)` → `{type: "fetch", id, url, kind}` (perform it, then
+//! The driver loop: `poll(now)` → `{type: "fetch", id, url, kind, post?}` (perform it, then
 //! `handleResponse` / `handleFailure` with that id), `{type: "wait", untilMs}`, `{type: "busy"}`
 //! or `{type: "done"}`; `drainEvents()` after each step. `snapshot()` is a JSON string of the
 //! whole state and `Job.restore(snapshot)` brings it back (in-flight requests are asked again),
@@ -51,6 +51,9 @@ enum PollJs {
         id: u64,
         url: String,
         kind: crate::fetch::RequestKind,
+        /// A POST form submission's body (`{body, contentType}`); absent for a GET.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        post: Option<crate::fetch::PostBody>,
     },
     #[serde(rename_all = "camelCase")]
     Wait {
@@ -204,6 +207,7 @@ impl Job {
                 id: r.id,
                 url: r.url,
                 kind: r.kind,
+                post: r.post,
             },
             Poll::WaitUntil(t) => PollJs::Wait { until_ms: t },
             Poll::Busy => PollJs::Busy,

@@ -434,3 +434,72 @@ test('an open side panel shows a job as soon as it starts', async () => {
   await finished(jobId);
   await panel.close();
 });
+
+/** A library whose books are found only through a POST search form (5 results per page, paged
+ * with POST submit buttons). Returns {url, matches(word), close()}. */
+async function postLibrary() {
+  const { createServer } = await import('node:http');
+  const words = ['music', 'water', 'story', 'garden', 'river', 'winter'];
+  const bookWords = (i) => [words[i % 6], words[(i * 7 + 3) % 6], 'book'];
+  const books = Array.from({ length: 30 }, (_, i) => i + 1);
+  const matches = (w) => books.filter((i) => bookWords(i).includes(w));
+  const page = (title, body) => `<!DOCTYPE html><html><head><title>${title}</title></head><body>` +
+    `<header><a href="/">Library</a></header><main>${body}</main><footer>City library</footer></body></html>`;
+  const form = (q, pages = 0, current = 1) => `<form action="/search" method="post"><input type="search" name="q" value="${q}">` +
+    `<input type="submit" value="Search">${Array.from({ length: pages }, (_, k) =>
+      `<input type="submit" name="page" value="${k + 1}"${k + 1 === current ? ' disabled' : ''}>`).join('')}</form>`;
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      const url = new URL(req.url, 'http://x');
+      const send = (status, html) => { res.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }); res.end(html); };
+      if (url.pathname === '/') return send(200, page('Library', `<h1>Find a book</h1>${form('')}`));
+      if (url.pathname === '/search') {
+        if (req.method !== 'POST') return send(405, page('Search', 'POST only'));
+        const p = new URLSearchParams(body);
+        const hits = matches(p.get('q') ?? '');
+        if (!hits.length) return send(200, page('Search', `<p>No books match.</p>${form(p.get('q') ?? '')}`));
+        const pages = Math.ceil(hits.length / 5);
+        const n = Math.min(Math.max(Number(p.get('page') ?? 1) || 1, 1), pages);
+        const list = hits.slice((n - 1) * 5, n * 5).map((i) => `<li><a href="/book/${i}">Book ${i}</a></li>`).join('');
+        return send(200, page(`Search: ${p.get('q')}`, `<p>${hits.length} books</p><ol>${list}</ol>${form(p.get('q'), pages, n)}`));
+      }
+      const m = /^\/book\/(\d+)$/.exec(url.pathname);
+      if (m && books.includes(Number(m[1]))) {
+        const i = Number(m[1]);
+        return send(200, page(`Book ${i}`, `<article><h1>Book ${i}</h1><p>${bookWords(i).join(' ')}</p><a href="/">Back</a></article>`));
+      }
+      return send(404, page('Not found', 'Not found'));
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}/`, matches, close: () => new Promise((r) => server.close(r)) };
+}
+
+test('a POST search form: the extension submits it, learns a POST form level and crawls through it', async () => {
+  const lib = await postLibrary();
+  try {
+    const { jobId } = await call({
+      type: 'startLearn', exampleUrl: lib.url + 'book/3', settings: { ...FAST, crawlAfterLearning: false },
+    });
+    const learn = await finished(jobId);
+    assert.equal(learn.status, 'done', learn.error);
+    const form = learn.result.levels.find((l) => l.form)?.form;
+    assert.ok(form, JSON.stringify(learn.result.levels));
+    assert.equal(form.form.method, 'post');
+    assert.equal(form.queryField, 'q');
+    // Run it with one value: every result page is read (POST pagination buttons).
+    const { jobId: crawlId } = await call({
+      type: 'runCrawler', crawlerId: learn.crawlerId, settings: { forms: { queries: ['water'], policy: 'values', budget: 1 } },
+    });
+    const crawl = await finished(crawlId);
+    assert.equal(crawl.status, 'done', crawl.error);
+    const got = (await pagesOf(learn.crawlerId)).filter((p) => p.jobId === crawlId).map((p) => p.url).sort();
+    const want = lib.matches('water').map((i) => `${lib.url}book/${i}`).sort();
+    assert.ok(want.length > 5, 'more than one result page');
+    assert.deepEqual(got, want);
+  } finally {
+    await lib.close();
+  }
+});
