@@ -6,7 +6,8 @@
 //! and handed to the driver in [`Event::Target`] (body included, so the driver streams them to
 //! its exports and the crawler keeps nothing but URLs and signatures), optionally verified
 //! with RTDM against the example. At the end, [`Crawler::coverage`] compares the targets with
-//! those the pattern was learned from.
+//! those the pattern was learned from. Form levels are entered by issuing queries (see
+//! `crawler/forms.rs`).
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};

@@ -4,7 +4,8 @@
 //! fetched HTML page is compared with the example (RTDM); pages at least θ similar are targets
 //! and are not expanded, the others' same-site links are queued. It keeps the link graph of the
 //! pages it expanded (node ids, not HTML) in a [`SiteMap`], from which [`crate::pattern`] learns
-//! the navigation pattern.
+//! the navigation pattern. Forms met on the way are filled and submitted (`mapper/forms.rs`); their
+//! submissions are nodes like links.
 //!
 //! The driver loop is: `poll(now)` → perform the [`crate::fetch::FetchRequest`] → `handle(id, result, now)` →
 //! `drain_events()`, until `poll` says [`Poll::Done`]. [`Mapper::snapshot`] /
@@ -127,7 +128,7 @@ pub enum NodeState {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Node {
-    /// Canonical URL.
+    /// Canonical URL (for a POST submission, its key `action#exemplar-post=body`).
     pub url: String,
     /// The page that first linked to it (breadth-first tree); None for the entry.
     pub parent: Option<u32>,
