@@ -217,6 +217,10 @@ pub struct Snapshot {
     finished_sent: bool,
     #[serde(default)]
     runs: Vec<forms::FormRun>,
+    /// URLs skipped as the same content as another page (URL → that page), so a known target
+    /// met under another URL still counts as reached.
+    #[serde(default)]
+    aliases: HashMap<String, String>,
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -286,6 +290,7 @@ impl Crawler {
             stopped: None,
             finished_sent: false,
             runs: Vec::new(),
+            aliases: HashMap::new(),
         })
     }
 
@@ -387,12 +392,24 @@ impl Crawler {
     /// Coverage against the pattern's known targets.
     pub fn coverage(&self) -> Coverage {
         let got: HashSet<&String> = self.state.targets.iter().collect();
+        // A known target reached under another URL (same content) is reached.
+        let reached = |t: &String| {
+            got.contains(t) || self.state.aliases.get(t).is_some_and(|a| got.contains(a))
+        };
+        // Targets that are a known target under another URL are not new.
+        let known_under_alias: HashSet<&str> = self
+            .state
+            .pattern
+            .known_targets
+            .iter()
+            .filter_map(|k| self.state.aliases.get(k).map(String::as_str))
+            .collect();
         let missed: Vec<String> = self
             .state
             .pattern
             .known_targets
             .iter()
-            .filter(|t| !got.contains(t))
+            .filter(|t| !reached(t))
             .cloned()
             .collect();
         Coverage {
@@ -403,7 +420,7 @@ impl Crawler {
                 .state
                 .targets
                 .iter()
-                .filter(|t| !self.known.contains(*t))
+                .filter(|t| !self.known.contains(*t) && !known_under_alias.contains(t.as_str()))
                 .cloned()
                 .collect(),
         }
@@ -515,6 +532,7 @@ impl Crawler {
         let signature = page_signature(&page, &links);
         if let Some(of) = self.state.signatures.get(&signature) {
             let of = of.clone();
+            self.state.aliases.insert(url.clone(), of.clone());
             return self.skip(url, format!("same content as {of}"));
         }
         self.state.signatures.insert(signature, url.clone());
