@@ -302,6 +302,9 @@ pub(super) fn annotate(levels: &mut Vec<Level>, map: &SiteMap) -> Result<(), Pat
         level.paginate = true;
         level.form = Some(fl);
     }
+    if attached.is_empty() {
+        return Ok(());
+    }
     // Levels emptied above go; the target level always stays.
     let last = levels.len() - 1;
     let mut i = 0;
@@ -309,6 +312,27 @@ pub(super) fn annotate(levels: &mut Vec<Level>, map: &SiteMap) -> Result<(), Pat
         i += 1;
         i - 1 == last || !l.regexes.is_empty()
     });
+    // Result pages link any document of the site, not only what the levels' pages linked while
+    // the target regexes were generalised: the target level is generalised again against every
+    // fetched page that is not a target, so no document a query returns is taken for a target.
+    let pos: Vec<&str> = map
+        .nodes
+        .iter()
+        .filter(|n| n.state == NodeState::Target)
+        .map(|n| n.url.as_str())
+        .collect();
+    let neg: Vec<&str> = map
+        .nodes
+        .iter()
+        .filter(|n| n.state == NodeState::Page && n.form.is_none())
+        .map(|n| n.url.as_str())
+        .collect();
+    let strict = super::generalise(&pos, &neg, url_pattern::DEFAULT_K);
+    if let Some(target) = levels.last_mut()
+        && !strict.is_empty()
+    {
+        target.regexes = strict;
+    }
     Ok(())
 }
 
