@@ -280,6 +280,39 @@ fn snapshots_mid_query_lose_nothing() {
     assert_eq!(again, targets);
 }
 
+/// Runs the exported Scrapy project (from .venv) with `-a queries=FILE`; the URLs it collected.
+fn scrapy_urls(
+    project: &std::path::Path,
+    base: &str,
+    queries: &std::path::Path,
+    dir: &std::path::Path,
+) -> Vec<String> {
+    let port = base.rsplit(':').next().expect("port");
+    let items = dir.join("items.jsonl");
+    let scrapy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
+    let out = std::process::Command::new(&scrapy)
+        .current_dir(project)
+        .args(["crawl", &format!("site_127_0_0_1_{port}"), "-O"])
+        .arg(&items)
+        .args(["-a", &format!("queries={}", queries.display())])
+        .args(["-s", "LOG_LEVEL=WARNING", "-s", "DOWNLOAD_DELAY=0"])
+        .output()
+        .expect("scrapy (./build.sh setup installs it into .venv)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&items)
+        .expect("items")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json line");
+            v["url"].as_str().expect("url").to_string()
+        })
+        .collect()
+}
+
 fn exemplar(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_exemplar"))
         .args(args)
@@ -348,29 +381,8 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let port = base.rsplit(':').next().expect("port");
-    let items = dir.join("items.jsonl");
-    let scrapy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
-    let out = std::process::Command::new(&scrapy)
-        .current_dir(&project)
-        .args(["crawl", &format!("site_127_0_0_1_{port}"), "-O"])
-        .arg(&items)
-        .args(["-a", &format!("queries={}", queries.display())])
-        .args(["-s", "LOG_LEVEL=WARNING", "-s", "DOWNLOAD_DELAY=0"])
-        .output()
-        .expect("scrapy (./build.sh setup installs it into .venv)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let scraped: BTreeSet<String> = std::fs::read_to_string(&items)
-        .expect("items")
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("json line");
-            v["url"].as_str().expect("url").to_string()
-        })
+    let scraped: BTreeSet<String> = scrapy_urls(&project, &base, &queries, &dir)
+        .into_iter()
         .collect();
     assert_eq!(
         scraped, want,
@@ -530,30 +542,7 @@ fn a_post_search_form_is_learned_crawled_and_exported() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let port = base.rsplit(':').next().expect("port");
-    let items = dir.join("items.jsonl");
-    let scrapy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
-    let out = std::process::Command::new(&scrapy)
-        .current_dir(&project)
-        .args(["crawl", &format!("site_127_0_0_1_{port}"), "-O"])
-        .arg(&items)
-        .args(["-a", &format!("queries={}", queries.display())])
-        .args(["-s", "LOG_LEVEL=WARNING", "-s", "DOWNLOAD_DELAY=0"])
-        .output()
-        .expect("scrapy");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let scraped: Vec<String> = std::fs::read_to_string(&items)
-        .expect("items")
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("json line");
-            v["url"].as_str().expect("url").to_string()
-        })
-        .collect();
+    let scraped = scrapy_urls(&project, &base, &queries, &dir);
     assert_eq!(book_ids(&base, &scraped), want);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -554,7 +554,9 @@ pub fn triage(page: &Page) -> Vec<FormSpec> {
         .collect()
 }
 
-fn pagination_words() -> &'static HashSet<String> {
+/// Labels of pagination buttons besides page numbers (`data/forms/pagination-words.txt`),
+/// lower case.
+pub fn pagination_words() -> &'static HashSet<String> {
     static SET: OnceLock<HashSet<String>> = OnceLock::new();
     SET.get_or_init(|| {
         data_words(include_str!("../../data/forms/pagination-words.txt"))

@@ -682,14 +682,7 @@ impl Adaptive {
 
     /// Seeded from the example page: its terms, most frequent first (ties: earlier first).
     pub fn from_page(example: &Page) -> Adaptive {
-        let mut count: HashMap<&str, (usize, usize)> = HashMap::new();
-        for (pos, t) in example.terms.iter().enumerate() {
-            count.entry(t.as_str()).or_insert((0, pos)).0 += 1;
-        }
-        let mut ranked: Vec<(&str, usize, usize)> =
-            count.into_iter().map(|(t, (c, p))| (t, c, p)).collect();
-        ranked.sort_by_key(|&(_, c, p)| (std::cmp::Reverse(c), p));
-        Adaptive::new(ranked.into_iter().map(|(t, ..)| t.to_string()).collect())
+        Adaptive::new(frequent_terms(example))
     }
 
     /// Uses `estimator` for `P(q)`.
@@ -849,6 +842,19 @@ impl Policy for Adaptive {
     fn observe_with_total(&mut self, query: &str, docs: &[DocTerms], total: Option<u64>) {
         Adaptive::observe_with_total(self, query, docs, total);
     }
+}
+
+/// The terms of `page`, most frequent first (ties: earlier first): the adaptive policy's first
+/// queries.
+pub fn frequent_terms(page: &Page) -> Vec<String> {
+    let mut count: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (pos, t) in page.terms.iter().enumerate() {
+        count.entry(t.as_str()).or_insert((0, pos)).0 += 1;
+    }
+    let mut ranked: Vec<(&str, usize, usize)> =
+        count.into_iter().map(|(t, (c, p))| (t, c, p)).collect();
+    ranked.sort_by_key(|&(_, c, p)| (std::cmp::Reverse(c), p));
+    ranked.into_iter().map(|(t, ..)| t.to_string()).collect()
 }
 
 /// Whether `term` is worth querying: what [`terms`] keeps (lower-case, a letter, not a stop

@@ -158,22 +158,6 @@ pub fn form_key(spec: &FormSpec) -> String {
     format!("{:?} {action} {}", spec.method, names.join(","))
 }
 
-/// The example's terms, most frequent first (ties: earlier first).
-pub(super) fn ranked_terms(page: &Page, n: usize) -> Vec<String> {
-    let mut count: HashMap<&str, (usize, usize)> = HashMap::new();
-    for (pos, t) in page.terms.iter().enumerate() {
-        count.entry(t.as_str()).or_insert((0, pos)).0 += 1;
-    }
-    let mut ranked: Vec<(&str, usize, usize)> =
-        count.into_iter().map(|(t, (c, p))| (t, c, p)).collect();
-    ranked.sort_by_key(|&(_, c, p)| (std::cmp::Reverse(c), p));
-    ranked
-        .into_iter()
-        .take(n)
-        .map(|(t, ..)| t.to_string())
-        .collect()
-}
-
 impl Mapper {
     /// The usable forms of `page` not met before, with their thesis values (computed now, while
     /// the page is at hand).

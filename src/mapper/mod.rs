@@ -418,7 +418,8 @@ impl Mapper {
         let page = Page::parse(&ex.body, &ex.url, ex.content_type.as_deref(), &parse)
             .map_err(|e| MapError(format!("example page {}: {e}", ex.url)))?;
         let example = Example::new(&page, state.config.similarity);
-        let seeds = forms::ranked_terms(&page, forms::SEEDS);
+        let mut seeds = crate::forms::query::frequent_terms(&page);
+        seeds.truncate(forms::SEEDS);
         Ok(Mapper {
             state,
             scope,
