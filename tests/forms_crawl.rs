@@ -546,3 +546,76 @@ fn a_post_search_form_is_learned_crawled_and_exported() {
     assert_eq!(book_ids(&base, &scraped), want);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Maps the library in memory, one request at a time, restoring from a JSON snapshot after
+/// every `every` responses (0: never); the final map.
+fn map_in_memory(lib: &Library, every: usize) -> exemplar::mapper::SiteMap {
+    use exemplar::mapper::Mapper;
+    let example = lib.respond("/book/3");
+    let mut m = Mapper::new(
+        "http://lib.test/",
+        ExamplePage {
+            url: "http://lib.test/book/3".into(),
+            body: example.body,
+            content_type: Some("text/html".into()),
+        },
+        MapConfig {
+            politeness: fast(),
+            ..MapConfig::default()
+        },
+    )
+    .expect("mapper");
+    let mut now = 0;
+    let mut answered = 0;
+    for _ in 0..100_000 {
+        match m.poll(now) {
+            Poll::Fetch(r) => {
+                let path = r.url.splitn(4, '/').nth(3).unwrap_or("");
+                let resp = if r.url.ends_with("robots.txt") {
+                    exemplar::serve::Response {
+                        status: 404,
+                        ..exemplar::serve::Response::html(String::new())
+                    }
+                } else {
+                    lib.respond(&format!("/{path}"))
+                };
+                m.handle(
+                    r.id,
+                    FetchResult::Response(FetchResponse {
+                        status: resp.status,
+                        final_url: String::new(),
+                        headers: resp.headers,
+                        body: resp.body,
+                        truncated: false,
+                    }),
+                    now,
+                );
+                answered += 1;
+                if every > 0 && answered % every == 0 {
+                    let snap = serde_json::to_string(&m.snapshot()).expect("serialises");
+                    m = Mapper::restore(serde_json::from_str(&snap).expect("parses"))
+                        .expect("restores");
+                }
+            }
+            Poll::WaitUntil(t) => now = t,
+            Poll::Busy => panic!("nothing in flight"),
+            Poll::Done => return m.into_site_map(),
+        }
+    }
+    panic!("unbounded mapping");
+}
+
+#[test]
+fn mapping_snapshots_mid_form_analysis_lose_nothing() {
+    let lib = Library::new(40);
+    let straight = map_in_memory(&lib, 0);
+    assert!(
+        matches!(straight.forms[0].state, FormState::Analysed { .. }),
+        "{:?}",
+        straight.forms[0].state
+    );
+    assert!(straight.targets().count() >= 3);
+    // Restored after every other response: submissions answered, responses held back for the
+    // analysis and the sampling generator all survive.
+    assert_eq!(map_in_memory(&lib, 2), straight);
+}
