@@ -227,7 +227,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     }
     let _ = writeln!(
         md,
-        "\nReading the table: *found mapping* counts the pages the mapper judged similar to the example (θ = {:.2}, the default view and kind weight), with how many of them are true targets; the crawl then collects what the pattern learned from them reaches. When *found crawling* equals *found mapping* and precision equals the mapping's, the pattern and the crawler lose nothing: the remaining errors are similarity decisions (see `docs/similarity.md`, *What remains*: SFML's two class pages without members look less like the example than the namespace, group and header pages Doxygen builds from the same template; seven Python module pages declare no `module-` kind named after the page, being titled after a tool or topic or documenting a module named other than the file).",
+        "\nReading the table: *found mapping* counts the pages the mapper judged similar to the example (θ = {:.2}, the default view, kind and place weights), with how many of them are true targets; the crawl then collects what the pattern learned from them reaches. When *found crawling* equals *found mapping* and precision equals the mapping's, the pattern and the crawler lose nothing: the remaining errors are similarity decisions (see `docs/similarity.md`, *What remains*: SFML's two class pages without members look less like the example than the namespace, group and header pages Doxygen builds from the same template).",
         crate::similarity::DEFAULT_THRESHOLD
     );
     for f in &figures {

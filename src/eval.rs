@@ -11,7 +11,7 @@ use std::time::Instant;
 use crate::devsites::DevSite;
 use crate::dom::{Page, ParseOptions};
 use crate::rtdm::{Prepared, Rtdm};
-use crate::similarity::{Collapse, Options, View, kind_agreement};
+use crate::similarity::{Collapse, Options, View, place, place_agreement};
 
 /// Similarities of one site's pages to its example.
 pub struct SiteScores {
@@ -177,27 +177,39 @@ pub fn score_site(
     pages: &[(String, bool, Page)],
     view: View,
 ) -> Result<SiteScores, String> {
+    score_site_with(
+        site,
+        pages,
+        Options {
+            view,
+            ..Options::default()
+        },
+    )
+}
+
+/// Scores every page of a parsed site against its example under `options` (view, kind and
+/// place weights; θ is not used).
+pub fn score_site_with(
+    site: &DevSite,
+    pages: &[(String, bool, Page)],
+    options: Options,
+) -> Result<SiteScores, String> {
+    let view = options.view;
     let example = pages
         .iter()
         .find(|p| p.0 == site.example)
         .ok_or_else(|| format!("{}: example {} not found", site.name, site.example))?;
-    let options = Options {
-        view,
-        ..Options::default()
-    };
     let ex = Prepared::new(view.apply(&example.2.tree));
-    let ex_kinds = options.page_kinds(&example.2.tree);
+    let ex_kinds = options.example_kinds(&example.2.tree);
+    let ex_place = place(&example.2.url);
     let mut rtdm = Rtdm::new();
     let start = Instant::now();
     let scores = pages
         .iter()
         .map(|(path, target, page)| {
             let other = Prepared::new(view.apply(&page.tree));
-            let agreement = kind_agreement(
-                &ex_kinds,
-                &options.page_kinds(&page.tree),
-                options.kind_weight,
-            );
+            let agreement = options.agreement(&ex_kinds, &page.tree)
+                * place_agreement(&ex_place, &place(&page.url), options.place_weight);
             let similarity = rtdm.compare(&ex, &other).similarity;
             (path.clone(), similarity * agreement, *target)
         })
@@ -280,6 +292,36 @@ pub fn views() -> Vec<(String, View)> {
     out
 }
 
+/// The settings measured: every view of [`views`] with the default kind and place weights, then
+/// the default view without the place weight and without both weights.
+pub fn variants() -> Vec<(String, Options)> {
+    let default = Options::default();
+    let mut out: Vec<(String, Options)> = views()
+        .into_iter()
+        .map(|(name, view)| (name, Options { view, ..default }))
+        .collect();
+    let name = views()
+        .into_iter()
+        .find(|(_, v)| *v == default.view)
+        .map_or_else(|| "default view".to_string(), |(n, _)| n);
+    out.push((
+        format!("{name}, no place weight"),
+        Options {
+            place_weight: 0.0,
+            ..default
+        },
+    ));
+    out.push((
+        format!("{name}, no place or kind weight"),
+        Options {
+            place_weight: 0.0,
+            kind_weight: 0.0,
+            ..default
+        },
+    ));
+    out
+}
+
 /// Runs the whole calibration and renders the Markdown report.
 pub fn similarity_report(sites: &[DevSite]) -> Result<String, String> {
     let default = Options::default();
@@ -292,7 +334,9 @@ pub fn similarity_report(sites: &[DevSite]) -> Result<String, String> {
          default θ = {}. Views: *tags* labels elements by tag name (design §1, published RTDM); \
          *classes* by tag plus class tokens (`div.refentry`); *+ ids* also labels an element whose id \
          is a kind prefix plus the page's own name with that kind (`id=\"module-json\"` on `json.html`: \
-         `section#module-`), and pages lacking the example's kinds keep half their similarity; \
+         `section#module-`), and pages declaring none of the example's kinds (by that label or by any \
+         id with the kind's prefix that is not a heading's anchor) keep half their similarity; \
+         pages outside the example's directory keep 90% (*place weight* 0.1); \
          *top ×w to depth t* counts a node at branching depth d < t 1 + w·(t − d) times; *consecutive* keeps the first of each \
          run of same-label siblings, *all* the first sibling of each label, *merge* the tree of \
          distinct label paths; *depth ≤ d* cuts below branching depth d (ancestors with ≥ 2 \
@@ -311,15 +355,16 @@ pub fn similarity_report(sites: &[DevSite]) -> Result<String, String> {
     );
     let mut default_rows = Vec::new();
     let mut summary = Vec::new();
-    for (name, view) in views() {
-        let name = if view == default.view {
+    for (name, options) in variants() {
+        let is_default = options == default;
+        let name = if is_default {
             format!("**{name} (default)**")
         } else {
             name
         };
         let mut all_scores: Vec<Vec<(String, f64, bool)>> = Vec::new();
         for (site, pages) in &parsed {
-            let s = score_site(site, pages, view)?;
+            let s = score_site_with(site, pages, options)?;
             let f = figures(&s.scores, default.threshold);
             all_scores.push(s.scores.clone());
             let _ = writeln!(
@@ -339,7 +384,7 @@ pub fn similarity_report(sites: &[DevSite]) -> Result<String, String> {
                 f.auto_errors,
                 s.seconds
             );
-            if view == default.view {
+            if is_default {
                 default_rows.push(s);
             }
         }

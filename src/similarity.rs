@@ -14,9 +14,13 @@
 //! it; [`View::weigh`]), and (5) labels an element whose id is a kind prefix plus the page's own
 //! name with that kind (`id="module-json"` on `json.html` is `section#module-`): generators name
 //! a page's main element after the page, and the prefix says what kind of page it is (Sphinx
-//! module pages vs the other library pages, built from the same template). A page lacking the
+//! module pages vs the other library pages, built from the same template). A page declares the
+//! example's kind by that label or by any id with the kind's prefix that is not a heading's
+//! anchor (`module-xml.parsers.expat` on `pyexpat.html`; [`declared_kinds`]); a page lacking the
 //! kinds the example declares keeps only part of its similarity ([`kind_agreement`],
-//! [`Options::kind_weight`]). Does not own the distance itself ([`crate::rtdm`]).
+//! [`Options::kind_weight`]). (6) A page outside the example's directory keeps 90% of its score
+//! ([`place_agreement`], [`Options::place_weight`]): look-alikes from other sections of a site.
+//! Does not own the distance itself ([`crate::rtdm`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -299,12 +303,15 @@ pub struct Options {
     /// How much a page loses for lacking the kinds the example declares in its ids (see
     /// [`kind_agreement`]), in [0, 1]: 0 ignores kinds, 1 rules such pages out.
     pub kind_weight: f64,
+    /// How much a page loses for living outside the example's part of the site (see
+    /// [`place_agreement`]), in [0, 1]: 0 ignores URLs.
+    pub place_weight: f64,
 }
 
 /// The default θ, chosen from the development sites' figures (`docs/similarity.md`): under the
-/// default view (id kinds, top weights) and kind weight, θ from 0.78 to 0.86 separates
-/// PostgreSQL's and commons-lang3's pages with no error and leaves SFML and Python at or near their
-/// floors (2–6 and 7 errors: pages no structural view tells apart); 0.84 is inside the plateau
+/// default view (id kinds, top weights), kind and place weights, θ from 0.80 to 0.86 separates
+/// PostgreSQL's, commons-lang3's and Python's pages with no error and leaves SFML at its floor
+/// (2 errors: pages no structural view tells apart); 0.84 is inside the plateau
 /// with the fewest errors (0.84–0.86) with room on both sides of PostgreSQL's gap (0.78–0.87),
 /// and keeps template-only pages of small sites (an "About" page beside product pages, 0.77) out.
 pub const DEFAULT_THRESHOLD: f64 = 0.84;
@@ -317,13 +324,66 @@ pub const DEFAULT_THRESHOLD: f64 = 0.84;
 /// the pages it lowers. Sites whose ids declare no kinds are unaffected.
 pub const DEFAULT_KIND_WEIGHT: f64 = 0.5;
 
+/// The default place weight: a page outside the example's directory keeps 90% of its score.
+/// Chosen on the development sites (`docs/similarity.md`): Python's `whatsnew/2.5.html` and
+/// `distutils/apiref.html` are built from the library pages' template and declare `module-` ids
+/// like module pages, and only their place tells them apart; every target of the four sites
+/// lives under its example's directory. Small, so pages spread over sibling directories
+/// (`/shoes/…`, `/hats/…`) with the example's structure still pass.
+pub const DEFAULT_PLACE_WEIGHT: f64 = 0.1;
+
 impl Default for Options {
     fn default() -> Self {
         Options {
             threshold: DEFAULT_THRESHOLD,
             view: View::default(),
             kind_weight: DEFAULT_KIND_WEIGHT,
+            place_weight: DEFAULT_PLACE_WEIGHT,
         }
+    }
+}
+
+/// The part of a site a page lives in: the directories of its URL's path (every segment before
+/// the page's own name), digit runs generalised (`/2019/01/post.html` and `/2020/03/other.html`
+/// live in one place). Empty for pages at the root and for URLs that do not parse.
+pub fn place(url: &str) -> Vec<String> {
+    let Ok(u) = url::Url::parse(url) else {
+        return Vec::new();
+    };
+    let Some(segments) = u.path_segments() else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<String> = segments.filter(|s| !s.is_empty()).map(generalise).collect();
+    dirs.pop();
+    dirs
+}
+
+/// A path segment with its digit runs replaced by one `0`.
+fn generalise(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    let mut in_digits = false;
+    for c in segment.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('0');
+            }
+            in_digits = true;
+        } else {
+            out.push(c);
+            in_digits = false;
+        }
+    }
+    out
+}
+
+/// How far a page's place agrees with the example's, as a factor on its similarity: 1 when the
+/// page lives in the example's directory or below it ([`place`]), `1 − weight` elsewhere. Pages
+/// of one kind live under one path on most sites; look-alikes from other sections do not.
+pub fn place_agreement(example: &[String], page: &[String], weight: f64) -> f64 {
+    if page.starts_with(example) {
+        1.0
+    } else {
+        1.0 - weight.clamp(0.0, 1.0)
     }
 }
 
@@ -340,6 +400,53 @@ pub fn kinds(tree: &Tree) -> Vec<Label> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// A kind the example declares: its kind label (`section#module-`) and the id prefix that names
+/// it (`module-`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kind {
+    /// The element's class label refined with the kind.
+    pub label: Label,
+    /// The id prefix, lower-cased, separator included.
+    pub prefix: String,
+}
+
+/// The kinds a tree declares with their id prefixes ([`kinds`]).
+pub fn kinds_with_prefixes(tree: &Tree) -> Vec<Kind> {
+    kinds(tree)
+        .into_iter()
+        .filter_map(|label| {
+            let name = tree.label_name(label);
+            let (_, prefix) = name.rsplit_once('#')?;
+            Some(Kind {
+                label,
+                prefix: prefix.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// The example's kinds a page declares: by the same kind label (an id naming the page after the
+/// kind prefix), or by an id of the page with the kind's prefix that is not a heading's anchor
+/// ([`Tree::id_prefixes`]: `module-xml.parsers.expat` on `pyexpat.html`, `module-lib2to3` on
+/// `2to3.html`).
+pub fn declared_kinds(example: &[Kind], tree: &Tree) -> Vec<Label> {
+    if example.is_empty() {
+        return Vec::new();
+    }
+    let own = kinds(tree);
+    example
+        .iter()
+        .filter(|k| {
+            own.contains(&k.label)
+                || tree
+                    .id_prefixes()
+                    .binary_search_by(|p| p.as_str().cmp(&k.prefix))
+                    .is_ok()
+        })
+        .map(|k| k.label)
+        .collect()
 }
 
 /// How far a page agrees with the kinds the example declares, as a factor on its similarity:
@@ -373,6 +480,12 @@ impl Options {
                 self.kind_weight
             ));
         }
+        if !(0.0..=1.0).contains(&self.place_weight) {
+            return Err(format!(
+                "place weight must be in [0, 1], got {}",
+                self.place_weight
+            ));
+        }
         Ok(())
     }
 }
@@ -387,7 +500,11 @@ pub struct Verdict {
     /// Agreement with the kinds the example declares ([`kind_agreement`]; 1 when it declares
     /// none).
     pub kind_agreement: f64,
-    /// `similarity × kind_agreement`: what θ is applied to.
+    /// Agreement with the example's place in the site ([`place_agreement`]; 1 when the example
+    /// was prepared without its URL).
+    #[serde(default = "one")]
+    pub place_agreement: f64,
+    /// `similarity × kind_agreement × place_agreement`: what θ is applied to.
     pub score: f64,
     /// `score >= threshold`.
     pub similar: bool,
@@ -399,14 +516,23 @@ pub struct Verdict {
 pub struct Example {
     prepared: Prepared,
     kinds: Vec<Label>,
+    kind_prefixes: Vec<Kind>,
+    /// The example's place ([`place`]); `None` when prepared from a bare tree.
+    place: Option<Vec<String>>,
     options: Options,
     rtdm: rtdm::Rtdm,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 impl Example {
     /// Prepares the example's tree under the options' view.
     pub fn new(page: &Page, options: Options) -> Example {
-        Example::from_tree(&page.tree, options)
+        let mut example = Example::from_tree(&page.tree, options);
+        example.place = Some(place(&page.url));
+        example
     }
 
     /// Prepares an example from a tree.
@@ -414,6 +540,8 @@ impl Example {
         Example {
             prepared: Prepared::new(options.view.apply(tree)),
             kinds: options.page_kinds(tree),
+            kind_prefixes: options.example_kinds(tree),
+            place: None,
             options,
             rtdm: rtdm::Rtdm::new(),
         }
@@ -441,34 +569,41 @@ impl Example {
 
     /// The kind agreement of a page's tree with the example ([`kind_agreement`]).
     pub fn agreement(&self, tree: &Tree) -> f64 {
-        if self.kinds.is_empty() {
-            return 1.0;
+        self.options.agreement(&self.kind_prefixes, tree)
+    }
+
+    /// The place agreement of a page's URL with the example's ([`place_agreement`]; 1 when the
+    /// example was prepared without its URL).
+    pub fn place_agreement(&self, url: &str) -> f64 {
+        match &self.place {
+            Some(example) if self.options.place_weight > 0.0 => {
+                place_agreement(example, &place(url), self.options.place_weight)
+            }
+            _ => 1.0,
         }
-        kind_agreement(
-            &self.kinds,
-            &self.options.page_kinds(tree),
-            self.options.kind_weight,
-        )
     }
 
     /// Exact comparison with a page.
     pub fn compare(&mut self, page: &Page) -> Verdict {
         let other = self.prepare(page);
         let agreement = self.agreement(&page.tree);
-        self.verdict(&other, agreement)
+        let place = self.place_agreement(&page.url);
+        self.verdict(&other, agreement, place)
     }
 
-    /// Exact comparison with a prepared page, on structure only (kind agreement 1: the
-    /// prepared view does not carry the page's kinds; [`Example::compare`] applies them).
+    /// Exact comparison with a prepared page, on structure only (kind and place agreement 1:
+    /// the prepared view carries neither the page's kinds nor its URL; [`Example::compare`]
+    /// applies them).
     pub fn compare_prepared(&mut self, other: &Prepared) -> Verdict {
-        self.verdict(other, 1.0)
+        self.verdict(other, 1.0, 1.0)
     }
 
-    fn verdict(&mut self, other: &Prepared, kind_agreement: f64) -> Verdict {
+    fn verdict(&mut self, other: &Prepared, kind_agreement: f64, place_agreement: f64) -> Verdict {
         let comparison = self.rtdm.compare(&self.prepared, other);
-        let score = comparison.similarity * kind_agreement;
+        let score = comparison.similarity * kind_agreement * place_agreement;
         Verdict {
             kind_agreement,
+            place_agreement,
             score,
             similar: score >= self.options.threshold,
             threshold: self.options.threshold,
@@ -477,12 +612,13 @@ impl Example {
     }
 
     /// Whether a page is similar to the example (decision mode: stops as soon as known when the
-    /// page agrees with the example's kinds; exact otherwise).
+    /// page agrees with the example's kinds and place; exact otherwise).
     pub fn is_similar(&mut self, page: &Page) -> bool {
         let agreement = self.agreement(&page.tree);
+        let place = self.place_agreement(&page.url);
         let other = self.prepare(page);
-        if agreement < 1.0 {
-            return self.verdict(&other, agreement).similar;
+        if agreement < 1.0 || place < 1.0 {
+            return self.verdict(&other, agreement, place).similar;
         }
         self.rtdm
             .is_similar(&self.prepared, &other, self.options.threshold)
@@ -498,6 +634,25 @@ impl Options {
         } else {
             Vec::new()
         }
+    }
+
+    /// The kinds an example's tree declares, with their prefixes, under these options (none
+    /// unless the view uses ids and the kind weight is positive).
+    pub fn example_kinds(&self, tree: &Tree) -> Vec<Kind> {
+        if self.view.classes && self.view.ids && self.kind_weight > 0.0 {
+            kinds_with_prefixes(tree)
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// A page's agreement with the example's kinds ([`declared_kinds`], [`kind_agreement`]).
+    pub fn agreement(&self, example: &[Kind], tree: &Tree) -> f64 {
+        if example.is_empty() {
+            return 1.0;
+        }
+        let labels: Vec<Label> = example.iter().map(|k| k.label).collect();
+        kind_agreement(&labels, &declared_kinds(example, tree), self.kind_weight)
     }
 }
 
@@ -701,6 +856,111 @@ mod tests {
         // No weights: the shape itself.
         let plain = View { top_weight: 0, ..v };
         assert_eq!(plain.apply(&base), base);
+    }
+
+    #[test]
+    fn example_kinds_are_declared_by_any_id_with_their_prefix() {
+        let page = |head: &str, body: &str, url: &str| {
+            let html = format!(
+                "<body><section id='{head}'><h1>{body}</h1><p>a</p></section><p>x</p></body>"
+            );
+            Page::from_html(&html, url).unwrap()
+        };
+        let json = page(
+            "module-json",
+            "json — JSON",
+            "http://e.com/library/json.html",
+        );
+        let expat = page(
+            "module-xml.parsers.expat",
+            "xml.parsers.expat — Expat",
+            "http://e.com/library/pyexpat.html",
+        );
+        // A C-API page titled "Module Objects": its id is its heading's anchor.
+        let objects = page(
+            "module-objects",
+            "Module Objects",
+            "http://e.com/library/module.html",
+        );
+        let options = Options::default();
+        let ex_kinds = options.example_kinds(&json.tree);
+        assert_eq!(ex_kinds.len(), 1);
+        assert_eq!(ex_kinds[0].prefix, "module-");
+        assert_eq!(declared_kinds(&ex_kinds, &expat.tree), [ex_kinds[0].label]);
+        assert!(declared_kinds(&ex_kinds, &objects.tree).is_empty());
+        let mut ex = Example::new(&json, options);
+        assert_eq!(ex.compare(&expat).kind_agreement, 1.0);
+        assert_eq!(
+            ex.compare(&objects).kind_agreement,
+            1.0 - DEFAULT_KIND_WEIGHT
+        );
+    }
+
+    #[test]
+    fn pages_outside_the_example_place_lose_the_place_weight() {
+        assert_eq!(place("http://e.com/library/json.html"), ["library"]);
+        assert_eq!(place("http://e.com/2019/01/post-7/"), ["0", "0"]);
+        assert!(place("http://e.com/index.html").is_empty());
+        assert!(place("not a url").is_empty());
+        let lib = place("http://e.com/library/json.html");
+        let w = DEFAULT_PLACE_WEIGHT;
+        assert_eq!(
+            place_agreement(&lib, &place("http://e.com/library/re.html"), w),
+            1.0
+        );
+        assert_eq!(
+            place_agreement(&lib, &place("http://e.com/library/x/y.html"), w),
+            1.0
+        );
+        assert_eq!(
+            place_agreement(&lib, &place("http://e.com/whatsnew/2.5.html"), w),
+            1.0 - w
+        );
+        assert_eq!(
+            place_agreement(&lib, &place("http://e.com/index.html"), w),
+            1.0 - w
+        );
+        assert_eq!(place_agreement(&[], &lib, w), 1.0);
+        let dated = place("http://e.com/2019/01/a.html");
+        assert_eq!(
+            place_agreement(&dated, &place("http://e.com/2020/12/b.html"), w),
+            1.0
+        );
+
+        let html = "<body><div class='item'><h1>T</h1><p>a</p></div></body>";
+        let a = Page::from_html(html, "http://e.com/library/a.html").unwrap();
+        let b = Page::from_html(html, "http://e.com/library/b.html").unwrap();
+        let c = Page::from_html(html, "http://e.com/whatsnew/c.html").unwrap();
+        let options = Options {
+            threshold: 0.95,
+            ..Options::default()
+        };
+        let mut ex = Example::new(&a, options);
+        let same = ex.compare(&b);
+        assert_eq!(
+            (same.place_agreement, same.score, same.similar),
+            (1.0, 1.0, true)
+        );
+        let away = ex.compare(&c);
+        assert_eq!(away.comparison.similarity, 1.0);
+        assert_eq!(away.place_agreement, 1.0 - w);
+        assert!(!away.similar && !ex.is_similar(&c) && ex.is_similar(&b));
+        // Prepared from a bare tree, the example has no place.
+        let mut bare = Example::from_tree(&a.tree, options);
+        assert_eq!(bare.compare(&c).place_agreement, 1.0);
+        let off = Options {
+            place_weight: 0.0,
+            ..options
+        };
+        assert!(Example::new(&a, off).is_similar(&c));
+        assert!(
+            Options {
+                place_weight: -0.1,
+                ..Options::default()
+            }
+            .validate()
+            .is_err()
+        );
     }
 
     #[test]

@@ -200,8 +200,12 @@ pub fn check_page(page: &Page, opts: &ParseOptions, view: View, threshold: f64) 
         let ba = compare_pages(fixed, page, &options);
         check_comparison(&ab.comparison);
         assert_eq!(ab.comparison.distance, ba.comparison.distance, "asymmetric");
-        assert_eq!(ab.score, ab.comparison.similarity * ab.kind_agreement);
+        assert_eq!(
+            ab.score,
+            ab.comparison.similarity * ab.kind_agreement * ab.place_agreement
+        );
         assert!((0.0..=1.0).contains(&ab.kind_agreement));
+        assert!((0.0..=1.0).contains(&ab.place_agreement));
         assert_eq!(ab.similar, ab.score >= threshold);
         let mut example = Example::new(fixed, options);
         assert_eq!(

@@ -20,7 +20,7 @@ use url::Url;
 
 use super::sink::{Arena, DepthGuard, NIL, RawData, RawNode, Sink};
 use super::text;
-use super::tree::{Label, NodeId, Tree};
+use super::tree::{Label, MAX_ID_PREFIX_LEN, NodeId, Tree};
 
 /// Limits applied while parsing untrusted pages.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -403,6 +403,47 @@ fn id_kind(id: &str, slug: &str) -> Option<String> {
     ok.then(|| prefix.to_string())
 }
 
+/// An id or a heading's text reduced to how generators slug headings (lower case, runs of
+/// anything but letters and digits one `-`, leading non-letters dropped: docutils, GitHub,
+/// Hugo), so an id can be recognised as a heading's anchor.
+fn slug_form(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for part in s
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|p| !p.is_empty())
+    {
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.extend(part.chars().flat_map(char::to_lowercase));
+    }
+    out.trim_start_matches(|c: char| !c.is_alphabetic())
+        .to_string()
+}
+
+/// The kind prefixes an id declares: its leading parts up to each separator whose word has
+/// letters and no digits (`module-`, `module-xml.` for `module-xml.parsers.expat`).
+fn id_prefixes(id: &str, out: &mut Vec<String>) {
+    let id = id.trim();
+    if id.len() > 200 {
+        return;
+    }
+    for (i, c) in id.char_indices() {
+        if i == 0 || i >= MAX_ID_PREFIX_LEN || !KIND_SEPARATORS.contains(&c) {
+            continue;
+        }
+        let word = &id[..i];
+        if word
+            .bytes()
+            .any(|b| b.is_ascii_digit() || b.is_ascii_whitespace())
+            || !word.bytes().any(|b| b.is_ascii_alphabetic())
+        {
+            break;
+        }
+        out.push(id[..=i].to_ascii_lowercase());
+    }
+}
+
 /// Kind labels for a tree: empty when no element has a kind, else the class labels with each
 /// kinded element's label refined to `class label#kind` (`section#module-`).
 fn kind_labels(
@@ -435,6 +476,15 @@ fn class_name(tag: &str, tokens: &[&str]) -> String {
     }
     name
 }
+
+/// Headings (`h1`–`h6`), whose slugs generators use as anchors.
+fn is_heading(name: &str) -> bool {
+    matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+}
+
+/// Bounds on what a page's ids and headings may cost ([`Tree::id_prefixes`]).
+const MAX_SEP_IDS: usize = 20_000;
+const MAX_HEADINGS: usize = 5_000;
 
 /// Elements whose text is not visible text (their element stays in the tree).
 fn is_raw_text(name: &str) -> bool {
@@ -542,6 +592,12 @@ impl<'a> Walker<'a> {
         // Elements whose id names this page with a kind prefix: (node, class label, kind).
         let slug = page_slug(&self.url);
         let mut kinds: Vec<(u32, Label, String)> = Vec::new();
+        // Ids with a separator (candidate kind declarations) and the slugs of the headings, whose
+        // anchors are content rather than kinds.
+        let mut sep_ids: Vec<String> = Vec::new();
+        let mut heading_slugs: HashSet<String> = HashSet::new();
+        let mut heading_open = 0u32;
+        let mut heading_text = String::new();
         let mut class_names: Vec<(Label, String)> = Vec::new();
         let mut token_buf: Vec<(usize, usize)> = Vec::new();
         let mut parents: Vec<Option<NodeId>> = Vec::new();
@@ -600,6 +656,12 @@ impl<'a> Walker<'a> {
                 if is_raw_text(name) {
                     hidden_depth = hidden_depth.saturating_sub(1);
                 }
+                if is_heading(name) {
+                    heading_open = heading_open.saturating_sub(1);
+                    if heading_open == 0 && heading_slugs.len() < MAX_HEADINGS {
+                        heading_slugs.insert(slug_form(&heading_text));
+                    }
+                }
                 match name {
                     "title" => in_title = false,
                     "body" => in_body = false,
@@ -636,6 +698,9 @@ impl<'a> Walker<'a> {
                     }
                     if in_title && title.len() < 2048 {
                         push_collapsed(&mut title, t);
+                    }
+                    if heading_open > 0 && heading_text.len() < 512 {
+                        push_collapsed(&mut heading_text, t);
                     }
                     if t.trim().is_empty() {
                         continue;
@@ -697,8 +762,19 @@ impl<'a> Walker<'a> {
                         }
                         None => label,
                     };
-                    if let Some(kind) = attr(attrs, "id").and_then(|id| id_kind(id, &slug)) {
-                        kinds.push((out, cl, kind));
+                    if let Some(id) = attr(attrs, "id") {
+                        if let Some(kind) = id_kind(id, &slug) {
+                            kinds.push((out, cl, kind));
+                        }
+                        if sep_ids.len() < MAX_SEP_IDS && id.contains(KIND_SEPARATORS) {
+                            sep_ids.push(id.to_string());
+                        }
+                    }
+                    if is_heading(&lname) {
+                        if heading_open == 0 {
+                            heading_text.clear();
+                        }
+                        heading_open += 1;
                     }
                     class_labels.push(cl);
                     parents.push(Some(parent_out));
@@ -796,11 +872,17 @@ impl<'a> Walker<'a> {
                 .map(|(_, n)| n.clone())
                 .unwrap_or_default()
         });
+        let mut prefixes = Vec::new();
+        for id in &sep_ids {
+            if !heading_slugs.contains(&slug_form(id)) {
+                id_prefixes(id, &mut prefixes);
+            }
+        }
         let tree = match Tree::from_preorder(labels, &parents, names)
             .and_then(|t| t.with_class_labels(class_labels, class_names))
             .and_then(|t| t.with_kind_labels(kind_labels, kind_names))
         {
-            Ok(t) => t,
+            Ok(t) => t.with_id_prefixes(prefixes),
             // The walk emits a valid preorder by construction; fall back to a lone root rather
             // than panic if that ever breaks.
             Err(_) => Tree::parse_shape("html").unwrap_or_else(|_| unreachable_tree()),
@@ -1333,6 +1415,39 @@ mod tests {
         assert_eq!(id_kind("id-1-json", "json"), None);
         assert_eq!(id_kind("--json", "json"), None);
         assert_eq!(id_kind("a-b", "b"), None);
+    }
+
+    #[test]
+    fn id_prefixes_are_kind_declarations_not_heading_anchors() {
+        assert_eq!(slug_form("Module Objects¶"), "module-objects");
+        assert_eq!(
+            slug_form("2to3 — Automated Python 2 to 3"),
+            "to3-automated-python-2-to-3"
+        );
+        assert_eq!(slug_form("module.__path__"), "module-path");
+        let p = Page::from_html(
+            "<body><section id='module-xml.parsers.expat'><h1>xml.parsers.expat — Fast XML</h1>\
+             <section id='module-objects'><h2>Module Objects<a>¶</a></h2></section>\
+             <span id='to3-automated-python'></span><h2>2to3 — Automated Python</h2>\
+             <div id='post_42'></div><div id='9lives-x'></div><p id='plain'></p></section></body>",
+            "http://e.com/library/pyexpat.html",
+        )
+        .unwrap();
+        // module-objects and to3-automated-python are the anchors of headings; 9lives- has a
+        // digit; plain has no separator.
+        assert_eq!(
+            p.tree.id_prefixes(),
+            ["module-", "module-xml.", "module-xml.parsers.", "post_"]
+        );
+        // No strict kind: no id ends with the page's own name.
+        assert!(p.tree.kind_labels().is_empty());
+        // Kept through serde and validation.
+        let json = serde_json::to_string(&p.tree).unwrap();
+        let back: Tree = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            back.validated().unwrap().id_prefixes(),
+            p.tree.id_prefixes()
+        );
     }
 
     #[test]

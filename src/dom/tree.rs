@@ -68,7 +68,17 @@ pub struct Tree {
     /// `json.html`); empty otherwise. See [`Tree::kind_labels`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     kind_labels: Vec<Label>,
+    /// Kind prefixes the page's ids declare (`module-` for `id="module-xml.parsers.expat"`),
+    /// sorted; ids that spell a heading of the page are content, not kinds. See
+    /// [`Tree::id_prefixes`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    id_prefixes: Vec<String>,
 }
+
+/// At most this many id prefixes are kept per page ([`Tree::id_prefixes`]).
+pub const MAX_ID_PREFIXES: usize = 512;
+/// Longer id prefixes are not kept ([`Tree::id_prefixes`]).
+pub const MAX_ID_PREFIX_LEN: usize = 48;
 
 /// Marker for "no parent" in [`Tree::parent`]'s storage.
 const NONE: u32 = u32::MAX;
@@ -169,6 +179,7 @@ impl Tree {
             names,
             class_labels: Vec::new(),
             kind_labels: Vec::new(),
+            id_prefixes: Vec::new(),
         }
     }
 
@@ -211,6 +222,26 @@ impl Tree {
         Ok(self)
     }
 
+    /// Attaches the kind prefixes the page's ids declare (see [`Tree::id_prefixes`]); kept
+    /// sorted, distinct and bounded ([`MAX_ID_PREFIXES`] of at most [`MAX_ID_PREFIX_LEN`] bytes).
+    pub fn with_id_prefixes(mut self, mut prefixes: Vec<String>) -> Tree {
+        prefixes.retain(|p| !p.is_empty() && p.len() <= MAX_ID_PREFIX_LEN);
+        prefixes.sort_unstable();
+        prefixes.dedup();
+        prefixes.truncate(MAX_ID_PREFIXES);
+        self.id_prefixes = prefixes;
+        self
+    }
+
+    /// The kind prefixes the page's ids declare: for every element id that is not a heading's
+    /// slug, its leading parts up to each separator (`module-`, `module-xml.` for
+    /// `module-xml.parsers.expat`). A page of the example's kind declares the example's kind
+    /// prefix even when the id does not end with the page's own name (Sphinx documents
+    /// `xml.parsers.expat` on `pyexpat.html`).
+    pub fn id_prefixes(&self) -> &[String] {
+        &self.id_prefixes
+    }
+
     /// The kind labels set by [`Tree::with_kind_labels`] (empty when the page has no element
     /// whose id is a kind prefix plus the page's own name): an element's class label, refined
     /// for such elements with the kind (`section#module-`).
@@ -242,13 +273,15 @@ impl Tree {
             .collect();
         let class_labels = self.class_labels;
         let kind_labels = self.kind_labels;
+        let id_prefixes = self.id_prefixes;
         let t = Tree::from_preorder(self.labels, &parents, self.names)?;
         let t = if class_labels.is_empty() {
             t
         } else {
             t.with_class_labels(class_labels, Vec::new())?
         };
-        t.with_kind_labels(kind_labels, Vec::new())
+        Ok(t.with_kind_labels(kind_labels, Vec::new())?
+            .with_id_prefixes(id_prefixes))
     }
 
     /// Number of nodes.

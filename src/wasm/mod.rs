@@ -43,7 +43,7 @@ const NO_URL: &str = "about:blank";
 pub const TS_TYPES: &str = r#"
 /** Options of similarity() and PreparedExample; every field is optional. */
 export interface SimilarityOptions {
-  /** θ in [0, 1]: pages whose score (similarity × kind agreement) is ≥ θ are "similar". */
+  /** θ in [0, 1]: pages whose score (similarity × kind agreement × place agreement) is ≥ θ are "similar". */
   threshold?: number;
   /** The compared view of the trees (exemplar::similarity::View). */
   view?: {
@@ -58,10 +58,12 @@ export interface SimilarityOptions {
   };
   /** In [0, 1]: how much a page loses for lacking the kinds the example declares in its ids. */
   kindWeight?: number;
+  /** In [0, 1]: how much a page loses for living outside the example's directory. */
+  placeWeight?: number;
   parse?: { maxBytes?: number; maxNodes?: number; maxDepth?: number };
 }
 export interface Verdict {
-  similarity: number; distance: number; sizeA: number; sizeB: number; kindAgreement: number; score: number;
+  similarity: number; distance: number; sizeA: number; sizeB: number; kindAgreement: number; placeAgreement: number; score: number;
   similar: boolean; threshold: number;
 }
 export interface Classification {
