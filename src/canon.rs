@@ -347,7 +347,7 @@ fn abstract_digits(s: &str) -> String {
 /// A stable 64-bit signature (FNV-1a) of whitespace-normalised text: the same page under
 /// several URLs has one signature. Stable across runs and platforms (snapshots keep it).
 pub fn content_signature(text: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h = FNV_OFFSET;
     let mut space = false;
     for b in text.trim().bytes() {
         if b.is_ascii_whitespace() {
@@ -355,14 +355,23 @@ pub fn content_signature(text: &str) -> u64 {
             continue;
         }
         if space {
-            h ^= u64::from(b' ');
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            h = fnv_step(h, b' ');
             space = false;
         }
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        h = fnv_step(h, b);
     }
     h
+}
+
+/// FNV-1a of raw bytes: identical responses (not merely the same text) have one hash.
+pub fn bytes_signature(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(FNV_OFFSET, |h, &b| fnv_step(h, b))
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+fn fnv_step(h: u64, b: u8) -> u64 {
+    (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
 }
 
 #[cfg(test)]
@@ -490,6 +499,10 @@ mod tests {
         assert_ne!(content_signature("a b c"), content_signature("a b d"));
         // The FNV-1a 64 test vector.
         assert_eq!(content_signature("a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(bytes_signature(b"a"), 0xaf63_dc4c_8601_ec8c);
+        // Raw bytes keep the whitespace the text signature drops.
+        assert_ne!(bytes_signature(b"a b"), bytes_signature(b"a  b"));
+        assert_eq!(content_signature("a b"), content_signature("a  b"));
     }
 }
 

@@ -405,6 +405,36 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("forms: 3 queries issued"));
+    // One result page per query: only each query's first PER_PAGE books.
+    let out = exemplar(&[
+        "crawl",
+        pattern_s,
+        "--delay-ms",
+        "0",
+        "--queries",
+        queries.to_str().expect("utf-8"),
+        "--result-pages",
+        "1",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first_pages: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let want_first: BTreeSet<String> = ["music", "water"]
+        .iter()
+        .flat_map(|w| lib.matches(w).into_iter().take(library::PER_PAGE))
+        .map(|i| format!("{base}/book/{i}"))
+        .collect();
+    assert!(
+        want_first.len() < want.len(),
+        "the fixture pages its results"
+    );
+    assert_eq!(first_pages, want_first);
     // Clear errors with a non-zero exit.
     for (args, msg) in [
         (vec!["--policy", "clever"], "unknown query policy"),

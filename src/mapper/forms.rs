@@ -204,12 +204,8 @@ impl Mapper {
     /// pages a form); records it otherwise.
     pub(super) fn same_response(&mut self, node: u32, body: &[u8]) -> Option<u32> {
         self.state.map.nodes[node as usize].form?;
-        // FNV-1a over the bytes (not the text signature: identical bytes are the test here).
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for &b in body {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        // The bytes, not the text signature: identical bytes are the test here.
+        let h = crate::canon::bytes_signature(body);
         match self.state.forms.bodies.get(&h) {
             Some(&of) if of != node => Some(of),
             _ => {
