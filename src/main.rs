@@ -187,12 +187,13 @@ mod cli {
         let (pa, pb) = (read_page_or_url(a)?, read_page_or_url(b)?);
         let v = compare_pages(&pa, &pb, &options);
         println!(
-            "similarity {:.4}  distance {}  sizes {} / {} (view)  kind agreement {:.2}  score {:.4}  {} at θ = {}",
+            "similarity {:.4}  distance {}  sizes {} / {} (view)  kind agreement {:.2}  place agreement {:.2}  score {:.4}  {} at θ = {}",
             v.comparison.similarity,
             v.comparison.distance,
             v.comparison.size_a,
             v.comparison.size_b,
             v.kind_agreement,
+            v.place_agreement,
             v.score,
             if v.similar { "similar" } else { "not similar" },
             v.threshold

@@ -345,11 +345,15 @@ impl Default for Options {
 
 /// The part of a site a page lives in: the directories of its URL's path (every segment before
 /// the page's own name), digit runs generalised (`/2019/01/post.html` and `/2020/03/other.html`
-/// live in one place). Empty for pages at the root and for URLs that do not parse.
+/// live in one place). Empty for pages at the root, for URLs that do not parse and for other
+/// schemes than http(s) (local files compared by hand live wherever the user saved them).
 pub fn place(url: &str) -> Vec<String> {
     let Ok(u) = url::Url::parse(url) else {
         return Vec::new();
     };
+    if !matches!(u.scheme(), "http" | "https") {
+        return Vec::new();
+    }
     let Some(segments) = u.path_segments() else {
         return Vec::new();
     };
@@ -902,6 +906,7 @@ mod tests {
         assert_eq!(place("http://e.com/2019/01/post-7/"), ["0", "0"]);
         assert!(place("http://e.com/index.html").is_empty());
         assert!(place("not a url").is_empty());
+        assert!(place("file:///home/me/saved/page.html").is_empty());
         let lib = place("http://e.com/library/json.html");
         let w = DEFAULT_PLACE_WEIGHT;
         assert_eq!(
