@@ -509,6 +509,9 @@ struct Core {
     rows: Vec<u32>,
     table: Vec<u64>,
     memo: Memo,
+    /// Pairs still to align and the alignment matrix of [`Core::upper`].
+    pending: Vec<(Kid, Kid)>,
+    matrix: Vec<u32>,
 }
 
 /// Costs of pairs of subtrees already computed, keyed by their structure (hash and size of each
@@ -573,7 +576,57 @@ impl Core {
         let Some(max) = max_distance(a.root.size, b.root.size, theta) else {
             return false;
         };
+        let (x, y) = (a.root, b.root);
+        let total = u64::from(x.size) + u64::from(y.size);
+        // A large budget prunes the exact computation little, so a "yes" costs about as much as
+        // the exact distance: try to prove it at once with the cost of one cheap edit script.
+        // (A small budget makes the exact run cheap either way, and "no" the likely answer.)
+        if u64::from(max) * UPPER_SLACK >= total
+            && x.size > 0
+            && y.size > 0
+            && x.label == y.label
+            && !x.same(&y)
+            && self.upper(a, b, max.saturating_add(1)) <= max
+        {
+            return true;
+        }
         self.bounded(a, b, max.saturating_add(1)) <= max
+    }
+
+    /// `min(U, budget)` for the cost `U >= rtdm(a, b)` of one valid edit script, found in about
+    /// linear time (plus one small DP per aligned pair): the children of every matched pair are
+    /// aligned once by a DP whose costs for matching two different same-label subtrees are
+    /// *estimates* (instead of recursive distances), then the matched pairs are aligned in turn
+    /// and the script's real costs are added up: deleted and inserted subtrees cost their size,
+    /// differently labelled pairs both sizes, a leaf against a same-label tree the size
+    /// difference, identical subtrees nothing. Precondition: the roots have equal labels and
+    /// are not identical.
+    fn upper(&mut self, a: View<'_>, b: View<'_>, budget: u32) -> u32 {
+        self.pending.clear();
+        self.pending.shrink_to(KEEP_FRAMES);
+        self.matrix.shrink_to(KEEP_CELLS);
+        self.pending.push((a.root, b.root));
+        let mut acc = 0u32;
+        while let Some((x, y)) = self.pending.pop() {
+            let (mut alo, mut ahi) = a.range(x.node);
+            let (mut blo, mut bhi) = b.range(y.node);
+            while alo < ahi && blo < bhi && a.kids[alo as usize].same(&b.kids[blo as usize]) {
+                alo += 1;
+                blo += 1;
+            }
+            while alo < ahi && blo < bhi && a.kids[ahi as usize - 1].same(&b.kids[bhi as usize - 1])
+            {
+                ahi -= 1;
+                bhi -= 1;
+            }
+            let ak = &a.kids[alo as usize..ahi as usize];
+            let bk = &b.kids[blo as usize..bhi as usize];
+            acc = acc.saturating_add(align_upper(ak, bk, &mut self.matrix, &mut self.pending));
+            if acc >= budget {
+                return budget;
+            }
+        }
+        acc
     }
 
     /// `min(rtdm(a, b), budget)`.
@@ -642,6 +695,94 @@ impl Core {
             }
         }
     }
+}
+
+/// Pairs of children lists beyond this many matrix cells are not aligned by [`align_upper`]:
+/// all their children are deleted and inserted.
+const MAX_UPPER_CELLS: usize = 1 << 16;
+/// [`Core::similar`] tries [`Core::upper`] first when the largest allowed distance is at least
+/// `1 / UPPER_SLACK` of the sizes (θ ≤ 0.75).
+const UPPER_SLACK: u64 = 4;
+
+/// The estimated cost of matching children `p` and `q` in [`align_upper`]: exact for identical
+/// subtrees, different labels and a leaf against a tree; for two same-label trees the size
+/// difference (a lower bound) plus a quarter of what the rest could cost at most.
+#[inline]
+fn estimate(p: &Kid, q: &Kid) -> u32 {
+    if p.same(q) {
+        0
+    } else if p.label != q.label {
+        p.size.saturating_add(q.size)
+    } else {
+        let lower = p.size.abs_diff(q.size);
+        lower.saturating_add(p.size.min(q.size).saturating_sub(1) / 2)
+    }
+}
+
+/// Aligns the children lists `ak` and `bk` by the DP with [`estimate`]d match costs (full
+/// matrix in `matrix`, traced back), pushes the matched same-label pairs whose cost is not known
+/// on `pending`, and returns the real cost of the rest of the alignment: deleted and inserted
+/// children, differently labelled matches, leaves against trees.
+fn align_upper(
+    ak: &[Kid],
+    bk: &[Kid],
+    matrix: &mut Vec<u32>,
+    pending: &mut Vec<(Kid, Kid)>,
+) -> u32 {
+    let (m, n) = (ak.len(), bk.len());
+    let w = n + 1;
+    let size_sum = |ks: &[Kid]| ks.iter().fold(0u32, |s, k| s.saturating_add(k.size));
+    if m == 0 || n == 0 || (m + 1).saturating_mul(w) > MAX_UPPER_CELLS {
+        return size_sum(ak).saturating_add(size_sum(bk));
+    }
+    matrix.clear();
+    matrix.resize((m + 1) * w, 0);
+    for (j, q) in bk.iter().enumerate() {
+        matrix[j + 1] = matrix[j].saturating_add(q.size);
+    }
+    for (i, p) in ak.iter().enumerate() {
+        let (up, cur) = matrix[i * w..(i + 2) * w].split_at_mut(w);
+        cur[0] = up[0].saturating_add(p.size);
+        for (j, q) in bk.iter().enumerate() {
+            let mut v = up[j + 1]
+                .saturating_add(p.size)
+                .min(cur[j].saturating_add(q.size));
+            if p.label == q.label {
+                v = v.min(up[j].saturating_add(estimate(p, q)));
+            }
+            cur[j + 1] = v;
+        }
+    }
+    // Trace one optimal path back and add up what its operations really cost.
+    let mut cost = 0u32;
+    let (mut i, mut j) = (m, n);
+    while i > 0 || j > 0 {
+        let here = matrix[i * w + j];
+        if i > 0 && j > 0 {
+            let (p, q) = (ak[i - 1], bk[j - 1]);
+            if p.label == q.label
+                && matrix[(i - 1) * w + j - 1].saturating_add(estimate(&p, &q)) == here
+            {
+                if p.size == 1 || q.size == 1 {
+                    // A leaf against a same-label tree: exactly the size difference (0 if same).
+                    cost = cost.saturating_add(p.size.abs_diff(q.size));
+                } else if !p.same(&q) {
+                    pending.push((p, q));
+                }
+                i -= 1;
+                j -= 1;
+                continue;
+            }
+        }
+        if i > 0 && (j == 0 || matrix[(i - 1) * w + j].saturating_add(ak[i - 1].size) == here) {
+            cost = cost.saturating_add(ak[i - 1].size);
+            i -= 1;
+        } else {
+            cost = cost.saturating_add(bk[j - 1].size);
+            j -= 1;
+        }
+    }
+    cost
 }
 
 /// The per-frame storage, stack-allocated in two vectors.
@@ -1375,6 +1516,9 @@ mod tests {
         assert_eq!(distance(&a, &b), 2);
         assert_eq!(distance_bounded(&a, &b, 1), 1);
         assert!(is_similar(&a, &b, 0.99));
+        // A low threshold goes through the upper bound first.
+        assert!(is_similar(&a, &b, 0.3));
+        assert_eq!(upper_bound(&a, &b, u32::MAX), 2);
         // A leaf under a leaf costs 1; a leaf `b` against a chain `a(b)` costs 3 (top-down).
         assert_eq!(distance(&a, &chain(n - 1, "b")), 3);
         let (a, c) = (chain(n, "a"), chain(n - 1, "a"));
@@ -1408,6 +1552,8 @@ mod tests {
         assert_eq!(distance_bounded(&a, &b, 1_000), 1_000);
         assert!(is_similar(&a, &b, 0.49));
         assert!(!is_similar(&a, &b, 0.51));
+        assert!(!is_similar(&a, &b, 0.7));
+        assert_eq!(upper_bound(&a, &b, u32::MAX), 2 * n as u32);
         let c = comb(n - 1, "x");
         assert_eq!(distance(&a, &c), 2);
         assert_eq!(Prepared::new(c).distance(&Prepared::new(a)), 2);
@@ -1576,7 +1722,87 @@ mod tests {
         Tree::from_preorder(labels, &parents, vec![]).unwrap()
     }
 
+    /// [`Core::upper`] on two trees (the value for roots it does not handle: the exact one).
+    fn upper_bound(a: &Tree, b: &Tree, budget: u32) -> u32 {
+        let mut ws = Rtdm::new();
+        ws.lists_a.build(a);
+        ws.lists_b.build(b);
+        let (va, vb) = (ws.lists_a.view(), ws.lists_b.view());
+        if a.is_empty() || b.is_empty() || va.root.label != vb.root.label || va.root.same(&vb.root)
+        {
+            return ws.core.bounded(va, vb, budget);
+        }
+        ws.core.upper(va, vb, budget)
+    }
+
+    #[test]
+    fn upper_bound_hand_cases() {
+        for (x, y) in [
+            ("a(b c)", "a(b x c)"),
+            ("r(k b(c d) k)", "r(k x(c) k)"),
+            ("a(b c)", "a(c b)"),
+            ("a(b(c(e f) d))", "a(b(c(e) d))"),
+            ("a(b(c d))", "a(x(c d))"),
+            ("a(b(c(d)))", "a(b(c d))"),
+            ("a(q(r) p p)", "a(p p q(r))"),
+            ("a(b(c) b(c) b(c d))", "a(b(c d) b(c) b(c))"),
+            ("a", "a(b(c))"),
+            ("a(b c d)", "a(e f g)"),
+        ] {
+            let (a, b) = (t(x), t(y));
+            let d = distance(&a, &b);
+            let u = upper_bound(&a, &b, u32::MAX);
+            assert!(u >= d, "{x} {y}: {u} < {d}");
+            // Never worse than deleting and inserting all children.
+            assert!(u <= a.size(0) + b.size(0) - 2, "{x} {y}: {u}");
+            for k in 0..=u + 1 {
+                assert_eq!(upper_bound(&a, &b, k), u.min(k), "{x} {y} budget {k}");
+            }
+        }
+        // On these the estimated alignment is the optimal one.
+        assert_eq!(upper_bound(&t("a(b c)"), &t("a(b x c)"), 99), 1);
+        assert_eq!(upper_bound(&t("a(b(c(e f) d))"), &t("a(b(c(e) d))"), 99), 1);
+        assert_eq!(upper_bound(&t("a(b c d)"), &t("a(e f g)"), 99), 6);
+    }
+
+    #[test]
+    fn upper_bound_gives_up_on_huge_lists() {
+        // 300 × 300 children exceed the alignment matrix: all of them are deleted and inserted.
+        let leaves = |l: &str| format!("r({})", vec![l; 300].join(" "));
+        let (a, b) = (t(&leaves("x(y)")), t(&leaves("x(z)")));
+        assert_eq!(distance(&a, &b), 600);
+        assert_eq!(upper_bound(&a, &b, u32::MAX), 1200);
+        // The exact computation still answers.
+        assert!(is_similar(&a, &b, similarity_of(600, 1202)));
+        assert!(!is_similar(&a, &b, similarity_of(599, 1202)));
+        assert!(is_similar(&a, &b, similarity_of(1200, 1202)));
+    }
+
     proptest::proptest! {
+        #[test]
+        fn upper_bound_is_at_least_the_distance(
+            x in proptest::collection::vec(proptest::num::u8::ANY, 0..60),
+            y in proptest::collection::vec(proptest::num::u8::ANY, 0..60),
+            k in 0u32..130,
+        ) {
+            let (a, b) = (random_tree(&x), random_tree(&y));
+            let d = distance(&a, &b);
+            let u = upper_bound(&a, &b, u32::MAX);
+            proptest::prop_assert!(u >= d, "{} < {}", u, d);
+            proptest::prop_assert!(u <= a.size(0) + b.size(0));
+            proptest::prop_assert_eq!(upper_bound(&a, &b, k), u.min(k));
+            proptest::prop_assert_eq!(upper_bound(&a, &b.clone(), u32::MAX).min(u), u);
+            proptest::prop_assert_eq!(upper_bound(&a, &a.clone(), u32::MAX), 0);
+            // Decision mode at every distance's threshold and one ulp above it.
+            let total = u64::from(a.size(0)) + u64::from(b.size(0));
+            for j in 0..=total {
+                let theta = similarity_of(j, total);
+                proptest::prop_assert_eq!(is_similar(&a, &b, theta), u64::from(d) <= j);
+                let above = f64::from_bits(theta.to_bits() + 1);
+                proptest::prop_assert_eq!(is_similar(&a, &b, above), u64::from(d) < j);
+            }
+        }
+
         #[test]
         fn mapping_script_costs_the_rtdm_distance(
             x in proptest::collection::vec(proptest::num::u8::ANY, 0..40),

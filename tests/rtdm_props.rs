@@ -262,6 +262,66 @@ fn arb_pair() -> impl Strategy<Value = (Tree, Tree)> {
     prop_oneof![1 => independent, 3 => mutated]
 }
 
+/// Larger pairs (up to ~300 nodes, wide lists) of mutated trees: decision mode at low θ tries a
+/// cheap upper bound first, which these stress with long children lists.
+fn arb_big_pair() -> impl Strategy<Value = (Tree, Tree)> {
+    (1u8..=4)
+        .prop_flat_map(|k| {
+            (
+                arb_spec(k, 300),
+                prop::collection::vec(arb_op(k), 0..12),
+                prop::collection::vec(arb_op(k), 0..6),
+                prop_oneof![Just(2usize), Just(3), Just(5), Just(300)],
+            )
+        })
+        .prop_map(|(s, ops_a, ops_b, depth)| {
+            let base = from_choices(&s, depth);
+            (
+                to_tree(&mutate(base.clone(), &ops_b)),
+                to_tree(&mutate(base, &ops_a)),
+            )
+        })
+}
+
+/// A pair with equal root labels and no other label in common (labels of `b` below the root
+/// moved to the other half of the alphabet).
+fn arb_disjoint_pair() -> impl Strategy<Value = (Tree, Tree)> {
+    fn shift(n: &mut N) {
+        for k in &mut n.kids {
+            k.label = 3 + k.label % 3;
+            shift(k);
+        }
+    }
+    (arb_spec(3, 60), arb_spec(3, 60), arb_depth()).prop_map(|(a, b, depth)| {
+        let a = from_choices(&a, depth);
+        let mut b = from_choices(&b, depth);
+        b.label = a.label;
+        shift(&mut b);
+        (to_tree(&a), to_tree(&b))
+    })
+}
+
+/// Decision mode against the reference at the threshold of every possible distance (so at both
+/// sides of the answer's boundary, with budgets from 0 to everything) and one ulp above each.
+fn check_every_threshold(a: &Tree, b: &Tree) -> Result<(), TestCaseError> {
+    let sim = ref_similarity(a, b);
+    let total = u64::from(a.size(0)) + u64::from(b.size(0));
+    let (pa, pb) = (Prepared::new(a.clone()), Prepared::new(b.clone()));
+    let mut ws = Rtdm::new();
+    for j in 0..=total {
+        let theta = 1.0 - j as f64 / total as f64;
+        let above = f64::from_bits(theta.to_bits() + 1);
+        for t in [theta, above] {
+            prop_assert_eq!(rtdm::is_similar(a, b, t), sim >= t, "θ = {}", t);
+            prop_assert_eq!(ws.is_similar(&pa, &pb, t), sim >= t, "θ = {}", t);
+            prop_assert_eq!(ws.tree_is_similar(b, a, t), sim >= t, "θ = {}", t);
+        }
+    }
+    prop_assert!(rtdm::is_similar(a, b, sim));
+    prop_assert!(!rtdm::is_similar(a, b, f64::from_bits(sim.to_bits() + 1)));
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------------
 // Properties.
 
@@ -318,6 +378,17 @@ proptest! {
     }
 
     #[test]
+    fn decision_mode_at_every_threshold((a, b) in arb_pair()) {
+        check_every_threshold(&a, &b)?;
+    }
+
+    #[test]
+    fn decision_mode_on_identical_and_disjoint_trees(t in arb_tree(), (a, b) in arb_disjoint_pair()) {
+        check_every_threshold(&t, &t.clone())?;
+        check_every_threshold(&a, &b)?;
+    }
+
+    #[test]
     fn prepared_and_workspace_agree_with_free_functions(
         (a, b) in arb_pair(), k in 0u32..40, theta in 0.0f64..=1.0,
     ) {
@@ -331,6 +402,18 @@ proptest! {
         prop_assert_eq!(ws.compare(&pa, &pb), c);
         prop_assert_eq!(ws.is_similar(&pa, &pb, theta), c.similarity >= theta);
         prop_assert_eq!(pa.tree(), &a);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn decision_mode_on_larger_trees((a, b) in arb_big_pair(), theta in 0.0f64..=1.0) {
+        let sim = ref_similarity(&a, &b);
+        prop_assert_eq!(rtdm::is_similar(&a, &b, theta), sim >= theta);
+        prop_assert_eq!(rtdm::is_similar(&a, &b, theta / 3.0), sim >= theta / 3.0);
+        check_every_threshold(&a, &b)?;
     }
 }
 
