@@ -4,15 +4,16 @@
 //! Owns the language data's loading (stop-word lists are data files under `data/stopwords/`),
 //! not the choice of which text is visible (that is the page walk's, in `dom::page`).
 
-use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use encoding_rs::{Encoding, UTF_8};
 use regex::Regex;
 
+use super::hash::FxHashSet;
+
 /// Stop words of the supported languages (English, Portuguese, Spanish), from `data/stopwords`.
-fn stop_words() -> &'static HashSet<&'static str> {
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+fn stop_words() -> &'static FxHashSet<&'static str> {
+    static SET: OnceLock<FxHashSet<&'static str>> = OnceLock::new();
     SET.get_or_init(|| {
         [
             include_str!("../../data/stopwords/en.txt"),
@@ -47,30 +48,46 @@ fn is_ideographic(c: char) -> bool {
 /// ideographs one by one; drops stop words, single letters and tokens without a letter. Calls
 /// `f` per term.
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
+    let stop = stop_words();
     let mut word = String::new();
+    // Characters in `word` (after lower-casing) and whether one is a letter.
+    let mut chars = 0usize;
     let mut has_letter = false;
-    let mut flush = |word: &mut String, has_letter: &mut bool| {
-        let long_enough = word.chars().nth(1).is_some() || word.chars().any(is_ideographic);
-        if *has_letter && long_enough && !is_stop_word(word) {
+    // A word is long enough with two characters; a lone ideograph is a term by itself.
+    let mut flush = |word: &mut String, chars: &mut usize, has_letter: &mut bool, ideo: bool| {
+        if *has_letter && (*chars >= 2 || ideo) && !stop.contains(word.as_str()) {
             f(word);
         }
         word.clear();
+        *chars = 0;
         *has_letter = false;
     };
     for c in text.chars() {
-        if is_ideographic(c) {
-            flush(&mut word, &mut has_letter);
+        if c.is_ascii() {
+            // ASCII fast path (same classes as below).
+            if c.is_ascii_alphanumeric() {
+                has_letter |= c.is_ascii_alphabetic();
+                word.push(c.to_ascii_lowercase());
+                chars += 1;
+            } else if !word.is_empty() {
+                flush(&mut word, &mut chars, &mut has_letter, false);
+            }
+        } else if is_ideographic(c) {
+            flush(&mut word, &mut chars, &mut has_letter, false);
             word.push(c);
             has_letter = true;
-            flush(&mut word, &mut has_letter);
+            flush(&mut word, &mut chars, &mut has_letter, true);
         } else if c.is_alphanumeric() {
             has_letter |= c.is_alphabetic();
-            word.extend(c.to_lowercase());
+            for l in c.to_lowercase() {
+                word.push(l);
+                chars += 1;
+            }
         } else {
-            flush(&mut word, &mut has_letter);
+            flush(&mut word, &mut chars, &mut has_letter, false);
         }
     }
-    flush(&mut word, &mut has_letter);
+    flush(&mut word, &mut chars, &mut has_letter, false);
 }
 
 /// The terms of `text` (see [`for_each_term`]).
