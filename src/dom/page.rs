@@ -501,6 +501,9 @@ fn is_heading(name: &LocalName) -> bool {
 /// The name of a closed non-element (the document, when the page has no root element).
 static EMPTY_NAME: LocalName = local_name!("");
 
+/// Distinct (tag, class attribute) pairs whose class label the walk remembers.
+const MAX_CLASS_CACHE: usize = 4096;
+
 /// Bounds on what a page's ids and headings may cost ([`Tree::id_prefixes`]).
 const MAX_SEP_IDS: usize = 20_000;
 const MAX_HEADINGS: usize = 5_000;
@@ -528,47 +531,82 @@ fn attr<'a>(attrs: &'a [html5ever::Attribute], name: &LocalName) -> Option<&'a s
         .map(|a| &*a.value)
 }
 
-/// Appends `s` to `out` with whitespace runs collapsed to one space (whitespace as
-/// [`str::split_whitespace`]: Unicode `White_Space`). Scans bytes, decoding only non-ASCII
-/// characters; words are copied whole.
+/// Appends `s` to `out` with whitespace runs collapsed to one space, as joining
+/// `s.split_whitespace()` (Unicode `White_Space`) with spaces would, after a space when `out`
+/// is not empty and does not end with one. Copies runs of words separated by single spaces
+/// whole; only bytes that may start a non-ASCII space are decoded.
 fn push_collapsed(out: &mut String, s: &str) {
     let b = s.as_bytes();
-    // Length of the whitespace character at `i`, or 0.
+    // Length of the whitespace character at byte `i` (a character boundary), or 0.
     let space_at = |i: usize| -> usize {
-        match b[i] {
-            b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ' => 1,
-            c if c < 0x80 => 0,
-            _ => match s[i..].chars().next() {
-                Some(ch) if ch.is_whitespace() => ch.len_utf8(),
+        match SPACE_CLASS[b[i] as usize] {
+            0 => 0,
+            1 => 1,
+            _ => match s.get(i..).and_then(|t| t.chars().next()) {
+                Some(c) if c.is_whitespace() => c.len_utf8(),
                 _ => 0,
             },
         }
     };
     let mut i = 0;
+    let mut first = true;
     while i < b.len() {
         let n = space_at(i);
         if n > 0 {
             i += n;
             continue;
         }
+        // A run of words separated by single ASCII spaces, copied at once. Continuation bytes
+        // (0x80–0xbf) are never taken for spaces, so `i` only stops on character boundaries.
         let start = i;
-        while i < b.len() && space_at(i) == 0 {
-            // Step over the whole character (continuation bytes are never whitespace).
-            i += 1;
-            while i < b.len() && (b[i] & 0xc0) == 0x80 {
+        loop {
+            while i < b.len() && (SPACE_CLASS[b[i] as usize] == 0 || space_at(i) == 0) {
                 i += 1;
             }
+            if i + 1 < b.len() && b[i] == b' ' && space_at(i + 1) == 0 {
+                i += 1;
+                continue;
+            }
+            break;
         }
-        if !out.is_empty() && !out.ends_with(' ') {
+        if !first || (!out.is_empty() && !out.ends_with(' ')) {
             out.push(' ');
         }
+        first = false;
         out.push_str(&s[start..i]);
     }
+}
+
+/// Bytes by what they may start: 1 an ASCII space (`char::is_whitespace`), 2 possibly a
+/// non-ASCII space (lead bytes of U+0085, U+00A0, U+1680, U+2000–U+205F, U+3000), 0 neither.
+const SPACE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 6 {
+        t[[b'\t', b'\n', 0x0b, 0x0c, b'\r', b' '][i] as usize] = 1;
+        i += 1;
+    }
+    t[0xc2] = 2;
+    t[0xe1] = 2;
+    t[0xe2] = 2;
+    t[0xe3] = 2;
+    t
+};
+
+/// `u` without its fragment, when it is an http(s) URL.
+fn http_without_fragment(mut u: Url) -> Option<String> {
+    if u.scheme() != "http" && u.scheme() != "https" {
+        return None;
+    }
+    u.set_fragment(None);
+    Some(u.into())
 }
 
 /// One walk over the arena in document order producing the [`Page`].
 struct Walker<'a> {
     nodes: &'a [RawNode],
+    /// What fragment-only links resolve to (see [`Walker::resolve`]).
+    same_document: std::cell::OnceCell<Option<String>>,
     form_owners: FxHashMap<u32, u32>,
     url: Url,
     encoding: String,
@@ -595,6 +633,7 @@ impl<'a> Walker<'a> {
     fn new(arena: &'a Arena, url: Url, encoding: &str, max_depth: u32) -> Walker<'a> {
         Walker {
             nodes: &arena.nodes,
+            same_document: std::cell::OnceCell::new(),
             form_owners: arena.form_owners.iter().copied().collect(),
             url,
             encoding: encoding.to_string(),
@@ -636,12 +675,16 @@ impl<'a> Walker<'a> {
     }
 
     fn resolve(&self, base: &Url, href: &str) -> Option<String> {
-        let mut u = base.join(href.trim()).ok()?;
-        if u.scheme() != "http" && u.scheme() != "https" {
-            return None;
+        let href = href.trim();
+        if href.starts_with('#') {
+            // A fragment-only reference is the base itself once the fragment is dropped (as
+            // `join` would give): resolved once per page (such links are often the majority).
+            return self
+                .same_document
+                .get_or_init(|| http_without_fragment(base.clone()))
+                .clone();
         }
-        u.set_fragment(None);
-        Some(u.into())
+        http_without_fragment(base.join(href).ok()?)
     }
 
     fn run(self) -> Page {
@@ -662,6 +705,7 @@ impl<'a> Walker<'a> {
         let mut heading_text = String::new();
         let mut class_names: Vec<(Label, String)> = Vec::new();
         let mut token_buf: Vec<(usize, usize)> = Vec::new();
+        let mut class_cache: FxHashMap<(Label, &'a str), Label> = FxHashMap::default();
         let mut parents: Vec<Option<NodeId>> = Vec::new();
         let mut names: Vec<(Label, String)> = Vec::new();
         let mut seen_labels: FxHashSet<Label> = FxHashSet::default();
@@ -815,13 +859,21 @@ impl<'a> Walker<'a> {
                     let out = labels.len() as u32;
                     labels.push(label);
                     let cl = match attr(attrs, &local_name!("class")) {
-                        Some(class) => {
-                            let (cl, tokens) = class_label(&lname, class, &mut token_buf);
-                            if seen_labels.insert(cl) {
-                                class_names.push((cl, class_name(&lname, &tokens)));
+                        // Pages repeat a few class attributes many times: the label of a
+                        // (tag, class) pair is computed once.
+                        Some(class) => match class_cache.get(&(label, class)) {
+                            Some(&cl) => cl,
+                            None => {
+                                let (cl, tokens) = class_label(&lname, class, &mut token_buf);
+                                if seen_labels.insert(cl) {
+                                    class_names.push((cl, class_name(&lname, &tokens)));
+                                }
+                                if class_cache.len() < MAX_CLASS_CACHE {
+                                    class_cache.insert((label, class), cl);
+                                }
+                                cl
                             }
-                            cl
-                        }
+                        },
                         None => label,
                     };
                     if let Some(id) = attr(attrs, &local_name!("id")) {
@@ -1293,6 +1345,63 @@ mod tests {
 
     fn page(html: &str) -> Page {
         Page::from_html(html, "http://example.com/dir/page.html?x=1").unwrap()
+    }
+
+    #[test]
+    fn push_collapsed_joins_split_whitespace_words() {
+        let oracle = |out: &str, s: &str| {
+            let mut out = out.to_string();
+            for w in s.split_whitespace() {
+                if !out.is_empty() && !out.ends_with(' ') {
+                    out.push(' ');
+                }
+                out.push_str(w);
+            }
+            out
+        };
+        let parts = [
+            "", " ", "  ", "a", "bc", "é", "\t", "\n", "\u{b}", "\u{c}", "\r", "\u{85}", "\u{a0}",
+            "\u{1680}", "\u{2003}", "\u{2028}", "\u{202f}", "\u{205f}", "\u{3000}", "\u{2013}",
+            "\u{e2}", "€", "北", "\u{180e}", "\u{200b}",
+        ];
+        for prefix in ["", "x", "x "] {
+            for a in parts {
+                for b in parts {
+                    for c in parts {
+                        let s = format!("{a}{b}{c}{a}");
+                        let mut out = prefix.to_string();
+                        push_collapsed(&mut out, &s);
+                        assert_eq!(out, oracle(prefix, &s), "{prefix:?} + {s:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fragment_links_resolve_like_join() {
+        for base in [
+            "http://example.com/dir/page.html?x=1#top",
+            "https://e.com",
+            "http://[::1]:8080/a/b/?q#",
+            "http://e.com/a%20b/c?d=%C3%A9",
+            "file:///usr/share/doc/x.html",
+            "http://user:pw@e.com:80/",
+        ] {
+            let url = Url::parse(base).unwrap();
+            for href in ["#", "#x", "  #a b ", "#é%20", "#\t#"] {
+                let w = Walker {
+                    nodes: &[],
+                    same_document: std::cell::OnceCell::new(),
+                    form_owners: FxHashMap::default(),
+                    url: url.clone(),
+                    encoding: String::new(),
+                    max_depth: 1,
+                };
+                let slow = url.join(href.trim()).ok().and_then(http_without_fragment);
+                assert_eq!(w.resolve(&url, href), slow, "{base} + {href:?}");
+            }
+        }
     }
 
     #[test]
