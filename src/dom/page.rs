@@ -8,16 +8,17 @@
 //! depth, so the tree stays as deep as a browser's DOM would.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 
 use html5ever::TokenizerResult;
 use html5ever::interface::TreeSink;
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::{BufferQueue, Tokenizer, TokenizerOpts};
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
+use html5ever::{LocalName, local_name, ns};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
+use super::hash::{FxHashMap, FxHashSet};
 use super::sink::{Arena, DepthGuard, NIL, RawData, RawNode, Sink};
 use super::text;
 use super::tree::{Label, MAX_ID_PREFIX_LEN, NodeId, Tree};
@@ -391,6 +392,13 @@ fn id_kind(id: &str, slug: &str) -> Option<String> {
     if slug.chars().count() < 2 || id.len() > 200 {
         return None;
     }
+    // Most ids do not end with the page's name: check that before lower-casing a copy.
+    let trimmed = id.trim().as_bytes();
+    if trimmed.len() < slug.len()
+        || !trimmed[trimmed.len() - slug.len()..].eq_ignore_ascii_case(slug.as_bytes())
+    {
+        return None;
+    }
     let id = id.trim().to_ascii_lowercase();
     let prefix = id.strip_suffix(slug)?;
     let word = prefix.strip_suffix(KIND_SEPARATORS)?;
@@ -478,43 +486,128 @@ fn class_name(tag: &str, tokens: &[&str]) -> String {
 }
 
 /// Headings (`h1`–`h6`), whose slugs generators use as anchors.
-fn is_heading(name: &str) -> bool {
-    matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+fn is_heading(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6")
+    )
 }
+
+/// The name of a closed non-element (the document, when the page has no root element).
+static EMPTY_NAME: LocalName = local_name!("");
+
+/// Distinct (tag, class attribute) pairs whose class label the walk remembers.
+const MAX_CLASS_CACHE: usize = 4096;
 
 /// Bounds on what a page's ids and headings may cost ([`Tree::id_prefixes`]).
 const MAX_SEP_IDS: usize = 20_000;
 const MAX_HEADINGS: usize = 5_000;
 
 /// Elements whose text is not visible text (their element stays in the tree).
-fn is_raw_text(name: &str) -> bool {
+fn is_raw_text(name: &LocalName) -> bool {
     matches!(
-        name,
-        "script" | "style" | "noscript" | "template" | "xmp" | "iframe" | "noembed" | "noframes"
+        *name,
+        local_name!("script")
+            | local_name!("style")
+            | local_name!("noscript")
+            | local_name!("template")
+            | local_name!("xmp")
+            | local_name!("iframe")
+            | local_name!("noembed")
+            | local_name!("noframes")
     )
 }
 
-fn attr<'a>(attrs: &'a [html5ever::Attribute], name: &str) -> Option<&'a str> {
+/// The value of the no-namespace attribute `name` (atoms compare as integers).
+fn attr<'a>(attrs: &'a [html5ever::Attribute], name: &LocalName) -> Option<&'a str> {
     attrs
         .iter()
-        .find(|a| a.name.ns == html5ever::ns!() && &*a.name.local == name)
+        .find(|a| a.name.local == *name && a.name.ns == ns!())
         .map(|a| &*a.value)
 }
 
-/// Appends `s` to `out` with whitespace runs collapsed to one space.
+/// Appends `s` to `out` with whitespace runs collapsed to one space, as joining
+/// `s.split_whitespace()` (Unicode `White_Space`) with spaces would, after a space when `out`
+/// is not empty and does not end with one. Copies runs of words separated by single spaces
+/// whole; only bytes that may start a non-ASCII space are decoded.
 fn push_collapsed(out: &mut String, s: &str) {
-    for w in s.split_whitespace() {
-        if !out.is_empty() && !out.ends_with(' ') {
+    let b = s.as_bytes();
+    // Length of the whitespace character at byte `i` (a character boundary), or 0.
+    let space_at = |i: usize| -> usize {
+        match SPACE_CLASS[b[i] as usize] {
+            0 => 0,
+            1 => 1,
+            _ => match s.get(i..).and_then(|t| t.chars().next()) {
+                Some(c) if c.is_whitespace() => c.len_utf8(),
+                _ => 0,
+            },
+        }
+    };
+    let mut i = 0;
+    let mut first = true;
+    while i < b.len() {
+        let n = space_at(i);
+        if n > 0 {
+            i += n;
+            continue;
+        }
+        // A run of words separated by single ASCII spaces, copied at once. Continuation bytes
+        // (0x80–0xbf) are never taken for spaces, so `i` only stops on character boundaries.
+        let start = i;
+        loop {
+            while i < b.len() && (SPACE_CLASS[b[i] as usize] == 0 || space_at(i) == 0) {
+                i += 1;
+            }
+            if i + 1 < b.len() && b[i] == b' ' && space_at(i + 1) == 0 {
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        if !first || (!out.is_empty() && !out.ends_with(' ')) {
             out.push(' ');
         }
-        out.push_str(w);
+        first = false;
+        out.push_str(&s[start..i]);
     }
+}
+
+/// Bytes by what they may start: 1 an ASCII space (`char::is_whitespace`), 2 possibly a
+/// non-ASCII space (lead bytes of U+0085, U+00A0, U+1680, U+2000–U+205F, U+3000), 0 neither.
+const SPACE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 6 {
+        t[[b'\t', b'\n', 0x0b, 0x0c, b'\r', b' '][i] as usize] = 1;
+        i += 1;
+    }
+    t[0xc2] = 2;
+    t[0xe1] = 2;
+    t[0xe2] = 2;
+    t[0xe3] = 2;
+    t
+};
+
+/// `u` without its fragment, when it is an http(s) URL.
+fn http_without_fragment(mut u: Url) -> Option<String> {
+    if u.scheme() != "http" && u.scheme() != "https" {
+        return None;
+    }
+    u.set_fragment(None);
+    Some(u.into())
 }
 
 /// One walk over the arena in document order producing the [`Page`].
 struct Walker<'a> {
     nodes: &'a [RawNode],
-    form_owners: HashMap<u32, u32>,
+    /// What fragment-only links resolve to (see [`Walker::resolve`]).
+    same_document: std::cell::OnceCell<Option<String>>,
+    form_owners: FxHashMap<u32, u32>,
     url: Url,
     encoding: String,
     max_depth: u32,
@@ -540,6 +633,7 @@ impl<'a> Walker<'a> {
     fn new(arena: &'a Arena, url: Url, encoding: &str, max_depth: u32) -> Walker<'a> {
         Walker {
             nodes: &arena.nodes,
+            same_document: std::cell::OnceCell::new(),
             form_owners: arena.form_owners.iter().copied().collect(),
             url,
             encoding: encoding.to_string(),
@@ -548,6 +642,13 @@ impl<'a> Walker<'a> {
     }
 
     fn name(&self, raw: u32) -> Option<&'a str> {
+        match &self.nodes[raw as usize].data {
+            RawData::Element { name, .. } => Some(&name.local),
+            _ => None,
+        }
+    }
+
+    fn local(&self, raw: u32) -> Option<&'a LocalName> {
         match &self.nodes[raw as usize].data {
             RawData::Element { name, .. } => Some(&name.local),
             _ => None,
@@ -574,12 +675,16 @@ impl<'a> Walker<'a> {
     }
 
     fn resolve(&self, base: &Url, href: &str) -> Option<String> {
-        let mut u = base.join(href.trim()).ok()?;
-        if u.scheme() != "http" && u.scheme() != "https" {
-            return None;
+        let href = href.trim();
+        if href.starts_with('#') {
+            // A fragment-only reference is the base itself once the fragment is dropped (as
+            // `join` would give): resolved once per page (such links are often the majority).
+            return self
+                .same_document
+                .get_or_init(|| http_without_fragment(base.clone()))
+                .clone();
         }
-        u.set_fragment(None);
-        Some(u.into())
+        http_without_fragment(base.join(href).ok()?)
     }
 
     fn run(self) -> Page {
@@ -595,36 +700,37 @@ impl<'a> Walker<'a> {
         // Ids with a separator (candidate kind declarations) and the slugs of the headings, whose
         // anchors are content rather than kinds.
         let mut sep_ids: Vec<String> = Vec::new();
-        let mut heading_slugs: HashSet<String> = HashSet::new();
+        let mut heading_slugs: FxHashSet<String> = FxHashSet::default();
         let mut heading_open = 0u32;
         let mut heading_text = String::new();
         let mut class_names: Vec<(Label, String)> = Vec::new();
         let mut token_buf: Vec<(usize, usize)> = Vec::new();
+        let mut class_cache: FxHashMap<(Label, &'a str), Label> = FxHashMap::default();
         let mut parents: Vec<Option<NodeId>> = Vec::new();
         let mut names: Vec<(Label, String)> = Vec::new();
-        let mut seen_labels: HashSet<Label> = HashSet::new();
+        let mut seen_labels: FxHashSet<Label> = FxHashSet::default();
 
         let mut title = String::new();
         let mut in_title = false;
         let mut robots = MetaRobots::default();
         let mut links: Vec<Link> = Vec::new();
         let mut forms: Vec<Form> = Vec::new();
-        let mut form_index: HashMap<u32, usize> = HashMap::new();
+        let mut form_index: FxHashMap<u32, usize> = FxHashMap::default();
         let mut controls: Vec<Control> = Vec::new();
         let mut visible = String::new();
         let mut link_text_chars = 0usize;
         let mut image_count = 0usize;
         // label-for id -> label text; labels wrapping a control: control index -> label raw
-        let mut label_for: HashMap<String, String> = HashMap::new();
+        let mut label_for: FxHashMap<String, String> = FxHashMap::default();
         let mut wrapped_label: Vec<(usize, u32)> = Vec::new();
-        let mut label_texts: HashMap<u32, String> = HashMap::new();
+        let mut label_texts: FxHashMap<u32, String> = FxHashMap::default();
         // Last visible text seen inside each form (for "nearest preceding text" labels).
-        let mut last_text_in_form: HashMap<usize, String> = HashMap::new();
+        let mut last_text_in_form: FxHashMap<usize, String> = FxHashMap::default();
         // Select option collection: select control index.
         let mut open_select: Option<usize> = None;
         let mut collectors: Vec<Collector> = Vec::new();
         // Anchor collector raw -> link index.
-        let mut link_of_anchor: HashMap<u32, usize> = HashMap::new();
+        let mut link_of_anchor: FxHashMap<u32, usize> = FxHashMap::default();
 
         let mut stack: Vec<Open> = Vec::new();
         let mut hidden_depth = 0u32; // > 0 inside raw-text elements
@@ -652,7 +758,7 @@ impl<'a> Walker<'a> {
                 // Close the element.
                 let closed = top.raw;
                 stack.pop();
-                let name = self.name(closed).unwrap_or("");
+                let name = self.local(closed).unwrap_or(&EMPTY_NAME);
                 if is_raw_text(name) {
                     hidden_depth = hidden_depth.saturating_sub(1);
                 }
@@ -662,11 +768,11 @@ impl<'a> Walker<'a> {
                         heading_slugs.insert(slug_form(&heading_text));
                     }
                 }
-                match name {
-                    "title" => in_title = false,
-                    "body" => in_body = false,
-                    "select" => open_select = None,
-                    "form" => {
+                match *name {
+                    local_name!("title") => in_title = false,
+                    local_name!("body") => in_body = false,
+                    local_name!("select") => open_select = None,
+                    local_name!("form") => {
                         form_stack.pop();
                     }
                     _ => {}
@@ -752,17 +858,25 @@ impl<'a> Walker<'a> {
                     // attached beside it (to the same parent), so depth stays bounded.
                     let out = labels.len() as u32;
                     labels.push(label);
-                    let cl = match attr(attrs, "class") {
-                        Some(class) => {
-                            let (cl, tokens) = class_label(&lname, class, &mut token_buf);
-                            if seen_labels.insert(cl) {
-                                class_names.push((cl, class_name(&lname, &tokens)));
+                    let cl = match attr(attrs, &local_name!("class")) {
+                        // Pages repeat a few class attributes many times: the label of a
+                        // (tag, class) pair is computed once.
+                        Some(class) => match class_cache.get(&(label, class)) {
+                            Some(&cl) => cl,
+                            None => {
+                                let (cl, tokens) = class_label(&lname, class, &mut token_buf);
+                                if seen_labels.insert(cl) {
+                                    class_names.push((cl, class_name(&lname, &tokens)));
+                                }
+                                if class_cache.len() < MAX_CLASS_CACHE {
+                                    class_cache.insert((label, class), cl);
+                                }
+                                cl
                             }
-                            cl
-                        }
+                        },
                         None => label,
                     };
-                    if let Some(id) = attr(attrs, "id") {
+                    if let Some(id) = attr(attrs, &local_name!("id")) {
                         if let Some(kind) = id_kind(id, &slug) {
                             kinds.push((out, cl, kind));
                         }
@@ -770,7 +884,7 @@ impl<'a> Walker<'a> {
                             sep_ids.push(id.to_string());
                         }
                     }
-                    if is_heading(&lname) {
+                    if is_heading(&name.local) {
                         if heading_open == 0 {
                             heading_text.clear();
                         }
@@ -786,7 +900,7 @@ impl<'a> Walker<'a> {
                     };
                     self.element(
                         raw,
-                        lname.as_ref(),
+                        &name.local,
                         attrs,
                         out,
                         &base,
@@ -804,12 +918,12 @@ impl<'a> Walker<'a> {
                         in_body,
                         &mut image_count,
                     );
-                    if is_raw_text(&lname) {
+                    if is_raw_text(&name.local) {
                         hidden_depth += 1;
                     }
-                    match lname.as_ref() {
-                        "title" if title.is_empty() => in_title = true,
-                        "body" => in_body = true,
+                    match name.local {
+                        local_name!("title") if title.is_empty() => in_title = true,
+                        local_name!("body") => in_body = true,
                         _ => {}
                     }
                     stack.push(Open {
@@ -909,12 +1023,12 @@ impl<'a> Walker<'a> {
         // Document order search without recursion.
         let mut stack = vec![self.root()];
         while let Some(n) = stack.pop() {
-            if self.name(n) == Some("base")
-                && let Some(href) = attr(self.attrs(n), "href")
+            if self.local(n) == Some(&local_name!("base"))
+                && let Some(href) = attr(self.attrs(n), &local_name!("href"))
             {
                 return self.url.join(href.trim()).ok();
             }
-            if self.name(n) == Some("body") {
+            if self.local(n) == Some(&local_name!("body")) {
                 continue;
             }
             let mut kids = Vec::new();
@@ -934,30 +1048,30 @@ impl<'a> Walker<'a> {
     fn element(
         &self,
         raw: u32,
-        name: &str,
+        name: &LocalName,
         attrs: &[html5ever::Attribute],
         out: u32,
         base: &Url,
         robots: &mut MetaRobots,
         links: &mut Vec<Link>,
-        link_of_anchor: &mut HashMap<u32, usize>,
+        link_of_anchor: &mut FxHashMap<u32, usize>,
         forms: &mut Vec<Form>,
-        form_index: &mut HashMap<u32, usize>,
+        form_index: &mut FxHashMap<u32, usize>,
         form_stack: &mut Vec<usize>,
         controls: &mut Vec<Control>,
         open_select: &mut Option<usize>,
         wrapped_label: &mut Vec<(usize, u32)>,
         collectors: &mut Vec<Collector>,
-        last_text_in_form: &HashMap<usize, String>,
+        last_text_in_form: &FxHashMap<usize, String>,
         in_body: bool,
         image_count: &mut usize,
     ) {
-        match name {
-            "a" | "area" => {
-                if let Some(href) = attr(attrs, "href")
+        match *name {
+            local_name!("a") | local_name!("area") => {
+                if let Some(href) = attr(attrs, &local_name!("href"))
                     && let Some(url) = self.resolve(base, href)
                 {
-                    let nofollow = attr(attrs, "rel").is_some_and(|r| {
+                    let nofollow = attr(attrs, &local_name!("rel")).is_some_and(|r| {
                         r.split_ascii_whitespace()
                             .any(|t| t.eq_ignore_ascii_case("nofollow"))
                     });
@@ -968,24 +1082,24 @@ impl<'a> Walker<'a> {
                         node: out,
                         nofollow,
                     });
-                    if name == "a" {
+                    if *name == local_name!("a") {
                         collectors.push(Collector {
                             raw,
                             text: String::new(),
                         });
-                    } else if let Some(alt) = attr(attrs, "alt")
+                    } else if let Some(alt) = attr(attrs, &local_name!("alt"))
                         && let Some(l) = links.last_mut()
                     {
                         push_collapsed(&mut l.text, alt);
                     }
                 }
             }
-            "img" => {
+            local_name!("img") => {
                 if in_body {
                     *image_count += 1;
                 }
                 // An image-only anchor is named by its alt text.
-                if let Some(alt) = attr(attrs, "alt")
+                if let Some(alt) = attr(attrs, &local_name!("alt"))
                     && let Some(c) = collectors
                         .iter_mut()
                         .rev()
@@ -995,9 +1109,10 @@ impl<'a> Walker<'a> {
                     push_collapsed(&mut c.text, alt);
                 }
             }
-            "meta" => {
-                if attr(attrs, "name").is_some_and(|n| n.eq_ignore_ascii_case("robots"))
-                    && let Some(content) = attr(attrs, "content")
+            local_name!("meta") => {
+                if attr(attrs, &local_name!("name"))
+                    .is_some_and(|n| n.eq_ignore_ascii_case("robots"))
+                    && let Some(content) = attr(attrs, &local_name!("content"))
                 {
                     for d in content.split(',').map(|d| d.trim().to_ascii_lowercase()) {
                         match d.as_str() {
@@ -1012,16 +1127,16 @@ impl<'a> Walker<'a> {
                     }
                 }
             }
-            "form" => {
-                let action = attr(attrs, "action").unwrap_or("").trim();
-                let scripted = attr(attrs, "onsubmit").is_some()
+            local_name!("form") => {
+                let action = attr(attrs, &local_name!("action")).unwrap_or("").trim();
+                let scripted = attr(attrs, &local_name!("onsubmit")).is_some()
                     || action.to_ascii_lowercase().starts_with("javascript:");
                 let action = if action.is_empty() {
                     self.url.to_string()
                 } else {
                     base.join(action).map(|u| u.to_string()).unwrap_or_default()
                 };
-                let method = match attr(attrs, "method")
+                let method = match attr(attrs, &local_name!("method"))
                     .map(str::to_ascii_lowercase)
                     .as_deref()
                 {
@@ -1033,31 +1148,40 @@ impl<'a> Walker<'a> {
                 forms.push(Form {
                     action,
                     method: method.to_string(),
-                    enctype: attr(attrs, "enctype")
+                    enctype: attr(attrs, &local_name!("enctype"))
                         .unwrap_or("application/x-www-form-urlencoded")
                         .to_ascii_lowercase(),
-                    name: attr(attrs, "name").unwrap_or("").to_string(),
-                    id: attr(attrs, "id").unwrap_or("").to_string(),
+                    name: attr(attrs, &local_name!("name")).unwrap_or("").to_string(),
+                    id: attr(attrs, &local_name!("id")).unwrap_or("").to_string(),
                     scripted,
                     controls: Vec::new(),
                     node: out,
                 });
             }
-            "label" => {
+            local_name!("label") => {
                 collectors.push(Collector {
                     raw,
                     text: String::new(),
                 });
             }
-            "input" | "select" | "textarea" | "button" => {
-                let kind = match name {
-                    "select" => ControlKind::Select,
-                    "textarea" => ControlKind::TextArea,
-                    "button" => match attr(attrs, "type").map(str::to_ascii_lowercase).as_deref() {
+            local_name!("input")
+            | local_name!("select")
+            | local_name!("textarea")
+            | local_name!("button") => {
+                let kind = match *name {
+                    local_name!("select") => ControlKind::Select,
+                    local_name!("textarea") => ControlKind::TextArea,
+                    local_name!("button") => match attr(attrs, &local_name!("type"))
+                        .map(str::to_ascii_lowercase)
+                        .as_deref()
+                    {
                         Some("button") | Some("reset") => ControlKind::Button,
                         _ => ControlKind::Submit,
                     },
-                    _ => match attr(attrs, "type").map(str::to_ascii_lowercase).as_deref() {
+                    _ => match attr(attrs, &local_name!("type"))
+                        .map(str::to_ascii_lowercase)
+                        .as_deref()
+                    {
                         None | Some("text") | Some("search") | Some("") => ControlKind::Text,
                         Some("password") => ControlKind::Password,
                         Some("email") => ControlKind::Email,
@@ -1077,7 +1201,7 @@ impl<'a> Walker<'a> {
                     },
                 };
                 // Owner: the form attribute, else html5ever's association, else the open form.
-                let form = match attr(attrs, "form") {
+                let form = match attr(attrs, &local_name!("form")) {
                     Some(fid) => forms.iter().position(|f| f.id == fid),
                     None => self
                         .form_owners
@@ -1085,9 +1209,9 @@ impl<'a> Walker<'a> {
                         .and_then(|f| form_index.get(f).copied())
                         .or_else(|| form_stack.last().copied()),
                 };
-                let label = attr(attrs, "aria-label")
-                    .or_else(|| attr(attrs, "placeholder"))
-                    .or_else(|| attr(attrs, "title"))
+                let label = attr(attrs, &local_name!("aria-label"))
+                    .or_else(|| attr(attrs, &local_name!("placeholder")))
+                    .or_else(|| attr(attrs, &local_name!("title")))
                     .map(str::to_string)
                     .filter(|s| !s.trim().is_empty())
                     .or_else(|| form.and_then(|f| last_text_in_form.get(&f).cloned()))
@@ -1096,39 +1220,41 @@ impl<'a> Walker<'a> {
                 if let Some(l) = collectors
                     .iter()
                     .rev()
-                    .find(|c| self.name(c.raw) == Some("label"))
+                    .find(|c| self.local(c.raw) == Some(&local_name!("label")))
                 {
                     wrapped_label.push((idx, l.raw));
                 }
                 controls.push(Control {
                     kind,
-                    name: attr(attrs, "name").unwrap_or("").to_string(),
-                    id: attr(attrs, "id").unwrap_or("").to_string(),
-                    value: attr(attrs, "value").unwrap_or("").to_string(),
+                    name: attr(attrs, &local_name!("name")).unwrap_or("").to_string(),
+                    id: attr(attrs, &local_name!("id")).unwrap_or("").to_string(),
+                    value: attr(attrs, &local_name!("value")).unwrap_or("").to_string(),
                     options: Vec::new(),
-                    checked: attr(attrs, "checked").is_some(),
-                    disabled: attr(attrs, "disabled").is_some(),
+                    checked: attr(attrs, &local_name!("checked")).is_some(),
+                    disabled: attr(attrs, &local_name!("disabled")).is_some(),
                     label,
                     form,
                     node: out,
                 });
-                if name == "select" {
+                if *name == local_name!("select") {
                     *open_select = Some(idx);
                 }
-                if name == "button" || name == "textarea" {
+                if *name == local_name!("button") || *name == local_name!("textarea") {
                     collectors.push(Collector {
                         raw,
                         text: String::new(),
                     });
                 }
             }
-            "option" => {
+            local_name!("option") => {
                 if let Some(si) = *open_select {
-                    if let Some(v) = attr(attrs, "value") {
+                    if let Some(v) = attr(attrs, &local_name!("value")) {
                         if let Some(c) = controls.get_mut(si) {
-                            if attr(attrs, "selected").is_some() || c.options.is_empty() {
+                            if attr(attrs, &local_name!("selected")).is_some()
+                                || c.options.is_empty()
+                            {
                                 c.value = v.to_string();
-                                c.checked |= attr(attrs, "selected").is_some();
+                                c.checked |= attr(attrs, &local_name!("selected")).is_some();
                             }
                             c.options.push(v.to_string());
                         }
@@ -1149,40 +1275,42 @@ impl<'a> Walker<'a> {
     fn close_collector(
         &self,
         raw: u32,
-        name: &str,
+        name: &LocalName,
         text: String,
         links: &mut [Link],
-        link_of_anchor: &HashMap<u32, usize>,
+        link_of_anchor: &FxHashMap<u32, usize>,
         controls: &mut [Control],
         open_select: Option<usize>,
-        label_texts: &mut HashMap<u32, String>,
-        label_for: &mut HashMap<String, String>,
+        label_texts: &mut FxHashMap<u32, String>,
+        label_for: &mut FxHashMap<String, String>,
     ) {
-        match name {
-            "a" => {
+        match *name {
+            local_name!("a") => {
                 if let Some(&i) = link_of_anchor.get(&raw)
                     && let Some(l) = links.get_mut(i)
                 {
                     l.text = text;
                 }
             }
-            "label" => {
-                if let Some(f) = attr(self.attrs(raw), "for") {
+            local_name!("label") => {
+                if let Some(f) = attr(self.attrs(raw), &local_name!("for")) {
                     label_for.insert(f.to_string(), text.clone());
                 }
                 label_texts.insert(raw, text);
             }
-            "option" => {
+            local_name!("option") => {
                 if let Some(si) = open_select
                     && let Some(c) = controls.get_mut(si)
                 {
-                    if attr(self.attrs(raw), "selected").is_some() || c.options.is_empty() {
+                    if attr(self.attrs(raw), &local_name!("selected")).is_some()
+                        || c.options.is_empty()
+                    {
                         c.value = text.clone();
                     }
                     c.options.push(text);
                 }
             }
-            "button" | "textarea" => {
+            local_name!("button") | local_name!("textarea") => {
                 // A button's text is its caption when it has no value; a textarea's text is
                 // its initial value.
                 if let Some(c) = controls.iter_mut().rev().find(|c| c.value.is_empty()) {
@@ -1217,6 +1345,63 @@ mod tests {
 
     fn page(html: &str) -> Page {
         Page::from_html(html, "http://example.com/dir/page.html?x=1").unwrap()
+    }
+
+    #[test]
+    fn push_collapsed_joins_split_whitespace_words() {
+        let oracle = |out: &str, s: &str| {
+            let mut out = out.to_string();
+            for w in s.split_whitespace() {
+                if !out.is_empty() && !out.ends_with(' ') {
+                    out.push(' ');
+                }
+                out.push_str(w);
+            }
+            out
+        };
+        let parts = [
+            "", " ", "  ", "a", "bc", "é", "\t", "\n", "\u{b}", "\u{c}", "\r", "\u{85}", "\u{a0}",
+            "\u{1680}", "\u{2003}", "\u{2028}", "\u{202f}", "\u{205f}", "\u{3000}", "\u{2013}",
+            "\u{e2}", "€", "北", "\u{180e}", "\u{200b}",
+        ];
+        for prefix in ["", "x", "x "] {
+            for a in parts {
+                for b in parts {
+                    for c in parts {
+                        let s = format!("{a}{b}{c}{a}");
+                        let mut out = prefix.to_string();
+                        push_collapsed(&mut out, &s);
+                        assert_eq!(out, oracle(prefix, &s), "{prefix:?} + {s:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fragment_links_resolve_like_join() {
+        for base in [
+            "http://example.com/dir/page.html?x=1#top",
+            "https://e.com",
+            "http://[::1]:8080/a/b/?q#",
+            "http://e.com/a%20b/c?d=%C3%A9",
+            "file:///usr/share/doc/x.html",
+            "http://user:pw@e.com:80/",
+        ] {
+            let url = Url::parse(base).unwrap();
+            for href in ["#", "#x", "  #a b ", "#é%20", "#\t#"] {
+                let w = Walker {
+                    nodes: &[],
+                    same_document: std::cell::OnceCell::new(),
+                    form_owners: FxHashMap::default(),
+                    url: url.clone(),
+                    encoding: String::new(),
+                    max_depth: 1,
+                };
+                let slow = url.join(href.trim()).ok().and_then(http_without_fragment);
+                assert_eq!(w.resolve(&url, href), slow, "{base} + {href:?}");
+            }
+        }
     }
 
     #[test]

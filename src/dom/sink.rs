@@ -10,7 +10,7 @@ use std::cell::{Cell, RefCell};
 
 use html5ever::interface::tree_builder::{ElementFlags, NodeOrText, QuirksMode, TreeSink};
 use html5ever::tendril::StrTendril;
-use html5ever::{Attribute, LocalName, Namespace, QualName};
+use html5ever::{Attribute, LocalName, Namespace, QualName, local_name};
 use markup5ever::interface::ElemName;
 
 /// "No node" in the arena's links.
@@ -362,58 +362,58 @@ impl<S> DepthGuard<S> {
     }
 }
 
-fn counts_for_depth(name: &str) -> bool {
+fn counts_for_depth(name: &LocalName) -> bool {
     !matches!(
-        name,
-        "area"
-            | "base"
-            | "br"
-            | "col"
-            | "embed"
-            | "hr"
-            | "img"
-            | "input"
-            | "link"
-            | "meta"
-            | "source"
-            | "track"
-            | "wbr"
-            | "param"
-            | "keygen"
-            | "basefont"
-            | "bgsound"
-            | "frame"
-            | "p"
-            | "li"
-            | "dt"
-            | "dd"
-            | "tr"
-            | "td"
-            | "th"
-            | "option"
-            | "optgroup"
-            | "tbody"
-            | "thead"
-            | "tfoot"
-            | "colgroup"
-            | "caption"
-            | "rb"
-            | "rt"
-            | "rp"
-            | "rtc"
-            | "html"
-            | "head"
-            | "body"
-            | "script"
-            | "style"
-            | "textarea"
-            | "title"
-            | "xmp"
-            | "iframe"
-            | "noembed"
-            | "noframes"
-            | "noscript"
-            | "plaintext"
+        *name,
+        local_name!("area")
+            | local_name!("base")
+            | local_name!("br")
+            | local_name!("col")
+            | local_name!("embed")
+            | local_name!("hr")
+            | local_name!("img")
+            | local_name!("input")
+            | local_name!("link")
+            | local_name!("meta")
+            | local_name!("source")
+            | local_name!("track")
+            | local_name!("wbr")
+            | local_name!("param")
+            | local_name!("keygen")
+            | local_name!("basefont")
+            | local_name!("bgsound")
+            | local_name!("frame")
+            | local_name!("p")
+            | local_name!("li")
+            | local_name!("dt")
+            | local_name!("dd")
+            | local_name!("tr")
+            | local_name!("td")
+            | local_name!("th")
+            | local_name!("option")
+            | local_name!("optgroup")
+            | local_name!("tbody")
+            | local_name!("thead")
+            | local_name!("tfoot")
+            | local_name!("colgroup")
+            | local_name!("caption")
+            | local_name!("rb")
+            | local_name!("rt")
+            | local_name!("rp")
+            | local_name!("rtc")
+            | local_name!("html")
+            | local_name!("head")
+            | local_name!("body")
+            | local_name!("script")
+            | local_name!("style")
+            | local_name!("textarea")
+            | local_name!("title")
+            | local_name!("xmp")
+            | local_name!("iframe")
+            | local_name!("noembed")
+            | local_name!("noframes")
+            | local_name!("noscript")
+            | local_name!("plaintext")
     )
 }
 

@@ -4,17 +4,16 @@
 //! Owns the language data's loading (stop-word lists are data files under `data/stopwords/`),
 //! not the choice of which text is visible (that is the page walk's, in `dom::page`).
 
-use std::collections::HashSet;
 use std::sync::OnceLock;
 
+use super::hash::FxHashSet;
 use encoding_rs::{Encoding, UTF_8};
-use regex::Regex;
 
 /// Stop words of the supported languages (English, Portuguese, Spanish), from `data/stopwords`.
-fn stop_words() -> &'static HashSet<&'static str> {
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+fn stop_words() -> &'static StopWords {
+    static SET: OnceLock<StopWords> = OnceLock::new();
     SET.get_or_init(|| {
-        [
+        let set: FxHashSet<&'static str> = [
             include_str!("../../data/stopwords/en.txt"),
             include_str!("../../data/stopwords/pt.txt"),
             include_str!("../../data/stopwords/es.txt"),
@@ -23,8 +22,24 @@ fn stop_words() -> &'static HashSet<&'static str> {
         .flat_map(|f| f.lines())
         .filter(|l| !l.trim_start().starts_with('#'))
         .flat_map(str::split_whitespace)
-        .collect()
+        .collect();
+        StopWords {
+            max_len: set.iter().map(|w| w.len()).max().unwrap_or(0),
+            set,
+        }
     })
+}
+
+/// The stop-word set and its longest word's byte length (longer words skip the lookup).
+struct StopWords {
+    set: FxHashSet<&'static str>,
+    max_len: usize,
+}
+
+impl StopWords {
+    fn contains(&self, word: &str) -> bool {
+        word.len() <= self.max_len && self.set.contains(word)
+    }
 }
 
 /// Whether `word` (lower-case) is a stop word.
@@ -47,30 +62,46 @@ fn is_ideographic(c: char) -> bool {
 /// ideographs one by one; drops stop words, single letters and tokens without a letter. Calls
 /// `f` per term.
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
+    let stop = stop_words();
     let mut word = String::new();
+    // Characters in `word` (after lower-casing) and whether one is a letter.
+    let mut chars = 0usize;
     let mut has_letter = false;
-    let mut flush = |word: &mut String, has_letter: &mut bool| {
-        let long_enough = word.chars().nth(1).is_some() || word.chars().any(is_ideographic);
-        if *has_letter && long_enough && !is_stop_word(word) {
+    // A word is long enough with two characters; a lone ideograph is a term by itself.
+    let mut flush = |word: &mut String, chars: &mut usize, has_letter: &mut bool, ideo: bool| {
+        if *has_letter && (*chars >= 2 || ideo) && !stop.contains(word) {
             f(word);
         }
         word.clear();
+        *chars = 0;
         *has_letter = false;
     };
     for c in text.chars() {
-        if is_ideographic(c) {
-            flush(&mut word, &mut has_letter);
+        if c.is_ascii() {
+            // ASCII fast path (same classes as below).
+            if c.is_ascii_alphanumeric() {
+                has_letter |= c.is_ascii_alphabetic();
+                word.push(c.to_ascii_lowercase());
+                chars += 1;
+            } else if !word.is_empty() {
+                flush(&mut word, &mut chars, &mut has_letter, false);
+            }
+        } else if is_ideographic(c) {
+            flush(&mut word, &mut chars, &mut has_letter, false);
             word.push(c);
             has_letter = true;
-            flush(&mut word, &mut has_letter);
+            flush(&mut word, &mut chars, &mut has_letter, true);
         } else if c.is_alphanumeric() {
             has_letter |= c.is_alphabetic();
-            word.extend(c.to_lowercase());
+            for l in c.to_lowercase() {
+                word.push(l);
+                chars += 1;
+            }
         } else {
-            flush(&mut word, &mut has_letter);
+            flush(&mut word, &mut chars, &mut has_letter, false);
         }
     }
-    flush(&mut word, &mut has_letter);
+    flush(&mut word, &mut chars, &mut has_letter, false);
 }
 
 /// The terms of `text` (see [`for_each_term`]).
@@ -80,38 +111,67 @@ pub fn terms(text: &str) -> Vec<String> {
     out
 }
 
+/// Currency codes counted next to a number (whole ASCII words).
+const CURRENCY_CODES: [&[u8; 3]; 13] = [
+    b"USD", b"EUR", b"BRL", b"GBP", b"JPY", b"CNY", b"RMB", b"MXN", b"ARS", b"CLP", b"COP", b"CHF",
+    b"INR",
+];
+
 /// Counts price-looking strings: a currency symbol or ISO code next to a number
 /// (`R$ 450.000`, `$12.99`, `1.200,00 €`, `EUR 35`).
 ///
-/// Runs on all visible text of every page, so it finds the (rare) currency markers with a
-/// literal-prefiltered regex and then looks at the characters beside each one, instead of a
-/// single regex that would start a match attempt at every digit.
+/// Runs on all visible text of every page, so it scans bytes for the (rare) currency markers —
+/// `$ € £ ¥ ₹ ₩ ₽ 元`, or a code of [`CURRENCY_CODES`] between ASCII word boundaries — and then
+/// looks at the characters beside each one (a digit, possibly after one space).
 pub fn count_prices(text: &str) -> usize {
-    static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    let Some(re) = RE
-        .get_or_init(|| {
-            Regex::new(r"[$€£¥₹₩₽元]|(?-u:\b)(?:USD|EUR|BRL|GBP|JPY|CNY|RMB|MXN|ARS|CLP|COP|CHF|INR)(?-u:\b)").ok()
-        })
-        .as_ref()
-    else {
-        return 0;
-    };
+    let b = text.as_bytes();
+    let is_word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let is_space = |c: char| c == ' ' || c == '\u{a0}' || c == '\u{202f}';
-    re.find_iter(text)
-        .filter(|m| {
-            let mut after = text[m.end()..].chars();
-            let next = match after.next() {
-                Some(c) if is_space(c) => after.next(),
-                c => c,
-            };
-            let mut before = text[..m.start()].chars().rev();
-            let prev = match before.next() {
-                Some(c) if is_space(c) => before.next(),
-                c => c,
-            };
-            next.is_some_and(|c| c.is_ascii_digit()) || prev.is_some_and(|c| c.is_ascii_digit())
-        })
-        .count()
+    let mut count = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let len = match b[i] {
+            b'$' => 1,
+            // £ ¥
+            0xc2 if matches!(b.get(i + 1), Some(0xa3 | 0xa5)) => 2,
+            // € ₹ ₩ ₽
+            0xe2 if b.get(i + 1) == Some(&0x82)
+                && matches!(b.get(i + 2), Some(0xac | 0xb9 | 0xa9 | 0xbd)) =>
+            {
+                3
+            }
+            // 元
+            0xe5 if b.get(i + 1) == Some(&0x85) && b.get(i + 2) == Some(&0x83) => 3,
+            b'A'..=b'Z'
+                if (i == 0 || !is_word(b[i - 1]))
+                    && b.get(i..i + 3)
+                        .is_some_and(|w| CURRENCY_CODES.iter().any(|c| &c[..] == w))
+                    && b.get(i + 3).is_none_or(|&c| !is_word(c)) =>
+            {
+                3
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let (start, end) = (i, i + len);
+        i = end;
+        let mut after = text[end..].chars();
+        let next = match after.next() {
+            Some(c) if is_space(c) => after.next(),
+            c => c,
+        };
+        let mut before = text[..start].chars().rev();
+        let prev = match before.next() {
+            Some(c) if is_space(c) => before.next(),
+            c => c,
+        };
+        if next.is_some_and(|c| c.is_ascii_digit()) || prev.is_some_and(|c| c.is_ascii_digit()) {
+            count += 1;
+        }
+    }
+    count
 }
 
 /// Decodes response bytes to text, choosing the charset from a byte-order mark, then the HTTP
@@ -168,6 +228,7 @@ fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use regex::Regex;
 
     #[test]
     fn terms_lowercase_unicode_and_drop_stop_words() {
@@ -177,6 +238,86 @@ mod tests {
         );
         assert_eq!(terms("北京 大学"), ["北", "京", "大", "学"]);
         assert!(terms("42 1.000 -- ,,").is_empty());
+    }
+
+    #[test]
+    fn price_scan_counts_what_the_regex_does() {
+        let re = Regex::new(
+            r"[$€£¥₹₩₽元]|(?-u:\b)(?:USD|EUR|BRL|GBP|JPY|CNY|RMB|MXN|ARS|CLP|COP|CHF|INR)(?-u:\b)",
+        )
+        .unwrap();
+        let is_space = |c: char| c == ' ' || c == '\u{a0}' || c == '\u{202f}';
+        let oracle = |text: &str| {
+            re.find_iter(text)
+                .filter(|m| {
+                    let mut after = text[m.end()..].chars();
+                    let next = match after.next() {
+                        Some(c) if is_space(c) => after.next(),
+                        c => c,
+                    };
+                    let mut before = text[..m.start()].chars().rev();
+                    let prev = match before.next() {
+                        Some(c) if is_space(c) => before.next(),
+                        c => c,
+                    };
+                    next.is_some_and(|c| c.is_ascii_digit())
+                        || prev.is_some_and(|c| c.is_ascii_digit())
+                })
+                .count()
+        };
+        let parts = [
+            "",
+            " ",
+            "1",
+            "12",
+            "$",
+            "€",
+            "£",
+            "¥",
+            "₹",
+            "₩",
+            "₽",
+            "元",
+            "USD",
+            "EUR",
+            "INR",
+            "USDX",
+            "xUSD",
+            "_EUR",
+            "EUR_",
+            "é",
+            "\u{a0}",
+            "\u{202f}",
+            "R",
+            "a",
+            ",",
+            "ÉUR",
+            "₿",
+            "¢",
+            "€€",
+            "2USD",
+            "USD3",
+            "CHFEUR",
+            "\u{20ac}",
+            "\u{00a3}1",
+        ];
+        let mut n = 0;
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    let t = format!("{a}{b}{c}");
+                    assert_eq!(count_prices(&t), oracle(&t), "{t:?}");
+                    n += 1;
+                }
+            }
+        }
+        assert!(n > 30_000);
+        for t in [
+            "Preço: R$ 450.000 ou R$1.200,00/mês, US$ 5 e 35 € e EUR 40; USD 1,000 元 9",
+            "$$1 $ $ 2 EUR EUR 3 (GBP)4 JPY\u{a0}5 6\u{202f}CHF",
+        ] {
+            assert_eq!(count_prices(t), oracle(t), "{t:?}");
+        }
     }
 
     #[test]
