@@ -8,6 +8,7 @@
 //! depth, so the tree stays as deep as a browser's DOM would.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use html5ever::TokenizerResult;
 use html5ever::interface::TreeSink;
@@ -700,7 +701,9 @@ impl<'a> Walker<'a> {
         // Ids with a separator (candidate kind declarations) and the slugs of the headings, whose
         // anchors are content rather than kinds.
         let mut sep_ids: Vec<String> = Vec::new();
-        let mut heading_slugs: FxHashSet<String> = FxHashSet::default();
+        // Keyed by page text: std's keyed SipHash, so a hostile page cannot collide its keys
+        // (Fx is for integer keys and bounded caches).
+        let mut heading_slugs: HashSet<String> = HashSet::new();
         let mut heading_open = 0u32;
         let mut heading_text = String::new();
         let mut class_names: Vec<(Label, String)> = Vec::new();
@@ -721,7 +724,7 @@ impl<'a> Walker<'a> {
         let mut link_text_chars = 0usize;
         let mut image_count = 0usize;
         // label-for id -> label text; labels wrapping a control: control index -> label raw
-        let mut label_for: FxHashMap<String, String> = FxHashMap::default();
+        let mut label_for: HashMap<String, String> = HashMap::new();
         let mut wrapped_label: Vec<(usize, u32)> = Vec::new();
         let mut label_texts: FxHashMap<u32, String> = FxHashMap::default();
         // Last visible text seen inside each form (for "nearest preceding text" labels).
@@ -1282,7 +1285,7 @@ impl<'a> Walker<'a> {
         controls: &mut [Control],
         open_select: Option<usize>,
         label_texts: &mut FxHashMap<u32, String>,
-        label_for: &mut FxHashMap<String, String>,
+        label_for: &mut HashMap<String, String>,
     ) {
         match *name {
             local_name!("a") => {
