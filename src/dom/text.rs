@@ -121,7 +121,7 @@ const CURRENCY_CODES: [&[u8; 3]; 13] = [
 /// (`R$ 450.000`, `$12.99`, `1.200,00 €`, `EUR 35`).
 ///
 /// Runs on all visible text of every page, so it scans bytes for the (rare) currency markers —
-/// `$ € £ ¥ ₹ ₩ ₽ 元`, or a code of [`CURRENCY_CODES`] between ASCII word boundaries — and then
+/// `$ € £ ¥ ₹ ₩ ₽ 元`, or a code of `CURRENCY_CODES` between ASCII word boundaries — and then
 /// looks at the characters beside each one (a digit, possibly after one space).
 pub fn count_prices(text: &str) -> usize {
     let b = text.as_bytes();
