@@ -129,9 +129,9 @@ fn prepared_example_agrees_with_similarity() {
         .unwrap_or_else(|e| panic!("{}", String::from(e.message())));
     assert!(example.size() > 10);
     for (html, path) in [
-        (ENTITY, "a.html"),
-        (ENTITY_2, "b.html"),
-        (LISTING, "c.html"),
+        (ENTITY, "imovel/a.html"),
+        (ENTITY_2, "imovel/b.html"),
+        (LISTING, "imovel/c.html"),
     ] {
         let prepared = json_of(example.compare(html, &url(path)));
         let direct = json_of(similarity_js(ENTITY, html, JsValue::UNDEFINED));
@@ -142,6 +142,10 @@ fn prepared_example_agrees_with_similarity() {
         assert_eq!(Value::Bool(similar), direct["similar"], "{direct}");
         assert_eq!(prepared["sizeA"].as_u64(), Some(u64::from(example.size())));
     }
+    // Outside the example's directory a page keeps 90% of its score (place weight).
+    let away = json_of(example.compare(ENTITY, &url("outro/a.html")));
+    assert_eq!(away["placeAgreement"], 0.9, "{away}");
+    assert_eq!(away["similarity"], 1.0, "{away}");
 }
 
 #[wasm_bindgen_test]
