@@ -120,6 +120,18 @@ pub struct SitePage {
 /// `../shared/eval/dev-sites.toml`, so a clone is self-contained).
 pub const DEFAULT_SITES: &str = "eval/dev-sites.toml";
 
+/// The default development sites, when every one is installed (what the site tests need).
+///
+/// # Errors
+/// When the sites file cannot be read, or a site is not installed (`./build.sh setup`).
+pub fn installed() -> Result<Vec<DevSite>, String> {
+    let sites = load(Path::new(DEFAULT_SITES))?;
+    if sites.iter().any(|s| !s.available()) {
+        return Err("development sites not installed (./build.sh setup)".into());
+    }
+    Ok(sites)
+}
+
 /// Loads the site list.
 ///
 /// # Errors

@@ -4,24 +4,18 @@
 //!
 //! Skipped (with a notice) when the sites are not installed; `./build.sh setup` installs them.
 
-use std::path::Path;
-
 use exemplar::crawl_eval::evaluate;
 use exemplar::devsites;
 
 #[test]
 fn learned_patterns_crawl_the_dev_sites() {
-    let sites = match devsites::load(Path::new(devsites::DEFAULT_SITES)) {
+    let sites = match devsites::installed() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("skipped: {e}");
             return;
         }
     };
-    if sites.iter().any(|s| !s.available()) {
-        eprintln!("skipped: development sites not installed (./build.sh setup)");
-        return;
-    }
     for site in &sites {
         let f = evaluate(site, &mut |_| {}).unwrap_or_else(|e| panic!("{}: {e}", site.name));
         eprintln!(

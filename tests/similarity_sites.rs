@@ -5,25 +5,19 @@
 //!
 //! Skipped (with a notice) when the sites are not installed; `./build.sh setup` installs them.
 
-use std::path::Path;
-
 use exemplar::devsites;
 use exemplar::eval::{figures, parse_site, score_site};
 use exemplar::similarity::{Options, View};
 
 #[test]
 fn default_view_separates_targets_on_the_dev_sites() {
-    let sites = match devsites::load(Path::new(devsites::DEFAULT_SITES)) {
+    let sites = match devsites::installed() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("skipped: {e}");
             return;
         }
     };
-    if sites.iter().any(|s| !s.available()) {
-        eprintln!("skipped: development sites not installed (./build.sh setup)");
-        return;
-    }
     let default = Options::default();
     let mut min_default_auc = f64::INFINITY;
     let mut min_published_auc = f64::INFINITY;
