@@ -320,6 +320,19 @@ fn exemplar(args: &[&str]) -> std::process::Output {
         .expect("run exemplar")
 }
 
+/// Runs `exemplar`, asserts success and returns its stdout lines (a crawl's URLs) and its
+/// stderr.
+fn exemplar_ok(args: &[&str]) -> (BTreeSet<String>, String) {
+    let out = exemplar(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let lines = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    (lines, stderr)
+}
+
 #[test]
 fn command_line_crawls_through_the_form_with_values_or_a_policy() {
     let lib = Library::new(50);
@@ -329,7 +342,7 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
     std::fs::create_dir_all(&dir).expect("dir");
     let pattern = dir.join("pattern.json");
     let pattern_s = pattern.to_str().expect("utf-8");
-    let out = exemplar(&[
+    exemplar_ok(&[
         "learn",
         "--entry",
         &format!("{base}/"),
@@ -340,15 +353,10 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
         "-o",
         pattern_s,
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     // User values, one per line (comments and blanks ignored).
     let queries = dir.join("queries.txt");
     std::fs::write(&queries, "# words\nmusic\n\nwater\n").expect("writes");
-    let out = exemplar(&[
+    let (got, stderr) = exemplar_ok(&[
         "crawl",
         pattern_s,
         "--delay-ms",
@@ -356,31 +364,17 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
         "--queries",
         queries.to_str().expect("utf-8"),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
     let want: BTreeSet<String> = ["music", "water"]
         .iter()
         .flat_map(|w| lib.matches(w).into_iter().take(library::CAP))
         .map(|i| format!("{base}/book/{i}"))
         .collect();
     assert_eq!(got, want);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("forms: 2 queries issued"));
+    assert!(stderr.contains("forms: 2 queries issued"), "{stderr}");
     // The Scrapy project submits the same form with the same values and pages its results
     // with the buttons: the same URL set.
     let project = dir.join("scrapy");
-    let out = exemplar(&["export-scrapy", pattern_s, project.to_str().expect("utf-8")]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    exemplar_ok(&["export-scrapy", pattern_s, project.to_str().expect("utf-8")]);
     let scraped: BTreeSet<String> = scrapy_urls(&project, &base, &queries, &dir)
         .into_iter()
         .collect();
@@ -389,7 +383,7 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
         "Scrapy and exemplar crawl collect the same books"
     );
     // A policy and a budget.
-    let out = exemplar(&[
+    let (_, stderr) = exemplar_ok(&[
         "crawl",
         pattern_s,
         "--delay-ms",
@@ -399,14 +393,9 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
         "--budget",
         "3",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("forms: 3 queries issued"));
+    assert!(stderr.contains("forms: 3 queries issued"), "{stderr}");
     // One result page per query: only each query's first PER_PAGE books.
-    let out = exemplar(&[
+    let (first_pages, _) = exemplar_ok(&[
         "crawl",
         pattern_s,
         "--delay-ms",
@@ -416,15 +405,6 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
         "--result-pages",
         "1",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let first_pages: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
     let want_first: BTreeSet<String> = ["music", "water"]
         .iter()
         .flat_map(|w| lib.matches(w).into_iter().take(library::PER_PAGE))
@@ -562,16 +542,11 @@ fn a_post_search_form_is_learned_crawled_and_exported() {
     let queries = dir.join("queries.txt");
     std::fs::write(&queries, words.join("\n")).expect("writes");
     let project = dir.join("scrapy");
-    let out = exemplar(&[
+    exemplar_ok(&[
         "export-scrapy",
         pattern.to_str().expect("utf-8"),
         project.to_str().expect("utf-8"),
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let scraped = scrapy_urls(&project, &base, &queries, &dir);
     assert_eq!(book_ids(&base, &scraped), want);
     let _ = std::fs::remove_dir_all(&dir);
