@@ -327,7 +327,9 @@ impl TrapGuard {
     }
 }
 
-fn abstract_digits(s: &str) -> String {
+/// `s` with every run of ASCII digits replaced by one `#`: the shape shared by `/2019/01/` and
+/// `/2020/3/`, by the trap guard's URL shapes and the similarity's place of a page.
+pub fn abstract_digits(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut in_digits = false;
     for c in s.chars() {

@@ -357,27 +357,12 @@ pub fn place(url: &str) -> Vec<String> {
     let Some(segments) = u.path_segments() else {
         return Vec::new();
     };
-    let mut dirs: Vec<String> = segments.filter(|s| !s.is_empty()).map(generalise).collect();
+    let mut dirs: Vec<String> = segments
+        .filter(|s| !s.is_empty())
+        .map(crate::canon::abstract_digits)
+        .collect();
     dirs.pop();
     dirs
-}
-
-/// A path segment with its digit runs replaced by one `0`.
-fn generalise(segment: &str) -> String {
-    let mut out = String::with_capacity(segment.len());
-    let mut in_digits = false;
-    for c in segment.chars() {
-        if c.is_ascii_digit() {
-            if !in_digits {
-                out.push('0');
-            }
-            in_digits = true;
-        } else {
-            out.push(c);
-            in_digits = false;
-        }
-    }
-    out
 }
 
 /// How far a page's place agrees with the example's, as a factor on its similarity: 1 when the
@@ -903,7 +888,7 @@ mod tests {
     #[test]
     fn pages_outside_the_example_place_lose_the_place_weight() {
         assert_eq!(place("http://e.com/library/json.html"), ["library"]);
-        assert_eq!(place("http://e.com/2019/01/post-7/"), ["0", "0"]);
+        assert_eq!(place("http://e.com/2019/01/post-7/"), ["#", "#"]);
         assert!(place("http://e.com/index.html").is_empty());
         assert!(place("not a url").is_empty());
         assert!(place("file:///home/me/saved/page.html").is_empty());
