@@ -7,7 +7,7 @@
 // and each poll wakes a stopped worker, which resumes its jobs. Exports are built here (the wasm
 // core's writers over the pages in IndexedDB) and saved through the downloads API.
 // Crawled content is only ever written with textContent.
-import init, { exportCsv, exportJsonl, exportScrapyZip, exportWarc } from './pkg/exemplar.js';
+import init, { WarcExport, exportCsv, exportJsonl, exportScrapyZip } from './pkg/exemplar.js';
 import * as db from './lib/db.js';
 
 const $ = (id) => document.getElementById(id);
@@ -300,23 +300,51 @@ async function act(fn, statusEl = $('job-error')) {
 
 // ------------------------------------------------------------------ exports
 
-/** The bytes or text of one export of a crawler: {filename, type, data}. */
-async function exportData(crawlerId, format) {
+/** Pages per batch when exporting: only one batch of bodies is in memory at a time. */
+const EXPORT_BATCH = 200;
+
+/**
+ * One export of a crawler as {filename, blob}. Pages are read from the database a batch at a
+ * time (URL order) and each batch is encoded at once into a part of the Blob, which the browser
+ * keeps in its blob storage (spilled to disk when large), so a crawl of many large pages is
+ * exported without holding every body in the panel.
+ */
+async function exportData(crawlerId, format, { batch = EXPORT_BATCH } = {}) {
   await core();
   const crawler = await db.get('crawlers', crawlerId);
   if (!crawler) throw new Error(`no crawler ${crawlerId}`);
   const base = safeName(crawler.site);
-  if (format === 'pattern') return { filename: `${base}-pattern.json`, type: 'application/json', data: crawler.patternJson };
-  if (format === 'scrapy') return { filename: `${base}-scrapy.zip`, type: 'application/zip', data: exportScrapyZip(crawler.patternJson) };
-  const pages = (await db.pagesOf(crawlerId)).sort((a, b) => (a.fetchedAtMs ?? 0) - (b.fetchedAtMs ?? 0));
-  if (pages.length === 0) throw new Error('No pages yet: run the crawler first.');
-  if (format === 'jsonl') return { filename: `${base}-pages.jsonl`, type: 'application/x-ndjson', data: exportJsonl(pages, true) };
-  if (format === 'csv') return { filename: `${base}-urls.csv`, type: 'text/csv', data: exportCsv(pages) };
-  if (format === 'warc') {
-    const data = exportWarc(pages, `Exemplar crawl of ${crawler.entry} (pattern learned from ${crawler.example})`, Date.now());
-    return { filename: `${base}-pages.warc`, type: 'application/warc', data };
+  if (format === 'pattern') return { filename: `${base}-pattern.json`, blob: new Blob([crawler.patternJson], { type: 'application/json' }) };
+  if (format === 'scrapy') return { filename: `${base}-scrapy.zip`, blob: new Blob([exportScrapyZip(crawler.patternJson)], { type: 'application/zip' }) };
+  const formats = {
+    jsonl: { filename: `${base}-pages.jsonl`, type: 'application/x-ndjson' },
+    csv: { filename: `${base}-urls.csv`, type: 'text/csv' },
+    warc: { filename: `${base}-pages.warc`, type: 'application/warc' },
+  };
+  if (!formats[format]) throw new Error(`unknown export format ${format}`);
+  const parts = [];
+  let encode;
+  if (format === 'jsonl') encode = (pages) => exportJsonl(pages, true);
+  if (format === 'csv') {
+    // One header row: later batches drop theirs.
+    encode = (pages) => {
+      const text = exportCsv(pages);
+      return parts.length === 0 ? text : text.slice(text.indexOf('\r\n') + 2);
+    };
   }
-  throw new Error(`unknown export format ${format}`);
+  let warc = null;
+  if (format === 'warc') {
+    warc = new WarcExport(`Exemplar crawl of ${crawler.entry} (pattern learned from ${crawler.example})`, Date.now());
+    encode = (pages) => warc.push(pages);
+  }
+  try {
+    const count = await db.eachPageBatch(crawlerId, batch, (pages) => parts.push(encode(pages)));
+    if (count === 0) throw new Error('No pages yet: run the crawler first.');
+    if (warc) parts.push(warc.finish());
+  } finally {
+    warc?.free();
+  }
+  return { filename: formats[format].filename, blob: new Blob(parts, { type: formats[format].type }) };
 }
 // Tests read exports through this (the downloads themselves land in the browser's folder).
 globalThis.exemplarExport = exportData;
@@ -324,8 +352,8 @@ globalThis.exemplarExport = exportData;
 async function download(format) {
   const crawler = selectedCrawler();
   if (!crawler) return;
-  const { filename, type, data } = await exportData(crawler.id, format);
-  const url = URL.createObjectURL(new Blob([data], { type }));
+  const { filename, blob } = await exportData(crawler.id, format);
+  const url = URL.createObjectURL(blob);
   try {
     const id = await chrome.downloads.download({ url, filename: `exemplar/${filename}`, saveAs: false, conflictAction: 'uniquify' });
     $('export-status').textContent = `Saved ${filename}.`;

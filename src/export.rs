@@ -327,6 +327,12 @@ impl<W: Write> WarcWriter<W> {
         )
     }
 
+    /// The underlying writer, for callers that drain a buffer between records (the extension
+    /// exports a crawl in batches).
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.w
+    }
+
     /// Flushes and returns the writer.
     ///
     /// # Errors

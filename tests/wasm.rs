@@ -243,7 +243,9 @@ fn typescript_types_name_every_option() {
 
 mod jobs {
     use super::*;
-    use exemplar::wasm::exports::{export_csv, export_jsonl, export_scrapy_zip, export_warc};
+    use exemplar::wasm::exports::{
+        WarcExport, export_csv, export_jsonl, export_scrapy_zip, export_warc,
+    };
     use exemplar::wasm::jobs::{Job, render_pattern, validate_pattern};
 
     const SITE: &str = "http://shop.test/";
@@ -501,10 +503,25 @@ mod jobs {
         assert!(line["html"].as_str().is_some_and(|h| h.contains("Item 1")));
         let csv = export_csv(pages.clone()).expect("csv");
         assert!(csv.contains("\"Item \"\"1\"\", with comma\""), "{csv}");
-        let warc = export_warc(pages, "test", 1_700_000_000_000.0).expect("warc");
+        let warc = export_warc(pages.clone(), "test", 1_700_000_000_000.0).expect("warc");
         let text = String::from_utf8_lossy(&warc);
         assert!(text.starts_with("WARC/1.1"));
         assert!(text.contains("WARC-Target-URI: http://shop.test/item/1.html"));
+        // Batch by batch (as the extension exports a large crawl): one file, ids unique.
+        let mut w = WarcExport::new("test", 1_700_000_000_000.0).expect("warc export");
+        let mut batched = w.push(pages.clone()).expect("first batch");
+        assert_eq!(batched, warc, "one batch: the same file");
+        batched.extend(w.push(pages.clone()).expect("second batch"));
+        batched.extend(w.finish().expect("finish"));
+        let text = String::from_utf8_lossy(&batched);
+        assert_eq!(text.matches("WARC-Type: warcinfo").count(), 1);
+        assert_eq!(text.matches("WARC-Type: response").count(), 2);
+        let ids: std::collections::HashSet<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("WARC-Record-ID"))
+            .collect();
+        assert_eq!(ids.len(), 3);
+        assert!(error_message(w.push(pages.clone())).contains("finished"));
         assert!(error_message(export_csv(JsValue::from_str("x"))).contains("array"));
 
         let mut job = learn_job();

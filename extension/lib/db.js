@@ -61,9 +61,48 @@ export async function all(name) {
   return done((await store(name, 'readonly')).getAll());
 }
 
-/** Pages of one crawler. */
+/** Pages of one crawler without their bodies (lists and counts; exports read bodies by batch). */
 export async function pagesOf(crawlerId) {
-  return done((await store('pages', 'readonly')).index('crawlerId').getAll(crawlerId));
+  const out = [];
+  await eachPageBatch(crawlerId, 500, (pages) => {
+    for (const { body, ...summary } of pages) out.push(summary);
+  });
+  return out;
+}
+
+/**
+ * Hands the pages of one crawler to `onBatch(pages)` `size` at a time, in URL order, through a
+ * cursor, so that only one batch is in memory; returns how many pages there were. `onBatch` runs
+ * inside the read transaction and must be synchronous (an await would let it close).
+ */
+export async function eachPageBatch(crawlerId, size, onBatch) {
+  // Keys are [crawlerId, url]; an array sorts after every string, so this range is one crawler.
+  const range = IDBKeyRange.bound([crawlerId], [crawlerId, []]);
+  const request = (await store('pages', 'readonly')).openCursor(range);
+  let batch = [];
+  let count = 0;
+  return new Promise((resolve, reject) => {
+    request.onerror = () => reject(request.error);
+    request.onsuccess = () => {
+      try {
+        const cursor = request.result;
+        if (!cursor) {
+          if (batch.length > 0) onBatch(batch);
+          resolve(count);
+          return;
+        }
+        batch.push(cursor.value);
+        count += 1;
+        if (batch.length >= Math.max(1, size)) {
+          onBatch(batch);
+          batch = [];
+        }
+        cursor.continue();
+      } catch (e) {
+        reject(e);
+      }
+    };
+  });
 }
 
 /** Stores a crawl's target page; the first job that found it is kept (to mark new pages). */

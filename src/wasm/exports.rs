@@ -110,16 +110,59 @@ pub fn export_warc(
     description: &str,
     #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
 ) -> Result<Vec<u8>, js_sys::Error> {
-    let now = if now_ms.is_finite() && now_ms > 0.0 {
-        now_ms as u64
-    } else {
-        0
-    };
-    let mut w = export::WarcWriter::new(Vec::new(), description, now).map_err(error)?;
-    for page in records(&pages)? {
-        w.write_response(&page).map_err(error)?;
+    let mut w = WarcExport::new(description, now_ms)?;
+    let mut out = w.push(pages)?;
+    out.extend(w.finish()?);
+    Ok(out)
+}
+
+/// A WARC 1.1 file written a batch of pages at a time, so a large crawl is exported without
+/// holding every body at once: `push` returns the bytes of the batch's `response` records (the
+/// first call also the `warcinfo` record); concatenated, the pieces are one WARC file with
+/// record ids unique across batches.
+#[wasm_bindgen]
+pub struct WarcExport {
+    writer: Option<export::WarcWriter<Vec<u8>>>,
+}
+
+#[wasm_bindgen]
+impl WarcExport {
+    /// Starts a file described by `description`, dated `nowMs` (unix ms).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        description: &str,
+        #[wasm_bindgen(js_name = nowMs)] now_ms: f64,
+    ) -> Result<WarcExport, js_sys::Error> {
+        let now = if now_ms.is_finite() && now_ms > 0.0 {
+            now_ms as u64
+        } else {
+            0
+        };
+        let writer = export::WarcWriter::new(Vec::new(), description, now).map_err(error)?;
+        Ok(WarcExport {
+            writer: Some(writer),
+        })
     }
-    w.finish().map_err(error)
+
+    /// The records of one batch of stored pages (as [`export_warc`] takes them).
+    pub fn push(&mut self, pages: JsValue) -> Result<Vec<u8>, js_sys::Error> {
+        let w = self
+            .writer
+            .as_mut()
+            .ok_or_else(|| error("the WARC export is finished"))?;
+        for page in records(&pages)? {
+            w.write_response(&page).map_err(error)?;
+        }
+        Ok(std::mem::take(w.get_mut()))
+    }
+
+    /// Ends the file: the bytes not yet returned (none with the current writer).
+    pub fn finish(&mut self) -> Result<Vec<u8>, js_sys::Error> {
+        match self.writer.take() {
+            Some(w) => w.finish().map_err(error),
+            None => Ok(Vec::new()),
+        }
+    }
 }
 
 /// The Scrapy project generated from a pattern (JSON text), as a zip archive whose files sit in

@@ -14,7 +14,7 @@
 //! | `parsePage(html, url)` | `{title, nodes, links, forms, images, prices, height}` |
 //! | `Job.learn(…)`, `Job.crawl(…)`, `Job.restore(snapshot)` | a mapping or crawling run to pump ([`jobs`]) |
 //! | `validatePattern(json)`, `renderPattern(json)` | the pattern object / readable text, or a clear `Error` |
-//! | `exportJsonl`, `exportCsv`, `exportWarc`, `exportScrapyZip` | export files ([`exports`]) |
+//! | `exportJsonl`, `exportCsv`, `exportWarc`, `new WarcExport(description, nowMs)` (`.push(pages)`, `.finish()`), `exportScrapyZip` | export files ([`exports`]) |
 //! | `compareTrees`, `testPattern`, `generaliseUrls` | the playground's views ([`playground`]) |
 //!
 //! `options` is `{threshold?, view?: {collapse?, maxDepth?, text?, classes?}, parse?: {maxBytes?,

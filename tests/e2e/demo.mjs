@@ -77,10 +77,10 @@ try {
   for (const format of ['pattern', 'jsonl', 'csv', 'warc', 'scrapy']) {
     const { filename, data } = await panel.evaluate(async ([crawlerId, f]) => {
       const e = await globalThis.exemplarExport(crawlerId, f);
-      return { filename: e.filename, data: typeof e.data === 'string' ? e.data : Array.from(e.data) };
+      return { filename: e.filename, data: Array.from(new Uint8Array(await e.blob.arrayBuffer())) };
     }, [learn.crawlerId, format]);
     const name = filename.replace(/^127\.0\.0\.1_\d+/, 'demo');
-    await writeFile(join(OUT, name), typeof data === 'string' ? data : Buffer.from(data));
+    await writeFile(join(OUT, name), Buffer.from(data));
   }
   say(`exports (as the panel's buttons save them) in dist/demo/: pattern JSON, pages JSONL, URLs CSV, WARC, Scrapy project zip`);
   if (s.precision < 1 || s.recall < 1) process.exitCode = 1;

@@ -140,14 +140,15 @@ test('example page → pattern → crawl → exports, through the popup and the 
   clean = { levels: learn.result.levels.map((l) => l.regexes), targets: learn.result.targets.map((t) => t.url).sort() };
 
   // Exports, as built by the panel.
-  const exported = await panel.evaluate(async (id) => {
+  const exportAll = (batch) => panel.evaluate(async ([id, batch]) => {
     const out = {};
     for (const f of ['pattern', 'jsonl', 'csv', 'warc', 'scrapy']) {
-      const { filename, data } = await globalThis.exemplarExport(id, f);
-      out[f] = { filename, text: typeof data === 'string' ? data : new TextDecoder('latin1').decode(data) };
+      const { filename, blob } = await globalThis.exemplarExport(id, f, batch ? { batch } : {});
+      out[f] = { filename, text: new TextDecoder('latin1').decode(await blob.arrayBuffer()) };
     }
     return out;
-  }, learn.crawlerId);
+  }, [learn.crawlerId, batch]);
+  const exported = await exportAll();
   assert.equal(JSON.parse(exported.pattern.text).version, 1);
   const lines = exported.jsonl.text.trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(lines.length, 22);
@@ -155,6 +156,17 @@ test('example page → pattern → crawl → exports, through the popup and the 
   assert.equal(exported.csv.text.trim().split('\r\n').length, 23, 'header + 22 rows');
   assert.equal(exported.warc.text.match(/^WARC-Type: response\r$/gm)?.length, 22);
   assert.ok(exported.scrapy.text.startsWith('PK'));
+  // Exported 5 pages at a time (as a large crawl is, 200 at a time): the same files — one CSV
+  // header, one warcinfo record, record ids unique across batches.
+  const batched = await exportAll(5);
+  assert.equal(batched.jsonl.text, exported.jsonl.text);
+  assert.equal(batched.csv.text, exported.csv.text);
+  assert.equal(batched.warc.text.match(/^WARC-Type: warcinfo\r$/gm)?.length, 1);
+  assert.equal(batched.warc.text.match(/^WARC-Type: response\r$/gm)?.length, 22);
+  const ids = batched.warc.text.match(/^WARC-Record-ID: .*$/gm);
+  assert.equal(new Set(ids).size, 23, 'record ids unique across batches');
+  const targets = (text) => text.match(/^WARC-Target-URI: .*$/gm).sort();
+  assert.deepEqual(targets(batched.warc.text), targets(exported.warc.text));
   assert.match(exported.scrapy.filename, /^127\.0\.0\.1_\d+-scrapy\.zip$/);
 
   // A click downloads through the downloads API.
@@ -166,7 +178,7 @@ test('example page → pattern → crawl → exports, through the popup and the 
     const [d] = await chrome.downloads.search({ id: Number(document.getElementById('export-status').dataset.downloadId) });
     return d?.state === 'complete' && d;
   }), 'the download');
-  assert.equal(download.fileSize, Buffer.byteLength(exported.jsonl.text));
+  assert.equal(download.fileSize, Buffer.byteLength(exported.jsonl.text, 'latin1'));
   assert.match(download.url, /^blob:chrome-extension:/);
   await panel.close();
   await tab.close();
