@@ -72,11 +72,12 @@ const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run
   '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 
 /**
- * Headless Chromium with a fresh profile; with `extension` (a folder) that unpacked extension is loaded.
- * Returns {context, close}.
+ * Headless Chromium with a fresh profile, or with `profile` (a folder the caller owns and removes:
+ * a browser started again on it finds what the last one left); with `extension` (a folder) that
+ * unpacked extension is loaded. Returns {context, close}.
  */
-export async function launchChromium({ extension } = {}) {
-  const profile = await mkdtemp(join(tmpdir(), 'exemplar-e2e-'));
+export async function launchChromium({ extension, profile: kept } = {}) {
+  const profile = kept ?? await mkdtemp(join(tmpdir(), 'exemplar-e2e-'));
   const args = [...ARGS];
   if (extension) args.push(`--disable-extensions-except=${extension}`, `--load-extension=${extension}`);
   const context = await chromium.launchPersistentContext(profile, {
@@ -89,7 +90,7 @@ export async function launchChromium({ extension } = {}) {
     context,
     close: async () => {
       await context.close();
-      await rm(profile, { recursive: true, force: true });
+      if (!kept) await rm(profile, { recursive: true, force: true });
     },
   };
 }
