@@ -427,9 +427,10 @@ pub struct ScrapyLevel {
     pub form: Option<ScrapyForm>,
 }
 
-/// A search-form level for Scrapy: the spider submits the form (`scrapy.FormRequest`, GET) once
-/// per value and pages through results with the form's pagination buttons
-/// (`FormRequest.from_response` with `clickdata`).
+/// A search-form level for Scrapy: the spider submits the form (`scrapy.FormRequest`) once per
+/// value — or, for a form of choice fields only, once per enumerated combination — and pages
+/// through results with the form's pagination buttons (`FormRequest.from_response` with
+/// `clickdata`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScrapyForm {
     /// The action URL without its query.
@@ -437,14 +438,20 @@ pub struct ScrapyForm {
     /// `GET` or `POST`.
     #[serde(default = "get")]
     pub method: String,
-    /// The field the values fill.
-    pub query_field: String,
+    /// The field the values fill (None: a form of choice fields only, submitted with each of
+    /// `submissions`).
+    #[serde(default)]
+    pub query_field: Option<String>,
     /// Every `(name, value)` pair a submission sends, in order (the query field's value is
     /// replaced by each query).
     pub fields: Vec<(String, String)>,
     /// The values submitted (those that led to targets while learning); `-a queries=FILE`
     /// replaces them.
     pub values: Vec<String>,
+    /// For a form of choice fields only: the pairs of each submission, the combinations
+    /// `exemplar crawl` enumerates (same order, same budget).
+    #[serde(default)]
+    pub submissions: Vec<Vec<(String, String)>>,
     /// Result pages read per query.
     pub max_result_pages: u32,
 }
@@ -454,27 +461,72 @@ fn get() -> String {
 }
 
 impl ScrapyForm {
-    /// The Scrapy form of a form level with a free-text field (None for choice-only levels,
-    /// which are not exported).
+    /// The Scrapy form of a form level.
     pub fn from_level(fl: &crate::pattern::FormLevel) -> Option<ScrapyForm> {
-        let q = fl.query_field.clone()?;
+        let method = match fl.form.method {
+            crate::forms::Method::Get => "GET".into(),
+            crate::forms::Method::Post => "POST".into(),
+        };
+        let action = fl
+            .form
+            .action
+            .split(['?', '#'])
+            .next()
+            .unwrap_or("")
+            .to_string();
+        let Some(q) = fl.query_field.clone() else {
+            // The crawler's enumeration, run ahead: its combinations within the level's budget.
+            let mut combos = crate::forms::query::Enumeration::new(&fl.form, fl.budget);
+            let mut submissions = Vec::new();
+            while let Some(values) = combos.next_values() {
+                let pairs: Vec<(&str, &str)> = values
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect();
+                submissions.push(fl.form.pairs(&pairs));
+            }
+            return Some(ScrapyForm {
+                method,
+                action,
+                query_field: None,
+                fields: fl.form.pairs(&[]),
+                values: Vec::new(),
+                submissions,
+                max_result_pages: fl.max_result_pages,
+            });
+        };
         Some(ScrapyForm {
-            method: match fl.form.method {
-                crate::forms::Method::Get => "GET".into(),
-                crate::forms::Method::Post => "POST".into(),
-            },
-            action: fl
-                .form
-                .action
-                .split(['?', '#'])
-                .next()
-                .unwrap_or("")
-                .to_string(),
+            method,
+            action,
             fields: fl.form.pairs(&[(q.as_str(), "")]),
-            query_field: q,
+            query_field: Some(q),
             values: fl.values.clone(),
+            submissions: Vec::new(),
             max_result_pages: fl.max_result_pages,
         })
+    }
+}
+
+/// A Python literal of a JSON value (`null`, `true` and `false` are not Python).
+fn py_literal(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => py_str(s),
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(py_literal).collect();
+            format!("[{}]", inner.join(", "))
+        }
+        Value::Object(map) => {
+            let inner: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", py_str(k), py_literal(v)))
+                .collect();
+            format!("{{{}}}", inner.join(", "))
+        }
     }
 }
 
@@ -524,22 +576,23 @@ pub fn scrapy_project(spec: &ScrapySpec) -> Vec<(String, String)> {
         })
         .collect();
     let domains: Vec<String> = spec.allowed_domains.iter().map(|d| py_str(d)).collect();
-    // Form levels: {level index: settings}, as JSON (valid Python literals).
+    // Form levels: {level index: settings}, as Python literals.
     let forms: String = spec
         .levels
         .iter()
         .enumerate()
         .filter_map(|(j, l)| {
             let f = l.form.as_ref()?;
-            let json = serde_json::json!({
+            let settings = serde_json::json!({
                 "action": f.action,
                 "method": f.method,
                 "query": f.query_field,
                 "fields": f.fields,
                 "values": f.values,
+                "submissions": f.submissions,
                 "pages": f.max_result_pages,
             });
-            Some(format!("    {j}: {json},\n"))
+            Some(format!("    {j}: {},\n", py_literal(&settings)))
         })
         .collect();
     let spider = format!(
@@ -551,8 +604,9 @@ regex. Targets are not expanded. The same rules as `exemplar crawl`.
 
 A level reached through a search form (FORMS) is entered by submitting the form once per
 value — the values that led to targets while Exemplar learned, or yours with
-`scrapy crawl NAME -a queries=FILE` (one per line) — and its result pages are paged with the
-form's pagination buttons, as a browser would click them.
+`scrapy crawl NAME -a queries=FILE` (one per line) — or, for a form of choice fields only
+(selects, radio buttons, checkboxes), once per combination Exemplar enumerates; its result
+pages are paged with the form's pagination buttons, as a browser would click them.
 """
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -609,10 +663,16 @@ class PatternSpider(scrapy.Spider):
         if form is None or level in self.started:
             return
         self.started.add(level)
-        values = self.queries if self.queries is not None else form["values"]
-        for value in values:
-            data = [(k, value if k == form["query"] else v) for k, v in form["fields"]]
-            yield scrapy.FormRequest(form["action"], method=form["method"], formdata=data,
+        if form["query"] is None:
+            # Choice fields only: the combinations Exemplar enumerates.
+            submissions = form["submissions"]
+        else:
+            values = self.queries if self.queries is not None else form["values"]
+            submissions = [[(k, value if k == form["query"] else v) for k, v in form["fields"]]
+                           for value in values]
+        for data in submissions:
+            yield scrapy.FormRequest(form["action"], method=form["method"],
+                                     formdata=[tuple(p) for p in data],
                                      callback=self.parse_level,
                                      cb_kwargs={{"level": level + 1, "page": 1}})
 
@@ -949,6 +1009,15 @@ mod tests {
         assert!(text.contains(
             "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 9\r\n\r\n<p>hi</p>"
         ));
+    }
+
+    #[test]
+    fn python_literals_of_json() {
+        let v = serde_json::json!({"query": null, "on": true, "off": false, "n": [1, "a\"b"]});
+        assert_eq!(
+            py_literal(&v),
+            r#"{"n": [1, "a\"b"], "off": False, "on": True, "query": None}"#
+        );
     }
 
     #[test]

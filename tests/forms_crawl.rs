@@ -287,6 +287,17 @@ fn scrapy_urls(
     queries: &std::path::Path,
     dir: &std::path::Path,
 ) -> Vec<String> {
+    scrapy_run(project, base, Some(queries), dir)
+}
+
+/// Runs the exported Scrapy project (from .venv), with `-a queries=FILE` when given; the URLs it
+/// collected.
+fn scrapy_run(
+    project: &std::path::Path,
+    base: &str,
+    queries: Option<&std::path::Path>,
+    dir: &std::path::Path,
+) -> Vec<String> {
     let port = base.rsplit(':').next().expect("port");
     let items = dir.join("items.jsonl");
     let scrapy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
@@ -294,7 +305,11 @@ fn scrapy_urls(
         .current_dir(project)
         .args(["crawl", &format!("site_127_0_0_1_{port}"), "-O"])
         .arg(&items)
-        .args(["-a", &format!("queries={}", queries.display())])
+        .args(
+            queries
+                .map(|q| vec!["-a".to_string(), format!("queries={}", q.display())])
+                .unwrap_or_default(),
+        )
         .args(["-s", "LOG_LEVEL=WARNING", "-s", "DOWNLOAD_DELAY=0"])
         .output()
         .expect("scrapy (./build.sh setup installs it into .venv)");
@@ -623,4 +638,49 @@ fn mapping_snapshots_mid_form_analysis_lose_nothing() {
     // Restored after every other response: submissions answered, responses held back for the
     // analysis and the sampling generator all survive.
     assert_eq!(map_in_memory(&lib, 2), straight);
+}
+
+/// A form of choice fields only (a shelf select): learned as a form level without a query
+/// field, crawled by enumerating its choices, and exported to Scrapy with the same
+/// combinations — both collect every book.
+#[test]
+fn a_choice_only_form_is_enumerated_by_the_crawl_and_by_scrapy() {
+    let lib = Library::with_shelves(40);
+    let server = Server::start(0, lib.handler()).expect("server");
+    let base = server.url();
+    let dir = std::env::temp_dir().join(format!("exemplar-forms-shelves-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let pattern = dir.join("pattern.json");
+    let pattern_s = pattern.to_str().expect("utf-8");
+    exemplar_ok(&[
+        "learn",
+        "--entry",
+        &format!("{base}/"),
+        "--example",
+        &format!("{base}/book/3"),
+        "--delay-ms",
+        "0",
+        "-o",
+        pattern_s,
+    ]);
+    let p =
+        Pattern::from_json(&std::fs::read_to_string(&pattern).expect("pattern")).expect("valid");
+    let form = p
+        .levels
+        .iter()
+        .find_map(|l| l.form.as_ref())
+        .expect("a form level");
+    assert_eq!(form.query_field, None, "choice fields only");
+    assert!(form.template.contains("shelf=*"), "{}", form.template);
+    let want: BTreeSet<String> = (1..=40).map(|i| format!("{base}/book/{i}")).collect();
+    let (got, stderr) = exemplar_ok(&["crawl", pattern_s, "--delay-ms", "0"]);
+    assert_eq!(got, want, "every shelf enumerated");
+    assert!(stderr.contains("forms: 9 queries issued"), "{stderr}");
+    let project = dir.join("scrapy");
+    exemplar_ok(&["export-scrapy", pattern_s, project.to_str().expect("utf-8")]);
+    let scraped: BTreeSet<String> = scrapy_run(&project, &base, None, &dir)
+        .into_iter()
+        .collect();
+    assert_eq!(scraped, want, "Scrapy submits the same combinations");
+    let _ = std::fs::remove_dir_all(&dir);
 }
