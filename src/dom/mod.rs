@@ -18,6 +18,9 @@ mod hash;
 mod page;
 mod sink;
 pub mod text;
+mod tokenizer;
+#[cfg(test)]
+mod tokenizer_diff;
 pub mod tree;
 
 pub use page::{

@@ -10,10 +10,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use html5ever::TokenizerResult;
 use html5ever::interface::TreeSink;
-use html5ever::tendril::StrTendril;
-use html5ever::tokenizer::{BufferQueue, Tokenizer, TokenizerOpts};
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
 use html5ever::{LocalName, local_name, ns};
 use serde::{Deserialize, Serialize};
@@ -22,6 +19,7 @@ use url::Url;
 use super::hash::{FxHashMap, FxHashSet};
 use super::sink::{Arena, DepthGuard, NIL, RawData, RawNode, Sink};
 use super::text;
+use super::tokenizer::tokenize;
 use super::tree::{Label, MAX_ID_PREFIX_LEN, NodeId, Tree};
 
 /// Limits applied while parsing untrusted pages.
@@ -311,18 +309,26 @@ impl Page {
     }
 }
 
-/// Runs html5ever's tokenizer and tree builder over `html` into the arena, with nesting bounded
-/// (see [`DepthGuard`]) at four times `max_depth`, well past where the walk flattens.
-fn parse_html(html: &str, opts: &ParseOptions) -> Arena {
+/// Runs our tokenizer ([`super::tokenizer`]) and html5ever's tree builder over `html` into the
+/// arena, with nesting bounded (see [`DepthGuard`]) at four times `max_depth`, well past where the
+/// walk flattens.
+pub(super) fn parse_html(html: &str, opts: &ParseOptions) -> Arena {
+    let guard = tree_builder(opts);
+    tokenize(html, &guard);
+    guard.inner.sink.finish()
+}
+
+/// The token sink chain `parse_html` feeds: depth guard, tree builder, arena sink.
+pub(super) fn tree_builder(opts: &ParseOptions) -> DepthGuard<TreeBuilder<u32, Sink>> {
     let builder = TreeBuilder::new(Sink::new(opts.max_nodes), TreeBuilderOpts::default());
-    let guard = DepthGuard::new(builder, opts.max_depth.saturating_mul(4).max(64));
-    let tokenizer = Tokenizer::new(guard, TokenizerOpts::default());
-    let input = BufferQueue::default();
-    input.push_back(StrTendril::from(html));
-    // `Script` results pause the tokenizer after each </script>; keep feeding until done.
-    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
-    tokenizer.end();
-    tokenizer.sink.inner.sink.finish()
+    DepthGuard::new(builder, opts.max_depth.saturating_mul(4).max(64))
+}
+
+/// A page from an arena built elsewhere (the tokenizer's differential tests).
+#[cfg(test)]
+pub(super) fn page_from_arena(arena: &Arena, url: &str, opts: &ParseOptions) -> Page {
+    let url = Url::parse(url).expect("test URL");
+    Walker::new(arena, url, "UTF-8", opts.max_depth).run()
 }
 
 /// Host without a leading `www.`, lower-case.

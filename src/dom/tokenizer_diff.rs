@@ -1,0 +1,598 @@
+//! Differential harness for [`super::tokenizer`]: runs it and html5ever's own tokenizer over the
+//! same text, each into a fresh `DepthGuard` → `TreeBuilder` → arena chain (so each gets the
+//! tree builder's answers — raw-text switches, CDATA — for its own token stream), and compares
+//! the token streams (character runs merged, parse errors left out) and the built arenas.
+//!
+//! Test-only in the crate; the `tokenizer_diff` fuzz target includes this file, `sink.rs` and
+//! `tokenizer.rs` by path.
+
+use std::cell::RefCell;
+use std::fmt::Write as _;
+
+use html5ever::TokenizerResult;
+use html5ever::interface::TreeSink;
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{
+    BufferQueue, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
+
+use super::sink::{Arena, DepthGuard, RawData, Sink};
+use super::tokenizer::tokenize;
+
+/// Records the tokens passing through, normalised (adjacent character tokens merged, empty
+/// runs and parse errors left out), and forwards every token.
+pub(crate) struct Recorder<S> {
+    inner: S,
+    log: RefCell<Vec<String>>,
+    text: RefCell<String>,
+}
+
+impl<S> Recorder<S> {
+    fn flush(&self) {
+        let mut text = self.text.borrow_mut();
+        if !text.is_empty() {
+            self.log.borrow_mut().push(format!("chars {:?}", *text));
+            text.clear();
+        }
+    }
+}
+
+impl<S: TokenSink> TokenSink for Recorder<S> {
+    type Handle = S::Handle;
+
+    fn process_token(&self, token: Token, line: u64) -> TokenSinkResult<S::Handle> {
+        match &token {
+            Token::ParseError(_) => {}
+            Token::CharacterTokens(t) => self.text.borrow_mut().push_str(t),
+            other => {
+                self.flush();
+                let entry = match other {
+                    Token::TagToken(tag) => {
+                        let mut s = format!(
+                            "{:?} {} self_closing={} dup={}",
+                            tag.kind, &*tag.name, tag.self_closing, tag.had_duplicate_attributes
+                        );
+                        for a in &tag.attrs {
+                            let _ = write!(s, " {}={:?}", &*a.name.local, &*a.value);
+                        }
+                        s
+                    }
+                    Token::CommentToken(c) => format!("comment {:?}", &**c),
+                    Token::DoctypeToken(d) => format!(
+                        "doctype {:?} {:?} {:?} quirks={}",
+                        d.name.as_deref(),
+                        d.public_id.as_deref(),
+                        d.system_id.as_deref(),
+                        d.force_quirks
+                    ),
+                    other => format!("{other:?}"),
+                };
+                self.log.borrow_mut().push(entry);
+            }
+        }
+        self.inner.process_token(token, line)
+    }
+
+    fn end(&self) {
+        self.flush();
+        self.inner.end();
+    }
+
+    fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
+        self.inner
+            .adjusted_current_node_present_but_not_in_html_namespace()
+    }
+}
+
+type Chain = Recorder<DepthGuard<TreeBuilder<u32, Sink>>>;
+
+fn chain(max_nodes: usize, cap: u32) -> Chain {
+    let builder = TreeBuilder::new(Sink::new(max_nodes), TreeBuilderOpts::default());
+    Recorder {
+        inner: DepthGuard::new(builder, cap),
+        log: RefCell::new(Vec::new()),
+        text: RefCell::new(String::new()),
+    }
+}
+
+fn finish(chain: Chain) -> (Vec<String>, Arena) {
+    (chain.log.into_inner(), chain.inner.inner.sink.finish())
+}
+
+/// Our tokenizer: the normalised token stream and the arena.
+pub(crate) fn run_ours(html: &str, max_nodes: usize, cap: u32) -> (Vec<String>, Arena) {
+    let sink = chain(max_nodes, cap);
+    tokenize(html, &sink);
+    finish(sink)
+}
+
+/// html5ever's tokenizer, driven as the crate drove it before: the normalised token stream and
+/// the arena.
+pub(crate) fn run_reference(html: &str, max_nodes: usize, cap: u32) -> (Vec<String>, Arena) {
+    let tokenizer = Tokenizer::new(chain(max_nodes, cap), TokenizerOpts::default());
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from(html));
+    while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
+    tokenizer.end();
+    finish(tokenizer.sink)
+}
+
+/// The arena as text, node by node in creation order (links, names, attributes, text).
+pub(crate) fn dump(arena: &Arena) -> String {
+    let mut out = String::new();
+    for (i, n) in arena.nodes.iter().enumerate() {
+        let _ = write!(
+            out,
+            "{i}: parent {} first {} last {} prev {} next {} ",
+            n.parent, n.first_child, n.last_child, n.prev, n.next
+        );
+        let _ = match &n.data {
+            RawData::Document => writeln!(out, "#document"),
+            RawData::Other => writeln!(out, "#other"),
+            RawData::Text(t) => writeln!(out, "#text {:?}", &**t),
+            RawData::Element {
+                name,
+                attrs,
+                template,
+            } => {
+                let _ = write!(out, "<{} {}> template {template}", &*name.ns, &*name.local);
+                for a in attrs {
+                    let _ = write!(out, " {}|{}={:?}", &*a.name.ns, &*a.name.local, &*a.value);
+                }
+                writeln!(out)
+            }
+        };
+    }
+    let _ = writeln!(
+        out,
+        "form owners {:?} overflow {}",
+        arena.form_owners, arena.overflow
+    );
+    out
+}
+
+/// Whether both tokenizers give the same tokens and the same arena for `html` (node cap
+/// `max_nodes`, depth guard cap `cap`); the first difference otherwise.
+pub(crate) fn compare(html: &str, max_nodes: usize, cap: u32) -> Result<(), String> {
+    let (ref_tokens, ref_arena) = run_reference(html, max_nodes, cap);
+    let (our_tokens, our_arena) = run_ours(html, max_nodes, cap);
+    if ref_tokens != our_tokens {
+        let i = ref_tokens
+            .iter()
+            .zip(&our_tokens)
+            .take_while(|(a, b)| a == b)
+            .count();
+        return Err(format!(
+            "token {i} differs (cap {cap}):\n  html5ever: {:?}\n  ours:      {:?}",
+            ref_tokens.get(i),
+            our_tokens.get(i)
+        ));
+    }
+    let (a, b) = (dump(&ref_arena), dump(&our_arena));
+    if a != b {
+        let line = a.lines().zip(b.lines()).find(|(x, y)| x != y);
+        return Err(format!(
+            "arena differs (cap {cap}): {line:?} ({} / {} lines)",
+            a.lines().count(),
+            b.lines().count()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use proptest::prelude::*;
+
+    use super::super::page::{page_from_arena, parse_html, tree_builder};
+    use super::super::{Page, ParseOptions};
+    use super::*;
+
+    const URL: &str = "http://example.com/dir/page.html";
+
+    /// Both tokenizers through the whole product path: the `Page` JSON must be byte-identical.
+    fn compare_pages(html: &str) -> Result<(), String> {
+        let opts = ParseOptions::default();
+        let ours = Page::from_html(html, URL).map_err(|e| format!("ours failed: {e:?}"))?;
+        let guard = tree_builder(&opts);
+        let tokenizer = Tokenizer::new(guard, TokenizerOpts::default());
+        let input = BufferQueue::default();
+        input.push_back(StrTendril::from(html));
+        while !matches!(tokenizer.feed(&input), TokenizerResult::Done) {}
+        tokenizer.end();
+        let arena = tokenizer.sink.inner.sink.finish();
+        let reference = page_from_arena(&arena, URL, &opts);
+        let a = serde_json::to_string(&reference).map_err(|e| e.to_string())?;
+        let b = serde_json::to_string(&ours).map_err(|e| e.to_string())?;
+        if a != b {
+            let i = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+            let from = i.saturating_sub(80);
+            return Err(format!(
+                "page JSON differs at byte {i}:\n  html5ever: {:?}\n  ours:      {:?}",
+                a.get(from..(i + 80).min(a.len())),
+                b.get(from..(i + 80).min(b.len()))
+            ));
+        }
+        // parse_html is what Page::from_html ran; its arena must match the reference's too.
+        let ours_arena = parse_html(html, &opts);
+        if dump(&ours_arena) != dump(&arena) {
+            return Err("arena differs".into());
+        }
+        Ok(())
+    }
+
+    fn check(html: &str) {
+        for cap in [2048, 3] {
+            if let Err(e) = compare(html, 1 << 20, cap) {
+                panic!("{e}\ninput: {html:?}");
+            }
+        }
+        if let Err(e) = compare_pages(html) {
+            panic!("{e}\ninput: {html:?}");
+        }
+    }
+
+    #[test]
+    fn hand_written_edge_cases() {
+        let cases = [
+            "",
+            "\u{feff}<p>bom",
+            "\u{feff}\u{feff}x",
+            "plain text",
+            "a\r\nb\rc\n\rd\r",
+            "<p>a\r\n<b\r\nclass='x\r\ny'\r>",
+            "<",
+            "<a",
+            "</",
+            "</>x",
+            "<pre></>\nx",
+            "<pre>\nx",
+            "<pre>\r\nx",
+            "<pre>&#10x",
+            "<pre>&#10;x",
+            "<pre>&NewLine;x",
+            "<pre>&#10",
+            "<textarea>&#10x</textarea>",
+            "<textarea>\nx</textarea>",
+            "<listing>&#xa</listing>",
+            "<pre><!---->\nx",
+            "<pre><a b=&#10 c d c>\nx",
+            "<div><div><pre><b a a>\nx",
+            "<div><div><pre><b a=\"\0\">\nx",
+            "<div><div><pre><b\0>\nx",
+            "<div><div><pre><b a=x\"y>\nx",
+            "<div><div><pre><b a=\"x\"c>\nx",
+            "<div><div><pre><b/c>\nx",
+            "<div><div><pre><b a=>\nx",
+            "<div><div><pre><b =a>\nx",
+            "<div><div><pre><b a&lt;>\nx",
+            "<div><div><pre><b a='&#0;'>\nx",
+            "<div><div><pre><b a='&#'>\nx",
+            "<div><div><pre><b a='&xyz;'>\nx",
+            "<div><div><pre><b a='&amp'>\nx",
+            "<div><div><pre><b a='&ampx'>\nx",
+            "< p>",
+            "<?php echo 1 ?>",
+            "</ p>",
+            "<!>",
+            "<!-->",
+            "<!--->",
+            "<!---->",
+            "<!-- a -- b --!> c -->",
+            "<!-- a --!x -->",
+            "<!-- a --!-->",
+            "<!--a---->",
+            "<!--<!-- nested --> -->",
+            "<!--<!-->",
+            "<!--\0-->",
+            "<!-",
+            "<!--",
+            "<!--x--",
+            "<!--x--!",
+            "<![CDATA[x]]>",
+            "<svg><![CDATA[a]b]]c]]]>d]]></svg>",
+            "<svg><![CDATA[a\0b]]></svg>",
+            "<svg><![CDATA[]]></svg>",
+            "<svg><![CDATA[x",
+            "<svg><![CDATA[x]",
+            "<svg><![CDATA[x]]",
+            "<math><mi><![CDATA[x]]></mi></math>",
+            "<svg>x<![CDATA[y]]></svg>",
+            "<!DOCTYPE html>",
+            "<!doctype html PUBLIC \"-//W3C//DTD HTML 4.01//EN\" \"http://www.w3.org/TR/html4/strict.dtd\">",
+            "<!DOCTYPE html SYSTEM 'about:legacy-compat'>",
+            "<!DOCTYPE>",
+            "<!DOCTYPE",
+            "<!DOCTYPE ",
+            "<!DOCTYPE\0x>",
+            "<!DOCTYPE HtMl>",
+            "<!DOCTYPE html PUBLIC>",
+            "<!DOCTYPE html PUBLIC\"x\">",
+            "<!DOCTYPE html PUBLIC 'x'\"y\">",
+            "<!DOCTYPE html PUBLIC 'x' 'y' z>",
+            "<!DOCTYPE html PUBLIC 'x>",
+            "<!DOCTYPE html SYSTEM \"y\" junk>",
+            "<!DOCTYPE html junk>",
+            "<!DOCTYPE html pub",
+            "<!DOCTYPE html public \"a\0b\" \"c\0\"",
+            "<p>&amp; &amp &ampx &notin; &notit; &noti; &not &#x41; &#65 &#X41; &#; &#x; &#xZ",
+            "&#0; &#128; &#x80; &#x81; &#x9F; &#xD800; &#x110000; &#99999999999; &#13; &#xFFFE; &#x1F;",
+            "<a href='?a=1&copy=2&copy;&copyx&amp=&lt'>",
+            "<a href=x&amp;y&notin z>",
+            "&CounterClockwiseContourIntegral; &CounterClockwiseContourIntegra",
+            "&",
+            "&#",
+            "&#x",
+            "&am",
+            "&amp",
+            "<title>a &amp; <b> </title> </titlex> </title >",
+            "<title>x</TITLE>y",
+            "<textarea>a</textarea x=y>b",
+            "<textarea>a</textarea/>b",
+            "<textarea>a</textarea",
+            "<textarea>a</textare",
+            "<textarea>a</",
+            "<textarea>a<",
+            "<style>a</b></style>",
+            "<style>\0</style>",
+            "<xmp><b></xmp>",
+            "<script>a<b</script>",
+            "<script><!--</script>x",
+            "<script><!-- <script> </script> --></script>x",
+            "<script><!-- <script> </script> </script>x",
+            "<script><!--<script>-</script>--></script>x",
+            "<script><!--<ScRiPt>--x</script>",
+            "<script><!--<scripty></script>x",
+            "<script><!--<script/></script>x",
+            "<script><!-- -<x ---> </script>",
+            "<script><!-- --\0 -\0 \0 </script>",
+            "<script><!- </script>",
+            "<script><!</script>",
+            "<script><!--",
+            "<script><!--<",
+            "<script><!--<s",
+            "<script><!--<script>",
+            "<script><!--<script><",
+            "<script><!--<script></",
+            "<script><!--<script></scr",
+            "<script><!--<script>-",
+            "<script><!--<script>--",
+            "<script><!---",
+            "<script><!----",
+            "<script></script",
+            "<script></scrip",
+            "<script>\0</script>",
+            "<plaintext><b>&amp;\0</plaintext>",
+            "<noscript><b></noscript>",
+            "<iframe><b></iframe>",
+            "<noembed><b></noembed>",
+            "<noframes><b></noframes>",
+            "<a b c=d e='f' g=\"h\" i=j/ k/>",
+            "<a b=\"1\" B=\"2\" b='3'>",
+            "<A HREF=X>",
+            "<a\0b c\0d=e\0f>",
+            "<a b='\0'>",
+            "<a b=\0>",
+            "<a/b/c/>",
+            "<br/>",
+            "<p =x>",
+            "<p \"a\" 'b' <c>",
+            "<p a=`b` c=d=e f=<>",
+            "<p a='b'c=d>",
+            "<p a",
+            "<p a=",
+            "<p a='",
+            "<p a=b",
+            "<p/",
+            "<p a/",
+            "<table>x<tr> y<td>z</table>",
+            "<table>\0<tr>\0<td>\0</table>",
+            "<select>\0<option>a\0</select>",
+            "<svg>\0<foreignObject>\0</svg>",
+            "<template>\0x</template>",
+            "<frameset>x\0 </frameset>",
+            "<p>é\u{10000}<b é=é>é</b>",
+            "<div>&notin;é&eacute;</div>",
+            "a\0b",
+            "<svg><path/><p>x</svg>",
+            "<math><annotation-xml encoding='text/html'><![CDATA[x]]></math>",
+        ];
+        for c in cases {
+            check(c);
+        }
+    }
+
+    /// Fragments that matter to the tokenizer and tree builder (and a few that do not).
+    const FRAGMENTS: &[&str] = &[
+        "<",
+        "</",
+        ">",
+        "/>",
+        "<!--",
+        "-->",
+        "--!>",
+        "-",
+        "--",
+        "!",
+        "<!",
+        "<!DOCTYPE",
+        "<![CDATA[",
+        "]]>",
+        "]",
+        "?",
+        "&amp",
+        "&amp;",
+        "&#x",
+        "&#",
+        "&notin",
+        "&noti;",
+        "&not",
+        "&#10",
+        "&#x0a;",
+        "&NewLine;",
+        ";",
+        "=",
+        "\"",
+        "'",
+        "`",
+        "\0",
+        "\r",
+        "\r\n",
+        "\n",
+        "\t",
+        " ",
+        "  ",
+        "a",
+        "A",
+        "x1",
+        "é",
+        "😀",
+        "/",
+        "script",
+        "SCRIPT",
+        "style",
+        "title",
+        "textarea",
+        "plaintext",
+        "xmp",
+        "svg",
+        "math",
+        "pre",
+        "listing",
+        "p",
+        "b",
+        "table",
+        "td",
+        "select",
+        "template",
+        "html",
+        "body",
+        "head",
+        "<!--<script>",
+        "</script",
+        "<script>",
+        "</script>",
+        "<svg>",
+        "</svg>",
+        "<math>",
+        "<mi>",
+        "<pre>",
+        "<textarea>",
+        "<title>",
+        "<style>",
+        "<table>",
+        "<select>",
+        "<template>",
+        "<p>",
+        "<b>",
+        "</b>",
+        "<a href=",
+        "public",
+        "SYSTEM",
+        "html",
+        "0",
+        "9",
+        "f",
+        "F",
+        "&#x80",
+        "&#150;",
+        "&#x9F",
+        "&#0",
+        "&#xD800;",
+        "&#x10FFFF;",
+        "&#1114112",
+        "&#13;",
+        "&lt",
+        "&lt;",
+        "&copy",
+        "&eacute;",
+        "&AMP;",
+        "&ampx",
+        "&amp=",
+    ];
+
+    fn fragment_string() -> impl Strategy<Value = String> {
+        proptest::collection::vec(0..FRAGMENTS.len(), 0..40)
+            .prop_map(|ix| ix.into_iter().map(|i| FRAGMENTS[i]).collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 6000, ..ProptestConfig::default() })]
+        #[test]
+        fn random_fragment_strings_agree(html in fragment_string()) {
+            for cap in [2048, 3] {
+                prop_assert!(compare(&html, 1 << 20, cap).is_ok(), "{:?}: {:?}", html, compare(&html, 1 << 20, cap));
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+        #[test]
+        fn random_strings_agree(html in "[<>/!?=&#;\"' a-zA-Z0-9\\-\\[\\]\0\r\n\té]{0,60}") {
+            prop_assert!(compare(&html, 1 << 20, 2048).is_ok(), "{:?}: {:?}", html, compare(&html, 1 << 20, 2048));
+        }
+    }
+
+    fn html_files(root: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(root) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                html_files(&p, out);
+            } else if p
+                .extension()
+                .is_some_and(|x| x.eq_ignore_ascii_case("html") || x.eq_ignore_ascii_case("htm"))
+            {
+                out.push(p);
+            }
+        }
+    }
+
+    /// Every page of a dev site: same tokens, same arena, same `Page` JSON. Skipped (with a
+    /// note) when the site is not installed.
+    fn site(root: &str) {
+        let mut files = Vec::new();
+        html_files(Path::new(root), &mut files);
+        if files.is_empty() {
+            eprintln!("{root}: not installed, skipped");
+            return;
+        }
+        files.sort();
+        for f in &files {
+            let bytes = std::fs::read(f).expect("readable page");
+            let html = String::from_utf8_lossy(&bytes);
+            let r = compare(&html, ParseOptions::default().max_nodes, 2048)
+                .and_then(|()| compare_pages(&html));
+            if let Err(e) = r {
+                panic!("{}: {e}", f.display());
+            }
+        }
+        eprintln!("{root}: {} pages identical", files.len());
+    }
+
+    #[test]
+    fn dev_site_python() {
+        site("/usr/share/doc/python3.11/html");
+    }
+
+    #[test]
+    fn dev_site_postgresql() {
+        site("/usr/share/doc/postgresql-doc-15/html");
+    }
+
+    #[test]
+    fn dev_site_sfml() {
+        site("/usr/share/doc/libsfml-dev/html");
+    }
+
+    #[test]
+    fn dev_site_commons_lang() {
+        site("/usr/share/doc/libcommons-lang3-java/api");
+    }
+}
