@@ -371,7 +371,7 @@ fn page_bytes(p: &Page) -> usize {
     total += p
         .terms
         .iter()
-        .map(|t| size_of::<String>() + t.len())
+        .map(|t| size_of::<u32>() + t.len())
         .sum::<usize>();
     total
 }

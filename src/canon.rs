@@ -1,6 +1,7 @@
 //! URL canonicalisation, site scope, crawler-trap guards and content signatures: how the mapper
 //! and the crawler decide that two URLs are one page, that a URL is on the site, and that a URL
 //! leads into a trap.
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 use regex::Regex;
@@ -83,16 +84,20 @@ fn normalise_percent(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%'
-            && let Some(v) = s
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            if is_unreserved(v) {
-                out.push(v as char);
-            } else {
-                out.push('%');
-                out.push_str(&s[i + 1..i + 3].to_ascii_uppercase());
+        if b[i] == b'%' {
+            match hex_escape(s, i) {
+                Some(v) if is_unreserved(v) => out.push(v as char),
+                Some(_) => {
+                    out.push('%');
+                    out.push_str(&s[i + 1..i + 3].to_ascii_uppercase());
+                }
+                // A stray `%` is written as the escape it stands for, so that a decoded
+                // neighbour cannot complete it into an escape on the next pass (`%%30a`).
+                None => {
+                    out.push_str("%25");
+                    i += 1;
+                    continue;
+                }
             }
             i += 3;
             continue;
@@ -104,15 +109,23 @@ fn normalise_percent(s: &str) -> String {
     out
 }
 
+/// The byte of the `%XX` escape at `i` (two hex digits; `from_str_radix` alone would also take
+/// a sign).
+fn hex_escape(s: &str, i: usize) -> Option<u8> {
+    let h = s.get(i + 1..i + 3)?;
+    if !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u8::from_str_radix(h, 16).ok()
+}
+
 fn percent_decode_lossy(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%'
-            && let Some(v) = s
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            && let Some(v) = hex_escape(s, i)
         {
             out.push(v);
             i += 3;
@@ -192,16 +205,71 @@ pub struct CompiledScope {
     deny: Vec<Regex>,
 }
 
+/// [`site_key`] without parsing, for the shape canonical URLs have: `http(s)://`, a host of
+/// lower-case letters, digits, dots and dashes (an IPv4 address only in its canonical dotted
+/// form) and an optional non-default port; `None` for anything else, which goes through the
+/// parser. Every link of every page is scope-checked, and a full parse per link was a visible
+/// share of mapping.
+fn plain_site_key(url: &str) -> Option<&str> {
+    let (rest, default_port) = match url.strip_prefix("https://") {
+        Some(r) => (r, "443"),
+        None => (url.strip_prefix("http://")?, "80"),
+    };
+    let authority = &rest[..rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len())];
+    let (host, port) = match authority.split_once(':') {
+        Some((h, p)) => (h, Some(p)),
+        None => (authority, None),
+    };
+    let plain = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-';
+    if host.is_empty() || host.starts_with('.') || !host.bytes().all(plain) {
+        return None;
+    }
+    // A last label starting with a digit makes the URL parser read the host as IPv4.
+    if host
+        .rsplit('.')
+        .next()
+        .is_some_and(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+    {
+        let labels: Vec<&str> = host.split('.').collect();
+        let canonical = |l: &&str| {
+            !l.is_empty()
+                && l.len() <= 3
+                && l.bytes().all(|b| b.is_ascii_digit())
+                && (l.len() == 1 || !l.starts_with('0'))
+                && l.parse::<u16>().is_ok_and(|v| v <= 255)
+        };
+        if labels.len() != 4 || !labels.iter().all(canonical) {
+            return None;
+        }
+    }
+    if let Some(p) = port {
+        let canonical = !p.is_empty()
+            && p.len() <= 5
+            && p.bytes().all(|b| b.is_ascii_digit())
+            && !p.starts_with('0')
+            && p.parse::<u32>().is_ok_and(|v| v <= 65_535)
+            && p != default_port;
+        if !canonical {
+            return None;
+        }
+    }
+    Some(authority.strip_prefix("www.").unwrap_or(authority))
+}
+
 impl CompiledScope {
     /// Whether the URL is in scope: http(s), same site (or a subdomain when allowed), allowed,
     /// not denied.
     pub fn contains(&self, url: &str) -> bool {
-        let Some(key) = site_key(url) else {
-            return false;
-        };
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return false;
         }
+        let key = match plain_site_key(url) {
+            Some(k) => Cow::Borrowed(k),
+            None => match site_key(url) {
+                Some(k) => Cow::Owned(k),
+                None => return false,
+            },
+        };
         let same = key == self.site
             || (self.include_subdomains && key.ends_with(&format!(".{}", self.site)));
         same && (self.allow.is_empty() || self.allow.iter().any(|r| r.is_match(url)))
@@ -381,6 +449,43 @@ mod tests {
     use super::*;
 
     #[test]
+    fn stray_percent_signs_are_escaped_once() {
+        let c = canonicalize("http://a.org/?%%30a").expect("canonical");
+        assert_eq!(c, "http://a.org/?%250a");
+        assert_eq!(canonicalize(&c).as_deref(), Some(c.as_str()));
+        // `%+1` is no escape (a sign is not a hex digit).
+        assert_eq!(
+            canonicalize("http://a.org/p%+1").as_deref(),
+            Some("http://a.org/p%25+1")
+        );
+    }
+
+    #[test]
+    fn plain_site_keys_and_what_goes_to_the_parser() {
+        assert_eq!(
+            plain_site_key("http://www.example.com/a?b"),
+            Some("example.com")
+        );
+        assert_eq!(
+            plain_site_key("https://127.0.0.1:8080/x"),
+            Some("127.0.0.1:8080")
+        );
+        assert_eq!(plain_site_key("http://h-1.org"), Some("h-1.org"));
+        for url in [
+            "http://Example.com/", // case
+            "http://127.1/",       // IPv4 shorthand
+            "http://0x7f.0.0.1/",  // hex IPv4
+            "http://h.org:80/",    // default port
+            "https://h.org:0443/", // leading zero
+            "http://u@h.org/",     // userinfo
+            "http://[::1]:8080/",  // IPv6
+            "ftp://h.org/",
+        ] {
+            assert_eq!(plain_site_key(url), None, "{url}");
+        }
+    }
+
+    #[test]
     fn canonical_forms() {
         let c = |s: &str| canonicalize(s);
         assert_eq!(
@@ -526,6 +631,23 @@ mod props {
                 frag.map(|f| format!("#{f}")).unwrap_or_default());
             if let Some(c) = canonicalize(&url) {
                 prop_assert_eq!(canonicalize(&c), Some(c.clone()));
+            }
+        }
+
+        /// The parse-free site key agrees with the parser's wherever it answers, on URL-ish
+        /// strings full of the cases that differ (ports, IPv4 forms, case, userinfo, `www.`).
+        #[test]
+        fn plain_site_key_agrees_with_the_parser(
+            scheme in "(http|https|HTTP|ftp)://",
+            www in "(www\\.)?",
+            host in "([a-zA-Z0-9-]{1,6}\\.){0,3}[a-zA-Z0-9-]{1,6}|[0-9]{1,4}(\\.[0-9x]{1,4}){0,4}",
+            port in "(:[0-9]{0,6})?",
+            user in "([a-z]{1,3}@)?",
+            rest in "(/|\\?|#|\\\\)?[a-z/]{0,4}",
+        ) {
+            let url = format!("{scheme}{user}{www}{host}{port}{rest}");
+            if let Some(k) = plain_site_key(&url) {
+                prop_assert_eq!(Some(k.to_string()), site_key(&url), "{}", url);
             }
         }
 

@@ -218,7 +218,7 @@ pub struct Page {
     /// Every form control (including those of no form), in document order.
     pub controls: Vec<Control>,
     /// Visible-text terms of the body in document order (lower-case, stop words removed).
-    pub terms: Vec<String>,
+    pub terms: text::Terms,
     /// Characters of visible body text (whitespace collapsed).
     pub text_chars: usize,
     /// Characters of visible text inside links.
@@ -982,8 +982,7 @@ impl<'a> Walker<'a> {
             }
         }
 
-        let mut terms = Vec::new();
-        text::for_each_term(&visible, |t| terms.push(t.to_string()));
+        let terms = text::Terms::of_text(&visible);
         let price_count = text::count_prices(&visible);
         let text_chars = visible.chars().count();
 
@@ -1454,7 +1453,7 @@ mod tests {
             "html\n  head\n    title\n      #text\n    style\n    script\n  body\n    p\n      #text\n      b\n        #text\n    noscript\n    svg\n      foreignobject\n"
         );
         assert_eq!(p.title, "A page");
-        assert_eq!(p.terms, ["hi"]);
+        assert_eq!(p.terms.to_vec(), ["hi"]);
     }
 
     #[test]
@@ -1472,7 +1471,7 @@ mod tests {
         );
         assert_eq!(p.image_count, 2);
         assert_eq!(p.price_count, 1);
-        assert_eq!(p.terms, ["apartamento", "ver", "fotos"]);
+        assert_eq!(p.terms.to_vec(), ["apartamento", "ver", "fotos"]);
         assert_eq!(p.text_chars, "Apartamento R$ 450.000 Ver fotos".len());
         assert!(p.link_text_chars >= "Ver fotos".len());
     }
@@ -1548,7 +1547,7 @@ mod tests {
         // Nesting past 4 × max_depth is dropped before tree building (DepthGuard); the content
         // is kept.
         assert_eq!(p.tree.len(), 4 * max as usize + 6); // html head body, divs, #text p #text
-        assert_eq!(p.terms, ["deep", "text"]);
+        assert_eq!(p.terms.to_vec(), ["deep", "text"]);
     }
 
     #[test]
@@ -1585,7 +1584,7 @@ mod tests {
             &ParseOptions::default(),
         )
         .unwrap();
-        assert_eq!(p.terms, ["ação"]);
+        assert_eq!(p.terms.to_vec(), ["ação"]);
         assert_eq!(p.encoding, "windows-1252");
     }
 

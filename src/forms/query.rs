@@ -53,7 +53,7 @@ impl DocTerms {
     pub fn from_page(page: &Page) -> DocTerms {
         DocTerms {
             id: page.url.clone(),
-            terms: page.terms.clone(),
+            terms: page.terms.to_vec(),
         }
     }
 }
@@ -293,8 +293,13 @@ pub fn generic_frequency(word: &str) -> u64 {
 /// is rarest), then to the earlier one (example page first).
 pub fn thesis_terms(example: &Page, form_page: &Page, n: usize) -> Vec<String> {
     let mut count: HashMap<&str, (usize, usize)> = HashMap::new();
-    for (pos, t) in example.terms.iter().chain(&form_page.terms).enumerate() {
-        count.entry(t.as_str()).or_insert((0, pos)).0 += 1;
+    for (pos, t) in example
+        .terms
+        .iter()
+        .chain(form_page.terms.iter())
+        .enumerate()
+    {
+        count.entry(t).or_insert((0, pos)).0 += 1;
     }
     let mut ranked: Vec<(&str, usize, u64, usize)> = count
         .into_iter()
@@ -849,7 +854,7 @@ impl Policy for Adaptive {
 pub fn frequent_terms(page: &Page) -> Vec<String> {
     let mut count: HashMap<&str, (usize, usize)> = HashMap::new();
     for (pos, t) in page.terms.iter().enumerate() {
-        count.entry(t.as_str()).or_insert((0, pos)).0 += 1;
+        count.entry(t).or_insert((0, pos)).0 += 1;
     }
     let mut ranked: Vec<(&str, usize, usize)> =
         count.into_iter().map(|(t, (c, p))| (t, c, p)).collect();

@@ -780,7 +780,7 @@ pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
     let mut text = String::with_capacity(page.text_chars.min(1 << 20) + page.title.len());
     text.push_str(&page.title);
     text.push('\n');
-    for t in &page.terms {
+    for t in page.terms.iter() {
         text.push_str(t);
         text.push(' ');
     }
