@@ -403,7 +403,7 @@ impl ScrapySpec {
                         format!("(?:{})", l.regexes.join("|"))
                     },
                     paginate: l.paginate,
-                    form: l.form.as_ref().and_then(ScrapyForm::from_level),
+                    form: l.form.as_ref().map(ScrapyForm::from_level),
                 })
                 .collect(),
             delay_s: pattern.politeness.delay_ms as f64 / 1000.0,
@@ -462,7 +462,7 @@ fn get() -> String {
 
 impl ScrapyForm {
     /// The Scrapy form of a form level.
-    pub fn from_level(fl: &crate::pattern::FormLevel) -> Option<ScrapyForm> {
+    pub fn from_level(fl: &crate::pattern::FormLevel) -> ScrapyForm {
         let method = match fl.form.method {
             crate::forms::Method::Get => "GET".into(),
             crate::forms::Method::Post => "POST".into(),
@@ -485,7 +485,7 @@ impl ScrapyForm {
                     .collect();
                 submissions.push(fl.form.pairs(&pairs));
             }
-            return Some(ScrapyForm {
+            return ScrapyForm {
                 method,
                 action,
                 query_field: None,
@@ -493,9 +493,9 @@ impl ScrapyForm {
                 values: Vec::new(),
                 submissions,
                 max_result_pages: fl.max_result_pages,
-            });
+            };
         };
-        Some(ScrapyForm {
+        ScrapyForm {
             method,
             action,
             fields: fl.form.pairs(&[(q.as_str(), "")]),
@@ -503,7 +503,7 @@ impl ScrapyForm {
             values: fl.values.clone(),
             submissions: Vec::new(),
             max_result_pages: fl.max_result_pages,
-        })
+        }
     }
 }
 
