@@ -305,9 +305,9 @@ const EXPORT_BATCH = 200;
 
 /**
  * One export of a crawler as {filename, blob}. Pages are read from the database a batch at a
- * time (URL order) and each batch is encoded at once into a part of the Blob, which the browser
- * keeps in its blob storage (spilled to disk when large), so a crawl of many large pages is
- * exported without holding every body in the panel.
+ * time (URL order) and each batch is encoded at once into a Blob of its own, which the browser
+ * keeps in its blob storage (on disk when large), so a crawl of many large pages is exported
+ * without holding every body, or the whole file, in the panel.
  */
 async function exportData(crawlerId, format, { batch = EXPORT_BATCH } = {}) {
   await core();
@@ -338,9 +338,11 @@ async function exportData(crawlerId, format, { batch = EXPORT_BATCH } = {}) {
     encode = (pages) => warc.push(pages);
   }
   try {
-    const count = await db.eachPageBatch(crawlerId, batch, (pages) => parts.push(encode(pages)));
+    // Each batch becomes a Blob at once: its text or bytes go to the browser's blob storage and
+    // can be collected here; the final Blob only references the parts.
+    const count = await db.eachPageBatch(crawlerId, batch, (pages) => parts.push(new Blob([encode(pages)])));
     if (count === 0) throw new Error('No pages yet: run the crawler first.');
-    if (warc) parts.push(warc.finish());
+    if (warc) parts.push(new Blob([warc.finish()]));
   } finally {
     warc?.free();
   }
