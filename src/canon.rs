@@ -140,6 +140,19 @@ fn percent_decode_lossy(s: &str) -> String {
 /// Site identity of a URL: host lower case without a leading `www.`, plus the port when it is
 /// not the scheme's default.
 pub fn site_key(url: &str) -> Option<String> {
+    site_key_cow(url).map(Cow::into_owned)
+}
+
+/// [`site_key`], borrowed from `url` when it has the plain shape canonical URLs have.
+fn site_key_cow(url: &str) -> Option<Cow<'_, str>> {
+    match plain_site_key(url) {
+        Some(k) => Some(Cow::Borrowed(k)),
+        None => parsed_site_key(url).map(Cow::Owned),
+    }
+}
+
+/// [`site_key`] through the URL parser (any URL).
+fn parsed_site_key(url: &str) -> Option<String> {
     let u = Url::parse(url).ok()?;
     let host = u.host_str()?.to_ascii_lowercase();
     let host = host.strip_prefix("www.").unwrap_or(&host).to_string();
@@ -263,12 +276,8 @@ impl CompiledScope {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return false;
         }
-        let key = match plain_site_key(url) {
-            Some(k) => Cow::Borrowed(k),
-            None => match site_key(url) {
-                Some(k) => Cow::Owned(k),
-                None => return false,
-            },
+        let Some(key) = site_key_cow(url) else {
+            return false;
         };
         let same = key == self.site
             || (self.include_subdomains && key.ends_with(&format!(".{}", self.site)));
@@ -647,7 +656,7 @@ mod props {
         ) {
             let url = format!("{scheme}{user}{www}{host}{port}{rest}");
             if let Some(k) = plain_site_key(&url) {
-                prop_assert_eq!(Some(k.to_string()), site_key(&url), "{}", url);
+                prop_assert_eq!(Some(k.to_string()), parsed_site_key(&url), "{}", url);
             }
         }
 

@@ -348,15 +348,8 @@ fn exemplar_ok(args: &[&str]) -> (BTreeSet<String>, String) {
     (lines, stderr)
 }
 
-#[test]
-fn command_line_crawls_through_the_form_with_values_or_a_policy() {
-    let lib = Library::new(50);
-    let server = Server::start(0, lib.handler()).expect("server");
-    let base = server.url();
-    let dir = std::env::temp_dir().join(format!("exemplar-forms-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let pattern = dir.join("pattern.json");
-    let pattern_s = pattern.to_str().expect("utf-8");
+/// `exemplar learn` on the library (entry `/`, example `/book/3`, no delay) into `pattern`.
+fn learn_cli(base: &str, pattern: &str) {
     exemplar_ok(&[
         "learn",
         "--entry",
@@ -366,8 +359,20 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
         "--delay-ms",
         "0",
         "-o",
-        pattern_s,
+        pattern,
     ]);
+}
+
+#[test]
+fn command_line_crawls_through_the_form_with_values_or_a_policy() {
+    let lib = Library::new(50);
+    let server = Server::start(0, lib.handler()).expect("server");
+    let base = server.url();
+    let dir = std::env::temp_dir().join(format!("exemplar-forms-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let pattern = dir.join("pattern.json");
+    let pattern_s = pattern.to_str().expect("utf-8");
+    learn_cli(&base, pattern_s);
     // User values, one per line (comments and blanks ignored).
     let queries = dir.join("queries.txt");
     std::fs::write(&queries, "# words\nmusic\n\nwater\n").expect("writes");
@@ -652,17 +657,7 @@ fn a_choice_only_form_is_enumerated_by_the_crawl_and_by_scrapy() {
     std::fs::create_dir_all(&dir).expect("dir");
     let pattern = dir.join("pattern.json");
     let pattern_s = pattern.to_str().expect("utf-8");
-    exemplar_ok(&[
-        "learn",
-        "--entry",
-        &format!("{base}/"),
-        "--example",
-        &format!("{base}/book/3"),
-        "--delay-ms",
-        "0",
-        "-o",
-        pattern_s,
-    ]);
+    learn_cli(&base, pattern_s);
     let p =
         Pattern::from_json(&std::fs::read_to_string(&pattern).expect("pattern")).expect("valid");
     let form = p

@@ -445,6 +445,18 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
         self.state = State::Data;
     }
 
+    /// End of input inside a comment: the comment so far is emitted, then the end.
+    fn eof_in_comment(&mut self) {
+        self.emit_comment();
+        self.eof();
+    }
+
+    /// End of input inside a DOCTYPE: emitted with force-quirks, then the end.
+    fn eof_in_doctype(&mut self) {
+        self.emit_doctype(true);
+        self.eof();
+    }
+
     fn raw_state(kind: Raw) -> State {
         match kind {
             Raw::Rcdata => State::Rcdata,
@@ -1092,10 +1104,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
                 }
             }
             State::CommentStart | State::CommentStartDash => match self.peek() {
-                None => {
-                    self.emit_comment();
-                    self.eof();
-                }
+                None => self.eof_in_comment(),
                 Some(b'-') => {
                     self.pos += 1;
                     self.state = if self.state == State::CommentStart {
@@ -1122,10 +1131,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
                 self.comment.push(self.src, self.pos, i);
                 self.pos = i + 1;
                 match b.get(i) {
-                    None => {
-                        self.emit_comment();
-                        return self.eof();
-                    }
+                    None => return self.eof_in_comment(),
                     Some(b'-') => {
                         self.state = State::CommentEndDash;
                         return;
@@ -1134,10 +1140,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
                 }
             },
             State::CommentEndDash => match self.peek() {
-                None => {
-                    self.emit_comment();
-                    self.eof();
-                }
+                None => self.eof_in_comment(),
                 Some(b'-') => {
                     self.pos += 1;
                     self.state = State::CommentEnd;
@@ -1149,10 +1152,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             },
             // Here the two bytes before `pos` are `--`.
             State::CommentEnd => match self.peek() {
-                None => {
-                    self.emit_comment();
-                    self.eof();
-                }
+                None => self.eof_in_comment(),
                 Some(b'>') => {
                     self.pos += 1;
                     self.emit_comment();
@@ -1172,10 +1172,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             },
             // Here the three bytes before `pos` are `--!`.
             State::CommentEndBang => match self.peek() {
-                None => {
-                    self.emit_comment();
-                    self.eof();
-                }
+                None => self.eof_in_comment(),
                 Some(b'>') => {
                     self.pos += 1;
                     self.emit_comment();
@@ -1195,10 +1192,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
                 self.comment.push(self.src, self.pos, i);
                 self.pos = i + 1;
                 match b.get(i) {
-                    None => {
-                        self.emit_comment();
-                        return self.eof();
-                    }
+                    None => return self.eof_in_comment(),
                     Some(b'>') => return self.emit_comment(),
                     Some(_) => self.comment.push_str(self.src, "\u{fffd}"),
                 }
@@ -1220,10 +1214,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
                 self.skip_ws();
                 self.doctype = Doctype::default();
                 match self.peek() {
-                    None => {
-                        self.emit_doctype(true);
-                        self.eof();
-                    }
+                    None => self.eof_in_doctype(),
                     Some(b'>') => {
                         self.pos += 1;
                         self.emit_doctype(true);
@@ -1240,10 +1231,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
                 self.doctype_push(DoctypeField::Name, start, i);
                 self.pos = i + 1;
                 match b.get(i) {
-                    None => {
-                        self.emit_doctype(true);
-                        self.eof();
-                    }
+                    None => self.eof_in_doctype(),
                     Some(b'>') => self.emit_doctype(false),
                     Some(_) => self.state = State::AfterDoctypeName,
                 }
@@ -1289,10 +1277,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
                 self.doctype_push(DoctypeField::Id(kind), start, i);
                 self.pos = i + 1;
                 match b.get(i) {
-                    None => {
-                        self.emit_doctype(true);
-                        self.eof();
-                    }
+                    None => self.eof_in_doctype(),
                     Some(b'>') => self.emit_doctype(true),
                     Some(_) => self.state = State::AfterDoctypeId(kind),
                 }
@@ -1386,10 +1371,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
     /// force-quirks for those cases.
     fn doctype_tail(&mut self, quirks_on_gt: bool, quirks_on_other: bool) {
         match self.peek() {
-            None => {
-                self.emit_doctype(true);
-                self.eof();
-            }
+            None => self.eof_in_doctype(),
             Some(b'>') => {
                 self.pos += 1;
                 self.emit_doctype(quirks_on_gt);
