@@ -13,7 +13,7 @@ use encoding_rs::{Encoding, UTF_8};
 fn stop_words() -> &'static StopWords {
     static SET: OnceLock<StopWords> = OnceLock::new();
     SET.get_or_init(|| {
-        let set: FxHashSet<&'static str> = [
+        let words = [
             include_str!("../../data/stopwords/en.txt"),
             include_str!("../../data/stopwords/pt.txt"),
             include_str!("../../data/stopwords/es.txt"),
@@ -21,24 +21,50 @@ fn stop_words() -> &'static StopWords {
         .iter()
         .flat_map(|f| f.lines())
         .filter(|l| !l.trim_start().starts_with('#'))
-        .flat_map(str::split_whitespace)
-        .collect();
-        StopWords {
-            max_len: set.iter().map(|w| w.len()).max().unwrap_or(0),
-            set,
+        .flat_map(str::split_whitespace);
+        let mut stop = StopWords::default();
+        for w in words {
+            match pack(w) {
+                Some(k) => stop.short.insert(k),
+                None => stop.long.insert(w),
+            };
+            stop.max_len = stop.max_len.max(w.len());
         }
+        stop
     })
 }
 
-/// The stop-word set and its longest word's byte length (longer words skip the lookup).
+/// The stop-word set: words of up to 8 bytes (nearly all) as packed integers, one multiply to
+/// hash instead of a string hash per word of every page; the longer ones as strings.
+#[derive(Default)]
 struct StopWords {
-    set: FxHashSet<&'static str>,
+    short: FxHashSet<u64>,
+    long: FxHashSet<&'static str>,
+    /// The longest word's byte length (longer words skip the lookup).
     max_len: usize,
+}
+
+/// A word of 1 to 8 bytes as an integer: its bytes, little-endian, zero-padded (a word with a
+/// NUL byte is not packed, so padding cannot make two words one).
+fn pack(word: &str) -> Option<u64> {
+    let b = word.as_bytes();
+    if b.is_empty() || b.len() > 8 || b.contains(&0) {
+        return None;
+    }
+    let mut k = [0u8; 8];
+    k[..b.len()].copy_from_slice(b);
+    Some(u64::from_le_bytes(k))
 }
 
 impl StopWords {
     fn contains(&self, word: &str) -> bool {
-        word.len() <= self.max_len && self.set.contains(word)
+        if word.len() > self.max_len {
+            return false;
+        }
+        match pack(word) {
+            Some(k) => self.short.contains(&k),
+            None => self.long.contains(word),
+        }
     }
 }
 
@@ -76,17 +102,40 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
         *chars = 0;
         *has_letter = false;
     };
-    for c in text.chars() {
-        if c.is_ascii() {
-            // ASCII fast path (same classes as below).
-            if c.is_ascii_alphanumeric() {
-                has_letter |= c.is_ascii_alphabetic();
-                word.push(c.to_ascii_lowercase());
-                chars += 1;
-            } else if !word.is_empty() {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b.is_ascii() {
+            if b.is_ascii_alphanumeric() {
+                // ASCII fast path: a run of ASCII letters and digits is copied at once (same
+                // classes as below).
+                let start = i;
+                while bytes.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+                    i += 1;
+                }
+                let run = text.get(start..i).unwrap_or("");
+                has_letter |= run.bytes().any(|c| c.is_ascii_alphabetic());
+                let from = word.len();
+                word.push_str(run);
+                if let Some(new) = word.get_mut(from..) {
+                    new.make_ascii_lowercase();
+                }
+                chars += run.len();
+                continue;
+            }
+            if !word.is_empty() {
                 flush(&mut word, &mut chars, &mut has_letter, false);
             }
-        } else if is_ideographic(c) {
+            i += 1;
+            continue;
+        }
+        // `i` is on a character boundary: only whole ASCII bytes and whole characters are
+        // stepped over.
+        let Some(c) = text.get(i..).and_then(|t| t.chars().next()) else {
+            break;
+        };
+        i += c.len_utf8();
+        if is_ideographic(c) {
             flush(&mut word, &mut chars, &mut has_letter, false);
             word.push(c);
             has_letter = true;
@@ -451,5 +500,64 @@ mod tests {
             None,
         );
         assert_eq!(e, "Shift_JIS");
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The splitter as first written, a character at a time, with the stop words as one string
+    /// set: the reference the byte-run fast path and the packed stop words must agree with.
+    fn reference_terms(text: &str) -> Vec<String> {
+        let stop: std::collections::HashSet<&str> = [
+            include_str!("../../data/stopwords/en.txt"),
+            include_str!("../../data/stopwords/pt.txt"),
+            include_str!("../../data/stopwords/es.txt"),
+        ]
+        .iter()
+        .flat_map(|f| f.lines())
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .flat_map(str::split_whitespace)
+        .collect();
+        let mut out = Vec::new();
+        let mut word = String::new();
+        let (mut chars, mut has_letter) = (0usize, false);
+        let mut flush = |word: &mut String, chars: &mut usize, has_letter: &mut bool, ideo| {
+            if *has_letter && (*chars >= 2 || ideo) && !stop.contains(word.as_str()) {
+                out.push(word.clone());
+            }
+            word.clear();
+            *chars = 0;
+            *has_letter = false;
+        };
+        for c in text.chars() {
+            if is_ideographic(c) {
+                flush(&mut word, &mut chars, &mut has_letter, false);
+                word.push(c);
+                has_letter = true;
+                flush(&mut word, &mut chars, &mut has_letter, true);
+            } else if c.is_alphanumeric() {
+                has_letter |= c.is_alphabetic();
+                for l in c.to_lowercase() {
+                    word.push(l);
+                    chars += 1;
+                }
+            } else {
+                flush(&mut word, &mut chars, &mut has_letter, false);
+            }
+        }
+        flush(&mut word, &mut chars, &mut has_letter, false);
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn terms_agree_with_the_character_at_a_time_splitter(
+            text in "([a-zA-Z0-9]{0,6}|The|de|ÉTÉ|é|ß|İ|北京|\u{a0}|[ .,;\n-]|ǅ|٣|Ⅻ|\u{0}){0,16}",
+        ) {
+            prop_assert_eq!(terms(&text), reference_terms(&text));
+        }
     }
 }

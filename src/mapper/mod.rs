@@ -777,15 +777,16 @@ pub(crate) fn canonical_links(page: &Page) -> Vec<Option<String>> {
 /// The content signature of a page that tells the same page under several URLs: title, text
 /// terms, tree size and canonical links (`links` from [`canonical_links`]).
 pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
-    let mut text = String::with_capacity(page.text_chars.min(1 << 20) + page.title.len());
-    text.push_str(&page.title);
-    text.push('\n');
+    // Streamed: the signature of title, terms, size and links joined as text, never built.
+    let mut s = canon::Signature::new();
+    s.push(&page.title);
+    s.push("\n");
     for t in page.terms.iter() {
-        text.push_str(t);
-        text.push(' ');
+        s.push(t);
+        s.push(" ");
     }
     // Pages with no text at all (frames, images) are told apart by their structure size.
-    text.push_str(&page.tree.len().to_string());
+    s.push(&page.tree.len().to_string());
     // Terms keep no numbers, so two listings that differ only in numbered items ("Part 1041"…)
     // would read the same: their links tell them apart. Canonical links, sorted, so the copies
     // of one page under session-id URLs, whose links carry the session too, still match.
@@ -793,10 +794,10 @@ pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
     sorted.sort_unstable();
     sorted.dedup();
     for l in sorted {
-        text.push('\n');
-        text.push_str(l);
+        s.push("\n");
+        s.push(l);
     }
-    canon::content_signature(&text)
+    s.finish()
 }
 
 #[cfg(test)]
