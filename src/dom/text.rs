@@ -195,14 +195,12 @@ impl Terms {
     }
 
     /// The terms in order.
-    pub fn iter(&self) -> impl Iterator<Item = &str> + '_ {
-        let mut start = 0usize;
-        self.ends.iter().map(move |&end| {
-            let end = end as usize;
-            let t = self.buf.get(start..end).unwrap_or("");
-            start = end;
-            t
-        })
+    pub fn iter(&self) -> TermsIter<'_> {
+        TermsIter {
+            terms: self,
+            start: 0,
+            next: 0,
+        }
     }
 
     /// The terms as owned strings.
@@ -213,11 +211,39 @@ impl Terms {
 
 impl<'a> IntoIterator for &'a Terms {
     type Item = &'a str;
-    type IntoIter = Box<dyn Iterator<Item = &'a str> + 'a>;
+    type IntoIter = TermsIter<'a>;
     fn into_iter(self) -> Self::IntoIter {
-        Box::new(self.iter())
+        self.iter()
     }
 }
+
+/// The terms of a [`Terms`] in order ([`Terms::iter`]).
+#[derive(Clone, Debug)]
+pub struct TermsIter<'a> {
+    terms: &'a Terms,
+    /// Byte offset of the next term in the buffer.
+    start: usize,
+    /// Index of the next term.
+    next: usize,
+}
+
+impl<'a> Iterator for TermsIter<'a> {
+    type Item = &'a str;
+    fn next(&mut self) -> Option<&'a str> {
+        let end = *self.terms.ends.get(self.next)? as usize;
+        self.next += 1;
+        let t = self.terms.buf.get(self.start..end).unwrap_or("");
+        self.start = end;
+        Some(t)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.terms.ends.len() - self.next;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for TermsIter<'_> {}
 
 impl<S: AsRef<str>> FromIterator<S> for Terms {
     fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> Terms {
