@@ -54,13 +54,18 @@ fn every_control_type_is_a_field_in_document_order() {
             (Checkbox, "adult"),
             (TextArea, "notes"),
             (Submit, "go"),
-            (Submit, "img"),
+            (Image, "img"),
         ],
         "reset and type=button controls submit nothing and are left out"
     );
     let select = &s.fields[3];
     assert_eq!(select.options, ["all", "title", "director", "cast"]);
     assert_eq!(select.value, "title", "the selected option is the default");
+    assert!(
+        !select.multiple && s.fields[4].multiple,
+        "genre is a multiple select"
+    );
+    assert!(s.fields[4].selected.is_empty());
     assert_eq!(s.fields[0].label, "Search for");
     assert_eq!(s.fields[1].label, "Year");
     assert_eq!(
@@ -142,12 +147,12 @@ fn get_submission_keeps_document_order_defaults_and_the_named_submit() {
     let sub = s.submission(&[("for", "harry potter")]).expect("builds");
     assert_eq!(sub.method, Method::Get);
     assert_eq!(sub.body, None);
-    // The action's own query is replaced, as browsers do for GET. `genre` sends its first option:
-    // the page model does not record `multiple` (a browser would send nothing for it).
+    // The action's own query is replaced, as browsers do for GET. `genre`, a multiple select
+    // with nothing selected, sends nothing (a single select would send its first option).
     assert_eq!(
         sub.url,
         "http://movies.example/db/find.cgi?for=harry+potter&year=&lang=pt+br&select=title\
-         &genre=drama&sort=date&avail=dvd&notes=none&go=Search"
+         &sort=date&avail=dvd&notes=none&go=Search"
     );
 }
 
@@ -166,7 +171,7 @@ fn submission_encodes_spaces_utf8_reserved_and_repeated_names() {
     assert_eq!(
         sub.url,
         "http://movies.example/db/find.cgi?for=S%C3%A3o+Paulo+%26+a%C3%A7%C3%A3o%3D1%2B1&year=\
-         &lang=pt+br&select=title&genre=drama&sort=title&avail=dvd&avail=stream&notes=none&img=x"
+         &lang=pt+br&select=title&sort=title&avail=dvd&avail=stream&notes=none&img.x=0&img.y=0"
     );
 }
 

@@ -8,6 +8,7 @@ mod library;
 use std::collections::BTreeSet;
 
 use exemplar::crawler::{self, CrawlConfig, CrawlForms, Crawler};
+use exemplar::dom::ControlKind;
 use exemplar::fetch::{FetchResponse, FetchResult, Politeness, Poll};
 use exemplar::http::ClientConfig;
 use exemplar::mapper::{ExamplePage, FormState, MapConfig, NodeState};
@@ -645,12 +646,18 @@ fn mapping_snapshots_mid_form_analysis_lose_nothing() {
     assert_eq!(map_in_memory(&lib, 2), straight);
 }
 
-/// A form of choice fields only (a shelf select): learned as a form level without a query
-/// field, crawled by enumerating its choices, and exported to Scrapy with the same
-/// combinations — both collect every book.
+/// A form of choice fields only (a multiple shelf select and an image button the server checks):
+/// learned as a form level without a query field, crawled by enumerating its choices, and
+/// exported to Scrapy with the same combinations — both collect every book, which they can only
+/// do by sending the image button's click coordinates as a browser does.
 #[test]
 fn a_choice_only_form_is_enumerated_by_the_crawl_and_by_scrapy() {
     let lib = Library::with_shelves(40);
+    // The fixture answers a submission without the click with no books.
+    let bare = lib.respond("/shelf?shelf=1&lang=en");
+    assert!(!String::from_utf8_lossy(&bare.body).contains("/book/"));
+    let clicked = lib.respond("/shelf?shelf=1&shelf=2&lang=en&go.x=0&go.y=0");
+    assert!(String::from_utf8_lossy(&clicked.body).contains("/book/2'"));
     let server = Server::start(0, lib.handler()).expect("server");
     let base = server.url();
     let dir = std::env::temp_dir().join(format!("exemplar-forms-shelves-{}", std::process::id()));
@@ -667,6 +674,21 @@ fn a_choice_only_form_is_enumerated_by_the_crawl_and_by_scrapy() {
         .expect("a form level");
     assert_eq!(form.query_field, None, "choice fields only");
     assert!(form.template.contains("shelf=*"), "{}", form.template);
+    let shelf = form
+        .form
+        .fields
+        .iter()
+        .find(|f| f.name == "shelf")
+        .expect("shelf field");
+    assert!(shelf.multiple && shelf.selected.is_empty(), "{shelf:?}");
+    assert!(
+        form.form
+            .fields
+            .iter()
+            .any(|f| f.kind == ControlKind::Image && f.name == "go"),
+        "{:?}",
+        form.form.fields
+    );
     let want: BTreeSet<String> = (1..=40).map(|i| format!("{base}/book/{i}")).collect();
     let (got, stderr) = exemplar_ok(&["crawl", pattern_s, "--delay-ms", "0"]);
     assert_eq!(got, want, "every shelf enumerated");

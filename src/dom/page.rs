@@ -124,14 +124,25 @@ pub enum ControlKind {
     Radio,
     /// `<input type=checkbox>`.
     Checkbox,
-    /// `<input type=submit|image>`, `<button type=submit>` (the default button type).
+    /// `<input type=submit>`, `<button type=submit>` (the default button type).
     Submit,
+    /// `<input type=image>`: a submit button that sends the click's coordinates
+    /// (`name.x=…&name.y=…`) instead of a value.
+    Image,
     /// `<button type=button|reset>`, `<input type=button|reset>`.
     Button,
     /// `<input type=file>`.
     File,
     /// Any other input type (`tel`, `url`, `color`).
     Other,
+}
+
+impl ControlKind {
+    /// A control that submits its form when activated ([`ControlKind::Submit`] or
+    /// [`ControlKind::Image`]).
+    pub fn is_submit(self) -> bool {
+        matches!(self, ControlKind::Submit | ControlKind::Image)
+    }
 }
 
 /// A form control.
@@ -150,6 +161,12 @@ pub struct Control {
     pub options: Vec<String>,
     /// `checked` (radio/checkbox) or `selected` (select) initially.
     pub checked: bool,
+    /// A `<select multiple>`: it sends every selected option (none when none is).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub multiple: bool,
+    /// For a select: the values of the options marked `selected`, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub selected: Vec<String>,
     /// `disabled`: the control is not submitted.
     #[serde(default)]
     pub disabled: bool,
@@ -1202,7 +1219,8 @@ impl<'a> Walker<'a> {
                         | Some("time") => ControlKind::Date,
                         Some("radio") => ControlKind::Radio,
                         Some("checkbox") => ControlKind::Checkbox,
-                        Some("submit") | Some("image") => ControlKind::Submit,
+                        Some("submit") => ControlKind::Submit,
+                        Some("image") => ControlKind::Image,
                         Some("button") | Some("reset") => ControlKind::Button,
                         Some("file") => ControlKind::File,
                         Some(_) => ControlKind::Other,
@@ -1220,6 +1238,12 @@ impl<'a> Walker<'a> {
                 let label = attr(attrs, &local_name!("aria-label"))
                     .or_else(|| attr(attrs, &local_name!("placeholder")))
                     .or_else(|| attr(attrs, &local_name!("title")))
+                    // An image button's caption is its alternative text.
+                    .or_else(|| {
+                        (kind == ControlKind::Image)
+                            .then(|| attr(attrs, &local_name!("alt")))
+                            .flatten()
+                    })
                     .map(str::to_string)
                     .filter(|s| !s.trim().is_empty())
                     .or_else(|| form.and_then(|f| last_text_in_form.get(&f).cloned()))
@@ -1239,6 +1263,9 @@ impl<'a> Walker<'a> {
                     value: attr(attrs, &local_name!("value")).unwrap_or("").to_string(),
                     options: Vec::new(),
                     checked: attr(attrs, &local_name!("checked")).is_some(),
+                    multiple: *name == local_name!("select")
+                        && attr(attrs, &local_name!("multiple")).is_some(),
+                    selected: Vec::new(),
                     disabled: attr(attrs, &local_name!("disabled")).is_some(),
                     label,
                     form,
@@ -1258,11 +1285,13 @@ impl<'a> Walker<'a> {
                 if let Some(si) = *open_select {
                     if let Some(v) = attr(attrs, &local_name!("value")) {
                         if let Some(c) = controls.get_mut(si) {
-                            if attr(attrs, &local_name!("selected")).is_some()
-                                || c.options.is_empty()
-                            {
+                            let selected = attr(attrs, &local_name!("selected")).is_some();
+                            if selected || c.options.is_empty() {
                                 c.value = v.to_string();
-                                c.checked |= attr(attrs, &local_name!("selected")).is_some();
+                                c.checked |= selected;
+                            }
+                            if selected {
+                                c.selected.push(v.to_string());
                             }
                             c.options.push(v.to_string());
                         }
@@ -1310,10 +1339,13 @@ impl<'a> Walker<'a> {
                 if let Some(si) = open_select
                     && let Some(c) = controls.get_mut(si)
                 {
-                    if attr(self.attrs(raw), &local_name!("selected")).is_some()
-                        || c.options.is_empty()
-                    {
+                    let selected = attr(self.attrs(raw), &local_name!("selected")).is_some();
+                    if selected || c.options.is_empty() {
                         c.value = text.clone();
+                        c.checked |= selected;
+                    }
+                    if selected {
+                        c.selected.push(text.clone());
                     }
                     c.options.push(text);
                 }

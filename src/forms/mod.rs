@@ -68,6 +68,12 @@ pub struct Field {
     pub options: Vec<String>,
     /// Checked (radio, checkbox) or an explicitly selected option (select) initially.
     pub checked: bool,
+    /// A `<select multiple>`: sends each of `selected` by default (nothing when empty).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub multiple: bool,
+    /// A select's options marked `selected`, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub selected: Vec<String>,
     /// `disabled`: never submitted.
     #[serde(default)]
     pub disabled: bool,
@@ -83,6 +89,8 @@ impl Field {
             value: c.value.clone(),
             options: c.options.clone(),
             checked: c.checked,
+            multiple: c.multiple,
+            selected: c.selected.clone(),
             disabled: c.disabled,
         }
     }
@@ -209,9 +217,11 @@ impl FormSpec {
     /// `values` are `(name, value)` pairs; a name may repeat (checkbox groups). A field whose
     /// name appears in `values` sends the given values (once, at the first field of that name);
     /// other fields keep their defaults: text-like and hidden fields their `value`, a select its
-    /// selected (or first) option, checked radios and checkboxes their value (`on` when empty).
-    /// Of the submit controls, one named in `values` is sent, else the first named one, as a
-    /// browser does for its default button. Buttons and file inputs send nothing.
+    /// selected (or first) option — a multiple select each selected option, or nothing —, checked
+    /// radios and checkboxes their value (`on` when empty). Of the submit controls, one named in
+    /// `values` is sent, else the first named one, as a browser does for its default button; an
+    /// image button sends the coordinates of a click at its corner (`name.x=0&name.y=0`), never
+    /// a value. Buttons and file inputs send nothing.
     pub fn encode(&self, values: &[(&str, &str)]) -> String {
         let mut out = String::new();
         for (name, value) in self.pairs(values) {
@@ -232,7 +242,7 @@ impl FormSpec {
         let submit_given = self
             .fields
             .iter()
-            .any(|f| f.kind == ControlKind::Submit && given.contains(f.name.as_str()));
+            .any(|f| f.kind.is_submit() && given.contains(f.name.as_str()));
         let mut done: HashSet<&str> = HashSet::new();
         let mut submit_sent = false;
         let mut out: Vec<(String, String)> = Vec::new();
@@ -246,11 +256,16 @@ impl FormSpec {
             {
                 continue;
             }
-            if f.kind == ControlKind::Submit {
+            if f.kind.is_submit() {
                 if submit_sent || (submit_given && !given.contains(f.name.as_str())) {
                     continue;
                 }
                 submit_sent = true;
+                if f.kind == ControlKind::Image {
+                    push(&mut out, &format!("{}.x", f.name), "0");
+                    push(&mut out, &format!("{}.y", f.name), "0");
+                    continue;
+                }
             }
             if given.contains(f.name.as_str()) {
                 if done.insert(f.name.as_str()) {
@@ -264,6 +279,11 @@ impl FormSpec {
                 ControlKind::Radio | ControlKind::Checkbox => {
                     if f.checked {
                         let v = if f.value.is_empty() { "on" } else { &f.value };
+                        push(&mut out, &f.name, v);
+                    }
+                }
+                ControlKind::Select if f.multiple => {
+                    for v in &f.selected {
                         push(&mut out, &f.name, v);
                     }
                 }
@@ -482,7 +502,7 @@ fn skip_reason(form: &Form, fields: &[Field], page_url: &str) -> Option<SkipReas
         let bare = |u: &str| u.split('#').next().unwrap_or("").to_string();
         let usable = (action.starts_with("http://") || action.starts_with("https://"))
             && bare(action) != bare(page_url);
-        let has_submit = fields.iter().any(|f| f.kind == ControlKind::Submit);
+        let has_submit = fields.iter().any(|f| f.kind.is_submit());
         if !usable || !has_submit {
             return Some(SkipReason::ScriptOnly);
         }
@@ -498,7 +518,7 @@ fn is_search(form: &Form, fields: &[Field]) -> bool {
         .iter()
         .filter(|f| matches!(f.kind, ControlKind::Text | ControlKind::TextArea))
         .count();
-    let submit = fields.iter().any(|f| f.kind == ControlKind::Submit);
+    let submit = fields.iter().any(|f| f.kind.is_submit());
     if texts == 0 || !(submit || texts == 1) {
         return false;
     }
@@ -690,6 +710,54 @@ mod tests {
         );
         let sub = s[0].submission(&[("c", "1"), ("c", "2")]).expect("builds");
         assert_eq!(sub.url, "http://example.com/find?h=x+y&q=&c=1&c=2&go=Go");
+    }
+
+    #[test]
+    fn an_image_button_sends_click_coordinates_not_its_value() {
+        let s = spec(
+            "<form action=/find><input name=q>\
+             <input type=image name=go value=ignored src=go.png alt=Search>\
+             <input type=submit name=other value=Other></form>",
+        );
+        let f = &s[0];
+        assert!(
+            f.search,
+            "the image's alt text names the form a search form"
+        );
+        assert_eq!(f.fields[1].kind, ControlKind::Image);
+        assert_eq!(f.fields[1].label, "Search");
+        // The image is the default (first) button; naming the other button sends that one.
+        let sub = f.submission(&[("q", "x")]).expect("builds");
+        assert_eq!(sub.url, "http://example.com/find?q=x&go.x=0&go.y=0");
+        let sub = f
+            .submission(&[("q", "x"), ("other", "Other")])
+            .expect("builds");
+        assert_eq!(sub.url, "http://example.com/find?q=x&other=Other");
+        // A script-driven form with only an image button still has a submit control.
+        let s = spec(
+            "<form action=http://example.com/s onsubmit='go()'><input name=q><input type=image name=i></form>",
+        );
+        assert_eq!(s[0].skip, None);
+    }
+
+    #[test]
+    fn a_multiple_select_sends_each_selected_option_or_nothing() {
+        let s = spec(
+            "<form action=/f><input name=q>\
+             <select name=tag multiple><option>a<option selected>b<option value=c selected>C</select>\
+             <select name=none multiple><option>x<option>y</select>\
+             <select name=one><option>1<option>2</select></form>",
+        );
+        let f = &s[0];
+        assert!(f.fields[1].multiple && !f.fields[3].multiple);
+        assert_eq!(f.fields[1].selected, ["b", "c"]);
+        assert_eq!(f.fields[1].options, ["a", "b", "c"]);
+        let sub = f.submission(&[("q", "z")]).expect("builds");
+        assert_eq!(sub.url, "http://example.com/f?q=z&tag=b&tag=c&one=1");
+        let sub = f
+            .submission(&[("none", "y"), ("tag", "a")])
+            .expect("builds");
+        assert_eq!(sub.url, "http://example.com/f?q=&tag=a&none=y&one=1");
     }
 
     #[test]

@@ -150,7 +150,7 @@ pub fn form_key(spec: &FormSpec) -> String {
     let mut names: Vec<&str> = spec
         .fields
         .iter()
-        .filter(|f| !f.name.is_empty() && f.kind != crate::dom::ControlKind::Submit)
+        .filter(|f| !f.name.is_empty() && !f.kind.is_submit())
         .map(|f| f.name.as_str())
         .collect();
     names.sort_unstable();

@@ -177,7 +177,7 @@ pub fn template(spec: &FormSpec, query_field: Option<&str>) -> String {
             || f.disabled
             || matches!(
                 f.kind,
-                ControlKind::Submit | ControlKind::Button | ControlKind::File
+                ControlKind::Submit | ControlKind::Image | ControlKind::Button | ControlKind::File
             )
             || !seen.insert(f.name.as_str())
         {
