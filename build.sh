@@ -22,8 +22,11 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 ROOT=$PWD
 
+# The page-kind classifier's extra training sites (eval/train-sites.toml): about 20 MB to download.
+TRAIN_SITE_PACKAGES=(libbox2d-doc libassimp-doc libjsoncpp-doc libcommons-io-java-doc libjsoup-java-doc
+  python-werkzeug-doc sphinx-doc libcairo2-doc libharfbuzz-doc libatk1.0-doc)
 APT_PACKAGES=(chromium chromium-driver firefox-esr postgresql-doc-15 libcommons-lang3-java-doc libsfml-doc python3.11-doc
-  xapian-omega xapian-tools)
+  xapian-omega xapian-tools "${TRAIN_SITE_PACKAGES[@]}")
 # What ./build.sh eval-forms needs (also in APT_PACKAGES, so setup installs them).
 OMEGA_PACKAGES=(xapian-omega xapian-tools postgresql-doc-15)
 WASM_TARGET=wasm32-unknown-unknown

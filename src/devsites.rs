@@ -46,8 +46,12 @@ struct RawSite {
     package: String,
     root: String,
     entry: String,
+    #[serde(default)]
     example: String,
+    #[serde(default)]
     target: String,
+    #[serde(default)]
+    like: Option<String>,
     exclude: Option<String>,
     rules: Vec<RawRule>,
 }
@@ -92,8 +96,12 @@ pub struct DevSite {
     pub entry: String,
     /// The example page, relative to the root.
     pub example: String,
-    /// The label of target pages (pages like the example).
+    /// The label of target pages (pages like the example); empty for a training-only site
+    /// (`eval/train-sites.toml`), which has no example and no target.
     pub target: String,
+    /// For a training-only site: the development site made by the same generator (`sfml` for a
+    /// Doxygen site), which leave-one-generator-out evaluation holds out together with it.
+    pub like: Option<String>,
     exclude: Option<Regex>,
     /// Labelling rules, first match wins.
     pub rules: Vec<Rule>,
@@ -119,6 +127,10 @@ pub struct SitePage {
 /// Default location of the site list, relative to the repository root (a copy of
 /// `../shared/eval/dev-sites.toml`, so a clone is self-contained).
 pub const DEFAULT_SITES: &str = "eval/dev-sites.toml";
+
+/// Default location of the extra training sites of the page-kind classifier (same format; the
+/// sites have no example or target, and `like` names the development site of their generator).
+pub const TRAIN_SITES: &str = "eval/train-sites.toml";
 
 /// The default development sites, when every one is installed (what the site tests need).
 ///
@@ -170,6 +182,7 @@ pub fn load(path: &Path) -> Result<Vec<DevSite>, String> {
                 entry: s.entry,
                 example: s.example,
                 target: s.target,
+                like: s.like,
                 exclude: s.exclude.as_deref().map(re).transpose()?,
                 rules,
             })
@@ -235,7 +248,8 @@ impl DevSite {
                 };
                 let html = String::from_utf8_lossy(&bytes);
                 let (label, role) = self.label(&rel, &html);
-                let target = label.as_deref() == Some(self.target.as_str());
+                let target =
+                    !self.target.is_empty() && label.as_deref() == Some(self.target.as_str());
                 out.push(SitePage {
                     url: self.url(&rel),
                     path: rel,

@@ -41,7 +41,7 @@ mod cli {
   exemplar eval-similarity [--sites dev-sites.toml] [--out docs/similarity.md]
   exemplar eval-forms --search URL --documents N [--example URL] [--prefix /pg/]
                  [--queries 200] [--pages 10] [--out docs/forms.md] [--svg docs/forms-coverage.svg]
-  exemplar train-classifier [--sites dev-sites.toml] [--model data/classifier.json] [--report docs/classifier.md]";
+  exemplar train-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--select [--from-former]] [--model data/classifier.json] [--report docs/classifier.md]";
 
     pub fn main() -> ExitCode {
         let args: Vec<String> = std::env::args().skip(1).collect();
@@ -327,8 +327,14 @@ mod cli {
 
     fn train_classifier(args: &[String]) -> Result<(), String> {
         let sites = devsites::load(&sites_path(args))?;
+        let extra = flag(args, "--train-sites").unwrap_or(devsites::TRAIN_SITES);
+        let extra = devsites::load(Path::new(extra))?;
+        if args.iter().any(|a| a == "--select") {
+            let from_former = args.iter().any(|a| a == "--from-former");
+            return exemplar::classify::train::run_selection(&sites, &extra, from_former);
+        }
         let model = flag(args, "--model").unwrap_or("data/classifier.json");
         let report = flag(args, "--report").unwrap_or("docs/classifier.md");
-        exemplar::classify::train::run(&sites, Path::new(model), Path::new(report))
+        exemplar::classify::train::run(&sites, &extra, Path::new(model), Path::new(report))
     }
 }

@@ -199,6 +199,51 @@ pub fn classify_features(model: &Model, x: &[f64]) -> Classification {
     }
 }
 
+/// Two plain synthetic pages of a small shop every shipped model must get right (the unit tests
+/// check it, and the feature selection keeps only feature sets whose model does): a product
+/// listing (`index`) and a product page (`entity`).
+pub fn sanity_pages() -> Vec<(Page, Kind)> {
+    [
+        (sanity_listing(), Kind::Index),
+        (sanity_detail(), Kind::Entity),
+    ]
+    .into_iter()
+    .filter_map(|(page, kind)| Some((page?, kind)))
+    .collect()
+}
+
+/// A listing: 30 products in a list, short anchors, one link each.
+fn sanity_listing() -> Option<Page> {
+    let mut html = String::from(
+        "<html><head><title>All products - Shop</title></head><body>\
+         <nav><a href='/'>Home</a> <a href='/about'>About</a></nav><h1>Products</h1><ul>",
+    );
+    for i in 0..30 {
+        html.push_str(&format!(
+            "<li class=item><a href='/product/{i}-lamp'>Lamp {i}</a> <span>$ {i}0.00</span></li>"
+        ));
+    }
+    html.push_str("</ul><a href='/products?page=2'>Next</a></body></html>");
+    Page::from_html(&html, "http://shop.example/products").ok()
+}
+
+/// A detail page: one product described in paragraphs.
+fn sanity_detail() -> Option<Page> {
+    let mut html = String::from(
+        "<html><head><title>Brass lamp 42 - Shop</title></head><body>\
+         <nav><a href='/'>Home</a> <a href='/about'>About</a> <a href='/products'>Products</a></nav>\
+         <h1>Brass lamp</h1><img src=a.jpg><img src=b.jpg><p>Price: $ 120.00</p>",
+    );
+    for i in 0..8 {
+        html.push_str(&format!(
+            "<h2>Section {i}</h2><p>This lamp is made of brass and gives a warm light; \
+             it stands forty centimetres tall and weighs two kilos. Paragraph {i}.</p>"
+        ));
+    }
+    html.push_str("<a href='/product/43-lamp'>Similar lamp</a></body></html>");
+    Page::from_html(&html, "http://shop.example/product/42-brass-lamp").ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,36 +266,12 @@ mod tests {
         );
     }
 
-    /// A listing: 30 products in a list, short anchors, one link each.
     fn listing() -> Page {
-        let mut html = String::from(
-            "<html><head><title>All products - Shop</title></head><body>\
-             <nav><a href='/'>Home</a> <a href='/about'>About</a></nav><h1>Products</h1><ul>",
-        );
-        for i in 0..30 {
-            html.push_str(&format!(
-                "<li class=item><a href='/product/{i}-lamp'>Lamp {i}</a> <span>$ {i}0.00</span></li>"
-            ));
-        }
-        html.push_str("</ul><a href='/products?page=2'>Next</a></body></html>");
-        page(&html, "http://shop.example/products")
+        sanity_pages().swap_remove(0).0
     }
 
-    /// A detail page: one product described in paragraphs.
     fn detail() -> Page {
-        let mut html = String::from(
-            "<html><head><title>Brass lamp 42 - Shop</title></head><body>\
-             <nav><a href='/'>Home</a> <a href='/about'>About</a> <a href='/products'>Products</a></nav>\
-             <h1>Brass lamp</h1><img src=a.jpg><img src=b.jpg><p>Price: $ 120.00</p>",
-        );
-        for i in 0..8 {
-            html.push_str(&format!(
-                "<h2>Section {i}</h2><p>This lamp is made of brass and gives a warm light; \
-                 it stands forty centimetres tall and weighs two kilos. Paragraph {i}.</p>"
-            ));
-        }
-        html.push_str("<a href='/product/43-lamp'>Similar lamp</a></body></html>");
-        page(&html, "http://shop.example/product/42-brass-lamp")
+        sanity_pages().swap_remove(1).0
     }
 
     #[test]
