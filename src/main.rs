@@ -161,13 +161,51 @@ mod cli {
             .map_err(|e| format!("{}: {e}", path.display()))
     }
 
+    /// Reads a page file to classify. Under its `file://` URL every path would start at the file
+    /// system's root and the URL features (path depth, shared path prefixes) would not read as
+    /// on the web, so the page is given the URL it would have on a server rooted at the saved
+    /// site's root: the deepest directory holding the page and every local file it links to.
+    fn read_page_in_site(path: &Path) -> Result<Page, String> {
+        let page = read_page(path)?;
+        let dirs = |url: &str| -> Option<Vec<String>> {
+            let u = url::Url::parse(url).ok().filter(|u| u.scheme() == "file")?;
+            let mut segs: Vec<String> = u.path_segments()?.map(str::to_string).collect();
+            segs.pop();
+            Some(segs)
+        };
+        let Some(mut root) = dirs(&page.url) else {
+            return Ok(page);
+        };
+        for l in &page.links {
+            if let Some(d) = dirs(&l.url) {
+                let common = root.iter().zip(&d).take_while(|(a, b)| a == b).count();
+                root.truncate(common);
+            }
+        }
+        let rel: Vec<String> = url::Url::parse(&page.url)
+            .ok()
+            .and_then(|u| {
+                u.path_segments()
+                    .map(|s| s.skip(root.len()).map(str::to_string).collect())
+            })
+            .unwrap_or_default();
+        let url = format!("http://localhost/{}", rel.join("/"));
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Page::parse(&bytes, &url, None, &ParseOptions::default())
+            .map_err(|e| format!("{}: {e}", path.display()))
+    }
+
     fn classify(args: &[String]) -> Result<(), String> {
         let files = positional(args);
         if files.is_empty() {
             return Err(format!("classify needs at least one file\n{USAGE}"));
         }
         for f in files {
-            let page = read_page_or_url(f)?;
+            let page = if f.starts_with("http://") || f.starts_with("https://") {
+                read_page_or_url(f)?
+            } else {
+                read_page_in_site(Path::new(f))?
+            };
             let c = exemplar::classify::classify(&page);
             println!("{f}\t{}\t{:.2}", c.kind.name(), c.confidence);
         }

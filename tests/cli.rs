@@ -175,3 +175,40 @@ fn errors_have_messages_and_exit_codes() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("example page: http://127.0.0.1:9/x"));
 }
+
+/// `classify FILE` reads a saved page as it would be served from its site's root: the demo
+/// site's listing files are index pages and its property files entity pages, as over HTTP
+/// (under a bare `file://` URL every page read as an entity).
+#[test]
+fn classify_reads_saved_pages_as_on_their_site() {
+    let (_, roles) = roles();
+    let mut files: Vec<&String> = roles
+        .iter()
+        .filter(|(_, r)| *r == "index")
+        .map(|(p, _)| p)
+        .collect();
+    files.sort();
+    files.extend(
+        roles
+            .iter()
+            .filter(|(_, r)| *r == "entity")
+            .map(|(p, _)| p)
+            .take(3),
+    );
+    let paths: Vec<String> = files.iter().map(|p| format!("{SITE}/{p}")).collect();
+    let args: Vec<&str> = std::iter::once("classify")
+        .chain(paths.iter().map(String::as_str))
+        .collect();
+    let out = exemplar(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    for (line, page) in stdout.lines().zip(&files) {
+        let kind = line.split('\t').nth(1).unwrap_or("");
+        assert_eq!(kind, roles[*page], "{line}");
+    }
+    assert_eq!(stdout.lines().count(), files.len(), "{stdout}");
+}
