@@ -154,10 +154,19 @@ mod cli {
 
     /// Reads and parses a page file; its URL is a `file://` URL of the path.
     fn read_page(path: &Path) -> Result<Page, String> {
+        let (bytes, url) = read_file(path)?;
+        parse_file(path, &bytes, &url)
+    }
+
+    /// A file's bytes and its `file://` URL.
+    fn read_file(path: &Path) -> Result<(Vec<u8>, String), String> {
         let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let abs = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let url = format!("file://{}", abs.display());
-        Page::parse(&bytes, &url, None, &ParseOptions::default())
+        Ok((bytes, format!("file://{}", abs.display())))
+    }
+
+    fn parse_file(path: &Path, bytes: &[u8], url: &str) -> Result<Page, String> {
+        Page::parse(bytes, url, None, &ParseOptions::default())
             .map_err(|e| format!("{}: {e}", path.display()))
     }
 
@@ -166,33 +175,26 @@ mod cli {
     /// on the web, so the page is given the URL it would have on a server rooted at the saved
     /// site's root: the deepest directory holding the page and every local file it links to.
     fn read_page_in_site(path: &Path) -> Result<Page, String> {
-        let page = read_page(path)?;
-        let dirs = |url: &str| -> Option<Vec<String>> {
+        let (bytes, file_url) = read_file(path)?;
+        let page = parse_file(path, &bytes, &file_url)?;
+        let segments = |url: &str| -> Option<Vec<String>> {
             let u = url::Url::parse(url).ok().filter(|u| u.scheme() == "file")?;
-            let mut segs: Vec<String> = u.path_segments()?.map(str::to_string).collect();
-            segs.pop();
-            Some(segs)
+            Some(u.path_segments()?.map(str::to_string).collect())
         };
-        let Some(mut root) = dirs(&page.url) else {
+        let Some(own) = segments(&page.url) else {
             return Ok(page);
         };
-        for l in &page.links {
-            if let Some(d) = dirs(&l.url) {
-                let common = root.iter().zip(&d).take_while(|(a, b)| a == b).count();
-                root.truncate(common);
-            }
+        // Directories (every segment but the last) shared with each local link target.
+        let mut root = own.len().saturating_sub(1);
+        for target in page.links.iter().filter_map(|l| segments(&l.url)) {
+            let dirs = &target[..target.len().saturating_sub(1)];
+            root = root.min(own.iter().zip(dirs).take_while(|(a, b)| a == b).count());
         }
-        let rel: Vec<String> = url::Url::parse(&page.url)
-            .ok()
-            .and_then(|u| {
-                u.path_segments()
-                    .map(|s| s.skip(root.len()).map(str::to_string).collect())
-            })
-            .unwrap_or_default();
-        let url = format!("http://localhost/{}", rel.join("/"));
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Page::parse(&bytes, &url, None, &ParseOptions::default())
-            .map_err(|e| format!("{}: {e}", path.display()))
+        parse_file(
+            path,
+            &bytes,
+            &format!("http://localhost/{}", own[root..].join("/")),
+        )
     }
 
     fn classify(args: &[String]) -> Result<(), String> {
