@@ -6,6 +6,7 @@
 mod library;
 
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 
 use exemplar::crawler::{self, CrawlConfig, CrawlForms, Crawler};
 use exemplar::dom::ControlKind;
@@ -349,6 +350,19 @@ fn exemplar_ok(args: &[&str]) -> (BTreeSet<String>, String) {
     (lines, stderr)
 }
 
+/// Serves `lib` and learns its pattern with [`learn_cli`] into a fresh scratch directory
+/// (`exemplar-forms-NAME-PID`): the server (keep it alive), its base URL, the directory and the
+/// pattern file.
+fn serve_and_learn(lib: &Library, name: &str) -> (Server, String, PathBuf, PathBuf) {
+    let server = Server::start(0, lib.handler()).expect("server");
+    let base = server.url();
+    let dir = std::env::temp_dir().join(format!("exemplar-forms-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let pattern = dir.join("pattern.json");
+    learn_cli(&base, pattern.to_str().expect("utf-8"));
+    (server, base, dir, pattern)
+}
+
 /// `exemplar learn` on the library (entry `/`, example `/book/3`, no delay) into `pattern`.
 fn learn_cli(base: &str, pattern: &str) {
     exemplar_ok(&[
@@ -367,13 +381,8 @@ fn learn_cli(base: &str, pattern: &str) {
 #[test]
 fn command_line_crawls_through_the_form_with_values_or_a_policy() {
     let lib = Library::new(50);
-    let server = Server::start(0, lib.handler()).expect("server");
-    let base = server.url();
-    let dir = std::env::temp_dir().join(format!("exemplar-forms-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let pattern = dir.join("pattern.json");
+    let (_server, base, dir, pattern) = serve_and_learn(&lib, "cli");
     let pattern_s = pattern.to_str().expect("utf-8");
-    learn_cli(&base, pattern_s);
     // User values, one per line (comments and blanks ignored).
     let queries = dir.join("queries.txt");
     std::fs::write(&queries, "# words\nmusic\n\nwater\n").expect("writes");
@@ -658,13 +667,8 @@ fn a_choice_only_form_is_enumerated_by_the_crawl_and_by_scrapy() {
     assert!(!String::from_utf8_lossy(&bare.body).contains("/book/"));
     let clicked = lib.respond("/shelf?shelf=1&shelf=2&lang=en&go.x=0&go.y=0");
     assert!(String::from_utf8_lossy(&clicked.body).contains("/book/2'"));
-    let server = Server::start(0, lib.handler()).expect("server");
-    let base = server.url();
-    let dir = std::env::temp_dir().join(format!("exemplar-forms-shelves-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let pattern = dir.join("pattern.json");
+    let (_server, base, dir, pattern) = serve_and_learn(&lib, "shelves");
     let pattern_s = pattern.to_str().expect("utf-8");
-    learn_cli(&base, pattern_s);
     let p =
         Pattern::from_json(&std::fs::read_to_string(&pattern).expect("pattern")).expect("valid");
     let form = p
