@@ -8,6 +8,7 @@ use crate::devsites::DevSite;
 use crate::fetch::Politeness;
 use crate::http::ClientConfig;
 use crate::mapper::MapConfig;
+use crate::pattern::{self, Corrections, Pattern};
 use crate::run;
 use crate::serve::{Server, static_dir};
 
@@ -40,7 +41,31 @@ pub struct SiteFigures {
     pub missed: Vec<String>,
     /// Crawled pages that are not targets (a few).
     pub wrong: Vec<String>,
+    /// The near-miss review: what a user who is shown the pages just below θ gets by marking
+    /// the ones that are targets.
+    pub review: Review,
 }
+
+/// The near-miss review of one site: the [`NEAR_MISSES_REVIEWED`] pages most similar to the
+/// example below θ are shown (as `exemplar learn` and the extension show them); the true targets
+/// among them are marked like the example, the pattern relearned from the same map (nothing
+/// fetched) and the site crawled again.
+#[derive(Clone, Debug, Default)]
+pub struct Review {
+    /// Near misses shown.
+    pub shown: usize,
+    /// Of those, pages whose URL is shaped like the targets' (marked for the user).
+    pub url_like: usize,
+    /// Of those shown, true targets: the pages the user marks.
+    pub marked: usize,
+    /// Targets the crawl with the relearned pattern collects.
+    pub crawled: usize,
+    /// Of those, true targets.
+    pub crawled_true: usize,
+}
+
+/// How many near misses the review shows.
+pub const NEAR_MISSES_REVIEWED: usize = 10;
 
 impl SiteFigures {
     /// Crawl precision.
@@ -134,18 +159,54 @@ pub fn evaluate(site: &DevSite, log: &mut dyn FnMut(String)) -> Result<SiteFigur
         .targets()
         .map(|t| site_path(&learned.map.nodes[t as usize].url))
         .collect();
-    let crawled = run::crawl(
-        learned.pattern.clone(),
-        CrawlConfig {
-            politeness: Some(politeness),
-            ..CrawlConfig::default()
-        },
-        false,
-        &ClientConfig::default(),
-        &mut |_| Ok(()),
-        &mut |_, _| {},
-    )?;
+    let crawl = |pattern: Pattern| {
+        run::crawl(
+            pattern,
+            CrawlConfig {
+                politeness: Some(politeness.clone()),
+                ..CrawlConfig::default()
+            },
+            false,
+            &ClientConfig::default(),
+            &mut |_| Ok(()),
+            &mut |_, _| {},
+        )
+    };
+    let crawled = crawl(learned.pattern.clone())?;
     let got: Vec<String> = crawled.targets.iter().map(|u| site_path(u)).collect();
+    // The review: the user marks the true targets among the near misses shown.
+    let near = pattern::near_misses(&learned.map, NEAR_MISSES_REVIEWED);
+    let like: Vec<String> = near
+        .iter()
+        .filter(|n| truth.contains(&site_path(&n.url)))
+        .map(|n| n.url.clone())
+        .collect();
+    let reviewed: Vec<String> = if like.is_empty() {
+        got.clone()
+    } else {
+        let p = &learned.pattern;
+        let (pattern, _) = pattern::learn_corrected(
+            &learned.map,
+            p.scope.clone(),
+            p.politeness.clone(),
+            p.similarity,
+            &Corrections {
+                like: like.clone(),
+                unlike: Vec::new(),
+            },
+            p.stats.learned_at_ms,
+        )
+        .map_err(|e| format!("{}: relearning with the review: {e}", site.name))?;
+        let again = crawl(pattern)?;
+        again.targets.iter().map(|u| site_path(u)).collect()
+    };
+    let review = Review {
+        shown: near.len(),
+        url_like: near.iter().filter(|n| n.url_like_targets).count(),
+        marked: like.len(),
+        crawled: reviewed.len(),
+        crawled_true: reviewed.iter().filter(|g| truth.contains(*g)).count(),
+    };
     let got_set: HashSet<&String> = got.iter().collect();
     let mut missed: Vec<String> = truth
         .iter()
@@ -177,6 +238,7 @@ pub fn evaluate(site: &DevSite, log: &mut dyn FnMut(String)) -> Result<SiteFigur
         crawl_secs: crawled.elapsed.as_secs_f64(),
         missed: missed.into_iter().take(10).collect(),
         wrong: wrong.into_iter().take(10).collect(),
+        review,
     })
 }
 
@@ -199,6 +261,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
         "| site | targets | found mapping (true) | found crawling | precision | recall | links mapping | links crawling | crawl links / targets | levels (alternatives) | s mapping | s crawling | bar |"
     );
     let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut review = String::new();
     let mut ok = true;
     for f in &figures {
         ok &= f.meets_bar();
@@ -224,11 +287,27 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
             f.crawl_secs,
             if f.meets_bar() { "met" } else { "**not met**" }
         );
+        let r = &f.review;
+        let _ = writeln!(
+            review,
+            "| {} | {} | {} | {} | {} | {:.1}% | {:.1}% |",
+            f.name,
+            r.shown,
+            r.url_like,
+            r.marked,
+            r.crawled,
+            100.0 * ratio(r.crawled_true, r.crawled),
+            100.0 * ratio(r.crawled_true, f.truth),
+        );
     }
     let _ = writeln!(
         md,
         "\nReading the table: *found mapping* counts the pages the mapper judged similar to the example (θ = {:.2}, the default view, kind and place weights), with how many of them are true targets; the crawl then collects what the pattern learned from them reaches. When *found crawling* equals *found mapping* and precision equals the mapping's, the pattern and the crawler lose nothing: the remaining errors are similarity decisions (see `docs/similarity.md`, *What remains*: SFML's two class pages without members look less like the example than the namespace, group and header pages Doxygen builds from the same template).",
         crate::similarity::DEFAULT_THRESHOLD
+    );
+    let _ = writeln!(
+        md,
+        "\n## With the near-miss review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` and the extension show the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ, marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it); the user can mark any of them *like the example* and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the pages shown, and the site is crawled again with the relearned pattern.\n\n| site | near misses shown | URL shaped like the targets' | marked like the example | found crawling | precision | recall |\n|---|---|---|---|---|---|---|\n{review}"
     );
     for f in &figures {
         if !f.missed.is_empty() || !f.wrong.is_empty() {

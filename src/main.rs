@@ -27,6 +27,9 @@ mod cli {
                  [--max-pages N] [--max-depth N] [--max-seconds S] [--threshold T]
                  [--delay-ms MS] [--concurrency N] [--include-subdomains] [--no-forms]
                  [--allow RE]... [--deny RE]... [--ignore-robots] [--quiet]
+                 [--like URL]... [--unlike URL]...   (your verdicts over the threshold)
+  exemplar relearn pattern.json --map map.json [--threshold T] [--like URL]... [--unlike URL]...
+                 [-o out.json]                       (no fetching; verdicts add to the pattern's)
   exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify]
                  [--queries F | --policy adaptive|generic-frequency|thesis|random|values]
                  [--budget N] [--result-pages N]     (patterns with a search-form level)
@@ -52,6 +55,7 @@ mod cli {
         let rest = &args[1..];
         let result = match cmd.as_str() {
             "learn" => commands::learn(rest),
+            "relearn" => commands::relearn(rest),
             "crawl" => commands::crawl(rest),
             "export-scrapy" => commands::export_scrapy(rest),
             "serve" => commands::serve(rest),

@@ -144,6 +144,12 @@ v.validate(json.load(open(sys.argv[2])))
 bad = json.load(open(sys.argv[2]))
 bad["levels"] = [{"regexes": []}]
 assert list(v.iter_errors(bad)), "an empty level must be invalid"
+ok = json.load(open(sys.argv[2]))
+ok["corrections"] = {"like": ["http://a.test/x"], "unlike": []}
+v.validate(ok)
+for wrong in ({"like": "http://a.test/x"}, {"likes": []}):
+    ok["corrections"] = wrong
+    assert list(v.iter_errors(ok)), wrong
 print("ok")
 "#;
     let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/pattern-1.schema.json");

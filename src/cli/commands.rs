@@ -1,4 +1,4 @@
-//! The crawling subcommands: `learn`, `crawl`, `export-scrapy`, `serve`, `eval`.
+//! The crawling subcommands: `learn`, `relearn`, `crawl`, `export-scrapy`, `serve`, `eval`.
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use exemplar::crawler::{CrawlConfig, CrawlForms, TargetPage};
 use exemplar::export::{self, PageRecord};
 use exemplar::fetch::Politeness;
-use exemplar::http::ClientConfig;
-use exemplar::mapper::MapConfig;
-use exemplar::pattern::{Pattern, QueryPolicy};
+use exemplar::http::{self, ClientConfig};
+use exemplar::mapper::{MapConfig, SiteMap};
+use exemplar::pattern::{self, Corrections, Pattern, QueryPolicy};
 use exemplar::run::{self, ProgressLine};
 
 use super::{USAGE, flag, flags, positional, switch};
@@ -92,13 +92,29 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         },
     )?;
     bar.finish();
+    let mut learned = learned;
+    let verdicts = corrections(args);
+    let corrected = if verdicts.is_empty() {
+        learned.map.clone()
+    } else {
+        let p = &learned.pattern;
+        let (pattern, map) = pattern::learn_corrected(
+            &learned.map,
+            p.scope.clone(),
+            p.politeness.clone(),
+            p.similarity,
+            &verdicts,
+            p.stats.learned_at_ms,
+        )
+        .map_err(|e| e.to_string())?;
+        learned.pattern = pattern;
+        map
+    };
     let out = flag(args, "-o")
         .or(flag(args, "--out"))
         .unwrap_or("pattern.json");
-    let mut w = create(out)?;
-    w.write_all(learned.pattern.to_json().as_bytes())
-        .and_then(|()| w.flush())
-        .map_err(|e| format!("{out}: {e}"))?;
+    write_pattern(&learned.pattern, out)?;
+    // The map as mapped (no verdicts: the pattern records them, and `relearn` applies them).
     if let Some(map_out) = flag(args, "--map") {
         let mut w = create(map_out)?;
         serde_json::to_writer(&mut w, &learned.map).map_err(|e| format!("{map_out}: {e}"))?;
@@ -106,6 +122,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     }
     print!("{}", learned.pattern.render());
     print_forms(&learned);
+    print_near_misses(&corrected);
     println!(
         "mapping: {} pages fetched, {} targets, {} errors, {} skipped in {:.1} s ({:?}); pattern written to {out}",
         learned.progress.fetched,
@@ -154,6 +171,87 @@ fn print_forms(learned: &run::Learned) {
         };
         println!("form {:?} {}: {what}", f.spec.method, f.spec.action);
     }
+}
+
+/// `--like URL`… and `--unlike URL`…: the user's verdicts on pages of the map.
+fn corrections(args: &[String]) -> Corrections {
+    let urls = |name: &str| flags(args, name).into_iter().map(String::from).collect();
+    Corrections {
+        like: urls("--like"),
+        unlike: urls("--unlike"),
+    }
+}
+
+fn write_pattern(pattern: &Pattern, out: &str) -> Result<(), String> {
+    let mut w = create(out)?;
+    w.write_all(pattern.to_json().as_bytes())
+        .and_then(|()| w.flush())
+        .map_err(|e| format!("{out}: {e}"))
+}
+
+/// How many near misses `learn` and `relearn` list.
+const NEAR_MISSES_SHOWN: usize = 10;
+
+/// The pages just below θ: where a target the example does not resemble enough would be.
+fn print_near_misses(map: &SiteMap) {
+    let near = pattern::near_misses(map, NEAR_MISSES_SHOWN);
+    if near.is_empty() {
+        return;
+    }
+    println!(
+        "closest pages below θ = {:.3} (* URL shaped like the targets'; relearn --like URL counts one as a target):",
+        map.threshold
+    );
+    for n in near {
+        let mark = if n.url_like_targets { '*' } else { ' ' };
+        println!("  {:.3} {mark} {}", n.similarity, n.url);
+    }
+}
+
+/// `exemplar relearn`: the pattern again from the map it was learned from, at another θ or with
+/// the user's verdicts on some pages (added to those the pattern already records), without
+/// fetching anything.
+pub fn relearn(args: &[String]) -> Result<(), String> {
+    let pos = positional(args);
+    let path = pos
+        .first()
+        .ok_or(format!("relearn needs a pattern file\n{USAGE}"))?;
+    let map_path = flag(args, "--map").ok_or(format!(
+        "relearn needs --map map.json (written by learn --map)\n{USAGE}"
+    ))?;
+    let old = read_pattern(path)?;
+    let text = std::fs::read_to_string(map_path).map_err(|e| format!("{map_path}: {e}"))?;
+    let map: SiteMap =
+        serde_json::from_str(&text).map_err(|e| format!("{map_path}: not a site map: {e}"))?;
+    if map.entry != old.entry || map.example != old.example {
+        return Err(format!(
+            "{map_path} was mapped from {} with example {}, {path} from {} with example {}",
+            map.entry, map.example, old.entry, old.example
+        ));
+    }
+    let threshold = parse::<f64>(args, "--threshold")?.unwrap_or(old.similarity.threshold);
+    if !(0.0..=1.0).contains(&threshold) {
+        return Err(format!("--threshold {threshold} is outside [0, 1]"));
+    }
+    let verdicts = old
+        .corrections
+        .merged(&corrections(args))
+        .map_err(|e| e.to_string())?;
+    let (pattern, corrected) = pattern::learn_corrected(
+        &map.with_threshold(threshold),
+        old.scope.clone(),
+        old.politeness.clone(),
+        old.similarity,
+        &verdicts,
+        http::now_ms(),
+    )
+    .map_err(|e| e.to_string())?;
+    let out = flag(args, "-o").or(flag(args, "--out")).unwrap_or(path);
+    write_pattern(&pattern, out)?;
+    print!("{}", pattern.render());
+    print_near_misses(&corrected);
+    println!("pattern written to {out}");
+    Ok(())
 }
 
 fn read_pattern(path: &str) -> Result<Pattern, String> {

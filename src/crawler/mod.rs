@@ -541,19 +541,30 @@ impl Crawler {
             let (similarity, verified) = match self.example.as_mut() {
                 Some(ex) => {
                     let v = ex.compare(&page);
-                    (Some(v.score), Some(v.similar))
+                    // The user's verdicts, recorded in the pattern, stand over θ.
+                    let corrections = &self.state.pattern.corrections;
+                    let similar = if corrections.like.contains(&url) {
+                        true
+                    } else if corrections.unlike.contains(&url) {
+                        false
+                    } else {
+                        v.similar
+                    };
+                    (Some(v.score), Some(similar))
                 }
                 None => (None, None),
             };
             if verified == Some(false) {
                 self.state.progress.rejected += 1;
-                self.skip(
-                    url,
+                let why = if self.state.pattern.corrections.unlike.contains(&url) {
+                    "marked not like the example".to_string()
+                } else {
                     format!(
-                        "matches the last level but is not similar to the example ({:.3})",
+                        "not similar to the example ({:.3})",
                         similarity.unwrap_or(0.0)
-                    ),
-                );
+                    )
+                };
+                self.skip(url, format!("matches the last level but is {why}"));
                 return doc;
             }
             let new = !self.known.contains(&url);
@@ -893,5 +904,45 @@ mod tests {
         let (targets, c) = run(c, 6, None);
         assert!(targets.is_empty());
         assert_eq!(c.progress().rejected, 6);
+    }
+
+    #[test]
+    fn verification_honours_the_users_verdicts() {
+        let mut p = learn(6);
+        p.corrections.like = vec![
+            "http://mem.test/item/2".into(),
+            "http://mem.test/item/5".into(),
+        ];
+        let unlike_example = ExamplePage {
+            url: "http://mem.test/about".into(),
+            body: b"<html><body><form><input name=q></form><ol><li>x</li></ol></body></html>"
+                .to_vec(),
+            content_type: None,
+        };
+        let c =
+            Crawler::new(p.clone(), CrawlConfig::default(), Some(unlike_example)).expect("crawler");
+        let (mut targets, c) = run(c, 6, None);
+        targets.sort();
+        assert_eq!(
+            targets, p.corrections.like,
+            "liked pages pass whatever their score"
+        );
+        assert_eq!(c.progress().rejected, 4);
+        // A page marked unlike is refused even when it looks like the example.
+        p.corrections = Default::default();
+        p.corrections.unlike = vec!["http://mem.test/item/3".into()];
+        let like_example = ExamplePage {
+            url: "http://mem.test/item/1".into(),
+            body: match site("http://mem.test/item/1", 6) {
+                FetchResult::Response(r) => r.body,
+                FetchResult::Failed(_) => Vec::new(),
+            },
+            content_type: None,
+        };
+        let c = Crawler::new(p, CrawlConfig::default(), Some(like_example)).expect("crawler");
+        let (targets, c) = run(c, 6, None);
+        assert_eq!(targets.len(), 5);
+        assert!(!targets.contains(&"http://mem.test/item/3".to_string()));
+        assert_eq!(c.progress().rejected, 1);
     }
 }

@@ -202,6 +202,68 @@ impl SiteMap {
         map
     }
 
+    /// The map with a user's verdicts on top of θ: each `like` page becomes a target whatever
+    /// its similarity, each `unlike` page an ordinary page (what a user who knows the site says
+    /// about pages near θ). URLs are compared canonicalised. As with [`SiteMap::with_threshold`],
+    /// a target turned page has no links (mapping never read them).
+    ///
+    /// # Errors
+    /// A URL that is not absolute, was not fetched while mapping (only fetched pages were
+    /// measured), is the entry page, or is in both lists.
+    pub fn corrected(&self, like: &[String], unlike: &[String]) -> Result<SiteMap, String> {
+        let mut map = self.clone();
+        let ids: HashMap<&str, usize> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.url.as_str(), i))
+            .collect();
+        let find = |url: &str| -> Result<usize, String> {
+            let canonical = canon::canonicalize(url)
+                .ok_or_else(|| format!("{url:?} is not an absolute URL"))?;
+            let id = *ids
+                .get(canonical.as_str())
+                .ok_or_else(|| format!("{url} was not met while mapping"))?;
+            if id == 0 {
+                return Err(format!("{url} is the entry page: it stays a listing"));
+            }
+            if !self.is_fetched(id as u32) {
+                return Err(format!(
+                    "{url} was met but not fetched while mapping, so it was never measured"
+                ));
+            }
+            Ok(id)
+        };
+        let liked: Vec<usize> = like.iter().map(|u| find(u)).collect::<Result<_, _>>()?;
+        for url in unlike {
+            let id = find(url)?;
+            if liked.contains(&id) {
+                return Err(format!("{url} is marked both like and unlike the example"));
+            }
+            map.nodes[id].state = NodeState::Page;
+        }
+        for id in liked {
+            map.nodes[id].state = NodeState::Target;
+        }
+        Ok(map)
+    }
+
+    /// Fetched pages below θ, most similar first, at most `n`: the pages a user checks when a
+    /// target seems missing (the entry page is never one).
+    pub fn near_misses(&self, n: usize) -> Vec<u32> {
+        let mut below: Vec<(u32, f32)> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|(_, node)| node.state == NodeState::Page)
+            .filter_map(|(i, node)| node.similarity.map(|s| (i as u32, s)))
+            .collect();
+        below.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        below.truncate(n);
+        below.into_iter().map(|(i, _)| i).collect()
+    }
+
     /// Whether a node was fetched and parsed (page or target).
     pub fn is_fetched(&self, id: u32) -> bool {
         matches!(
@@ -997,6 +1059,78 @@ mod tests {
             }
             assert_eq!(a.links, b.links);
         }
+    }
+
+    #[test]
+    fn corrections_override_theta_on_fetched_pages_only() {
+        let mut m = mapper();
+        drive(&mut m, &site);
+        let map = m.into_site_map();
+        let id = |url: &str| map.nodes.iter().position(|n| n.url == url).expect(url);
+        let (about, item) = (
+            id("http://shop.test/about.html"),
+            id("http://shop.test/item/2.html"),
+        );
+        assert_eq!(map.nodes[about].state, NodeState::Page);
+        assert_eq!(map.nodes[item].state, NodeState::Target);
+        // The user's verdicts win over θ; URLs are canonicalised (fragment, session-free form).
+        let fixed = map
+            .corrected(
+                &["http://shop.test/about.html#x".into()],
+                &["http://SHOP.test/item/2.html".into()],
+            )
+            .expect("corrected");
+        assert_eq!(fixed.nodes[about].state, NodeState::Target);
+        assert_eq!(fixed.nodes[item].state, NodeState::Page);
+        assert_eq!(fixed.targets().count(), map.targets().count());
+        for (i, (a, b)) in map.nodes.iter().zip(&fixed.nodes).enumerate() {
+            if i != about && i != item {
+                assert_eq!(a, b);
+            }
+        }
+        // Verdicts on pages that were never measured are refused, with the reason.
+        let err = |like: &str, unlike: &str| {
+            let list = |u: &str| {
+                if u.is_empty() {
+                    vec![]
+                } else {
+                    vec![u.to_string()]
+                }
+            };
+            map.corrected(&list(like), &list(unlike)).expect_err(like)
+        };
+        assert!(err("http://shop.test/nowhere.html", "").contains("not met"));
+        assert!(err("http://shop.test/private/x.html", "").contains("not fetched"));
+        assert!(err("http://shop.test/", "").contains("entry page"));
+        assert!(err("/about.html", "").contains("not an absolute URL"));
+        let both = "http://shop.test/about.html";
+        assert!(err(both, both).contains("both"));
+    }
+
+    #[test]
+    fn near_misses_are_the_most_similar_pages_below_theta() {
+        let mut m = mapper();
+        drive(&mut m, &site);
+        let map = m.into_site_map();
+        let near = map.near_misses(100);
+        assert!(!near.is_empty());
+        let sims: Vec<f32> = near
+            .iter()
+            .map(|&i| map.nodes[i as usize].similarity.expect("measured"))
+            .collect();
+        assert!(sims.windows(2).all(|w| w[0] >= w[1]), "{sims:?}");
+        assert!(!near.contains(&0), "the entry page is never a near miss");
+        for &i in &near {
+            assert_eq!(map.nodes[i as usize].state, NodeState::Page);
+        }
+        let measured_pages = map
+            .nodes
+            .iter()
+            .skip(1)
+            .filter(|n| n.state == NodeState::Page && n.similarity.is_some())
+            .count();
+        assert_eq!(near.len(), measured_pages);
+        assert_eq!(map.near_misses(1), near[..1]);
     }
 
     #[test]

@@ -116,6 +116,63 @@ pub struct Pattern {
     /// Figures of the learning run.
     #[serde(default)]
     pub stats: LearnStats,
+    /// The user's verdicts the pattern was learned with (pages counted as targets, or not,
+    /// whatever their similarity); a verifying crawl honours them too.
+    #[serde(default, skip_serializing_if = "Corrections::is_empty")]
+    pub corrections: Corrections,
+}
+
+/// A user's verdicts on pages of the map, over the similarity threshold: canonical URLs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Corrections {
+    /// Pages like the example (targets whatever their similarity).
+    pub like: Vec<String>,
+    /// Pages not like the example (never targets).
+    pub unlike: Vec<String>,
+}
+
+impl Corrections {
+    /// Whether there is no verdict.
+    pub fn is_empty(&self) -> bool {
+        self.like.is_empty() && self.unlike.is_empty()
+    }
+
+    /// These verdicts, then `newer` ones over them (a page's latest verdict wins), canonicalised,
+    /// sorted and deduplicated.
+    ///
+    /// # Errors
+    /// A URL that is not absolute, or one `newer` marks both ways.
+    pub fn merged(&self, newer: &Corrections) -> Result<Corrections, PatternError> {
+        let canonical = |urls: &[String]| -> Result<BTreeSet<String>, PatternError> {
+            urls.iter()
+                .map(|u| {
+                    crate::canon::canonicalize(u)
+                        .ok_or_else(|| PatternError(format!("{u:?} is not an absolute URL")))
+                })
+                .collect()
+        };
+        let (new_like, new_unlike) = (canonical(&newer.like)?, canonical(&newer.unlike)?);
+        if let Some(u) = new_like.intersection(&new_unlike).next() {
+            return Err(PatternError(format!(
+                "{u} is marked both like and unlike the example"
+            )));
+        }
+        let mut like = canonical(&self.like)?;
+        let mut unlike = canonical(&self.unlike)?;
+        for u in &new_like {
+            unlike.remove(u);
+        }
+        for u in &new_unlike {
+            like.remove(u);
+        }
+        like.extend(new_like);
+        unlike.extend(new_unlike);
+        Ok(Corrections {
+            like: like.into_iter().collect(),
+            unlike: unlike.into_iter().collect(),
+        })
+    }
 }
 
 fn schema_url() -> String {
@@ -303,6 +360,15 @@ impl Pattern {
         );
         let _ = writeln!(s, "  entry:   {}", self.entry);
         let _ = writeln!(s, "  example: {}", self.example);
+        let c = &self.corrections;
+        if !c.is_empty() {
+            let _ = writeln!(
+                s,
+                "  your verdicts: {} pages like the example, {} not like it, whatever their similarity",
+                c.like.len(),
+                c.unlike.len()
+            );
+        }
         let n = self.levels.len();
         for (i, l) in self.levels.iter().enumerate() {
             let what = if i + 1 == n { "targets" } else { "pages" };
@@ -391,6 +457,83 @@ pub fn learn_from_map(
     )
 }
 
+/// A fetched page just below θ, for the user to judge ([`near_misses`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NearMiss {
+    /// Its URL.
+    pub url: String,
+    /// Its title.
+    pub title: String,
+    /// Its similarity to the example.
+    pub similarity: f32,
+    /// Its URL has the shape of the targets' URLs (a generalisation of a group of target URLs,
+    /// made without looking at non-targets, matches it): a likelier missed target than a page
+    /// whose URL is of another kind.
+    pub url_like_targets: bool,
+}
+
+/// The `n` fetched pages most similar to the example below θ ([`SiteMap::near_misses`]), each
+/// with whether its URL looks like the targets'.
+pub fn near_misses(map: &SiteMap, n: usize) -> Vec<NearMiss> {
+    let targets: Vec<&str> = map
+        .targets()
+        .map(|t| map.nodes[t as usize].url.as_str())
+        .collect();
+    let shapes: Vec<regex::Regex> = url_pattern::group(&targets, url_pattern::DEFAULT_K)
+        .iter()
+        .filter(|g| g.len() >= 2)
+        .filter_map(|g| {
+            let urls: Vec<&str> = g.iter().map(|&i| targets[i]).collect();
+            url_pattern::url_pattern(&urls)?.compile().ok()
+        })
+        .collect();
+    map.near_misses(n)
+        .into_iter()
+        .map(|id| {
+            let node = &map.nodes[id as usize];
+            let normalized = url_pattern::normalize(&node.url).unwrap_or_else(|| node.url.clone());
+            NearMiss {
+                url: node.url.clone(),
+                title: node.title.clone(),
+                similarity: node.similarity.unwrap_or(0.0),
+                url_like_targets: shapes.iter().any(|r| r.is_match(&normalized)),
+            }
+        })
+        .collect()
+}
+
+/// Learns a pattern from a map with a user's verdicts over its θ ([`SiteMap::corrected`]),
+/// recording them in the pattern. Returns the pattern and the corrected map.
+///
+/// # Errors
+/// As [`learn`], and verdicts on pages the map did not fetch.
+pub fn learn_corrected(
+    map: &SiteMap,
+    scope: Scope,
+    politeness: Politeness,
+    similarity: similarity::Options,
+    corrections: &Corrections,
+    now_ms: u64,
+) -> Result<(Pattern, SiteMap), PatternError> {
+    let corrections = Corrections::default().merged(corrections)?;
+    let map = map
+        .corrected(&corrections.like, &corrections.unlike)
+        .map_err(PatternError)?;
+    let mut similarity = similarity;
+    similarity.threshold = map.threshold;
+    let mut pattern = learn(
+        &map,
+        scope,
+        politeness,
+        similarity,
+        &LearnConfig::default(),
+        now_ms,
+    )?;
+    pattern.corrections = corrections;
+    Ok((pattern, map))
+}
+
 /// Learns a pattern from a map. `politeness` and `scope` are copied into the pattern for the
 /// crawls that run it.
 ///
@@ -470,6 +613,7 @@ pub fn learn(
         max_pagination: DEFAULT_MAX_PAGINATION,
         politeness,
         known_targets,
+        corrections: Corrections::default(),
         stats: LearnStats {
             pages_fetched: map
                 .nodes
@@ -789,6 +933,32 @@ fn simulate_levels(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn corrections_merge_with_the_latest_verdict_winning() {
+        let c = |like: &[&str], unlike: &[&str]| Corrections {
+            like: like.iter().map(|s| s.to_string()).collect(),
+            unlike: unlike.iter().map(|s| s.to_string()).collect(),
+        };
+        let old = c(
+            &["http://a.test/x#top", "http://a.test/y"],
+            &["http://a.test/z"],
+        );
+        let merged = old
+            .merged(&c(&["http://a.test/z"], &["http://a.test/y"]))
+            .expect("merged");
+        assert_eq!(
+            merged,
+            c(
+                &["http://a.test/x", "http://a.test/z"],
+                &["http://a.test/y"]
+            )
+        );
+        assert!(old.merged(&c(&["/rel"], &[])).is_err());
+        let both = old.merged(&c(&["http://a.test/q"], &["http://a.test/q#f"]));
+        assert!(both.expect_err("both ways").0.contains("both"));
+        assert!(Corrections::default().is_empty() && !merged.is_empty());
+    }
+
     use super::*;
 
     #[test]
@@ -845,6 +1015,7 @@ mod tests {
             politeness: Politeness::default(),
             known_targets: vec![],
             stats: LearnStats::default(),
+            corrections: Corrections::default(),
         };
         let c = p.compile().expect("compile");
         assert_eq!(c.step(0, "http://h/item/3"), Some(Step::Target), "shortcut");
