@@ -25,8 +25,9 @@
 // |                 |                                         |   queryBudget (all form levels), lastQuery:    |
 // |                 |                                         |   the last query event, formLevels: {level:   |
 // |                 |                                         |   {issued, budget}})                          |
-// | 'relearn'       | jobId, threshold                        | the learning result at that θ (no refetching); |
-// |                 |                                         | the crawler's pattern is replaced              |
+// | 'relearn'       | jobId, threshold, like?, unlike?        | the learning result at that θ (no refetching)  |
+// |                 |   like/unlike: URLs the user judged     |   with the user's verdicts (replacing earlier  |
+// |                 |   (like the example or not)             |   ones); the crawler's pattern is replaced     |
 // | 'crawlers'      |                                         | [crawler summaries]                            |
 // | 'importPattern' | json                                    | the new crawler (clear error if malformed)     |
 // | 'deleteCrawler' | crawlerId                               | true                                           |
@@ -372,6 +373,8 @@ function learnedSummary(learned) {
     levels: learned.pattern.levels,
     targets: learned.targets,
     similarities: learned.similarities,
+    nearMisses: learned.nearMisses,
+    corrections: learned.pattern.corrections ?? { like: [], unlike: [] },
     stats: learned.pattern.stats,
   };
 }
@@ -532,16 +535,24 @@ async function cancelJob({ jobId }) {
   return statusOf(record);
 }
 
-async function relearn({ jobId, threshold }) {
+/** A list of URLs from a message, or a clear error. */
+function urlList(value, name) {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((u) => typeof u !== 'string')) throw new Error(`${name} must be a list of URLs`);
+  return value;
+}
+
+async function relearn({ jobId, threshold, like, unlike }) {
   await ready;
   const record = await db.get('jobs', jobId);
   if (!record || record.kind !== 'learn') throw new Error(`no learning job ${jobId}`);
   if (record.status !== 'done') throw new Error(`the learning job is ${record.status}`);
   if (typeof threshold !== 'number') throw new Error('threshold must be a number');
+  const corrections = { like: urlList(like, 'like'), unlike: urlList(unlike, 'unlike') };
   const job = Job.restore(record.snapshot);
   let learned;
   try {
-    learned = job.learnPattern(threshold, Date.now());
+    learned = job.learnPattern(threshold, Date.now(), corrections);
   } catch (e) {
     throw new Error(explainLearnError(e, record));
   } finally {

@@ -1,6 +1,6 @@
 // The side panel (Chrome) / sidebar (Firefox), also usable as a tab: live progress of the running
 // job with pause, resume and cancel; the learned crawler (pattern levels, coverage, similarity
-// threshold, target pages; search form levels: template, query field, values that worked);
+// threshold with the near-miss review, target pages; search form levels: template, query field, values that worked);
 // saved crawlers with run (for search forms: query values, policy and budget), import and exports.
 //
 // It survives the popup closing and the worker stopping: it polls the worker every half second,
@@ -151,6 +151,7 @@ function renderResult() {
   if (result) {
     if (document.activeElement !== $('threshold')) $('threshold').value = result.threshold;
     $('histogram').textContent = histogram(result.similarities ?? [], result.threshold);
+    renderReview(result);
   }
   refreshPages(crawler, lastCrawl);
 }
@@ -199,6 +200,60 @@ function runSettings() {
   if (!(Number.isInteger(budget) && budget >= 1)) throw new Error('The query budget must be a whole number ≥ 1.');
   return { forms: { queries, policy: $('form-policy').value, budget } };
 }
+
+/** How many of the least similar targets the review offers to mark "not like". */
+const WEAK_TARGETS = 5;
+
+/** One review row: a checkbox carrying the URL, the similarity, the URL-shape mark, URL and title (as text). */
+function reviewRow(url, similarity, urlLike, title, checked) {
+  const box = el('input');
+  box.type = 'checkbox';
+  box.dataset.url = url;
+  box.checked = checked;
+  const label = el('label');
+  label.append(box, ' ', el('span', typeof similarity === 'number' ? similarity.toFixed(3) : '–', 'num'), ' ');
+  if (urlLike) {
+    const mark = el('span', 'URL', 'badge');
+    mark.title = "URL shaped like the targets'";
+    label.append(mark, ' ');
+  }
+  let shown = url;
+  try {
+    const u = new URL(url);
+    shown = u.pathname + u.search;
+  } catch { /* shown whole */ }
+  label.append(el('span', shown, 'url'));
+  label.title = title ? `${title}\n${url}` : url;
+  const li = el('li');
+  li.append(label);
+  return li;
+}
+
+/** The review lists: pages just below θ (ticked: the user's "like"), and the least similar
+ * targets (ticked: "not like"). Rebuilt only when the learning result changes, so ticks survive polling. */
+function renderReview(result) {
+  const corrections = result.corrections ?? { like: [], unlike: [] };
+  const key = JSON.stringify([result.threshold, corrections, (result.nearMisses ?? []).map((n) => n.url), result.targets.length]);
+  if ($('review-box').dataset.key === key) return;
+  $('review-box').dataset.key = key;
+  const liked = new Set(corrections.like);
+  const similarityOf = new Map(result.targets.map((t) => [t.url, t.similarity]));
+  $('near-misses').replaceChildren(
+    ...corrections.like.map((url) => reviewRow(url, similarityOf.get(url), false, '', true)),
+    ...(result.nearMisses ?? []).map((n) => reviewRow(n.url, n.similarity, n.urlLikeTargets, n.title, false)),
+  );
+  const weakest = result.targets
+    .filter((t) => !liked.has(t.url) && typeof t.similarity === 'number')
+    .sort((a, b) => a.similarity - b.similarity)
+    .slice(0, WEAK_TARGETS);
+  $('weak-targets').replaceChildren(
+    ...corrections.unlike.map((url) => reviewRow(url, undefined, false, '', true)),
+    ...weakest.map((t) => reviewRow(t.url, t.similarity, false, t.title, false)),
+  );
+}
+
+/** The URLs ticked in one review list. */
+const ticked = (list) => [...$(list).querySelectorAll('input:checked')].map((box) => box.dataset.url);
 
 /** A text histogram of the similarities seen while mapping, in tenths. */
 function histogram(sims, threshold) {
@@ -374,7 +429,10 @@ $('cancel').addEventListener('click', () => act(() => send({ type: 'cancelJob', 
 $('run').addEventListener('click', () => act(() => send({ type: 'runCrawler', crawlerId: state.selected, settings: runSettings() }), $('run-error')));
 $('relearn').addEventListener('click', () => act(async () => {
   const crawler = selectedCrawler();
-  await send({ type: 'relearn', jobId: crawler.learnJobId, threshold: Number($('threshold').value) });
+  await send({
+    type: 'relearn', jobId: crawler.learnJobId, threshold: Number($('threshold').value),
+    like: ticked('near-misses'), unlike: ticked('weak-targets'),
+  });
 }, $('relearn-error')));
 for (const format of ['pattern', 'jsonl', 'csv', 'warc', 'scrapy']) {
   $(`export-${format}`).addEventListener('click', () => {

@@ -249,7 +249,8 @@ impl SiteMap {
     }
 
     /// Fetched pages below θ, most similar first, at most `n`: the pages a user checks when a
-    /// target seems missing (the entry page is never one).
+    /// target seems missing (the entry page is never one, nor a page marked unlike the example
+    /// above θ).
     pub fn near_misses(&self, n: usize) -> Vec<u32> {
         let mut below: Vec<(u32, f32)> = self
             .nodes
@@ -258,6 +259,7 @@ impl SiteMap {
             .skip(1)
             .filter(|(_, node)| node.state == NodeState::Page)
             .filter_map(|(i, node)| node.similarity.map(|s| (i as u32, s)))
+            .filter(|&(_, s)| f64::from(s) < self.threshold)
             .collect();
         below.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         below.truncate(n);
@@ -1131,6 +1133,12 @@ mod tests {
             .count();
         assert_eq!(near.len(), measured_pages);
         assert_eq!(map.near_misses(1), near[..1]);
+        // A target marked unlike the example is a page now, but not a near miss.
+        let target = map.targets().next().expect("a target") as usize;
+        let fixed = map
+            .corrected(&[], &[map.nodes[target].url.clone()])
+            .expect("corrected");
+        assert_eq!(fixed.near_misses(100), near);
     }
 
     #[test]

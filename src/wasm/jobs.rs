@@ -83,7 +83,12 @@ struct Learned<'a> {
     targets: Vec<MapTarget<'a>>,
     /// Similarity of every fetched page but the entry (for a histogram next to θ).
     similarities: Vec<f32>,
+    /// The pages most similar to the example below θ, for the user to judge.
+    near_misses: Vec<pattern::NearMiss>,
 }
+
+/// How many near misses `learnPattern` returns.
+const NEAR_MISSES: usize = 20;
 
 fn ms(now_ms: f64) -> u64 {
     if now_ms.is_finite() && now_ms > 0.0 {
@@ -325,14 +330,18 @@ impl Job {
 
     /// Learning jobs: the navigation pattern learned from the map so far, at θ = `threshold`
     /// (default: the θ the map was made with; another θ relabels the fetched pages without
-    /// refetching anything, see `SiteMap::with_threshold`). Returns `{pattern, patternJson,
-    /// rendered, threshold, targets: [{url, title, similarity}], similarities}`. Throws when no
-    /// page is similar to the example, or on a crawl job.
+    /// refetching anything, see `SiteMap::with_threshold`), with the user's verdicts
+    /// `corrections` (`{like: [url], unlike: [url]}`, optional: pages counted as targets or not
+    /// whatever their similarity; recorded in the pattern). Returns `{pattern, patternJson,
+    /// rendered, threshold, targets: [{url, title, similarity}], similarities, nearMisses:
+    /// [{url, title, similarity, urlLikeTargets}]}`. Throws when no page is a target, for a
+    /// verdict on a page mapping did not fetch, or on a crawl job.
     #[wasm_bindgen(js_name = learnPattern)]
     pub fn learn_pattern(
         &self,
         threshold: Option<f64>,
         now_ms: f64,
+        corrections: JsValue,
     ) -> Result<JsValue, js_sys::Error> {
         let Inner::Learn(m) = &self.inner else {
             return Err(error("only a learning job learns a pattern"));
@@ -342,12 +351,30 @@ impl Job {
         {
             return Err(error(format!("threshold {t} is outside [0, 1]")));
         }
+        let corrections: pattern::Corrections =
+            if corrections.is_undefined() || corrections.is_null() {
+                pattern::Corrections::default()
+            } else {
+                serde_wasm_bindgen::from_value(corrections)
+                    .map_err(|e| error(format!("corrections: {e}")))?
+            };
         let config = m.config();
         let map = match threshold {
             Some(t) => m.site_map().with_threshold(t),
             None => m.site_map().clone(),
         };
-        let pattern = pattern::learn_from_map(&map, config, ms(now_ms)).map_err(error)?;
+        let scope = config
+            .scope(&map.entry)
+            .ok_or_else(|| error(format!("no host in the entry URL {:?}", map.entry)))?;
+        let (pattern, map) = pattern::learn_corrected(
+            &map,
+            scope,
+            config.politeness.clone(),
+            config.similarity,
+            &corrections,
+            ms(now_ms),
+        )
+        .map_err(error)?;
         let targets = map
             .nodes
             .iter()
@@ -371,6 +398,7 @@ impl Job {
             pattern: &pattern,
             targets,
             similarities,
+            near_misses: pattern::near_misses(&map, NEAR_MISSES),
         })
     }
 
