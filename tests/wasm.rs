@@ -394,7 +394,7 @@ mod jobs {
         assert_eq!(job.kind(), "learn");
         let events = drive(&mut job, None);
         assert!(events.iter().any(|e| e["type"] == "finished"), "{events:?}");
-        let learned = value(job.learn_pattern(None, 5_000.0));
+        let learned = value(job.learn_pattern(None, 5_000.0, JsValue::UNDEFINED));
         let targets = learned["targets"].as_array().expect("targets");
         assert_eq!(targets.len(), 8, "items 1..8: {learned}");
         let regexes = &learned["pattern"]["levels"];
@@ -428,7 +428,7 @@ mod jobs {
     fn a_job_restored_from_a_snapshot_mid_run_ends_like_an_uninterrupted_one() {
         let mut clean = learn_job();
         drive(&mut clean, None);
-        let clean = value(clean.learn_pattern(None, 5_000.0));
+        let clean = value(clean.learn_pattern(None, 5_000.0, JsValue::UNDEFINED));
 
         let mut first = learn_job();
         drive(&mut first, Some(4));
@@ -436,7 +436,7 @@ mod jobs {
         drop(first);
         let mut resumed = Job::restore(&snapshot).expect("restore");
         drive(&mut resumed, None);
-        let resumed = value(resumed.learn_pattern(None, 5_000.0));
+        let resumed = value(resumed.learn_pattern(None, 5_000.0, JsValue::UNDEFINED));
         assert_eq!(resumed["pattern"]["levels"], clean["pattern"]["levels"]);
         assert_eq!(resumed["targets"], clean["targets"]);
 
@@ -450,21 +450,72 @@ mod jobs {
         drive(&mut job, None);
         // θ = 1 keeps the pages identical in structure to the example (all eight items); a low θ
         // makes the listings targets too. Neither fetches anything.
-        let strict = value(job.learn_pattern(Some(1.0), 0.0));
+        let strict = value(job.learn_pattern(Some(1.0), 0.0, JsValue::UNDEFINED));
         assert_eq!(
             strict["targets"].as_array().map(Vec::len),
             Some(8),
             "{strict}"
         );
         assert_eq!(strict["threshold"], 1.0);
-        assert!(error_message(job.learn_pattern(Some(1.5), 0.0)).contains("outside [0, 1]"));
-        let loose = value(job.learn_pattern(Some(0.3), 0.0));
+        assert!(
+            error_message(job.learn_pattern(Some(1.5), 0.0, JsValue::UNDEFINED))
+                .contains("outside [0, 1]")
+        );
+        let loose = value(job.learn_pattern(Some(0.3), 0.0, JsValue::UNDEFINED));
         assert!(
             loose["targets"].as_array().map(Vec::len) > Some(8),
             "{loose}"
         );
         // Nothing was asked of the site.
         assert_eq!(value(job.poll(10_000.0))["type"], "done");
+    }
+
+    #[wasm_bindgen_test]
+    fn the_users_verdicts_over_theta_are_learned_and_recorded() {
+        let mut job = learn_job();
+        drive(&mut job, None);
+        let plain = value(job.learn_pattern(None, 0.0, JsValue::UNDEFINED));
+        let near = plain["nearMisses"].as_array().expect("nearMisses").clone();
+        assert!(!near.is_empty(), "{plain}");
+        let sims: Vec<f64> = near
+            .iter()
+            .filter_map(|n| n["similarity"].as_f64())
+            .collect();
+        assert!(
+            sims.windows(2).all(|w| w[0] >= w[1]) && sims[0] < 0.75,
+            "{sims:?}"
+        );
+        assert!(
+            near.iter().all(|n| n["urlLikeTargets"].is_boolean()),
+            "{near:?}"
+        );
+        // Like the closest page below θ, unlike one item: one target gained, one lost.
+        let liked = near[0]["url"].as_str().expect("url").to_string();
+        let unliked = "http://shop.test/item/3.html";
+        let verdicts = options(json!({"like": [liked], "unlike": [unliked]}));
+        let fixed = value(job.learn_pattern(None, 0.0, verdicts));
+        let urls: Vec<&str> = fixed["targets"]
+            .as_array()
+            .expect("targets")
+            .iter()
+            .filter_map(|t| t["url"].as_str())
+            .collect();
+        assert_eq!(urls.len(), 8, "{fixed}");
+        assert!(urls.contains(&liked.as_str()) && !urls.contains(&unliked));
+        assert_eq!(fixed["pattern"]["corrections"]["like"], json!([liked]));
+        assert_eq!(fixed["pattern"]["corrections"]["unlike"], json!([unliked]));
+        assert!(
+            !fixed["nearMisses"]
+                .as_array()
+                .expect("nearMisses")
+                .iter()
+                .any(|n| n["url"] == json!(liked) || n["url"] == json!(unliked))
+        );
+        // Verdicts on pages mapping never fetched, or of the wrong shape, are refused.
+        let nowhere = options(json!({"like": ["http://shop.test/nowhere"]}));
+        assert!(error_message(job.learn_pattern(None, 0.0, nowhere)).contains("not met"));
+        let wrong = options(json!({"like": "x"}));
+        assert!(error_message(job.learn_pattern(None, 0.0, wrong)).contains("corrections"));
     }
 
     #[wasm_bindgen_test]
@@ -526,7 +577,7 @@ mod jobs {
 
         let mut job = learn_job();
         drive(&mut job, None);
-        let learned = value(job.learn_pattern(None, 0.0));
+        let learned = value(job.learn_pattern(None, 0.0, JsValue::UNDEFINED));
         let zip = export_scrapy_zip(learned["patternJson"].as_str().expect("json")).expect("zip");
         assert_eq!(&zip[..2], b"PK");
         assert!(String::from_utf8_lossy(&zip).contains("shop_test-scrapy/scrapy.cfg"));
