@@ -3,46 +3,21 @@
 // 127.0.0.1: learn from its entry page and example page, crawl with the learned pattern, score the
 // crawl's pages against the ground truth computed from the site's own markers.
 import assert from 'node:assert/strict';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
-  ROOT, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score, serveDirectory, waitFor,
+  ROOT, devSite, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score, serveDirectory, waitFor,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const SITE = 'commons-lang3';
-
-/** One [[site]] block of eval/dev-sites.toml: its root, entry, example, exclude and target rule. */
-async function devSite(name) {
-  const toml = await readFile(join(ROOT, 'eval/dev-sites.toml'), 'utf8');
-  const block = toml.split('[[site]]').find((b) => b.includes(`name = "${name}"`));
-  assert.ok(block, `${name} in eval/dev-sites.toml`);
-  const field = (key) => block.match(new RegExp(`^${key} = ["']([^"']*)["']`, 'm'))?.[1];
-  const target = field('target');
-  const rule = block.match(new RegExp(`label = "${target}", role = "\\w+", kind = "html", re = '([^']*)'`));
-  assert.ok(rule, `the html rule of the ${target} pages`);
-  return { root: field('root'), entry: field('entry'), example: field('example'), exclude: field('exclude'), targetRe: new RegExp(rule[1]) };
-}
-
-/** Paths (relative to root) of the HTML files; directory symlinks (shared JS/CSS) are not followed. */
-async function htmlFiles(root, dir = root, out = []) {
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) await htmlFiles(root, path, out);
-    else if (e.name.endsWith('.html')) out.push(relative(root, path));
-  }
-  return out;
-}
 
 let site, ext, browser, worker, spec, skip = false;
 
 before(async () => {
   await requireBuilt(join(BUILT, 'pkg/exemplar_bg.wasm'), 'the extension');
   spec = await devSite(SITE);
-  try {
-    await stat(join(spec.root, spec.entry));
-  } catch {
+  if (!spec.installed) {
     skip = true; // not installed: `./build.sh setup` installs it; CI always has it.
     return;
   }
@@ -60,12 +35,7 @@ after(async () => {
 
 test(`${SITE}: example → pattern → crawl in the extension, precision and recall against ground truth`, { timeout: 300_000 }, async (t) => {
   if (skip) return t.skip(`${spec.root} is not installed (./build.sh setup)`);
-  const exclude = spec.exclude ? new RegExp(spec.exclude) : null;
-  const truth = [];
-  for (const path of await htmlFiles(spec.root)) {
-    if (exclude?.test(path)) continue;
-    if (spec.targetRe.test(await readFile(join(spec.root, path), 'utf8'))) truth.push(site.url + path);
-  }
+  const truth = (await spec.targets()).map((p) => site.url + p);
   assert.ok(truth.length > 200, `${truth.length} target pages`);
 
   const call = async (msg) => {

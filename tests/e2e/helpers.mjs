@@ -1,8 +1,8 @@
 // Shared helpers for the browser end-to-end tests (not a test file: node --test only runs *.test.mjs).
 import { createServer } from 'node:http';
-import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { extname, join, normalize, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -160,4 +160,55 @@ export function score(found, expected) {
   const got = new Set(found);
   const hits = [...got].filter((u) => want.has(u)).length;
   return { precision: got.size ? hits / got.size : 0, recall: want.size ? hits / want.size : 0, hits, found: got.size, expected: want.size };
+}
+
+/** A regex of eval/dev-sites.toml (Rust syntax) in JavaScript: a leading `(?s)` becomes the `s` flag. */
+function rustRegex(source) {
+  return source.startsWith('(?s)') ? new RegExp(source.slice(4), 's') : new RegExp(source);
+}
+
+/** HTML files under `dir`, as paths relative to `root`; directory symlinks (shared JS/CSS) are not followed. */
+export async function htmlFiles(root, dir = root, out = []) {
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) await htmlFiles(root, path, out);
+    else if (e.name.endsWith('.html')) out.push(relative(root, path));
+  }
+  return out;
+}
+
+/** One development site of eval/dev-sites.toml: {root, entry, example, installed, targets()}, where
+ * targets() gives the paths of its target pages by the site's rules (first matching rule wins, as in
+ * src/devsites.rs; `exclude` honoured). */
+export async function devSite(name) {
+  const toml = await readFile(join(ROOT, 'eval/dev-sites.toml'), 'utf8');
+  const block = toml.split('[[site]]').find((b) => b.includes(`name = "${name}"`));
+  if (!block) throw new Error(`${name} is not in eval/dev-sites.toml`);
+  const field = (key) => block.match(new RegExp(`^${key} = ["']([^"']*)["']`, 'm'))?.[1];
+  const rules = [...block.matchAll(/\{ label = "([\w-]+)", role = "\w+", kind = "(\w+)"(?:, path = '([^']*)')?, re = '([^']*)' \}/g)]
+    .map(([, label, kind, path, re]) => ({ label, kind, path: path && rustRegex(path), re: rustRegex(re) }));
+  if (!rules.length) throw new Error(`${name}: no rules read`);
+  const root = field('root');
+  const exclude = field('exclude') ? new RegExp(field('exclude')) : null;
+  const target = field('target');
+  const matches = (rule, path, html) => (rule.kind === 'path' ? rule.re.test(path)
+    : rule.kind === 'html' ? rule.re.test(html) : rule.path.test(path) && rule.re.test(html));
+  let installed = true;
+  try {
+    await stat(join(root, field('entry')));
+  } catch {
+    installed = false;
+  }
+  return {
+    root, entry: field('entry'), example: field('example'), installed,
+    async targets() {
+      const out = [];
+      for (const path of await htmlFiles(root)) {
+        if (exclude?.test(path)) continue;
+        const html = await readFile(join(root, path), 'utf8');
+        if (rules.find((r) => matches(r, path, html))?.label === target) out.push(path);
+      }
+      return out;
+    },
+  };
 }

@@ -4,50 +4,21 @@
 // the panel lists the pages just below θ, the user ticks the ones that are classes, re-learns
 // (nothing fetched again) and the crawl then collects every class page and nothing else.
 import assert from 'node:assert/strict';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
-  ROOT, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score, serveDirectory, waitFor,
+  ROOT, devSite, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score, serveDirectory, waitFor,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const SITE = 'sfml';
-
-/** The site's [[site]] block of eval/dev-sites.toml: root, entry, example, and its target pages by
- * its path rules (first matching rule wins, as in src/devsites.rs). */
-async function devSite(name) {
-  const toml = await readFile(join(ROOT, 'eval/dev-sites.toml'), 'utf8');
-  const block = toml.split('[[site]]').find((b) => b.includes(`name = "${name}"`));
-  assert.ok(block, `${name} in eval/dev-sites.toml`);
-  const field = (key) => block.match(new RegExp(`^${key} = ["']([^"']*)["']`, 'm'))?.[1];
-  const rules = [...block.matchAll(/label = "([\w-]+)", role = "\w+", kind = "path", re = '([^']*)'/g)]
-    .map(([, label, re]) => ({ label, re: new RegExp(re) }));
-  assert.ok(rules.length >= 2, 'path rules');
-  const target = field('target');
-  return {
-    root: field('root'), entry: field('entry'), example: field('example'),
-    isTarget: (path) => rules.find((r) => r.re.test(path))?.label === target,
-  };
-}
-
-async function htmlFiles(root, dir = root, out = []) {
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) await htmlFiles(root, path, out);
-    else if (e.name.endsWith('.html')) out.push(relative(root, path));
-  }
-  return out;
-}
 
 let site, ext, browser, worker, spec, skip = false;
 
 before(async () => {
   await requireBuilt(join(BUILT, 'pkg/exemplar_bg.wasm'), 'the extension');
   spec = await devSite(SITE);
-  try {
-    await stat(join(spec.root, spec.entry));
-  } catch {
+  if (!spec.installed) {
     skip = true; // not installed: `./build.sh setup` installs it; CI always has it.
     return;
   }
@@ -65,7 +36,7 @@ after(async () => {
 
 test(`${SITE}: ticking the near misses that are targets gives every target`, { timeout: 300_000 }, async (t) => {
   if (skip) return t.skip(`${spec.root} is not installed (./build.sh setup)`);
-  const truth = (await htmlFiles(spec.root)).filter(spec.isTarget).map((p) => site.url + p);
+  const truth = (await spec.targets()).map((p) => site.url + p);
   assert.ok(truth.length > 100, `${truth.length} class pages`);
   const isTarget = new Set(truth);
 
