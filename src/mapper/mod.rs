@@ -219,6 +219,11 @@ impl SiteMap {
             .map(|(i, n)| (n.url.as_str(), i))
             .collect();
         let find = |url: &str| -> Result<usize, String> {
+            if url.contains(crate::fetch::POST_MARK) {
+                return Err(format!(
+                    "{url} is a POST form submission, not a page of its own"
+                ));
+            }
             let canonical = canon::canonicalize(url)
                 .ok_or_else(|| format!("{url:?} is not an absolute URL"))?;
             let id = *ids
@@ -257,7 +262,10 @@ impl SiteMap {
             .iter()
             .enumerate()
             .skip(1)
-            .filter(|(_, node)| node.state == NodeState::Page)
+            // A POST submission has no URL of its own: a crawl cannot collect it as a target.
+            .filter(|(_, node)| {
+                node.state == NodeState::Page && !node.url.contains(crate::fetch::POST_MARK)
+            })
             .filter_map(|(i, node)| node.similarity.map(|s| (i as u32, s)))
             .filter(|&(_, s)| f64::from(s) < self.threshold)
             .collect();

@@ -147,6 +147,11 @@ impl Corrections {
         let canonical = |urls: &[String]| -> Result<BTreeSet<String>, PatternError> {
             urls.iter()
                 .map(|u| {
+                    if u.contains(crate::fetch::POST_MARK) {
+                        return Err(PatternError(format!(
+                            "{u} is a POST form submission, not a page of its own"
+                        )));
+                    }
                     crate::canon::canonicalize(u)
                         .ok_or_else(|| PatternError(format!("{u:?} is not an absolute URL")))
                 })
@@ -954,6 +959,8 @@ mod tests {
             )
         );
         assert!(old.merged(&c(&["/rel"], &[])).is_err());
+        let post = old.merged(&c(&["http://a.test/s#exemplar-post=q=x"], &[]));
+        assert!(post.expect_err("a POST key").0.contains("POST"));
         let both = old.merged(&c(&["http://a.test/q"], &["http://a.test/q#f"]));
         assert!(both.expect_err("both ways").0.contains("both"));
         assert!(Corrections::default().is_empty() && !merged.is_empty());
