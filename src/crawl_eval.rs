@@ -175,7 +175,7 @@ pub fn evaluate(site: &DevSite, log: &mut dyn FnMut(String)) -> Result<SiteFigur
     let crawled = crawl(learned.pattern.clone())?;
     let got: Vec<String> = crawled.targets.iter().map(|u| site_path(u)).collect();
     // The review: the user marks the true targets among the near misses shown.
-    let near = pattern::near_misses(&learned.map, NEAR_MISSES_REVIEWED);
+    let near = pattern::near_misses(&learned.map, &Corrections::default(), NEAR_MISSES_REVIEWED);
     let like: Vec<String> = near
         .iter()
         .filter(|n| truth.contains(&site_path(&n.url)))

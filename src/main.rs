@@ -1,11 +1,17 @@
 //! `exemplar`: the native command-line driver of the core.
 //!
-//! Subcommands: `learn`, `crawl`, `serve`, `export-scrapy`, `classify`, `similarity`, `demo`,
+//! Subcommands: `learn`, `relearn`, `crawl`, `serve`, `export-scrapy`, `classify`, `similarity`, `demo`,
 //! `eval`, `eval-similarity`, `eval-forms`, `train-classifier`. Pages are files or http(s) URLs. Exit codes:
 //! 0 success, 1 failure, 2 usage error.
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() -> std::process::ExitCode {
+    // Output piped into `head` and the like: end quietly when the reader goes, as Unix tools do.
+    #[cfg(unix)]
+    // SAFETY: called first thing, before any thread exists; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     cli::main()
 }
 

@@ -1,7 +1,7 @@
 //! The `exemplar` command line, run as a real process: the demo job on the bundled demo site
 //! (what `./build.sh` prints), and errors with exit codes.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::process::Command;
 
 const SITE: &str = "tests/fixtures/demo-site";
@@ -211,4 +211,713 @@ fn classify_reads_saved_pages_as_on_their_site() {
         assert_eq!(kind, roles[*page], "{line}");
     }
     assert_eq!(stdout.lines().count(), files.len(), "{stdout}");
+}
+
+// ---- The near-miss review: `learn` lists the pages just below θ, `relearn` applies verdicts. ----
+
+const NEAR_MISS_HEADER: &str = "closest pages below θ = ";
+const NEAR_MISS_LEGEND: &str =
+    " (* URL shaped like the targets'; relearn --like URL counts one as a target):";
+
+/// One line of the near-miss review: `  0.953 * URL`.
+#[derive(Debug)]
+struct NearMiss {
+    similarity: f64,
+    url_like_targets: bool,
+    url: String,
+}
+
+/// The near-miss review `learn` and `relearn` print: θ from its header, then its lines (`None`
+/// without a review). Panics on a line that does not read `  S.SSS M URL`.
+fn near_misses(stdout: &str) -> Option<(f64, Vec<NearMiss>)> {
+    let mut lines = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with(NEAR_MISS_HEADER));
+    let header = lines.next()?;
+    let theta = header
+        .strip_prefix(NEAR_MISS_HEADER)
+        .and_then(|h| h.strip_suffix(NEAR_MISS_LEGEND))
+        .unwrap_or_else(|| panic!("near-miss header: {header:?}"))
+        .parse()
+        .unwrap_or_else(|e| panic!("θ in {header:?}: {e}"));
+    let rows = lines
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| {
+            let (sim, rest) = l[2..].split_once(' ').unwrap_or_else(|| panic!("{l:?}"));
+            let url_like_targets = match rest.get(..2) {
+                Some("* ") => true,
+                Some("  ") => false,
+                _ => panic!("near-miss mark in {l:?}"),
+            };
+            let url = rest[2..].to_string();
+            assert!(
+                url.starts_with("http://") && !url.contains(' '),
+                "near-miss URL in {l:?}"
+            );
+            assert_eq!(sim.len(), 5, "three decimals in {l:?}");
+            NearMiss {
+                similarity: sim.parse().unwrap_or_else(|e| panic!("{l:?}: {e}")),
+                url_like_targets,
+                url,
+            }
+        })
+        .collect();
+    Some((theta, rows))
+}
+
+/// The demo site served in-process, and a scratch directory for `learn`'s `pattern.json` and
+/// `map.json` and the files made from them (removed on drop, with the server stopped).
+struct Demo {
+    server: exemplar::serve::Server,
+    base: String,
+    dir: std::path::PathBuf,
+}
+
+impl Demo {
+    /// Serves the demo site; the scratch directory is named after `name`.
+    fn serve(name: &str) -> Demo {
+        let dir = std::env::temp_dir().join(format!(
+            "exemplar-cli-{name}-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).unwrap();
+        let base = server.url();
+        Demo { server, base, dir }
+    }
+
+    /// Serves the demo site and learns it ([`Demo::learn`]).
+    fn learned(name: &str, extra: &[&str]) -> (Demo, String) {
+        let demo = Demo::serve(name);
+        let stdout = demo.learn(extra);
+        (demo, stdout)
+    }
+
+    /// `exemplar learn` from `index.html` with the demo's example, no delay, `extra` flags
+    /// added, into `pattern.json` and `map.json`.
+    fn learn_output(&self, extra: &[&str]) -> std::process::Output {
+        let (example, _) = roles();
+        let (entry, example) = (self.url("index.html"), self.url(&example));
+        let (pattern, map) = (self.file("pattern.json"), self.file("map.json"));
+        let mut args = vec![
+            "learn",
+            "--entry",
+            &entry,
+            "--example",
+            &example,
+            "-o",
+            &pattern,
+            "--map",
+            &map,
+            "--delay-ms",
+            "0",
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        exemplar(&args)
+    }
+
+    /// [`Demo::learn_output`], which must succeed: its stdout.
+    fn learn(&self, extra: &[&str]) -> String {
+        stdout_of(self.learn_output(extra))
+    }
+
+    /// The URL of a page of the demo site (a path from `expected.toml`).
+    fn url(&self, page: &str) -> String {
+        format!("{}/{page}", self.base)
+    }
+
+    /// A file of the scratch directory.
+    fn file(&self, name: &str) -> String {
+        self.dir.join(name).to_str().unwrap().to_string()
+    }
+
+    /// `exemplar relearn PATTERN --map map.json ARGS…`, which must succeed.
+    fn relearn(&self, pattern: &str, args: &[&str]) -> String {
+        let map = self.file("map.json");
+        let mut all = vec!["relearn", pattern, "--map", &map];
+        all.extend_from_slice(args);
+        stdout_of(exemplar(&all))
+    }
+
+    /// `exemplar crawl PATTERN --verify --csv F`: the URLs of the CSV's rows with their
+    /// similarity, and the crawl's stderr (its summary).
+    fn verified_crawl(&self, pattern: &str) -> (HashMap<String, f64>, String) {
+        let csv = self.file("crawl.csv");
+        let _ = std::fs::remove_file(&csv);
+        let out = exemplar(&[
+            "crawl",
+            pattern,
+            "--verify",
+            "--csv",
+            &csv,
+            "--delay-ms",
+            "0",
+            "--quiet",
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let (url_col, sim_col) = (
+            header.iter().position(|h| *h == "url").unwrap(),
+            header.iter().position(|h| *h == "similarity").unwrap(),
+        );
+        let rows: HashMap<String, f64> = lines
+            .map(|l| {
+                let cells: Vec<&str> = l.split(',').collect();
+                (cells[url_col].to_string(), cells[sim_col].parse().unwrap())
+            })
+            .collect();
+        // The CSV and the URLs printed on stdout agree.
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let printed: BTreeSet<&str> = stdout.lines().collect();
+        assert_eq!(
+            printed,
+            rows.keys().map(String::as_str).collect(),
+            "{stdout}"
+        );
+        (rows, stderr)
+    }
+
+    /// The demo site's entity pages, as URLs.
+    fn entities(&self) -> BTreeSet<String> {
+        let (_, roles) = roles();
+        roles
+            .iter()
+            .filter(|(_, r)| *r == "entity")
+            .map(|(p, _)| self.url(p))
+            .collect()
+    }
+
+    /// The map `learn --map` wrote.
+    fn map(&self) -> exemplar::mapper::SiteMap {
+        serde_json::from_str(&std::fs::read_to_string(self.file("map.json")).unwrap()).unwrap()
+    }
+}
+
+impl Drop for Demo {
+    fn drop(&mut self) {
+        self.server.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The stdout of a run that must have succeeded.
+fn stdout_of(out: std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "{:?}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A pattern file, parsed.
+fn pattern(path: &str) -> exemplar::pattern::Pattern {
+    exemplar::pattern::Pattern::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn known_targets(path: &str) -> BTreeSet<String> {
+    pattern(path).known_targets.into_iter().collect()
+}
+
+/// `learn --map` lists, after the pattern, the fetched pages just below θ — on the demo site
+/// every page but the entity pages and the entry, most similar first — and writes the map
+/// they were measured on.
+#[test]
+fn learn_lists_the_near_misses_below_theta_and_writes_the_map() {
+    let (demo, stdout) = Demo::learned("near-misses", &[]);
+    let stdout = &stdout;
+    let (_, roles) = roles();
+    let p = pattern(&demo.file("pattern.json"));
+    let map = demo.map();
+    // The map is the one the pattern was learned from, as mapped.
+    assert_eq!(map.entry, p.entry);
+    assert_eq!(map.example, p.example);
+    assert!((map.threshold - p.similarity.threshold).abs() < 1e-9);
+    let map_targets: BTreeSet<String> = map
+        .targets()
+        .map(|t| map.nodes[t as usize].url.clone())
+        .collect();
+    assert_eq!(map_targets, demo.entities());
+    assert_eq!(p.known_targets.len(), demo.entities().len());
+
+    let (theta, near) = near_misses(stdout).unwrap_or_else(|| panic!("no review: {stdout}"));
+    assert_eq!(
+        format!("{theta:.3}"),
+        format!("{:.3}", p.similarity.threshold)
+    );
+    // The review comes after the rendered pattern and before the mapping summary.
+    let at = |s: &str| {
+        stdout
+            .find(s)
+            .unwrap_or_else(|| panic!("{s:?} in {stdout}"))
+    };
+    assert!(at("navigation pattern for") < at(NEAR_MISS_HEADER));
+    assert!(at(NEAR_MISS_HEADER) < at("mapping: "));
+    // The demo site's pages that are not entity pages, but the entry (9 of them: at most 10
+    // are listed).
+    let expected: BTreeSet<String> = roles
+        .iter()
+        .filter(|(page, r)| *r != "entity" && *page != "index.html")
+        .map(|(page, _)| demo.url(page))
+        .collect();
+    assert_eq!(expected.len(), 9);
+    let listed: BTreeSet<String> = near.iter().map(|n| n.url.clone()).collect();
+    assert_eq!(listed, expected, "{stdout}");
+    assert_eq!(near.len(), listed.len(), "no page twice: {stdout}");
+    // Each with its similarity in the map (three decimals), below θ, most similar first.
+    let sim: HashMap<&str, f64> = map
+        .nodes
+        .iter()
+        .filter_map(|n| Some((n.url.as_str(), f64::from(n.similarity?))))
+        .collect();
+    for n in &near {
+        let s = sim[n.url.as_str()];
+        assert!(s < map.threshold, "{} at {s} is not below θ", n.url);
+        assert!((n.similarity - s).abs() < 0.0006, "{n:?} vs {s}");
+        assert!(n.similarity > 0.0 && n.similarity < theta, "{n:?}");
+        // None of them has the URL shape of /imovel/NNN-… entity pages.
+        assert!(!n.url_like_targets, "{n:?}");
+    }
+    assert!(
+        near.windows(2).all(|w| w[0].similarity >= w[1].similarity),
+        "sorted most similar first: {stdout}"
+    );
+    // The most similar of them is the most similar non-target fetched page of the map.
+    let best = map
+        .nodes
+        .iter()
+        .skip(1)
+        .filter(|n| n.state == exemplar::mapper::NodeState::Page)
+        .filter_map(|n| n.similarity)
+        .fold(0f32, f32::max);
+    assert!((near[0].similarity - f64::from(best)).abs() < 0.0006);
+}
+
+/// `relearn` applies verdicts to the saved map without fetching: at a higher θ entity pages
+/// fall below it and are listed marked `*`; `--like` one counts it as a target again (recorded
+/// in the pattern), a later `--unlike` of the same page wins over the recorded like.
+#[test]
+fn relearn_with_verdicts_moves_a_near_miss_in_and_out_of_the_targets() {
+    let (demo, _) = Demo::learned("relearn", &["--no-forms"]);
+    let requests = demo.server.requests();
+    let original = demo.file("pattern.json");
+    let original_text = std::fs::read_to_string(&original).unwrap();
+    let entities = demo.entities();
+    let map = demo.map();
+
+    // θ = 0.96: the entity pages below it are the first near misses, marked *.
+    let strict = demo.file("strict.json");
+    let out = demo.relearn(&original, &["--threshold", "0.96", "-o", &strict]);
+    assert!(
+        out.contains(&format!("pattern written to {strict}")),
+        "{out}"
+    );
+    assert_eq!(std::fs::read_to_string(&original).unwrap(), original_text);
+    let strict_targets = known_targets(&strict);
+    let below: BTreeSet<String> = map
+        .nodes
+        .iter()
+        .filter(|n| entities.contains(&n.url) && n.similarity.is_some_and(|s| s < 0.96))
+        .map(|n| n.url.clone())
+        .collect();
+    assert!(!below.is_empty(), "some demo entity page scores below 0.96");
+    assert_eq!(
+        strict_targets,
+        entities.difference(&below).cloned().collect(),
+        "{out}"
+    );
+    let (theta, near) = near_misses(&out).unwrap();
+    assert_eq!(theta, 0.96);
+    assert_eq!(near.len(), 10, "{out}");
+    let head: BTreeSet<String> = near[..below.len()].iter().map(|n| n.url.clone()).collect();
+    assert_eq!(head, below, "{out}");
+    for (i, n) in near.iter().enumerate() {
+        assert_eq!(n.url_like_targets, i < below.len(), "{n:?}");
+    }
+    let miss = near[0].url.clone();
+
+    // --like it: it is a target again, and the only change.
+    let liked = demo.file("liked.json");
+    let strict_text = std::fs::read_to_string(&strict).unwrap();
+    let out = demo.relearn(&strict, &["--like", &miss, "-o", &liked]);
+    assert_eq!(std::fs::read_to_string(&strict).unwrap(), strict_text);
+    let mut expected = strict_targets.clone();
+    expected.insert(miss.clone());
+    assert_eq!(known_targets(&liked), expected);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&liked).unwrap()).unwrap();
+    assert_eq!(json["corrections"]["like"], serde_json::json!([miss]));
+    assert_eq!(json["corrections"]["unlike"], serde_json::json!([]));
+    assert_eq!(json["similarity"]["threshold"], 0.96, "relearn keeps θ");
+    assert!(
+        out.contains("your verdicts: 1 pages like the example, 0 not like it"),
+        "{out}"
+    );
+    let (_, near) = near_misses(&out).unwrap();
+    assert!(near.iter().all(|n| n.url != miss), "a target now: {out}");
+    assert_eq!(near.len(), 10, "{out}");
+
+    // --unlike the same page (a fragment changes nothing): the later verdict wins.
+    let unliked = demo.file("unliked.json");
+    let liked_text = std::fs::read_to_string(&liked).unwrap();
+    let out = demo.relearn(
+        &liked,
+        &["--unlike", &format!("{miss}#top"), "-o", &unliked],
+    );
+    assert_eq!(std::fs::read_to_string(&liked).unwrap(), liked_text);
+    let p = pattern(&unliked);
+    assert!(p.corrections.like.is_empty(), "{:?}", p.corrections);
+    assert_eq!(p.corrections.unlike, vec![miss.clone()]);
+    assert_eq!(known_targets(&unliked), strict_targets);
+    assert!(
+        out.contains("your verdicts: 0 pages like the example, 1 not like it"),
+        "{out}"
+    );
+    let (_, near) = near_misses(&out).unwrap();
+    assert!(near.iter().all(|n| n.url != miss), "judged already: {out}");
+
+    // Without -o the pattern is relearned in place, its verdicts kept and added to.
+    let in_place = demo.file("in-place.json");
+    std::fs::copy(&unliked, &in_place).unwrap();
+    let other = near.iter().find(|n| n.url != miss).unwrap().url.clone();
+    let out = demo.relearn(&in_place, &["--like", &other]);
+    assert!(
+        out.contains(&format!("pattern written to {in_place}")),
+        "{out}"
+    );
+    let p = pattern(&in_place);
+    assert_eq!(p.corrections.like, vec![other.clone()]);
+    assert_eq!(p.corrections.unlike, vec![miss.clone()]);
+    assert!(p.known_targets.contains(&other) && !p.known_targets.contains(&miss));
+
+    assert_eq!(demo.server.requests(), requests, "relearn fetches nothing");
+}
+
+/// A verifying crawl honours the verdicts: a page marked unlike is not collected (refused by
+/// verification even where the pattern's regexes reach it), a page marked like is collected
+/// whatever its similarity.
+#[test]
+fn verifying_crawls_honour_the_verdicts() {
+    let (demo, _) = Demo::learned("verdicts-crawl", &["--no-forms"]);
+    let entities = demo.entities();
+    let (example, _) = roles();
+    let original = demo.file("pattern.json");
+    let victim = entities
+        .iter()
+        .find(|u| !u.ends_with(&example))
+        .unwrap()
+        .clone();
+
+    // --unlike an entity page: no longer a target, and the crawl collects the others only.
+    let unliked = demo.file("unliked.json");
+    let out = demo.relearn(&original, &["--unlike", &victim, "-o", &unliked]);
+    assert!(
+        out.contains("0 pages like the example, 1 not like it"),
+        "{out}"
+    );
+    let others: BTreeSet<String> = entities.iter().filter(|u| **u != victim).cloned().collect();
+    assert_eq!(known_targets(&unliked), others);
+    let (rows, stderr) = demo.verified_crawl(&unliked);
+    assert!(!rows.contains_key(&victim), "{rows:?}");
+    assert_eq!(rows.keys().cloned().collect::<BTreeSet<_>>(), others);
+    let n = others.len();
+    assert!(
+        stderr.contains(&format!("coverage: {n} of {n} targets")),
+        "{stderr}"
+    );
+
+    // The learned pattern (whose regexes reach the victim) with the verdict recorded:
+    // verification fetches the victim and rejects it.
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&original).unwrap()).unwrap();
+    json["corrections"] = serde_json::json!({ "like": [], "unlike": [victim] });
+    let recorded = demo.file("recorded.json");
+    std::fs::write(&recorded, json.to_string()).unwrap();
+    let (rows, stderr) = demo.verified_crawl(&recorded);
+    assert_eq!(rows.keys().cloned().collect::<BTreeSet<_>>(), others);
+    assert!(stderr.contains(", 1 rejected by verification"), "{stderr}");
+    assert!(stderr.contains(&format!("missed: {victim}")), "{stderr}");
+
+    // θ = 0.96 with --like the best entity page below it: collected with its similarity below θ.
+    let strict = demo.file("strict.json");
+    let out = demo.relearn(&original, &["--threshold", "0.96", "-o", &strict]);
+    let (_, near) = near_misses(&out).unwrap();
+    let miss = near[0].url.clone();
+    assert!(
+        near[0].url_like_targets && entities.contains(&miss),
+        "{out}"
+    );
+    let liked = demo.file("liked.json");
+    demo.relearn(&strict, &["--like", &miss, "-o", &liked]);
+    let (rows, stderr) = demo.verified_crawl(&liked);
+    assert!(rows[&miss] < 0.96, "{miss} at {}", rows[&miss]);
+    assert_eq!(
+        rows.keys().cloned().collect::<BTreeSet<_>>(),
+        known_targets(&liked)
+    );
+    assert!(stderr.contains(", 0 rejected by verification"), "{stderr}");
+    // The same pattern without the verdict: verification rejects that page.
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&liked).unwrap()).unwrap();
+    json.as_object_mut().unwrap().remove("corrections");
+    let bare = demo.file("bare.json");
+    std::fs::write(&bare, json.to_string()).unwrap();
+    let (rows, stderr) = demo.verified_crawl(&bare);
+    assert!(!rows.contains_key(&miss), "{rows:?}");
+    assert!(stderr.contains(", 1 rejected by verification"), "{stderr}");
+}
+
+/// `learn --like/--unlike` applies the verdicts right after mapping and records them; the map
+/// it writes is as mapped, so `relearn` from both gives the same pattern. A verdict on a page
+/// never met fails the learn, and no pattern is written.
+#[test]
+fn learn_applies_verdicts_and_writes_the_map_as_mapped() {
+    let (example, _) = roles();
+    let demo = Demo::serve("learn-verdicts");
+    let entities = demo.entities();
+    let victim = entities
+        .iter()
+        .find(|u| !u.ends_with(&example))
+        .unwrap()
+        .clone();
+    let faq = demo.url("faq.html");
+    let pattern_file = demo.file("pattern.json");
+
+    let nowhere = demo.url("nowhere.html");
+    let out = demo.learn_output(&["--no-forms", "--like", &nowhere]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{nowhere} was not met while mapping")),
+        "{stderr}"
+    );
+    assert!(!std::path::Path::new(&pattern_file).exists());
+    assert!(stderr.contains("the map is saved in"), "{stderr}");
+    let kept: exemplar::mapper::SiteMap =
+        serde_json::from_str(&std::fs::read_to_string(demo.file("map.json")).unwrap()).unwrap();
+    assert_eq!(
+        kept.targets().count(),
+        entities.len(),
+        "the mapping is kept"
+    );
+
+    let stdout = demo.learn(&["--no-forms", "--unlike", &victim, "--like", &faq]);
+    assert!(
+        stdout.contains("your verdicts: 1 pages like the example, 1 not like it"),
+        "{stdout}"
+    );
+    let p = pattern(&pattern_file);
+    assert_eq!(p.corrections.like, vec![faq.clone()]);
+    assert_eq!(p.corrections.unlike, vec![victim.clone()]);
+    let mut expected = entities.clone();
+    expected.remove(&victim);
+    expected.insert(faq.clone());
+    assert_eq!(known_targets(&pattern_file), expected);
+    // The review is of the corrected map: the liked page is a target, not a near miss.
+    let (_, near) = near_misses(&stdout).unwrap();
+    assert!(
+        !near.is_empty() && near.iter().all(|n| n.url != faq),
+        "{stdout}"
+    );
+    // The map is as mapped: the victim a target, faq a page.
+    let map = demo.map();
+    let state = |url: &str| {
+        map.nodes
+            .iter()
+            .find(|n| n.url == url)
+            .map(|n| n.state.clone())
+            .unwrap()
+    };
+    assert_eq!(state(&victim), exemplar::mapper::NodeState::Target);
+    assert_eq!(state(&faq), exemplar::mapper::NodeState::Page);
+    // relearn from the pattern's recorded verdicts and the map: the same pattern.
+    let again = demo.file("again.json");
+    demo.relearn(&pattern_file, &["-o", &again]);
+    let q = pattern(&again);
+    assert_eq!(q.corrections, p.corrections);
+    assert_eq!(q.known_targets, p.known_targets);
+    assert_eq!(
+        q.levels.iter().map(|l| &l.regexes).collect::<Vec<_>>(),
+        p.levels.iter().map(|l| &l.regexes).collect::<Vec<_>>()
+    );
+}
+
+/// `relearn` refuses, with exit status 1 (2 for a usage error) and a message naming the
+/// problem, verdicts it cannot apply and a map or θ that do not fit; it writes no pattern.
+#[test]
+fn relearn_refuses_bad_verdicts_and_arguments() {
+    // With forms: their responses are in the map as duplicates of pages met before.
+    let (demo, _) = Demo::learned("relearn-errors", &[]);
+    let requests = demo.server.requests();
+    let original = demo.file("pattern.json");
+    let original_text = std::fs::read_to_string(&original).unwrap();
+    let map = demo.map();
+    let duplicate = map
+        .nodes
+        .iter()
+        .find(|n| matches!(n.state, exemplar::mapper::NodeState::Duplicate { .. }))
+        .map(|n| n.url.clone())
+        .expect("a URL of the demo map answered by a page met before (a form response)");
+    let entry = demo.url("index.html");
+    let example = demo.url(&roles().0);
+    let faq = demo.url("faq.html");
+    let nowhere = demo.url("nowhere.html");
+    let out_file = demo.file("out.json");
+    let map_file = demo.file("map.json");
+
+    // Another example's map (the same site otherwise).
+    let mut other: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&map_file).unwrap()).unwrap();
+    let other_example = demo.url("imovel/102-apartamento-1-quartos-butanta.html");
+    other["example"] = serde_json::json!(other_example);
+    let other_map = demo.file("other-map.json");
+    std::fs::write(&other_map, other.to_string()).unwrap();
+    let not_a_map = demo.file("not-a-map.json");
+    std::fs::write(&not_a_map, "{\"nodes\": 3}").unwrap();
+
+    let cases: Vec<(Vec<&str>, i32, String)> = vec![
+        (
+            vec!["--map", &map_file, "--like", &nowhere],
+            1,
+            format!("{nowhere} was not met while mapping"),
+        ),
+        (
+            vec!["--map", &map_file, "--unlike", &nowhere],
+            1,
+            format!("{nowhere} was not met while mapping"),
+        ),
+        (
+            vec!["--map", &map_file, "--like", &duplicate],
+            1,
+            format!("{duplicate} has the same content as "),
+        ),
+        (
+            vec!["--map", &map_file, "--unlike", &example],
+            1,
+            format!("{example} is the example page: it is like itself"),
+        ),
+        (
+            vec!["--map", &map_file, "--like", &entry],
+            1,
+            format!("{entry} is the entry page"),
+        ),
+        (
+            vec!["--map", &map_file, "--unlike", &entry],
+            1,
+            format!("{entry} is the entry page"),
+        ),
+        (
+            vec!["--map", &map_file, "--like", &faq, "--unlike", &faq],
+            1,
+            format!("{faq} is marked both like and unlike the example"),
+        ),
+        (
+            vec!["--map", &map_file, "--like", "faq.html"],
+            1,
+            "\"faq.html\" is not an absolute URL".into(),
+        ),
+        (
+            vec!["--map", &map_file, "--threshold", "1.5"],
+            1,
+            "--threshold 1.5 is outside [0, 1]".into(),
+        ),
+        (
+            vec!["--map", &map_file, "--threshold", "-0.1"],
+            1,
+            "--threshold -0.1 is outside [0, 1]".into(),
+        ),
+        (
+            vec!["--map", &other_map, "--like", &faq],
+            1,
+            format!("{other_map} was mapped from {entry} with example {other_example}"),
+        ),
+        (
+            vec!["--map", &not_a_map],
+            1,
+            format!("{not_a_map}: not a site map"),
+        ),
+        (
+            vec!["--like", &faq],
+            2,
+            "relearn needs --map map.json (written by learn --map)".into(),
+        ),
+    ];
+    for (args, code, message) in &cases {
+        let mut all = vec!["relearn", &original, "-o", &out_file];
+        all.extend_from_slice(args);
+        let out = exemplar(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(*code), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("exemplar: ") && stderr.contains(message.as_str()),
+            "{args:?}: expected {message:?} in {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}: nothing printed on stdout");
+        assert!(
+            !std::path::Path::new(&out_file).exists(),
+            "{args:?}: no pattern written"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&original).unwrap(), original_text);
+
+    // Without -o a refused relearn leaves the pattern file as it was.
+    let out = exemplar(&["relearn", &original, "--map", &map_file, "--like", &nowhere]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&original).unwrap(), original_text);
+    // A verdict recorded earlier is merged: a new opposite verdict replaces it (no conflict),
+    // unlike then like here (like then unlike in the test above).
+    demo.relearn(&original, &["--unlike", &faq, "-o", &out_file]);
+    let p = pattern(&out_file);
+    assert_eq!(p.corrections.unlike, vec![faq.clone()]);
+    assert!(!p.known_targets.contains(&faq));
+    demo.relearn(&out_file, &["--like", &faq]);
+    let p = pattern(&out_file);
+    assert_eq!(p.corrections.like, vec![faq.clone()]);
+    assert!(p.corrections.unlike.is_empty(), "{:?}", p.corrections);
+    assert!(p.known_targets.contains(&faq));
+    assert_eq!(demo.server.requests(), requests, "relearn fetches nothing");
+}
+
+/// Output piped into a reader that stops early (`exemplar … | head`): the command ends quietly on
+/// SIGPIPE, as Unix tools do, instead of panicking in `println!`.
+#[cfg(unix)]
+#[test]
+fn a_closed_output_pipe_ends_the_command_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let pages: Vec<String> = std::fs::read_dir(SITE)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "html"))
+        .map(|p| p.display().to_string())
+        .collect();
+    // Far more output than a pipe buffers (64 KiB), so the writer meets the closed pipe.
+    let args: Vec<&str> = std::iter::once("classify")
+        .chain(std::iter::repeat_n(pages.iter().map(String::as_str), 80).flatten())
+        .collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_exemplar"))
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run exemplar");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("a line");
+    assert!(first.contains(".html\t"), "{first}");
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
 }

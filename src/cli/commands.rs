@@ -92,6 +92,14 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         },
     )?;
     bar.finish();
+    // The map first, as mapped (the pattern records the verdicts and `relearn` applies them):
+    // a mistyped verdict must not cost the mapping.
+    let map_out = flag(args, "--map");
+    if let Some(map_out) = map_out {
+        let mut w = create(map_out)?;
+        serde_json::to_writer(&mut w, &learned.map).map_err(|e| format!("{map_out}: {e}"))?;
+        w.flush().map_err(|e| format!("{map_out}: {e}"))?;
+    }
     let mut learned = learned;
     let verdicts = corrections(args);
     let corrected = if verdicts.is_empty() {
@@ -106,7 +114,10 @@ pub fn learn(args: &[String]) -> Result<(), String> {
             &verdicts,
             p.stats.learned_at_ms,
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| match map_out {
+            Some(m) => format!("{e} (the map is saved in {m}: exemplar relearn can apply corrected verdicts without mapping again)"),
+            None => format!("{e} (learn --map FILE keeps the map, so that exemplar relearn can apply corrected verdicts without mapping again)"),
+        })?;
         learned.pattern = pattern;
         map
     };
@@ -114,15 +125,9 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         .or(flag(args, "--out"))
         .unwrap_or("pattern.json");
     write_pattern(&learned.pattern, out)?;
-    // The map as mapped (no verdicts: the pattern records them, and `relearn` applies them).
-    if let Some(map_out) = flag(args, "--map") {
-        let mut w = create(map_out)?;
-        serde_json::to_writer(&mut w, &learned.map).map_err(|e| format!("{map_out}: {e}"))?;
-        w.flush().map_err(|e| format!("{map_out}: {e}"))?;
-    }
     print!("{}", learned.pattern.render());
     print_forms(&learned);
-    print_near_misses(&corrected);
+    print_near_misses(&corrected, &learned.pattern.corrections);
     println!(
         "mapping: {} pages fetched, {} targets, {} errors, {} skipped in {:.1} s ({:?}); pattern written to {out}",
         learned.progress.fetched,
@@ -193,8 +198,8 @@ fn write_pattern(pattern: &Pattern, out: &str) -> Result<(), String> {
 const NEAR_MISSES_SHOWN: usize = 10;
 
 /// The pages just below θ: where a target the example does not resemble enough would be.
-fn print_near_misses(map: &SiteMap) {
-    let near = pattern::near_misses(map, NEAR_MISSES_SHOWN);
+fn print_near_misses(map: &SiteMap, corrections: &Corrections) {
+    let near = pattern::near_misses(map, corrections, NEAR_MISSES_SHOWN);
     if near.is_empty() {
         return;
     }
@@ -249,7 +254,7 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
     let out = flag(args, "-o").or(flag(args, "--out")).unwrap_or(path);
     write_pattern(&pattern, out)?;
     print!("{}", pattern.render());
-    print_near_misses(&corrected);
+    print_near_misses(&corrected, &pattern.corrections);
     println!("pattern written to {out}");
     Ok(())
 }

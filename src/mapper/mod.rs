@@ -232,16 +232,30 @@ impl SiteMap {
             if id == 0 {
                 return Err(format!("{url} is the entry page: it stays a listing"));
             }
-            if !self.is_fetched(id as u32) {
-                return Err(format!(
-                    "{url} was met but not fetched while mapping, so it was never measured"
-                ));
-            }
-            Ok(id)
+            let why = match &self.nodes[id].state {
+                NodeState::Page | NodeState::Target => return Ok(id),
+                NodeState::Discovered => "was met but not fetched while mapping".to_string(),
+                NodeState::Duplicate { of } => format!(
+                    "has the same content as {}, which stands for it",
+                    self.nodes
+                        .get(*of as usize)
+                        .map_or("another page", |n| n.url.as_str())
+                ),
+                NodeState::Disallowed => "is disallowed by robots.txt".to_string(),
+                NodeState::NotHtml { .. } => "is not an HTML page".to_string(),
+                NodeState::HttpError { status } => format!("answered HTTP {status}"),
+                NodeState::OffSite { .. } => "redirects off the site".to_string(),
+                NodeState::Failed { .. } => "could not be fetched or read".to_string(),
+            };
+            Err(format!("{url} {why}, so it was never measured"))
         };
+        let example = canon::canonicalize(&self.example);
         let liked: Vec<usize> = like.iter().map(|u| find(u)).collect::<Result<_, _>>()?;
         for url in unlike {
             let id = find(url)?;
+            if example.as_deref() == Some(self.nodes[id].url.as_str()) {
+                return Err(format!("{url} is the example page: it is like itself"));
+            }
             if liked.contains(&id) {
                 return Err(format!("{url} is marked both like and unlike the example"));
             }
@@ -254,8 +268,7 @@ impl SiteMap {
     }
 
     /// Fetched pages below θ, most similar first, at most `n`: the pages a user checks when a
-    /// target seems missing (the entry page is never one, nor a page marked unlike the example
-    /// above θ).
+    /// target seems missing (never the entry page, nor a POST form submission).
     pub fn near_misses(&self, n: usize) -> Vec<u32> {
         let mut below: Vec<(u32, f32)> = self
             .nodes

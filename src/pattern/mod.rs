@@ -478,9 +478,10 @@ pub struct NearMiss {
     pub url_like_targets: bool,
 }
 
-/// The `n` fetched pages most similar to the example below θ ([`SiteMap::near_misses`]), each
-/// with whether its URL looks like the targets'.
-pub fn near_misses(map: &SiteMap, n: usize) -> Vec<NearMiss> {
+/// The `n` fetched pages most similar to the example below θ ([`SiteMap::near_misses`]) that the
+/// user has not already judged unlike it (`corrections`), each with whether its URL looks like
+/// the targets'.
+pub fn near_misses(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<NearMiss> {
     let targets: Vec<&str> = map
         .targets()
         .map(|t| map.nodes[t as usize].url.as_str())
@@ -493,8 +494,11 @@ pub fn near_misses(map: &SiteMap, n: usize) -> Vec<NearMiss> {
             url_pattern::url_pattern(&urls)?.compile().ok()
         })
         .collect();
-    map.near_misses(n)
+    let judged: HashSet<&str> = corrections.unlike.iter().map(String::as_str).collect();
+    map.near_misses(n + judged.len())
         .into_iter()
+        .filter(|&id| !judged.contains(map.nodes[id as usize].url.as_str()))
+        .take(n)
         .map(|id| {
             let node = &map.nodes[id as usize];
             let normalized = url_pattern::normalize(&node.url).unwrap_or_else(|| node.url.clone());

@@ -398,7 +398,7 @@ impl Job {
             pattern: &pattern,
             targets,
             similarities,
-            near_misses: pattern::near_misses(&map, NEAR_MISSES),
+            near_misses: pattern::near_misses(&map, &pattern.corrections, NEAR_MISSES),
         })
     }
 
