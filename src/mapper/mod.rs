@@ -1123,7 +1123,8 @@ mod tests {
             map.corrected(&list(like), &list(unlike)).expect_err(like)
         };
         assert!(err("http://shop.test/nowhere.html", "").contains("not met"));
-        assert!(err("http://shop.test/private/x.html", "").contains("not fetched"));
+        assert!(err("http://shop.test/private/x.html", "").contains("disallowed by robots.txt"));
+        assert!(err("", "http://shop.test/item/1.html").contains("the example page"));
         assert!(err("http://shop.test/", "").contains("entry page"));
         assert!(err("/about.html", "").contains("not an absolute URL"));
         let both = "http://shop.test/about.html";
@@ -1155,7 +1156,11 @@ mod tests {
         assert_eq!(near.len(), measured_pages);
         assert_eq!(map.near_misses(1), near[..1]);
         // A target marked unlike the example is a page now, but not a near miss.
-        let target = map.targets().next().expect("a target") as usize;
+        let target = map
+            .targets()
+            .map(|t| t as usize)
+            .find(|&t| map.nodes[t].url != map.example)
+            .expect("a target besides the example");
         let fixed = map
             .corrected(&[], &[map.nodes[target].url.clone()])
             .expect("corrected");
