@@ -184,19 +184,15 @@ pub fn evaluate(site: &DevSite, log: &mut dyn FnMut(String)) -> Result<SiteFigur
     let reviewed: Vec<String> = if like.is_empty() {
         got.clone()
     } else {
-        let p = &learned.pattern;
-        let (pattern, _) = pattern::learn_corrected(
-            &learned.map,
-            p.scope.clone(),
-            p.politeness.clone(),
-            p.similarity,
-            &Corrections {
-                like: like.clone(),
-                unlike: Vec::new(),
-            },
-            p.stats.learned_at_ms,
-        )
-        .map_err(|e| format!("{}: relearning with the review: {e}", site.name))?;
+        let verdicts = Corrections {
+            like: like.clone(),
+            unlike: Vec::new(),
+        };
+        let now = learned.pattern.stats.learned_at_ms;
+        let (pattern, _) = learned
+            .pattern
+            .relearned(&learned.map, &verdicts, now)
+            .map_err(|e| format!("{}: relearning with the review: {e}", site.name))?;
         let again = crawl(pattern)?;
         again.targets.iter().map(|u| site_path(u)).collect()
     };

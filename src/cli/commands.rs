@@ -105,16 +105,11 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     let corrected = if verdicts.is_empty() {
         learned.map.clone()
     } else {
-        let p = &learned.pattern;
-        let (pattern, map) = pattern::learn_corrected(
-            &learned.map,
-            p.scope.clone(),
-            p.politeness.clone(),
-            p.similarity,
-            &verdicts,
-            p.stats.learned_at_ms,
-        )
-        .map_err(|e| match map_out {
+        let now = learned.pattern.stats.learned_at_ms;
+        let (pattern, map) = learned
+            .pattern
+            .relearned(&learned.map, &verdicts, now)
+            .map_err(|e| match map_out {
             Some(m) => format!("{e} (the map is saved in {m}: exemplar relearn can apply corrected verdicts without mapping again)"),
             None => format!("{e} (learn --map FILE keeps the map, so that exemplar relearn can apply corrected verdicts without mapping again)"),
         })?;
@@ -242,15 +237,9 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
         .corrections
         .merged(&corrections(args))
         .map_err(|e| e.to_string())?;
-    let (pattern, corrected) = pattern::learn_corrected(
-        &map.with_threshold(threshold),
-        old.scope.clone(),
-        old.politeness.clone(),
-        old.similarity,
-        &verdicts,
-        http::now_ms(),
-    )
-    .map_err(|e| e.to_string())?;
+    let (pattern, corrected) = old
+        .relearned(&map.with_threshold(threshold), &verdicts, http::now_ms())
+        .map_err(|e| e.to_string())?;
     let out = flag(args, "-o").or(flag(args, "--out")).unwrap_or(path);
     write_pattern(&pattern, out)?;
     print!("{}", pattern.render());

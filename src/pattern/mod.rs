@@ -543,6 +543,30 @@ pub fn learn_corrected(
     Ok((pattern, map))
 }
 
+impl Pattern {
+    /// The pattern learned again from `map` (the map this pattern was learned from, possibly
+    /// at another θ) with this pattern's scope, politeness and similarity settings and the user's
+    /// `corrections` ([`learn_corrected`]). Returns the pattern and the corrected map.
+    ///
+    /// # Errors
+    /// As [`learn_corrected`].
+    pub fn relearned(
+        &self,
+        map: &SiteMap,
+        corrections: &Corrections,
+        now_ms: u64,
+    ) -> Result<(Pattern, SiteMap), PatternError> {
+        learn_corrected(
+            map,
+            self.scope.clone(),
+            self.politeness.clone(),
+            self.similarity,
+            corrections,
+            now_ms,
+        )
+    }
+}
+
 /// Learns a pattern from a map. `politeness` and `scope` are copied into the pattern for the
 /// crawls that run it.
 ///
