@@ -217,15 +217,20 @@ function reviewRow(url, similarity, urlLike, title, checked) {
     mark.title = "URL shaped like the targets'";
     label.append(mark, ' ');
   }
-  let shown = url;
+  // The page itself opens in a new tab, to judge it (http(s) only: a URL is data, never script).
+  let page = el('span', url, 'url');
   try {
     const u = new URL(url);
-    shown = u.pathname + u.search;
-  } catch { /* shown whole */ }
-  label.append(el('span', shown, 'url'));
-  label.title = title ? `${title}\n${url}` : url;
+    if (u.protocol === 'http:' || u.protocol === 'https:') {
+      page = el('a', u.pathname + u.search, 'url');
+      page.href = u.href;
+      page.target = '_blank';
+      page.rel = 'noopener noreferrer';
+    }
+  } catch { /* shown as text */ }
+  page.title = title ? `${title}\n${url}` : url;
   const li = el('li');
-  li.append(label);
+  li.append(label, page);
   return li;
 }
 

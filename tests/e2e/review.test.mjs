@@ -79,6 +79,9 @@ test(`${SITE}: ticking the near misses that are targets gives every target`, { t
   await panel.locator('#near-misses li').first().waitFor();
   assert.equal(await panel.locator('#near-misses li').count(), near.length);
   assert.equal(await panel.locator('#near-misses input:checked').count(), 0);
+  // Each page opens in a new tab to be judged; URLs and titles are text, never markup.
+  const links = await panel.locator('#near-misses a').evaluateAll((as) => as.map((a) => [a.href, a.target, a.rel]));
+  assert.deepEqual(links, near.map((n) => [n.url, '_blank', 'noopener noreferrer']));
   for (const n of near) {
     const box = panel.locator(`#near-misses input[data-url="${n.url}"]`);
     if (isTarget.has(n.url)) await box.check();
