@@ -250,22 +250,30 @@ impl FormSpec {
             out.push((name.to_string(), value.to_string()));
         };
         for f in &self.fields {
-            if f.name.is_empty()
-                || f.disabled
-                || matches!(f.kind, ControlKind::Button | ControlKind::File)
-            {
+            if f.disabled || matches!(f.kind, ControlKind::Button | ControlKind::File) {
                 continue;
             }
             if f.kind.is_submit() {
+                // The submitter: the button given, or the form's default button (the first
+                // submit button in tree order, named or not), as a browser's implicit submission.
                 if submit_sent || (submit_given && !given.contains(f.name.as_str())) {
                     continue;
                 }
                 submit_sent = true;
                 if f.kind == ControlKind::Image {
-                    push(&mut out, &format!("{}.x", f.name), "0");
-                    push(&mut out, &format!("{}.y", f.name), "0");
+                    // Click coordinates: `name.x`/`name.y`, or bare `x`/`y` for an unnamed one.
+                    let (x, y) = if f.name.is_empty() {
+                        ("x".to_string(), "y".to_string())
+                    } else {
+                        (format!("{}.x", f.name), format!("{}.y", f.name))
+                    };
+                    push(&mut out, &x, "0");
+                    push(&mut out, &y, "0");
                     continue;
                 }
+            }
+            if f.name.is_empty() {
+                continue;
             }
             if given.contains(f.name.as_str()) {
                 if done.insert(f.name.as_str()) {
@@ -738,6 +746,28 @@ mod tests {
             "<form action=http://example.com/s onsubmit='go()'><input name=q><input type=image name=i></form>",
         );
         assert_eq!(s[0].skip, None);
+    }
+
+    #[test]
+    fn the_default_button_is_the_first_submit_button_named_or_not() {
+        // An unnamed image button sends bare coordinates; the named button after it is not the
+        // default, so it sends nothing (as a browser's implicit submission).
+        let s = spec(
+            "<form action=/find><input name=q><input type=image src=go.png alt=Go>             <input type=submit name=other value=Other></form>",
+        );
+        let sub = s[0].submission(&[("q", "x")]).expect("builds");
+        assert_eq!(sub.url, "http://example.com/find?q=x&x=0&y=0");
+        // An unnamed submit button sends nothing, and is still the default button.
+        let s = spec(
+            "<form action=/find><input name=q><input type=submit value=Go>             <input type=submit name=other value=Other></form>",
+        );
+        let sub = s[0].submission(&[("q", "x")]).expect("builds");
+        assert_eq!(sub.url, "http://example.com/find?q=x");
+        // Asking for the named one sends it.
+        let sub = s[0]
+            .submission(&[("q", "x"), ("other", "Other")])
+            .expect("builds");
+        assert_eq!(sub.url, "http://example.com/find?q=x&other=Other");
     }
 
     #[test]
