@@ -16,6 +16,10 @@
 //!    regexes consistent with everything seen are kept.
 //! 4. *Shortcuts*: the last level's regexes are applied on every page the crawl visits.
 //!
+//! The user's verdicts ([`Corrections`]: pages like the example or not, whatever their
+//! similarity, chosen from the [`near_misses`] a review shows) turn map pages into targets or back
+//! before learning ([`learn_corrected`], [`Pattern::relearned`]); the pattern records them.
+//!
 //! [`simulate`] runs a pattern over the map's graph (no fetching) to estimate its coverage and
 //! cost; the learner reports both.
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
