@@ -191,7 +191,7 @@ pub fn evaluate(site: &DevSite, log: &mut dyn FnMut(String)) -> Result<SiteFigur
         let now = learned.pattern.stats.learned_at_ms;
         let (pattern, _) = learned
             .pattern
-            .relearned(&learned.map, &verdicts, now)
+            .relearned(learned.map.clone(), &verdicts, now)
             .map_err(|e| format!("{}: relearning with the review: {e}", site.name))?;
         let again = crawl(pattern)?;
         again.targets.iter().map(|u| site_path(u)).collect()

@@ -102,19 +102,20 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     }
     let mut learned = learned;
     let verdicts = corrections(args);
+    // The map with the verdicts applied, when there are any (no copy of the map otherwise).
     let corrected = if verdicts.is_empty() {
-        learned.map.clone()
+        None
     } else {
         let now = learned.pattern.stats.learned_at_ms;
         let (pattern, map) = learned
             .pattern
-            .relearned(&learned.map, &verdicts, now)
+            .relearned(learned.map.clone(), &verdicts, now)
             .map_err(|e| match map_out {
             Some(m) => format!("{e} (the map is saved in {m}: exemplar relearn can apply corrected verdicts without mapping again)"),
             None => format!("{e} (learn --map FILE keeps the map, so that exemplar relearn can apply corrected verdicts without mapping again)"),
         })?;
         learned.pattern = pattern;
-        map
+        Some(map)
     };
     let out = flag(args, "-o")
         .or(flag(args, "--out"))
@@ -122,7 +123,10 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     write_pattern(&learned.pattern, out)?;
     print!("{}", learned.pattern.render());
     print_forms(&learned);
-    print_near_misses(&corrected, &learned.pattern.corrections);
+    print_near_misses(
+        corrected.as_ref().unwrap_or(&learned.map),
+        &learned.pattern.corrections,
+    );
     println!(
         "mapping: {} pages fetched, {} targets, {} errors, {} skipped in {:.1} s ({:?}); pattern written to {out}",
         learned.progress.fetched,
@@ -238,7 +242,7 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
         .merged(&corrections(args))
         .map_err(|e| e.to_string())?;
     let (pattern, corrected) = old
-        .relearned(&map.with_threshold(threshold), &verdicts, http::now_ms())
+        .relearned(map.with_threshold(threshold), &verdicts, http::now_ms())
         .map_err(|e| e.to_string())?;
     let out = flag(args, "-o").or(flag(args, "--out")).unwrap_or(path);
     write_pattern(&pattern, out)?;

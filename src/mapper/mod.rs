@@ -202,16 +202,18 @@ impl SiteMap {
         map
     }
 
-    /// The map with a user's verdicts on top of θ: each `like` page becomes a target whatever
-    /// its similarity, each `unlike` page an ordinary page (what a user who knows the site says
-    /// about pages near θ). URLs are compared canonicalised. As with [`SiteMap::with_threshold`],
-    /// a target turned page has no links (mapping never read them).
+    /// Applies a user's verdicts on top of θ: each `like` page becomes a target whatever its
+    /// similarity, each `unlike` page an ordinary page (what a user who knows the site says about
+    /// pages near θ). URLs are compared canonicalised. As with [`SiteMap::with_threshold`], a
+    /// target turned page has no links (mapping never read them). On error the map is unchanged.
     ///
     /// # Errors
     /// A URL that is not absolute, was not fetched while mapping (only fetched pages were
-    /// measured), is the entry page, or is in both lists.
-    pub fn corrected(&self, like: &[String], unlike: &[String]) -> Result<SiteMap, String> {
-        let mut map = self.clone();
+    /// measured), is the entry page, the example marked unlike, or is in both lists.
+    pub fn correct(&mut self, like: &[String], unlike: &[String]) -> Result<(), String> {
+        if like.is_empty() && unlike.is_empty() {
+            return Ok(());
+        }
         let ids: HashMap<&str, usize> = self
             .nodes
             .iter()
@@ -251,6 +253,7 @@ impl SiteMap {
         };
         let example = canon::canonicalize(&self.example);
         let liked: Vec<usize> = like.iter().map(|u| find(u)).collect::<Result<_, _>>()?;
+        let mut unliked = Vec::with_capacity(unlike.len());
         for url in unlike {
             let id = find(url)?;
             if example.as_deref() == Some(self.nodes[id].url.as_str()) {
@@ -259,12 +262,16 @@ impl SiteMap {
             if liked.contains(&id) {
                 return Err(format!("{url} is marked both like and unlike the example"));
             }
-            map.nodes[id].state = NodeState::Page;
+            unliked.push(id);
+        }
+        // Checked first, applied after: a refused verdict leaves the map as it was.
+        for id in unliked {
+            self.nodes[id].state = NodeState::Page;
         }
         for id in liked {
-            map.nodes[id].state = NodeState::Target;
+            self.nodes[id].state = NodeState::Target;
         }
-        Ok(map)
+        Ok(())
     }
 
     /// Fetched pages below θ, most similar first, at most `n`: the pages a user checks when a
@@ -1097,8 +1104,9 @@ mod tests {
         assert_eq!(map.nodes[about].state, NodeState::Page);
         assert_eq!(map.nodes[item].state, NodeState::Target);
         // The user's verdicts win over θ; URLs are canonicalised (fragment, session-free form).
-        let fixed = map
-            .corrected(
+        let mut fixed = map.clone();
+        fixed
+            .correct(
                 &["http://shop.test/about.html#x".into()],
                 &["http://SHOP.test/item/2.html".into()],
             )
@@ -1120,7 +1128,10 @@ mod tests {
                     vec![u.to_string()]
                 }
             };
-            map.corrected(&list(like), &list(unlike)).expect_err(like)
+            let mut m = map.clone();
+            let e = m.correct(&list(like), &list(unlike)).expect_err(like);
+            assert_eq!(m, map, "a refused verdict changes nothing");
+            e
         };
         assert!(err("http://shop.test/nowhere.html", "").contains("not met"));
         assert!(err("http://shop.test/private/x.html", "").contains("disallowed by robots.txt"));
@@ -1161,8 +1172,9 @@ mod tests {
             .map(|t| t as usize)
             .find(|&t| map.nodes[t].url != map.example)
             .expect("a target besides the example");
-        let fixed = map
-            .corrected(&[], &[map.nodes[target].url.clone()])
+        let mut fixed = map.clone();
+        fixed
+            .correct(&[], &[map.nodes[target].url.clone()])
             .expect("corrected");
         assert_eq!(fixed.near_misses(100), near);
     }

@@ -466,6 +466,30 @@ pub fn learn_from_map(
     )
 }
 
+/// [`learn_from_map`] with a user's verdicts applied to the map first ([`learn_corrected`]).
+/// Returns the pattern and the corrected map.
+///
+/// # Errors
+/// As [`learn_from_map`] and [`learn_corrected`].
+pub fn learn_from_map_corrected(
+    map: SiteMap,
+    config: &crate::mapper::MapConfig,
+    corrections: &Corrections,
+    now_ms: u64,
+) -> Result<(Pattern, SiteMap), PatternError> {
+    let scope = config
+        .scope(&map.entry)
+        .ok_or_else(|| PatternError(format!("no host in the entry URL {:?}", map.entry)))?;
+    learn_corrected(
+        map,
+        scope,
+        config.politeness.clone(),
+        config.similarity,
+        corrections,
+        now_ms,
+    )
+}
+
 /// A fetched page just below θ, for the user to judge ([`near_misses`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -516,13 +540,13 @@ pub fn near_misses(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<Ne
         .collect()
 }
 
-/// Learns a pattern from a map with a user's verdicts over its θ ([`SiteMap::corrected`]),
+/// Learns a pattern from a map with a user's verdicts over its θ ([`SiteMap::correct`]),
 /// recording them in the pattern. Returns the pattern and the corrected map.
 ///
 /// # Errors
 /// As [`learn`], and verdicts on pages the map did not fetch.
 pub fn learn_corrected(
-    map: &SiteMap,
+    mut map: SiteMap,
     scope: Scope,
     politeness: Politeness,
     similarity: similarity::Options,
@@ -530,8 +554,7 @@ pub fn learn_corrected(
     now_ms: u64,
 ) -> Result<(Pattern, SiteMap), PatternError> {
     let corrections = Corrections::default().merged(corrections)?;
-    let map = map
-        .corrected(&corrections.like, &corrections.unlike)
+    map.correct(&corrections.like, &corrections.unlike)
         .map_err(PatternError)?;
     let mut similarity = similarity;
     similarity.threshold = map.threshold;
@@ -556,7 +579,7 @@ impl Pattern {
     /// As [`learn_corrected`].
     pub fn relearned(
         &self,
-        map: &SiteMap,
+        map: SiteMap,
         corrections: &Corrections,
         now_ms: u64,
     ) -> Result<(Pattern, SiteMap), PatternError> {

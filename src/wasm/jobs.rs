@@ -363,18 +363,9 @@ impl Job {
             Some(t) => m.site_map().with_threshold(t),
             None => m.site_map().clone(),
         };
-        let scope = config
-            .scope(&map.entry)
-            .ok_or_else(|| error(format!("no host in the entry URL {:?}", map.entry)))?;
-        let (pattern, map) = pattern::learn_corrected(
-            &map,
-            scope,
-            config.politeness.clone(),
-            config.similarity,
-            &corrections,
-            ms(now_ms),
-        )
-        .map_err(error)?;
+        let (pattern, map) =
+            pattern::learn_from_map_corrected(map, config, &corrections, ms(now_ms))
+                .map_err(error)?;
         let targets = map
             .nodes
             .iter()

@@ -5,65 +5,25 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import {
-  ROOT, devSite, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score, serveDirectory, waitFor,
-} from './helpers.mjs';
+import { ROOT, devSiteInBrowser, learnAndCrawl, score, storedPages } from './helpers.mjs';
 
-const BUILT = join(ROOT, 'dist/chrome');
 const SITE = 'commons-lang3';
 
-let site, ext, browser, worker, spec, skip = false;
-
+let env;
 before(async () => {
-  await requireBuilt(join(BUILT, 'pkg/exemplar_bg.wasm'), 'the extension');
-  spec = await devSite(SITE);
-  if (!spec.installed) {
-    skip = true; // not installed: `./build.sh setup` installs it; CI always has it.
-    return;
-  }
-  ext = await extensionWithAccess(BUILT);
-  site = await serveDirectory(spec.root);
-  browser = await launchChromium({ extension: ext.dir });
-  worker = await extensionWorker(browser.context);
+  env = await devSiteInBrowser(SITE, join(ROOT, 'dist/chrome'));
 });
-
-after(async () => {
-  await browser?.close();
-  await site?.close();
-  await ext?.remove();
-});
+after(() => env?.close());
 
 test(`${SITE}: example → pattern → crawl in the extension, precision and recall against ground truth`, { timeout: 300_000 }, async (t) => {
-  if (skip) return t.skip(`${spec.root} is not installed (./build.sh setup)`);
+  const { spec, site } = env;
+  if (!spec.installed) return t.skip(`${spec.root} is not installed (./build.sh setup)`);
   const truth = (await spec.targets()).map((p) => site.url + p);
   assert.ok(truth.length > 200, `${truth.length} target pages`);
 
-  const call = async (msg) => {
-    const reply = await worker.evaluate((m) => globalThis.exemplarDispatch(m), msg);
-    assert.equal(reply.ok, true, `${msg.type}: ${reply.error}`);
-    return reply.result;
-  };
   const started = Date.now();
-  const { jobId } = await call({
-    type: 'startLearn', exampleUrl: site.url + spec.example, entryUrl: site.url + spec.entry,
-    settings: { delayMs: 0, concurrency: 4 },
-  });
-  const learn = await waitFor(async () => {
-    const s = await call({ type: 'status', jobId });
-    return s.status !== 'running' && s;
-  }, 'learning', 240_000, 250);
-  assert.equal(learn.status, 'done', learn.error);
-  const crawl = await waitFor(async () => (await call({ type: 'status' })).jobs
-    .find((j) => j.kind === 'crawl' && j.crawlerId === learn.crawlerId && j.status !== 'running'), 'the crawl', 240_000, 250);
-  assert.equal(crawl.status, 'done', crawl.error);
-
-  const panel = await browser.context.newPage();
-  await panel.goto(`chrome-extension://${new URL(worker.url()).host}/panel.html`);
-  const pages = await panel.evaluate(async (id) => {
-    const db = await import('./lib/db.js');
-    return (await db.pagesOf(id)).map((p) => p.url);
-  }, learn.crawlerId);
-  await panel.close();
+  const { learn, crawl } = await learnAndCrawl(env);
+  const pages = await storedPages(env, learn.crawlerId);
 
   const s = score(pages, truth);
   const figures = {

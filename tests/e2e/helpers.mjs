@@ -212,3 +212,69 @@ export async function devSite(name) {
     },
   };
 }
+
+/** A development site (devSite) served on 127.0.0.1 with the built extension (`built`: dist/chrome)
+ * in Chromium: {spec, site, browser, worker, dispatch, call, close}; only {spec, close} when the
+ * site is not installed (`spec.installed` false; `./build.sh setup` installs it, CI always has it).
+ * `dispatch` sends a message to the worker and returns its reply; `call` asserts it succeeded and
+ * returns its result. */
+export async function devSiteInBrowser(name, built) {
+  await requireBuilt(join(built, 'pkg/exemplar_bg.wasm'), 'the extension');
+  const spec = await devSite(name);
+  if (!spec.installed) return { spec, close: async () => {} };
+  const ext = await extensionWithAccess(built);
+  const site = await serveDirectory(spec.root);
+  const browser = await launchChromium({ extension: ext.dir });
+  const worker = await extensionWorker(browser.context);
+  const dispatch = (msg) => worker.evaluate((m) => globalThis.exemplarDispatch(m), msg);
+  const call = async (msg) => {
+    const reply = await dispatch(msg);
+    if (!reply.ok) throw new Error(`${msg.type}: ${reply.error}`);
+    return reply.result;
+  };
+  const close = async () => {
+    await browser.close();
+    await site.close();
+    await ext.remove();
+  };
+  return { spec, site, browser, worker, dispatch, call, close };
+}
+
+/** Learns the served dev site from its entry and example (no delay, 4 requests at once) and waits
+ * for the learning job and the crawl it starts: {learn, crawl} (their statuses, both done). */
+export async function learnAndCrawl({ spec, site, call }) {
+  const { jobId } = await call({
+    type: 'startLearn', exampleUrl: site.url + spec.example, entryUrl: site.url + spec.entry,
+    settings: { delayMs: 0, concurrency: 4 },
+  });
+  const learn = await waitFor(async () => {
+    const s = await call({ type: 'status', jobId });
+    return s.status !== 'running' && s;
+  }, 'learning', 240_000, 250);
+  if (learn.status !== 'done') throw new Error(`learning ${learn.status}: ${learn.error}`);
+  const crawl = await crawlDone(call, learn.crawlerId);
+  return { learn, crawl };
+}
+
+/** Waits for a crawl of `crawlerId` started after `afterMs` to end; throws unless it is done. */
+export async function crawlDone(call, crawlerId, afterMs = 0) {
+  const crawl = await waitFor(async () => (await call({ type: 'status' })).jobs
+    .find((j) => j.kind === 'crawl' && j.crawlerId === crawlerId && j.status !== 'running' && j.startedAt > afterMs),
+  'the crawl', 240_000, 250);
+  if (crawl.status !== 'done') throw new Error(`the crawl ${crawl.status}: ${crawl.error}`);
+  return crawl;
+}
+
+/** The URLs of a crawler's stored pages (IndexedDB, read from an extension page). */
+export async function storedPages({ browser, worker }, crawlerId) {
+  const page = await browser.context.newPage();
+  try {
+    await page.goto(`chrome-extension://${new URL(worker.url()).host}/panel.html`);
+    return await page.evaluate(async (id) => {
+      const db = await import('./lib/db.js');
+      return (await db.pagesOf(id)).map((p) => p.url);
+    }, crawlerId);
+  } finally {
+    await page.close();
+  }
+}

@@ -6,60 +6,24 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import {
-  ROOT, devSite, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score, serveDirectory, waitFor,
-} from './helpers.mjs';
+import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, score, storedPages, waitFor } from './helpers.mjs';
 
-const BUILT = join(ROOT, 'dist/chrome');
 const SITE = 'sfml';
 
-let site, ext, browser, worker, spec, skip = false;
-
+let env;
 before(async () => {
-  await requireBuilt(join(BUILT, 'pkg/exemplar_bg.wasm'), 'the extension');
-  spec = await devSite(SITE);
-  if (!spec.installed) {
-    skip = true; // not installed: `./build.sh setup` installs it; CI always has it.
-    return;
-  }
-  ext = await extensionWithAccess(BUILT);
-  site = await serveDirectory(spec.root);
-  browser = await launchChromium({ extension: ext.dir });
-  worker = await extensionWorker(browser.context);
+  env = await devSiteInBrowser(SITE, join(ROOT, 'dist/chrome'));
 });
-
-after(async () => {
-  await browser?.close();
-  await site?.close();
-  await ext?.remove();
-});
+after(() => env?.close());
 
 test(`${SITE}: ticking the near misses that are targets gives every target`, { timeout: 300_000 }, async (t) => {
-  if (skip) return t.skip(`${spec.root} is not installed (./build.sh setup)`);
+  const { spec, site, browser, worker, dispatch, call } = env;
+  if (!spec.installed) return t.skip(`${spec.root} is not installed (./build.sh setup)`);
   const truth = (await spec.targets()).map((p) => site.url + p);
   assert.ok(truth.length > 100, `${truth.length} class pages`);
   const isTarget = new Set(truth);
-
-  const dispatch = (msg) => worker.evaluate((m) => globalThis.exemplarDispatch(m), msg);
-  const call = async (msg) => {
-    const reply = await dispatch(msg);
-    assert.equal(reply.ok, true, `${msg.type}: ${reply.error}`);
-    return reply.result;
-  };
-  const crawlDone = (crawlerId, after = 0) => waitFor(async () => (await call({ type: 'status' })).jobs
-    .find((j) => j.kind === 'crawl' && j.crawlerId === crawlerId && j.status !== 'running' && j.startedAt > after),
-  'the crawl', 240_000, 250);
-  const { jobId } = await call({
-    type: 'startLearn', exampleUrl: site.url + spec.example, entryUrl: site.url + spec.entry,
-    settings: { delayMs: 0, concurrency: 4 },
-  });
-  const learn = await waitFor(async () => {
-    const s = await call({ type: 'status', jobId });
-    return s.status !== 'running' && s;
-  }, 'learning', 240_000, 250);
-  assert.equal(learn.status, 'done', learn.error);
-  const first = await crawlDone(learn.crawlerId);
-  assert.equal(first.status, 'done', first.error);
+  const { learn } = await learnAndCrawl(env);
+  const jobId = learn.id;
 
   // Exemplar alone misses some class pages; each missed one is listed just below θ with its URL
   // marked as shaped like the targets'.
@@ -100,12 +64,8 @@ test(`${SITE}: ticking the near misses that are targets gives every target`, { t
   // The crawl with the re-learned pattern collects every class page and nothing else.
   const startedAt = Date.now();
   await panel.locator('#run').click();
-  const second = await crawlDone(learn.crawlerId, startedAt - 1);
-  assert.equal(second.status, 'done', second.error);
-  const pages = await panel.evaluate(async (id) => {
-    const db = await import('./lib/db.js');
-    return (await db.pagesOf(id)).map((p) => p.url);
-  }, learn.crawlerId);
+  await crawlDone(call, learn.crawlerId, startedAt - 1);
+  const pages = await storedPages(env, learn.crawlerId);
   const s = score(pages, truth);
   t.diagnostic(JSON.stringify({ targets: truth.length, missedAlone: missed.length, found: pages.length, ...s }));
   assert.equal(s.precision, 1);
