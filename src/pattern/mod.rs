@@ -451,9 +451,7 @@ pub fn learn_from_map(
     config: &crate::mapper::MapConfig,
     now_ms: u64,
 ) -> Result<Pattern, PatternError> {
-    let scope = config
-        .scope(&map.entry)
-        .ok_or_else(|| PatternError(format!("no host in the entry URL {:?}", map.entry)))?;
+    let scope = entry_scope(map, config)?;
     let mut similarity = config.similarity;
     similarity.threshold = map.threshold;
     learn(
@@ -464,6 +462,13 @@ pub fn learn_from_map(
         &LearnConfig::default(),
         now_ms,
     )
+}
+
+/// The crawl scope of a map made with `config`.
+fn entry_scope(map: &SiteMap, config: &crate::mapper::MapConfig) -> Result<Scope, PatternError> {
+    config
+        .scope(&map.entry)
+        .ok_or_else(|| PatternError(format!("no host in the entry URL {:?}", map.entry)))
 }
 
 /// [`learn_from_map`] with a user's verdicts applied to the map first ([`learn_corrected`]).
@@ -477,9 +482,7 @@ pub fn learn_from_map_corrected(
     corrections: &Corrections,
     now_ms: u64,
 ) -> Result<(Pattern, SiteMap), PatternError> {
-    let scope = config
-        .scope(&map.entry)
-        .ok_or_else(|| PatternError(format!("no host in the entry URL {:?}", map.entry)))?;
+    let scope = entry_scope(map, config)?;
     learn_corrected(
         map,
         scope,
