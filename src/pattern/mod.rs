@@ -482,7 +482,7 @@ pub fn learn_from_map_corrected(
     corrections: &Corrections,
     now_ms: u64,
 ) -> Result<(Pattern, SiteMap), PatternError> {
-    let scope = entry_scope(map, config)?;
+    let scope = entry_scope(&map, config)?;
     learn_corrected(
         map,
         scope,
