@@ -168,6 +168,15 @@ pub struct SiteMap {
     pub forms: Vec<MappedForm>,
 }
 
+/// A map's breadth-first tree ([`SiteMap::breadth_first`]), indexed by node id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BreadthFirst {
+    /// The page a node is first met from (None for the entry).
+    pub parent: Vec<Option<u32>>,
+    /// Link depth from the entry (None: reached only through pages not expanded).
+    pub depth: Vec<Option<u32>>,
+}
+
 impl SiteMap {
     /// Ids of target nodes.
     pub fn targets(&self) -> impl Iterator<Item = u32> + '_ {
@@ -292,6 +301,41 @@ impl SiteMap {
         below.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         below.truncate(n);
         below.into_iter().map(|(i, _)| i).collect()
+    }
+
+    /// The breadth-first tree of the map's link graph from the entry: every node's parent and
+    /// depth as a mapper fetching one page at a time would have met them — links taken in
+    /// document order, targets not expanded (learning ignores a target's links). With several
+    /// requests in flight, [`Node::parent`] records whichever linking page answered first, so
+    /// learning from it would give one site different patterns from run to run; this tree
+    /// depends on the pages alone. Nodes no expanded page reaches keep their recorded parent.
+    pub fn breadth_first(&self) -> BreadthFirst {
+        let n = self.nodes.len();
+        let mut parent: Vec<Option<u32>> = self.nodes.iter().map(|node| node.parent).collect();
+        let mut depth: Vec<Option<u32>> = vec![None; n];
+        let mut queue = VecDeque::new();
+        if n > 0 {
+            parent[0] = None;
+            depth[0] = Some(0);
+            queue.push_back(0u32);
+        }
+        while let Some(u) = queue.pop_front() {
+            let node = &self.nodes[u as usize];
+            if u != 0 && node.state == NodeState::Target {
+                continue;
+            }
+            let d = depth[u as usize].unwrap_or(0);
+            for &v in &node.links {
+                if let Some(slot) = depth.get_mut(v as usize)
+                    && slot.is_none()
+                {
+                    *slot = Some(d + 1);
+                    parent[v as usize] = Some(u);
+                    queue.push_back(v);
+                }
+            }
+        }
+        BreadthFirst { parent, depth }
     }
 
     /// Whether a node was fetched and parsed (page or target).
@@ -1177,6 +1221,43 @@ mod tests {
             .correct(&[], &[map.nodes[target].url.clone()])
             .expect("corrected");
         assert_eq!(fixed.near_misses(100), near);
+    }
+
+    #[test]
+    fn breadth_first_tree_follows_document_order_not_arrival_order() {
+        let node = |url: &str, parent: Option<u32>, state: NodeState, links: Vec<u32>| Node {
+            url: url.into(),
+            parent,
+            depth: 0,
+            state,
+            similarity: None,
+            title: String::new(),
+            links,
+            form: None,
+        };
+        // Entry 0 links a (1) then b (2); both link c (3), recorded under b because b answered
+        // first. c links the target t (4), which links d (5): a target is not expanded, so d
+        // keeps its recorded parent and has no depth.
+        let map = SiteMap {
+            nodes: vec![
+                node("/", None, NodeState::Page, vec![1, 2]),
+                node("/a", Some(0), NodeState::Page, vec![3]),
+                node("/b", Some(0), NodeState::Page, vec![3, 0]),
+                node("/c", Some(2), NodeState::Page, vec![4]),
+                node("/t", Some(3), NodeState::Target, vec![5]),
+                node("/d", Some(4), NodeState::Discovered, vec![]),
+            ],
+            ..SiteMap::default()
+        };
+        let tree = map.breadth_first();
+        assert_eq!(
+            tree.parent,
+            vec![None, Some(0), Some(0), Some(1), Some(3), Some(4)]
+        );
+        assert_eq!(
+            tree.depth,
+            vec![Some(0), Some(1), Some(1), Some(2), Some(3), None]
+        );
     }
 
     #[test]

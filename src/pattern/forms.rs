@@ -206,7 +206,11 @@ pub fn template(spec: &FormSpec, query_field: Option<&str>) -> String {
 /// deeper when their links reach the targets only through another page, but the template level
 /// already issues them (and pages through the results), so deeper levels lose the alternatives
 /// matching the form's URLs — and a level left with none is removed.
-pub(super) fn annotate(levels: &mut Vec<Level>, map: &SiteMap) -> Result<(), PatternError> {
+pub(super) fn annotate(
+    levels: &mut Vec<Level>,
+    map: &SiteMap,
+    parents: &[Option<u32>],
+) -> Result<(), PatternError> {
     if map.forms.is_empty() || levels.len() < 2 {
         return Ok(());
     }
@@ -220,7 +224,7 @@ pub(super) fn annotate(levels: &mut Vec<Level>, map: &SiteMap) -> Result<(), Pat
         }
         let mut cur = t as u32;
         let mut guard = 0;
-        while let Some(p) = map.nodes[cur as usize].parent {
+        while let Some(p) = parents.get(cur as usize).copied().flatten() {
             guard += 1;
             if guard > map.nodes.len() {
                 break;

@@ -2,7 +2,10 @@
 //! export, import and re-run.
 //!
 //! Learning, from the map's link graph:
-//! 1. *Target pages map*: the breadth-first paths from the entry to every target.
+//! 1. *Target pages map*: the breadth-first paths from the entry to every target, in the map's
+//!    own breadth-first tree ([`SiteMap::breadth_first`]: links in document order), not the
+//!    parents recorded while mapping, which depend on the order concurrent responses arrived
+//!    in — one site gives one pattern. URLs are taken sorted, never in node-id order.
 //! 2. *Levels*: a page's level is `n − dist`, where `dist` is its shortest link distance to a
 //!    target and `n` the entry's. Listing pages of one kind land on one level even when the BFS
 //!    met them at different depths (page 2 of a listing is one hop deeper than page 1 but just
@@ -610,7 +613,9 @@ pub fn learn(
     config: &LearnConfig,
     now_ms: u64,
 ) -> Result<Pattern, PatternError> {
-    let targets: Vec<u32> = map.targets().collect();
+    // Ordered by URL, not by node id: ids follow the order responses arrived in.
+    let mut targets: Vec<u32> = map.targets().collect();
+    targets.sort_by(|&a, &b| map.nodes[a as usize].url.cmp(&map.nodes[b as usize].url));
     if targets.is_empty() {
         return Err(PatternError(format!(
             "no page similar to the example (θ = {:.3}) among the {} pages fetched",
@@ -619,6 +624,7 @@ pub fn learn(
         )));
     }
     let dist = distances(map);
+    let tree = map.breadth_first();
     let shortest = match dist.first().copied().flatten() {
         Some(d) if d >= 1 => d as usize,
         _ => {
@@ -633,13 +639,13 @@ pub fn learn(
     // targets on the map wins, then the one fetching fewest pages.
     let deepest = targets
         .iter()
-        .map(|&t| map.nodes[t as usize].depth as usize)
+        .map(|&t| tree.depth[t as usize].unwrap_or(map.nodes[t as usize].depth) as usize)
         .max()
         .unwrap_or(shortest)
         .clamp(shortest, shortest + 8);
     let mut best: Option<(Vec<Level>, Simulation)> = None;
     for n in shortest..=deepest {
-        let levels = levels_for(map, &dist, &targets, n, config);
+        let levels = levels_for(map, &tree.parent, &dist, &targets, n, config);
         if levels.iter().any(|l| l.regexes.is_empty()) {
             continue;
         }
@@ -658,7 +664,7 @@ pub fn learn(
     let Some((mut levels, _)) = best else {
         return Err(PatternError("no pattern could be built".into()));
     };
-    forms::annotate(&mut levels, map)?;
+    forms::annotate(&mut levels, map, &tree.parent)?;
     let mut known_targets: Vec<String> = targets
         .iter()
         .map(|&t| map.nodes[t as usize].url.clone())
@@ -699,6 +705,7 @@ pub fn learn(
 /// targets than the entry break their path (irregular).
 fn levels_for(
     map: &SiteMap,
+    parents: &[Option<u32>],
     dist: &[Option<u32>],
     targets: &[u32],
     n: usize,
@@ -711,7 +718,7 @@ fn levels_for(
     for &t in targets {
         let mut child = t;
         let mut guard = 0;
-        while let Some(parent) = map.nodes[child as usize].parent {
+        while let Some(parent) = parents.get(child as usize).copied().flatten() {
             guard += 1;
             if guard > map.nodes.len() {
                 break;
@@ -740,8 +747,9 @@ fn levels_for(
     for (&id, &l) in &level_of {
         positives[l].push(id);
     }
+    let by_url = |a: &u32, b: &u32| map.nodes[*a as usize].url.cmp(&map.nodes[*b as usize].url);
     for p in &mut positives {
-        p.sort_unstable();
+        p.sort_by(by_url);
     }
     positives[n] = targets.to_vec();
     let mut levels = Vec::with_capacity(n);
@@ -777,10 +785,11 @@ fn levels_for(
             .iter()
             .map(|&i| map.nodes[i as usize].url.as_str())
             .collect();
-        let neg_urls: Vec<&str> = neg
+        let mut neg_urls: Vec<&str> = neg
             .iter()
             .map(|&i| map.nodes[i as usize].url.as_str())
             .collect();
+        neg_urls.sort_unstable();
         let regexes = generalise(&pos_urls, &neg_urls, config.k);
         levels.push(Level {
             regexes,
