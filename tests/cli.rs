@@ -559,7 +559,7 @@ fn relearn_with_verdicts_moves_a_near_miss_in_and_out_of_the_targets() {
     assert_eq!(json["corrections"]["unlike"], serde_json::json!([]));
     assert_eq!(json["similarity"]["threshold"], 0.96, "relearn keeps θ");
     assert!(
-        out.contains("your verdicts: 1 pages like the example, 0 not like it"),
+        out.contains("your verdicts: 1 page like the example, 0 not like it"),
         "{out}"
     );
     let (_, near) = near_misses(&out).unwrap();
@@ -712,7 +712,7 @@ fn learn_applies_verdicts_and_writes_the_map_as_mapped() {
 
     let stdout = demo.learn(&["--no-forms", "--unlike", &victim, "--like", &faq]);
     assert!(
-        stdout.contains("your verdicts: 1 pages like the example, 1 not like it"),
+        stdout.contains("your verdicts: 1 page like the example, 1 not like it"),
         "{stdout}"
     );
     let p = pattern(&pattern_file);

@@ -13,7 +13,7 @@ use exemplar::dom::ControlKind;
 use exemplar::fetch::{FetchResponse, FetchResult, Politeness, Poll};
 use exemplar::http::ClientConfig;
 use exemplar::mapper::{ExamplePage, FormState, MapConfig, NodeState};
-use exemplar::pattern::{Pattern, QueryPolicy};
+use exemplar::pattern::{Corrections, Pattern, QueryPolicy};
 use exemplar::run;
 use exemplar::serve::Server;
 use library::Library;
@@ -160,6 +160,30 @@ print("ok")
     assert!(err.to_string().contains("query field \"nope\""), "{err}");
     // The rendering names the template.
     assert!(p.render().contains("form GET /search?q=*&lang=en&sort=*"));
+    // Learning again (the review's relearn) keeps what the user set and learning does not
+    // decide: the pagination bound and the form level's policy, budget and result pages.
+    let mut edited = p.clone();
+    edited.max_pagination = 5;
+    let form = edited.levels[0].form.as_mut().expect("form");
+    form.policy = QueryPolicy::Values;
+    form.budget = 3;
+    form.max_result_pages = 2;
+    let (again, _) = edited
+        .relearned(learned.map.clone(), &Corrections::default(), 0)
+        .expect("relearned");
+    assert_eq!(again.max_pagination, 5);
+    let form = again.levels[0].form.as_ref().expect("form");
+    assert_eq!(
+        (form.policy, form.budget, form.max_result_pages),
+        (QueryPolicy::Values, 3, 2)
+    );
+    assert_eq!(again.levels[0].regexes, p.levels[0].regexes);
+    // Untouched, relearning gives the learned defaults back.
+    let (same, _) = p
+        .relearned(learned.map.clone(), &Corrections::default(), 0)
+        .expect("relearned");
+    assert_eq!(same.levels, p.levels);
+    assert_eq!(same.max_pagination, p.max_pagination);
 }
 
 #[test]

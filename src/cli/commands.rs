@@ -8,7 +8,7 @@ use exemplar::export::{self, PageRecord};
 use exemplar::fetch::Politeness;
 use exemplar::http::{self, ClientConfig};
 use exemplar::mapper::{MapConfig, SiteMap};
-use exemplar::pattern::{self, Corrections, Pattern, QueryPolicy};
+use exemplar::pattern::{self, Corrections, Pattern, QueryPolicy, count};
 use exemplar::run::{self, ProgressLine};
 
 use super::{USAGE, flag, flags, positional, switch};
@@ -128,10 +128,10 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         &learned.pattern.corrections,
     );
     println!(
-        "mapping: {} pages fetched, {} targets, {} errors, {} skipped in {:.1} s ({:?}); pattern written to {out}",
-        learned.progress.fetched,
-        learned.progress.targets,
-        learned.progress.errors,
+        "mapping: {} fetched, {}, {}, {} skipped in {:.1} s ({:?}); pattern written to {out}",
+        count(learned.progress.fetched, "page"),
+        count(learned.progress.targets, "target"),
+        count(learned.progress.errors, "error"),
         learned.progress.skipped,
         learned.elapsed.as_secs_f64(),
         learned
@@ -366,12 +366,12 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         eprintln!("forms: {} queries issued", p.queries);
     }
     eprintln!(
-        "crawl: {} targets ({} new) from {} pages fetched in {:.1} s; {} errors, {} skipped, {} rejected by verification",
-        p.targets,
+        "crawl: {} ({} new) from {} fetched in {:.1} s; {}, {} skipped, {} rejected by verification",
+        count(p.targets, "target"),
         p.new_targets,
-        p.fetched,
+        count(p.fetched, "page"),
         crawled.elapsed.as_secs_f64(),
-        p.errors,
+        count(p.errors, "error"),
         p.skipped,
         p.rejected
     );

@@ -376,16 +376,16 @@ impl Pattern {
         if !c.is_empty() {
             let _ = writeln!(
                 s,
-                "  your verdicts: {} pages like the example, {} not like it, whatever their similarity",
-                c.like.len(),
+                "  your verdicts: {} like the example, {} not like it, whatever their similarity",
+                count(c.like.len(), "page"),
                 c.unlike.len()
             );
         }
         let n = self.levels.len();
         for (i, l) in self.levels.iter().enumerate() {
-            let what = if i + 1 == n { "targets" } else { "pages" };
+            let what = if i + 1 == n { "target" } else { "page" };
             let pag = if l.paginate { ", paginated" } else { "" };
-            let _ = writeln!(s, "  level {} ({} {what}{pag}):", i + 1, l.pages);
+            let _ = writeln!(s, "  level {} ({}{pag}):", i + 1, count(l.pages, what));
             for r in l.regexes.iter().take(12) {
                 let _ = writeln!(s, "    {r}");
             }
@@ -418,10 +418,22 @@ impl Pattern {
         let st = &self.stats;
         let _ = writeln!(
             s,
-            "  learned from {} pages: {} targets, the pattern reaches {} of them fetching {} pages",
-            st.pages_fetched, st.targets, st.targets_reached, st.estimated_fetches
+            "  learned from {}: {}, the pattern reaches {} of them fetching {}",
+            count(st.pages_fetched, "page"),
+            count(st.targets, "target"),
+            st.targets_reached,
+            count(st.estimated_fetches, "page")
         );
         s
+    }
+}
+
+/// `n` and the noun, plural unless `n` is 1 (`count(1, "page")` is "1 page").
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 
@@ -581,6 +593,10 @@ impl Pattern {
     /// at another θ) with this pattern's scope, politeness and similarity settings and the user's
     /// `corrections` ([`learn_corrected`]). Returns the pattern and the corrected map.
     ///
+    /// What a user may have set in the pattern and learning does not decide is kept: the
+    /// pagination bound, and the query policy, budget and result pages of a search-form level
+    /// whose form (by its template) is learned again.
+    ///
     /// # Errors
     /// As [`learn_corrected`].
     pub fn relearned(
@@ -589,14 +605,28 @@ impl Pattern {
         corrections: &Corrections,
         now_ms: u64,
     ) -> Result<(Pattern, SiteMap), PatternError> {
-        learn_corrected(
+        let (mut pattern, map) = learn_corrected(
             map,
             self.scope.clone(),
             self.politeness.clone(),
             self.similarity,
             corrections,
             now_ms,
-        )
+        )?;
+        pattern.max_pagination = self.max_pagination;
+        for form in pattern.levels.iter_mut().filter_map(|l| l.form.as_mut()) {
+            if let Some(old) = self
+                .levels
+                .iter()
+                .filter_map(|l| l.form.as_ref())
+                .find(|old| old.template == form.template)
+            {
+                form.policy = old.policy;
+                form.budget = old.budget;
+                form.max_result_pages = old.max_result_pages;
+            }
+        }
+        Ok((pattern, map))
     }
 }
 
