@@ -87,7 +87,23 @@ fn csv_field(s: &str) -> String {
 /// # Errors
 /// Write errors.
 pub fn write_csv<W: Write>(mut w: W, pages: &[PageRecord]) -> io::Result<()> {
-    w.write_all(b"url,final_url,status,title,similarity,level,fetched_at\r\n")?;
+    write_csv_header(&mut w)?;
+    write_csv_rows(w, pages)
+}
+
+/// The CSV header alone, for a file written a row at a time ([`write_csv_rows`]).
+///
+/// # Errors
+/// Write errors.
+pub fn write_csv_header<W: Write>(mut w: W) -> io::Result<()> {
+    w.write_all(b"url,final_url,status,title,similarity,level,fetched_at\r\n")
+}
+
+/// CSV rows without the header (see [`write_csv`]).
+///
+/// # Errors
+/// Write errors.
+pub fn write_csv_rows<W: Write>(mut w: W, pages: &[PageRecord]) -> io::Result<()> {
     for p in pages {
         let row = [
             csv_field(&p.url),
@@ -215,7 +231,48 @@ pub struct WarcWriter<W: Write> {
     seed: [u8; 20],
 }
 
+/// Where a [`WarcWriter`] stands between records: what [`WarcWriter::resume`] needs to go on
+/// appending to the same file with record ids that stay unique.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WarcPosition {
+    /// The file's id seed, hex.
+    pub seed: String,
+    /// Records written so far.
+    pub records: u64,
+}
+
 impl<W: Write> WarcWriter<W> {
+    /// Where the writer stands (after the last record written).
+    pub fn position(&self) -> WarcPosition {
+        WarcPosition {
+            seed: self.seed.iter().map(|b| format!("{b:02x}")).collect(),
+            records: self.counter,
+        }
+    }
+
+    /// Goes on writing a file at `position`: `w` appends after the last record then written
+    /// (no new `warcinfo`).
+    ///
+    /// # Errors
+    /// A seed that is not 40 hex digits.
+    pub fn resume(w: W, position: &WarcPosition) -> Result<WarcWriter<W>, String> {
+        let hex = position.seed.as_bytes();
+        let mut seed = [0u8; 20];
+        if hex.len() != 40 || !hex.iter().all(u8::is_ascii_hexdigit) {
+            return Err(format!("bad WARC seed {:?}", position.seed));
+        }
+        for (i, b) in seed.iter_mut().enumerate() {
+            let pair = std::str::from_utf8(&hex[2 * i..2 * i + 2]).map_err(|e| e.to_string())?;
+            *b = u8::from_str_radix(pair, 16).map_err(|e| e.to_string())?;
+        }
+        Ok(WarcWriter {
+            w,
+            counter: position.records,
+            seed,
+        })
+    }
+
     /// Starts a WARC file with its `warcinfo` record dated `now` (unix ms; the core takes time
     /// as an argument).
     ///
@@ -947,6 +1004,33 @@ mod tests {
             level: Some(1),
             body: Some(b"<p>hi</p>".to_vec()),
         }
+    }
+
+    #[test]
+    fn a_resumed_warc_is_the_file_written_in_one_go() {
+        let (a, b) = (page("http://h/a", "A"), page("http://h/b", "B"));
+        let mut whole = WarcWriter::new(Vec::new(), "d", 1).expect("new");
+        whole.write_response(&a).expect("a");
+        whole.write_response(&b).expect("b");
+        let whole = whole.finish().expect("finish");
+
+        let mut first = WarcWriter::new(Vec::new(), "d", 1).expect("new");
+        first.write_response(&a).expect("a");
+        let position = first.position();
+        assert_eq!(position.records, 2, "warcinfo and one response");
+        let json = serde_json::to_string(&position).expect("json");
+        let mut bytes = first.finish().expect("finish");
+        let back: WarcPosition = serde_json::from_str(&json).expect("json");
+        let mut rest = WarcWriter::resume(Vec::new(), &back).expect("resume");
+        rest.write_response(&b).expect("b");
+        bytes.extend(rest.finish().expect("finish"));
+        assert_eq!(bytes, whole);
+
+        let bad = WarcPosition {
+            seed: "zz".into(),
+            records: 1,
+        };
+        assert!(WarcWriter::resume(Vec::new(), &bad).is_err());
     }
 
     #[test]

@@ -40,6 +40,8 @@ mod cli {
                  [--queries F | --policy adaptive|generic-frequency|thesis|random|values]
                  [--budget N] [--result-pages N]     (patterns with a search-form level)
                  [--max-pages N] [--delay-ms MS] [--concurrency N] [--quiet]
+                 [--state F [--save-every S]]  (saved every S s, default 5, and on Ctrl-C;
+                                                the same command resumes it)
   exemplar export-scrapy pattern.json DIR
   exemplar serve DIR [--port N]
   exemplar classify FILE|URL...
@@ -98,6 +100,7 @@ mod cli {
     }
 
     mod commands;
+    mod crawl_state;
     mod eval_forms;
 
     /// The value after `--name`, if present.

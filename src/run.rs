@@ -2,6 +2,7 @@
 //! crawl` and `./build.sh eval` share. Progress goes to a callback so the CLI can draw a bar
 //! and tests can stay quiet.
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::crawler::{self, CrawlConfig, Crawler, TargetPage};
@@ -112,6 +113,9 @@ pub struct Crawled {
     pub elapsed: Duration,
     /// Core time and results.
     pub stats: http::RunStats,
+    /// Stopped by [`Checkpoints::stop`] after saving; the counts are those of the saved state
+    /// plus results that arrived while stopping.
+    pub interrupted: bool,
 }
 
 /// Runs a pattern. Every target page is handed to `sink` (for exports) as it arrives.
@@ -126,25 +130,104 @@ pub fn crawl(
     sink: &mut dyn FnMut(&TargetPage) -> Result<(), String>,
     progress: &mut dyn FnMut(&crawler::Progress, &str),
 ) -> Result<Crawled, String> {
+    crawl_from(
+        CrawlStart::Pattern {
+            pattern: Box::new(pattern),
+            config: Box::new(config),
+            verify,
+        },
+        client,
+        sink,
+        progress,
+        None,
+    )
+}
+
+/// Where a crawl starts.
+pub enum CrawlStart {
+    /// A new crawl of a pattern (with `verify`, the example page is fetched first and targets
+    /// are checked against it).
+    Pattern {
+        /// The pattern.
+        pattern: Box<Pattern>,
+        /// Crawl settings.
+        config: Box<CrawlConfig>,
+        /// Verify targets with RTDM.
+        verify: bool,
+    },
+    /// A crawl saved by [`Checkpoints`]: it goes on where it was saved (requests that were in
+    /// flight are asked again; its settings and example page are the saved ones).
+    Resume(Box<crawler::Snapshot>),
+}
+
+/// Saving a crawl as it goes, so that a killed or interrupted crawl resumes
+/// ([`CrawlStart::Resume`]). A save always follows the targets handed to `sink` so far: a
+/// caller that records its exports' sizes with the state can cut them back to it on resume.
+pub struct Checkpoints<'a> {
+    /// Time between saves.
+    pub every: Duration,
+    /// Stores the state; an error stops the crawl with that error.
+    pub save: &'a mut dyn FnMut(crawler::Snapshot) -> Result<(), String>,
+    /// Set from elsewhere (a signal handler) to save and stop at the next result; the crawl
+    /// then returns with [`Crawled::interrupted`] set.
+    pub stop: &'a AtomicBool,
+}
+
+/// [`crawl`] from a pattern or a saved state, optionally saving as it goes.
+///
+/// # Errors
+/// An invalid pattern or state, an example page that cannot be fetched when verifying, an
+/// error from `sink` or from saving.
+pub fn crawl_from(
+    start_from: CrawlStart,
+    client: &ClientConfig,
+    sink: &mut dyn FnMut(&TargetPage) -> Result<(), String>,
+    progress: &mut dyn FnMut(&crawler::Progress, &str),
+    mut checkpoints: Option<Checkpoints<'_>>,
+) -> Result<Crawled, String> {
     let start = Instant::now();
-    let client = Client::new(&ClientConfig {
-        max_bytes: config.max_bytes,
-        ..client.clone()
-    });
-    let example = if verify {
-        Some(fetch_page(&client, &pattern.example).map_err(|e| format!("example page: {e}"))?)
-    } else {
-        None
+    let (mut c, client) = match start_from {
+        CrawlStart::Pattern {
+            pattern,
+            config,
+            verify,
+        } => {
+            let client = Client::new(&ClientConfig {
+                max_bytes: config.max_bytes,
+                ..client.clone()
+            });
+            let example = if verify {
+                Some(
+                    fetch_page(&client, &pattern.example)
+                        .map_err(|e| format!("example page: {e}"))?,
+                )
+            } else {
+                None
+            };
+            let c = Crawler::new(*pattern, *config, example).map_err(|e| e.to_string())?;
+            (c, client)
+        }
+        CrawlStart::Resume(snapshot) => {
+            let c = Crawler::restore(*snapshot).map_err(|e| format!("saved crawl: {e}"))?;
+            let client = Client::new(&ClientConfig {
+                max_bytes: c.config().max_bytes,
+                ..client.clone()
+            });
+            (c, client)
+        }
     };
-    let workers = config
-        .politeness
-        .as_ref()
-        .unwrap_or(&pattern.politeness)
-        .max_in_flight;
-    let mut c = Crawler::new(pattern, config, example).map_err(|e| e.to_string())?;
+    let workers = c.politeness().max_in_flight;
     let mut error: Option<String> = None;
+    let mut interrupted = false;
     let mut last = String::new();
+    let mut saved_at = Instant::now();
     let stats = http::run(&mut c, &client, workers, |c| {
+        if interrupted || error.is_some() {
+            // Stopping: results still arriving are not handed out (the saved state asks for
+            // them again on resume).
+            c.drain_events();
+            return false;
+        }
         for e in c.drain_events() {
             match e {
                 crawler::Event::Target(t) => {
@@ -159,6 +242,20 @@ pub fn crawl(
             }
         }
         progress(&c.progress(), &last);
+        if let Some(cp) = checkpoints.as_mut() {
+            let stop = cp.stop.load(Ordering::SeqCst);
+            if stop || saved_at.elapsed() >= cp.every {
+                if let Err(e) = (cp.save)(c.snapshot()) {
+                    error = Some(e);
+                    return false;
+                }
+                saved_at = Instant::now();
+                if stop {
+                    interrupted = true;
+                    return false;
+                }
+            }
+        }
         true
     });
     if let Some(e) = error {
@@ -171,6 +268,7 @@ pub fn crawl(
         stopped: c.stopped(),
         elapsed: start.elapsed(),
         stats,
+        interrupted,
     })
 }
 

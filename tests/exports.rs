@@ -73,6 +73,38 @@ fn learn_and_crawl(base: &str, dir: &Path) -> (PathBuf, BTreeSet<String>, PathBu
     (pattern, urls, warc)
 }
 
+/// The target URI of every response record of a WARC file, in order, as `warcio` reads them
+/// (each body checked to be an HTML page with status 200; other records must be `warcinfo`).
+fn warc_response_uris(warc: &Path) -> Vec<String> {
+    let script = r#"
+import sys
+from warcio.archiveiterator import ArchiveIterator
+with open(sys.argv[1], 'rb') as f:
+    for r in ArchiveIterator(f):
+        if r.rec_type == 'response':
+            body = r.content_stream().read()
+            assert r.http_headers.get_statuscode() == '200'
+            assert b'<html' in body.lower(), r.rec_headers.get_header('WARC-Target-URI')
+            print(r.rec_headers.get_header('WARC-Target-URI'))
+        else:
+            assert r.rec_type == 'warcinfo', r.rec_type
+"#;
+    let out = Command::new(venv("python"))
+        .args(["-c", script])
+        .arg(warc)
+        .output()
+        .expect("python");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("exemplar-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -97,33 +129,7 @@ fn warc_is_read_and_digest_checked_by_warcio() {
         String::from_utf8_lossy(&check.stdout),
         String::from_utf8_lossy(&check.stderr)
     );
-    let script = r#"
-import sys
-from warcio.archiveiterator import ArchiveIterator
-with open(sys.argv[1], 'rb') as f:
-    for r in ArchiveIterator(f):
-        if r.rec_type == 'response':
-            body = r.content_stream().read()
-            assert r.http_headers.get_statuscode() == '200'
-            assert b'<html' in body.lower(), r.rec_headers.get_header('WARC-Target-URI')
-            print(r.rec_headers.get_header('WARC-Target-URI'))
-        else:
-            assert r.rec_type == 'warcinfo', r.rec_type
-"#;
-    let out = Command::new(venv("python"))
-        .args(["-c", script])
-        .arg(&warc)
-        .output()
-        .expect("python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let read: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
+    let read: BTreeSet<String> = warc_response_uris(&warc).into_iter().collect();
     assert_eq!(read, urls, "one response record per crawled page");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -226,5 +232,200 @@ fn generated_scrapy_project_collects_the_same_urls() {
         })
         .collect();
     assert_eq!(got, urls, "Scrapy and exemplar crawl collect the same URLs");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `crawl --state`: killed (SIGKILL, after a save), then interrupted (Ctrl-C, which saves), then
+/// run to the end by the same command each time — the exports hold every page of an
+/// uninterrupted crawl exactly once, the WARC still reads in `warcio` with unique record ids,
+/// and the finished crawl removes its state file. Mismatched commands are refused.
+#[test]
+fn a_killed_or_interrupted_crawl_resumes_and_exports_every_page_once() {
+    use std::time::{Duration, Instant};
+    let server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).expect("serve");
+    let dir = temp_dir("resume");
+    let (pattern, urls, _) = learn_and_crawl(&server.url(), &dir);
+    let path = |name: &str| dir.join(name).to_str().expect("path").to_string();
+    let (state, jsonl, csv, warc) = (
+        path("state.json"),
+        path("pages.jsonl"),
+        path("pages.csv"),
+        path("pages.warc"),
+    );
+    let pattern = pattern.to_str().expect("path").to_string();
+    // 150 ms between requests: the crawl of the demo site takes a few seconds.
+    let args: Vec<String> = [
+        "crawl",
+        &pattern,
+        "--state",
+        &state,
+        "--save-every",
+        "1",
+        "--jsonl",
+        &jsonl,
+        "--html",
+        "--csv",
+        &csv,
+        "--warc",
+        &warc,
+        "--delay-ms",
+        "150",
+        "--quiet",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let spawn = || {
+        Command::new(env!("CARGO_BIN_EXE_exemplar"))
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn exemplar")
+    };
+    let lines = |p: &str| -> Vec<String> {
+        std::fs::read_to_string(p)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let wait_for_save = || {
+        let start = Instant::now();
+        while !Path::new(&state).exists() {
+            assert!(start.elapsed() < Duration::from_secs(20), "no state saved");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+
+    // 1. Killed outright between two saves: the pages written after the first are cut on
+    //    resume (the save says how long each export was).
+    //    With the pages' HTML in the records, the file grows between saves (whole buffers,
+    //    so its end may be half a record).
+    let mut child = spawn();
+    wait_for_save();
+    let saved_size = || -> u64 {
+        let saved: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&state).expect("state")).expect("json");
+        assert_eq!(saved["exports"][0]["path"], jsonl.as_str());
+        saved["exports"][0]["bytes"].as_u64().expect("jsonl size")
+    };
+    let start = Instant::now();
+    while std::fs::metadata(&jsonl).expect("jsonl").len() <= saved_size() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the file never grew"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().expect("kill");
+    let _ = child.wait();
+    let (len, mark) = (
+        std::fs::metadata(&jsonl).expect("jsonl").len(),
+        saved_size(),
+    );
+    assert!(
+        len > mark,
+        "pages written after the save: {len} > {mark} bytes"
+    );
+    let written = lines(&jsonl).len();
+    assert!(
+        written < urls.len(),
+        "killed before the end: {written} of {}",
+        urls.len()
+    );
+
+    // 2. Resumed, then interrupted with Ctrl-C: it saves, says so and exits with 130.
+    let child = spawn();
+    std::thread::sleep(Duration::from_millis(1200));
+    // SAFETY: sending SIGINT to our own child process.
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(sent, 0);
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("resuming the crawl saved in"), "{stderr}");
+    assert!(
+        stderr.contains("interrupted: the crawl is saved in"),
+        "{stderr}"
+    );
+    assert!(Path::new(&state).exists());
+    assert!(
+        lines(&jsonl).len() < urls.len(),
+        "interrupted before the end"
+    );
+
+    // A command that does not match the saved crawl is refused; the state is kept.
+    let mut other = args.clone();
+    let at = other.iter().position(|a| a == "--csv").expect("csv");
+    other.drain(at..at + 2);
+    let out = Command::new(env!("CARGO_BIN_EXE_exemplar"))
+        .args(&other)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("give the same files to resume"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut slower = args.clone();
+    let at = slower.iter().position(|a| a == "150").expect("delay");
+    slower[at] = "300".into();
+    let out = Command::new(env!("CARGO_BIN_EXE_exemplar"))
+        .args(&slower)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("other settings"));
+    assert!(Path::new(&state).exists());
+
+    // 3. The same command runs it to the end.
+    let out = spawn().wait_with_output().expect("wait");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(listed, urls, "every target of the crawl, whatever the runs");
+    assert!(
+        !Path::new(&state).exists(),
+        "a finished crawl removes its state"
+    );
+
+    let records: Vec<String> = lines(&jsonl)
+        .iter()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a whole JSON line");
+            v["url"].as_str().expect("url").to_string()
+        })
+        .collect();
+    assert_eq!(records.len(), urls.len(), "no page twice: {records:?}");
+    assert_eq!(records.iter().cloned().collect::<BTreeSet<_>>(), urls);
+    let rows = lines(&csv);
+    assert_eq!(
+        rows[0],
+        "url,final_url,status,title,similarity,level,fetched_at"
+    );
+    assert_eq!(rows.len(), urls.len() + 1, "one header, a row per page");
+    let uris = warc_response_uris(Path::new(&warc));
+    assert_eq!(uris.len(), urls.len(), "one response record per page");
+    assert_eq!(uris.into_iter().collect::<BTreeSet<_>>(), urls);
+    let text = String::from_utf8_lossy(&std::fs::read(&warc).expect("warc")).to_string();
+    let ids: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("WARC-Record-ID: "))
+        .collect();
+    assert_eq!(ids.len(), urls.len() + 1, "one warcinfo");
+    assert_eq!(
+        ids.iter().collect::<BTreeSet<_>>().len(),
+        ids.len(),
+        "record ids stay unique across runs"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

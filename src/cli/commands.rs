@@ -1,4 +1,5 @@
 //! The crawling subcommands: `learn`, `relearn`, `crawl`, `export-scrapy`, `serve`, `eval`.
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -9,8 +10,9 @@ use exemplar::fetch::Politeness;
 use exemplar::http::{self, ClientConfig};
 use exemplar::mapper::{MapConfig, SiteMap};
 use exemplar::pattern::{self, Corrections, Pattern, QueryPolicy, count};
-use exemplar::run::{self, ProgressLine};
+use exemplar::run::{self, Checkpoints, CrawlStart, ProgressLine};
 
+use super::crawl_state::{self, CrawlState, ExportPaths, Exports};
 use super::{USAGE, flag, flags, positional, switch};
 
 fn parse<T: std::str::FromStr>(args: &[String], name: &str) -> Result<Option<T>, String> {
@@ -297,38 +299,75 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
             "{path}: the pattern has no form level, so --queries/--policy/--budget do not apply"
         ));
     }
-    let html = switch(args, "--html");
-    let mut jsonl = flag(args, "--jsonl").map(create).transpose()?;
-    let mut warc = match flag(args, "--warc") {
-        Some(p) => Some(
-            export::WarcWriter::new(create(p)?, "exemplar crawl", exemplar::http::now_ms())
-                .map_err(|e| format!("{p}: {e}"))?,
-        ),
+    let paths = ExportPaths {
+        jsonl: flag(args, "--jsonl"),
+        html: switch(args, "--html"),
+        csv: flag(args, "--csv"),
+        warc: flag(args, "--warc"),
+    };
+    let verify = switch(args, "--verify");
+    let state_path = flag(args, "--state");
+    let saved = match state_path {
+        Some(sp) => CrawlState::load(sp)?,
         None => None,
     };
-    let csv_path = flag(args, "--csv");
-    let mut csv_rows: Vec<PageRecord> = Vec::new();
+    let (start, exports) = match saved {
+        Some(saved) => {
+            let sp = state_path.unwrap_or_default();
+            let snap = &saved.crawler;
+            if snap.pattern() != &pattern {
+                return Err(format!(
+                    "{sp} saves a crawl of another pattern than {path}; remove it to start over"
+                ));
+            }
+            if snap.config() != &config || snap.verifies() != verify {
+                return Err(format!(
+                    "{sp} saves a crawl with other settings (--max-pages, --delay-ms, --concurrency, --verify or the form options): run the same command to resume, or remove it to start over"
+                ));
+            }
+            let exports = Exports::resume(&paths, &saved.exports)?;
+            eprintln!(
+                "resuming the crawl saved in {sp}: {} so far",
+                count(snap.targets().len(), "target")
+            );
+            (CrawlStart::Resume(Box::new(saved.crawler)), exports)
+        }
+        None => (
+            CrawlStart::Pattern {
+                pattern: Box::new(pattern),
+                config: Box::new(config),
+                verify,
+            },
+            Exports::create(&paths)?,
+        ),
+    };
+    let exports = RefCell::new(exports);
     let mut bar = ProgressLine::new(switch(args, "--quiet"));
-    let crawled = run::crawl(
-        pattern,
-        config,
-        switch(args, "--verify"),
+    let mut save = |snapshot: exemplar::crawler::Snapshot| -> Result<(), String> {
+        let marks = exports.borrow_mut().marks()?;
+        CrawlState::new(snapshot, marks).save(state_path.unwrap_or_default())
+    };
+    let every: f64 = parse(args, "--save-every")?.unwrap_or(5.0);
+    if !(every.is_finite() && every > 0.0) {
+        return Err(format!(
+            "--save-every must be a positive number of seconds\n{USAGE}"
+        ));
+    }
+    if state_path.is_none() && flag(args, "--save-every").is_some() {
+        return Err(format!("--save-every needs --state FILE\n{USAGE}"));
+    }
+    let checkpoints = state_path.map(|_| {
+        crawl_state::catch_ctrl_c();
+        Checkpoints {
+            every: std::time::Duration::from_secs_f64(every),
+            save: &mut save,
+            stop: &crawl_state::STOP,
+        }
+    });
+    let crawled = run::crawl_from(
+        start,
         &ClientConfig::default(),
-        &mut |t| {
-            let mut rec = record(t);
-            if let Some(w) = jsonl.as_mut() {
-                export::write_jsonl(&mut *w, std::slice::from_ref(&rec), html)
-                    .map_err(|e| format!("JSON Lines: {e}"))?;
-            }
-            if let Some(w) = warc.as_mut() {
-                w.write_response(&rec).map_err(|e| format!("WARC: {e}"))?;
-            }
-            if csv_path.is_some() {
-                rec.body = None;
-                csv_rows.push(rec);
-            }
-            Ok(())
-        },
+        &mut |t| exports.borrow_mut().write(record(t)),
         &mut |p, url| {
             let queries = if p.queries > 0 {
                 format!(", {} queries", p.queries)
@@ -344,18 +383,28 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
                 url,
             )
         },
+        checkpoints,
     )?;
     bar.finish();
-    if let Some(mut w) = jsonl {
-        w.flush().map_err(|e| format!("JSON Lines: {e}"))?;
+    exports.into_inner().finish()?;
+    if crawled.interrupted {
+        eprintln!(
+            "interrupted: the crawl is saved in {} ({} so far); run the same command to go on",
+            state_path.unwrap_or_default(),
+            count(crawled.progress.targets, "target")
+        );
+        std::process::exit(130);
     }
-    if let Some(w) = warc {
-        w.finish().map_err(|e| format!("WARC: {e}"))?;
-    }
-    if let Some(p) = csv_path {
-        let mut w = create(p)?;
-        export::write_csv(&mut w, &csv_rows).map_err(|e| format!("{p}: {e}"))?;
-        w.flush().map_err(|e| format!("{p}: {e}"))?;
+    if let Some(sp) = state_path {
+        std::fs::remove_file(sp)
+            .or_else(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    Ok(())
+                } else {
+                    Err(e)
+                }
+            })
+            .map_err(|e| format!("{sp}: {e}"))?;
     }
     for url in &crawled.targets {
         println!("{url}");

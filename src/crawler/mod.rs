@@ -225,6 +225,28 @@ pub struct Snapshot {
 
 const SNAPSHOT_VERSION: u32 = 1;
 
+impl Snapshot {
+    /// The pattern being crawled.
+    pub fn pattern(&self) -> &Pattern {
+        &self.pattern
+    }
+
+    /// The crawl's settings.
+    pub fn config(&self) -> &CrawlConfig {
+        &self.config
+    }
+
+    /// Whether targets are verified against the example page (saved with the state).
+    pub fn verifies(&self) -> bool {
+        self.example.is_some()
+    }
+
+    /// Target URLs collected so far, in the order found.
+    pub fn targets(&self) -> &[String] {
+        &self.targets
+    }
+}
+
 /// The crawling state machine. See the module docs.
 pub struct Crawler {
     state: Snapshot,
@@ -347,6 +369,16 @@ impl Crawler {
         let mut c = Crawler::from_state(snapshot)?;
         c.state.frontier.requeue_in_flight();
         Ok(c)
+    }
+
+    /// The crawl's settings.
+    pub fn config(&self) -> &CrawlConfig {
+        &self.state.config
+    }
+
+    /// The politeness in force: the settings', else the pattern's.
+    pub fn politeness(&self) -> &Politeness {
+        self.state.frontier.politeness()
     }
 
     /// Counts for display.

@@ -1,0 +1,309 @@
+//! `exemplar crawl --state FILE`: a crawl saved as it goes — every few seconds and on Ctrl-C —
+//! and resumed by running the same command again. The state file holds the crawler's snapshot
+//! and, for each export file, its size (and the WARC writer's position) at the save; on resume
+//! each export is cut back to that size, so every target is written exactly once however the
+//! crawl was stopped. A crawl that ends removes its state file.
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use exemplar::crawler::Snapshot;
+use exemplar::export::{self, PageRecord, WarcPosition, WarcWriter};
+use serde::{Deserialize, Serialize};
+
+/// The `format` field of a state file.
+const FORMAT: &str = "exemplar-crawl-state";
+const VERSION: u32 = 1;
+
+/// Set by the SIGINT handler: save and stop at the next result.
+pub static STOP: AtomicBool = AtomicBool::new(false);
+
+#[cfg(unix)]
+extern "C" fn on_sigint(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+    // A second Ctrl-C ends the process at once.
+    // SAFETY: signal() is async-signal-safe; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+    }
+}
+
+/// From now on Ctrl-C asks the crawl to save and stop ([`STOP`]) instead of killing it.
+pub fn catch_ctrl_c() {
+    #[cfg(unix)]
+    // SAFETY: the handler only stores to an atomic and resets the disposition.
+    unsafe {
+        libc::signal(
+            libc::SIGINT,
+            on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+    }
+}
+
+/// What a state file holds.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CrawlState {
+    format: String,
+    version: u32,
+    /// The crawler when saved.
+    pub crawler: Snapshot,
+    /// The export files when saved.
+    pub exports: Vec<ExportMark>,
+}
+
+/// One export file at a save.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportMark {
+    /// `jsonl`, `csv` or `warc`.
+    pub kind: String,
+    /// The path as given.
+    pub path: String,
+    /// Its size.
+    pub bytes: u64,
+    /// The WARC writer's position.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warc: Option<WarcPosition>,
+}
+
+impl CrawlState {
+    /// A state to save.
+    pub fn new(crawler: Snapshot, exports: Vec<ExportMark>) -> CrawlState {
+        CrawlState {
+            format: FORMAT.into(),
+            version: VERSION,
+            crawler,
+            exports,
+        }
+    }
+
+    /// The state saved at `path`, or None when there is none.
+    pub fn load(path: &str) -> Result<Option<CrawlState>, String> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("{path}: {e}")),
+        };
+        let state: CrawlState = serde_json::from_str(&text)
+            .map_err(|e| format!("{path}: not a saved crawl ({e}); remove it to start over"))?;
+        if state.format != FORMAT || state.version != VERSION {
+            return Err(format!(
+                "{path}: a {} version {} file, not a saved crawl of this version; remove it to start over",
+                state.format, state.version
+            ));
+        }
+        Ok(Some(state))
+    }
+
+    /// Saves to `path` atomically (a temporary file renamed over it): a crash mid-save leaves
+    /// the previous save.
+    pub fn save(&self, path: &str) -> Result<(), String> {
+        let tmp = format!("{path}.tmp");
+        let text = serde_json::to_string(self).map_err(|e| format!("{path}: {e}"))?;
+        let write = || -> std::io::Result<()> {
+            let mut f = File::create(&tmp)?;
+            f.write_all(text.as_bytes())?;
+            f.sync_data()?;
+            std::fs::rename(&tmp, path)
+        };
+        write().map_err(|e| format!("{path}: {e}"))
+    }
+}
+
+/// The export files of a crawl, written a target at a time.
+pub struct Exports {
+    jsonl: Option<(String, BufWriter<File>)>,
+    html: bool,
+    csv: Option<(String, BufWriter<File>)>,
+    warc: Option<(String, WarcWriter<BufWriter<File>>)>,
+}
+
+/// Where the user asked exports to go.
+pub struct ExportPaths<'a> {
+    /// `--jsonl`.
+    pub jsonl: Option<&'a str>,
+    /// `--html`: JSON Lines records carry the page.
+    pub html: bool,
+    /// `--csv`.
+    pub csv: Option<&'a str>,
+    /// `--warc`.
+    pub warc: Option<&'a str>,
+}
+
+fn create(path: &str) -> Result<File, String> {
+    if let Some(dir) = Path::new(path)
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    File::create(path).map_err(|e| format!("{path}: {e}"))
+}
+
+/// Opens a file written before and cuts it back to `bytes`.
+fn reopen(path: &str, bytes: u64) -> Result<File, String> {
+    let err = |e: std::io::Error| format!("{path}: {e}");
+    let mut f = OpenOptions::new().write(true).open(path).map_err(err)?;
+    let len = f.metadata().map_err(err)?.len();
+    if len < bytes {
+        return Err(format!(
+            "{path} is shorter ({len} bytes) than when the crawl was saved ({bytes}): it was changed; remove the state file to start over"
+        ));
+    }
+    f.set_len(bytes).map_err(err)?;
+    f.seek(SeekFrom::End(0)).map_err(err)?;
+    Ok(f)
+}
+
+impl Exports {
+    /// New export files.
+    pub fn create(paths: &ExportPaths) -> Result<Exports, String> {
+        let mut csv = None;
+        if let Some(p) = paths.csv {
+            let mut w = BufWriter::new(create(p)?);
+            export::write_csv_header(&mut w).map_err(|e| format!("{p}: {e}"))?;
+            csv = Some((p.to_string(), w));
+        }
+        let warc = match paths.warc {
+            Some(p) => Some((
+                p.to_string(),
+                WarcWriter::new(
+                    BufWriter::new(create(p)?),
+                    "exemplar crawl",
+                    exemplar::http::now_ms(),
+                )
+                .map_err(|e| format!("{p}: {e}"))?,
+            )),
+            None => None,
+        };
+        Ok(Exports {
+            jsonl: match paths.jsonl {
+                Some(p) => Some((p.to_string(), BufWriter::new(create(p)?))),
+                None => None,
+            },
+            html: paths.html,
+            csv,
+            warc,
+        })
+    }
+
+    /// The export files of a saved crawl, cut back to their sizes at the save. The command
+    /// must name the same files.
+    pub fn resume(paths: &ExportPaths, marks: &[ExportMark]) -> Result<Exports, String> {
+        let given: Vec<(&str, &str)> = [
+            ("jsonl", paths.jsonl),
+            ("csv", paths.csv),
+            ("warc", paths.warc),
+        ]
+        .into_iter()
+        .filter_map(|(k, p)| p.map(|p| (k, p)))
+        .collect();
+        let saved: Vec<(&str, &str)> = marks
+            .iter()
+            .map(|m| (m.kind.as_str(), m.path.as_str()))
+            .collect();
+        if given != saved {
+            let list = |v: &[(&str, &str)]| {
+                if v.is_empty() {
+                    "none".to_string()
+                } else {
+                    v.iter()
+                        .map(|(k, p)| format!("--{k} {p}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            };
+            return Err(format!(
+                "the saved crawl exports to {}, this command to {}: give the same files to resume, or remove the state file to start over",
+                list(&saved),
+                list(&given)
+            ));
+        }
+        let mut out = Exports {
+            jsonl: None,
+            html: paths.html,
+            csv: None,
+            warc: None,
+        };
+        for m in marks {
+            let f = BufWriter::new(reopen(&m.path, m.bytes)?);
+            match m.kind.as_str() {
+                "jsonl" => out.jsonl = Some((m.path.clone(), f)),
+                "csv" => out.csv = Some((m.path.clone(), f)),
+                "warc" => {
+                    let pos = m
+                        .warc
+                        .as_ref()
+                        .ok_or_else(|| format!("{}: no WARC position saved", m.path))?;
+                    let w = WarcWriter::resume(f, pos).map_err(|e| format!("{}: {e}", m.path))?;
+                    out.warc = Some((m.path.clone(), w));
+                }
+                other => return Err(format!("unknown export kind {other:?} in the state")),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Writes one target page to every export.
+    pub fn write(&mut self, mut rec: PageRecord) -> Result<(), String> {
+        if let Some((p, w)) = self.jsonl.as_mut() {
+            export::write_jsonl(&mut *w, std::slice::from_ref(&rec), self.html)
+                .map_err(|e| format!("{p}: {e}"))?;
+        }
+        if let Some((p, w)) = self.warc.as_mut() {
+            w.write_response(&rec).map_err(|e| format!("{p}: {e}"))?;
+        }
+        if let Some((p, w)) = self.csv.as_mut() {
+            rec.body = None;
+            export::write_csv_rows(&mut *w, std::slice::from_ref(&rec))
+                .map_err(|e| format!("{p}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Flushes every file and says where each stands (for a save).
+    pub fn marks(&mut self) -> Result<Vec<ExportMark>, String> {
+        let mut out = Vec::new();
+        let size = |p: &str, w: &mut BufWriter<File>| -> Result<u64, String> {
+            w.flush().map_err(|e| format!("{p}: {e}"))?;
+            w.get_ref()
+                .metadata()
+                .map(|m| m.len())
+                .map_err(|e| format!("{p}: {e}"))
+        };
+        if let Some((p, w)) = self.jsonl.as_mut() {
+            out.push(ExportMark {
+                kind: "jsonl".into(),
+                path: p.clone(),
+                bytes: size(p, w)?,
+                warc: None,
+            });
+        }
+        if let Some((p, w)) = self.csv.as_mut() {
+            out.push(ExportMark {
+                kind: "csv".into(),
+                path: p.clone(),
+                bytes: size(p, w)?,
+                warc: None,
+            });
+        }
+        if let Some((p, w)) = self.warc.as_mut() {
+            let position = w.position();
+            out.push(ExportMark {
+                kind: "warc".into(),
+                path: p.clone(),
+                bytes: size(p, w.get_mut())?,
+                warc: Some(position),
+            });
+        }
+        // The order `resume` compares with: jsonl, csv, warc.
+        Ok(out)
+    }
+
+    /// Flushes and closes every file.
+    pub fn finish(mut self) -> Result<(), String> {
+        self.marks().map(|_| ())
+    }
+}
