@@ -34,6 +34,8 @@ mod cli {
                  [--delay-ms MS] [--concurrency N] [--include-subdomains] [--no-forms]
                  [--allow RE]... [--deny RE]... [--ignore-robots] [--quiet]
                  [--like URL]... [--unlike URL]...   (your verdicts over the threshold)
+                 [--state F [--save-every S]]  (saved every S s, default 5, and on Ctrl-C;
+                                                the same command resumes it)
   exemplar relearn pattern.json --map map.json [--threshold T] [--like URL]... [--unlike URL]...
                  [-o out.json]                       (no fetching; verdicts add to the pattern's)
   exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify]
@@ -100,8 +102,8 @@ mod cli {
     }
 
     mod commands;
-    mod crawl_state;
     mod eval_forms;
+    mod resume;
 
     /// The value after `--name`, if present.
     pub(super) fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {

@@ -65,38 +65,186 @@ pub fn learn(
     client: &ClientConfig,
     progress: &mut dyn FnMut(&mapper::Progress, &str),
 ) -> Result<Learned, String> {
+    map_site(
+        MapStart::Pages {
+            entry: entry.to_string(),
+            example: example_url.to_string(),
+            config: Box::new(config),
+        },
+        client,
+        progress,
+        None,
+    )?
+    .learn()
+}
+
+/// Where a mapping starts.
+pub enum MapStart {
+    /// A new mapping from `entry`; the example page is fetched first.
+    Pages {
+        /// The entry URL.
+        entry: String,
+        /// The example page's URL.
+        example: String,
+        /// Mapping settings.
+        config: Box<MapConfig>,
+    },
+    /// A mapping saved by [`Checkpoints`]: it goes on where it was saved (requests that were in
+    /// flight are asked again; its settings and example page are the saved ones).
+    Resume(Box<mapper::Snapshot>),
+}
+
+/// A mapping run: the map and how it ended.
+pub struct Mapped {
+    /// The site map.
+    pub map: SiteMap,
+    /// The settings it was made with.
+    pub config: MapConfig,
+    /// Final counts.
+    pub progress: mapper::Progress,
+    /// Why mapping stopped.
+    pub stopped: Option<mapper::StopReason>,
+    /// Wall time of this run.
+    pub elapsed: Duration,
+    /// Core time and results.
+    pub stats: http::RunStats,
+    /// Stopped by [`Checkpoints::stop`] after saving: the map is unfinished.
+    pub interrupted: bool,
+}
+
+impl Mapped {
+    /// Learns the pattern from the map.
+    ///
+    /// # Errors
+    /// No pattern (no target found).
+    pub fn learn(self) -> Result<Learned, String> {
+        let pattern = pattern::learn_from_map(&self.map, &self.config, http::now_ms())
+            .map_err(|e| e.to_string())?;
+        Ok(Learned {
+            pattern,
+            map: self.map,
+            progress: self.progress,
+            stopped: self.stopped,
+            elapsed: self.elapsed,
+            stats: self.stats,
+        })
+    }
+}
+
+/// Maps a site from its entry or from a saved mapping, optionally saving as it goes.
+///
+/// # Errors
+/// A bad example or entry, a bad saved state, an error from saving.
+pub fn map_site(
+    start_from: MapStart,
+    client: &ClientConfig,
+    progress: &mut dyn FnMut(&mapper::Progress, &str),
+    checkpoints: Option<Checkpoints<'_, mapper::Snapshot>>,
+) -> Result<Mapped, String> {
     let start = Instant::now();
+    let mut m = match start_from {
+        MapStart::Pages {
+            entry,
+            example,
+            config,
+        } => {
+            let client = Client::new(&ClientConfig {
+                max_bytes: config.max_bytes,
+                ..client.clone()
+            });
+            let example =
+                fetch_page(&client, &example).map_err(|e| format!("example page: {e}"))?;
+            Mapper::new(&entry, example, *config).map_err(|e| e.to_string())?
+        }
+        MapStart::Resume(snapshot) => {
+            Mapper::restore(*snapshot).map_err(|e| format!("saved mapping: {e}"))?
+        }
+    };
     let client = Client::new(&ClientConfig {
-        max_bytes: config.max_bytes,
+        max_bytes: m.config().max_bytes,
         ..client.clone()
     });
-    let example = fetch_page(&client, example_url).map_err(|e| format!("example page: {e}"))?;
-    let workers = config.politeness.max_in_flight;
-    let mut m = Mapper::new(entry, example, config).map_err(|e| e.to_string())?;
+    let workers = m.config().politeness.max_in_flight;
     let mut last = String::new();
+    let mut saver = Saver::new(checkpoints);
     let stats = http::run(&mut m, &client, workers, |m| {
+        if saver.stopping() {
+            m.drain_events();
+            return false;
+        }
         for e in m.drain_events() {
             if let mapper::Event::Fetched { url, .. } = e {
                 last = url;
             }
         }
         progress(&m.progress(), &last);
-        true
+        saver.tick(|| m.snapshot())
     });
-    let stopped = m.stopped();
-    let prog = m.progress();
-    let config = m.config().clone();
-    let map = m.into_site_map();
-    let pattern =
-        pattern::learn_from_map(&map, &config, http::now_ms()).map_err(|e| e.to_string())?;
-    Ok(Learned {
-        pattern,
-        map,
-        progress: prog,
-        stopped,
+    saver.result()?;
+    Ok(Mapped {
+        progress: m.progress(),
+        stopped: m.stopped(),
+        config: m.config().clone(),
+        map: m.into_site_map(),
         elapsed: start.elapsed(),
         stats,
+        interrupted: saver.interrupted,
     })
+}
+
+/// The save-as-you-go logic both runs share.
+struct Saver<'a, S> {
+    checkpoints: Option<Checkpoints<'a, S>>,
+    saved_at: Instant,
+    interrupted: bool,
+    error: Option<String>,
+}
+
+impl<'a, S> Saver<'a, S> {
+    fn new(checkpoints: Option<Checkpoints<'a, S>>) -> Saver<'a, S> {
+        Saver {
+            checkpoints,
+            saved_at: Instant::now(),
+            interrupted: false,
+            error: None,
+        }
+    }
+
+    /// Stopped by an interruption or an error: results still arriving are not handed out
+    /// (the saved state asks for them again on resume).
+    fn stopping(&self) -> bool {
+        self.interrupted || self.error.is_some()
+    }
+
+    /// Records an error that stops the run; returns false (stop).
+    fn fail(&mut self, e: String) -> bool {
+        self.error = Some(e);
+        false
+    }
+
+    /// Saves when it is time or when asked to stop; false when the run must stop.
+    fn tick(&mut self, snapshot: impl FnOnce() -> S) -> bool {
+        let Some(cp) = self.checkpoints.as_mut() else {
+            return true;
+        };
+        let stop = cp.stop.load(Ordering::SeqCst);
+        if !stop && self.saved_at.elapsed() < cp.every {
+            return true;
+        }
+        if let Err(e) = (cp.save)(snapshot()) {
+            return self.fail(e);
+        }
+        self.saved_at = Instant::now();
+        if stop {
+            self.interrupted = true;
+            return false;
+        }
+        true
+    }
+
+    fn result(&mut self) -> Result<(), String> {
+        self.error.take().map_or(Ok(()), Err)
+    }
 }
 
 /// What a crawl produced.
@@ -160,16 +308,17 @@ pub enum CrawlStart {
     Resume(Box<crawler::Snapshot>),
 }
 
-/// Saving a crawl as it goes, so that a killed or interrupted crawl resumes
-/// ([`CrawlStart::Resume`]). A save always follows the targets handed to `sink` so far: a
-/// caller that records its exports' sizes with the state can cut them back to it on resume.
-pub struct Checkpoints<'a> {
+/// Saving a run as it goes, so that a killed or interrupted mapping or crawl resumes
+/// ([`MapStart::Resume`], [`CrawlStart::Resume`]); `S` is the state machine's snapshot. In a
+/// crawl a save always follows the targets handed to `sink` so far: a caller that records its
+/// exports' sizes with the state can cut them back to it on resume.
+pub struct Checkpoints<'a, S> {
     /// Time between saves.
     pub every: Duration,
-    /// Stores the state; an error stops the crawl with that error.
-    pub save: &'a mut dyn FnMut(crawler::Snapshot) -> Result<(), String>,
-    /// Set from elsewhere (a signal handler) to save and stop at the next result; the crawl
-    /// then returns with [`Crawled::interrupted`] set.
+    /// Stores the state; an error stops the run with that error.
+    pub save: &'a mut dyn FnMut(S) -> Result<(), String>,
+    /// Set from elsewhere (a signal handler) to save and stop at the next result; the run then
+    /// returns with `interrupted` set.
     pub stop: &'a AtomicBool,
 }
 
@@ -183,7 +332,7 @@ pub fn crawl_from(
     client: &ClientConfig,
     sink: &mut dyn FnMut(&TargetPage) -> Result<(), String>,
     progress: &mut dyn FnMut(&crawler::Progress, &str),
-    mut checkpoints: Option<Checkpoints<'_>>,
+    checkpoints: Option<Checkpoints<'_, crawler::Snapshot>>,
 ) -> Result<Crawled, String> {
     let start = Instant::now();
     let (mut c, client) = match start_from {
@@ -217,14 +366,10 @@ pub fn crawl_from(
         }
     };
     let workers = c.politeness().max_in_flight;
-    let mut error: Option<String> = None;
-    let mut interrupted = false;
     let mut last = String::new();
-    let mut saved_at = Instant::now();
+    let mut saver = Saver::new(checkpoints);
     let stats = http::run(&mut c, &client, workers, |c| {
-        if interrupted || error.is_some() {
-            // Stopping: results still arriving are not handed out (the saved state asks for
-            // them again on resume).
+        if saver.stopping() {
             c.drain_events();
             return false;
         }
@@ -233,8 +378,7 @@ pub fn crawl_from(
                 crawler::Event::Target(t) => {
                     last = t.url.clone();
                     if let Err(e) = sink(&t) {
-                        error = Some(e);
-                        return false;
+                        return saver.fail(e);
                     }
                 }
                 crawler::Event::Page { url, .. } => last = url,
@@ -242,25 +386,10 @@ pub fn crawl_from(
             }
         }
         progress(&c.progress(), &last);
-        if let Some(cp) = checkpoints.as_mut() {
-            let stop = cp.stop.load(Ordering::SeqCst);
-            if stop || saved_at.elapsed() >= cp.every {
-                if let Err(e) = (cp.save)(c.snapshot()) {
-                    error = Some(e);
-                    return false;
-                }
-                saved_at = Instant::now();
-                if stop {
-                    interrupted = true;
-                    return false;
-                }
-            }
-        }
-        true
+        saver.tick(|| c.snapshot())
     });
-    if let Some(e) = error {
-        return Err(e);
-    }
+    saver.result()?;
+    let interrupted = saver.interrupted;
     Ok(Crawled {
         targets: c.targets().to_vec(),
         coverage: c.coverage(),

@@ -921,3 +921,130 @@ fn a_closed_output_pipe_ends_the_command_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
 }
+
+/// `learn --state`: a mapping killed (SIGKILL, after a save), then interrupted (Ctrl-C, which
+/// saves and exits with 130), then run to the end by the same command, learns the pattern an
+/// uninterrupted run learns, from the same pages; a command for another site or example is
+/// refused, and the finished run removes its state.
+#[test]
+fn a_killed_or_interrupted_mapping_resumes_to_the_same_pattern() {
+    use std::time::{Duration, Instant};
+    let demo = Demo::serve("learn-state");
+    let (example, _) = roles();
+    let (entry, example) = (demo.url("index.html"), demo.url(&example));
+    let learn = |pattern: &str, map: &str, delay: &str, state: Option<&str>| -> Vec<String> {
+        let mut args: Vec<String> = [
+            "learn",
+            "--entry",
+            &entry,
+            "--example",
+            &example,
+            "-o",
+            pattern,
+            "--map",
+            map,
+            "--delay-ms",
+            delay,
+            "--quiet",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if let Some(s) = state {
+            args.extend(["--state", s, "--save-every", "0.5"].map(String::from));
+        }
+        args
+    };
+    let run = |args: &[String]| {
+        Command::new(env!("CARGO_BIN_EXE_exemplar"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn exemplar")
+    };
+    let reference = (demo.file("ref.json"), demo.file("ref-map.json"));
+    let out = run(&learn(&reference.0, &reference.1, "0", None))
+        .wait_with_output()
+        .expect("wait");
+    stdout_of(out);
+
+    let state = demo.file("learn.state");
+    let (pattern_file, map_file) = (demo.file("pattern.json"), demo.file("map.json"));
+    // 150 ms between requests: mapping the demo site takes a few seconds.
+    let args = learn(&pattern_file, &map_file, "150", Some(&state));
+    let mut child = run(&args);
+    let start = Instant::now();
+    while !std::path::Path::new(&state).exists() {
+        assert!(start.elapsed() < Duration::from_secs(20), "no state saved");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().expect("kill");
+    let _ = child.wait();
+    assert!(
+        !std::path::Path::new(&pattern_file).exists(),
+        "killed mid-mapping"
+    );
+
+    let child = run(&args);
+    std::thread::sleep(Duration::from_millis(1000));
+    // SAFETY: sending SIGINT to our own child process.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("resuming the mapping saved in"), "{stderr}");
+    assert!(
+        stderr.contains("interrupted: the mapping is saved in"),
+        "{stderr}"
+    );
+    assert!(
+        !std::path::Path::new(&pattern_file).exists(),
+        "interrupted mid-mapping"
+    );
+
+    // Another example page: refused, the state kept.
+    let mut other = args.clone();
+    let at = other
+        .iter()
+        .position(|a| a == "--example")
+        .expect("example");
+    other[at + 1] = demo.url("index.html");
+    let out = exemplar(&other.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("remove it to start over"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::path::Path::new(&state).exists());
+
+    let out = run(&args).wait_with_output().expect("wait");
+    let stdout = stdout_of(out);
+    assert!(stdout.contains("pattern written to"), "{stdout}");
+    assert!(
+        !std::path::Path::new(&state).exists(),
+        "a finished run removes its state"
+    );
+    let (resumed, expected) = (pattern(&pattern_file), pattern(&reference.0));
+    assert_eq!(resumed.levels, expected.levels);
+    assert_eq!(resumed.known_targets, expected.known_targets);
+    let fetched = |path: &str| -> BTreeSet<String> {
+        let map: exemplar::mapper::SiteMap =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        map.nodes
+            .iter()
+            .filter(|n| n.similarity.is_some())
+            .map(|n| n.url.clone())
+            .collect()
+    };
+    assert_eq!(
+        fetched(&map_file),
+        fetched(&reference.1),
+        "the same pages measured"
+    );
+}

@@ -308,8 +308,10 @@ fn a_killed_or_interrupted_crawl_resumes_and_exports_every_page_once() {
     let saved_size = || -> u64 {
         let saved: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&state).expect("state")).expect("json");
-        assert_eq!(saved["exports"][0]["path"], jsonl.as_str());
-        saved["exports"][0]["bytes"].as_u64().expect("jsonl size")
+        assert_eq!(saved["run"]["exports"][0]["path"], jsonl.as_str());
+        saved["run"]["exports"][0]["bytes"]
+            .as_u64()
+            .expect("jsonl size")
     };
     let start = Instant::now();
     while std::fs::metadata(&jsonl).expect("jsonl").len() <= saved_size() {

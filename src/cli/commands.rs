@@ -10,9 +10,9 @@ use exemplar::fetch::Politeness;
 use exemplar::http::{self, ClientConfig};
 use exemplar::mapper::{MapConfig, SiteMap};
 use exemplar::pattern::{self, Corrections, Pattern, QueryPolicy, count};
-use exemplar::run::{self, Checkpoints, CrawlStart, ProgressLine};
+use exemplar::run::{self, Checkpoints, CrawlStart, MapStart, ProgressLine};
 
-use super::crawl_state::{self, CrawlState, ExportPaths, Exports};
+use super::resume::{self, CrawlState, ExportPaths, Exports, LearnState};
 use super::{USAGE, flag, flags, positional, switch};
 
 fn parse<T: std::str::FromStr>(args: &[String], name: &str) -> Result<Option<T>, String> {
@@ -79,11 +79,59 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         .collect();
     config.politeness = politeness(args, config.politeness)?;
     config.forms.enabled = !switch(args, "--no-forms");
+    let state_path = flag(args, "--state");
+    let every = save_every(args, state_path)?;
+    let start = match state_path
+        .map(resume::load::<LearnState>)
+        .transpose()?
+        .flatten()
+    {
+        Some(saved) => {
+            let sp = state_path.unwrap_or_default();
+            if saved.entry != entry || saved.example != example {
+                return Err(format!(
+                    "{sp} saves the mapping of {} with the example {}; remove it to start over",
+                    saved.entry, saved.example
+                ));
+            }
+            if saved.mapper.config() != &config {
+                return Err(format!(
+                    "{sp} saves a mapping with other settings: run the same command to resume, or remove it to start over"
+                ));
+            }
+            eprintln!(
+                "resuming the mapping saved in {sp}: {} fetched so far",
+                count(saved.mapper.progress().fetched, "page")
+            );
+            MapStart::Resume(Box::new(saved.mapper))
+        }
+        None => MapStart::Pages {
+            entry: entry.to_string(),
+            example: example.to_string(),
+            config: Box::new(config),
+        },
+    };
+    let mut save = |mapper: exemplar::mapper::Snapshot| -> Result<(), String> {
+        resume::save(
+            state_path.unwrap_or_default(),
+            LearnState {
+                entry: entry.to_string(),
+                example: example.to_string(),
+                mapper,
+            },
+        )
+    };
+    let checkpoints = state_path.map(|_| {
+        resume::catch_ctrl_c();
+        Checkpoints {
+            every,
+            save: &mut save,
+            stop: &resume::STOP,
+        }
+    });
     let mut bar = ProgressLine::new(switch(args, "--quiet"));
-    let learned = run::learn(
-        entry,
-        example,
-        config,
+    let mapped = run::map_site(
+        start,
         &ClientConfig::default(),
         &mut |p, url| {
             bar.draw(
@@ -92,8 +140,21 @@ pub fn learn(args: &[String]) -> Result<(), String> {
                 url,
             )
         },
+        checkpoints,
     )?;
     bar.finish();
+    if mapped.interrupted {
+        eprintln!(
+            "interrupted: the mapping is saved in {} ({} fetched so far); run the same command to go on",
+            state_path.unwrap_or_default(),
+            count(mapped.progress.fetched, "page")
+        );
+        std::process::exit(130);
+    }
+    if let Some(sp) = state_path {
+        resume::remove(sp)?;
+    }
+    let learned = mapped.learn()?;
     // The map first, as mapped (the pattern records the verdicts and `relearn` applies them):
     // a mistyped verdict must not cost the mapping.
     let map_out = flag(args, "--map");
@@ -254,6 +315,20 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// `--save-every S` (default 5 s), only with `--state`.
+fn save_every(args: &[String], state: Option<&str>) -> Result<std::time::Duration, String> {
+    let every: f64 = parse(args, "--save-every")?.unwrap_or(5.0);
+    if !(every.is_finite() && every > 0.0) {
+        return Err(format!(
+            "--save-every must be a positive number of seconds\n{USAGE}"
+        ));
+    }
+    if state.is_none() && flag(args, "--save-every").is_some() {
+        return Err(format!("--save-every needs --state FILE\n{USAGE}"));
+    }
+    Ok(std::time::Duration::from_secs_f64(every))
+}
+
 fn read_pattern(path: &str) -> Result<Pattern, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     Pattern::from_json(&text).map_err(|e| format!("{path}: {e}"))
@@ -308,7 +383,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     let verify = switch(args, "--verify");
     let state_path = flag(args, "--state");
     let saved = match state_path {
-        Some(sp) => CrawlState::load(sp)?,
+        Some(sp) => resume::load::<CrawlState>(sp)?,
         None => None,
     };
     let (start, exports) = match saved {
@@ -345,23 +420,21 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     let mut bar = ProgressLine::new(switch(args, "--quiet"));
     let mut save = |snapshot: exemplar::crawler::Snapshot| -> Result<(), String> {
         let marks = exports.borrow_mut().marks()?;
-        CrawlState::new(snapshot, marks).save(state_path.unwrap_or_default())
+        resume::save(
+            state_path.unwrap_or_default(),
+            CrawlState {
+                crawler: snapshot,
+                exports: marks,
+            },
+        )
     };
-    let every: f64 = parse(args, "--save-every")?.unwrap_or(5.0);
-    if !(every.is_finite() && every > 0.0) {
-        return Err(format!(
-            "--save-every must be a positive number of seconds\n{USAGE}"
-        ));
-    }
-    if state_path.is_none() && flag(args, "--save-every").is_some() {
-        return Err(format!("--save-every needs --state FILE\n{USAGE}"));
-    }
+    let every = save_every(args, state_path)?;
     let checkpoints = state_path.map(|_| {
-        crawl_state::catch_ctrl_c();
+        resume::catch_ctrl_c();
         Checkpoints {
-            every: std::time::Duration::from_secs_f64(every),
+            every,
             save: &mut save,
-            stop: &crawl_state::STOP,
+            stop: &resume::STOP,
         }
     });
     let crawled = run::crawl_from(
@@ -396,15 +469,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         std::process::exit(130);
     }
     if let Some(sp) = state_path {
-        std::fs::remove_file(sp)
-            .or_else(|e| {
-                if e.kind() == std::io::ErrorKind::NotFound {
-                    Ok(())
-                } else {
-                    Err(e)
-                }
-            })
-            .map_err(|e| format!("{sp}: {e}"))?;
+        resume::remove(sp)?;
     }
     for url in &crawled.targets {
         println!("{url}");

@@ -471,6 +471,18 @@ pub struct Snapshot {
 
 const SNAPSHOT_VERSION: u32 = 1;
 
+impl Snapshot {
+    /// The mapping's settings.
+    pub fn config(&self) -> &MapConfig {
+        &self.config
+    }
+
+    /// Counts when saved.
+    pub fn progress(&self) -> Progress {
+        self.progress
+    }
+}
+
 /// The mapping state machine. See the module docs.
 pub struct Mapper {
     state: Snapshot,

@@ -1,8 +1,9 @@
-//! `exemplar crawl --state FILE`: a crawl saved as it goes — every few seconds and on Ctrl-C —
-//! and resumed by running the same command again. The state file holds the crawler's snapshot
-//! and, for each export file, its size (and the WARC writer's position) at the save; on resume
-//! each export is cut back to that size, so every target is written exactly once however the
-//! crawl was stopped. A crawl that ends removes its state file.
+//! `exemplar learn --state FILE` and `exemplar crawl --state FILE`: a run saved as it goes —
+//! every few seconds and on Ctrl-C — and resumed by running the same command again. A mapping's
+//! state is the mapper's snapshot; a crawl's also holds, for each export file, its size (and the
+//! WARC writer's position) at the save: on resume each export is cut back to that size, so every
+//! target is written exactly once however the crawl was stopped. A run that ends removes its
+//! state file.
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -12,8 +13,7 @@ use exemplar::crawler::Snapshot;
 use exemplar::export::{self, PageRecord, WarcPosition, WarcWriter};
 use serde::{Deserialize, Serialize};
 
-/// The `format` field of a state file.
-const FORMAT: &str = "exemplar-crawl-state";
+/// The version of the state files.
 const VERSION: u32 = 1;
 
 /// Set by the SIGINT handler: save and stop at the next result.
@@ -41,16 +41,37 @@ pub fn catch_ctrl_c() {
     }
 }
 
-/// What a state file holds.
+/// A state file: what a run saved (`T`), tagged with what kind of run it was.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateFile<T> {
+    format: String,
+    version: u32,
+    /// The saved run (not flattened into the file's object: serde's flattening reads maps
+    /// keyed by numbers, which snapshots hold, as strings).
+    pub run: T,
+}
+
+/// A saved crawl.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CrawlState {
-    format: String,
-    version: u32,
     /// The crawler when saved.
     pub crawler: Snapshot,
     /// The export files when saved.
     pub exports: Vec<ExportMark>,
+}
+
+/// A saved mapping (`learn --state`).
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LearnState {
+    /// `--entry` as given.
+    pub entry: String,
+    /// `--example` as given.
+    pub example: String,
+    /// The mapper when saved.
+    pub mapper: exemplar::mapper::Snapshot,
 }
 
 /// One export file at a save.
@@ -68,47 +89,73 @@ pub struct ExportMark {
     pub warc: Option<WarcPosition>,
 }
 
-impl CrawlState {
-    /// A state to save.
-    pub fn new(crawler: Snapshot, exports: Vec<ExportMark>) -> CrawlState {
-        CrawlState {
-            format: FORMAT.into(),
-            version: VERSION,
-            crawler,
-            exports,
-        }
-    }
+/// The kind of run a state holds, named in its file.
+pub trait Saved: Serialize + serde::de::DeserializeOwned {
+    /// The `format` field.
+    const FORMAT: &'static str;
+}
 
-    /// The state saved at `path`, or None when there is none.
-    pub fn load(path: &str) -> Result<Option<CrawlState>, String> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("{path}: {e}")),
-        };
-        let state: CrawlState = serde_json::from_str(&text)
-            .map_err(|e| format!("{path}: not a saved crawl ({e}); remove it to start over"))?;
-        if state.format != FORMAT || state.version != VERSION {
-            return Err(format!(
-                "{path}: a {} version {} file, not a saved crawl of this version; remove it to start over",
-                state.format, state.version
-            ));
-        }
-        Ok(Some(state))
-    }
+impl Saved for CrawlState {
+    const FORMAT: &'static str = "exemplar-crawl-state";
+}
 
-    /// Saves to `path` atomically (a temporary file renamed over it): a crash mid-save leaves
-    /// the previous save.
-    pub fn save(&self, path: &str) -> Result<(), String> {
-        let tmp = format!("{path}.tmp");
-        let text = serde_json::to_string(self).map_err(|e| format!("{path}: {e}"))?;
-        let write = || -> std::io::Result<()> {
-            let mut f = File::create(&tmp)?;
-            f.write_all(text.as_bytes())?;
-            f.sync_data()?;
-            std::fs::rename(&tmp, path)
-        };
-        write().map_err(|e| format!("{path}: {e}"))
+impl Saved for LearnState {
+    const FORMAT: &'static str = "exemplar-learn-state";
+}
+
+/// The state saved at `path`, or None when there is none.
+pub fn load<T: Saved>(path: &str) -> Result<Option<T>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{path}: {e}")),
+    };
+    #[derive(Deserialize)]
+    struct Head {
+        format: String,
+        version: u32,
+    }
+    let head: Head = serde_json::from_str(&text)
+        .map_err(|e| format!("{path}: not a saved run ({e}); remove it to start over"))?;
+    if head.format != T::FORMAT || head.version != VERSION {
+        return Err(format!(
+            "{path}: not a {} file of version {VERSION}; remove it to start over",
+            T::FORMAT
+        ));
+    }
+    let file: StateFile<T> = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{path}: a damaged {} file ({e}); remove it to start over",
+            T::FORMAT
+        )
+    })?;
+    Ok(Some(file.run))
+}
+
+/// Saves to `path` atomically (a temporary file renamed over it): a crash mid-save leaves the
+/// previous save.
+pub fn save<T: Saved>(path: &str, state: T) -> Result<(), String> {
+    let file = StateFile {
+        format: T::FORMAT.to_string(),
+        version: VERSION,
+        run: state,
+    };
+    let tmp = format!("{path}.tmp");
+    let text = serde_json::to_string(&file).map_err(|e| format!("{path}: {e}"))?;
+    let write = || -> std::io::Result<()> {
+        let mut f = File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_data()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| format!("{path}: {e}"))
+}
+
+/// Removes the state of a run that ended (a missing file is fine).
+pub fn remove(path: &str) -> Result<(), String> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(format!("{path}: {e}")),
+        _ => Ok(()),
     }
 }
 
