@@ -119,6 +119,17 @@ function renderResult() {
     const what = last ? 'target pages' : `pages followed${l.paginate ? ', with their pagination' : ''}`;
     card.append(el('h3', `E${i + 1} · ${what} · ${l.pages ?? 0} seen while learning`));
     for (const r of l.regexes) card.append(el('pre', r));
+    const exclude = l.exclude ?? [];
+    if (exclude.length) {
+      // Pages the regexes match that learning saw were of another kind: the crawl skips them.
+      const except = el('details', undefined, 'small exclude');
+      except.append(el('summary', `except ${exclude.length} ${exclude.length === 1 ? 'page' : 'pages'} seen to be of another kind`));
+      const list = el('ul', undefined, 'url');
+      for (const u of exclude.slice(0, 50)) list.append(el('li', u));
+      if (exclude.length > 50) list.append(el('li', `… ${exclude.length - 50} more`));
+      except.append(list);
+      card.append(except);
+    }
     const samples = el('ul', undefined, 'small url');
     for (const sample of (l.samples ?? []).slice(0, 3)) {
       let path = sample;

@@ -461,6 +461,7 @@ impl ScrapySpec {
                     },
                     paginate: l.paginate,
                     form: l.form.as_ref().map(ScrapyForm::from_level),
+                    exclude: l.exclude.clone(),
                 })
                 .collect(),
             delay_s: pattern.politeness.delay_ms as f64 / 1000.0,
@@ -482,6 +483,9 @@ pub struct ScrapyLevel {
     /// The level is reached through a search form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub form: Option<ScrapyForm>,
+    /// URLs the regex matches that are skipped (the pattern's known exceptions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
 }
 
 /// A search-form level for Scrapy: the spider submits the form (`scrapy.FormRequest`) once per
@@ -625,10 +629,12 @@ pub fn scrapy_project(spec: &ScrapySpec) -> Vec<(String, String)> {
         .levels
         .iter()
         .map(|l| {
+            let exclude: Vec<String> = l.exclude.iter().map(|u| py_str(u)).collect();
             format!(
-                "    ({}, {}),\n",
+                "    ({}, {}, frozenset([{}])),\n",
                 py_str(&l.regex),
-                if l.paginate { "True" } else { "False" }
+                if l.paginate { "True" } else { "False" },
+                exclude.join(", ")
             )
         })
         .collect();
@@ -672,10 +678,16 @@ import scrapy
 
 from {name}.items import PageItem
 
-# (regex, paginate) per level: E1 ... En.
+# (regex, paginate, excluded URLs) per level: E1 ... En. A level's links are those its regex
+# matches, except the pages Exemplar saw were of another kind.
 LEVELS = [
 {levels}]
-COMPILED = [(re.compile(r), p) for r, p in LEVELS]
+COMPILED = [(re.compile(r), p, x) for r, p, x in LEVELS]
+
+
+def matches(level, url):
+    regex, _, exclude = COMPILED[level]
+    return url not in exclude and regex.fullmatch(url) is not None
 # Search-form levels: LEVELS[j] is reached by submitting FORMS[j] from level-j pages.
 FORMS = {{
 {forms}}}
@@ -752,16 +764,15 @@ class PatternSpider(scrapy.Spider):
 
     def follow(self, response, level):
         n = len(COMPILED)
-        last = COMPILED[n - 1][0]
         for href in response.css("a::attr(href), area::attr(href)").getall():
             url = canonical(response.urljoin(href))
             if not url.startswith(("http://", "https://")):
                 continue
-            if last.fullmatch(url):
+            if matches(n - 1, url):
                 yield scrapy.Request(url, callback=self.parse_target, cb_kwargs={{"level": level}})
-            elif level + 1 < n and COMPILED[level][0].fullmatch(url):
+            elif level + 1 < n and matches(level, url):
                 yield scrapy.Request(url, callback=self.parse_level, cb_kwargs={{"level": level + 1}})
-            elif level >= 1 and COMPILED[level - 1][1] and COMPILED[level - 1][0].fullmatch(url):
+            elif level >= 1 and COMPILED[level - 1][1] and matches(level - 1, url):
                 yield scrapy.Request(url, callback=self.parse_level, cb_kwargs={{"level": level}})
 
     def parse_level(self, response, level, page=0):
@@ -1115,11 +1126,13 @@ mod tests {
                     regex: r"^http://127\.0\.0\.1:8000/list\?page=[0-9]+$".into(),
                     paginate: true,
                     form: None,
+                    exclude: vec![],
                 },
                 ScrapyLevel {
                     regex: r"^http://127\.0\.0\.1:8000/item/[0-9]+$".into(),
                     paginate: false,
                     form: None,
+                    exclude: vec!["http://127.0.0.1:8000/item/0".into()],
                 },
             ],
             delay_s: 0.25,
@@ -1139,6 +1152,10 @@ mod tests {
             .1;
         assert!(
             spider.contains(r#""^http://127\\.0\\.0\\.1:8000/item/[0-9]+$""#),
+            "{spider}"
+        );
+        assert!(
+            spider.contains(r#"frozenset(["http://127.0.0.1:8000/item/0"])"#),
             "{spider}"
         );
         let dir = std::env::temp_dir().join(format!("exemplar-scrapy-{}", std::process::id()));

@@ -175,6 +175,8 @@ pub struct BreadthFirst {
     pub parent: Vec<Option<u32>>,
     /// Link depth from the entry (None: reached only through pages not expanded).
     pub depth: Vec<Option<u32>>,
+    /// The order nodes are met in (None: not reached).
+    pub order: Vec<Option<u32>>,
 }
 
 impl SiteMap {
@@ -313,10 +315,13 @@ impl SiteMap {
         let n = self.nodes.len();
         let mut parent: Vec<Option<u32>> = self.nodes.iter().map(|node| node.parent).collect();
         let mut depth: Vec<Option<u32>> = vec![None; n];
+        let mut order: Vec<Option<u32>> = vec![None; n];
+        let mut met = 0u32;
         let mut queue = VecDeque::new();
         if n > 0 {
             parent[0] = None;
             depth[0] = Some(0);
+            order[0] = Some(0);
             queue.push_back(0u32);
         }
         while let Some(u) = queue.pop_front() {
@@ -331,11 +336,17 @@ impl SiteMap {
                 {
                     *slot = Some(d + 1);
                     parent[v as usize] = Some(u);
+                    met += 1;
+                    order[v as usize] = Some(met);
                     queue.push_back(v);
                 }
             }
         }
-        BreadthFirst { parent, depth }
+        BreadthFirst {
+            parent,
+            depth,
+            order,
+        }
     }
 
     /// Whether a node was fetched and parsed (page or target).
@@ -1269,6 +1280,10 @@ mod tests {
         assert_eq!(
             tree.depth,
             vec![Some(0), Some(1), Some(1), Some(2), Some(3), None]
+        );
+        assert_eq!(
+            tree.order,
+            vec![Some(0), Some(1), Some(2), Some(3), Some(4), None]
         );
     }
 

@@ -5,7 +5,8 @@
 //! 1. *Target pages map*: the breadth-first paths from the entry to every target, in the map's
 //!    own breadth-first tree ([`SiteMap::breadth_first`]: links in document order), not the
 //!    parents recorded while mapping, which depend on the order concurrent responses arrived
-//!    in — one site gives one pattern. URLs are taken sorted, never in node-id order.
+//!    in — one site gives one pattern. Pages are taken in the order that walk meets them,
+//!    never in node-id order.
 //! 2. *Levels*: a page's level is `n − dist`, where `dist` is its shortest link distance to a
 //!    target and `n` the entry's. Listing pages of one kind land on one level even when the BFS
 //!    met them at different depths (page 2 of a listing is one hop deeper than page 1 but just
@@ -69,6 +70,12 @@ pub struct Level {
     /// Reached by submitting a form: the template, values and query policy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub form: Option<FormLevel>,
+    /// Pages the regexes match that learning saw were not of this level (canonical URLs, as
+    /// links are): a crawl skips them. A regex keeps its generality — new pages of its shape
+    /// are followed — when the known pages it wrongly matches are few next to those it
+    /// rightly matches ([`LearnConfig::max_exclusions`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
 }
 
 /// Figures of the learning run.
@@ -225,6 +232,7 @@ pub enum Step {
 #[derive(Clone, Debug)]
 pub struct Compiled {
     levels: Vec<RegexSet>,
+    exclude: Vec<HashSet<String>>,
     paginate: Vec<bool>,
 }
 
@@ -239,9 +247,11 @@ impl Compiled {
         self.levels.is_empty()
     }
 
-    /// Whether `url` matches level `index` (0-based: `levels[index]`).
+    /// Whether `url` matches level `index` (0-based: `levels[index]`) and is not one of its
+    /// exclusions.
     pub fn matches_level(&self, index: usize, url: &str) -> bool {
         self.levels.get(index).is_some_and(|l| l.is_match(url))
+            && !self.exclude.get(index).is_some_and(|x| x.contains(url))
     }
 
     /// Where a link found on a page of level `from` (0 = the entry) leads, if anywhere.
@@ -251,16 +261,16 @@ impl Compiled {
         if n == 0 || from >= n {
             return None;
         }
-        if self.levels[n - 1].is_match(url) {
+        if self.matches_level(n - 1, url) {
             return Some(Step::Target);
         }
-        if from + 1 < n && self.levels[from].is_match(url) {
+        if from + 1 < n && self.matches_level(from, url) {
             return Some(Step::Level {
                 level: from + 1,
                 paginated: false,
             });
         }
-        if from >= 1 && self.paginate[from - 1] && self.levels[from - 1].is_match(url) {
+        if from >= 1 && self.paginate[from - 1] && self.matches_level(from - 1, url) {
             return Some(Step::Level {
                 level: from,
                 paginated: true,
@@ -355,6 +365,10 @@ impl Compiled {
         }
         Ok(Compiled {
             paginate: levels_in.iter().map(|l| l.paginate).collect(),
+            exclude: levels_in
+                .iter()
+                .map(|l| l.exclude.iter().cloned().collect())
+                .collect(),
             levels,
         })
     }
@@ -391,6 +405,13 @@ impl Pattern {
             }
             if l.regexes.len() > 12 {
                 let _ = writeln!(s, "    … {} more alternatives", l.regexes.len() - 12);
+            }
+            if let Some(first) = l.exclude.first() {
+                let _ = writeln!(
+                    s,
+                    "    except {} seen while learning to be of another kind, e.g. {first}",
+                    count(l.exclude.len(), "page")
+                );
             }
             if let Some(f) = &l.form {
                 let _ = writeln!(
@@ -445,13 +466,23 @@ pub struct LearnConfig {
     pub k: usize,
     /// Refine generalisations that match known non-targets (off: the thesis' plain URLpattern).
     pub use_negatives: bool,
+    /// A generalisation matching known non-targets stays general, with those pages listed as
+    /// [`Level::exclude`], when they number at most this fraction of the pages it is made
+    /// from; otherwise it is split (0: always split, never exclude).
+    pub max_exclusions: f64,
 }
+
+/// [`LearnConfig::max_exclusions`] by default: a URL shape whose known pages are at least
+/// two-thirds of one level stays general. Measured (`./build.sh eval`, docs/crawl.md,
+/// *Unseen pages*): from 0.25 to 1 the dev sites' patterns are the same.
+pub const DEFAULT_MAX_EXCLUSIONS: f64 = 0.5;
 
 impl Default for LearnConfig {
     fn default() -> Self {
         LearnConfig {
             k: url_pattern::DEFAULT_K,
             use_negatives: true,
+            max_exclusions: DEFAULT_MAX_EXCLUSIONS,
         }
     }
 }
@@ -643,9 +674,17 @@ pub fn learn(
     config: &LearnConfig,
     now_ms: u64,
 ) -> Result<Pattern, PatternError> {
-    // Ordered by URL, not by node id: ids follow the order responses arrived in.
+    // In the order a breadth-first walk meets them (then by URL), not by node id: ids follow
+    // the order responses arrived in.
+    let tree = map.breadth_first();
+    let met = |id: u32| {
+        (
+            tree.order[id as usize].unwrap_or(u32::MAX),
+            map.nodes[id as usize].url.as_str(),
+        )
+    };
     let mut targets: Vec<u32> = map.targets().collect();
-    targets.sort_by(|&a, &b| map.nodes[a as usize].url.cmp(&map.nodes[b as usize].url));
+    targets.sort_by(|&a, &b| met(a).cmp(&met(b)));
     if targets.is_empty() {
         return Err(PatternError(format!(
             "no page similar to the example (θ = {:.3}) among the {} pages fetched",
@@ -654,7 +693,6 @@ pub fn learn(
         )));
     }
     let dist = distances(map);
-    let tree = map.breadth_first();
     let shortest = match dist.first().copied().flatten() {
         Some(d) if d >= 1 => d as usize,
         _ => {
@@ -675,7 +713,7 @@ pub fn learn(
         .clamp(shortest, shortest + 8);
     let mut best: Option<(Vec<Level>, Simulation)> = None;
     for n in shortest..=deepest {
-        let levels = levels_for(map, &tree.parent, &dist, &targets, n, config);
+        let levels = levels_for(map, &tree, &dist, &targets, n, config);
         if levels.iter().any(|l| l.regexes.is_empty()) {
             continue;
         }
@@ -735,7 +773,7 @@ pub fn learn(
 /// targets than the entry break their path (irregular).
 fn levels_for(
     map: &SiteMap,
-    parents: &[Option<u32>],
+    tree: &crate::mapper::BreadthFirst,
     dist: &[Option<u32>],
     targets: &[u32],
     n: usize,
@@ -748,7 +786,7 @@ fn levels_for(
     for &t in targets {
         let mut child = t;
         let mut guard = 0;
-        while let Some(parent) = parents.get(child as usize).copied().flatten() {
+        while let Some(parent) = tree.parent.get(child as usize).copied().flatten() {
             guard += 1;
             if guard > map.nodes.len() {
                 break;
@@ -777,9 +815,14 @@ fn levels_for(
     for (&id, &l) in &level_of {
         positives[l].push(id);
     }
-    let by_url = |a: &u32, b: &u32| map.nodes[*a as usize].url.cmp(&map.nodes[*b as usize].url);
+    let met = |id: u32| {
+        (
+            tree.order[id as usize].unwrap_or(u32::MAX),
+            map.nodes[id as usize].url.as_str(),
+        )
+    };
     for p in &mut positives {
-        p.sort_by(by_url);
+        p.sort_by(|&a, &b| met(a).cmp(&met(b)));
     }
     positives[n] = targets.to_vec();
     let mut levels = Vec::with_capacity(n);
@@ -820,13 +863,14 @@ fn levels_for(
             .map(|&i| map.nodes[i as usize].url.as_str())
             .collect();
         neg_urls.sort_unstable();
-        let regexes = generalise(&pos_urls, &neg_urls, config.k);
+        let g = generalise_excluding(&pos_urls, &neg_urls, config.k, config.max_exclusions);
         levels.push(Level {
-            regexes,
+            regexes: g.regexes,
             paginate: j < n && paginate[j - 1],
             pages: pos_urls.len(),
             samples: pos_urls.iter().take(5).map(|s| s.to_string()).collect(),
             form: None,
+            exclude: g.exclude,
         });
     }
     levels
@@ -867,35 +911,61 @@ fn distances(map: &SiteMap) -> Vec<Option<u32>> {
 /// generalised with the regex tree, split on the next character after their common prefix
 /// while a known negative matches.
 pub fn generalise(pos: &[&str], neg: &[&str], k: usize) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+    generalise_excluding(pos, neg, k, 0.0).regexes
+}
+
+/// Regexes and the known negatives they still match ([`generalise_excluding`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Generalised {
+    /// The regexes.
+    pub regexes: Vec<String>,
+    /// Known negatives the regexes match (exact URLs a crawl skips).
+    pub exclude: Vec<String>,
+}
+
+/// [`generalise`], except that a group (or part of one, after splits) whose regex matches
+/// known negatives numbering at most `ratio` × its URLs keeps that regex, the negatives
+/// listed as exclusions: splitting would shape the regexes after the names seen (`class[A-S]…`)
+/// and miss new pages of the same kind; a few known exceptions are cheaper to list.
+pub fn generalise_excluding(pos: &[&str], neg: &[&str], k: usize, ratio: f64) -> Generalised {
+    let mut out = Generalised::default();
     for g in url_pattern::group(pos, k) {
         let urls: Vec<&str> = g.iter().filter_map(|&i| pos.get(i).copied()).collect();
-        split(&urls, neg, &mut out, 0);
+        split(&urls, neg, &mut out, 0, ratio);
     }
-    // Stable, readable order; duplicates removed.
     let mut seen = HashSet::new();
-    out.retain(|r| seen.insert(r.clone()));
+    out.regexes.retain(|r| seen.insert(r.clone()));
+    out.exclude.sort();
+    out.exclude.dedup();
     out
 }
 
-fn split(urls: &[&str], neg: &[&str], out: &mut Vec<String>, depth: usize) {
+fn split(urls: &[&str], neg: &[&str], out: &mut Generalised, depth: usize, ratio: f64) {
     if urls.is_empty() {
         return;
     }
     if urls.len() == 1 || depth > 200 {
         for u in urls {
-            out.push(UrlPattern::literal(u).regex);
+            out.regexes.push(UrlPattern::literal(u).regex);
         }
         return;
     }
-    let clean = |re: &str| match regex::Regex::new(re) {
-        Ok(re) => !neg.iter().any(|n| re.is_match(n)),
-        Err(_) => false,
+    let matched = |re: &str| -> Option<Vec<String>> {
+        let re = regex::Regex::new(re).ok()?;
+        Some(
+            neg.iter()
+                .filter(|n| re.is_match(n))
+                .map(|n| n.to_string())
+                .collect(),
+        )
     };
+    let accept = |m: &Vec<String>| m.is_empty() || (m.len() as f64) <= ratio * urls.len() as f64;
     if let Some(p) = url_pattern::url_pattern(urls)
-        && clean(&p.regex)
+        && let Some(m) = matched(&p.regex)
+        && accept(&m)
     {
-        out.push(p.regex);
+        out.regexes.push(p.regex);
+        out.exclude.extend(m);
         return;
     }
     let prefix = common_prefix(urls);
@@ -909,8 +979,11 @@ fn split(urls: &[&str], neg: &[&str], out: &mut Vec<String>, depth: usize) {
                 url_pattern::escape(prefix),
                 url_pattern::level_regex(&rests)
             );
-            if clean(&re) {
-                out.push(re);
+            if let Some(m) = matched(&re)
+                && accept(&m)
+            {
+                out.regexes.push(re);
+                out.exclude.extend(m);
                 return;
             }
         }
@@ -927,12 +1000,12 @@ fn split(urls: &[&str], neg: &[&str], out: &mut Vec<String>, depth: usize) {
     }
     if groups.len() == 1 {
         for u in urls {
-            out.push(UrlPattern::literal(u).regex);
+            out.regexes.push(UrlPattern::literal(u).regex);
         }
         return;
     }
     for (_, g) in groups {
-        split(&g, neg, out, depth + 1);
+        split(&g, neg, out, depth + 1, ratio);
     }
 }
 
@@ -1090,6 +1163,44 @@ mod tests {
     }
 
     #[test]
+    fn few_known_exceptions_are_excluded_not_split_around() {
+        let pos = [
+            "http://h/class-alpha.html",
+            "http://h/class-beta.html",
+            "http://h/class-gamma.html",
+            "http://h/class-delta.html",
+        ];
+        let neg = ["http://h/class-index.html", "http://h/about.html"];
+        // One exception among four: kept general, the exception listed.
+        let g = generalise_excluding(&pos, &neg, 2, 0.5);
+        assert_eq!(g.regexes.len(), 1, "{g:?}");
+        assert_eq!(g.exclude, vec!["http://h/class-index.html".to_string()]);
+        let re = regex::Regex::new(&g.regexes[0]).expect("compiles");
+        assert!(
+            re.is_match("http://h/class-omega.html"),
+            "new pages match: {g:?}"
+        );
+        // Splitting only: shaped after the names seen, so a new name is missed.
+        let split = generalise(&pos, &neg, 2);
+        let set = RegexSet::new(&split).expect("compiles");
+        assert!(
+            split.len() > 1 && !set.is_match("http://h/class-index.html"),
+            "{split:?}"
+        );
+        assert!(!set.is_match("http://h/class-omega.html"), "{split:?}");
+        // More exceptions than the ratio allows: split.
+        let many = [
+            "http://h/class-a1.html",
+            "http://h/class-b1.html",
+            "http://h/class-c1.html",
+        ];
+        let g = generalise_excluding(&pos, &many, 2, 0.5);
+        assert!(g.exclude.is_empty(), "{g:?}");
+        let set = RegexSet::new(&g.regexes).expect("compiles");
+        assert!(pos.iter().all(|p| set.is_match(p)) && !many.iter().any(|n| set.is_match(n)));
+    }
+
+    #[test]
     fn step_order_target_next_pagination() {
         let p = Pattern {
             schema: schema_url(),
@@ -1106,6 +1217,7 @@ mod tests {
                     pages: 2,
                     samples: vec![],
                     form: None,
+                    exclude: vec![],
                 },
                 Level {
                     regexes: vec![r"^http://h/item/[0-9]+$".into()],
@@ -1113,6 +1225,7 @@ mod tests {
                     pages: 2,
                     samples: vec![],
                     form: None,
+                    exclude: vec!["http://h/item/0".into()],
                 },
             ],
             max_pagination: 10,
@@ -1123,6 +1236,10 @@ mod tests {
         };
         let c = p.compile().expect("compile");
         assert_eq!(c.step(0, "http://h/item/3"), Some(Step::Target), "shortcut");
+        assert_eq!(c.step(0, "http://h/item/0"), None, "an exclusion");
+        assert!(!c.matches_level(1, "http://h/item/0"));
+        assert!(c.matches_level(1, "http://h/item/10"));
+        assert!(p.render().contains("except 1 page seen while learning"));
         assert_eq!(
             c.step(0, "http://h/list?page=1"),
             Some(Step::Level {
@@ -1177,6 +1294,17 @@ mod props {
             for u in &n {
                 prop_assert!(!set.is_match(u), "negative {}", u);
             }
+            // With exclusions: every positive matches; a negative that matches is listed, and
+            // no more of them than the ratio allows per group.
+            let g = generalise_excluding(&p, &n, 2, 0.5);
+            let set = RegexSet::new(&g.regexes).expect("compiles");
+            for u in &p {
+                prop_assert!(set.is_match(u), "positive {}", u);
+            }
+            for u in &n {
+                prop_assert_eq!(set.is_match(u), g.exclude.iter().any(|x| x == u), "negative {}", u);
+            }
+            prop_assert!(g.exclude.len() as f64 <= 0.5 * p.len() as f64, "{:?}", g);
         }
     }
 }

@@ -43,6 +43,13 @@ test(`${SITE}: ticking the near misses that are targets gives every target`, { t
   await panel.locator('#near-misses li').first().waitFor();
   assert.equal(await panel.locator('#near-misses li').count(), near.length);
   assert.equal(await panel.locator('#near-misses input:checked').count(), 0);
+  // The target level stays one general regex: the pages it matches that learning judged of
+  // another kind — the missed classes among them — are listed as its exceptions, as text.
+  const except = panel.locator('#levels details.exclude').last();
+  await except.waitFor({ state: 'attached' });
+  assert.match(await except.locator('summary').textContent(), /^except \d+ pages? seen to be of another kind$/);
+  const excluded = await except.locator('li').allTextContents();
+  for (const url of missed) assert.ok(excluded.includes(url), `${url} among the exceptions ${excluded}`);
   // Each page opens in a new tab to be judged; URLs and titles are text, never markup.
   const links = await panel.locator('#near-misses a').evaluateAll((as) => as.map((a) => [a.href, a.target, a.rel]));
   assert.deepEqual(links, near.map((n) => [n.url, '_blank', 'noopener noreferrer']));
