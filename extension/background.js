@@ -245,8 +245,10 @@ async function runCrawler({ crawlerId, settings }) {
   const forms = formsOf(givenForms);
   const s = settingsOf({ ...crawler.settings, ...rest });
   await requireAccess(crawler.entry);
-  const config = { maxBytes: s.maxBytes, politeness: politeness(s), forms };
-  const example = s.verify && crawler.exampleBody ? crawler : null;
+  // With the example page kept from learning, the crawl compares with it the targets learning
+  // did not know (a re-run's new pages) — or every target when the settings say `verify`.
+  const example = crawler.exampleBody ? crawler : null;
+  const config = { maxBytes: s.maxBytes, politeness: politeness(s), forms, verifyNewOnly: !s.verify };
   const job = Job.crawl(crawler.patternJson, config, example?.example, example?.exampleBody, example?.exampleContentType);
   const record = newRecord('crawl', {
     crawlerId, entry: crawler.entry, example: crawler.example, settings: s,

@@ -38,7 +38,7 @@ mod cli {
                                                 the same command resumes it)
   exemplar relearn pattern.json --map map.json [--threshold T] [--like URL]... [--unlike URL]...
                  [-o out.json]                       (no fetching; verdicts add to the pattern's)
-  exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify]
+  exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify | --verify-new]
                  [--queries F | --policy adaptive|generic-frequency|thesis|random|values]
                  [--budget N] [--result-pages N]     (patterns with a search-form level)
                  [--max-pages N] [--delay-ms MS] [--concurrency N] [--quiet]
@@ -117,6 +117,7 @@ mod cli {
     const SWITCHES: &[&str] = &[
         "--html",
         "--verify",
+        "--verify-new",
         "--quiet",
         "--include-subdomains",
         "--ignore-robots",

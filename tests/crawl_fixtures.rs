@@ -150,4 +150,34 @@ fn learns_the_shop_and_crawls_it_again_after_it_grows() {
         crawl_nav * 3 < map_nav,
         "the crawl follows far fewer navigation links than the mapping ({crawl_nav} vs {map_nav})"
     );
+
+    // Verifying only the new pages: the items known from learning are taken as they are, the
+    // new ones are compared with the example (and pass: they are items).
+    let mut checked: Vec<(String, Option<bool>, bool)> = Vec::new();
+    let again = run::crawl(
+        p.clone(),
+        CrawlConfig {
+            politeness: Some(fast()),
+            verify_new_only: true,
+            ..CrawlConfig::default()
+        },
+        true,
+        &ClientConfig::default(),
+        &mut |t| {
+            checked.push((t.url.clone(), t.verified, t.new));
+            Ok(())
+        },
+        &mut |_, _| {},
+    )
+    .expect("crawl");
+    assert_eq!(paths(&base, &again.targets), all);
+    assert_eq!(again.progress.rejected, 0);
+    for (url, verified, new) in &checked {
+        assert_eq!(verified.is_some(), *new, "{url}: checked only when new");
+        assert_ne!(*verified, Some(false), "{url}");
+    }
+    assert_eq!(
+        checked.iter().filter(|c| c.2).count(),
+        all.len() - found.len()
+    );
 }

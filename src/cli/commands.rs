@@ -380,7 +380,10 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         csv: flag(args, "--csv"),
         warc: flag(args, "--warc"),
     };
-    let verify = switch(args, "--verify");
+    // --verify checks every target against the example; --verify-new only those learning did
+    // not know.
+    let verify = switch(args, "--verify") || switch(args, "--verify-new");
+    config.verify_new_only = !switch(args, "--verify") && switch(args, "--verify-new");
     let state_path = flag(args, "--state");
     let saved = match state_path {
         Some(sp) => resume::load::<CrawlState>(sp)?,

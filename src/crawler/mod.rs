@@ -39,6 +39,10 @@ pub struct CrawlConfig {
     pub traps: TrapLimits,
     /// Query values, policy and budget for the pattern's form levels.
     pub forms: CrawlForms,
+    /// With an example page, verify only targets learning did not know (those were judged
+    /// while learning): a pattern run again later checks just its new pages.
+    #[serde(default)]
+    pub verify_new_only: bool,
 }
 
 impl Default for CrawlConfig {
@@ -56,6 +60,7 @@ impl Default for CrawlConfig {
                 ..TrapLimits::default()
             },
             forms: CrawlForms::default(),
+            verify_new_only: false,
         }
     }
 }
@@ -570,7 +575,9 @@ impl Crawler {
         self.state.signatures.insert(signature, url.clone());
         let doc = item.doc.then(|| DocTerms::from_page(&page));
         if item.target {
-            let (similarity, verified) = match self.example.as_mut() {
+            let new = !self.known.contains(&url);
+            let check = new || !self.state.config.verify_new_only;
+            let (similarity, verified) = match self.example.as_mut().filter(|_| check) {
                 Some(ex) => {
                     let v = ex.compare(&page);
                     // The user's verdicts, recorded in the pattern, stand over θ.
@@ -599,7 +606,6 @@ impl Crawler {
                 self.skip(url, format!("matches the last level but is {why}"));
                 return doc;
             }
-            let new = !self.known.contains(&url);
             self.state.progress.targets += 1;
             if new {
                 self.state.progress.new_targets += 1;
@@ -936,6 +942,33 @@ mod tests {
         let (targets, c) = run(c, 6, None);
         assert!(targets.is_empty());
         assert_eq!(c.progress().rejected, 6);
+    }
+
+    #[test]
+    fn verifying_new_pages_only_trusts_the_known_targets() {
+        let p = learn(6);
+        assert_eq!(p.known_targets.len(), 6);
+        let unlike_example = || ExamplePage {
+            url: "http://mem.test/about".into(),
+            body: b"<html><body><form><input name=q></form><ol><li>x</li></ol></body></html>"
+                .to_vec(),
+            content_type: None,
+        };
+        let config = CrawlConfig {
+            verify_new_only: true,
+            ..CrawlConfig::default()
+        };
+        // The six items known from learning are collected unchecked.
+        let c = Crawler::new(p.clone(), config.clone(), Some(unlike_example())).expect("crawler");
+        let (targets, c) = run(c, 6, None);
+        assert_eq!(targets.len(), 6);
+        assert_eq!(c.progress().rejected, 0);
+        // Three new items: checked, and (unlike this example) refused.
+        let c = Crawler::new(p, config, Some(unlike_example())).expect("crawler");
+        let (targets, c) = run(c, 9, None);
+        assert_eq!(targets.len(), 6, "{targets:?}");
+        assert_eq!(c.progress().rejected, 3);
+        assert_eq!(c.progress().new_targets, 0);
     }
 
     #[test]

@@ -245,13 +245,19 @@ test('a crawler run again later finds the new pages and marks them; crawled mark
   const listing = await readFile(join(DEMO_SITE, 'imoveis/apartamentos-2.html'), 'utf8');
   const link = '<a href="../imovel/';
   assert.ok(listing.includes(link));
-  overrides.set('/imoveis/apartamentos-2.html', listing.replace(link, '<a href="../imovel/123-apartamento-2-quartos-se.html">novo</a> ' + link));
+  // And a page of the same URL shape that is no property: a removed ad. The crawl compares the
+  // pages learning did not know with the example page kept from learning, and refuses it.
+  overrides.set('/imovel/124-apartamento-1-quartos-removido.html',
+    '<!doctype html><html><head><title>Anúncio removido</title></head><body><p>Este anúncio foi removido.</p></body></html>');
+  overrides.set('/imoveis/apartamentos-2.html', listing.replace(link,
+    '<a href="../imovel/123-apartamento-2-quartos-se.html">novo</a> <a href="../imovel/124-apartamento-1-quartos-removido.html">removido</a> ' + link));
 
   const { jobId } = await call({ type: 'runCrawler', crawlerId: crawler.id, settings: FAST });
   const done = await finished(jobId);
   assert.equal(done.result.targets, 23);
   assert.equal(done.result.newSinceLastRun, 1);
   assert.equal(done.result.coverage.new, 1);
+  assert.equal(done.progress.rejected, 1, 'the removed ad is fetched, compared and refused');
 
   const panel = await openPanel(`?crawler=${crawler.id}`);
   await panel.waitForFunction(() => document.getElementById('n-pages').textContent === '23');
