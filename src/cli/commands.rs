@@ -10,7 +10,7 @@ use exemplar::fetch::Politeness;
 use exemplar::http::{self, ClientConfig};
 use exemplar::mapper::{MapConfig, SiteMap};
 use exemplar::pattern::{self, Corrections, Pattern, QueryPolicy, count};
-use exemplar::run::{self, Checkpoints, CrawlStart, MapStart, ProgressLine};
+use exemplar::run::{self, CrawlStart, MapStart, ProgressLine};
 
 use super::resume::{self, CrawlState, ExportPaths, Exports, LearnState};
 use super::{USAGE, flag, flags, positional, switch};
@@ -121,14 +121,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
             },
         )
     };
-    let checkpoints = state_path.map(|_| {
-        resume::catch_ctrl_c();
-        Checkpoints {
-            every,
-            save: &mut save,
-            stop: &resume::STOP,
-        }
-    });
+    let checkpoints = resume::checkpoints(state_path, every, &mut save);
     let mut bar = ProgressLine::new(switch(args, "--quiet"));
     let mapped = run::map_site(
         start,
@@ -143,27 +136,22 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         checkpoints,
     )?;
     bar.finish();
-    if mapped.interrupted {
-        eprintln!(
-            "interrupted: the mapping is saved in {} ({} fetched so far); run the same command to go on",
-            state_path.unwrap_or_default(),
-            count(mapped.progress.fetched, "page")
-        );
-        std::process::exit(130);
-    }
-    if let Some(sp) = state_path {
-        resume::remove(sp)?;
-    }
-    let learned = mapped.learn()?;
+    let fetched = count(mapped.progress.fetched, "page");
+    resume::conclude(
+        state_path,
+        mapped.interrupted,
+        "mapping",
+        &format!("{fetched} fetched"),
+    )?;
     // The map first, as mapped (the pattern records the verdicts and `relearn` applies them):
-    // a mistyped verdict must not cost the mapping.
+    // neither a site with no page like the example nor a mistyped verdict costs the mapping.
     let map_out = flag(args, "--map");
     if let Some(map_out) = map_out {
         let mut w = create(map_out)?;
-        serde_json::to_writer(&mut w, &learned.map).map_err(|e| format!("{map_out}: {e}"))?;
+        serde_json::to_writer(&mut w, &mapped.map).map_err(|e| format!("{map_out}: {e}"))?;
         w.flush().map_err(|e| format!("{map_out}: {e}"))?;
     }
-    let mut learned = learned;
+    let mut learned = mapped.learn()?;
     let verdicts = corrections(args);
     // The map with the verdicts applied, when there are any (no copy of the map otherwise).
     let corrected = if verdicts.is_empty() {
@@ -432,14 +420,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         )
     };
     let every = save_every(args, state_path)?;
-    let checkpoints = state_path.map(|_| {
-        resume::catch_ctrl_c();
-        Checkpoints {
-            every,
-            save: &mut save,
-            stop: &resume::STOP,
-        }
-    });
+    let checkpoints = resume::checkpoints(state_path, every, &mut save);
     let crawled = run::crawl_from(
         start,
         &ClientConfig::default(),
@@ -463,17 +444,8 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     )?;
     bar.finish();
     exports.into_inner().finish()?;
-    if crawled.interrupted {
-        eprintln!(
-            "interrupted: the crawl is saved in {} ({} so far); run the same command to go on",
-            state_path.unwrap_or_default(),
-            count(crawled.progress.targets, "target")
-        );
-        std::process::exit(130);
-    }
-    if let Some(sp) = state_path {
-        resume::remove(sp)?;
-    }
+    let so_far = count(crawled.progress.targets, "target");
+    resume::conclude(state_path, crawled.interrupted, "crawl", &so_far)?;
     for url in &crawled.targets {
         println!("{url}");
     }

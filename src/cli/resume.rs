@@ -41,6 +41,42 @@ pub fn catch_ctrl_c() {
     }
 }
 
+/// The checkpoints of a run with `--state` (None without): saves through `save` every
+/// `every`, and Ctrl-C now saves and stops the run instead of killing the process.
+pub fn checkpoints<'a, S>(
+    state: Option<&str>,
+    every: std::time::Duration,
+    save: &'a mut dyn FnMut(S) -> Result<(), String>,
+) -> Option<exemplar::run::Checkpoints<'a, S>> {
+    state?;
+    catch_ctrl_c();
+    Some(exemplar::run::Checkpoints {
+        every,
+        save,
+        stop: &STOP,
+    })
+}
+
+/// After a run with `--state`: an interrupted one says where it is saved and ends the process
+/// with status 130 (Ctrl-C's); a finished one removes its state file.
+pub fn conclude(
+    state: Option<&str>,
+    interrupted: bool,
+    run: &str,
+    so_far: &str,
+) -> Result<(), String> {
+    let Some(path) = state else {
+        return Ok(());
+    };
+    if interrupted {
+        eprintln!(
+            "interrupted: the {run} is saved in {path} ({so_far} so far); run the same command to go on"
+        );
+        std::process::exit(130);
+    }
+    remove(path)
+}
+
 /// A state file: what a run saved (`T`), tagged with what kind of run it was.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
