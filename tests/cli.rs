@@ -1048,3 +1048,20 @@ fn a_killed_or_interrupted_mapping_resumes_to_the_same_pattern() {
         "the same pages measured"
     );
 }
+
+/// A mapping that finds no page like the example fails with the reason, and `--map` still
+/// keeps what was mapped.
+#[test]
+fn learn_without_a_target_fails_but_keeps_the_map() {
+    let demo = Demo::serve("no-target");
+    let out = demo.learn_output(&["--max-pages", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no page similar to the example"),
+        "{stderr}"
+    );
+    let map = demo.map();
+    assert_eq!(map.nodes[0].url, demo.url("index.html"));
+    assert_eq!(map.targets().count(), 0);
+}
