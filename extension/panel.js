@@ -287,7 +287,7 @@ async function refreshPages(crawler, lastCrawl) {
   renderPages(crawler);
 }
 
-/** Similarity of each target seen while learning (the crawl itself measures none unless verifying). */
+/** Similarity of each target seen while learning (a crawl measures only the pages it verifies: those learning did not know, or all with the `verify` setting). */
 function learnedSimilarities(crawler) {
   const learn = state.jobs.find((j) => j.id === crawler.learnJobId);
   return new Map((learn?.result?.targets ?? []).map((t) => [t.url, t.similarity]));
