@@ -12,6 +12,11 @@ use crate::pattern::{self, Corrections, Pattern};
 use crate::run;
 use crate::serve::{Server, static_dir};
 
+/// The exclusion ratios (`LearnConfig::max_exclusions`) the unseen-pages measure compares: the
+/// default first, then a stricter and a looser one, then 0 (splitting only, the former
+/// behaviour) last.
+pub const UNSEEN_RATIOS: [f64; 4] = [pattern::DEFAULT_MAX_EXCLUSIONS, 0.25, 1.0, 0.0];
+
 /// Figures of one site.
 #[derive(Clone, Debug, Default)]
 pub struct SiteFigures {
@@ -31,8 +36,8 @@ pub struct SiteFigures {
     pub map_links: usize,
     /// Pages fetched while crawling.
     pub crawl_links: usize,
-    /// Levels of the pattern and their alternatives.
-    pub levels: Vec<usize>,
+    /// The pattern's levels: each level's alternatives (regexes) and exceptions (`exclude`).
+    pub levels: Vec<(usize, usize)>,
     /// Seconds mapping, crawling.
     pub map_secs: f64,
     /// Seconds crawling.
@@ -44,9 +49,9 @@ pub struct SiteFigures {
     /// The near-miss review: what a user who is shown the pages just below θ gets by marking
     /// the ones that are targets.
     pub review: Review,
-    /// How the target level generalises to pages learning did not see: with exclusions (the
-    /// default) and with splitting only.
-    pub unseen: [Unseen; 2],
+    /// How the target level generalises to pages learning did not see, for each ratio of
+    /// [`UNSEEN_RATIOS`] (the default first, splitting only last).
+    pub unseen: Vec<(f64, Unseen)>,
 }
 
 /// Pages learning did not see ([`unseen`]): five folds over the map's targets and other
@@ -154,6 +159,14 @@ impl SiteFigures {
             && self.recall() >= 0.99
             && (self.crawl_links as f64) <= 1.2 * self.truth as f64
     }
+}
+
+/// Per-level counts joined for the table: `1 / 4`.
+fn per_level(counts: impl Iterator<Item = usize>) -> String {
+    counts
+        .map(|n| n.to_string())
+        .collect::<Vec<_>>()
+        .join(" / ")
 }
 
 fn ratio(a: usize, b: usize) -> f64 {
@@ -300,17 +313,17 @@ pub fn evaluate(site: &DevSite, log: &mut dyn FnMut(String)) -> Result<SiteFigur
             .pattern
             .levels
             .iter()
-            .map(|l| l.regexes.len())
+            .map(|l| (l.regexes.len(), l.exclude.len()))
             .collect(),
         map_secs: learned.elapsed.as_secs_f64(),
         crawl_secs: crawled.elapsed.as_secs_f64(),
         missed: missed.into_iter().take(10).collect(),
         wrong: wrong.into_iter().take(10).collect(),
         review,
-        unseen: [
-            unseen(&learned.map, pattern::DEFAULT_MAX_EXCLUSIONS),
-            unseen(&learned.map, 0.0),
-        ],
+        unseen: UNSEEN_RATIOS
+            .iter()
+            .map(|&r| (r, unseen(&learned.map, r)))
+            .collect(),
     })
 }
 
@@ -330,9 +343,12 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     );
     let _ = writeln!(
         md,
-        "| site | targets | found mapping (true) | found crawling | precision | recall | links mapping | links crawling | crawl links / targets | levels (alternatives) | s mapping | s crawling | bar |"
+        "| site | targets | found mapping (true) | found crawling | precision | recall | links mapping | links crawling | crawl links / targets | levels: alternatives | exceptions | s mapping | s crawling | bar |"
     );
-    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        md,
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
     let mut review = String::new();
     let mut unseen_rows = String::new();
     let mut ok = true;
@@ -340,7 +356,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
         ok &= f.meets_bar();
         let _ = writeln!(
             md,
-            "| {} | {} | {} ({}) | {} | {:.1}% | {:.1}% | {} | {} | {:.2} | {} | {:.1} | {:.1} | {} |",
+            "| {} | {} | {} ({}) | {} | {:.1}% | {:.1}% | {} | {} | {:.2} | {} | {} | {:.1} | {:.1} | {} |",
             f.name,
             f.truth,
             f.mapped,
@@ -351,11 +367,8 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
             f.map_links,
             f.crawl_links,
             ratio(f.crawl_links, f.truth),
-            f.levels
-                .iter()
-                .map(|n| n.to_string())
-                .collect::<Vec<_>>()
-                .join(" / "),
+            per_level(f.levels.iter().map(|l| l.0)),
+            per_level(f.levels.iter().map(|l| l.1)),
             f.map_secs,
             f.crawl_secs,
             if f.meets_bar() { "met" } else { "**not met**" }
@@ -374,11 +387,14 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
         );
     }
     for f in &figures {
-        for (u, how) in f
-            .unseen
-            .iter()
-            .zip(["exclusions (default)", "splitting only"])
-        {
+        for (r, u) in &f.unseen {
+            let how = if *r == 0.0 {
+                "splitting only".to_string()
+            } else if *r == pattern::DEFAULT_MAX_EXCLUSIONS {
+                format!("exclusions ≤ {r}× (default)")
+            } else {
+                format!("exclusions ≤ {r}×")
+            };
             let _ = writeln!(
                 unseen_rows,
                 "| {} | {how} | {:.1} | {:.1} | {}/{} ({:.1}%) | {}/{} ({:.1}%) |",
@@ -405,7 +421,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     );
     let _ = writeln!(
         md,
-        "\n## Unseen pages\n\nA pattern is run again later to pick up new pages, so its target level must match pages learning never saw. Measured on each site's map in five folds: the target level is generalised from four fifths of the targets, with four fifths of the other pages fetched while mapping as the known non-targets, and matched against the fifth held out (targets it should match, other pages it should not). *Exclusions*: a URL shape keeps its regex when the known non-targets it matches number at most {} × the targets it is made from, and lists them as exceptions the crawl skips (`exclude` in the pattern). *Splitting only*: the regex is split on the characters of the names seen until no known non-target matches (the former behaviour). A held-out other page that matches would be collected by a crawl without verification (`exemplar crawl --verify` checks every target against the example).\n\n| site | generalisation | regexes | exclusions | unseen targets matched | unseen other pages matched |\n|---|---|---|---|---|---|\n{unseen_rows}",
+        "\n## Unseen pages\n\nA pattern is run again later to pick up new pages, so its target level must match pages learning never saw. Measured on each site's map in five folds: the target level is generalised from four fifths of the targets, with four fifths of the other pages fetched while mapping as the known non-targets, and matched against the fifth held out (targets it should match, other pages it should not). *Exclusions ≤ r×*: a URL shape keeps its regex when the known non-targets it matches number at most r × the targets it is made from, and lists them as exceptions the crawl skips (`exclude` in the pattern); r = {} by default (`LearnConfig::max_exclusions`), a stricter and a looser r for comparison. *Splitting only*: the regex is split on the characters of the names seen until no known non-target matches (the former behaviour). A held-out other page that matches would be collected by a crawl without verification (`exemplar crawl --verify` checks every target against the example).\n\n| site | generalisation | regexes | exclusions | unseen targets matched | unseen other pages matched |\n|---|---|---|---|---|---|\n{unseen_rows}",
         pattern::DEFAULT_MAX_EXCLUSIONS
     );
     for f in &figures {

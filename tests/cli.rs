@@ -164,6 +164,29 @@ fn errors_have_messages_and_exit_codes() {
         "a missing flag is a usage error"
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("learn needs --example"));
+    for (flags, message) in [
+        (
+            &["--save-every", "1"][..],
+            "--save-every needs --state FILE",
+        ),
+        (
+            &["--state", "s", "--save-every", "0"][..],
+            "--save-every must be a positive",
+        ),
+    ] {
+        let mut args = vec![
+            "learn",
+            "--entry",
+            "http://127.0.0.1:9/",
+            "--example",
+            "http://127.0.0.1:9/x",
+        ];
+        args.extend_from_slice(flags);
+        let out = exemplar(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {stderr}");
+        assert!(stderr.contains(message), "{flags:?}: {stderr}");
+    }
     // Nothing listens on port 9: a clear network error, exit 1.
     let out = exemplar(&[
         "learn",
@@ -297,26 +320,35 @@ impl Demo {
         (demo, stdout)
     }
 
-    /// `exemplar learn` from `index.html` with the demo's example, no delay, `extra` flags
-    /// added, into `pattern.json` and `map.json`.
-    fn learn_output(&self, extra: &[&str]) -> std::process::Output {
+    /// The arguments of `exemplar learn` from `index.html` with the demo's example into
+    /// `pattern` and `map`, `delay_ms` between requests, quiet.
+    fn learn_args(&self, pattern: &str, map: &str, delay_ms: &str) -> Vec<String> {
         let (example, _) = roles();
         let (entry, example) = (self.url("index.html"), self.url(&example));
-        let (pattern, map) = (self.file("pattern.json"), self.file("map.json"));
-        let mut args = vec![
+        [
             "learn",
             "--entry",
             &entry,
             "--example",
             &example,
             "-o",
-            &pattern,
+            pattern,
             "--map",
-            &map,
+            map,
             "--delay-ms",
-            "0",
+            delay_ms,
             "--quiet",
-        ];
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+
+    /// `exemplar learn` ([`Demo::learn_args`]) into `pattern.json` and `map.json` with no
+    /// delay, `extra` flags added.
+    fn learn_output(&self, extra: &[&str]) -> std::process::Output {
+        let (pattern, map) = (self.file("pattern.json"), self.file("map.json"));
+        let args = self.learn_args(&pattern, &map, "0");
+        let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
         args.extend_from_slice(extra);
         exemplar(&args)
     }
@@ -930,26 +962,8 @@ fn a_closed_output_pipe_ends_the_command_quietly() {
 fn a_killed_or_interrupted_mapping_resumes_to_the_same_pattern() {
     use std::time::{Duration, Instant};
     let demo = Demo::serve("learn-state");
-    let (example, _) = roles();
-    let (entry, example) = (demo.url("index.html"), demo.url(&example));
     let learn = |pattern: &str, map: &str, delay: &str, state: Option<&str>| -> Vec<String> {
-        let mut args: Vec<String> = [
-            "learn",
-            "--entry",
-            &entry,
-            "--example",
-            &example,
-            "-o",
-            pattern,
-            "--map",
-            map,
-            "--delay-ms",
-            delay,
-            "--quiet",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        let mut args = demo.learn_args(pattern, map, delay);
         if let Some(s) = state {
             args.extend(["--state", s, "--save-every", "0.5"].map(String::from));
         }

@@ -41,15 +41,7 @@ fn politeness(args: &[String], base: Politeness) -> Result<Politeness, String> {
 }
 
 fn create(path: &str) -> Result<BufWriter<File>, String> {
-    if let Some(dir) = Path::new(path)
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    File::create(path)
-        .map(BufWriter::new)
-        .map_err(|e| format!("{path}: {e}"))
+    resume::create(path).map(BufWriter::new)
 }
 
 pub fn learn(args: &[String]) -> Result<(), String> {

@@ -125,6 +125,26 @@ pub struct ExportMark {
     pub warc: Option<WarcPosition>,
 }
 
+impl ExportMark {
+    /// Flushes `w` and marks the size it reached.
+    fn flushed(
+        kind: &str,
+        path: &str,
+        w: &mut BufWriter<File>,
+        warc: Option<WarcPosition>,
+    ) -> Result<ExportMark, String> {
+        let err = |e: std::io::Error| format!("{path}: {e}");
+        w.flush().map_err(err)?;
+        let bytes = w.get_ref().metadata().map_err(err)?.len();
+        Ok(ExportMark {
+            kind: kind.into(),
+            path: path.into(),
+            bytes,
+            warc,
+        })
+    }
+}
+
 /// The kind of run a state holds, named in its file.
 pub trait Saved: Serialize + serde::de::DeserializeOwned {
     /// The `format` field.
@@ -215,7 +235,8 @@ pub struct ExportPaths<'a> {
     pub warc: Option<&'a str>,
 }
 
-fn create(path: &str) -> Result<File, String> {
+/// Creates (truncates) a file, making its directory first.
+pub(super) fn create(path: &str) -> Result<File, String> {
     if let Some(dir) = Path::new(path)
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -349,37 +370,15 @@ impl Exports {
     /// Flushes every file and says where each stands (for a save).
     pub fn marks(&mut self) -> Result<Vec<ExportMark>, String> {
         let mut out = Vec::new();
-        let size = |p: &str, w: &mut BufWriter<File>| -> Result<u64, String> {
-            w.flush().map_err(|e| format!("{p}: {e}"))?;
-            w.get_ref()
-                .metadata()
-                .map(|m| m.len())
-                .map_err(|e| format!("{p}: {e}"))
-        };
         if let Some((p, w)) = self.jsonl.as_mut() {
-            out.push(ExportMark {
-                kind: "jsonl".into(),
-                path: p.clone(),
-                bytes: size(p, w)?,
-                warc: None,
-            });
+            out.push(ExportMark::flushed("jsonl", p, w, None)?);
         }
         if let Some((p, w)) = self.csv.as_mut() {
-            out.push(ExportMark {
-                kind: "csv".into(),
-                path: p.clone(),
-                bytes: size(p, w)?,
-                warc: None,
-            });
+            out.push(ExportMark::flushed("csv", p, w, None)?);
         }
         if let Some((p, w)) = self.warc.as_mut() {
             let position = w.position();
-            out.push(ExportMark {
-                kind: "warc".into(),
-                path: p.clone(),
-                bytes: size(p, w.get_mut())?,
-                warc: Some(position),
-            });
+            out.push(ExportMark::flushed("warc", p, w.get_mut(), Some(position))?);
         }
         // The order `resume` compares with: jsonl, csv, warc.
         Ok(out)

@@ -474,8 +474,8 @@ pub struct LearnConfig {
 
 /// [`LearnConfig::max_exclusions`] by default: a URL shape stays general when at least
 /// two-thirds of the known pages it matches belong to its level. With the *Unseen pages*
-/// measure of `./build.sh eval` (docs/crawl.md), ratios from 0.25 to 1 gave the same figures on
-/// the four development sites.
+/// measure of `./build.sh eval` (docs/crawl.md), ratios 0.25 and 1 give the same figures on the
+/// four development sites.
 pub const DEFAULT_MAX_EXCLUSIONS: f64 = 0.5;
 
 impl Default for LearnConfig {
