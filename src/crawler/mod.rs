@@ -29,7 +29,8 @@ pub use forms::CrawlForms;
 pub struct CrawlConfig {
     /// Pages fetched at most.
     pub max_pages: usize,
-    /// Stop after this many milliseconds.
+    /// Stop after this many milliseconds of running time (None: no limit); the time a run lay
+    /// saved before a restore does not count.
     pub max_duration_ms: Option<u64>,
     /// Largest body, in bytes.
     pub max_bytes: usize,
@@ -366,13 +367,15 @@ impl Crawler {
         self.state.clone()
     }
 
-    /// A crawler from a snapshot; requests that were in flight are asked again.
+    /// A crawler from a snapshot; requests that were in flight are asked again, and the time
+    /// budget (`max_duration_ms`) goes on from the running time saved.
     ///
     /// # Errors
     /// As [`Crawler::new`].
     pub fn restore(snapshot: Snapshot) -> Result<Crawler, CrawlError> {
         let mut c = Crawler::from_state(snapshot)?;
         c.state.frontier.requeue_in_flight();
+        c.state.started_ms = None;
         Ok(c)
     }
 
@@ -465,7 +468,13 @@ impl Crawler {
 
     /// What to do at `now_ms`.
     pub fn poll(&mut self, now_ms: u64) -> Poll {
-        let started = *self.state.started_ms.get_or_insert(now_ms);
+        // A restored run starts its clock where the saved one stopped: the time budget counts
+        // running time, not the time the run lay saved.
+        let running = self.state.progress.elapsed_ms;
+        let started = *self
+            .state
+            .started_ms
+            .get_or_insert(now_ms.saturating_sub(running));
         self.state.progress.elapsed_ms = now_ms.saturating_sub(started);
         if let Some(max) = self.state.config.max_duration_ms
             && now_ms.saturating_sub(started) >= max
@@ -927,6 +936,32 @@ mod tests {
             b.sort();
             assert_eq!(a, b, "restored after {stop} results");
         }
+    }
+
+    /// A crawl saved after 4 s of a 10 s budget and restored much later runs 6 s more.
+    #[test]
+    fn the_time_budget_counts_running_time_across_a_restore() {
+        let config = CrawlConfig {
+            max_duration_ms: Some(10_000),
+            ..CrawlConfig::default()
+        };
+        let mut c = Crawler::new(learn(12), config, None).expect("crawler");
+        let t0 = 50_000;
+        let Poll::Fetch(r) = c.poll(t0) else {
+            panic!("the start page first")
+        };
+        c.handle(r.id, site(&r.url, 12), t0);
+        c.poll(t0 + 4_000);
+        let json = serde_json::to_string(&c.snapshot()).expect("snapshot");
+        let snap: Snapshot = serde_json::from_str(&json).expect("restore json");
+        let mut r = Crawler::restore(snap).expect("restore");
+        let later = t0 + 7_200_000;
+        assert!(matches!(r.poll(later), Poll::Fetch(_)));
+        assert_eq!((r.stopped(), r.progress().elapsed_ms), (None, 4_000));
+        r.poll(later + 5_999);
+        assert_eq!(r.stopped(), None);
+        r.poll(later + 6_000);
+        assert_eq!(r.stopped(), Some(StopReason::MaxDuration));
     }
 
     #[test]

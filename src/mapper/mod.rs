@@ -32,7 +32,8 @@ pub struct MapConfig {
     pub max_pages: usize,
     /// Link depth from the entry page at most.
     pub max_depth: u32,
-    /// Stop after this many milliseconds (None: no limit).
+    /// Stop after this many milliseconds of running time (None: no limit); the time a run lay
+    /// saved before a restore does not count.
     pub max_duration_ms: Option<u64>,
     /// Largest body parsed, in bytes; larger pages are recorded as too large.
     pub max_bytes: usize,
@@ -595,13 +596,15 @@ impl Mapper {
         self.state.clone()
     }
 
-    /// A mapper from a snapshot. Requests that were in flight are queued again.
+    /// A mapper from a snapshot. Requests that were in flight are queued again; the time
+    /// budget (`max_duration_ms`) goes on from the running time saved.
     ///
     /// # Errors
     /// An unsupported snapshot version or an invalid config inside it.
     pub fn restore(snapshot: Snapshot) -> Result<Mapper, MapError> {
         let mut m = Mapper::from_state(snapshot)?;
         m.state.frontier.requeue_in_flight();
+        m.state.started_ms = None;
         Ok(m)
     }
 
@@ -652,7 +655,13 @@ impl Mapper {
 
     /// What to do at `now_ms`.
     pub fn poll(&mut self, now_ms: u64) -> Poll {
-        let started = *self.state.started_ms.get_or_insert(now_ms);
+        // A restored run starts its clock where the saved one stopped: the time budget counts
+        // running time, not the time the run lay saved.
+        let running = self.state.progress.elapsed_ms;
+        let started = *self
+            .state
+            .started_ms
+            .get_or_insert(now_ms.saturating_sub(running));
         self.state.progress.elapsed_ms = now_ms.saturating_sub(started);
         if let Some(max) = self.state.config.max_duration_ms
             && now_ms.saturating_sub(started) >= max
@@ -1356,5 +1365,40 @@ mod tests {
         drive(&mut m, &site);
         assert_eq!(m.stopped(), Some(StopReason::MaxPages));
         assert_eq!(m.progress().fetched, 3);
+    }
+
+    /// The time budget counts running time: a run saved after 5 s and restored an hour later
+    /// has 5 s left of 10.
+    #[test]
+    fn the_time_budget_counts_running_time_across_a_restore() {
+        let limited = || {
+            let mut m = mapper();
+            m.state.config.max_duration_ms = Some(10_000);
+            m
+        };
+        let mut m = limited();
+        let t0 = 1_000_000;
+        let Poll::Fetch(r) = m.poll(t0) else {
+            panic!("the entry page first")
+        };
+        m.handle(r.id, site(&r.url), t0);
+        assert!(matches!(m.poll(t0 + 5_000), Poll::Fetch(_)));
+        assert_eq!(m.progress().elapsed_ms, 5_000);
+        let json = serde_json::to_string(&m.snapshot()).expect("serialise");
+        let snap: Snapshot = serde_json::from_str(&json).expect("deserialise");
+        let mut r = Mapper::restore(snap).expect("restore");
+        let later = t0 + 3_600_000;
+        assert!(matches!(r.poll(later), Poll::Fetch(_)));
+        assert_eq!(r.stopped(), None, "5 s of 10 used");
+        assert_eq!(r.progress().elapsed_ms, 5_000);
+        r.poll(later + 4_000);
+        assert_eq!(r.stopped(), None);
+        r.poll(later + 5_000);
+        assert_eq!(r.stopped(), Some(StopReason::MaxDuration));
+        // Without the restore, the same budget runs out at 10 s.
+        let mut m = limited();
+        m.poll(t0);
+        m.poll(t0 + 10_000);
+        assert_eq!(m.stopped(), Some(StopReason::MaxDuration));
     }
 }
