@@ -177,8 +177,14 @@ pub fn proc_cpu_seconds(path: &str) -> f64 {
     (ticks(11) + ticks(12)) / 100.0
 }
 
-/// Pumps `machine` with `workers` threads until it is done. `after` runs after every result
-/// (drain events, draw progress); returning `false` from it cancels the run.
+/// How often [`run`] calls its `after` hook while no result arrives (a slow server, a long
+/// politeness delay), so that a stop request or a progress display is not held up by them.
+const TICK: Duration = Duration::from_millis(200);
+
+/// Pumps `machine` with `workers` threads until it is done. `after` runs after every result and
+/// at least every [`TICK`] while waiting (drain events, draw progress, save); returning `false`
+/// from it stops the run at once: the machine is cancelled and requests still in flight are
+/// abandoned (their threads end when their fetch does), not waited for.
 pub fn run<M: Machine>(
     machine: &mut M,
     client: &Client,
@@ -214,6 +220,8 @@ pub fn run<M: Machine>(
     let base = now_ms();
     let clock = || base + start.elapsed().as_millis() as u64;
     let mut in_flight = 0usize;
+    let mut abandoned = false;
+    let mut last_after = Instant::now();
     loop {
         let t = Instant::now();
         let polled = machine.poll(clock());
@@ -227,20 +235,14 @@ pub fn run<M: Machine>(
                 continue;
             }
             Poll::Done => break,
-            Poll::WaitUntil(t) => Some(Duration::from_millis(t.saturating_sub(clock()))),
-            Poll::Busy => None,
+            Poll::WaitUntil(t) => Duration::from_millis(t.saturating_sub(clock())).min(TICK),
+            Poll::Busy if in_flight == 0 => break,
+            Poll::Busy => TICK,
         };
-        let got = match wait {
-            Some(d) => match res_rx.recv_timeout(d) {
-                Ok(r) => Some(r),
-                Err(mpsc::RecvTimeoutError::Timeout) => None,
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            },
-            None if in_flight == 0 => break,
-            None => match res_rx.recv() {
-                Ok(r) => Some(r),
-                Err(_) => break,
-            },
+        let got = match res_rx.recv_timeout(wait) {
+            Ok(r) => Some(r),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
         if let Some((id, result)) = got {
             in_flight -= 1;
@@ -248,14 +250,21 @@ pub fn run<M: Machine>(
             let t = Instant::now();
             machine.handle(id, result, clock());
             stats.core_time += t.elapsed();
-            if !after(machine) {
-                machine.cancel();
-            }
+        } else if last_after.elapsed() < TICK {
+            continue;
+        }
+        last_after = Instant::now();
+        if !after(machine) {
+            machine.cancel();
+            abandoned = true;
+            break;
         }
     }
     drop(req_tx);
-    for h in handles {
-        let _ = h.join();
+    if !abandoned {
+        for h in handles {
+            let _ = h.join();
+        }
     }
     stats.wall_time = start.elapsed();
     stats.driver_cpu =

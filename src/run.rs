@@ -317,7 +317,8 @@ pub struct Checkpoints<'a, S> {
     pub every: Duration,
     /// Stores the state; an error stops the run with that error.
     pub save: &'a mut dyn FnMut(S) -> Result<(), String>,
-    /// Set from elsewhere (a signal handler) to save and stop at the next result; the run then
+    /// Set from elsewhere (a signal handler) to save and stop within a fraction of a second,
+    /// abandoning requests in flight (the saved state asks for them again); the run then
     /// returns with `interrupted` set.
     pub stop: &'a AtomicBool,
 }

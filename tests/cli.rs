@@ -299,15 +299,7 @@ struct Demo {
 impl Demo {
     /// Serves the demo site; the scratch directory is named after `name`.
     fn serve(name: &str) -> Demo {
-        let dir = std::env::temp_dir().join(format!(
-            "exemplar-cli-{name}-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch_dir(name);
         let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).unwrap();
         let base = server.url();
         Demo { server, base, dir }
@@ -1078,4 +1070,105 @@ fn learn_without_a_target_fails_but_keeps_the_map() {
     let map = demo.map();
     assert_eq!(map.nodes[0].url, demo.url("index.html"));
     assert_eq!(map.targets().count(), 0);
+}
+
+/// Ctrl-C while a request hangs (a server that holds the connection for a minute, longer than
+/// the 30 s request timeout) saves and ends the mapping at once, without waiting for the
+/// request; the state asks for the page again on resume.
+#[test]
+fn ctrl_c_does_not_wait_for_a_hanging_request() {
+    use exemplar::serve::{Response, Server};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+    let hung = Arc::new(AtomicBool::new(false));
+    let seen = Arc::clone(&hung);
+    let item = |i: u32| {
+        format!(
+            "<html><head><title>Item {i}</title></head><body><div class=item><h1>Item {i}</h1>\
+             <p class=d>text {i}</p></div></body></html>"
+        )
+    };
+    let server = Server::start(0, move |req| match req.path.as_str() {
+        "/" => Response::html(
+            "<html><body><ul><li><a href='/item/1'>1</a></li><li><a href='/hang'>hang</a></li>\
+             </ul></body></html>",
+        ),
+        "/hang" => {
+            seen.store(true, Ordering::SeqCst);
+            Response {
+                delay: Some(Duration::from_secs(60)),
+                ..Response::html("late")
+            }
+        }
+        "/item/1" => Response::html(item(1)),
+        _ => Response::not_found(),
+    })
+    .unwrap();
+    let dir = scratch_dir("hang");
+    let (state, pattern) = (dir.join("learn.state"), dir.join("pattern.json"));
+    let (state, pattern) = (state.to_str().unwrap(), pattern.to_str().unwrap());
+    let (entry, example) = (server.url() + "/", server.url() + "/item/1");
+    let args = [
+        "learn",
+        "--entry",
+        &entry,
+        "--example",
+        &example,
+        "-o",
+        pattern,
+        "--delay-ms",
+        "0",
+        "--quiet",
+        "--state",
+        state,
+    ];
+    let child = Command::new(env!("CARGO_BIN_EXE_exemplar"))
+        .args(args)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn exemplar");
+    let start = Instant::now();
+    while !hung.load(Ordering::SeqCst) {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "/hang never asked"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Let the other pages be answered: only /hang is left in flight.
+    std::thread::sleep(Duration::from_millis(500));
+    let interrupted = Instant::now();
+    // SAFETY: sending SIGINT to our own child process.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let out = child.wait_with_output().expect("wait");
+    let took = interrupted.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(
+        took < Duration::from_secs(10),
+        "ended {took:?} after Ctrl-C, the request timeout is 30 s"
+    );
+    let saved = std::fs::read_to_string(state).expect("state saved");
+    assert!(
+        saved.contains("/hang"),
+        "the hanging page is still to fetch"
+    );
+}
+
+/// A fresh scratch directory named after `name`.
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "exemplar-cli-{name}-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }

@@ -176,8 +176,10 @@ fn learns_the_shop_and_crawls_it_again_after_it_grows() {
         assert_eq!(verified.is_some(), *new, "{url}: checked only when new");
         assert_ne!(*verified, Some(false), "{url}");
     }
+    let new: Vec<&String> = checked.iter().filter(|c| c.2).map(|c| &c.0).collect();
     assert_eq!(
-        checked.iter().filter(|c| c.2).count(),
-        all.len() - found.len()
+        new.len(),
+        all.len() - found.len(),
+        "checked as new: {new:?}; known: {found:?}"
     );
 }

@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 /// The version of the state files.
 const VERSION: u32 = 1;
 
-/// Set by the SIGINT handler: save and stop at the next result.
+/// Set by the SIGINT handler: save and stop (within a fraction of a second, without waiting
+/// for requests in flight: the state asks for them again).
 pub static STOP: AtomicBool = AtomicBool::new(false);
 
 #[cfg(unix)]
