@@ -168,10 +168,6 @@ pub fn map_site(
     let mut last = String::new();
     let mut saver = Saver::new(checkpoints);
     let stats = http::run(&mut m, &client, workers, |m| {
-        if saver.stopping() {
-            m.drain_events();
-            return false;
-        }
         for e in m.drain_events() {
             if let mapper::Event::Fetched { url, .. } = e {
                 last = url;
@@ -208,12 +204,6 @@ impl<'a, S> Saver<'a, S> {
             interrupted: false,
             error: None,
         }
-    }
-
-    /// Stopped by an interruption or an error: results still arriving are not handed out
-    /// (the saved state asks for them again on resume).
-    fn stopping(&self) -> bool {
-        self.interrupted || self.error.is_some()
     }
 
     /// Records an error that stops the run; returns false (stop).
@@ -262,7 +252,7 @@ pub struct Crawled {
     /// Core time and results.
     pub stats: http::RunStats,
     /// Stopped by [`Checkpoints::stop`] after saving; the counts are those of the saved state
-    /// plus results that arrived while stopping.
+    /// (requests then in flight are abandoned: the state asks for them again).
     pub interrupted: bool,
 }
 
@@ -370,10 +360,6 @@ pub fn crawl_from(
     let mut last = String::new();
     let mut saver = Saver::new(checkpoints);
     let stats = http::run(&mut c, &client, workers, |c| {
-        if saver.stopping() {
-            c.drain_events();
-            return false;
-        }
         for e in c.drain_events() {
             match e {
                 crawler::Event::Target(t) => {
