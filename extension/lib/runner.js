@@ -6,8 +6,10 @@
 // `onCheckpoint` is awaited at most every `checkpointMs`. `control` steers a running pump:
 //   control.paused = true   → returns 'paused' at once; in-flight requests are abandoned (the
 //                             snapshot still lists them, and a restored job asks them again)
-//   control.cancelled = true → the core stops handing out requests; in-flight results are taken,
-//                             then the pump returns 'done'
+//   control.cancelled = true → the core stops handing out requests; in-flight results are taken
+//                             for CANCEL_GRACE_MS, then what is still in flight is aborted (a
+//                             hanging server does not hold a cancel for the whole timeout), and
+//                             the pump returns 'done'
 //   control.wake()          → set by the pump: call it after changing control
 // Returns 'done' or 'paused'. Requests use the user's cookies (credentials: 'include'), so sites
 // the user is logged into work.
@@ -17,6 +19,8 @@ const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1';
 // "exemplar" apply). Firefox sends it; Chromium keeps its own user agent for extension fetches.
 const USER_AGENT = `${navigator.userAgent} Exemplar/0.1 (+https://exemplar.dev/bot)`;
 const HTML_TYPE = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
+// How long a cancelled job still waits for the answers in flight.
+const CANCEL_GRACE_MS = 2000;
 
 /** Reads a body up to `maxBytes`; past it, stops reading and says so. */
 async function readCapped(response, maxBytes) {
@@ -108,6 +112,7 @@ export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1
     if (control.cancelled && !cancelSent) {
       job.cancel();
       cancelSent = true;
+      setTimeout(() => abort.abort(), CANCEL_GRACE_MS);
     }
     while (ready.length) {
       const { id, result } = ready.shift();

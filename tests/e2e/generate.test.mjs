@@ -443,6 +443,26 @@ test('cancel keeps what was learned so far and starts no crawl', async () => {
   await panel.close();
 });
 
+test('cancel does not wait for a page that never answers', async () => {
+  const log = [];
+  const stuck = await serveDirectory(DEMO_SITE, { hang: new Set(['/sobre.html']), log });
+  try {
+    const { jobId } = await call({ type: 'startLearn', exampleUrl: stuck.url + EXAMPLE, settings: { ...FAST, crawlAfterLearning: false } });
+    await waitFor(() => log.some((r) => r.path === '/sobre.html'), 'the hanging page asked for', 30_000, 50);
+    await new Promise((ok) => setTimeout(ok, 300));
+    const cancelled = Date.now();
+    await call({ type: 'cancelJob', jobId });
+    const done = await finished(jobId, 25_000);
+    const took = Date.now() - cancelled;
+    assert.equal(done.status, 'done', done.error);
+    assert.equal(done.stopped, 'cancelled');
+    // The request timeout is 30 s; the grace for answers in flight is 2 s.
+    assert.ok(took < 10_000, `ended ${took} ms after cancel`);
+  } finally {
+    await stuck.close();
+  }
+});
+
 test('an open side panel shows a job as soon as it starts', async () => {
   const panel = await openPanel();
   // Nothing runs: the panel polls only every few seconds; the worker's message makes it look now.

@@ -25,16 +25,17 @@ const TYPES = {
  * Serves the files under `root` on 127.0.0.1 at a random port; `overrides` (a Map, which the caller
  * may change while serving) replaces or adds pages, `delayMs` slows every response, `cookie`
  * ('name=value') is required for every page but the home page; `log` (an array) receives every
- * request's {path, headers}.
+ * request's {path, headers}; requests for the paths of `hang` (a Set) are never answered.
  * Returns {url, close}; `url` ends with '/'.
  */
-export async function serveDirectory(root, { overrides = new Map(), delayMs = 0, cookie = null, log = null } = {}) {
+export async function serveDirectory(root, { overrides = new Map(), delayMs = 0, cookie = null, log = null, hang = new Set() } = {}) {
   const base = resolve(root);
   const server = createServer(async (req, res) => {
     try {
       let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
       if (path.endsWith('/')) path += 'index.html';
       log?.push({ path, headers: req.headers });
+      if (hang.has(path)) return;
       if (delayMs) await new Promise((ok) => setTimeout(ok, delayMs));
       // A site behind a login: without the session cookie only the home page is served.
       if (cookie && path !== '/index.html' && !(req.headers.cookie ?? '').split(/;\s*/).includes(cookie)) {
