@@ -182,9 +182,9 @@ pub fn proc_cpu_seconds(path: &str) -> f64 {
 const TICK: Duration = Duration::from_millis(200);
 
 /// Pumps `machine` with `workers` threads until it is done. `after` runs after every result and
-/// at least every [`TICK`] while waiting (drain events, draw progress, save); returning `false`
-/// from it stops the run at once: the machine is cancelled and requests still in flight are
-/// abandoned (their threads end when their fetch does), not waited for.
+/// at least every 200 ms (`TICK`) while waiting (drain events, draw progress, save); returning
+/// `false` from it stops the run at once: the machine is cancelled and requests still in flight
+/// are abandoned (their threads end when their fetch does), not waited for.
 pub fn run<M: Machine>(
     machine: &mut M,
     client: &Client,
