@@ -995,11 +995,7 @@ fn a_killed_or_interrupted_mapping_resumes_to_the_same_pattern() {
 
     let child = run(&args);
     std::thread::sleep(Duration::from_millis(1000));
-    // SAFETY: sending SIGINT to our own child process.
-    assert_eq!(
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
-        0
-    );
+    interrupt(&child);
     let out = child.wait_with_output().expect("wait");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
@@ -1139,11 +1135,7 @@ fn ctrl_c_does_not_wait_for_a_hanging_request() {
     // Let the other pages be answered: only /hang is left in flight.
     std::thread::sleep(Duration::from_millis(500));
     let interrupted = Instant::now();
-    // SAFETY: sending SIGINT to our own child process.
-    assert_eq!(
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
-        0
-    );
+    interrupt(&child);
     let out = child.wait_with_output().expect("wait");
     let took = interrupted.elapsed();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -1157,6 +1149,13 @@ fn ctrl_c_does_not_wait_for_a_hanging_request() {
         saved.contains("/hang"),
         "the hanging page is still to fetch"
     );
+}
+
+/// Ctrl-C for a child process: SIGINT.
+fn interrupt(child: &std::process::Child) {
+    // SAFETY: sending SIGINT to our own child process.
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(sent, 0, "SIGINT sent");
 }
 
 /// A fresh scratch directory named after `name`.
