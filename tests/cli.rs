@@ -317,22 +317,9 @@ impl Demo {
     fn learn_args(&self, pattern: &str, map: &str, delay_ms: &str) -> Vec<String> {
         let (example, _) = roles();
         let (entry, example) = (self.url("index.html"), self.url(&example));
-        [
-            "learn",
-            "--entry",
-            &entry,
-            "--example",
-            &example,
-            "-o",
-            pattern,
-            "--map",
-            map,
-            "--delay-ms",
-            delay_ms,
-            "--quiet",
-        ]
-        .map(String::from)
-        .to_vec()
+        let mut args = learn_args(&entry, &example, pattern, delay_ms);
+        args.extend(["--map", map].map(String::from));
+        args
     }
 
     /// `exemplar learn` ([`Demo::learn_args`]) into `pattern.json` and `map.json` with no
@@ -1105,20 +1092,8 @@ fn ctrl_c_does_not_wait_for_a_hanging_request() {
     let (state, pattern) = (dir.join("learn.state"), dir.join("pattern.json"));
     let (state, pattern) = (state.to_str().unwrap(), pattern.to_str().unwrap());
     let (entry, example) = (server.url() + "/", server.url() + "/item/1");
-    let args = [
-        "learn",
-        "--entry",
-        &entry,
-        "--example",
-        &example,
-        "-o",
-        pattern,
-        "--delay-ms",
-        "0",
-        "--quiet",
-        "--state",
-        state,
-    ];
+    let mut args = learn_args(&entry, &example, pattern, "0");
+    args.extend(["--state", state].map(String::from));
     let child = Command::new(env!("CARGO_BIN_EXE_exemplar"))
         .args(args)
         .stderr(std::process::Stdio::piped())
@@ -1149,6 +1124,24 @@ fn ctrl_c_does_not_wait_for_a_hanging_request() {
         saved.contains("/hang"),
         "the hanging page is still to fetch"
     );
+}
+
+/// The arguments of a quiet `exemplar learn` into `pattern`, `delay_ms` between requests.
+fn learn_args(entry: &str, example: &str, pattern: &str, delay_ms: &str) -> Vec<String> {
+    [
+        "learn",
+        "--entry",
+        entry,
+        "--example",
+        example,
+        "-o",
+        pattern,
+        "--delay-ms",
+        delay_ms,
+        "--quiet",
+    ]
+    .map(String::from)
+    .to_vec()
 }
 
 /// Ctrl-C for a child process: SIGINT.
