@@ -8,7 +8,7 @@
 # by git); the committed seeds in fuzz/corpus/<target>/ are only read.
 #
 # Environment: FUZZ_SANITIZER (address | none) overrides the per-target default: ASan for
-# parse_classify and tokenizer_diff (html5ever and tendril use unsafe code), none for rtdm and tree_deserialize (safe
+# parse_classify and tokenizer_diff (html5ever and tendril use unsafe code), none for the others (safe
 # code only; ASan would cost ~5x the executions). A failed ASan build falls back to none.
 # CARGO_TARGET_DIR (default fuzz/target) gets one subdirectory per sanitizer.
 set -euo pipefail
@@ -17,7 +17,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 SECONDS_PER_TARGET=${1:-60}
 shift || true
 TARGETS=("$@")
-[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(parse_classify rtdm tree_deserialize crawl_inputs tokenizer_diff)
+[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(parse_classify rtdm tree_deserialize crawl_inputs tokenizer_diff saved_state)
 TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 
 # cargo-fuzz wants nightly flags (-Zsanitizer, -Cpasses=sancov-module); stable rustc accepts them

@@ -326,6 +326,17 @@ impl<T: Clone> Frontier<T> {
         &self.politeness
     }
 
+    /// The machine's data of every request queued or in flight.
+    pub fn items(&self) -> impl Iterator<Item = &T> {
+        self.queue
+            .iter()
+            .map(|q| &q.item)
+            .chain(self.in_flight.values().filter_map(|f| match f {
+                Flight::Page(q) => Some(&q.item),
+                Flight::Robots { .. } => None,
+            }))
+    }
+
     /// Queues `url` (canonical) unless it was ever queued. Returns whether it was added.
     pub fn push(&mut self, url: String, item: T) -> bool {
         if !self.seen.insert(url.clone()) {

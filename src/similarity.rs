@@ -111,11 +111,12 @@ impl View {
     /// unweighted core. Depths are the branching depths of the shaped tree.
     pub fn weigh(&self, tree: &Tree) -> Tree {
         let depths = branching_depths(tree);
-        let weight = |d: u32| {
-            1 + self
-                .top_weight
-                .saturating_mul(self.top_depth.saturating_sub(d))
-        };
+        // Clamped as `Options::validate` bounds them, for views that were never validated.
+        let (w, t) = (
+            self.top_weight.min(MAX_TOP_WEIGHT),
+            self.top_depth.min(MAX_TOP_DEPTH),
+        );
+        let weight = |d: u32| 1 + w * t.saturating_sub(d);
         let extra: u64 = depths.iter().map(|&d| u64::from(weight(d) - 1)).sum();
         if extra == 0 {
             return tree.clone();
@@ -332,6 +333,12 @@ pub const DEFAULT_KIND_WEIGHT: f64 = 0.5;
 /// (`/shoes/…`, `/hats/…`) with the example's structure still pass.
 pub const DEFAULT_PLACE_WEIGHT: f64 = 0.1;
 
+/// The largest [`View::top_weight`] options accept (the default view uses 4).
+pub const MAX_TOP_WEIGHT: u32 = 16;
+
+/// The largest [`View::top_depth`] options accept (the default view uses 4).
+pub const MAX_TOP_DEPTH: u32 = 16;
+
 impl Default for Options {
     fn default() -> Self {
         Options {
@@ -455,7 +462,8 @@ impl Options {
     /// Checks user-supplied options.
     ///
     /// # Errors
-    /// When θ is not a number in [0, 1].
+    /// When θ or a weight is not a number in [0, 1], or the view's top weight or depth is
+    /// beyond [`MAX_TOP_WEIGHT`] / [`MAX_TOP_DEPTH`].
     pub fn validate(&self) -> Result<(), String> {
         if !(0.0..=1.0).contains(&self.threshold) {
             return Err(format!(
@@ -473,6 +481,15 @@ impl Options {
             return Err(format!(
                 "place weight must be in [0, 1], got {}",
                 self.place_weight
+            ));
+        }
+        // Each weighted node becomes a chain of up to 1 + weight × depth nodes: bounded so a
+        // view stays a small multiple of the page.
+        let (w, d) = (self.view.top_weight, self.view.top_depth);
+        if w > MAX_TOP_WEIGHT || d > MAX_TOP_DEPTH {
+            return Err(format!(
+                "top weight must be at most {MAX_TOP_WEIGHT} and top depth at most \
+                 {MAX_TOP_DEPTH}, got {w} and {d}"
             ));
         }
         Ok(())

@@ -794,6 +794,16 @@ fn relearn_refuses_bad_verdicts_and_arguments() {
     std::fs::write(&other_map, other.to_string()).unwrap();
     let not_a_map = demo.file("not-a-map.json");
     std::fs::write(&not_a_map, "{\"nodes\": 3}").unwrap();
+    // A map whose entry page links to a node it does not have (edited, or cut short).
+    let mut dangling: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&map_file).unwrap()).unwrap();
+    let nodes = dangling["nodes"].as_array().map_or(0, Vec::len);
+    dangling["nodes"][0]["links"]
+        .as_array_mut()
+        .expect("the entry page's links")
+        .push(serde_json::json!(nodes + 5));
+    let dangling_map = demo.file("dangling-map.json");
+    std::fs::write(&dangling_map, dangling.to_string()).unwrap();
 
     let cases: Vec<(Vec<&str>, i32, String)> = vec![
         (
@@ -855,6 +865,11 @@ fn relearn_refuses_bad_verdicts_and_arguments() {
             vec!["--map", &not_a_map],
             1,
             format!("{not_a_map}: not a site map"),
+        ),
+        (
+            vec!["--map", &dangling_map],
+            1,
+            format!("{dangling_map}: inconsistent site map: a link of node 0 is "),
         ),
         (
             vec!["--like", &faq],

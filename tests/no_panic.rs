@@ -1,6 +1,7 @@
 //! The core never panics and never overflows the stack, whatever the input: arbitrary and
 //! HTML-ish bytes through parse + classify + compare, arbitrary trees through RTDM and views,
-//! arbitrary JSON through `Tree` deserialization, and pathological shapes (100,000 levels deep,
+//! arbitrary JSON through `Tree` deserialization, mutated mapper/crawler snapshots and site maps,
+//! and pathological shapes (100,000 levels deep,
 //! 100,000 siblings wide).
 //!
 //! The checks are the fuzz targets' own (`fuzz/src/lib.rs`, included by path), so a fuzz
@@ -257,6 +258,17 @@ proptest! {
     #[test]
     fn arbitrary_bytes_as_crawl_inputs(data in prop::collection::vec(any::<u8>(), 0..600)) {
         checks::check_crawl_inputs(&data);
+    }
+}
+
+proptest! {
+    #![proptest_config(config(3000))]
+
+    /// Mapper and crawler snapshots and site maps with numbers pointing nowhere, arrays cut
+    /// short and keys dropped: restored and run, or refused, never a panic.
+    #[test]
+    fn mutated_saved_states_restore_or_err(data in prop::collection::vec(any::<u8>(), 2..18)) {
+        checks::check_saved_state(&data);
     }
 }
 

@@ -777,3 +777,275 @@ pub fn check_crawl_inputs(data: &[u8]) {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Saved states: mapper and crawler snapshots and site maps read back (state files, `--map`, the
+// extension's stored jobs). Valid JSON whose numbers point nowhere must give a clean error or a
+// run that ends, never a panic.
+
+/// The in-memory site the saved states come from: a home page with a search form, three
+/// numbered listing pages of items, and search results that link items.
+fn state_site(url: &str) -> exemplar::fetch::FetchResult {
+    use exemplar::fetch::{FetchResponse, FetchResult};
+    let path = url.trim_start_matches("http://state.test");
+    let page = |body: String| {
+        FetchResult::Response(FetchResponse {
+            status: 200,
+            final_url: url.to_string(),
+            headers: vec![("content-type".into(), "text/html".into())],
+            body: format!("<html><head><title>t</title></head><body><nav><a href='/'>home</a></nav>{body}</body></html>").into_bytes(),
+            truncated: false,
+        })
+    };
+    let items = |from: usize| -> String {
+        (from..from + 4)
+            .map(|i| format!("<li><a href='/item/{i}'>item {i}</a></li>"))
+            .collect()
+    };
+    if path == "/" {
+        return page(
+            "<form action='/search'><input name=q><button>go</button></form>\
+             <a href='/list?p=1'>all</a><a href='/about'>about</a>"
+                .into(),
+        );
+    }
+    if let Some(p) = path.strip_prefix("/list?p=") {
+        let p: usize = p.parse().unwrap_or(0);
+        if (1..=3).contains(&p) {
+            let next = if p < 3 {
+                format!("<a class=next href='/list?p={}'>next</a>", p + 1)
+            } else {
+                String::new()
+            };
+            return page(format!("<ul class=items>{}</ul>{next}", items(p * 4 - 3)));
+        }
+    }
+    if path.starts_with("/search?") {
+        return page(format!(
+            "<ul class=results>{}</ul>",
+            items(path.len() % 9 + 1)
+        ));
+    }
+    if let Some(i) = path.strip_prefix("/item/") {
+        return page(format!(
+            "<div class=item><h1>Item {i}</h1><table class=spec><tr><td>price</td><td>{i}</td></tr></table><p class=d>text about item {i}</p></div>"
+        ));
+    }
+    if path == "/about" {
+        return page("<p>About us, a longer text page.</p>".into());
+    }
+    FetchResult::Response(FetchResponse {
+        status: 404,
+        ..FetchResponse::default()
+    })
+}
+
+/// Answers a state machine's requests from [`state_site`] for at most `steps` polls; after
+/// `stop_after` answers it returns (requests may be left in flight).
+fn drive_state<M: exemplar::fetch::Machine>(m: &mut M, steps: usize, stop_after: usize) {
+    use exemplar::fetch::Poll;
+    let mut now = 1_000;
+    let mut answered = 0;
+    for _ in 0..steps {
+        match m.poll(now) {
+            Poll::Fetch(r) => {
+                if answered == stop_after {
+                    return;
+                }
+                answered += 1;
+                m.handle(r.id, state_site(&r.url), now);
+            }
+            Poll::WaitUntil(t) => now = t.max(now + 1),
+            Poll::Busy | Poll::Done => return,
+        }
+    }
+}
+
+/// A mapper snapshot taken half way, the finished map, and a crawler snapshot taken half way,
+/// as JSON.
+struct SavedStates {
+    mapper: serde_json::Value,
+    map: serde_json::Value,
+    crawler: serde_json::Value,
+}
+
+fn state_example() -> exemplar::mapper::ExamplePage {
+    let body = match state_site("http://state.test/item/1") {
+        exemplar::fetch::FetchResult::Response(r) => r.body,
+        exemplar::fetch::FetchResult::Failed(_) => Vec::new(),
+    };
+    exemplar::mapper::ExamplePage {
+        url: "http://state.test/item/1".into(),
+        body,
+        content_type: None,
+    }
+}
+
+fn state_map_config() -> exemplar::mapper::MapConfig {
+    let mut config = exemplar::mapper::MapConfig::default();
+    config.politeness.delay_ms = 0;
+    config
+}
+
+fn saved_states() -> &'static SavedStates {
+    use exemplar::crawler::{CrawlConfig, Crawler};
+    use exemplar::mapper::Mapper;
+    static STATES: OnceLock<SavedStates> = OnceLock::new();
+    STATES.get_or_init(|| {
+        let new_mapper = || {
+            Mapper::new("http://state.test/", state_example(), state_map_config()).expect("mapper")
+        };
+        let mut half = new_mapper();
+        drive_state(&mut half, 10_000, 12);
+        let mut full = new_mapper();
+        drive_state(&mut full, 10_000, usize::MAX);
+        let config = full.config().clone();
+        let map = full.into_site_map();
+        let pattern = exemplar::pattern::learn_from_map(&map, &config, 0).expect("a pattern");
+        let mut crawl =
+            Crawler::new(pattern, CrawlConfig::default(), Some(state_example())).expect("crawler");
+        drive_state(&mut crawl, 10_000, 8);
+        let json = |v: String| serde_json::from_str(&v).expect("json");
+        SavedStates {
+            mapper: json(serde_json::to_string(&half.snapshot()).expect("snapshot")),
+            map: json(serde_json::to_string(&map).expect("map")),
+            crawler: json(serde_json::to_string(&crawl.snapshot()).expect("snapshot")),
+        }
+    })
+}
+
+/// Every number, array and object of a JSON value, by path (pre-order), page bodies left out
+/// (their bytes are the page fuzzers' business, and they would crowd out everything else).
+fn json_places(v: &serde_json::Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    if path.last().is_some_and(|k| k == "body") {
+        return;
+    }
+    match v {
+        serde_json::Value::Number(_)
+        | serde_json::Value::Array(_)
+        | serde_json::Value::Object(_) => out.push(path.clone()),
+        _ => {}
+    }
+    match v {
+        serde_json::Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                path.push(i.to_string());
+                json_places(x, path, out);
+                path.pop();
+            }
+        }
+        serde_json::Value::Object(o) => {
+            for (k, x) in o {
+                path.push(k.clone());
+                json_places(x, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn json_at<'v>(v: &'v mut serde_json::Value, path: &[String]) -> Option<&'v mut serde_json::Value> {
+    path.iter().try_fold(v, |v, k| match v {
+        serde_json::Value::Array(a) => a.get_mut(k.parse::<usize>().ok()?),
+        serde_json::Value::Object(o) => o.get_mut(k),
+        _ => None,
+    })
+}
+
+/// Mutates a saved state as the bytes say (one or two changes: a number replaced by an edge
+/// value, an array cut short, an object key dropped), then restores it and runs it on
+/// [`state_site`], and learns from the map it ends with. Errors are fine; panics are findings.
+pub fn check_saved_state(data: &[u8]) {
+    use exemplar::crawler::{self, Crawler};
+    use exemplar::mapper::{self, Mapper, SiteMap};
+    let mut b = Bytes(data);
+    let states = saved_states();
+    let kind = b.byte() % 3;
+    let mut v = match kind {
+        0 => states.mapper.clone(),
+        1 => states.map.clone(),
+        _ => states.crawler.clone(),
+    };
+    let mut places = Vec::new();
+    json_places(&v, &mut Vec::new(), &mut places);
+    let changes = 1 + b.byte() % 2;
+    for _ in 0..changes {
+        let at = usize::from(b.byte()) << 8 | usize::from(b.byte());
+        let Some(path) = places.get(at % places.len().max(1)).cloned() else {
+            break;
+        };
+        let how = b.byte();
+        let Some(target) = json_at(&mut v, &path) else {
+            continue;
+        };
+        // Mostly values every unsigned field accepts (so the state deserialises and the
+        // consistency checks are what is tested), now and then ones few fields accept.
+        const EDGES: [i64; 8] = [0, 1, 2, 3, 7, 255, 65_536, u32::MAX as i64];
+        match target {
+            serde_json::Value::Number(_) => {
+                *target = match how % 16 {
+                    0 => serde_json::json!(-1),
+                    1 => serde_json::json!(i64::MAX),
+                    _ => serde_json::json!(EDGES[usize::from(how / 16) % EDGES.len()]),
+                };
+            }
+            serde_json::Value::Array(a) => a.truncate(usize::from(how) % (a.len() + 1)),
+            // Most keys are required: dropping one mostly gives a deserialisation error.
+            serde_json::Value::Object(o) if how % 4 == 0 => {
+                let key = o.keys().nth(usize::from(how / 4) % o.len().max(1)).cloned();
+                if let Some(k) = key {
+                    o.remove(&k);
+                }
+            }
+            _ => {}
+        }
+    }
+    let text = v.to_string();
+    let steps = 200;
+    match kind {
+        0 => {
+            let Ok(snap) = serde_json::from_str::<mapper::Snapshot>(&text) else {
+                return;
+            };
+            let Ok(mut m) = Mapper::restore(snap) else {
+                return;
+            };
+            drive_state(&mut m, steps, usize::MAX);
+            let _ = m.progress();
+            let _ = m.snapshot();
+            let config = m.config().clone();
+            let map = m.into_site_map();
+            let _ = exemplar::pattern::learn_from_map(&map, &config, 0);
+        }
+        1 => {
+            let Ok(map) = serde_json::from_str::<SiteMap>(&text) else {
+                return;
+            };
+            let _ = map.breadth_first();
+            let _ = map.near_misses(10);
+            let _ = map.with_threshold(0.5);
+            let config = state_map_config();
+            let _ = exemplar::pattern::learn_from_map(&map, &config, 0);
+            let like = ["http://state.test/about".to_string()];
+            let corrections = exemplar::pattern::Corrections {
+                like: like.to_vec(),
+                ..Default::default()
+            };
+            let _ = exemplar::pattern::near_misses(&map, &corrections, 10);
+            let _ = exemplar::pattern::learn_from_map_corrected(map, &config, &corrections, 0);
+        }
+        _ => {
+            let Ok(snap) = serde_json::from_str::<crawler::Snapshot>(&text) else {
+                return;
+            };
+            let Ok(mut c) = Crawler::restore(snap) else {
+                return;
+            };
+            drive_state(&mut c, steps, usize::MAX);
+            let _ = c.progress();
+            let _ = c.coverage();
+            let _ = c.snapshot();
+        }
+    }
+}

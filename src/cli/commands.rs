@@ -270,6 +270,8 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
     let text = std::fs::read_to_string(map_path).map_err(|e| format!("{map_path}: {e}"))?;
     let map: SiteMap =
         serde_json::from_str(&text).map_err(|e| format!("{map_path}: not a site map: {e}"))?;
+    map.check()
+        .map_err(|e| format!("{map_path}: inconsistent site map: {e}"))?;
     if map.entry != old.entry || map.example != old.example {
         return Err(format!(
             "{map_path} was mapped from {} with example {}, {path} from {} with example {}",

@@ -145,6 +145,20 @@ pub(super) struct FormRun {
     finished: bool,
 }
 
+impl FormRun {
+    /// Its form level is one of the pattern's `levels` (a snapshot read back is input).
+    pub(super) fn check(&self, levels: usize) -> Result<(), String> {
+        if self.index < levels {
+            Ok(())
+        } else {
+            Err(format!(
+                "a form run is for level {}, but the pattern has {levels} levels",
+                self.index + 1
+            ))
+        }
+    }
+}
+
 impl Crawler {
     /// The form run whose result pages are crawl level `level`.
     pub(super) fn run_for_results(&self, level: usize) -> Option<&FormRun> {

@@ -232,6 +232,31 @@ pub struct Snapshot {
 const SNAPSHOT_VERSION: u32 = 1;
 
 impl Snapshot {
+    /// Every level and form run the queued requests name exists (a snapshot read back from
+    /// disk is input).
+    fn check(&self) -> Result<(), String> {
+        let levels = self.pattern.levels.len();
+        for run in &self.runs {
+            run.check(levels)?;
+        }
+        for item in self.frontier.items() {
+            // Crawl level 0 is the start page; level i holds pages of the pattern's level i.
+            if item.level > levels {
+                return Err(format!(
+                    "a queued request is for level {}, but the pattern has {levels} levels",
+                    item.level
+                ));
+            }
+            if let Some(r) = item.query.filter(|&r| r as usize >= self.runs.len()) {
+                return Err(format!(
+                    "a queued request belongs to form run {r}, but there are {}",
+                    self.runs.len()
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The pattern being crawled.
     pub fn pattern(&self) -> &Pattern {
         &self.pattern
@@ -337,6 +362,9 @@ impl Crawler {
             .pattern
             .compile()
             .map_err(|e| CrawlError(e.to_string()))?;
+        state
+            .check()
+            .map_err(|e| CrawlError(format!("inconsistent snapshot: {e}")))?;
         let scope = state.pattern.scope.compile().map_err(CrawlError)?;
         let parse = ParseOptions {
             max_bytes: state.config.max_bytes,
@@ -679,7 +707,11 @@ impl Crawler {
                     doc: query.is_some(),
                 },
                 Some(Step::Level { level, paginated }) => {
-                    let hops = if paginated { item.hops + 1 } else { 0 };
+                    let hops = if paginated {
+                        item.hops.saturating_add(1)
+                    } else {
+                        0
+                    };
                     // A form level's pagination is its result pages: a few per query.
                     let max = match self.run_for_results(level) {
                         Some(run) if paginated => run.max_result_pages.saturating_sub(1),
@@ -936,6 +968,35 @@ mod tests {
             b.sort();
             assert_eq!(a, b, "restored after {stop} results");
         }
+    }
+
+    /// A snapshot whose queued requests name a level the pattern does not have is refused.
+    #[test]
+    fn inconsistent_snapshots_are_refused() {
+        let mut c = Crawler::new(learn(12), CrawlConfig::default(), None).expect("crawler");
+        let Poll::Fetch(r) = c.poll(0) else {
+            panic!("the start page first")
+        };
+        c.handle(r.id, site(&r.url, 12), 0);
+        let good = serde_json::to_value(c.snapshot()).expect("snapshot");
+        let restore = |v: &serde_json::Value| {
+            let snap: Snapshot = serde_json::from_value(v.clone()).expect("deserialises");
+            Crawler::restore(snap)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(restore(&good), Ok(()));
+        let mut bad = good.clone();
+        bad["frontier"]["queue"][0]["item"]["level"] = serde_json::json!(9);
+        let err = restore(&bad).expect_err("a level beyond the pattern");
+        assert!(
+            err.contains("inconsistent snapshot: a queued request is for level 9"),
+            "{err}"
+        );
+        let mut bad = good;
+        bad["frontier"]["queue"][0]["item"]["query"] = serde_json::json!(3);
+        let err = restore(&bad).expect_err("a form run that does not exist");
+        assert!(err.contains("belongs to form run 3"), "{err}");
     }
 
     /// A crawl saved after 4 s of a 10 s budget and restored much later runs 6 s more.

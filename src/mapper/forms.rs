@@ -140,6 +140,43 @@ pub(super) struct FormTable {
     rng: Option<XorShift>,
 }
 
+impl FormTable {
+    /// Every node id and form index it holds is below `nodes` and `forms`.
+    pub(super) fn check(&self, nodes: usize, forms: usize) -> Result<(), String> {
+        let bad = |what: &str, id: u32, len: usize| {
+            (id as usize >= len).then(|| format!("{what} is {id}, beyond {len}"))
+        };
+        let problem = self
+            .keys
+            .values()
+            .find_map(|&f| bad("a form key's form", f, forms))
+            .or_else(|| {
+                self.deferred.iter().find_map(|(&f, held)| {
+                    bad("a held-back response's form", f, forms).or_else(|| {
+                        held.iter()
+                            .find_map(|d| bad("a held-back response's node", d.node, nodes))
+                    })
+                })
+            })
+            .or_else(|| {
+                self.answered
+                    .keys()
+                    .find_map(|&f| bad("an answered form", f, forms))
+            })
+            .or_else(|| {
+                self.hops
+                    .keys()
+                    .find_map(|&id| bad("a result page's node", id, nodes))
+            })
+            .or_else(|| {
+                self.bodies
+                    .values()
+                    .find_map(|&id| bad("a form response's node", id, nodes))
+            });
+        problem.map_or(Ok(()), Err)
+    }
+}
+
 /// Adaptive seeds kept per form: the example's most frequent terms.
 pub(super) const SEEDS: usize = 50;
 
@@ -324,13 +361,13 @@ impl Mapper {
     ) {
         let hops = self.state.forms.hops.get(&node).copied().unwrap_or(0);
         let mut chosen: Vec<Option<String>> = Vec::new();
-        if hops + 1 < self.state.config.forms.max_result_pages {
+        if hops.saturating_add(1) < self.state.config.forms.max_result_pages {
             let form = self.state.map.nodes[node as usize].form;
             for url in pagination {
                 if !self.state.index.contains_key(&url) {
                     let id = self.add_node(&url, node, form);
                     if let Some(id) = id {
-                        self.state.forms.hops.insert(id, hops + 1);
+                        self.state.forms.hops.insert(id, hops.saturating_add(1));
                     }
                 }
                 chosen.push(Some(url));
@@ -386,7 +423,9 @@ impl Mapper {
             });
             return None;
         }
-        let depth = self.state.map.nodes[parent as usize].depth + 1;
+        let depth = self.state.map.nodes[parent as usize]
+            .depth
+            .saturating_add(1);
         let id = self.state.map.nodes.len() as u32;
         self.state.map.nodes.push(Node {
             url: url.to_string(),

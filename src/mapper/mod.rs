@@ -181,6 +181,56 @@ pub struct BreadthFirst {
 }
 
 impl SiteMap {
+    /// Checks that every node id the map holds names one of its nodes and every form index
+    /// one of its forms. A map read back from a file is input: learning from one whose ids
+    /// point nowhere must be a clear error.
+    ///
+    /// # Errors
+    /// The first reference that points nowhere.
+    pub fn check(&self) -> Result<(), String> {
+        let (n, f) = (self.nodes.len(), self.forms.len());
+        let dangling = |what: String, id: u32, len: usize, of: &str| {
+            format!("{what} is {id}, but the map has {len} {of}")
+        };
+        let node = |id: u32, what: &dyn Fn() -> String| {
+            ((id as usize) < n)
+                .then_some(())
+                .ok_or_else(|| dangling(what(), id, n, "nodes"))
+        };
+        for (i, x) in self.nodes.iter().enumerate() {
+            if let Some(p) = x.parent {
+                node(p, &|| format!("the parent of node {i}"))?;
+            }
+            for &l in &x.links {
+                node(l, &|| format!("a link of node {i}"))?;
+            }
+            if let NodeState::Duplicate { of } = x.state {
+                node(of, &|| format!("the page node {i} duplicates"))?;
+            }
+            if let Some(form) = x.form.filter(|&form| form as usize >= f) {
+                return Err(dangling(format!("the form of node {i}"), form, f, "forms"));
+            }
+        }
+        for (i, form) in self.forms.iter().enumerate() {
+            node(form.page, &|| format!("the page of form {i}"))?;
+            for s in &form.submissions {
+                node(s.node, &|| format!("a submission of form {i}"))?;
+            }
+            match &form.state {
+                FormState::Analysed { expanded } => {
+                    for &e in expanded {
+                        node(e, &|| format!("a response form {i} expanded"))?;
+                    }
+                }
+                FormState::Ignored { response } => {
+                    node(*response, &|| format!("the response of form {i}"))?;
+                }
+                FormState::Submitted | FormState::Skipped { .. } => {}
+            }
+        }
+        Ok(())
+    }
+
     /// Ids of target nodes.
     pub fn targets(&self) -> impl Iterator<Item = u32> + '_ {
         self.nodes
@@ -484,6 +534,28 @@ pub struct Snapshot {
 const SNAPSHOT_VERSION: u32 = 1;
 
 impl Snapshot {
+    /// Every node id and form index the state holds points into its map (a snapshot read back
+    /// from disk is input).
+    fn check(&self) -> Result<(), String> {
+        self.map.check()?;
+        let n = self.map.nodes.len();
+        let node = |id: u32, what: &str| {
+            ((id as usize) < n)
+                .then_some(())
+                .ok_or_else(|| format!("{what} is node {id}, but the map has {n} nodes"))
+        };
+        for item in self.frontier.items() {
+            node(item.node, "a queued request")?;
+        }
+        for &id in self.index.values() {
+            node(id, "a URL of the index")?;
+        }
+        for &id in self.signatures.values() {
+            node(id, "a content signature")?;
+        }
+        self.forms.check(n, self.map.forms.len())
+    }
+
     /// The mapping's settings.
     pub fn config(&self) -> &MapConfig {
         &self.config
@@ -563,6 +635,9 @@ impl Mapper {
         }
         state.config.similarity.validate().map_err(MapError)?;
         state.config.politeness.validate().map_err(MapError)?;
+        state
+            .check()
+            .map_err(|e| MapError(format!("inconsistent snapshot: {e}")))?;
         let entry = &state.map.entry;
         let scope = state
             .config
@@ -891,7 +966,7 @@ impl Mapper {
                     self.state.map.nodes.push(Node {
                         url: url.clone(),
                         parent: Some(node),
-                        depth: depth + 1,
+                        depth: depth.saturating_add(1),
                         state: NodeState::Discovered,
                         similarity: None,
                         title: String::new(),
@@ -1322,6 +1397,51 @@ mod tests {
         let mut r = Mapper::restore(snap).expect("restore");
         drive(&mut r, &site);
         assert_eq!(r.site_map(), clean.site_map());
+    }
+
+    /// A snapshot or map read back from disk whose ids point nowhere is refused with the
+    /// reason, not run into a panic.
+    #[test]
+    fn inconsistent_snapshots_and_maps_are_refused() {
+        let mut m = mapper();
+        let mut now = 0;
+        for _ in 0..6 {
+            match m.poll(now) {
+                Poll::Fetch(r) => m.handle(r.id, site(&r.url), now),
+                Poll::WaitUntil(t) => now = t,
+                _ => break,
+            }
+        }
+        let good = serde_json::to_value(m.snapshot()).expect("snapshot");
+        let queued = good["frontier"]["queue"].as_array().map_or(0, Vec::len);
+        assert!(queued > 0, "requests queued: {}", good["frontier"]);
+        let restore = |v: &serde_json::Value| {
+            let snap: Snapshot = serde_json::from_value(v.clone()).expect("deserialises");
+            Mapper::restore(snap).map(|_| ()).map_err(|e| e.to_string())
+        };
+        assert_eq!(restore(&good), Ok(()));
+        let mut bad = good.clone();
+        bad["frontier"]["queue"][0]["item"]["node"] = serde_json::json!(9_999);
+        let err = restore(&bad).expect_err("a queued request for no node");
+        assert!(
+            err.contains("inconsistent snapshot: a queued request is node 9999"),
+            "{err}"
+        );
+        let mut bad = good.clone();
+        bad["map"]["nodes"][1]["parent"] = serde_json::json!(4_000_000_000u32);
+        let err = restore(&bad).expect_err("a parent beyond the map");
+        assert!(err.contains("the parent of node 1 is 4000000000"), "{err}");
+
+        let mut map = m.into_site_map();
+        assert_eq!(map.check(), Ok(()));
+        map.nodes[0].links.push(77);
+        let err = map.check().expect_err("a dangling link");
+        assert!(err.contains("a link of node 0 is 77"), "{err}");
+        let learned = crate::pattern::learn_from_map(&map, &MapConfig::default(), 0);
+        assert!(
+            learned.is_err_and(|e| e.to_string().contains("inconsistent site map")),
+            "learning refuses it"
+        );
     }
 
     #[test]

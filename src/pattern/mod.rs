@@ -603,6 +603,8 @@ pub fn learn_corrected(
     corrections: &Corrections,
     now_ms: u64,
 ) -> Result<(Pattern, SiteMap), PatternError> {
+    map.check()
+        .map_err(|e| PatternError(format!("inconsistent site map: {e}")))?;
     let corrections = Corrections::default().merged(corrections)?;
     map.correct(&corrections.like, &corrections.unlike)
         .map_err(PatternError)?;
@@ -675,6 +677,8 @@ pub fn learn(
     config: &LearnConfig,
     now_ms: u64,
 ) -> Result<Pattern, PatternError> {
+    map.check()
+        .map_err(|e| PatternError(format!("inconsistent site map: {e}")))?;
     // In the order a breadth-first walk meets them (then by URL), not by node id: ids follow
     // the order responses arrived in.
     let tree = map.breadth_first();
