@@ -399,7 +399,8 @@ impl Crawler {
     /// budget (`max_duration_ms`) goes on from the running time saved.
     ///
     /// # Errors
-    /// As [`Crawler::new`].
+    /// As [`Crawler::new`]; also queued requests for levels or form runs the state does not
+    /// have.
     pub fn restore(snapshot: Snapshot) -> Result<Crawler, CrawlError> {
         let mut c = Crawler::from_state(snapshot)?;
         c.state.frontier.requeue_in_flight();

@@ -675,7 +675,8 @@ impl Mapper {
     /// budget (`max_duration_ms`) goes on from the running time saved.
     ///
     /// # Errors
-    /// An unsupported snapshot version or an invalid config inside it.
+    /// An unsupported snapshot version, an invalid config inside it, or node ids that point
+    /// nowhere (see [`SiteMap::check`]).
     pub fn restore(snapshot: Snapshot) -> Result<Mapper, MapError> {
         let mut m = Mapper::from_state(snapshot)?;
         m.state.frontier.requeue_in_flight();
