@@ -176,10 +176,25 @@ fn learns_the_shop_and_crawls_it_again_after_it_grows() {
         assert_eq!(verified.is_some(), *new, "{url}: checked only when new");
         assert_ne!(*verified, Some(false), "{url}");
     }
-    let new: Vec<&String> = checked.iter().filter(|c| c.2).map(|c| &c.0).collect();
-    assert_eq!(
-        new.len(),
-        all.len() - found.len(),
-        "checked as new: {new:?}; known: {found:?}"
+    let new: Vec<String> = checked
+        .iter()
+        .filter(|c| c.2)
+        .map(|c| c.0.clone())
+        .collect();
+    let new = paths(&base, &new);
+    let expected: BTreeSet<String> = all.difference(&found).cloned().collect();
+    assert!(
+        expected.is_subset(&new),
+        "every new item checked: {new:?}; known: {found:?}"
+    );
+    // Item 2 is linked as `/item/2?ref=home` from the home page and as `/item/2` from its
+    // listing: one page under two URLs, which is known under whichever URL answered first
+    // while mapping. When the crawl's first answer for it came under the other URL, it is not
+    // known under that URL and is checked as new (the content signature makes the later one a
+    // duplicate either way). Under load that order varies, so it may appear here.
+    let extra: Vec<&String> = new.difference(&expected).collect();
+    assert!(
+        extra.iter().all(|p| *p == "/item/2"),
+        "only the item with two URLs may be checked although known: {extra:?}"
     );
 }
