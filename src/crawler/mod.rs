@@ -378,7 +378,14 @@ impl Crawler {
             }
             None => None,
         };
-        let known = state.pattern.known_targets.iter().cloned().collect();
+        // A known target met first under another of its URLs is not new.
+        let known = state
+            .pattern
+            .known_targets
+            .iter()
+            .chain(&state.pattern.known_aliases)
+            .cloned()
+            .collect();
         Ok(Crawler {
             state,
             compiled,
@@ -1039,6 +1046,59 @@ mod tests {
         let (targets, c) = run(c, 6, None);
         assert!(targets.is_empty());
         assert_eq!(c.progress().rejected, 6);
+    }
+
+    /// A known target met under another of its URLs (recorded as an alias while learning) is
+    /// neither new nor checked when only new pages are verified.
+    #[test]
+    fn known_aliases_are_not_new() {
+        let mut p = learn(6);
+        let at = p
+            .known_targets
+            .iter()
+            .position(|u| u.ends_with("/item/3"))
+            .expect("item 3 known");
+        let item3 = p.known_targets.remove(at);
+        // Known as `/item/3?ref=home`, met while learning as `/item/3` too.
+        p.known_targets.push(format!("{item3}?ref=home"));
+        p.known_aliases.push(item3.clone());
+        let config = CrawlConfig {
+            verify_new_only: true,
+            ..CrawlConfig::default()
+        };
+        // An example unlike the items: a page that were checked would be refused.
+        let unlike_example = ExamplePage {
+            url: "http://mem.test/about".into(),
+            body: b"<html><body><form><input name=q></form><ol><li>x</li></ol></body></html>"
+                .to_vec(),
+            content_type: None,
+        };
+        let mut c = Crawler::new(p, config, Some(unlike_example)).expect("crawler");
+        let mut now = 0;
+        let mut flags = Vec::new();
+        for _ in 0..10_000 {
+            match c.poll(now) {
+                Poll::Fetch(r) => c.handle(r.id, site(&r.url, 6), now),
+                Poll::WaitUntil(t) => now = t,
+                _ => break,
+            }
+            for e in c.drain_events() {
+                if let Event::Target(t) = e {
+                    flags.push((t.url.clone(), t.new, t.verified));
+                }
+            }
+        }
+        let item = flags
+            .iter()
+            .find(|f| f.0 == item3)
+            .expect("item 3 collected");
+        assert_eq!(
+            (item.1, item.2),
+            (false, None),
+            "known under an alias: {flags:?}"
+        );
+        assert!(flags.iter().all(|f| !f.1), "nothing new: {flags:?}");
+        assert_eq!(c.coverage().new, Vec::<String>::new());
     }
 
     #[test]

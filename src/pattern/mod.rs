@@ -127,6 +127,11 @@ pub struct Pattern {
     /// Target URLs found while learning (coverage and "new since" reports).
     #[serde(default)]
     pub known_targets: Vec<String>,
+    /// Other URLs of known targets: URLs met while learning whose page had the same content
+    /// as a known target (`/item/2` beside `/item/2?ref=home`). A crawl that meets a known
+    /// target under one of them first does not count it new.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub known_aliases: Vec<String>,
     /// Figures of the learning run.
     #[serde(default)]
     pub stats: LearnStats,
@@ -743,6 +748,14 @@ pub fn learn(
         .map(|&t| map.nodes[t as usize].url.clone())
         .collect();
     known_targets.sort();
+    let is_target: HashSet<u32> = targets.iter().copied().collect();
+    let mut known_aliases: Vec<String> = map
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.state, NodeState::Duplicate { of } if is_target.contains(&of)))
+        .map(|n| n.url.clone())
+        .collect();
+    known_aliases.sort();
     let mut pattern = Pattern {
         schema: schema_url(),
         version: VERSION,
@@ -755,6 +768,7 @@ pub fn learn(
         max_pagination: DEFAULT_MAX_PAGINATION,
         politeness,
         known_targets,
+        known_aliases,
         corrections: Corrections::default(),
         stats: LearnStats {
             pages_fetched: map
@@ -1236,6 +1250,7 @@ mod tests {
             max_pagination: 10,
             politeness: Politeness::default(),
             known_targets: vec![],
+            known_aliases: vec![],
             stats: LearnStats::default(),
             corrections: Corrections::default(),
         };
