@@ -290,6 +290,14 @@ pub enum Delivered<T> {
     Unknown,
 }
 
+/// A state machine's running time at `now_ms`, for its time budget. `started_ms` is set at the
+/// first poll of a fresh or restored machine so that the count goes on from `elapsed_ms`, the
+/// running time it had when saved: the time a run lay saved does not count.
+pub fn running_time(started_ms: &mut Option<u64>, elapsed_ms: u64, now_ms: u64) -> u64 {
+    let started = *started_ms.get_or_insert(now_ms.saturating_sub(elapsed_ms));
+    now_ms.saturating_sub(started)
+}
+
 /// Breadth-first queue with politeness. See the module docs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Frontier<T> {

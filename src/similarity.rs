@@ -1064,6 +1064,38 @@ mod tests {
         }
     }
 
+    /// Top weights beyond the bounds are refused (each weighted node becomes a chain of
+    /// nodes), and a view that was never validated is weighed as if clamped, without overflow.
+    #[test]
+    fn top_weights_are_bounded() {
+        let with = |top_weight, top_depth| Options {
+            view: View {
+                top_weight,
+                top_depth,
+                ..View::default()
+            },
+            ..Options::default()
+        };
+        assert!(with(MAX_TOP_WEIGHT, MAX_TOP_DEPTH).validate().is_ok());
+        let err = with(MAX_TOP_WEIGHT + 1, 4)
+            .validate()
+            .expect_err("too heavy");
+        assert!(err.contains("top weight must be at most 16"), "{err}");
+        assert!(with(4, u32::MAX).validate().is_err());
+        let t = Tree::parse_shape("html(body(div(p p) div))").expect("tree");
+        let huge = View {
+            top_weight: u32::MAX,
+            top_depth: u32::MAX,
+            ..View::default()
+        };
+        let clamped = View {
+            top_weight: MAX_TOP_WEIGHT,
+            top_depth: MAX_TOP_DEPTH,
+            ..View::default()
+        };
+        assert_eq!(huge.weigh(&t).len(), clamped.weigh(&t).len());
+    }
+
     #[test]
     fn options_validate_threshold() {
         assert!(Options::default().validate().is_ok());

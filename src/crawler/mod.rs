@@ -504,16 +504,14 @@ impl Crawler {
 
     /// What to do at `now_ms`.
     pub fn poll(&mut self, now_ms: u64) -> Poll {
-        // A restored run starts its clock where the saved one stopped: the time budget counts
-        // running time, not the time the run lay saved.
-        let running = self.state.progress.elapsed_ms;
-        let started = *self
-            .state
-            .started_ms
-            .get_or_insert(now_ms.saturating_sub(running));
-        self.state.progress.elapsed_ms = now_ms.saturating_sub(started);
+        let elapsed = crate::fetch::running_time(
+            &mut self.state.started_ms,
+            self.state.progress.elapsed_ms,
+            now_ms,
+        );
+        self.state.progress.elapsed_ms = elapsed;
         if let Some(max) = self.state.config.max_duration_ms
-            && now_ms.saturating_sub(started) >= max
+            && elapsed >= max
         {
             self.stop(StopReason::MaxDuration);
         }

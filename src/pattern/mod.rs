@@ -608,8 +608,6 @@ pub fn learn_corrected(
     corrections: &Corrections,
     now_ms: u64,
 ) -> Result<(Pattern, SiteMap), PatternError> {
-    map.check()
-        .map_err(|e| PatternError(format!("inconsistent site map: {e}")))?;
     let corrections = Corrections::default().merged(corrections)?;
     map.correct(&corrections.like, &corrections.unlike)
         .map_err(PatternError)?;
@@ -669,11 +667,21 @@ impl Pattern {
     }
 }
 
+/// Where a node stands in the order pages are taken for learning: the order the map's
+/// breadth-first walk meets them, then the URL (nodes it does not reach come last).
+fn met<'m>(map: &'m SiteMap, tree: &crate::mapper::BreadthFirst, id: u32) -> (u32, &'m str) {
+    (
+        tree.order[id as usize].unwrap_or(u32::MAX),
+        map.nodes[id as usize].url.as_str(),
+    )
+}
+
 /// Learns a pattern from a map. `politeness` and `scope` are copied into the pattern for the
 /// crawls that run it.
 ///
 /// # Errors
-/// When the map holds no target, or no target is reachable from the entry.
+/// When the map's node ids point nowhere ([`SiteMap::check`]), the map holds no target, or no
+/// target is reachable from the entry.
 pub fn learn(
     map: &SiteMap,
     scope: Scope,
@@ -687,14 +695,8 @@ pub fn learn(
     // In the order a breadth-first walk meets them (then by URL), not by node id: ids follow
     // the order responses arrived in.
     let tree = map.breadth_first();
-    let met = |id: u32| {
-        (
-            tree.order[id as usize].unwrap_or(u32::MAX),
-            map.nodes[id as usize].url.as_str(),
-        )
-    };
     let mut targets: Vec<u32> = map.targets().collect();
-    targets.sort_by(|&a, &b| met(a).cmp(&met(b)));
+    targets.sort_by_key(|&id| met(map, &tree, id));
     if targets.is_empty() {
         return Err(PatternError(format!(
             "no page similar to the example (θ = {:.3}) among the {} pages fetched",
@@ -834,14 +836,8 @@ fn levels_for(
     for (&id, &l) in &level_of {
         positives[l].push(id);
     }
-    let met = |id: u32| {
-        (
-            tree.order[id as usize].unwrap_or(u32::MAX),
-            map.nodes[id as usize].url.as_str(),
-        )
-    };
     for p in &mut positives {
-        p.sort_by(|&a, &b| met(a).cmp(&met(b)));
+        p.sort_by_key(|&id| met(map, tree, id));
     }
     positives[n] = targets.to_vec();
     let mut levels = Vec::with_capacity(n);
