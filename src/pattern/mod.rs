@@ -698,10 +698,19 @@ pub fn learn(
     let mut targets: Vec<u32> = map.targets().collect();
     targets.sort_by_key(|&id| met(map, &tree, id));
     if targets.is_empty() {
+        let fetched = map.nodes.iter().filter(|n| n.similarity.is_some()).count();
+        // A map of the entry alone: its navigation is built by scripts (a Doxygen tree view, a
+        // single-page app), which a crawler that reads HTML does not run.
+        let entry_alone = map.nodes.len() == 1 && map.forms.is_empty() && fetched == 1;
+        let hint = if entry_alone {
+            "; the entry page links to no other page of the site (links made by scripts are \
+             not followed): start from a page with plain links towards the pages you want"
+        } else {
+            ""
+        };
         return Err(PatternError(format!(
-            "no page similar to the example (θ = {:.3}) among the {} pages fetched",
+            "no page similar to the example (θ = {:.3}) among the {fetched} pages fetched{hint}",
             map.threshold,
-            map.nodes.iter().filter(|n| n.similarity.is_some()).count()
         )));
     }
     let dist = distances(map);
@@ -1152,6 +1161,54 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn an_entry_without_links_is_named_as_the_reason() {
+        use crate::mapper::{Node, NodeState};
+        let node = |url: &str, similarity, links: Vec<u32>| Node {
+            url: url.into(),
+            parent: None,
+            depth: 0,
+            state: NodeState::Page,
+            similarity: Some(similarity),
+            title: String::new(),
+            links,
+            form: None,
+        };
+        let mut map = SiteMap {
+            entry: "http://h/".into(),
+            example: "http://h/item/1".into(),
+            threshold: 0.86,
+            nodes: vec![node("http://h/", 0.3, vec![])],
+            forms: vec![],
+        };
+        let scope = Scope::for_url("http://h/", false).expect("scope");
+        let err = |map: &SiteMap| {
+            learn(
+                map,
+                scope.clone(),
+                Politeness::default(),
+                similarity::Options::default(),
+                &LearnConfig::default(),
+                0,
+            )
+            .expect_err("no target")
+            .to_string()
+        };
+        let alone = err(&map);
+        assert!(alone.contains("among the 1 pages fetched"), "{alone}");
+        assert!(alone.contains("links to no other page"), "{alone}");
+        // With a page beyond the entry, the reason is not the entry's links.
+        map.nodes[0].links = vec![1];
+        map.nodes.push(Node {
+            parent: Some(0),
+            depth: 1,
+            ..node("http://h/about", 0.5, vec![])
+        });
+        let more = err(&map);
+        assert!(more.contains("among the 2 pages fetched"), "{more}");
+        assert!(!more.contains("links to no other page"), "{more}");
+    }
 
     #[test]
     fn generalise_splits_only_where_negatives_demand() {
