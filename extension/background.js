@@ -58,7 +58,7 @@ const DEFAULT_SETTINGS = {
   maxDepth: 10,
   delayMs: 250,
   concurrency: 2,
-  threshold: 0.84,
+  threshold: 0.875,
   maxBytes: 8 * 1024 * 1024,
   timeoutMs: 30_000,
   crawlAfterLearning: true,

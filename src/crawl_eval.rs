@@ -437,3 +437,86 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     }
     Ok((md, ok))
 }
+
+/// The crawl figures on the sites of `eval/train-sites.toml`, each with its median-size entity
+/// page as the example ([`crate::eval::with_examples`]): a Markdown section for `docs/crawl.md`.
+/// A site where learning fails gets its error in the table. Sites not installed are listed.
+///
+/// # Errors
+/// When a site's pages cannot be read.
+pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<String, String> {
+    let mut md = String::from(
+        "\n## Beyond the development sites\n\nThe ten sites of `eval/train-sites.toml` (more Debian documentation by the same four generators), each learned from its entry page and, having no example of its own, from its median-size page of its first entity label (`docs/similarity.md`, *Beyond the development sites*); the target is that label. Default settings, as above. The similarity view was chosen on these sites and the development sites together; the pattern learning and the crawler were not tuned on them.\n\n| site | example | targets | found mapping (true) | found crawling | precision | recall | links mapping | links crawling | bar |\n|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut missing = Vec::new();
+    let mut errors = String::new();
+    for site in extra {
+        if !site.available() {
+            missing.push(site.name.clone());
+            continue;
+        }
+        let Some(picks) = crate::eval::with_examples(site)? else {
+            continue;
+        };
+        let pick = &picks[picks.len() / 2];
+        match evaluate(pick, log) {
+            Ok(f) => {
+                let _ = writeln!(
+                    md,
+                    "| {} | `{}` | {} | {} ({}) | {} | {:.1}% | {:.1}% | {} | {} | {} |",
+                    f.name,
+                    pick.example,
+                    f.truth,
+                    f.mapped,
+                    f.mapped_true,
+                    f.crawled,
+                    100.0 * f.precision(),
+                    100.0 * f.recall(),
+                    f.map_links,
+                    f.crawl_links,
+                    if f.meets_bar() { "met" } else { "not met" }
+                );
+                if !f.missed.is_empty() {
+                    let _ = writeln!(
+                        errors,
+                        "- {} missed (first 10): {}",
+                        f.name,
+                        f.missed.join(", ")
+                    );
+                }
+                if !f.wrong.is_empty() {
+                    let _ = writeln!(
+                        errors,
+                        "- {} not targets (first 10): {}",
+                        f.name,
+                        f.wrong.join(", ")
+                    );
+                }
+            }
+            Err(e) => {
+                let _ = writeln!(
+                    md,
+                    "| {} | `{}` | | | | | | | | learning failed: {} |",
+                    site.name,
+                    pick.example,
+                    e.replace('|', "\\|")
+                );
+            }
+        }
+    }
+    if !errors.is_empty() {
+        let _ = write!(md, "\n{errors}");
+    }
+    if !missing.is_empty() {
+        let _ = writeln!(
+            md,
+            "\nNot installed, skipped: {} (`./build.sh setup`).",
+            missing.join(", ")
+        );
+    }
+    let _ = write!(md, "{EXTRA_NOTES}");
+    Ok(md)
+}
+
+/// Hand-written reading of the further sites' figures (`eval/crawl-extra-notes.md`).
+const EXTRA_NOTES: &str = include_str!("../eval/crawl-extra-notes.md");

@@ -66,7 +66,7 @@ struct RawRule {
 }
 
 /// How a rule matches.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Matcher {
     Path(Regex),
     Html(Regex),
@@ -74,7 +74,7 @@ enum Matcher {
 }
 
 /// A labelling rule: the first matching rule gives a page its label and role.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Rule {
     /// The label (`refentry`, `class`, …).
     pub label: String,
@@ -84,7 +84,7 @@ pub struct Rule {
 }
 
 /// One development site.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct DevSite {
     /// Short name (`postgres15`).
     pub name: String,

@@ -48,10 +48,10 @@ mod cli {
   exemplar serve DIR [--port N]
   exemplar classify FILE|URL...
   exemplar similarity A B [--threshold T]        (files or URLs)
-  exemplar eval [--sites dev-sites.toml] [--out docs/crawl.md] [--only NAME]
+  exemplar eval [--sites dev-sites.toml] [--train-sites train-sites.toml] [--out docs/crawl.md] [--only NAME]
   exemplar bench-crawl [--site NAME]
   exemplar demo DIR --entry FILE --example FILE
-  exemplar eval-similarity [--sites dev-sites.toml] [--out docs/similarity.md]
+  exemplar eval-similarity [--sites dev-sites.toml] [--train-sites train-sites.toml] [--out docs/similarity.md]
   exemplar eval-forms --search URL --documents N [--example URL] [--prefix /pg/]
                  [--queries 200] [--pages 10] [--out docs/forms.md] [--svg docs/forms-coverage.svg]
   exemplar train-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--select [--from-former]] [--model data/classifier.json] [--report docs/classifier.md]";
@@ -371,7 +371,9 @@ mod cli {
                 missing.name, missing.package
             ));
         }
-        let report = exemplar::eval::similarity_report(&sites)?;
+        let extra = flag(args, "--train-sites").unwrap_or(devsites::TRAIN_SITES);
+        let extra = devsites::load(Path::new(extra))?;
+        let report = exemplar::eval::similarity_report(&sites, &extra)?;
         let out = flag(args, "--out").unwrap_or("docs/similarity.md");
         if let Some(dir) = Path::new(out).parent() {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;

@@ -469,6 +469,7 @@ fn rtdm_on_hundred_thousand_deep_and_wide_trees() {
             ids: true,
             top_weight: 2,
             top_depth: 2,
+            merge_above: 2,
         };
         for t in [&chain, &star_b] {
             checks::check_tree(&view.apply(t));

@@ -176,7 +176,7 @@ let current = null;
 function compareOptions() {
   const options = {};
   if ($('view').value === 'full') {
-    options.view = { collapse: 'none', maxDepth: null, text: true, classes: false, ids: false, topWeight: 0, topDepth: 0 };
+    options.view = { collapse: 'none', maxDepth: null, text: true, classes: false, ids: false, topWeight: 0, topDepth: 0, mergeAbove: 0 };
   }
   const theta = $('threshold').value;
   if (theta !== '') options.threshold = Number(theta);

@@ -567,7 +567,12 @@ pub fn eval(args: &[String]) -> Result<(), String> {
             missing.name, missing.package
         ));
     }
-    let (report, ok) = exemplar::crawl_eval::report(&sites, &mut |line| eprintln!("{line}"))?;
+    let (mut report, ok) = exemplar::crawl_eval::report(&sites, &mut |line| eprintln!("{line}"))?;
+    if only.is_none() {
+        let extra = flag(args, "--train-sites").unwrap_or(exemplar::devsites::TRAIN_SITES);
+        let extra = exemplar::devsites::load(std::path::Path::new(extra))?;
+        report += &exemplar::crawl_eval::extra_report(&extra, &mut |line| eprintln!("{line}"))?;
+    }
     let out = flag(args, "--out").unwrap_or("docs/crawl.md");
     if only.is_none() {
         std::fs::write(out, &report).map_err(|e| format!("{out}: {e}"))?;
