@@ -412,7 +412,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     }
     let _ = writeln!(
         md,
-        "\nReading the table: *found mapping* counts the pages the mapper judged similar to the example (θ = {:.2}, the default view, kind and place weights), with how many of them are true targets; the crawl then collects what the pattern learned from them reaches. When *found crawling* equals *found mapping* and precision equals the mapping's, the pattern and the crawler lose nothing: the remaining errors are similarity decisions (see `docs/similarity.md`, *What remains*: SFML's two class pages without members look less like the example than the namespace, group and header pages Doxygen builds from the same template).",
+        "\nReading the table: *found mapping* counts the pages the mapper judged similar to the example (θ = {}, the default view, kind and place weights), with how many of them are true targets; the crawl then collects what the pattern learned from them reaches. When *found crawling* equals *found mapping* and precision equals the mapping's, the pattern and the crawler lose nothing: the remaining errors are similarity decisions (see `docs/similarity.md`, *What remains*: SFML's two class pages without members look less like the example than the namespace, group and header pages Doxygen builds from the same template).",
         crate::similarity::DEFAULT_THRESHOLD
     );
     let _ = writeln!(
@@ -446,7 +446,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
 /// When a site's pages cannot be read.
 pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<String, String> {
     let mut md = String::from(
-        "\n## Beyond the development sites\n\nThe ten sites of `eval/train-sites.toml` (more Debian documentation by the same four generators), each learned from its entry page and, having no example of its own, from its median-size page of its first entity label (`docs/similarity.md`, *Beyond the development sites*); the target is that label. Default settings, as above. The similarity view was chosen on these sites and the development sites together; the pattern learning and the crawler were not tuned on them.\n\n| site | example | targets | found mapping (true) | found crawling | precision | recall | links mapping | links crawling | bar |\n|---|---|---|---|---|---|---|---|---|---|\n",
+        "\n## Beyond the development sites\n\nThe sites of `eval/train-sites.toml` (more Debian documentation by the same four generators), each learned from its entry page and, having no example of its own, from its median-size page of its first entity label (`docs/similarity.md`, *Beyond the development sites*); the target is that label. Default settings, as above. The similarity view was chosen on these sites and the development sites together; the pattern learning and the crawler were not tuned on them.\n\n| site | example | targets | found mapping (true) | found crawling | precision | recall | links mapping | links crawling | bar |\n|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut missing = Vec::new();
     let mut errors = String::new();

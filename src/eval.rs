@@ -505,7 +505,7 @@ pub fn similarity_report(sites: &[DevSite], extra: &[DevSite]) -> Result<String,
     Ok(out)
 }
 
-/// The size quantiles at which [`extra_report`] picks example pages.
+/// The size quantiles at which [`with_examples`] picks example pages.
 pub const EXAMPLE_QUANTILES: [f64; 3] = [0.25, 0.5, 0.75];
 
 /// A site of `eval/train-sites.toml` given an example by a fixed rule, since it has none of its
@@ -624,10 +624,9 @@ fn extra_report(out: &mut String, extra: &[DevSite], dev: &[SiteScores]) -> Resu
         "\nErrors of the default view for a sweep of θ, summed over the development sites and over \
          the cases above:\n\n| θ | development sites | further sites |\n|---|---|---|"
     );
-    for t in (80..=92)
-        .map(|t| f64::from(t) / 100.0)
-        .chain([0.865, 0.875])
-    {
+    for t in [
+        0.80, 0.82, 0.84, 0.85, 0.86, 0.865, 0.87, 0.875, 0.88, 0.885, 0.89, 0.90, 0.92,
+    ] {
         let sum = |v: &mut dyn Iterator<Item = &Vec<(String, f64, bool)>>| {
             v.map(|s| errors_at(s, t)).sum::<usize>()
         };

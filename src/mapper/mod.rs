@@ -351,7 +351,9 @@ impl SiteMap {
             .filter_map(|(i, node)| node.similarity.map(|s| (i as u32, s)))
             .filter(|&(_, s)| f64::from(s) < self.threshold)
             .collect();
-        below.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        // Ties by URL, not by id: ids follow the order responses arrived in.
+        let url = |i: u32| self.nodes[i as usize].url.as_str();
+        below.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| url(a.0).cmp(url(b.0))));
         below.truncate(n);
         below.into_iter().map(|(i, _)| i).collect()
     }
@@ -1326,6 +1328,30 @@ mod tests {
             .correct(&[], &[map.nodes[target].url.clone()])
             .expect("corrected");
         assert_eq!(fixed.near_misses(100), near);
+        // Equal similarities are ordered by URL, whatever order the pages arrived in.
+        let mut tied = map.clone();
+        let pages: Vec<usize> = near.iter().take(2).map(|&i| i as usize).collect();
+        let below = tied.nodes[pages[1]].similarity;
+        for &i in &pages {
+            tied.nodes[i].similarity = below;
+        }
+        let (a, b) = (pages[0], pages[1]);
+        let urls = (tied.nodes[a].url.clone(), tied.nodes[b].url.clone());
+        tied.nodes[a].url = urls.0.max(urls.1.clone());
+        tied.nodes[b].url = tied.nodes[a].url.clone() + "~";
+        let order: Vec<u32> = tied
+            .near_misses(100)
+            .into_iter()
+            .filter(|&i| pages.contains(&(i as usize)))
+            .collect();
+        assert_eq!(order, [a as u32, b as u32]);
+        tied.nodes.swap(a, b);
+        let order: Vec<u32> = tied
+            .near_misses(100)
+            .into_iter()
+            .filter(|&i| pages.contains(&(i as usize)))
+            .collect();
+        assert_eq!(order, [b as u32, a as u32]);
     }
 
     #[test]

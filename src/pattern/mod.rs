@@ -565,10 +565,12 @@ pub struct NearMiss {
 /// user has not already judged unlike it (`corrections`), each with whether its URL looks like
 /// the targets'.
 pub fn near_misses(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<NearMiss> {
-    let targets: Vec<&str> = map
+    let mut targets: Vec<&str> = map
         .targets()
         .map(|t| map.nodes[t as usize].url.as_str())
         .collect();
+    // Grouping depends on the order of its input; node ids follow the order responses arrived.
+    targets.sort_unstable();
     let shapes: Vec<regex::Regex> = url_pattern::group(&targets, url_pattern::DEFAULT_K)
         .iter()
         .filter(|g| g.len() >= 2)
