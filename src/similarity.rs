@@ -72,7 +72,9 @@ pub struct View {
     /// layout, whose containers often share a plain label (`div#top`, `div#side-nav`,
     /// `div#doc-content` are three `div`s on a Doxygen page with a tree view): keeping only
     /// the first hid the page's whole content. Below it, repeated siblings are records and
-    /// the first stands for them all.
+    /// the first stands for them all. Missing from serialized views it is 0, not the default's
+    /// 3: views saved before the option existed (in patterns) keep their meaning.
+    #[serde(default)]
     pub merge_above: u32,
 }
 
@@ -741,6 +743,23 @@ mod tests {
         };
         let out = v.shape(&t("ul(li(a) li(a b) li p li)"));
         assert_eq!(out.outline(), "ul\n  li\n    a\n  p\n  li\n");
+    }
+
+    #[test]
+    fn a_saved_view_without_merge_above_keeps_its_meaning() {
+        let old = r#"{"collapse":"all","maxDepth":6,"text":true,"classes":true,"ids":true,"topWeight":4,"topDepth":4}"#;
+        let view: View = serde_json::from_str(old).expect("an old view");
+        assert_eq!(view.merge_above, 0);
+        assert_eq!((view.top_weight, view.top_depth), (4, 4));
+        // Other missing fields still take the default's values; a saved view round-trips.
+        let partial: View = serde_json::from_str(r#"{"maxDepth":5}"#).expect("partial");
+        assert_eq!(partial.top_weight, View::default().top_weight);
+        let json = serde_json::to_string(&View::default()).expect("serializes");
+        assert!(json.contains("\"mergeAbove\":3"), "{json}");
+        assert_eq!(
+            serde_json::from_str::<View>(&json).ok(),
+            Some(View::default())
+        );
     }
 
     #[test]

@@ -55,7 +55,7 @@ export interface SimilarityOptions {
     /** Nodes above branching depth `topDepth` count `1 + topWeight × (topDepth − depth)` times. */
     topWeight?: number;
     topDepth?: number;
-    /** With collapse "all": siblings above this branching depth that share a label are merged, not dropped. */
+    /** With collapse "all": siblings above this branching depth that share a label are merged, not dropped (missing: 0). */
     mergeAbove?: number;
   };
   /** In [0, 1]: how much a page loses for lacking the kinds the example declares in its ids. */
