@@ -425,17 +425,22 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
         pattern::DEFAULT_MAX_EXCLUSIONS
     );
     for f in &figures {
-        if !f.missed.is_empty() || !f.wrong.is_empty() {
-            let _ = writeln!(md, "\n**{}**", f.name);
-            if !f.missed.is_empty() {
-                let _ = writeln!(md, "- missed (first 10): {}", f.missed.join(", "));
-            }
-            if !f.wrong.is_empty() {
-                let _ = writeln!(md, "- not targets (first 10): {}", f.wrong.join(", "));
-            }
-        }
+        misses(&mut md, f);
     }
     Ok((md, ok))
+}
+
+/// A site's missed and wrong pages under its name, when it has any.
+fn misses(md: &mut String, f: &SiteFigures) {
+    if !f.missed.is_empty() || !f.wrong.is_empty() {
+        let _ = writeln!(md, "\n**{}**", f.name);
+        if !f.missed.is_empty() {
+            let _ = writeln!(md, "- missed (first 10): {}", f.missed.join(", "));
+        }
+        if !f.wrong.is_empty() {
+            let _ = writeln!(md, "- not targets (first 10): {}", f.wrong.join(", "));
+        }
+    }
 }
 
 /// The crawl figures on the sites of `eval/train-sites.toml`, each with its median-size entity
@@ -477,22 +482,7 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
                     if f.meets_bar() { "met" } else { "not met" },
                     100.0 * ratio(f.review.crawled_true, f.truth)
                 );
-                if !f.missed.is_empty() {
-                    let _ = writeln!(
-                        errors,
-                        "- {} missed (first 10): {}",
-                        f.name,
-                        f.missed.join(", ")
-                    );
-                }
-                if !f.wrong.is_empty() {
-                    let _ = writeln!(
-                        errors,
-                        "- {} not targets (first 10): {}",
-                        f.name,
-                        f.wrong.join(", ")
-                    );
-                }
+                misses(&mut errors, &f);
             }
             Err(e) => {
                 let _ = writeln!(
@@ -505,9 +495,7 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
             }
         }
     }
-    if !errors.is_empty() {
-        let _ = write!(md, "\n{errors}");
-    }
+    md.push_str(&errors);
     if !missing.is_empty() {
         let _ = writeln!(
             md,
