@@ -209,6 +209,15 @@ pub fn evaluate(site: &DevSite, log: &mut dyn FnMut(String)) -> Result<SiteFigur
         .filter(|p| p.target)
         .map(|p| p.path)
         .collect();
+    evaluate_against(site, truth, log)
+}
+
+/// [`evaluate`] with the ground truth given: the paths of the site's target pages.
+fn evaluate_against(
+    site: &DevSite,
+    truth: HashSet<String>,
+    log: &mut dyn FnMut(String),
+) -> Result<SiteFigures, String> {
     let server = Server::start(0, static_dir(site.root.clone()))
         .map_err(|e| format!("{}: cannot serve: {e}", site.name))?;
     let base = server.url();
@@ -295,11 +304,13 @@ pub fn evaluate(site: &DevSite, log: &mut dyn FnMut(String)) -> Result<SiteFigur
         .cloned()
         .collect();
     missed.sort();
-    let wrong: Vec<String> = got
+    // Sorted like `missed`: the crawl's own order follows response arrival.
+    let mut wrong: Vec<String> = got
         .iter()
         .filter(|g| !truth.contains(*g))
         .cloned()
         .collect();
+    wrong.sort();
     Ok(SiteFigures {
         name: site.name.clone(),
         truth: truth.len(),
@@ -460,11 +471,17 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
             missing.push(site.name.clone());
             continue;
         }
-        let Some(picks) = crate::eval::with_examples(site)? else {
+        let pages = site.pages()?;
+        let Some(picks) = crate::eval::with_examples(site, &pages) else {
             continue;
         };
         let pick = &picks[picks.len() / 2];
-        match evaluate(pick, log) {
+        let truth = pages
+            .into_iter()
+            .filter(|p| p.label.as_deref() == Some(pick.target.as_str()))
+            .map(|p| p.path)
+            .collect();
+        match evaluate_against(pick, truth, log) {
             Ok(f) => {
                 let _ = writeln!(
                     md,

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use crate::devsites::{DevSite, Role};
+use crate::devsites::{DevSite, Role, SitePage};
 use crate::dom::{Page, ParseOptions};
 use crate::rtdm::{Prepared, Rtdm};
 use crate::similarity::{Collapse, Options, View, place, place_agreement};
@@ -160,13 +160,22 @@ pub fn global_figures(sites: &[Vec<(String, f64, bool)>], default_threshold: f64
 
 /// Parses a site's pages once.
 pub fn parse_site(site: &DevSite) -> Result<Vec<(String, bool, Page)>, String> {
+    parse_pages(site.pages()?, &site.target)
+}
+
+/// Parses pages already read, a page being a target when its label is `target`.
+pub fn parse_pages(
+    pages: Vec<SitePage>,
+    target: &str,
+) -> Result<Vec<(String, bool, Page)>, String> {
     let opts = ParseOptions::default();
-    site.pages()?
+    pages
         .into_iter()
         .map(|p| {
             let page = Page::parse(&p.bytes, &p.url, None, &opts)
                 .map_err(|e| format!("{}: {e}", p.path))?;
-            Ok((p.path, p.target, page))
+            let is_target = !target.is_empty() && p.label.as_deref() == Some(target);
+            Ok((p.path, is_target, page))
         })
         .collect()
 }
@@ -505,25 +514,168 @@ pub fn similarity_report(sites: &[DevSite], extra: &[DevSite]) -> Result<String,
     Ok(out)
 }
 
+/// The θ interval (lo, hi] over which `scores` make the fewest errors: the widest run of
+/// thresholds with that count. Returns (errors, lo, hi); hi is the highest score that still
+/// passes, lo the next score below it where the count changes.
+pub fn plateau(scores: &[&(String, f64, bool)]) -> (usize, f64, f64) {
+    let mut cuts: Vec<f64> = scores.iter().map(|s| s.1).collect();
+    cuts.push(f64::INFINITY);
+    cuts.sort_by(f64::total_cmp);
+    cuts.dedup();
+    // θ in (cuts[i-1], cuts[i]] passes exactly the scores ≥ cuts[i].
+    let errors: Vec<usize> = cuts
+        .iter()
+        .map(|&c| scores.iter().filter(|(_, s, t)| (*s >= c) != *t).count())
+        .collect();
+    let best = errors.iter().copied().min().unwrap_or(0);
+    let (mut lo, mut hi, mut width) = (0.0, 0.0, -1.0);
+    let mut i = 0;
+    while i < cuts.len() {
+        if errors[i] != best {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i + 1 < cuts.len() && errors[i + 1] == best {
+            i += 1;
+        }
+        let a = if start == 0 { 0.0 } else { cuts[start - 1] };
+        let b = cuts[i].min(1.0);
+        if b - a > width {
+            (lo, hi, width) = (a, b, b - a);
+        }
+        i += 1;
+    }
+    (best, lo, hi)
+}
+
+/// The grid the default view was chosen from (layout merging depth, depth cut, top weight and
+/// depth), measured on the development sites and on the further sites with the examples of
+/// [`with_examples`]: per view, the θ plateau where the development sites make the fewest errors,
+/// and the further sites' errors at its middle. A Markdown report (`eval-similarity --grid`).
+///
+/// # Errors
+/// When a site cannot be read.
+pub fn grid_report(sites: &[DevSite], extra: &[DevSite]) -> Result<String, String> {
+    let dev: Vec<_> = sites
+        .iter()
+        .filter(|s| s.available())
+        .map(|s| parse_site(s).map(|p| (s.clone(), p)))
+        .collect::<Result<_, _>>()?;
+    let mut further = Vec::new();
+    for site in extra.iter().filter(|s| s.available()) {
+        let read = site.pages()?;
+        let Some(picks) = with_examples(site, &read) else {
+            continue;
+        };
+        let pages = parse_pages(read, &picks[0].target)?;
+        further.push((picks, pages));
+    }
+    let default = Options::default();
+    let mut grid = Vec::new();
+    for merge_above in [0, 2, 3, 4] {
+        for max_depth in [5, 6, 7] {
+            for top_depth in [4, 5, 6] {
+                for top_weight in [4, 8, 12, 16] {
+                    grid.push(View {
+                        merge_above,
+                        max_depth: Some(max_depth),
+                        top_depth,
+                        top_weight,
+                        ..default.view
+                    });
+                }
+            }
+        }
+    }
+    let measure = |view: View| -> Result<String, String> {
+        let options = Options { view, ..default };
+        let mut dev_scores = Vec::new();
+        for (site, pages) in &dev {
+            dev_scores.extend(score_site_with(site, pages, options)?.scores);
+        }
+        let mut further_scores = Vec::new();
+        for (picks, pages) in &further {
+            for pick in picks {
+                further_scores.push(score_site_with(pick, pages, options)?.scores);
+            }
+        }
+        let (errors, lo, hi) = plateau(&dev_scores.iter().collect::<Vec<_>>());
+        let mid = (lo + hi) / 2.0;
+        let at_mid: usize = further_scores.iter().map(|s| errors_at(s, mid)).sum();
+        let at_default: usize = further_scores
+            .iter()
+            .map(|s| errors_at(s, default.threshold))
+            .sum();
+        let marker = if view == default.view {
+            " (default)"
+        } else {
+            ""
+        };
+        Ok(format!(
+            "| {}{marker} | {} | ×{} to {} | {errors} | {lo:.3} < θ ≤ {hi:.3} | {:.3} | {mid:.3} | {at_mid} | {} | {at_default} |",
+            view.merge_above,
+            view.max_depth.unwrap_or(0),
+            view.top_weight,
+            view.top_depth,
+            hi - lo,
+            errors_at(&dev_scores, default.threshold),
+        ))
+    };
+    // Two workers: the grid is 144 views × every site.
+    let rows: Vec<Result<String, String>> = std::thread::scope(|scope| {
+        let half = grid.len().div_ceil(2);
+        let handles: Vec<_> = grid
+            .chunks(half)
+            .map(|chunk| scope.spawn(|| chunk.iter().map(|&v| measure(v)).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| vec![Err("a grid worker panicked".to_string())])
+            })
+            .collect()
+    });
+    let mut out = format!(
+        "# The similarity view grid\n\n\
+         Generated by `./build.sh eval-similarity --grid`: the grid the default view was chosen \
+         from (`eval/similarity-notes.md`, *Layout merging*). Every view is the default \
+         (`{:?}`) with *merge* (same-label siblings merged above that branching depth; 0: never), \
+         *depth* (cut below that branching depth) and the top weights changed. *Plateau*: the θ \
+         interval where the development sites together make the fewest errors (the widest such \
+         interval); *further sites*: errors summed over the {} site × example cases of \
+         `eval/train-sites.toml` (examples as in `docs/similarity.md`, *Beyond the development \
+         sites*) at the plateau's middle, and both sums at the default θ = {}.\n\n\
+         | merge above | depth ≤ | top | dev errors (fewest) | plateau | width | middle | further sites at the middle | dev at default θ | further at default θ |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
+        default.view,
+        further.iter().map(|(p, _)| p.len()).sum::<usize>(),
+        default.threshold
+    );
+    for row in rows {
+        out.push_str(&row?);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
 /// The size quantiles at which [`with_examples`] picks example pages.
 pub const EXAMPLE_QUANTILES: [f64; 3] = [0.25, 0.5, 0.75];
 
 /// A site of `eval/train-sites.toml` given an example by a fixed rule, since it has none of its
 /// own: the target label is its first entity rule's, and the examples are the pages with that
 /// label at the [`EXAMPLE_QUANTILES`] of byte size (ties by path). `None` when no rule or page
-/// qualifies.
-pub fn with_examples(site: &DevSite) -> Result<Option<Vec<DevSite>>, String> {
-    let Some(rule) = site.rules.iter().find(|r| r.role == Role::Entity) else {
-        return Ok(None);
-    };
-    let mut sized: Vec<(usize, String)> = site
-        .pages()?
-        .into_iter()
+/// qualifies. `pages` are the site's pages ([`DevSite::pages`]), read once by the caller.
+pub fn with_examples(site: &DevSite, pages: &[SitePage]) -> Option<Vec<DevSite>> {
+    let rule = site.rules.iter().find(|r| r.role == Role::Entity)?;
+    let mut sized: Vec<(usize, &str)> = pages
+        .iter()
         .filter(|p| p.label.as_deref() == Some(rule.label.as_str()))
-        .map(|p| (p.bytes.len(), p.path))
+        .map(|p| (p.bytes.len(), p.path.as_str()))
         .collect();
     if sized.is_empty() {
-        return Ok(None);
+        return None;
     }
     sized.sort();
     let picks = EXAMPLE_QUANTILES
@@ -531,12 +683,12 @@ pub fn with_examples(site: &DevSite) -> Result<Option<Vec<DevSite>>, String> {
         .map(|q| {
             let i = ((sized.len() - 1) as f64 * q).round() as usize;
             let mut s = site.clone();
-            s.example = sized[i].1.clone();
+            s.example = sized[i].1.to_string();
             s.target = rule.label.clone();
             s
         })
         .collect();
-    Ok(Some(picks))
+    Some(picks)
 }
 
 /// The default settings and the former default (before layout merging) on the sites of
@@ -570,17 +722,25 @@ fn extra_report(out: &mut String, extra: &[DevSite], dev: &[SiteScores]) -> Resu
     let mut totals = [(0usize, 0usize, f64::INFINITY, 0usize); 2];
     // The default settings' scores of every case, for the θ sweep.
     let mut cases: Vec<Vec<(String, f64, bool)>> = Vec::new();
+    // Errors at each setting's θ per site, summed over its examples: (site, like, [default, former]).
+    let mut per_site: Vec<(String, String, [usize; 2])> = Vec::new();
     let mut missing = Vec::new();
     for site in extra {
         if !site.available() {
             missing.push(format!("{} ({})", site.name, site.package));
             continue;
         }
-        let Some(picks) = with_examples(site)? else {
+        let read = site.pages()?;
+        let Some(picks) = with_examples(site, &read) else {
             continue;
         };
         // Parse once; targets depend only on the label, the same for every pick.
-        let pages = parse_site(&picks[0])?;
+        let pages = parse_pages(read, &picks[0].target)?;
+        per_site.push((
+            site.name.clone(),
+            site.like.clone().unwrap_or_default(),
+            [0, 0],
+        ));
         for pick in &picks {
             for (i, (name, options)) in [("default", default), ("former default", former)]
                 .into_iter()
@@ -592,6 +752,9 @@ fn extra_report(out: &mut String, extra: &[DevSite], dev: &[SiteScores]) -> Resu
                     cases.push(s.scores.clone());
                 }
                 totals[i].0 += f.default_errors;
+                if let Some(last) = per_site.last_mut() {
+                    last.2[i] += f.default_errors;
+                }
                 totals[i].1 += f.best_errors;
                 totals[i].2 = totals[i].2.min(f.auc);
                 totals[i].3 += 1;
@@ -618,6 +781,14 @@ fn extra_report(out: &mut String, extra: &[DevSite], dev: &[SiteScores]) -> Resu
             "\n- {name}: {at_theta} errors at its θ and {at_best} at each case's best θ over {cases} \
              site × example cases; lowest AUC {min_auc:.4}."
         );
+    }
+    let _ = writeln!(
+        out,
+        "\nErrors at each setting's θ per site, summed over its examples:\n\n\
+         | site | like | default | former default |\n|---|---|---|---|"
+    );
+    for (name, like, [d, f]) in &per_site {
+        let _ = writeln!(out, "| {name} | {like} | {d} | {f} |");
     }
     let _ = writeln!(
         out,
@@ -654,3 +825,41 @@ fn extra_report(out: &mut String, extra: &[DevSite], dev: &[SiteScores]) -> Resu
 
 /// Hand-written notes appended to the report: how the default was chosen, what it gets wrong.
 const NOTES: &str = include_str!("../eval/similarity-notes.md");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scores(v: &[(f64, bool)]) -> Vec<(String, f64, bool)> {
+        v.iter()
+            .enumerate()
+            .map(|(i, &(s, t))| (format!("p{i}"), s, t))
+            .collect()
+    }
+
+    #[test]
+    fn plateau_is_the_widest_interval_of_fewest_errors() {
+        // Separable: every θ in (0.5, 0.8] makes no error.
+        let s = scores(&[(0.2, false), (0.5, false), (0.8, true), (0.9, true)]);
+        let refs: Vec<_> = s.iter().collect();
+        assert_eq!(plateau(&refs), (0, 0.5, 0.8));
+        // One target below one other page: one error wherever θ is; the widest such run wins.
+        let s = scores(&[
+            (0.1, false),
+            (0.3, true),
+            (0.6, false),
+            (0.65, true),
+            (0.7, true),
+        ]);
+        let refs: Vec<_> = s.iter().collect();
+        let (errors, lo, hi) = plateau(&refs);
+        assert_eq!(errors, 1);
+        assert_eq!((lo, hi), (0.1, 0.3));
+        for (name, t) in [("inside", (lo + hi) / 2.0), ("at the top", hi)] {
+            assert_eq!(errors_at(&s, t), 1, "{name}");
+        }
+        assert_eq!(errors_at(&s, lo), 2);
+        // Nothing to separate: no page.
+        assert_eq!(plateau(&[]).0, 0);
+    }
+}

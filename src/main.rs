@@ -51,7 +51,7 @@ mod cli {
   exemplar eval [--sites dev-sites.toml] [--train-sites train-sites.toml] [--out docs/crawl.md] [--only NAME]
   exemplar bench-crawl [--site NAME]
   exemplar demo DIR --entry FILE --example FILE
-  exemplar eval-similarity [--sites dev-sites.toml] [--train-sites train-sites.toml] [--out docs/similarity.md]
+  exemplar eval-similarity [--sites dev-sites.toml] [--train-sites train-sites.toml] [--grid] [--out docs/similarity.md]
   exemplar eval-forms --search URL --documents N [--example URL] [--prefix /pg/]
                  [--queries 200] [--pages 10] [--out docs/forms.md] [--svg docs/forms-coverage.svg]
   exemplar train-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--select [--from-former]] [--model data/classifier.json] [--report docs/classifier.md]";
@@ -373,8 +373,18 @@ mod cli {
         }
         let extra = flag(args, "--train-sites").unwrap_or(devsites::TRAIN_SITES);
         let extra = devsites::load(Path::new(extra))?;
-        let report = exemplar::eval::similarity_report(&sites, &extra)?;
-        let out = flag(args, "--out").unwrap_or("docs/similarity.md");
+        let grid = args.iter().any(|a| a == "--grid");
+        let report = if grid {
+            exemplar::eval::grid_report(&sites, &extra)?
+        } else {
+            exemplar::eval::similarity_report(&sites, &extra)?
+        };
+        let default_out = if grid {
+            "docs/similarity-grid.md"
+        } else {
+            "docs/similarity.md"
+        };
+        let out = flag(args, "--out").unwrap_or(default_out);
         if let Some(dir) = Path::new(out).parent() {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         }
