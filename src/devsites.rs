@@ -132,6 +132,10 @@ pub const DEFAULT_SITES: &str = "eval/dev-sites.toml";
 /// sites have no example or target, and `like` names the development site of their generator).
 pub const TRAIN_SITES: &str = "eval/train-sites.toml";
 
+/// Default location of the held-out sites of `exemplar eval`: sites no setting was chosen on
+/// (same format as the development sites, with example and target).
+pub const HELDOUT_SITES: &str = "eval/heldout-sites.toml";
+
 /// The default development sites, when every one is installed (what the site tests need).
 ///
 /// # Errors

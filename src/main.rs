@@ -48,7 +48,8 @@ mod cli {
   exemplar serve DIR [--port N]
   exemplar classify FILE|URL...
   exemplar similarity A B [--threshold T]        (files or URLs)
-  exemplar eval [--sites dev-sites.toml] [--train-sites train-sites.toml] [--out docs/crawl.md] [--only NAME]
+  exemplar eval [--sites dev-sites.toml] [--train-sites train-sites.toml] [--heldout-sites heldout-sites.toml]
+                [--out docs/crawl.md] [--only NAME]
   exemplar bench-crawl [--site NAME]
   exemplar demo DIR --entry FILE --example FILE
   exemplar eval-similarity [--sites dev-sites.toml] [--train-sites train-sites.toml] [--grid] [--out docs/similarity.md]

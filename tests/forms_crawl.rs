@@ -551,6 +551,105 @@ fn a_form_that_ignores_its_values_is_dropped() {
     assert_eq!(learned.pattern.known_targets.len(), 6);
 }
 
+/// A search box without an action on every page (gi-docgen's; the search runs in a script, so
+/// the site ignores the query): the form submits to its own page, so its key differs on every
+/// page. It is tried once, on the first page, and counted on the others; the same page under a
+/// query URL is a duplicate although its `#top` link carries the query.
+#[test]
+fn a_search_box_submitting_to_its_own_page_is_tried_once() {
+    const ITEMS: usize = 30;
+    const TOPICS: usize = 10;
+    let page = |title: &str, body: &str| {
+        exemplar::serve::Response::html(format!(
+            "<!DOCTYPE html><html><head><title>{title}</title></head><body id=top>\
+             <form id=search-form autocomplete=off><input name=q type=search></form>\
+             <main>{body}</main><a href='#top'>top</a></body></html>"
+        ))
+    };
+    let server = Server::start(0, move |req: &exemplar::serve::Request| {
+        let path = req.path.split('?').next().unwrap_or("");
+        match path {
+            "/" => page(
+                "Home",
+                &(1..=ITEMS)
+                    .map(|i| format!("<a href='/item/{i}'>item {i}</a> "))
+                    .chain((1..=TOPICS).map(|i| format!("<a href='/topic/{i}'>topic {i}</a> ")))
+                    .collect::<String>(),
+            ),
+            p if p.starts_with("/topic/") => {
+                let t = p.trim_start_matches("/topic/");
+                page(
+                    &format!("Topic {t}"),
+                    &format!(
+                        "<ul><li><a href='/'>home</a></li><li><a href='/item/{t}'>first</a></li>\
+                         </ul><table><tr><td>a</td></tr><tr><td>b</td></tr></table>"
+                    ),
+                )
+            }
+            p => match p.strip_prefix("/item/") {
+                Some(i) => page(
+                    &format!("Item {i}"),
+                    &format!(
+                        "<article><h1>Item {i}</h1><p>Details of item {i}.</p>\
+                         <a href='/'>home</a></article>"
+                    ),
+                ),
+                None => exemplar::serve::Response {
+                    status: 404,
+                    ..exemplar::serve::Response::html(String::new())
+                },
+            },
+        }
+    })
+    .expect("server");
+    let base = server.url();
+    let learned = run::learn(
+        &format!("{base}/"),
+        &format!("{base}/item/2"),
+        MapConfig {
+            politeness: fast(),
+            ..MapConfig::default()
+        },
+        &ClientConfig::default(),
+        &mut |_, _| {},
+    )
+    .expect("learns");
+    let map = &learned.map;
+    assert_eq!(map.forms.len(), 1, "one form, not one per page");
+    let form = &map.forms[0];
+    assert_eq!(form.page, 0, "tried on the entry page");
+    assert!(form.submissions.len() > 1);
+    assert!(
+        matches!(form.state, FormState::Ignored { .. }),
+        "{:?}",
+        form.state
+    );
+    // Every page holds the form; the pages expanded after the entry (the topics: item pages are
+    // targets, not expanded) count as repeats.
+    assert_eq!(form.repeated as usize, TOPICS);
+    // Only the entry's submissions carry a query, and each is the entry page again.
+    for n in map.nodes.iter().filter(|n| n.url.contains('?')) {
+        assert!(n.url.starts_with(&format!("{base}/?")), "{}", n.url);
+        assert!(
+            matches!(n.state, NodeState::Duplicate { .. }) || n.form == Some(0),
+            "{} {:?}",
+            n.url,
+            n.state
+        );
+    }
+    let fetched = map
+        .nodes
+        .iter()
+        .filter(|n| !matches!(n.state, NodeState::Discovered))
+        .count();
+    assert!(
+        fetched <= 1 + ITEMS + TOPICS + form.submissions.len(),
+        "{fetched} fetched"
+    );
+    assert_eq!(learned.pattern.known_targets.len(), ITEMS);
+    assert!(learned.pattern.levels.iter().all(|l| l.form.is_none()));
+}
+
 /// The same library with a POST search form (and POST result pagination): submissions are keyed
 /// `action#exemplar-post=body`, the pattern's form level is a POST template, and both
 /// `exemplar crawl` and the Scrapy export collect the books of the given values, every result

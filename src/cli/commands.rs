@@ -188,7 +188,18 @@ pub fn learn(args: &[String]) -> Result<(), String> {
 /// responses led to no target), or skipped with the reason.
 fn print_forms(learned: &run::Learned) {
     use exemplar::mapper::{FormState, form_key};
+    // Forms past the run's limit are many on some sites: the first few are named, then a count.
+    const LIMIT_SHOWN: usize = 3;
+    let mut past_limit = 0;
     for f in &learned.map.forms {
+        if let FormState::Skipped { reason } = &f.state
+            && reason == exemplar::mapper::FORM_LIMIT_REACHED
+        {
+            past_limit += 1;
+            if past_limit > LIMIT_SHOWN {
+                continue;
+            }
+        }
         let used = learned.pattern.levels.iter().any(|l| {
             l.form
                 .as_ref()
@@ -216,7 +227,22 @@ fn print_forms(learned: &run::Learned) {
                 }
             ),
         };
-        println!("form {:?} {}: {what}", f.spec.method, f.spec.action);
+        let repeated = match f.repeated {
+            0 => String::new(),
+            1 => " (met on 1 more page, not submitted again)".to_string(),
+            n => format!(" (met on {n} more pages, not submitted again)"),
+        };
+        println!(
+            "form {:?} {}: {what}{repeated}",
+            f.spec.method, f.spec.action
+        );
+    }
+    if past_limit > LIMIT_SHOWN {
+        println!(
+            "… and {} more forms skipped: {}",
+            past_limit - LIMIT_SHOWN,
+            exemplar::mapper::FORM_LIMIT_REACHED
+        );
     }
 }
 
@@ -572,6 +598,9 @@ pub fn eval(args: &[String]) -> Result<(), String> {
         let extra = flag(args, "--train-sites").unwrap_or(exemplar::devsites::TRAIN_SITES);
         let extra = exemplar::devsites::load(std::path::Path::new(extra))?;
         report += &exemplar::crawl_eval::extra_report(&extra, &mut |line| eprintln!("{line}"))?;
+        let held = flag(args, "--heldout-sites").unwrap_or(exemplar::devsites::HELDOUT_SITES);
+        let held = exemplar::devsites::load(std::path::Path::new(held))?;
+        report += &exemplar::crawl_eval::heldout_report(&held, &mut |line| eprintln!("{line}"))?;
     }
     let out = flag(args, "--out").unwrap_or("docs/crawl.md");
     if only.is_none() {

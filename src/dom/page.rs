@@ -194,6 +194,9 @@ pub struct Form {
     pub name: String,
     /// `id` attribute.
     pub id: String,
+    /// No `action` attribute, or an empty one: the form submits to the page it is on.
+    #[serde(default)]
+    pub no_action: bool,
     /// Has an `onsubmit` handler or a `javascript:` action (submits through script).
     pub scripted: bool,
     /// Indices into [`Page::controls`] of this form's controls, in document order.
@@ -1156,7 +1159,8 @@ impl<'a> Walker<'a> {
                 let action = attr(attrs, &local_name!("action")).unwrap_or("").trim();
                 let scripted = attr(attrs, &local_name!("onsubmit")).is_some()
                     || action.to_ascii_lowercase().starts_with("javascript:");
-                let action = if action.is_empty() {
+                let no_action = action.is_empty();
+                let action = if no_action {
                     self.url.to_string()
                 } else {
                     base.join(action).map(|u| u.to_string()).unwrap_or_default()
@@ -1178,6 +1182,7 @@ impl<'a> Walker<'a> {
                         .to_ascii_lowercase(),
                     name: attr(attrs, &local_name!("name")).unwrap_or("").to_string(),
                     id: attr(attrs, &local_name!("id")).unwrap_or("").to_string(),
+                    no_action,
                     scripted,
                     controls: Vec::new(),
                     node: out,

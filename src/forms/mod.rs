@@ -160,6 +160,9 @@ pub struct FormSpec {
     pub index: usize,
     /// Absolute action URL.
     pub action: String,
+    /// The form has no `action` (or an empty one): it submits to the page it is on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_action: bool,
     /// GET or POST.
     pub method: Method,
     /// The `enctype` attribute (POST submissions are built url-encoded whatever it says).
@@ -568,6 +571,7 @@ pub fn triage(page: &Page) -> Vec<FormSpec> {
             FormSpec {
                 index,
                 action: form.action.clone(),
+                no_action: form.no_action,
                 method,
                 enctype: if form.enctype.is_empty() {
                     URLENCODED.to_string()

@@ -9,6 +9,12 @@
 //! Result pages that page with submit buttons are followed through their GET equivalents
 //! ([`forms::pagination_links`]), a few pages per query.
 //!
+//! A form is one form across pages by its action and field names ([`form_key`]). A form without
+//! an `action` (a template's search box run by a script) submits to the page it is on, so it has
+//! another action on every page; it is submitted on the first page it is met on only, and
+//! counted on the others ([`MappedForm::repeated`]), unless that first one's responses proved
+//! worth expanding.
+//!
 //! POST forms are submitted too: their nodes are keyed `action#exemplar-post=body`
 //! ([`crate::fetch::post_key`]); their result pages cannot be paged through GET equivalents.
 use std::collections::HashMap;
@@ -82,7 +88,8 @@ pub enum FormState {
     /// static page behind the form, a script-driven search), so nothing was expanded.
     #[serde(rename_all = "camelCase")]
     Ignored {
-        /// The one response's node.
+        /// The page every submission gave: the one response's node, or the page met before
+        /// that every response duplicates.
         response: u32,
     },
     /// Not submitted.
@@ -107,9 +114,18 @@ pub struct MappedForm {
     pub seeds: Vec<String>,
     /// The submissions made.
     pub submissions: Vec<Submitted>,
+    /// Other pages the same form was met on and not submitted again: a form without an action,
+    /// with these field names, repeated by the site's template (a search box on every page);
+    /// see [`self_shape`].
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub repeated: u32,
     /// What became of it.
     #[serde(flatten)]
     pub state: FormState,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A form response held back until all responses of its form are in.
@@ -128,6 +144,8 @@ pub(super) struct Deferred {
 pub(super) struct FormTable {
     /// Form key → index in `SiteMap::forms`.
     keys: HashMap<String, u32>,
+    /// Shape of a form without an action ([`self_shape`]) → the first form of that shape.
+    shapes: HashMap<String, u32>,
     /// Responses held back, per form.
     deferred: HashMap<u32, Vec<Deferred>>,
     /// Submissions answered, per form.
@@ -150,6 +168,11 @@ impl FormTable {
             .keys
             .values()
             .find_map(|&f| bad("a form key's form", f, forms))
+            .or_else(|| {
+                self.shapes
+                    .values()
+                    .find_map(|&f| bad("a form shape's form", f, forms))
+            })
             .or_else(|| {
                 self.deferred.iter().find_map(|(&f, held)| {
                     bad("a held-back response's form", f, forms).or_else(|| {
@@ -177,6 +200,9 @@ impl FormTable {
     }
 }
 
+/// Why a form was not submitted when [`FormsConfig::max_forms`] forms already were.
+pub const FORM_LIMIT_REACHED: &str = "the run's form limit was reached";
+
 /// Adaptive seeds kept per form: the example's most frequent terms.
 pub(super) const SEEDS: usize = 50;
 
@@ -195,6 +221,19 @@ pub fn form_key(spec: &FormSpec) -> String {
     format!("{:?} {action} {}", spec.method, names.join(","))
 }
 
+/// The shape of a form without an `action` (it submits to the page it is on): method and field
+/// names. Such a form in a site's template (gi-docgen's search box, run by a script) has another
+/// action on every page, so [`form_key`] alone would submit it again on each. None for a form
+/// with an action (a filter form naming its own page is keyed by that page, as before).
+pub fn self_shape(spec: &FormSpec) -> Option<String> {
+    if !spec.no_action {
+        return None;
+    }
+    let key = form_key(spec);
+    let names = key.rsplit_once(' ').map_or("", |(_, n)| n);
+    Some(format!("{:?} (no action) {names}", spec.method))
+}
+
 impl Mapper {
     /// The usable forms of `page` not met before, with their thesis values (computed now, while
     /// the page is at hand).
@@ -211,10 +250,27 @@ impl Mapper {
                     .any(|f| f.is_free_text() || f.is_choice())
             })
             .map(|spec| {
-                let terms = query::thesis_terms(&self.example_page, page, query::THESIS_TERMS);
+                // A repeat is only counted ([`Mapper::submit_forms`]): no values needed.
+                let terms = if self.repeat_of(&spec).is_some() {
+                    Vec::new()
+                } else {
+                    query::thesis_terms(&self.example_page, page, query::THESIS_TERMS)
+                };
                 (spec, terms)
             })
             .collect()
+    }
+
+    /// The form already met that `spec` repeats: a form without an action with the shape of one
+    /// tried before on another page, unless that one's responses proved worth expanding (then
+    /// every page's copy is its own form).
+    fn repeat_of(&self, spec: &FormSpec) -> Option<u32> {
+        let shape = self_shape(spec)?;
+        let &f = self.state.forms.shapes.get(&shape)?;
+        match &self.state.map.forms.get(f as usize)?.state {
+            FormState::Analysed { expanded } if !expanded.is_empty() => None,
+            _ => Some(f),
+        }
     }
 
     /// The canonical GET equivalents of `page`'s pagination buttons, in scope.
@@ -313,27 +369,42 @@ impl Mapper {
         !pending.is_empty()
     }
 
+    /// The node `node` duplicates, through chains of duplicates (a response identical to an
+    /// earlier response that was itself a page met before); `node` itself when it is none.
+    fn original(&self, node: u32) -> u32 {
+        let mut n = node;
+        // Bounded: a chain cannot be longer than the map.
+        for _ in 0..self.state.map.nodes.len() {
+            match self.state.map.nodes.get(n as usize).map(|x| &x.state) {
+                Some(NodeState::Duplicate { of }) if *of != n => n = *of,
+                _ => break,
+            }
+        }
+        n
+    }
+
     /// Thesis §4.3: the largest share of the responses is expanded (with sampled links), the
     /// rest falls out.
     fn analyse(&mut self, f: u32) {
         let mut responses = self.state.forms.deferred.remove(&f).unwrap_or_default();
         let submissions = self.state.map.forms[f as usize].submissions.len();
-        if responses.len() == 1 && submissions > 1 {
-            let duplicates = self.state.map.forms[f as usize]
+        if responses.len() <= 1 && submissions > 1 {
+            // Every submission gave one page — this response, or a page met before (a form
+            // without an action, whose query the site ignores, gives its own page back): the
+            // values change nothing.
+            let mut pages = self.state.map.forms[f as usize]
                 .submissions
                 .iter()
-                .filter(|s| {
-                    matches!(
-                        self.state.map.nodes[s.node as usize].state,
-                        NodeState::Duplicate { .. }
-                    )
-                })
-                .count();
-            // Every other submission gave this same page: the values change nothing.
-            if duplicates + 1 == submissions {
-                self.state.map.forms[f as usize].state = FormState::Ignored {
-                    response: responses[0].node,
-                };
+                .map(|s| match self.original(s.node) {
+                    n if n != s.node => Some(n),
+                    _ if responses.first().is_some_and(|r| r.node == s.node) => Some(s.node),
+                    _ => None,
+                });
+            let first = pages.next().flatten();
+            if let Some(page) = first
+                && pages.all(|p| p == Some(page))
+            {
+                self.state.map.forms[f as usize].state = FormState::Ignored { response: page };
                 return;
             }
         }
@@ -457,14 +528,26 @@ impl Mapper {
             if self.state.forms.keys.contains_key(&key) {
                 continue;
             }
+            // Checked again here: a form response's forms are submitted after its form's
+            // analysis, when a form of the same shape may have been met meanwhile.
+            if let Some(first) = self.repeat_of(&spec) {
+                if let Some(m) = self.state.map.forms.get_mut(first as usize) {
+                    m.repeated = m.repeated.saturating_add(1);
+                }
+                continue;
+            }
             let f = self.state.map.forms.len() as u32;
             self.state.forms.keys.insert(key, f);
+            if let Some(shape) = self_shape(&spec) {
+                self.state.forms.shapes.entry(shape).or_insert(f);
+            }
             let mut form = MappedForm {
                 page: node,
                 spec,
                 terms,
                 seeds: self.seeds.clone(),
                 submissions: Vec::new(),
+                repeated: 0,
                 state: FormState::Submitted,
             };
             let submitted = self
@@ -475,7 +558,7 @@ impl Mapper {
                 .filter(|f| !f.submissions.is_empty())
                 .count();
             let skip = if submitted >= self.state.config.forms.max_forms {
-                Some("the run's form limit was reached")
+                Some(FORM_LIMIT_REACHED)
             } else {
                 None
             };
@@ -487,6 +570,10 @@ impl Mapper {
                 form.state = FormState::Skipped {
                     reason: reason.into(),
                 };
+                // Never submitted: its values are not kept (a site of many forms would
+                // otherwise hold the example's seeds once per form).
+                form.terms = Vec::new();
+                form.seeds = Vec::new();
                 self.state.map.forms.push(form);
                 continue;
             }

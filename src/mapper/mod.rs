@@ -13,7 +13,9 @@
 use std::collections::{HashMap, VecDeque};
 
 mod forms;
-pub use forms::{FormState, FormsConfig, MappedForm, Submitted, form_key};
+pub use forms::{
+    FORM_LIMIT_REACHED, FormState, FormsConfig, MappedForm, Submitted, form_key, self_shape,
+};
 
 use serde::{Deserialize, Serialize};
 
@@ -1033,7 +1035,24 @@ pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
     // Terms keep no numbers, so two listings that differ only in numbered items ("Part 1041"…)
     // would read the same: their links tell them apart. Canonical links, sorted, so the copies
     // of one page under session-id URLs, whose links carry the session too, still match.
-    let mut sorted: Vec<&str> = links.iter().flatten().map(String::as_str).collect();
+    // A link to the page itself (`#top`, a table of contents) carries the page's own URL, so the
+    // same page under another URL (a form's query the site ignores) would differ by those
+    // links alone: they count as one link to "this page".
+    // With a query, the page's URL without it is "this page" too (a listing's filter form
+    // answered with the listing, whose links name the listing without the query).
+    let own = canon::canonicalize(&page.url);
+    let bare = own.as_deref().map(|u| u.split('?').next().unwrap_or(u));
+    let mut sorted: Vec<&str> = links
+        .iter()
+        .flatten()
+        .map(|l| {
+            if own.as_deref() == Some(l.as_str()) || bare == Some(l.as_str()) {
+                "(this page)"
+            } else {
+                l.as_str()
+            }
+        })
+        .collect();
     sorted.sort_unstable();
     sorted.dedup();
     for l in sorted {
@@ -1210,6 +1229,16 @@ mod tests {
             .expect("page")
         };
         assert_eq!(signature(&with_session("1")), signature(&with_session("2")));
+        // The same page under a query the site ignores: its `#top` link carries the query.
+        let at = |url: &str| {
+            Page::from_html("<a href='#top'>top</a> <a href='/b'>B</a> <p>Hi</p>", url)
+                .expect("page")
+        };
+        let plain = signature(&at("http://shop.test/a"));
+        assert_eq!(plain, signature(&at("http://shop.test/a?q=term")));
+        // Another page with the same body links to itself elsewhere: still one page only when
+        // the self links are the difference, not the other links.
+        assert_ne!(plain, signature(&at("http://shop.test/b")));
     }
 
     #[test]
