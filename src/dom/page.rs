@@ -479,6 +479,38 @@ fn id_prefixes(id: &str, out: &mut Vec<String>) {
     }
 }
 
+/// Least share of a page's nodes an element must hold for its id to give the page a kind.
+const MIN_KIND_SHARE: f64 = 0.2;
+
+/// The kinded elements (`(node, label, kind)`, nodes in preorder) holding at least
+/// [`MIN_KIND_SHARE`] of the tree whose parents (preorder) are `parents`.
+fn main_elements(
+    kinds: Vec<(u32, Label, String)>,
+    parents: &[Option<NodeId>],
+) -> Vec<(u32, Label, String)> {
+    if kinds.is_empty() {
+        return kinds;
+    }
+    let mut sizes = vec![1u32; parents.len()];
+    for i in (0..parents.len()).rev() {
+        if let Some(p) = parents[i] {
+            let s = sizes[i];
+            if let Some(slot) = sizes.get_mut(p as usize) {
+                *slot = slot.saturating_add(s);
+            }
+        }
+    }
+    let total = parents.len().max(1) as f64;
+    kinds
+        .into_iter()
+        .filter(|(node, _, _)| {
+            sizes
+                .get(*node as usize)
+                .is_some_and(|&s| f64::from(s) / total >= MIN_KIND_SHARE)
+        })
+        .collect()
+}
+
 /// Kind labels for a tree: empty when no element has a kind, else the class labels with each
 /// kinded element's label refined to `class label#kind` (`section#module-`).
 fn kind_labels(
@@ -1006,6 +1038,11 @@ impl<'a> Walker<'a> {
         let price_count = text::count_prices(&visible);
         let text_chars = visible.chars().count();
 
+        // An instance id names the page's main element (Sphinx's `section#module-json` holds
+        // the module's whole documentation); a small element whose id ends with the page's name
+        // is an optional part (javadoc's `related-package-summary` on every
+        // `package-summary.html`, a page name shared by a whole kind of pages), not a kind.
+        let kinds = main_elements(kinds, &parents);
         let (kind_labels, kind_names) = kind_labels(&class_labels, &kinds, |l| {
             class_names
                 .iter()
@@ -1677,6 +1714,38 @@ mod tests {
         assert_eq!(
             back.validated().unwrap().id_prefixes(),
             p.tree.id_prefixes()
+        );
+    }
+
+    #[test]
+    fn a_small_element_named_after_the_page_gives_no_kind() {
+        // javadoc's package pages are all `package-summary.html`; the optional "related
+        // packages" section's id ends with that name but is not what the page is.
+        let rows: String = (0..40)
+            .map(|i| format!("<tr><td><a href='C{i}.html'>C{i}</a></td><td>d</td></tr>"))
+            .collect();
+        let html = format!(
+            "<body><main><table>{rows}</table>\
+             <section id=related-package-summary><p>x</p></section></main></body>"
+        );
+        let url = "http://e.com/java/util/package-summary.html";
+        assert!(
+            Page::from_html(&html, url)
+                .unwrap()
+                .tree
+                .kind_labels()
+                .is_empty()
+        );
+        // The same id on the page's main element is a kind.
+        let main = format!(
+            "<body><section id=related-package-summary><table>{rows}</table></section></body>"
+        );
+        assert!(
+            !Page::from_html(&main, url)
+                .unwrap()
+                .tree
+                .kind_labels()
+                .is_empty()
         );
     }
 
