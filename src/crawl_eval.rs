@@ -474,14 +474,19 @@ pub fn heldout_report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> String 
         }
     }
     md.push_str(&errors);
+    not_installed(&mut md, &missing, "`./build.sh eval` installs them");
+    md
+}
+
+/// The line naming the sites skipped because their packages are not installed, if any.
+fn not_installed(md: &mut String, missing: &[String], how: &str) {
     if !missing.is_empty() {
         let _ = writeln!(
             md,
-            "\nNot installed, skipped: {} (`./build.sh eval` installs them).",
+            "\nNot installed, skipped: {} ({how}).",
             missing.join(", ")
         );
     }
-    md
 }
 
 /// A site's missed and wrong pages under its name, when it has any.
@@ -556,13 +561,7 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
         }
     }
     md.push_str(&errors);
-    if !missing.is_empty() {
-        let _ = writeln!(
-            md,
-            "\nNot installed, skipped: {} (`./build.sh setup`).",
-            missing.join(", ")
-        );
-    }
+    not_installed(&mut md, &missing, "`./build.sh setup`");
     let _ = write!(md, "{EXTRA_NOTES}");
     Ok(md)
 }

@@ -493,6 +493,22 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Learns the site `server` serves from its home page, with `/item/2` as the example.
+fn learn_items(server: &Server) -> run::Learned {
+    let base = server.url();
+    run::learn(
+        &format!("{base}/"),
+        &format!("{base}/item/2"),
+        MapConfig {
+            politeness: fast(),
+            ..MapConfig::default()
+        },
+        &ClientConfig::default(),
+        &mut |_, _| {},
+    )
+    .expect("learns")
+}
+
 /// A search box whose action is a static page (a script-driven search, as Sphinx's): every
 /// submission gives the same bytes, so the form is recognised as ignoring its values and dropped;
 /// the pattern is learned from links alone.
@@ -528,18 +544,7 @@ fn a_form_that_ignores_its_values_is_dropped() {
         }
     })
     .expect("server");
-    let base = server.url();
-    let learned = run::learn(
-        &format!("{base}/"),
-        &format!("{base}/item/2"),
-        MapConfig {
-            politeness: fast(),
-            ..MapConfig::default()
-        },
-        &ClientConfig::default(),
-        &mut |_, _| {},
-    )
-    .expect("learns");
+    let learned = learn_items(&server);
     let form = &learned.map.forms[0];
     assert!(form.submissions.len() > 1);
     assert!(
@@ -602,18 +607,7 @@ fn a_search_box_submitting_to_its_own_page_is_tried_once() {
         }
     })
     .expect("server");
-    let base = server.url();
-    let learned = run::learn(
-        &format!("{base}/"),
-        &format!("{base}/item/2"),
-        MapConfig {
-            politeness: fast(),
-            ..MapConfig::default()
-        },
-        &ClientConfig::default(),
-        &mut |_, _| {},
-    )
-    .expect("learns");
+    let learned = learn_items(&server);
     let map = &learned.map;
     assert_eq!(map.forms.len(), 1, "one form, not one per page");
     let form = &map.forms[0];
@@ -629,7 +623,11 @@ fn a_search_box_submitting_to_its_own_page_is_tried_once() {
     assert_eq!(form.repeated as usize, TOPICS);
     // Only the entry's submissions carry a query, and each is the entry page again.
     for n in map.nodes.iter().filter(|n| n.url.contains('?')) {
-        assert!(n.url.starts_with(&format!("{base}/?")), "{}", n.url);
+        assert!(
+            n.url.starts_with(&format!("{}/?", server.url())),
+            "{}",
+            n.url
+        );
         assert!(
             matches!(n.state, NodeState::Duplicate { .. }) || n.form == Some(0),
             "{} {:?}",

@@ -210,6 +210,11 @@ pub(super) const SEEDS: usize = 50;
 /// same search box on every page of a site is one form.
 pub fn form_key(spec: &FormSpec) -> String {
     let action = spec.action.split(['?', '#']).next().unwrap_or("");
+    format!("{:?} {action} {}", spec.method, field_names(spec))
+}
+
+/// A form's named fields (submit buttons left out), sorted and deduplicated, comma-joined.
+fn field_names(spec: &FormSpec) -> String {
     let mut names: Vec<&str> = spec
         .fields
         .iter()
@@ -218,7 +223,7 @@ pub fn form_key(spec: &FormSpec) -> String {
         .collect();
     names.sort_unstable();
     names.dedup();
-    format!("{:?} {action} {}", spec.method, names.join(","))
+    names.join(",")
 }
 
 /// The shape of a form without an `action` (it submits to the page it is on): method and field
@@ -229,9 +234,11 @@ pub fn self_shape(spec: &FormSpec) -> Option<String> {
     if !spec.no_action {
         return None;
     }
-    let key = form_key(spec);
-    let names = key.rsplit_once(' ').map_or("", |(_, n)| n);
-    Some(format!("{:?} (no action) {names}", spec.method))
+    Some(format!(
+        "{:?} (no action) {}",
+        spec.method,
+        field_names(spec)
+    ))
 }
 
 impl Mapper {
