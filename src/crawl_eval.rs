@@ -448,7 +448,7 @@ fn table_row(md: &mut String, f: &SiteFigures) {
 /// read or learned gets the reason in its row.
 pub fn heldout_report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> String {
     let mut md = format!(
-        "\n## Held-out sites\n\nThe sites of `eval/heldout-sites.toml`: real documentation websites no setting of Exemplar was chosen on; each site's example and target were fixed before its first run, by the rule of the development site of the same generator (see the file). Measured as the development sites above.\n\n{TABLE_HEADER}"
+        "\n## Held-out sites\n\nThe sites of `eval/heldout-sites.toml`: real documentation websites no setting of Exemplar was chosen on; each site's example and target were fixed before its first run (see the file: by the rule of the development site of the same generator, or for a generator none of them was made by, its central class). A site stops being blind once a change is made on it; the file and `eval/similarity-notes.md` say which. Measured as the development sites above.\n\n{TABLE_HEADER}"
     );
     let mut missing = Vec::new();
     let mut errors = String::new();

@@ -11,7 +11,7 @@ use std::time::Instant;
 use crate::devsites::{DevSite, Role, SitePage};
 use crate::dom::{Page, ParseOptions};
 use crate::rtdm::{Prepared, Rtdm};
-use crate::similarity::{Collapse, Options, View, place, place_agreement};
+use crate::similarity::{Collapse, Options, View, place, place_agreement, supported_places};
 
 /// Similarities of one site's pages to its example.
 pub struct SiteScores {
@@ -197,11 +197,23 @@ pub fn score_site(
 }
 
 /// Scores every page of a parsed site against its example under `options` (view, kind and
-/// place weights; θ is not used).
+/// place weights; θ decides which directories hold enough look-alikes to escape the place
+/// weight, [`supported_places`]).
 pub fn score_site_with(
     site: &DevSite,
     pages: &[(String, bool, Page)],
     options: Options,
+) -> Result<SiteScores, String> {
+    score_site_placed(site, pages, options, true)
+}
+
+/// [`score_site_with`], with the place weight applied to every page outside the example's
+/// directory when `support` is false (the settings before [`supported_places`]).
+fn score_site_placed(
+    site: &DevSite,
+    pages: &[(String, bool, Page)],
+    options: Options,
+    support: bool,
 ) -> Result<SiteScores, String> {
     let view = options.view;
     let example = pages
@@ -213,14 +225,37 @@ pub fn score_site_with(
     let ex_place = place(&example.2.url);
     let mut rtdm = Rtdm::new();
     let start = Instant::now();
+    // Scores before the place weight, then the weight where mapping applies it: outside the
+    // example's directory, in directories without enough look-alikes.
+    let unplaced: Vec<(Vec<String>, f64)> = pages
+        .iter()
+        .map(|(_, _, page)| {
+            let other = Prepared::new(view.apply(&page.tree));
+            let agreement = options.agreement(&ex_kinds, &page.tree);
+            (
+                place(&page.url),
+                rtdm.compare(&ex, &other).similarity * agreement,
+            )
+        })
+        .collect();
+    let supported = supported_places(
+        &ex_place,
+        unplaced
+            .iter()
+            .filter(|_| support)
+            .map(|(p, s)| (p.as_slice(), *s)),
+        options.threshold,
+    );
     let scores = pages
         .iter()
-        .map(|(path, target, page)| {
-            let other = Prepared::new(view.apply(&page.tree));
-            let agreement = options.agreement(&ex_kinds, &page.tree)
-                * place_agreement(&ex_place, &place(&page.url), options.place_weight);
-            let similarity = rtdm.compare(&ex, &other).similarity;
-            (path.clone(), similarity * agreement, *target)
+        .zip(&unplaced)
+        .map(|((path, target, _), (page_place, score))| {
+            let weight = if supported.contains(page_place.as_slice()) {
+                1.0
+            } else {
+                place_agreement(&ex_place, page_place, options.place_weight)
+            };
+            (path.clone(), score * weight, *target)
         })
         .collect();
     Ok(SiteScores {
@@ -363,7 +398,8 @@ pub fn similarity_report(sites: &[DevSite], extra: &[DevSite]) -> Result<String,
          is a kind prefix plus the page's own name with that kind (`id=\"module-json\"` on `json.html`: \
          `section#module-`), and pages declaring none of the example's kinds (by that label or by any \
          id with the kind's prefix that is not a heading's anchor) keep half their similarity; \
-         pages outside the example's directory keep 90% (*place weight* 0.1); \
+         pages outside the example's directory keep 90% (*place weight* 0.1) unless their directory \
+         holds at least 3 pages at or above θ before that weight; \
          *top ×w to depth t* counts a node at branching depth d < t 1 + w·(t − d) times; *consecutive* keeps the first of each \
          run of same-label siblings, *all* the first sibling of each label, *merge* the tree of \
          distinct label paths; *depth ≤ d* cuts below branching depth d (ancestors with ≥ 2 \
@@ -588,16 +624,18 @@ pub fn grid_report(sites: &[DevSite], extra: &[DevSite]) -> Result<String, Strin
             }
         }
     }
+    // The place weight on every page elsewhere, as when the view was chosen: which directories
+    // escape it depends on θ, and the grid reads each view at its own θ.
     let measure = |view: View| -> Result<String, String> {
         let options = Options { view, ..default };
         let mut dev_scores = Vec::new();
         for (site, pages) in &dev {
-            dev_scores.extend(score_site_with(site, pages, options)?.scores);
+            dev_scores.extend(score_site_placed(site, pages, options, false)?.scores);
         }
         let mut further_scores = Vec::new();
         for (picks, pages) in &further {
             for pick in picks {
-                further_scores.push(score_site_with(pick, pages, options)?.scores);
+                further_scores.push(score_site_placed(pick, pages, options, false)?.scores);
             }
         }
         let (errors, lo, hi) = plateau(&dev_scores.iter().collect::<Vec<_>>());
@@ -646,7 +684,9 @@ pub fn grid_report(sites: &[DevSite], extra: &[DevSite]) -> Result<String, Strin
          interval where the development sites together make the fewest errors (the widest such \
          interval); *further sites*: errors summed over the {} site × example cases of \
          `eval/train-sites.toml` (examples as in `docs/similarity.md`, *Beyond the development \
-         sites*) at the plateau's middle, and both sums at the default θ = {}.\n\n\
+         sites*) at the plateau's middle, and both sums at the default θ = {}. The place weight \
+         applies to every page outside the example's directory, as when the view was chosen \
+         (the rule that lifts it in directories of look-alikes depends on θ).\n\n\
          | merge above | depth ≤ | top | dev errors (fewest) | plateau | width | middle | further sites at the middle | dev at default θ | further at default θ |\n\
          |---|---|---|---|---|---|---|---|---|---|\n",
         default.view,
@@ -714,7 +754,7 @@ fn extra_report(out: &mut String, extra: &[DevSite], dev: &[SiteScores]) -> Resu
          quantiles of byte size (a small, a median and a large entity page). These sites are not \
          held out: the default view was chosen on them and the development sites together (see the \
          notes below), so read this as a check of breadth, not a blind test. *Former default*: top ×4 \
-         to depth 4, no layout merging, θ = 0.84.\n\n\
+         to depth 4, no layout merging, θ = 0.84, the place weight on every page outside the example's directory.\n\n\
          | settings | site | example | targets | others | AUC | margin | best θ | errors at best θ | errors at its θ |\n\
          |---|---|---|---|---|---|---|---|---|---|",
         EXAMPLE_QUANTILES
@@ -746,7 +786,8 @@ fn extra_report(out: &mut String, extra: &[DevSite], dev: &[SiteScores]) -> Resu
                 .into_iter()
                 .enumerate()
             {
-                let s = score_site_with(pick, &pages, options)?;
+                // The former default as it was: the place weight on every page elsewhere.
+                let s = score_site_placed(pick, &pages, options, i == 0)?;
                 let f = figures(&s.scores, options.threshold);
                 if i == 0 {
                     cases.push(s.scores.clone());

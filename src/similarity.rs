@@ -22,6 +22,8 @@
 //! ([`place_agreement`], [`Options::place_weight`]): look-alikes from other sections of a site.
 //! Does not own the distance itself ([`crate::rtdm`]).
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::dom::{Label, NodeId, Page, Tree};
@@ -239,7 +241,6 @@ impl View {
     /// branching depth or deeper joins a trie node only if it made it, so below that depth only
     /// the first sibling of each label is kept, with its own subtree ([`Collapse::All`]).
     fn merged(&self, tree: &Tree, all_from: Option<u32>) -> Tree {
-        use std::collections::HashMap;
         // Trie nodes: label, children in first-seen order.
         let mut labels: Vec<Label> = vec![self.label_of(tree, 0)];
         let mut kids: Vec<Vec<u32>> = vec![Vec::new()];
@@ -354,8 +355,9 @@ pub const DEFAULT_KIND_WEIGHT: f64 = 0.5;
 /// Chosen on the development sites (`docs/similarity.md`): Python's `whatsnew/2.5.html` and
 /// `distutils/apiref.html` are built from the library pages' template and declare `module-` ids
 /// like module pages, and only their place tells them apart; every target of the four sites
-/// lives under its example's directory. Small, so pages spread over sibling directories
-/// (`/shoes/…`, `/hats/…`) with the example's structure still pass.
+/// lives under its example's directory. It applies only in directories with fewer than
+/// [`PLACE_SUPPORT`] look-alikes, so pages of one kind filed in sibling directories
+/// (`/shoes/…`, `/hats/…`; Qt's `qtcore/`, `qtgui/`) keep their whole score.
 pub const DEFAULT_PLACE_WEIGHT: f64 = 0.1;
 
 /// The largest [`View::top_weight`] options accept (the default view uses 12).
@@ -406,6 +408,38 @@ pub fn place_agreement(example: &[String], page: &[String], weight: f64) -> f64 
     } else {
         1.0 - weight.clamp(0.0, 1.0)
     }
+}
+
+/// How many look-alikes (pages scoring at least θ before the place weight) a directory outside
+/// the example's must hold for its pages to keep their whole score ([`supported_places`]). One
+/// or two look-alikes in another section are what the place weight is for (Python's
+/// `whatsnew/2.5.html` and `distutils/apiref.html`, alone in their directories, are built and
+/// labelled like its module pages); a directory holding several is the same kind of page filed
+/// elsewhere (the Qt 5 documentation puts the classes of each module in its own directory,
+/// `qtcore/`, `qtgui/`, `qtwidgets/`, and lost two thirds of them to the weight). 2, 3 and 5 give
+/// the same figures on the development sites and on Qt (`eval/similarity-notes.md`).
+pub const PLACE_SUPPORT: usize = 3;
+
+/// The places (directories, [`place`]) outside the example's where at least [`PLACE_SUPPORT`]
+/// pages score at least `threshold` before the place weight: their pages keep their whole
+/// score. `pages`: each page's place and its score before the place weight (similarity × kind
+/// agreement).
+pub fn supported_places<'a>(
+    example: &[String],
+    pages: impl IntoIterator<Item = (&'a [String], f64)>,
+    threshold: f64,
+) -> std::collections::HashSet<&'a [String]> {
+    let mut counts: HashMap<&'a [String], usize> = HashMap::new();
+    for (place, score) in pages {
+        if score >= threshold && !place.starts_with(example) {
+            *counts.entry(place).or_default() += 1;
+        }
+    }
+    counts
+        .into_iter()
+        .filter(|&(_, n)| n >= PLACE_SUPPORT)
+        .map(|(p, _)| p)
+        .collect()
 }
 
 /// The kinds a page declares: the distinct kind labels of its elements whose id is a kind
@@ -975,6 +1009,21 @@ mod tests {
             ex.compare(&objects).kind_agreement,
             1.0 - DEFAULT_KIND_WEIGHT
         );
+    }
+
+    #[test]
+    fn a_directory_of_look_alikes_is_supported_a_stray_one_is_not() {
+        let dir = |d: &str| place(&format!("http://e.com/{d}/x.html"));
+        let (ex, gui, news, deep) = (dir("core"), dir("gui"), dir("news"), dir("core/sub"));
+        let mut pages: Vec<(&[String], f64)> = vec![(&news, 0.95), (&news, 0.5), (&news, 0.4)];
+        pages.extend([(&gui[..], 0.9); PLACE_SUPPORT]);
+        // The example's own directory and those below it never need support.
+        pages.extend([(&ex[..], 0.99), (&deep[..], 0.99)]);
+        let supported = supported_places(&ex, pages.iter().copied(), 0.875);
+        assert_eq!(supported.len(), 1);
+        assert!(supported.contains(gui.as_slice()));
+        // Below θ the same pages give no support.
+        assert!(supported_places(&ex, pages.iter().copied(), 0.95).is_empty());
     }
 
     #[test]

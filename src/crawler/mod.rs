@@ -286,6 +286,9 @@ pub struct Crawler {
     example: Option<Example>,
     parse: ParseOptions,
     known: HashSet<String>,
+    /// The directories ([`crate::similarity::place`]) of the targets learning knew: a page
+    /// verified there keeps its whole score, as mapping scored its directory's look-alikes.
+    known_places: HashSet<Vec<String>>,
     events: VecDeque<Event>,
 }
 
@@ -386,6 +389,12 @@ impl Crawler {
             .chain(&state.pattern.known_aliases)
             .cloned()
             .collect();
+        let known_places = state
+            .pattern
+            .known_targets
+            .iter()
+            .map(|u| crate::similarity::place(u))
+            .collect();
         Ok(Crawler {
             state,
             compiled,
@@ -393,6 +402,7 @@ impl Crawler {
             example,
             parse,
             known,
+            known_places,
             events: VecDeque::new(),
         })
     }
@@ -622,7 +632,14 @@ impl Crawler {
             let check = new || !self.state.config.verify_new_only;
             let (similarity, verified) = match self.example.as_mut().filter(|_| check) {
                 Some(ex) => {
-                    let v = ex.compare(&page);
+                    let mut v = ex.compare(&page);
+                    if v.place_agreement < 1.0
+                        && self.known_places.contains(&crate::similarity::place(&url))
+                    {
+                        v.score = v.comparison.similarity * v.kind_agreement;
+                        v.place_agreement = 1.0;
+                        v.similar = v.score >= v.threshold;
+                    }
                     // The user's verdicts, recorded in the pattern, stand over θ.
                     let corrections = &self.state.pattern.corrections;
                     let similar = if corrections.like.contains(&url) {

@@ -511,6 +511,7 @@ impl Mapper {
             depth,
             state: NodeState::Discovered,
             similarity: None,
+            unplaced: None,
             title: String::new(),
             links: Vec::new(),
             form,

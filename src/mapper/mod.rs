@@ -143,6 +143,12 @@ pub struct Node {
     /// Similarity to the example (fetched HTML pages).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub similarity: Option<f32>,
+    /// For a fetched page outside the example's directory ([`similarity::place`]): its
+    /// similarity before the place weight. `similarity` equals it when the page's directory
+    /// holds enough look-alikes ([`similarity::supported_places`]), and is it × (1 − place
+    /// weight) otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unplaced: Option<f32>,
     /// `<title>` of fetched pages.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub title: String,
@@ -164,6 +170,9 @@ pub struct SiteMap {
     pub example: String,
     /// θ applied.
     pub threshold: f64,
+    /// The place weight applied to pages outside the example's directory ([`Node::unplaced`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub place_weight: f64,
     /// Every URL met, by id.
     pub nodes: Vec<Node>,
     /// The forms met, with what mapping did with them.
@@ -251,6 +260,7 @@ impl SiteMap {
     pub fn with_threshold(&self, threshold: f64) -> SiteMap {
         let mut map = self.clone();
         map.threshold = threshold;
+        map.place_look_alikes();
         for (i, node) in map.nodes.iter_mut().enumerate() {
             if i == 0 || !matches!(node.state, NodeState::Page | NodeState::Target) {
                 continue;
@@ -264,6 +274,37 @@ impl SiteMap {
             }
         }
         map
+    }
+
+    /// Sets the similarity of the pages outside the example's directory from their similarity
+    /// before the place weight, at the map's θ: whole in directories holding enough look-alikes
+    /// ([`similarity::supported_places`]), weighted elsewhere. What mapping does page by page,
+    /// done over the whole map (for another θ).
+    fn place_look_alikes(&mut self) {
+        let example = similarity::place(&self.example);
+        let places: Vec<Option<Vec<String>>> = self
+            .nodes
+            .iter()
+            .map(|n| n.unplaced.map(|_| similarity::place(&n.url)))
+            .collect();
+        let supported = similarity::supported_places(
+            &example,
+            self.nodes
+                .iter()
+                .zip(&places)
+                .filter_map(|(n, p)| Some((p.as_deref()?, f64::from(n.unplaced?)))),
+            self.threshold,
+        );
+        let weight = 1.0 - self.place_weight.clamp(0.0, 1.0);
+        for (node, place) in self.nodes.iter_mut().zip(&places) {
+            if let (Some(unplaced), Some(place)) = (node.unplaced, place) {
+                node.similarity = Some(if supported.contains(place.as_slice()) {
+                    unplaced
+                } else {
+                    (f64::from(unplaced) * weight) as f32
+                });
+            }
+        }
     }
 
     /// Applies a user's verdicts on top of θ: each `like` page becomes a target whatever its
@@ -447,6 +488,15 @@ pub enum Event {
         /// What became of it.
         state: NodeState,
     },
+    /// A page met earlier outside the example's directory became a target: its directory now
+    /// holds enough pages like the example ([`similarity::PLACE_SUPPORT`]).
+    #[serde(rename_all = "camelCase")]
+    Promoted {
+        /// Canonical URL.
+        url: String,
+        /// Its similarity, now without the place weight.
+        similarity: Option<f32>,
+    },
     /// A URL was not fetched.
     #[serde(rename_all = "camelCase")]
     Skipped {
@@ -533,6 +583,15 @@ pub struct Snapshot {
     finished_sent: bool,
     #[serde(default)]
     forms: forms::FormTable,
+    /// Pages outside the example's directory that pass θ before the place weight, by
+    /// directory (joined with `/`): a directory with [`similarity::PLACE_SUPPORT`] of them
+    /// keeps its pages' whole score.
+    #[serde(default)]
+    look_alikes: HashMap<String, Vec<u32>>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -556,6 +615,9 @@ impl Snapshot {
         }
         for &id in self.signatures.values() {
             node(id, "a content signature")?;
+        }
+        for &id in self.look_alikes.values().flatten() {
+            node(id, "a look-alike outside the example's directory")?;
         }
         self.forms.check(n, self.map.forms.len())
     }
@@ -604,12 +666,14 @@ impl Mapper {
                 entry: entry_c.clone(),
                 example: example.url.clone(),
                 threshold: config.similarity.threshold,
+                place_weight: config.similarity.place_weight,
                 nodes: vec![Node {
                     url: entry_c,
                     parent: None,
                     depth: 0,
                     state: NodeState::Discovered,
                     similarity: None,
+                    unplaced: None,
                     title: String::new(),
                     links: Vec::new(),
                     form: None,
@@ -626,6 +690,7 @@ impl Mapper {
             stopped: None,
             finished_sent: false,
             forms: forms::FormTable::default(),
+            look_alikes: HashMap::new(),
         };
         Mapper::from_state(state)
     }
@@ -900,12 +965,12 @@ impl Mapper {
             }
         }
         let verdict = self.example.compare(&page);
+        let similar = self.place(node, &verdict);
         let n = &mut self.state.map.nodes[node as usize];
-        n.similarity = Some(verdict.score as f32);
         n.title = page.title.chars().take(300).collect();
         // The entry page is always expanded: it is where navigation starts, even when it looks
         // like the example.
-        if verdict.similar && node != 0 {
+        if similar && node != 0 {
             return (200, NodeState::Target);
         }
         // Links to follow: nofollow ones dropped (unless configured), then the GET equivalents
@@ -935,6 +1000,47 @@ impl Mapper {
             self.expand(node, links, found);
         }
         (200, NodeState::Page)
+    }
+
+    /// Records a page's similarity and says whether it reaches θ. A page outside the example's
+    /// directory keeps its whole score once its directory holds [`similarity::PLACE_SUPPORT`]
+    /// look-alikes; the one that completes the count also promotes the earlier ones to targets
+    /// (their links were followed: a target's links are not used for learning).
+    fn place(&mut self, node: u32, verdict: &similarity::Verdict) -> bool {
+        let threshold = verdict.threshold;
+        let n = &mut self.state.map.nodes[node as usize];
+        n.similarity = Some(verdict.score as f32);
+        if verdict.place_agreement >= 1.0 {
+            return verdict.similar;
+        }
+        let unplaced = verdict.comparison.similarity * verdict.kind_agreement;
+        n.unplaced = Some(unplaced as f32);
+        if unplaced < threshold || node == 0 {
+            return verdict.similar;
+        }
+        let dir = similarity::place(&n.url).join("/");
+        let look_alikes = self.state.look_alikes.entry(dir).or_default();
+        look_alikes.push(node);
+        match look_alikes.len() {
+            k if k < similarity::PLACE_SUPPORT => return verdict.similar,
+            k if k == similarity::PLACE_SUPPORT => {
+                for &earlier in &look_alikes[..k - 1] {
+                    let e = &mut self.state.map.nodes[earlier as usize];
+                    e.similarity = e.unplaced;
+                    if e.state == NodeState::Page {
+                        e.state = NodeState::Target;
+                        self.state.progress.targets += 1;
+                        self.events.push_back(Event::Promoted {
+                            url: e.url.clone(),
+                            similarity: e.unplaced,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.state.map.nodes[node as usize].similarity = Some(unplaced as f32);
+        true
     }
 
     /// Queues the links of `node` (canonical, None where unusable) and submits its new forms.
@@ -971,6 +1077,7 @@ impl Mapper {
                         depth: depth.saturating_add(1),
                         state: NodeState::Discovered,
                         similarity: None,
+                        unplaced: None,
                         title: String::new(),
                         links: Vec::new(),
                         form: None,
@@ -1242,6 +1349,86 @@ mod tests {
     }
 
     #[test]
+    fn look_alikes_filed_elsewhere_count_once_their_directory_holds_several() {
+        // θ 0.95: a copy of the example's template outside /item/ scores 1.0 before the place
+        // weight and 0.9 with it.
+        let site = |url: &str| {
+            let path = url.trim_start_matches("http://shop.test");
+            let number = |p: &str| -> Option<u32> {
+                p.rsplit('/').next()?.trim_end_matches(".html").parse().ok()
+            };
+            match (path, number(path)) {
+                ("/", _) => html(&listing(
+                    &[
+                        "/item/1.html",
+                        "/item/2.html",
+                        "/archive/3.html",
+                        "/archive/4.html",
+                        "/archive/5.html",
+                        "/lone/6.html",
+                    ]
+                    .map(String::from),
+                )),
+                (_, Some(i)) => html(&entity(i)),
+                _ => FetchResult::Response(FetchResponse {
+                    status: 404,
+                    ..FetchResponse::default()
+                }),
+            }
+        };
+        let mut config = MapConfig::default();
+        config.similarity.threshold = 0.95;
+        config.politeness.delay_ms = 0;
+        let mut m = Mapper::new(
+            "http://shop.test/",
+            ExamplePage {
+                url: "http://shop.test/item/1.html".into(),
+                body: entity(1).into_bytes(),
+                content_type: None,
+            },
+            config,
+        )
+        .expect("mapper");
+        drive(&mut m, &site);
+        let promoted = m
+            .drain_events()
+            .iter()
+            .filter(|e| matches!(e, Event::Promoted { .. }))
+            .count();
+        let map = m.into_site_map();
+        let mut targets: Vec<&str> = map
+            .targets()
+            .map(|t| map.nodes[t as usize].url.as_str())
+            .collect();
+        targets.sort_unstable();
+        assert_eq!(
+            targets,
+            [
+                "http://shop.test/archive/3.html",
+                "http://shop.test/archive/4.html",
+                "http://shop.test/archive/5.html",
+                "http://shop.test/item/1.html",
+                "http://shop.test/item/2.html",
+            ]
+        );
+        // The two archive pages met before the third were promoted when it came.
+        assert_eq!(promoted, 2);
+        let lone = map
+            .nodes
+            .iter()
+            .find(|n| n.url.ends_with("/lone/6.html"))
+            .expect("lone page");
+        assert_eq!(lone.state, NodeState::Page);
+        assert_eq!(lone.unplaced, Some(1.0));
+        assert!((lone.similarity.expect("measured") - 0.9).abs() < 1e-6);
+        // The whole-map computation agrees with the page-by-page one, and follows θ: at 0.85
+        // the lone page passes with its place weight, at 0.99 nothing changes.
+        assert_eq!(map.with_threshold(map.threshold), map);
+        assert_eq!(map.with_threshold(0.85).targets().count(), 6);
+        assert_eq!(map.with_threshold(0.99).targets().count(), 5);
+    }
+
+    #[test]
     fn with_threshold_relabels_fetched_pages_only() {
         let mut m = mapper();
         drive(&mut m, &site);
@@ -1388,6 +1575,7 @@ mod tests {
             depth: 0,
             state,
             similarity: None,
+            unplaced: None,
             title: String::new(),
             links,
             form: None,

@@ -1173,6 +1173,7 @@ mod tests {
             depth: 0,
             state: NodeState::Page,
             similarity: Some(similarity),
+            unplaced: None,
             title: String::new(),
             links,
             form: None,
@@ -1181,6 +1182,7 @@ mod tests {
             entry: "http://h/".into(),
             example: "http://h/item/1".into(),
             threshold: 0.86,
+            place_weight: 0.0,
             nodes: vec![node("http://h/", 0.3, vec![])],
             forms: vec![],
         };
