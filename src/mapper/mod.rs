@@ -282,10 +282,16 @@ impl SiteMap {
     /// done over the whole map (for another θ).
     fn place_look_alikes(&mut self) {
         let example = similarity::place(&self.example);
+        // The entry page is never a target, so never a look-alike (as while mapping).
         let places: Vec<Option<Vec<String>>> = self
             .nodes
             .iter()
-            .map(|n| n.unplaced.map(|_| similarity::place(&n.url)))
+            .enumerate()
+            .map(|(i, n)| {
+                n.unplaced
+                    .filter(|_| i != 0)
+                    .map(|_| similarity::place(&n.url))
+            })
             .collect();
         let supported = similarity::supported_places(
             &example,
