@@ -399,7 +399,8 @@ pub fn similarity_report(sites: &[DevSite], extra: &[DevSite]) -> Result<String,
          `section#module-`), and pages declaring none of the example's kinds (by that label or by any \
          id with the kind's prefix that is not a heading's anchor) keep half their similarity; \
          pages outside the example's directory keep 90% (*place weight* 0.1) unless their directory \
-         holds at least 3 pages at or above θ before that weight; \
+         holds at least 3 pages at or above θ before that weight (decided at the default θ for every \
+         figure here, including those read at other θ); \
          *top ×w to depth t* counts a node at branching depth d < t 1 + w·(t − d) times; *consecutive* keeps the first of each \
          run of same-label siblings, *all* the first sibling of each label, *merge* the tree of \
          distinct label paths; *depth ≤ d* cuts below branching depth d (ancestors with ≥ 2 \
