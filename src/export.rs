@@ -663,7 +663,8 @@ pub fn scrapy_project(spec: &ScrapySpec) -> Vec<(String, String)> {
 
 Level j pages follow links matching LEVELS[j] (to level j+1); links matching the last
 level are targets wherever they are met; a level marked paginated also follows its own
-regex. Targets are not expanded. The same rules as `exemplar crawl`.
+regex. Targets are expanded only when the last level is marked paginated: then a target's
+links matching the last level are targets too. The same rules as `exemplar crawl`.
 
 A level reached through a search form (FORMS) is entered by submitting the form once per
 value — the values that led to targets while Exemplar learned, or yours with
@@ -787,6 +788,14 @@ class PatternSpider(scrapy.Spider):
             title=(response.css("title::text").get() or "").strip(),
             level=level,
         )
+        n = len(COMPILED)
+        if COMPILED[n - 1][1]:
+            # Targets that link to further targets.
+            for href in response.css("a::attr(href), area::attr(href)").getall():
+                url = canonical(response.urljoin(href))
+                if url.startswith(("http://", "https://")) and matches(n - 1, url):
+                    yield scrapy.Request(url, callback=self.parse_target,
+                                         cb_kwargs={{"level": n}})
 "##,
         name_s = py_str(&name),
         session = session_params()

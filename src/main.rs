@@ -32,6 +32,7 @@ mod cli {
   exemplar learn --entry URL --example URL [-o pattern.json] [--map map.json]
                  [--max-pages N] [--max-depth N] [--max-seconds S] [--threshold T]
                  [--delay-ms MS] [--concurrency N] [--include-subdomains] [--no-forms]
+                 [--no-target-links]   (do not visit what only target pages link to)
                  [--allow RE]... [--deny RE]... [--ignore-robots] [--quiet]
                  [--like URL]... [--unlike URL]...   (your verdicts over the threshold)
                  [--state F [--save-every S]]  (saved every S s, default 5, and on Ctrl-C;

@@ -197,3 +197,164 @@ fn learns_the_shop_and_crawls_it_again_after_it_grows() {
     // meet either first (the order varies under load); neither is new.
     assert_eq!(new, expected, "checked as new; known: {found:?}");
 }
+
+/// A catalogue whose listing shows three of its twenty items; every item links the next two
+/// ("related items") and its own reviews page, of another kind.
+fn catalogue(path: &str) -> exemplar::serve::Response {
+    use exemplar::serve::Response;
+    let page = |title: &str, body: &str| {
+        Response::html(format!(
+            "<!DOCTYPE html><html><head><title>{title}</title></head><body>\
+             <header class=top><a href='/'>Catalogue</a></header><main>{body}</main></body></html>"
+        ))
+    };
+    let item = |i: u32| -> Option<u32> { (1..=20).contains(&i).then_some(i) };
+    let number = |p: &str, prefix: &str, suffix: &str| -> Option<u32> {
+        p.strip_prefix(prefix)?.strip_suffix(suffix)?.parse().ok()
+    };
+    if path == "/" {
+        let links: String = (1..=3)
+            .map(|i| format!("<li><a href='/item/{i}.html'>Item {i}</a></li>"))
+            .collect();
+        return page("Catalogue", &format!("<ul class=list>{links}</ul>"));
+    }
+    if let Some(i) = number(path, "/item/", ".html").and_then(item) {
+        let related: String = [i + 1, i + 2]
+            .into_iter()
+            .filter_map(item)
+            .map(|j| format!("<li><a href='/item/{j}.html'>Item {j}</a></li>"))
+            .collect();
+        return page(
+            &format!("Item {i}"),
+            &format!(
+                "<article class=item><h1>Item {i}</h1><table class=spec><tr><td>size</td>\
+                 <td>{i}</td></tr><tr><td>colour</td><td>red</td></tr></table>\
+                 <p class=desc>About item {i}.</p><a href='/item/{i}/reviews.html'>Reviews</a>\
+                 </article><aside><h2>Related</h2><ul class=related>{related}</ul></aside>"
+            ),
+        );
+    }
+    if let Some(i) = number(path, "/item/", "/reviews.html").and_then(item) {
+        return page(
+            &format!("Reviews of item {i}"),
+            &format!("<h1>Reviews</h1><p>Nobody has reviewed item {i} yet.</p>"),
+        );
+    }
+    Response {
+        status: 404,
+        headers: Vec::new(),
+        body: Vec::new(),
+        delay: None,
+    }
+}
+
+#[test]
+fn items_linked_only_from_other_items_are_mapped_learned_and_crawled() {
+    let server =
+        Server::start(0, |req: &exemplar::serve::Request| catalogue(&req.path)).expect("server");
+    let base = server.url();
+    let learn = |expand_targets: bool| {
+        let config = MapConfig {
+            politeness: fast(),
+            expand_targets,
+            ..MapConfig::default()
+        };
+        run::learn(
+            &format!("{base}/"),
+            &format!("{base}/item/1.html"),
+            config,
+            &ClientConfig::default(),
+            &mut |_, _| {},
+        )
+        .expect("learn")
+    };
+    let crawl = |pattern: exemplar::pattern::Pattern| {
+        run::crawl(
+            pattern,
+            CrawlConfig {
+                politeness: Some(fast()),
+                ..CrawlConfig::default()
+            },
+            false,
+            &ClientConfig::default(),
+            &mut |_| Ok(()),
+            &mut |_, _| {},
+        )
+        .expect("crawl")
+    };
+    let items: BTreeSet<String> = (1..=20).map(|i| format!("/item/{i}.html")).collect();
+
+    // Design §3 alone: targets are not expanded, so the map and the crawl stop at the three
+    // items the listing shows.
+    let plain = learn(false);
+    assert_eq!(plain.map.targets().count(), 3);
+    assert!(!plain.pattern.levels.last().expect("level").paginate);
+    assert_eq!(crawl(plain.pattern).targets.len(), 3);
+
+    // Targets expanded once the rest is visited: every item is mapped, the pattern follows
+    // items to items (and not to their reviews, which mapping saw), the crawl collects all.
+    let learned = learn(true);
+    assert_eq!(learned.map.targets().count(), 20);
+    let p = learned.pattern;
+    let last = p.levels.last().expect("level");
+    assert!(last.paginate, "{}", p.render());
+    assert!(p.render().contains("followed from target to target"));
+    let spec = exemplar::export::ScrapySpec::from_pattern(&p);
+    let crawled = crawl(p);
+    assert_eq!(paths(&base, &crawled.targets), items);
+    // The Scrapy export follows items to items as well.
+    let dir = std::env::temp_dir().join(format!("exemplar-catalogue-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    exemplar::export::write_scrapy_project(&spec, &dir).expect("scrapy project");
+    let scrapy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
+    // The spider's name: the site as a Python identifier (as the export writes it).
+    let name: String = spec
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let name = if name.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("site_{name}")
+    } else {
+        name
+    };
+    let out = std::process::Command::new(&scrapy)
+        .current_dir(&dir)
+        .args([
+            "crawl",
+            &name,
+            "-O",
+            "items.jsonl",
+            "-s",
+            "LOG_LEVEL=WARNING",
+        ])
+        .output()
+        .expect("scrapy (./build.sh setup installs it into .venv)");
+    assert!(
+        out.status.success(),
+        "scrapy: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let jsonl = std::fs::read_to_string(dir.join("items.jsonl")).expect("items");
+    let scraped: Vec<String> = jsonl
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json line");
+            v["url"].as_str().expect("url").to_string()
+        })
+        .collect();
+    assert_eq!(paths(&base, &scraped), items);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(crawled.coverage.missed, Vec::<String>::new());
+    assert!(
+        crawled.progress.fetched <= 21,
+        "only the entry and the items: {}",
+        crawled.progress.fetched
+    );
+}

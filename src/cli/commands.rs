@@ -71,6 +71,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         .collect();
     config.politeness = politeness(args, config.politeness)?;
     config.forms.enabled = !switch(args, "--no-forms");
+    config.expand_targets = !switch(args, "--no-target-links");
     let state_path = flag(args, "--state");
     let every = save_every(args, state_path)?;
     let start = match state_path

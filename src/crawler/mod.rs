@@ -194,7 +194,7 @@ struct Item {
     level: usize,
     /// Pagination hops in the current chain.
     hops: u32,
-    /// Target (fetched, not expanded).
+    /// Target (fetched; expanded only when the last level paginates).
     target: bool,
     /// The form run whose query led here (result pages and the documents they link).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -671,6 +671,18 @@ impl Crawler {
                 self.state.progress.new_targets += 1;
             }
             self.state.targets.push(url.clone());
+            // Targets that link to further targets ([`Level::paginate`] on the last level).
+            let n = self.compiled.len();
+            if self.compiled.targets_link_targets() {
+                let from = Item {
+                    level: n,
+                    hops: 0,
+                    target: true,
+                    query: None,
+                    doc: false,
+                };
+                self.expand(links, &from);
+            }
             self.events.push_back(Event::Target(Box::new(TargetPage {
                 url,
                 final_url,

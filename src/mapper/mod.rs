@@ -2,8 +2,10 @@
 //!
 //! From an entry URL and an example page, the [`Mapper`] walks the site breadth first: every
 //! fetched HTML page is compared with the example (RTDM); pages at least θ similar are targets
-//! and are not expanded, the others' same-site links are queued. It keeps the link graph of the
-//! pages it expanded (node ids, not HTML) in a [`SiteMap`], from which [`crate::pattern`] learns
+//! and are not expanded, the others' same-site links are queued. Once nothing else is left, the
+//! links first met on targets are visited too ([`MapConfig::expand_targets`]: entity pages that
+//! only other entity pages link to). It keeps the link graph of the pages it read (node ids, not
+//! HTML) in a [`SiteMap`], from which [`crate::pattern`] learns
 //! the navigation pattern. Forms met on the way are filled and submitted (`mapper/forms.rs`); their
 //! submissions are nodes like links.
 //!
@@ -55,6 +57,11 @@ pub struct MapConfig {
     pub traps: TrapLimits,
     /// Filling and submitting forms.
     pub forms: FormsConfig,
+    /// Once every page has been visited, follow the links of the pages judged similar to the
+    /// example too (design §3 does not expand them): sites that link many of their entity
+    /// pages only from other entity pages (Qt's classes, a Doxygen tree view's classes) are
+    /// mapped whole, and learning can see targets leading to targets.
+    pub expand_targets: bool,
 }
 
 impl Default for MapConfig {
@@ -72,6 +79,7 @@ impl Default for MapConfig {
             politeness: Politeness::default(),
             traps: TrapLimits::default(),
             forms: FormsConfig::default(),
+            expand_targets: true,
         }
     }
 }
@@ -254,9 +262,10 @@ impl SiteMap {
     /// The map as it would read at another θ, without refetching anything: fetched pages
     /// scoring at least `threshold` become targets, targets below it become pages. A page
     /// turned target keeps its links (pattern learning ignores a target's links, and moving θ
-    /// back restores the page); a target turned page has no links, since mapping never read
-    /// them, so what lies only behind it stays unknown until the site is mapped again. The
-    /// entry page stays a page, as while mapping.
+    /// back restores the page); a target turned page has the links mapping read from it (none
+    /// when targets were not expanded, [`MapConfig::expand_targets`]), so what lies only behind
+    /// it may stay unknown until the site is mapped again. The entry page stays a page, as
+    /// while mapping.
     pub fn with_threshold(&self, threshold: f64) -> SiteMap {
         let mut map = self.clone();
         map.threshold = threshold;
@@ -316,7 +325,8 @@ impl SiteMap {
     /// Applies a user's verdicts on top of θ: each `like` page becomes a target whatever its
     /// similarity, each `unlike` page an ordinary page (what a user who knows the site says about
     /// pages near θ). URLs are compared canonicalised. As with [`SiteMap::with_threshold`], a
-    /// target turned page has no links (mapping never read them). On error the map is unchanged.
+    /// target turned page keeps only the links mapping read from it. On error the map is
+    /// unchanged.
     ///
     /// # Errors
     /// A URL that is not absolute, was not fetched while mapping (only fetched pages were
@@ -594,6 +604,10 @@ pub struct Snapshot {
     /// keeps its pages' whole score.
     #[serde(default)]
     look_alikes: HashMap<String, Vec<u32>>,
+    /// URLs first met on target pages, held back until every other page has been visited
+    /// ([`MapConfig::expand_targets`]).
+    #[serde(default)]
+    held: Vec<u32>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -624,6 +638,9 @@ impl Snapshot {
         }
         for &id in self.look_alikes.values().flatten() {
             node(id, "a look-alike outside the example's directory")?;
+        }
+        for &id in &self.held {
+            node(id, "a link held back from a target")?;
         }
         self.forms.check(n, self.map.forms.len())
     }
@@ -697,6 +714,7 @@ impl Mapper {
             finished_sent: false,
             forms: forms::FormTable::default(),
             look_alikes: HashMap::new(),
+            held: Vec::new(),
         };
         Mapper::from_state(state)
     }
@@ -837,6 +855,9 @@ impl Mapper {
                     if self.state.stopped.is_none() && self.analyse_pending() {
                         continue;
                     }
+                    if self.state.stopped.is_none() && self.release_held() {
+                        continue;
+                    }
                     if self.state.stopped.is_none() {
                         self.state.stopped = Some(StopReason::Exhausted);
                     }
@@ -974,11 +995,6 @@ impl Mapper {
         let similar = self.place(node, &verdict);
         let n = &mut self.state.map.nodes[node as usize];
         n.title = page.title.chars().take(300).collect();
-        // The entry page is always expanded: it is where navigation starts, even when it looks
-        // like the example.
-        if similar && node != 0 {
-            return (200, NodeState::Target);
-        }
         // Links to follow: nofollow ones dropped (unless configured), then the GET equivalents
         // of submit-button pagination, as links.
         let follow_all = self.state.config.follow_nofollow;
@@ -991,6 +1007,14 @@ impl Mapper {
                 .map(|(l, u)| u.filter(|_| follow_all || !l.nofollow))
                 .collect()
         };
+        // The entry page is always expanded: it is where navigation starts, even when it looks
+        // like the example. A target's links wait until everything else has been visited.
+        if similar && node != 0 {
+            if self.state.config.expand_targets {
+                self.link(node, links, false);
+            }
+            return (200, NodeState::Target);
+        }
         let found = if page.robots.nofollow && !follow_all {
             Vec::new()
         } else {
@@ -1056,6 +1080,19 @@ impl Mapper {
         canonical: Vec<Option<String>>,
         found: Vec<(FormSpec, Vec<String>)>,
     ) {
+        let mut links = self.link(node, canonical, true);
+        for id in self.submit_forms(node, found) {
+            if !links.contains(&id) {
+                links.push(id);
+            }
+        }
+        self.state.map.nodes[node as usize].links = links;
+    }
+
+    /// Records the links of `node` (canonical, None where unusable) in the map, creating nodes
+    /// for new URLs in scope: queued when `queue`, else held back ([`MapConfig::expand_targets`]).
+    /// Returns the node ids, deduplicated, in document order (also stored as the node's links).
+    fn link(&mut self, node: u32, canonical: Vec<Option<String>>, queue: bool) -> Vec<u32> {
         let depth = self.state.map.nodes[node as usize].depth;
         let mut links: Vec<u32> = Vec::new();
         for url in canonical {
@@ -1090,7 +1127,11 @@ impl Mapper {
                     });
                     self.state.index.insert(url.clone(), id);
                     if depth < self.state.config.max_depth && self.state.stopped.is_none() {
-                        self.state.frontier.push(url, Item { node: id });
+                        if queue {
+                            self.state.frontier.push(url, Item { node: id });
+                        } else {
+                            self.state.held.push(id);
+                        }
                     }
                     id
                 }
@@ -1099,12 +1140,19 @@ impl Mapper {
                 links.push(id);
             }
         }
-        for id in self.submit_forms(node, found) {
-            if !links.contains(&id) {
-                links.push(id);
-            }
+        self.state.map.nodes[node as usize].links = links.clone();
+        links
+    }
+
+    /// Queues the URLs held back from targets; false when there were none.
+    fn release_held(&mut self) -> bool {
+        let held = std::mem::take(&mut self.state.held);
+        let any = !held.is_empty();
+        for id in held {
+            let url = self.state.map.nodes[id as usize].url.clone();
+            self.state.frontier.push(url, Item { node: id });
         }
-        self.state.map.nodes[node as usize].links = links;
+        any
     }
 }
 

@@ -58,7 +58,8 @@ pub struct Level {
     /// Anchored full-URL regexes (alternatives); syntax valid in Rust `regex` and Python `re`.
     pub regexes: Vec<String>,
     /// Pages of this level link to further pages of this level (pagination) and those are
-    /// followed.
+    /// followed. On the last level: targets link to further targets, followed from every
+    /// target collected (sites that link some entity pages only from other entity pages).
     #[serde(default)]
     pub paginate: bool,
     /// Pages of this level seen while learning.
@@ -259,12 +260,22 @@ impl Compiled {
             && !self.exclude.get(index).is_some_and(|x| x.contains(url))
     }
 
-    /// Where a link found on a page of level `from` (0 = the entry) leads, if anywhere.
-    /// Order: target (shortcuts included), next level, same level when it paginates.
+    /// Whether targets' links to further targets are followed (the last level paginates).
+    pub fn targets_link_targets(&self) -> bool {
+        self.paginate.last().copied().unwrap_or(false)
+    }
+
+    /// Where a link found on a page of level `from` (0 = the entry; n = a target) leads, if
+    /// anywhere. Order: target (shortcuts included), next level, same level when it paginates.
+    /// From a target only targets are followed, and only when the last level paginates.
     pub fn step(&self, from: usize, url: &str) -> Option<Step> {
         let n = self.levels.len();
-        if n == 0 || from >= n {
+        if n == 0 || from > n {
             return None;
+        }
+        if from == n {
+            return (self.targets_link_targets() && self.matches_level(n - 1, url))
+                .then_some(Step::Target);
         }
         if self.matches_level(n - 1, url) {
             return Some(Step::Target);
@@ -403,7 +414,11 @@ impl Pattern {
         let n = self.levels.len();
         for (i, l) in self.levels.iter().enumerate() {
             let what = if i + 1 == n { "target" } else { "page" };
-            let pag = if l.paginate { ", paginated" } else { "" };
+            let pag = match (l.paginate, i + 1 == n) {
+                (false, _) => "",
+                (true, false) => ", paginated",
+                (true, true) => ", followed from target to target",
+            };
             let _ = writeln!(s, "  level {} ({}{pag}):", i + 1, count(l.pages, what));
             for r in l.regexes.iter().take(12) {
                 let _ = writeln!(s, "    {r}");
@@ -734,27 +749,40 @@ pub fn learn(
         .max()
         .unwrap_or(shortest)
         .clamp(shortest, shortest + 8);
-    let mut best: Option<(Vec<Level>, Simulation)> = None;
+    let mut best: Option<(Vec<Level>, Simulation, usize)> = None;
     for n in shortest..=deepest {
-        let levels = levels_for(map, &tree, &dist, &targets, n, config);
+        let levels = levels_for(map, &tree, &dist, &targets, n, config, false);
         if levels.iter().any(|l| l.regexes.is_empty()) {
             continue;
         }
         let sim = simulate_levels(&levels, DEFAULT_MAX_PAGINATION, map)?;
         let better = match &best {
             None => true,
-            Some((_, b)) => {
+            Some((_, b, _)) => {
                 sim.targets_reached > b.targets_reached
                     || (sim.targets_reached == b.targets_reached && sim.fetched < b.fetched)
             }
         };
         if better {
-            best = Some((levels, sim));
+            best = Some((levels, sim, n));
         }
     }
-    let Some((mut levels, _)) = best else {
+    let Some((mut levels, plain, n)) = best else {
         return Err(PatternError("no pattern could be built".into()));
     };
+    // Targets that lead to targets the levels miss (mapping expands targets last,
+    // [`crate::mapper::MapConfig::expand_targets`]): the last level learned again with the
+    // targets' links among its negatives, and followed from target to target, when that
+    // reaches more targets on the map without collecting a page known not to be one.
+    let looped = levels_for(map, &tree, &dist, &targets, n, config, true);
+    if looped.iter().all(|l| !l.regexes.is_empty()) {
+        let sim = simulate_levels(&looped, DEFAULT_MAX_PAGINATION, map)?;
+        if sim.targets_reached > plain.targets_reached
+            && sim.false_targets.len() <= plain.false_targets.len()
+        {
+            levels = looped;
+        }
+    }
     forms::annotate(&mut levels, map, &tree.parent)?;
     let mut known_targets: Vec<String> = targets
         .iter()
@@ -810,6 +838,7 @@ fn levels_for(
     targets: &[u32],
     n: usize,
     config: &LearnConfig,
+    loop_targets: bool,
 ) -> Vec<Level> {
     // Levels of the pages on the breadth-first paths to targets.
     let mut level_of: HashMap<u32, usize> = HashMap::new();
@@ -858,7 +887,11 @@ fn levels_for(
         if config.use_negatives {
             // Pages whose links this level's regexes are tested on.
             let sources: Vec<u32> = if j == n {
-                (0..n).flat_map(|l| positives[l].iter().copied()).collect()
+                // Targets too, when their links are followed.
+                let upto = if loop_targets { n + 1 } else { n };
+                (0..upto)
+                    .flat_map(|l| positives[l].iter().copied())
+                    .collect()
             } else {
                 let mut s = positives[j - 1].clone();
                 if paginate[j - 1] {
@@ -892,7 +925,7 @@ fn levels_for(
         let g = generalise_excluding(&pos_urls, &neg_urls, config.k, config.max_exclusions);
         levels.push(Level {
             regexes: g.regexes,
-            paginate: j < n && paginate[j - 1],
+            paginate: if j < n { paginate[j - 1] } else { loop_targets },
             pages: pos_urls.len(),
             samples: pos_urls.iter().take(5).map(|s| s.to_string()).collect(),
             form: None,
@@ -1105,6 +1138,11 @@ fn simulate_levels(
                     sim.fetched += 1;
                     if map.nodes[v as usize].state == NodeState::Target {
                         reached_targets.insert(v);
+                        if compiled.targets_link_targets() {
+                            // Counted above: the target's links are read, not fetched again.
+                            sim.fetched -= 1;
+                            queue.push_back((v, levels.len(), 0));
+                        }
                     } else if map.is_fetched(v) {
                         sim.false_targets.push(url.clone());
                     }
