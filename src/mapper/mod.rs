@@ -12,7 +12,7 @@
 //! The driver loop is: `poll(now)` → perform the [`crate::fetch::FetchRequest`] → `handle(id, result, now)` →
 //! `drain_events()`, until `poll` says [`Poll::Done`]. [`Mapper::snapshot`] /
 //! [`Mapper::restore`] round-trip the whole state as serde data.
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 mod forms;
 pub use forms::{
@@ -607,7 +607,7 @@ pub struct Snapshot {
     /// URLs first met on target pages, held back until every other page has been visited
     /// ([`MapConfig::expand_targets`]).
     #[serde(default)]
-    held: Vec<u32>,
+    held: BTreeSet<u32>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -714,7 +714,7 @@ impl Mapper {
             finished_sent: false,
             forms: forms::FormTable::default(),
             look_alikes: HashMap::new(),
-            held: Vec::new(),
+            held: BTreeSet::new(),
         };
         Mapper::from_state(state)
     }
@@ -1103,6 +1103,14 @@ impl Mapper {
                 continue;
             }
             let id = match self.state.index.get(&url) {
+                // First met on a target and held back; an ordinary page links it too, so it
+                // is visited in its turn.
+                Some(&id)
+                    if queue && self.state.stopped.is_none() && self.state.held.remove(&id) =>
+                {
+                    self.state.frontier.push(url, Item { node: id });
+                    id
+                }
                 Some(&id) => id,
                 None => {
                     if let Some(reason) = self.state.traps.check(&url) {
@@ -1130,7 +1138,7 @@ impl Mapper {
                         if queue {
                             self.state.frontier.push(url, Item { node: id });
                         } else {
-                            self.state.held.push(id);
+                            self.state.held.insert(id);
                         }
                     }
                     id
@@ -1480,6 +1488,52 @@ mod tests {
         assert_eq!(map.with_threshold(map.threshold), map);
         assert_eq!(map.with_threshold(0.85).targets().count(), 6);
         assert_eq!(map.with_threshold(0.99).targets().count(), 5);
+    }
+
+    #[test]
+    fn a_link_held_back_from_a_target_is_visited_in_its_turn_when_a_page_links_it_too() {
+        // The entry links the item first, then a listing; the item and the listing both link
+        // /x (the item first), the listing also /y. Four fetches: /x, linked by an ordinary
+        // page, comes before /y, not after everything else.
+        let site = |url: &str| {
+            let path = url.trim_start_matches("http://shop.test");
+            match path {
+                "/" => html(&listing(&["/item/1.html".into(), "/list.html".into()])),
+                "/item/1.html" => html(&entity(1).replace("</div>", "<a href='/x'>x</a></div>")),
+                "/list.html" => html(&listing(&["/x".into(), "/y".into()])),
+                "/x" | "/y" => html("<html><body><p>page</p></body></html>"),
+                _ => FetchResult::Response(FetchResponse {
+                    status: 404,
+                    ..FetchResponse::default()
+                }),
+            }
+        };
+        let mut config = MapConfig {
+            max_pages: 4,
+            ..MapConfig::default()
+        };
+        config.politeness.delay_ms = 0;
+        config.politeness.max_in_flight = 1;
+        let mut m = Mapper::new(
+            "http://shop.test/",
+            ExamplePage {
+                url: "http://shop.test/item/1.html".into(),
+                body: entity(1).into_bytes(),
+                content_type: None,
+            },
+            config,
+        )
+        .expect("mapper");
+        drive(&mut m, &site);
+        let map = m.into_site_map();
+        let fetched = |suffix: &str| {
+            map.nodes
+                .iter()
+                .any(|n| n.url.ends_with(suffix) && n.similarity.is_some())
+        };
+        assert!(fetched("/item/1.html") && fetched("/list.html"));
+        assert!(fetched("/x"), "held back, then linked by the listing");
+        assert!(!fetched("/y"));
     }
 
     #[test]
