@@ -116,7 +116,9 @@ function renderResult() {
     if (l.form) return formCard(l, i);
     const last = i === levels.length - 1;
     const card = el('div', undefined, 'card level');
-    const what = last ? 'target pages' : `pages followed${l.paginate ? ', with their pagination' : ''}`;
+    const what = last
+      ? `target pages${l.paginate ? ', followed from target to target' : ''}`
+      : `pages followed${l.paginate ? ', with their pagination' : ''}`;
     card.append(el('h3', `E${i + 1} · ${what} · ${l.pages ?? 0} seen while learning`));
     for (const r of l.regexes) card.append(el('pre', r));
     const exclude = l.exclude ?? [];
