@@ -591,6 +591,14 @@ fn py_literal(v: &serde_json::Value) -> String {
     }
 }
 
+impl ScrapySpec {
+    /// The name the generated project and spider go by (`scrapy crawl NAME`): [`ScrapySpec::name`]
+    /// made a Python identifier.
+    pub fn spider_name(&self) -> String {
+        py_ident(&self.name)
+    }
+}
+
 fn py_ident(s: &str) -> String {
     let mut out: String = s
         .chars()
@@ -624,7 +632,7 @@ fn session_params() -> Vec<&'static str> {
 
 /// The files of the Scrapy project: (relative path, contents).
 pub fn scrapy_project(spec: &ScrapySpec) -> Vec<(String, String)> {
-    let name = py_ident(&spec.name);
+    let name = spec.spider_name();
     let levels: String = spec
         .levels
         .iter()

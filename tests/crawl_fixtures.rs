@@ -307,23 +307,7 @@ fn items_linked_only_from_other_items_are_mapped_learned_and_crawled() {
     let _ = std::fs::remove_dir_all(&dir);
     exemplar::export::write_scrapy_project(&spec, &dir).expect("scrapy project");
     let scrapy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
-    // The spider's name: the site as a Python identifier (as the export writes it).
-    let name: String = spec
-        .name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let name = if name.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("site_{name}")
-    } else {
-        name
-    };
+    let name = spec.spider_name();
     let out = std::process::Command::new(&scrapy)
         .current_dir(&dir)
         .args([

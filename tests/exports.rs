@@ -194,22 +194,7 @@ fn generated_scrapy_project_collects_the_same_urls() {
     let p =
         exemplar::pattern::Pattern::from_json(&std::fs::read_to_string(&pattern).expect("pattern"))
             .expect("valid pattern");
-    let name: String = p
-        .site
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let name = if name.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("site_{name}")
-    } else {
-        name
-    };
+    let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
     let items = dir.join("items.jsonl");
     let out = Command::new(venv("scrapy"))
         .current_dir(&project)

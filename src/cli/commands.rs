@@ -555,7 +555,7 @@ pub fn export_scrapy(args: &[String]) -> Result<(), String> {
     export::write_scrapy_project(&spec, Path::new(dir)).map_err(|e| format!("{dir}: {e}"))?;
     println!(
         "Scrapy project written to {dir}: cd {dir} && scrapy crawl {}",
-        spec.name
+        spec.spider_name()
     );
     Ok(())
 }

@@ -1075,6 +1075,29 @@ mod tests {
         assert_eq!(c.progress().rejected, 6);
     }
 
+    /// An example saved outside the targets' directory: verification does not mark the targets
+    /// down for their place, since learning found targets there (as mapping scores a directory
+    /// of look-alikes).
+    #[test]
+    fn verification_trusts_the_directories_of_known_targets() {
+        let mut p = learn(6);
+        // θ 0.95: with the place weight the items would score 0.9.
+        p.similarity.threshold = 0.95;
+        let body = match site("http://mem.test/item/1", 6) {
+            FetchResult::Response(r) => r.body,
+            FetchResult::Failed(_) => Vec::new(),
+        };
+        let example = ExamplePage {
+            url: "http://mem.test/saved/item-1".into(),
+            body,
+            content_type: None,
+        };
+        let c = Crawler::new(p, CrawlConfig::default(), Some(example)).expect("crawler");
+        let (targets, c) = run(c, 6, None);
+        assert_eq!(targets.len(), 6);
+        assert_eq!(c.progress().rejected, 0);
+    }
+
     /// A known target met under another of its URLs (recorded as an alias while learning) is
     /// neither new nor checked when only new pages are verified.
     #[test]

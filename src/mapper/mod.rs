@@ -1319,6 +1319,17 @@ mod tests {
     }
 
     fn mapper() -> Mapper {
+        mapper_with(MapConfig {
+            politeness: Politeness {
+                delay_ms: 10,
+                ..Politeness::default()
+            },
+            ..MapConfig::default()
+        })
+    }
+
+    /// A mapper of shop.test from its home page, `/item/1.html` the example.
+    fn mapper_with(config: MapConfig) -> Mapper {
         Mapper::new(
             "http://shop.test/",
             ExamplePage {
@@ -1326,13 +1337,7 @@ mod tests {
                 body: entity(1).into_bytes(),
                 content_type: None,
             },
-            MapConfig {
-                politeness: Politeness {
-                    delay_ms: 10,
-                    ..Politeness::default()
-                },
-                ..MapConfig::default()
-            },
+            config,
         )
         .expect("mapper")
     }
@@ -1441,16 +1446,7 @@ mod tests {
         let mut config = MapConfig::default();
         config.similarity.threshold = 0.95;
         config.politeness.delay_ms = 0;
-        let mut m = Mapper::new(
-            "http://shop.test/",
-            ExamplePage {
-                url: "http://shop.test/item/1.html".into(),
-                body: entity(1).into_bytes(),
-                content_type: None,
-            },
-            config,
-        )
-        .expect("mapper");
+        let mut m = mapper_with(config);
         drive(&mut m, &site);
         let promoted = m
             .drain_events()
@@ -1514,16 +1510,7 @@ mod tests {
         };
         config.politeness.delay_ms = 0;
         config.politeness.max_in_flight = 1;
-        let mut m = Mapper::new(
-            "http://shop.test/",
-            ExamplePage {
-                url: "http://shop.test/item/1.html".into(),
-                body: entity(1).into_bytes(),
-                content_type: None,
-            },
-            config,
-        )
-        .expect("mapper");
+        let mut m = mapper_with(config);
         drive(&mut m, &site);
         let map = m.into_site_map();
         let fetched = |suffix: &str| {
