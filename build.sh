@@ -31,7 +31,7 @@ APT_PACKAGES=(chromium chromium-driver firefox-esr postgresql-doc-15 libcommons-
 OMEGA_PACKAGES=(xapian-omega xapian-tools postgresql-doc-15)
 # The held-out sites of ./build.sh eval (eval/heldout-sites.toml; 13 MB to download, 275 MB
 # installed): installed by eval only, no test needs them.
-HELDOUT_SITE_PACKAGES=(openjdk-17-doc qtbase5-doc-html)
+HELDOUT_SITE_PACKAGES=(openjdk-17-doc qtbase5-doc-html libgtk-4-doc)
 WASM_TARGET=wasm32-unknown-unknown
 WASM_FILE=target/$WASM_TARGET/release/exemplar.wasm
 DEMO_SITE=tests/fixtures/demo-site
