@@ -376,6 +376,7 @@ function learnedSummary(learned) {
     targets: learned.targets,
     similarities: learned.similarities,
     nearMisses: learned.nearMisses,
+    doubtfulTargets: learned.doubtfulTargets,
     corrections: learned.pattern.corrections ?? { like: [], unlike: [] },
     stats: learned.pattern.stats,
   };

@@ -214,20 +214,26 @@ function runSettings() {
   return { forms: { queries, policy: $('form-policy').value, budget } };
 }
 
-/** How many of the least similar targets the review offers to mark "not like". */
+/** How many of the least similar targets the review offers to mark "not like" in a result
+ * learned before the core chose the targets to check (`doubtfulTargets`). */
 const WEAK_TARGETS = 5;
 
-/** One review row: a checkbox carrying the URL, the similarity, the URL-shape mark, URL and title (as text). */
-function reviewRow(url, similarity, urlLike, title, checked) {
+/** The URL-shape marks of the two review lists: what the badge says when hovered. */
+const LIKE_TARGETS = "URL shaped like the targets'";
+const LIKE_PAGES_BELOW = 'URL shaped like pages below θ: most pages of its shape are not like the example';
+
+/** One review row: a checkbox carrying the URL, the similarity, the URL-shape mark (its hover
+ * text, or null), URL and title (as text). */
+function reviewRow(url, similarity, urlMark, title, checked) {
   const box = el('input');
   box.type = 'checkbox';
   box.dataset.url = url;
   box.checked = checked;
   const label = el('label');
   label.append(box, ' ', el('span', typeof similarity === 'number' ? similarity.toFixed(3) : '–', 'num'), ' ');
-  if (urlLike) {
+  if (urlMark) {
     const mark = el('span', 'URL', 'badge');
-    mark.title = "URL shaped like the targets'";
+    mark.title = urlMark;
     label.append(mark, ' ');
   }
   // The page itself opens in a new tab, to judge it (http(s) only: a URL is data, never script).
@@ -257,16 +263,17 @@ function renderReview(result) {
   const liked = new Set(corrections.like);
   const similarityOf = new Map(result.targets.map((t) => [t.url, t.similarity]));
   $('near-misses').replaceChildren(
-    ...corrections.like.map((url) => reviewRow(url, similarityOf.get(url), false, '', true)),
-    ...(result.nearMisses ?? []).map((n) => reviewRow(n.url, n.similarity, n.urlLikeTargets, n.title, false)),
+    ...corrections.like.map((url) => reviewRow(url, similarityOf.get(url), null, '', true)),
+    ...(result.nearMisses ?? []).map((n) => reviewRow(n.url, n.similarity, n.urlLikeTargets ? LIKE_TARGETS : null, n.title, false)),
   );
-  const weakest = result.targets
+  // The core's choice: targets whose URL shape is mostly held by pages below θ, then the least similar.
+  const toCheck = result.doubtfulTargets ?? result.targets
     .filter((t) => !liked.has(t.url) && typeof t.similarity === 'number')
     .sort((a, b) => a.similarity - b.similarity)
     .slice(0, WEAK_TARGETS);
   $('weak-targets').replaceChildren(
-    ...corrections.unlike.map((url) => reviewRow(url, undefined, false, '', true)),
-    ...weakest.map((t) => reviewRow(t.url, t.similarity, false, t.title, false)),
+    ...corrections.unlike.map((url) => reviewRow(url, undefined, null, '', true)),
+    ...toCheck.map((t) => reviewRow(t.url, t.similarity, t.urlUnlikeTargets ? LIKE_PAGES_BELOW : null, t.title, false)),
   );
 }
 

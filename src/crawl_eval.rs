@@ -1,10 +1,11 @@
 //! `./build.sh eval`: learn and crawl every development site served on 127.0.0.1 and score the
 //! result against the ground truth of `eval/dev-sites.toml`.
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write;
 
 use crate::crawler::CrawlConfig;
-use crate::devsites::DevSite;
+use crate::devsites::{DevSite, SitePage};
+use crate::dom::{Page, ParseOptions};
 use crate::fetch::Politeness;
 use crate::http::ClientConfig;
 use crate::mapper::MapConfig;
@@ -24,6 +25,8 @@ pub struct SiteFigures {
     pub name: String,
     /// Ground-truth targets.
     pub truth: usize,
+    /// Of those, targets plain links lead to from the entry page ([`reachable`]).
+    pub reachable: usize,
     /// Targets found while mapping (similar pages), and how many are true targets.
     pub mapped: usize,
     /// Of `mapped`, true targets.
@@ -123,10 +126,12 @@ pub fn unseen(map: &crate::mapper::SiteMap, max_exclusions: f64) -> Unseen {
     out
 }
 
-/// The near-miss review of one site: the [`NEAR_MISSES_REVIEWED`] pages most similar to the
-/// example below θ are shown (as `exemplar learn` and the extension show them); the true targets
-/// among them are marked like the example, the pattern relearned from the same map (nothing
-/// fetched) and the site crawled again.
+/// The review of one site, as `exemplar learn` and the extension show it: the
+/// [`NEAR_MISSES_REVIEWED`] pages most similar to the example below θ and the
+/// [`pattern::DOUBTFUL_SHOWN`] targets worth checking ([`pattern::doubtful_targets`]). A simulated
+/// user marks the true targets among the near misses like the example and the other pages among
+/// the targets to check unlike it; the pattern is relearned from the same map (nothing fetched)
+/// and the site crawled again.
 #[derive(Clone, Debug, Default)]
 pub struct Review {
     /// Near misses shown.
@@ -135,6 +140,13 @@ pub struct Review {
     pub url_like: usize,
     /// Of those shown, true targets: the pages the user marks.
     pub marked: usize,
+    /// Targets to check shown.
+    pub checked: usize,
+    /// Of those, pages whose URL is shaped like pages judged unlike the example (marked for the
+    /// user).
+    pub url_unlike: usize,
+    /// Of those shown, not true targets: the pages the user marks unlike the example.
+    pub unmarked: usize,
     /// Targets the crawl with the relearned pattern collects.
     pub crawled: usize,
     /// Of those, true targets.
@@ -203,21 +215,67 @@ fn site_path(url: &str) -> String {
 /// # Errors
 /// When the site cannot be served or learning fails.
 pub fn evaluate(site: &DevSite, log: &mut dyn FnMut(String)) -> Result<SiteFigures, String> {
-    let truth: HashSet<String> = site
-        .pages()?
-        .into_iter()
+    let pages = site.pages()?;
+    let truth: HashSet<String> = pages
+        .iter()
         .filter(|p| p.target)
-        .map(|p| p.path)
+        .map(|p| p.path.clone())
         .collect();
-    evaluate_against(site, truth, log)
+    evaluate_against(site, &pages, truth, log)
+}
+
+/// The paths of the site's pages that plain links lead to from its entry page (Exemplar's own
+/// link extraction, as the mapper sees links: no script runs, so a link a script makes is not
+/// one). Recall cannot exceed the share of the targets among them.
+pub fn reachable(site: &DevSite, pages: &[SitePage]) -> HashSet<String> {
+    let by_path: HashMap<&str, &SitePage> = pages.iter().map(|p| (p.path.as_str(), p)).collect();
+    let options = ParseOptions::default();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut queue: VecDeque<String> = VecDeque::new();
+    if by_path.contains_key(site.entry.as_str()) {
+        seen.insert(site.entry.clone());
+        queue.push_back(site.entry.clone());
+    }
+    while let Some(path) = queue.pop_front() {
+        let Some(page) = by_path.get(path.as_str()) else {
+            continue;
+        };
+        let Ok(parsed) = Page::parse(&page.bytes, &page.url, None, &options) else {
+            continue;
+        };
+        let host = url::Url::parse(&page.url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string));
+        for link in &parsed.links {
+            let same_host = url::Url::parse(&link.url)
+                .ok()
+                .is_some_and(|u| u.host_str().map(str::to_string) == host);
+            if !same_host {
+                continue;
+            }
+            let mut to = site_path(&link.url);
+            if to.is_empty() || to.ends_with('/') {
+                to.push_str("index.html");
+            }
+            if by_path.contains_key(to.as_str()) && seen.insert(to.clone()) {
+                queue.push_back(to);
+            }
+        }
+    }
+    seen
 }
 
 /// [`evaluate`] with the ground truth given: the paths of the site's target pages.
 fn evaluate_against(
     site: &DevSite,
+    pages: &[SitePage],
     truth: HashSet<String>,
     log: &mut dyn FnMut(String),
 ) -> Result<SiteFigures, String> {
+    let reachable_targets = reachable(site, pages)
+        .iter()
+        .filter(|p| truth.contains(*p))
+        .count();
     let server = Server::start(0, static_dir(site.root.clone()))
         .map_err(|e| format!("{}: cannot serve: {e}", site.name))?;
     let base = server.url();
@@ -268,19 +326,30 @@ fn evaluate_against(
     };
     let crawled = crawl(learned.pattern.clone())?;
     let got: Vec<String> = crawled.targets.iter().map(|u| site_path(u)).collect();
-    // The review: the user marks the true targets among the near misses shown.
+    // The review: the user marks the true targets among the near misses shown like the
+    // example, and the other pages among the targets to check unlike it.
     let near = pattern::near_misses(&learned.map, &Corrections::default(), NEAR_MISSES_REVIEWED);
     let like: Vec<String> = near
         .iter()
         .filter(|n| truth.contains(&site_path(&n.url)))
         .map(|n| n.url.clone())
         .collect();
-    let reviewed: Vec<String> = if like.is_empty() {
+    let doubtful = pattern::doubtful_targets(
+        &learned.map,
+        &Corrections::default(),
+        pattern::DOUBTFUL_SHOWN,
+    );
+    let unlike: Vec<String> = doubtful
+        .iter()
+        .filter(|d| !truth.contains(&site_path(&d.url)))
+        .map(|d| d.url.clone())
+        .collect();
+    let reviewed: Vec<String> = if like.is_empty() && unlike.is_empty() {
         got.clone()
     } else {
         let verdicts = Corrections {
             like: like.clone(),
-            unlike: Vec::new(),
+            unlike: unlike.clone(),
         };
         let now = learned.pattern.stats.learned_at_ms;
         let (pattern, _) = learned
@@ -294,6 +363,9 @@ fn evaluate_against(
         shown: near.len(),
         url_like: near.iter().filter(|n| n.url_like_targets).count(),
         marked: like.len(),
+        checked: doubtful.len(),
+        url_unlike: doubtful.iter().filter(|d| d.url_unlike_targets).count(),
+        unmarked: unlike.len(),
         crawled: reviewed.len(),
         crawled_true: reviewed.iter().filter(|g| truth.contains(*g)).count(),
     };
@@ -314,6 +386,7 @@ fn evaluate_against(
     Ok(SiteFigures {
         name: site.name.clone(),
         truth: truth.len(),
+        reachable: reachable_targets,
         mapped: mapped.len(),
         mapped_true: mapped.iter().filter(|m| truth.contains(*m)).count(),
         crawled: got.len(),
@@ -359,18 +432,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     for f in &figures {
         ok &= f.meets_bar();
         table_row(&mut md, f);
-        let r = &f.review;
-        let _ = writeln!(
-            review,
-            "| {} | {} | {} | {} | {} | {:.1}% | {:.1}% |",
-            f.name,
-            r.shown,
-            r.url_like,
-            r.marked,
-            r.crawled,
-            100.0 * ratio(r.crawled_true, r.crawled),
-            100.0 * ratio(r.crawled_true, f.truth),
-        );
+        review_row(&mut review, f);
     }
     for f in &figures {
         for (r, u) in &f.unseen {
@@ -403,7 +465,8 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     );
     let _ = writeln!(
         md,
-        "\n## With the near-miss review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it); the user can mark any of them *like the example* and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the pages shown, and the site is crawled again with the relearned pattern.\n\n| site | near misses shown | URL shaped like the targets' | marked like the example | found crawling | precision | recall |\n|---|---|---|---|---|---|---|\n{review}"
+        "\n## With the review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it), and the {} targets most worth checking: first those whose URL differs in one word or number from mostly pages below θ (marked: `iface.Editable.html` among `iface.*.html` pages), then the least similar. The user can mark any near miss *like the example* and any target *unlike* it, and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL --unlike URL`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the near misses and exactly the other pages among the targets to check, and the site is crawled again with the relearned pattern.\n\n{REVIEW_HEADER}{review}",
+        pattern::DOUBTFUL_SHOWN
     );
     let _ = writeln!(
         md,
@@ -417,15 +480,38 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
 }
 
 /// The header of the per-site table (the development sites, the held-out sites).
-const TABLE_HEADER: &str = "| site | targets | found mapping (true) | found crawling | precision | recall | links mapping | links crawling | crawl links / targets | levels: alternatives | exceptions | s mapping | s crawling | bar |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+const TABLE_HEADER: &str = "| site | targets | reachable by links | found mapping (true) | found crawling | precision | recall | links mapping | links crawling | crawl links / targets | levels: alternatives | exceptions | s mapping | s crawling | bar |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+
+/// The header of the review table ([`Review`]).
+const REVIEW_HEADER: &str = "| site | near misses shown | URL shaped like the targets' | marked like the example | targets to check shown | URL shaped like pages below θ | marked unlike the example | found crawling | precision | recall |\n|---|---|---|---|---|---|---|---|---|---|\n";
+
+/// A site's row of the review table.
+fn review_row(md: &mut String, f: &SiteFigures) {
+    let r = &f.review;
+    let _ = writeln!(
+        md,
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {:.1}% | {:.1}% |",
+        f.name,
+        r.shown,
+        r.url_like,
+        r.marked,
+        r.checked,
+        r.url_unlike,
+        r.unmarked,
+        r.crawled,
+        100.0 * ratio(r.crawled_true, r.crawled),
+        100.0 * ratio(r.crawled_true, f.truth),
+    );
+}
 
 /// A site's row of the per-site table.
 fn table_row(md: &mut String, f: &SiteFigures) {
     let _ = writeln!(
         md,
-        "| {} | {} | {} ({}) | {} | {:.1}% | {:.1}% | {} | {} | {:.2} | {} | {} | {:.1} | {:.1} | {} |",
+        "| {} | {} | {} | {} ({}) | {} | {:.1}% | {:.1}% | {} | {} | {:.2} | {} | {} | {:.1} | {:.1} | {} |",
         f.name,
         f.truth,
+        f.reachable,
         f.mapped,
         f.mapped_true,
         f.crawled,
@@ -452,6 +538,7 @@ pub fn heldout_report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> String 
     );
     let mut missing = Vec::new();
     let mut errors = String::new();
+    let mut review = String::new();
     for site in sites {
         if !site.available() {
             missing.push(format!("{} ({})", site.name, site.package));
@@ -460,18 +547,25 @@ pub fn heldout_report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> String 
         match evaluate(site, log) {
             Ok(f) => {
                 table_row(&mut md, &f);
+                review_row(&mut review, &f);
                 misses(&mut errors, &f);
             }
             // A site Exemplar cannot learn is a result too: its row says why.
             Err(e) => {
                 let _ = writeln!(
                     md,
-                    "| {} | | | | | | | | | | | | | learning failed: {} |",
+                    "| {} | | | | | | | | | | | | | | learning failed: {} |",
                     site.name,
                     e.replace('|', "\\|")
                 );
             }
         }
+    }
+    if !review.is_empty() {
+        let _ = write!(
+            md,
+            "\nWith the review (as in *With the review* above):\n\n{REVIEW_HEADER}{review}"
+        );
     }
     md.push_str(&errors);
     not_installed(&mut md, &missing, "`./build.sh eval` installs them");
@@ -510,7 +604,7 @@ fn misses(md: &mut String, f: &SiteFigures) {
 /// When a site's pages cannot be read.
 pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<String, String> {
     let mut md = String::from(
-        "\n## Beyond the development sites\n\nThe sites of `eval/train-sites.toml` (more Debian documentation by the same four generators), each learned from its entry page and, having no example of its own, from its median-size page of its first entity label (`docs/similarity.md`, *Beyond the development sites*); the target is that label. Default settings, as above; *recall after the review*: a simulated user marks the true targets among the near misses shown, as in *With the near-miss review*. The similarity view was chosen on these sites and the development sites together; the pattern learning and the crawler were not tuned on them.\n\n| site | example | targets | found mapping (true) | found crawling | precision | recall | links mapping | links crawling | bar | recall after the review |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "\n## Beyond the development sites\n\nThe sites of `eval/train-sites.toml` (more Debian documentation by the same four generators), each learned from its entry page and, having no example of its own, from its median-size page of its first entity label (`docs/similarity.md`, *Beyond the development sites*); the target is that label. Default settings, as above; *after the review*: a simulated user marks the true targets among the near misses shown and the other pages among the targets to check, as in *With the review*. The similarity view was chosen on these sites and the development sites together; the pattern learning and the crawler were not tuned on them.\n\n| site | example | targets | found mapping (true) | found crawling | precision | recall | links mapping | links crawling | bar | precision after the review | recall after the review |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut missing = Vec::new();
     let mut errors = String::new();
@@ -525,15 +619,15 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
         };
         let pick = &picks[picks.len() / 2];
         let truth = pages
-            .into_iter()
+            .iter()
             .filter(|p| p.label.as_deref() == Some(pick.target.as_str()))
-            .map(|p| p.path)
+            .map(|p| p.path.clone())
             .collect();
-        match evaluate_against(pick, truth, log) {
+        match evaluate_against(pick, &pages, truth, log) {
             Ok(f) => {
                 let _ = writeln!(
                     md,
-                    "| {} | `{}` | {} | {} ({}) | {} | {:.1}% | {:.1}% | {} | {} | {} | {:.1}% |",
+                    "| {} | `{}` | {} | {} ({}) | {} | {:.1}% | {:.1}% | {} | {} | {} | {:.1}% | {:.1}% |",
                     f.name,
                     pick.example,
                     f.truth,
@@ -545,6 +639,7 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
                     f.map_links,
                     f.crawl_links,
                     if f.meets_bar() { "met" } else { "not met" },
+                    100.0 * ratio(f.review.crawled_true, f.review.crawled),
                     100.0 * ratio(f.review.crawled_true, f.truth)
                 );
                 misses(&mut errors, &f);
@@ -552,7 +647,7 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
             Err(e) => {
                 let _ = writeln!(
                     md,
-                    "| {} | `{}` | | | | | | | | learning failed: {} | |",
+                    "| {} | `{}` | | | | | | | | learning failed: {} | | |",
                     site.name,
                     pick.example,
                     e.replace('|', "\\|")

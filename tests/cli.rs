@@ -288,6 +288,31 @@ fn near_misses(stdout: &str) -> Option<(f64, Vec<NearMiss>)> {
     Some((theta, rows))
 }
 
+const CHECK_HEADER: &str =
+    "targets to check (! URL shaped like pages below θ; relearn --unlike URL drops one):";
+
+/// The targets to check that `learn` and `relearn` print after the near misses: (similarity,
+/// URL shaped like pages below θ, URL) per line. Panics on a line that does not read
+/// `  S.SSS M URL`.
+fn targets_to_check(stdout: &str) -> Vec<(f64, bool, String)> {
+    stdout
+        .lines()
+        .skip_while(|l| *l != CHECK_HEADER)
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| {
+            let (sim, rest) = l[2..].split_once(' ').unwrap_or_else(|| panic!("{l:?}"));
+            let unlike = match rest.get(..2) {
+                Some("! ") => true,
+                Some("  ") => false,
+                _ => panic!("mark in {l:?}"),
+            };
+            let sim: f64 = sim.parse().unwrap_or_else(|e| panic!("{l:?}: {e}"));
+            (sim, unlike, rest[2..].to_string())
+        })
+        .collect()
+}
+
 /// The demo site served in-process, and a scratch directory for `learn`'s `pattern.json` and
 /// `map.json` and the files made from them (removed on drop, with the server stopped).
 struct Demo {
@@ -511,6 +536,35 @@ fn learn_lists_the_near_misses_below_theta_and_writes_the_map() {
         .filter_map(|n| n.similarity)
         .fold(0f32, f32::max);
     assert!((near[0].similarity - f64::from(best)).abs() < 0.0006);
+
+    // Then the targets to check: 20 of the 21 entity pages besides the example, least similar
+    // first; none marked, every /imovel/NNN-… page being a target.
+    assert!(at(NEAR_MISS_HEADER) < at(CHECK_HEADER) && at(CHECK_HEADER) < at("mapping: "));
+    let check = targets_to_check(stdout);
+    assert_eq!(check.len(), 20, "{stdout}");
+    let entities = demo.entities();
+    for (s, unlike, url) in &check {
+        assert!(entities.contains(url) && *url != map.example, "{url}");
+        assert!(!unlike, "{url}");
+        assert!(
+            (s - sim[url.as_str()]).abs() < 0.0006 && *s >= theta,
+            "{url} {s}"
+        );
+    }
+    assert!(
+        check.windows(2).all(|w| w[0].0 <= w[1].0),
+        "least similar first: {stdout}"
+    );
+    let unlisted: Vec<&String> = entities
+        .iter()
+        .filter(|u| **u != map.example && !check.iter().any(|c| c.2 == **u))
+        .collect();
+    assert_eq!(unlisted.len(), 1, "{unlisted:?}");
+    assert!(
+        check
+            .iter()
+            .all(|c| c.0 <= sim[unlisted[0].as_str()] + 0.0006)
+    );
 }
 
 /// `relearn` applies verdicts to the saved map without fetching: at a higher θ entity pages

@@ -167,7 +167,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     write_pattern(&learned.pattern, out)?;
     print!("{}", learned.pattern.render());
     print_forms(&learned);
-    print_near_misses(
+    print_review(
         corrected.as_ref().unwrap_or(&learned.map),
         &learned.pattern.corrections,
     );
@@ -266,19 +266,30 @@ fn write_pattern(pattern: &Pattern, out: &str) -> Result<(), String> {
 /// How many near misses `learn` and `relearn` list.
 const NEAR_MISSES_SHOWN: usize = 10;
 
-/// The pages just below θ: where a target the example does not resemble enough would be.
-fn print_near_misses(map: &SiteMap, corrections: &Corrections) {
+/// The review after learning: the pages just below θ, where a target the example does not
+/// resemble enough would be, and the targets worth checking, where a page of another kind built
+/// from the same template would be.
+fn print_review(map: &SiteMap, corrections: &Corrections) {
     let near = pattern::near_misses(map, corrections, NEAR_MISSES_SHOWN);
-    if near.is_empty() {
-        return;
+    if !near.is_empty() {
+        println!(
+            "closest pages below θ = {:.3} (* URL shaped like the targets'; relearn --like URL counts one as a target):",
+            map.threshold
+        );
+        for n in near {
+            let mark = if n.url_like_targets { '*' } else { ' ' };
+            println!("  {:.3} {mark} {}", n.similarity, n.url);
+        }
     }
-    println!(
-        "closest pages below θ = {:.3} (* URL shaped like the targets'; relearn --like URL counts one as a target):",
-        map.threshold
-    );
-    for n in near {
-        let mark = if n.url_like_targets { '*' } else { ' ' };
-        println!("  {:.3} {mark} {}", n.similarity, n.url);
+    let doubtful = pattern::doubtful_targets(map, corrections, pattern::DOUBTFUL_SHOWN);
+    if !doubtful.is_empty() {
+        println!(
+            "targets to check (! URL shaped like pages below θ; relearn --unlike URL drops one):"
+        );
+        for d in doubtful {
+            let mark = if d.url_unlike_targets { '!' } else { ' ' };
+            println!("  {:.3} {mark} {}", d.similarity, d.url);
+        }
     }
 }
 
@@ -319,7 +330,7 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
     let out = flag(args, "-o").or(flag(args, "--out")).unwrap_or(path);
     write_pattern(&pattern, out)?;
     print!("{}", pattern.render());
-    print_near_misses(&corrected, &pattern.corrections);
+    print_review(&corrected, &pattern.corrections);
     println!("pattern written to {out}");
     Ok(())
 }

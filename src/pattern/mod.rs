@@ -38,7 +38,9 @@ use crate::similarity;
 use crate::url_pattern::{self, UrlPattern};
 
 mod forms;
+mod review;
 pub use forms::{DEFAULT_BUDGET, DEFAULT_RESULT_PAGES, FormLevel, QueryPolicy, template};
+pub use review::{DOUBTFUL_SHOWN, Doubtful, NearMiss, doubtful_targets, near_misses};
 
 /// The pattern format version this build reads and writes.
 pub const VERSION: u32 = 1;
@@ -558,58 +560,6 @@ pub fn learn_from_map_corrected(
         corrections,
         now_ms,
     )
-}
-
-/// A fetched page just below θ, for the user to judge ([`near_misses`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct NearMiss {
-    /// Its URL.
-    pub url: String,
-    /// Its title.
-    pub title: String,
-    /// Its similarity to the example.
-    pub similarity: f32,
-    /// Its URL has the shape of the targets' URLs (a generalisation of a group of target URLs,
-    /// made without looking at non-targets, matches it): a likelier missed target than a page
-    /// whose URL is of another kind.
-    pub url_like_targets: bool,
-}
-
-/// The `n` fetched pages most similar to the example below θ ([`SiteMap::near_misses`]) that the
-/// user has not already judged unlike it (`corrections`), each with whether its URL looks like
-/// the targets'.
-pub fn near_misses(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<NearMiss> {
-    let mut targets: Vec<&str> = map
-        .targets()
-        .map(|t| map.nodes[t as usize].url.as_str())
-        .collect();
-    // Grouping depends on the order of its input; node ids follow the order responses arrived.
-    targets.sort_unstable();
-    let shapes: Vec<regex::Regex> = url_pattern::group(&targets, url_pattern::DEFAULT_K)
-        .iter()
-        .filter(|g| g.len() >= 2)
-        .filter_map(|g| {
-            let urls: Vec<&str> = g.iter().map(|&i| targets[i]).collect();
-            url_pattern::url_pattern(&urls)?.compile().ok()
-        })
-        .collect();
-    let judged: HashSet<&str> = corrections.unlike.iter().map(String::as_str).collect();
-    map.near_misses(n + judged.len())
-        .into_iter()
-        .filter(|&id| !judged.contains(map.nodes[id as usize].url.as_str()))
-        .take(n)
-        .map(|id| {
-            let node = &map.nodes[id as usize];
-            let normalized = url_pattern::normalize(&node.url).unwrap_or_else(|| node.url.clone());
-            NearMiss {
-                url: node.url.clone(),
-                title: node.title.clone(),
-                similarity: node.similarity.unwrap_or(0.0),
-                url_like_targets: shapes.iter().any(|r| r.is_match(&normalized)),
-            }
-        })
-        .collect()
 }
 
 /// Learns a pattern from a map with a user's verdicts over its θ ([`SiteMap::correct`]),

@@ -85,6 +85,8 @@ struct Learned<'a> {
     similarities: Vec<f32>,
     /// The pages most similar to the example below θ, for the user to judge.
     near_misses: Vec<pattern::NearMiss>,
+    /// The targets most worth checking ([`pattern::doubtful_targets`]), for the user to judge.
+    doubtful_targets: Vec<pattern::Doubtful>,
 }
 
 /// How many near misses `learnPattern` returns.
@@ -390,6 +392,11 @@ impl Job {
             targets,
             similarities,
             near_misses: pattern::near_misses(&map, &pattern.corrections, NEAR_MISSES),
+            doubtful_targets: pattern::doubtful_targets(
+                &map,
+                &pattern.corrections,
+                pattern::DOUBTFUL_SHOWN,
+            ),
         })
     }
 

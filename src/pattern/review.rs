@@ -1,0 +1,300 @@
+//! The review after learning: the pages a user should look at before trusting a pattern. On
+//! one side the pages just below θ that may be missed targets ([`near_misses`]), on the other
+//! the targets that may not be what the user wants ([`doubtful_targets`]): a similarity says how
+//! alike two page *structures* are, and generators build several kinds of page (a class and an
+//! interface, a class and a namespace) from one template, so the user's verdicts
+//! ([`super::Corrections`]) settle what θ cannot. Each list carries the URL evidence: whether a
+//! page's URL is shaped like the targets' or like the pages judged unlike the example.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::Corrections;
+use crate::mapper::{NodeState, SiteMap};
+use crate::url_pattern::{self, Class};
+
+/// A fetched page just below θ, for the user to judge ([`near_misses`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NearMiss {
+    /// Its URL.
+    pub url: String,
+    /// Its title.
+    pub title: String,
+    /// Its similarity to the example.
+    pub similarity: f32,
+    /// Its URL has the shape of the targets' URLs (a generalisation of a group of target URLs,
+    /// made without looking at non-targets, matches it): a likelier missed target than a page
+    /// whose URL is of another kind.
+    pub url_like_targets: bool,
+}
+
+/// The `n` fetched pages most similar to the example below θ ([`SiteMap::near_misses`]) that the
+/// user has not already judged unlike it (`corrections`), each with whether its URL looks like
+/// the targets'.
+pub fn near_misses(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<NearMiss> {
+    let mut targets: Vec<&str> = map
+        .targets()
+        .map(|t| map.nodes[t as usize].url.as_str())
+        .collect();
+    // Grouping depends on the order of its input; node ids follow the order responses arrived.
+    targets.sort_unstable();
+    let shapes: Vec<regex::Regex> = url_pattern::group(&targets, url_pattern::DEFAULT_K)
+        .iter()
+        .filter(|g| g.len() >= 2)
+        .filter_map(|g| {
+            let urls: Vec<&str> = g.iter().map(|&i| targets[i]).collect();
+            url_pattern::url_pattern(&urls)?.compile().ok()
+        })
+        .collect();
+    let judged: HashSet<&str> = corrections.unlike.iter().map(String::as_str).collect();
+    map.near_misses(n + judged.len())
+        .into_iter()
+        .filter(|&id| !judged.contains(map.nodes[id as usize].url.as_str()))
+        .take(n)
+        .map(|id| {
+            let node = &map.nodes[id as usize];
+            let normalized = url_pattern::normalize(&node.url).unwrap_or_else(|| node.url.clone());
+            NearMiss {
+                url: node.url.clone(),
+                title: node.title.clone(),
+                similarity: node.similarity.unwrap_or(0.0),
+                url_like_targets: shapes.iter().any(|r| r.is_match(&normalized)),
+            }
+        })
+        .collect()
+}
+
+/// A target the user may want to check ([`doubtful_targets`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Doubtful {
+    /// Its URL.
+    pub url: String,
+    /// Its title.
+    pub title: String,
+    /// Its similarity to the example.
+    pub similarity: f32,
+    /// Most fetched pages whose URL differs from its URL in one word or number are not targets
+    /// (`iface.Editable.html` among `iface.*.html` pages that are mostly below θ): a page of
+    /// another kind that the template makes look like the example.
+    pub url_unlike_targets: bool,
+}
+
+/// How many targets to check the review lists (`exemplar learn`, the extension's panel, the
+/// simulated review of `exemplar eval`).
+pub const DOUBTFUL_SHOWN: usize = 20;
+
+/// Fewest other fetched pages sharing a target's URL shape before that shape counts as
+/// evidence against it: two or three pages say nothing about a kind.
+const MIN_SHAPE_PAGES: usize = 4;
+
+/// The `n` targets most worth checking: first those whose URL shape is mostly held by pages
+/// judged unlike the example ([`Doubtful::url_unlike_targets`]), then the least similar, each
+/// group from the least similar up. The example itself and the pages the user has already
+/// judged like it (`corrections`) are not listed.
+pub fn doubtful_targets(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<Doubtful> {
+    let judged: HashSet<&str> = corrections.like.iter().map(String::as_str).collect();
+    let shapes = ShapeCounts::of(map);
+    let mut targets: Vec<Doubtful> = map
+        .targets()
+        .map(|t| &map.nodes[t as usize])
+        .filter(|node| node.url != map.example && !judged.contains(node.url.as_str()))
+        .map(|node| Doubtful {
+            url: node.url.clone(),
+            title: node.title.clone(),
+            similarity: node.similarity.unwrap_or(0.0),
+            url_unlike_targets: shapes.mostly_non_targets(&node.url),
+        })
+        .collect();
+    targets.sort_by(|a, b| {
+        b.url_unlike_targets
+            .cmp(&a.url_unlike_targets)
+            .then_with(|| a.similarity.total_cmp(&b.similarity))
+            .then_with(|| a.url.cmp(&b.url))
+    });
+    targets.truncate(n);
+    targets
+}
+
+/// For every way of blanking one word or number of a URL (its tokens, [`url_pattern::tokenize`]),
+/// how many fetched pages and how many targets have that URL with that token blanked: the pages
+/// whose URL differs from a given one in exactly that token, itself included.
+struct ShapeCounts {
+    counts: HashMap<String, (usize, usize)>,
+}
+
+impl ShapeCounts {
+    fn of(map: &SiteMap) -> ShapeCounts {
+        let mut counts: HashMap<String, (usize, usize)> = HashMap::new();
+        let judged = map
+            .nodes
+            .iter()
+            .filter(|node| matches!(node.state, NodeState::Page | NodeState::Target))
+            .filter(|node| node.similarity.is_some());
+        for node in judged {
+            let target = usize::from(node.state == NodeState::Target);
+            for key in blanked(&node.url) {
+                let c = counts.entry(key).or_default();
+                c.0 += 1;
+                c.1 += target;
+            }
+        }
+        ShapeCounts { counts }
+    }
+
+    /// Whether the other pages whose URL differs from this target's in one token number at
+    /// least [`MIN_SHAPE_PAGES`] and are mostly not targets. A page differing in one token is
+    /// counted once: it matches only the key blanking that token.
+    fn mostly_non_targets(&self, url: &str) -> bool {
+        let (mut pages, mut targets) = (0usize, 0usize);
+        for key in blanked(url) {
+            if let Some(&(p, t)) = self.counts.get(&key) {
+                // Less this target itself.
+                pages += p.saturating_sub(1);
+                targets += t.saturating_sub(1);
+            }
+        }
+        pages >= MIN_SHAPE_PAGES && 2 * targets < pages
+    }
+}
+
+/// The URL (normalized) once per word or number token, with that token replaced by a mark no
+/// URL contains.
+fn blanked(url: &str) -> Vec<String> {
+    let normalized = url_pattern::normalize(url).unwrap_or_else(|| url.to_string());
+    let tokens = url_pattern::tokenize(&normalized);
+    (0..tokens.len())
+        .filter(|&i| matches!(tokens[i].class, Class::Alpha | Class::Digit))
+        .map(|i| {
+            let mut key = String::with_capacity(normalized.len() + 2);
+            for (j, t) in tokens.iter().enumerate() {
+                key.push_str(if i == j { "\u{0}" } else { &t.text });
+            }
+            key
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mapper::Node;
+
+    fn node(url: &str, state: NodeState, similarity: f32) -> Node {
+        Node {
+            url: format!("http://docs.test/{url}"),
+            parent: Some(0),
+            depth: 1,
+            state,
+            similarity: Some(similarity),
+            unplaced: None,
+            title: String::new(),
+            links: Vec::new(),
+            form: None,
+        }
+    }
+
+    /// A gi-docgen-like site: class pages (targets), interface pages that the template makes
+    /// look like them (one above θ, most below) and struct pages mostly above θ.
+    fn docs() -> SiteMap {
+        let (t, p) = (NodeState::Target, NodeState::Page);
+        let mut nodes = vec![node("index.html", p.clone(), 0.5)];
+        for (i, name) in ["Button", "Label", "Window", "Entry", "Grid"]
+            .iter()
+            .enumerate()
+        {
+            nodes.push(node(
+                &format!("class.{name}.html"),
+                t.clone(),
+                0.95 - i as f32 * 0.01,
+            ));
+        }
+        nodes.push(node("iface.Editable.html", t.clone(), 0.94));
+        for name in ["Actionable", "Orientable", "Root", "Native"] {
+            nodes.push(node(&format!("iface.{name}.html"), p.clone(), 0.86));
+        }
+        for name in ["Border", "Bitset", "TreeIter"] {
+            nodes.push(node(&format!("struct.{name}.html"), t.clone(), 0.88));
+        }
+        nodes.push(node("struct.Requisition.html", p.clone(), 0.85));
+        nodes.push(node("method.Button.clicked.html", p.clone(), 0.7));
+        SiteMap {
+            entry: "http://docs.test/index.html".into(),
+            example: "http://docs.test/class.Button.html".into(),
+            threshold: 0.875,
+            nodes,
+            ..SiteMap::default()
+        }
+    }
+
+    fn urls(list: &[Doubtful]) -> Vec<&str> {
+        list.iter()
+            .map(|d| d.url.trim_start_matches("http://docs.test/"))
+            .collect()
+    }
+
+    #[test]
+    fn a_target_among_pages_of_its_url_shape_below_theta_comes_first() {
+        let map = docs();
+        let list = doubtful_targets(&map, &Corrections::default(), 100);
+        assert_eq!(
+            urls(&list),
+            [
+                // Four of its five iface.* neighbours are below θ.
+                "iface.Editable.html",
+                // Then every other target, the least similar first; structs are mostly targets,
+                // so their shape says nothing against them.
+                "struct.Bitset.html",
+                "struct.Border.html",
+                "struct.TreeIter.html",
+                "class.Grid.html",
+                "class.Entry.html",
+                "class.Window.html",
+                "class.Label.html",
+            ]
+        );
+        assert!(list[0].url_unlike_targets);
+        assert!(list[1..].iter().all(|d| !d.url_unlike_targets));
+        assert!(
+            !urls(&list).contains(&"class.Button.html"),
+            "the example is not for review"
+        );
+        assert_eq!(
+            urls(&doubtful_targets(&map, &Corrections::default(), 2)),
+            urls(&list)[..2]
+        );
+    }
+
+    #[test]
+    fn pages_judged_like_the_example_are_not_listed_again() {
+        let map = docs();
+        let corrections = Corrections {
+            like: vec!["http://docs.test/iface.Editable.html".into()],
+            unlike: Vec::new(),
+        };
+        let list = doubtful_targets(&map, &corrections, 100);
+        assert!(!urls(&list).contains(&"iface.Editable.html"));
+        assert_eq!(list.len(), 7);
+    }
+
+    #[test]
+    fn a_shape_of_too_few_pages_is_no_evidence() {
+        let mut map = docs();
+        // Only three other iface pages: below MIN_SHAPE_PAGES.
+        map.nodes.retain(|n| !n.url.ends_with("iface.Native.html"));
+        let list = doubtful_targets(&map, &Corrections::default(), 100);
+        assert!(list.iter().all(|d| !d.url_unlike_targets));
+        assert_eq!(urls(&list)[0], "struct.Bitset.html");
+    }
+
+    #[test]
+    fn urls_are_blanked_one_word_or_number_at_a_time() {
+        let keys = blanked("http://docs.test/a/page-12.html");
+        // http, docs, test, a, page, 12, html
+        assert_eq!(keys.len(), 7);
+        assert!(keys.contains(&"http://docs.test/a/page-\u{0}.html".to_string()));
+        assert!(keys.iter().all(|k| k.matches('\u{0}').count() == 1));
+    }
+}
