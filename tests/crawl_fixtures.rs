@@ -3,6 +3,7 @@
 //! links, robots.txt, and a site that grows between learning and crawling.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
 #[path = "fixtures/shop.rs"]
 mod shop;
 
@@ -306,33 +307,7 @@ fn items_linked_only_from_other_items_are_mapped_learned_and_crawled() {
     let dir = std::env::temp_dir().join(format!("exemplar-catalogue-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     exemplar::export::write_scrapy_project(&spec, &dir).expect("scrapy project");
-    let scrapy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
-    let name = spec.spider_name();
-    let out = std::process::Command::new(&scrapy)
-        .current_dir(&dir)
-        .args([
-            "crawl",
-            &name,
-            "-O",
-            "items.jsonl",
-            "-s",
-            "LOG_LEVEL=WARNING",
-        ])
-        .output()
-        .expect("scrapy (./build.sh setup installs it into .venv)");
-    assert!(
-        out.status.success(),
-        "scrapy: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let jsonl = std::fs::read_to_string(dir.join("items.jsonl")).expect("items");
-    let scraped: Vec<String> = jsonl
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("json line");
-            v["url"].as_str().expect("url").to_string()
-        })
-        .collect();
+    let scraped = common::scrapy_crawl(&dir, &spec.spider_name());
     assert_eq!(paths(&base, &scraped), items);
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(crawled.coverage.missed, Vec::<String>::new());

@@ -5,6 +5,8 @@
 //! (`./build.sh setup` installs tests/requirements.txt).
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -195,27 +197,7 @@ fn generated_scrapy_project_collects_the_same_urls() {
         exemplar::pattern::Pattern::from_json(&std::fs::read_to_string(&pattern).expect("pattern"))
             .expect("valid pattern");
     let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
-    let items = dir.join("items.jsonl");
-    let out = Command::new(venv("scrapy"))
-        .current_dir(&project)
-        .args(["crawl", &name, "-O"])
-        .arg(&items)
-        .args(["-s", "LOG_LEVEL=WARNING"])
-        .output()
-        .expect("scrapy");
-    assert!(
-        out.status.success(),
-        "scrapy: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(&items).expect("items");
-    let got: BTreeSet<String> = text
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("json line");
-            v["url"].as_str().expect("url").to_string()
-        })
-        .collect();
+    let got: BTreeSet<String> = common::scrapy_crawl(&project, &name).into_iter().collect();
     assert_eq!(got, urls, "Scrapy and exemplar crawl collect the same URLs");
     let _ = std::fs::remove_dir_all(&dir);
 }

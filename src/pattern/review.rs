@@ -161,12 +161,28 @@ impl ShapeCounts {
 }
 
 /// The URL (normalized) once per word or number token, with that token replaced by a mark no
-/// URL contains.
+/// URL contains. The file name's only word is never blanked: `pgbench.html` blanked to `*.html`
+/// would stand for the whole directory, not for a kind of page.
 fn blanked(url: &str) -> Vec<String> {
     let normalized = url_pattern::normalize(url).unwrap_or_else(|| url.to_string());
     let tokens = url_pattern::tokenize(&normalized);
+    let is_word = |t: &url_pattern::Token| matches!(t.class, Class::Alpha | Class::Digit);
+    // The file name: the tokens after the last '/' and before its last '.' (the extension).
+    let name_start = tokens
+        .iter()
+        .rposition(|t| t.class == Class::Punct('/'))
+        .map_or(0, |i| i + 1);
+    let name_end = tokens[name_start..]
+        .iter()
+        .rposition(|t| t.class == Class::Punct('.'))
+        .map_or(tokens.len(), |i| name_start + i);
+    let name_words = tokens[name_start..name_end]
+        .iter()
+        .filter(|t| is_word(t))
+        .count();
     (0..tokens.len())
-        .filter(|&i| matches!(tokens[i].class, Class::Alpha | Class::Digit))
+        .filter(|&i| is_word(&tokens[i]))
+        .filter(|&i| name_words >= 2 || !(name_start..name_end).contains(&i))
         .map(|i| {
             let mut key = String::with_capacity(normalized.len() + 2);
             for (j, t) in tokens.iter().enumerate() {
@@ -296,5 +312,22 @@ mod tests {
         assert_eq!(keys.len(), 7);
         assert!(keys.contains(&"http://docs.test/a/page-\u{0}.html".to_string()));
         assert!(keys.iter().all(|k| k.matches('\u{0}').count() == 1));
+        // A file name of one word keeps it: blanked, it would be the whole directory.
+        let keys = blanked("http://docs.test/a/pgbench.html");
+        assert_eq!(keys.len(), 5, "{keys:?}");
+        assert!(!keys.contains(&"http://docs.test/a/\u{0}.html".to_string()));
+        assert!(keys.contains(&"http://docs.test/\u{0}/pgbench.html".to_string()));
+    }
+
+    #[test]
+    fn a_one_word_file_name_among_pages_below_theta_is_not_marked() {
+        let mut map = docs();
+        for name in ["tutorial", "install", "faq", "news", "license"] {
+            map.nodes.push(node(&format!("{name}.html"), NodeState::Page, 0.6));
+        }
+        map.nodes.push(node("pgbench.html", NodeState::Target, 0.9));
+        let list = doubtful_targets(&map, &Corrections::default(), 100);
+        let pgbench = list.iter().find(|d| d.url.ends_with("/pgbench.html"));
+        assert!(pgbench.is_some_and(|d| !d.url_unlike_targets), "{list:?}");
     }
 }

@@ -1,0 +1,30 @@
+//! Helpers shared by integration-test crates (a module, not a test crate of its own).
+
+use std::path::Path;
+use std::process::Command;
+
+/// Runs spider `name` of a generated Scrapy project in `project` with the Scrapy of the
+/// repository's `.venv` (`./build.sh setup` installs it), its items written to `items.jsonl`
+/// there; returns the URLs of the items, in the order scraped. Panics with Scrapy's stderr when
+/// the crawl fails.
+pub fn scrapy_crawl(project: &Path, name: &str) -> Vec<String> {
+    let scrapy = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
+    let out = Command::new(&scrapy)
+        .current_dir(project)
+        .args(["crawl", name, "-O", "items.jsonl", "-s", "LOG_LEVEL=WARNING"])
+        .output()
+        .expect("scrapy (./build.sh setup installs it into .venv)");
+    assert!(
+        out.status.success(),
+        "scrapy: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let jsonl = std::fs::read_to_string(project.join("items.jsonl")).expect("items");
+    jsonl
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json line");
+            v["url"].as_str().expect("url").to_string()
+        })
+        .collect()
+}
