@@ -25,12 +25,14 @@ ROOT=$PWD
 # The page-kind classifier's extra training sites (eval/train-sites.toml): about 20 MB to download.
 TRAIN_SITE_PACKAGES=(libbox2d-doc libassimp-doc libjsoncpp-doc libcommons-io-java-doc libjsoup-java-doc
   python-werkzeug-doc sphinx-doc libcairo2-doc libharfbuzz-doc libatk1.0-doc)
+# qtbase5-doc-html (held out for ./build.sh eval, below) is also read by tests/learn_determinism.rs:
+# Qt links many pages only from its class pages.
 APT_PACKAGES=(chromium chromium-driver firefox-esr postgresql-doc-15 libcommons-lang3-java-doc libsfml-doc python3.11-doc
-  xapian-omega xapian-tools "${TRAIN_SITE_PACKAGES[@]}")
+  xapian-omega xapian-tools qtbase5-doc-html "${TRAIN_SITE_PACKAGES[@]}")
 # What ./build.sh eval-forms needs (also in APT_PACKAGES, so setup installs them).
 OMEGA_PACKAGES=(xapian-omega xapian-tools postgresql-doc-15)
-# The held-out sites of ./build.sh eval (eval/heldout-sites.toml; 13 MB to download, 275 MB
-# installed): installed by eval only, no test needs them.
+# The held-out sites of ./build.sh eval (eval/heldout-sites.toml): installed by eval (setup
+# installs Qt's for a test; the others no test needs).
 HELDOUT_SITE_PACKAGES=(openjdk-17-doc qtbase5-doc-html libgtk-4-doc)
 WASM_TARGET=wasm32-unknown-unknown
 WASM_FILE=target/$WASM_TARGET/release/exemplar.wasm

@@ -419,10 +419,12 @@ impl SiteMap {
 
     /// The breadth-first tree of the map's link graph from the entry: every node's parent and
     /// depth as a mapper fetching one page at a time would have met them — links taken in
-    /// document order, targets not expanded (learning ignores a target's links). With several
-    /// requests in flight, [`Node::parent`] records whichever linking page answered first, so
-    /// learning from it would give one site different patterns from run to run; this tree
-    /// depends on the pages alone. Nodes no expanded page reaches keep their recorded parent.
+    /// document order, targets not expanded; then, for what only targets lead to, the walk goes
+    /// on from the targets in the order it met them, expanding every page (mapping follows
+    /// targets' links last, [`MapConfig::expand_targets`]). With several requests in flight,
+    /// [`Node::parent`] records whichever linking page answered first, so learning from it
+    /// would give one site different patterns from run to run; this tree depends on the pages
+    /// alone. Nodes no walk reaches keep their recorded parent.
     pub fn breadth_first(&self) -> BreadthFirst {
         let n = self.nodes.len();
         let mut parent: Vec<Option<u32>> = self.nodes.iter().map(|node| node.parent).collect();
@@ -436,23 +438,38 @@ impl SiteMap {
             order[0] = Some(0);
             queue.push_back(0u32);
         }
-        while let Some(u) = queue.pop_front() {
-            let node = &self.nodes[u as usize];
-            if u != 0 && node.state == NodeState::Target {
-                continue;
-            }
-            let d = depth[u as usize].unwrap_or(0);
-            for &v in &node.links {
-                if let Some(slot) = depth.get_mut(v as usize)
-                    && slot.is_none()
-                {
-                    *slot = Some(d + 1);
-                    parent[v as usize] = Some(u);
-                    met += 1;
-                    order[v as usize] = Some(met);
-                    queue.push_back(v);
+        // Two walks: the first does not expand targets; the second starts from the targets the
+        // first met, in its order, and expands everything.
+        let mut expand_targets = false;
+        loop {
+            while let Some(u) = queue.pop_front() {
+                let node = &self.nodes[u as usize];
+                if u != 0 && node.state == NodeState::Target && !expand_targets {
+                    continue;
+                }
+                let d = depth[u as usize].unwrap_or(0);
+                for &v in &node.links {
+                    if let Some(slot) = depth.get_mut(v as usize)
+                        && slot.is_none()
+                    {
+                        *slot = Some(d + 1);
+                        parent[v as usize] = Some(u);
+                        met += 1;
+                        order[v as usize] = Some(met);
+                        queue.push_back(v);
+                    }
                 }
             }
+            if expand_targets {
+                break;
+            }
+            expand_targets = true;
+            let mut targets: Vec<u32> = self
+                .targets()
+                .filter(|&t| t != 0 && order[t as usize].is_some())
+                .collect();
+            targets.sort_by_key(|&t| order[t as usize]);
+            queue.extend(targets);
         }
         BreadthFirst {
             parent,
@@ -1676,31 +1693,64 @@ mod tests {
             form: None,
         };
         // Entry 0 links a (1) then b (2); both link c (3), recorded under b because b answered
-        // first. c links the target t (4), which links d (5): a target is not expanded, so d
-        // keeps its recorded parent and has no depth.
+        // first. c links the target t (4), a links the target u (6); both targets link d (5),
+        // recorded under t. Targets are expanded only once nothing else is left, in the order
+        // the walk met them: u (met from a) before t (met from c), so d hangs under u.
         let map = SiteMap {
             nodes: vec![
                 node("/", None, NodeState::Page, vec![1, 2]),
-                node("/a", Some(0), NodeState::Page, vec![3]),
+                node("/a", Some(0), NodeState::Page, vec![3, 6]),
                 node("/b", Some(0), NodeState::Page, vec![3, 0]),
                 node("/c", Some(2), NodeState::Page, vec![4]),
                 node("/t", Some(3), NodeState::Target, vec![5]),
                 node("/d", Some(4), NodeState::Discovered, vec![]),
+                node("/u", Some(1), NodeState::Target, vec![5]),
             ],
             ..SiteMap::default()
         };
         let tree = map.breadth_first();
         assert_eq!(
             tree.parent,
-            vec![None, Some(0), Some(0), Some(1), Some(3), Some(4)]
+            vec![None, Some(0), Some(0), Some(1), Some(3), Some(6), Some(1)]
         );
         assert_eq!(
             tree.depth,
-            vec![Some(0), Some(1), Some(1), Some(2), Some(3), None]
+            vec![
+                Some(0),
+                Some(1),
+                Some(1),
+                Some(2),
+                Some(3),
+                Some(3),
+                Some(2)
+            ]
         );
         assert_eq!(
             tree.order,
-            vec![Some(0), Some(1), Some(2), Some(3), Some(4), None]
+            vec![
+                Some(0),
+                Some(1),
+                Some(2),
+                Some(3),
+                Some(5),
+                Some(6),
+                Some(4)
+            ]
+        );
+        // The same pages recorded the other way round give the same tree.
+        let mut other = map.clone();
+        other.nodes[5].parent = Some(6);
+        other.nodes[3].parent = Some(1);
+        assert_eq!(other.breadth_first(), tree);
+        // A node no walk reaches keeps its recorded parent and has no depth.
+        let mut alone = map.clone();
+        alone
+            .nodes
+            .push(node("/e", Some(2), NodeState::Discovered, vec![]));
+        let tree = alone.breadth_first();
+        assert_eq!(
+            (tree.parent[7], tree.depth[7], tree.order[7]),
+            (Some(2), None, None)
         );
     }
 

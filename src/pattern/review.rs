@@ -323,7 +323,8 @@ mod tests {
     fn a_one_word_file_name_among_pages_below_theta_is_not_marked() {
         let mut map = docs();
         for name in ["tutorial", "install", "faq", "news", "license"] {
-            map.nodes.push(node(&format!("{name}.html"), NodeState::Page, 0.6));
+            map.nodes
+                .push(node(&format!("{name}.html"), NodeState::Page, 0.6));
         }
         map.nodes.push(node("pgbench.html", NodeState::Target, 0.9));
         let list = doubtful_targets(&map, &Corrections::default(), 100);

@@ -11,7 +11,14 @@ pub fn scrapy_crawl(project: &Path, name: &str) -> Vec<String> {
     let scrapy = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
     let out = Command::new(&scrapy)
         .current_dir(project)
-        .args(["crawl", name, "-O", "items.jsonl", "-s", "LOG_LEVEL=WARNING"])
+        .args([
+            "crawl",
+            name,
+            "-O",
+            "items.jsonl",
+            "-s",
+            "LOG_LEVEL=WARNING",
+        ])
         .output()
         .expect("scrapy (./build.sh setup installs it into .venv)");
     assert!(
