@@ -303,6 +303,10 @@ pub fn running_time(started_ms: &mut Option<u64>, elapsed_ms: u64, now_ms: u64) 
 pub struct Frontier<T> {
     politeness: Politeness,
     queue: VecDeque<Queued<T>>,
+    /// How many entries at the head of `queue` were queued first ([`Frontier::push_first`]):
+    /// breadth-first among themselves, before all others.
+    #[serde(default)]
+    first: usize,
     seen: HashSet<String>,
     in_flight: BTreeMap<u64, Flight<T>>,
     hosts: BTreeMap<String, Host>,
@@ -321,6 +325,7 @@ impl<T: Clone> Frontier<T> {
         Frontier {
             politeness,
             queue: VecDeque::new(),
+            first: 0,
             seen: HashSet::new(),
             in_flight: BTreeMap::new(),
             hosts: BTreeMap::new(),
@@ -354,6 +359,49 @@ impl<T: Clone> Frontier<T> {
         true
     }
 
+    /// Queues `url` (canonical) unless it was ever queued, after the URLs queued first and
+    /// before all others. Returns whether it was added.
+    pub fn push_first(&mut self, url: String, item: T) -> bool {
+        if !self.seen.insert(url.clone()) {
+            return false;
+        }
+        let at = self.first.min(self.queue.len());
+        self.queue.insert(at, Queued { url, item });
+        self.first = at + 1;
+        true
+    }
+
+    /// Moves a URL queued in its turn to the end of those queued first. Returns whether it was
+    /// waiting in its turn.
+    pub fn promote(&mut self, url: &str) -> bool {
+        let first = self.first.min(self.queue.len());
+        let Some(i) = self.queue.iter().skip(first).position(|q| q.url == url) else {
+            return false;
+        };
+        match self.queue.remove(first + i) {
+            Some(q) => {
+                self.queue.insert(first, q);
+                self.first = first + 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Queued items waiting in their turn, behind those queued first ([`Frontier::push_first`]).
+    pub fn iter_in_turn(&self) -> impl Iterator<Item = &Queued<T>> {
+        self.queue.iter().skip(self.first)
+    }
+
+    /// Takes the entry at `i` out of the queue, keeping the count of those queued first.
+    fn take(&mut self, i: usize) -> Option<Queued<T>> {
+        let q = self.queue.remove(i)?;
+        if i < self.first {
+            self.first -= 1;
+        }
+        Some(q)
+    }
+
     /// Marks a URL as known without queueing it (e.g. the final URL of a redirect).
     pub fn mark_seen(&mut self, url: &str) -> bool {
         self.seen.insert(url.to_string())
@@ -378,6 +426,7 @@ impl<T: Clone> Frontier<T> {
     pub fn clear_queue(&mut self) -> usize {
         let n = self.queue.len();
         self.queue.clear();
+        self.first = 0;
         n
     }
 
@@ -408,7 +457,7 @@ impl<T: Clone> Frontier<T> {
         for i in 0..scan {
             let Some(host) = host_of(&self.queue[i].url) else {
                 // Not a URL we can fetch: hand it back as disallowed rather than loop on it.
-                if let Some(q) = self.queue.remove(i) {
+                if let Some(q) = self.take(i) {
                     return Next::Disallowed(q);
                 }
                 continue;
@@ -446,7 +495,7 @@ impl<T: Clone> Frontier<T> {
                 }
                 RobotsState::Known(robots) => {
                     if !robots.allowed(&self.queue[i].url) {
-                        if let Some(q) = self.queue.remove(i) {
+                        if let Some(q) = self.take(i) {
                             return Next::Disallowed(q);
                         }
                         continue;
@@ -462,7 +511,7 @@ impl<T: Clone> Frontier<T> {
             }
             entry.in_flight += 1;
             entry.next_at_ms = now_ms.saturating_add(entry.delay_ms);
-            let Some(q) = self.queue.remove(i) else {
+            let Some(q) = self.take(i) else {
                 break;
             };
             let id = self.next_id;
@@ -550,7 +599,11 @@ impl<T: Clone> Frontier<T> {
         let flights = std::mem::take(&mut self.in_flight);
         for (_, f) in flights.into_iter().rev() {
             match f {
-                Flight::Page(q) => self.queue.push_front(q),
+                Flight::Page(q) => {
+                    self.queue.push_front(q);
+                    // In flight, they were next: they stay ahead of what was queued first.
+                    self.first = self.first.min(self.queue.len() - 1) + 1;
+                }
                 Flight::Robots { host } => {
                     if let Some(h) = self.hosts.get_mut(&host) {
                         h.robots = RobotsState::Unknown;
@@ -657,6 +710,65 @@ mod tests {
         f.deliver(r.id, FetchResult::Failed("connection refused".into()));
         assert!(matches!(f.next(1000), Next::Disallowed(_)));
         assert_eq!(f.next(1000), Next::Empty);
+    }
+
+    #[test]
+    fn urls_queued_first_go_before_the_others_breadth_first_among_themselves() {
+        let mut f = Frontier::new(Politeness {
+            delay_ms: 0,
+            max_in_flight: 1,
+            max_in_flight_per_host: 1,
+            obey_robots: false,
+            ..Politeness::default()
+        });
+        let mut order = Vec::new();
+        let take = |f: &mut Frontier<u32>| {
+            let r = fetch(f, 0);
+            let url = r.url.clone();
+            assert!(matches!(f.deliver(r.id, ok(200, "")), Delivered::Page(..)));
+            url.trim_start_matches("http://h/").to_string()
+        };
+        f.push("http://h/a".into(), 1);
+        f.push("http://h/b".into(), 2);
+        assert!(f.push_first("http://h/x".into(), 3));
+        assert!(f.push_first("http://h/y".into(), 4));
+        assert!(
+            !f.push_first("http://h/a".into(), 5),
+            "seen URLs are not queued twice"
+        );
+        order.push(take(&mut f));
+        f.push("http://h/c".into(), 6);
+        // b moves ahead of c, behind y.
+        assert!(f.promote("http://h/b"));
+        assert!(!f.promote("http://h/b"), "already ahead");
+        assert!(!f.promote("http://h/nowhere"));
+        assert!(f.push_first("http://h/z".into(), 7));
+        while f.queued() > 0 {
+            order.push(take(&mut f));
+        }
+        assert_eq!(order, ["x", "y", "b", "z", "a", "c"]);
+        // A request in flight when saved stays ahead of what was queued first.
+        f.push("http://h/d".into(), 8);
+        f.push_first("http://h/e".into(), 9);
+        f.push_first("http://h/g".into(), 10);
+        let e = fetch(&mut f, 0);
+        f.requeue_in_flight();
+        assert_eq!(e.url, "http://h/e");
+        f.push_first("http://h/k".into(), 11);
+        let rest: Vec<String> = f.iter_queue().map(|q| q.url.clone()).collect();
+        assert_eq!(
+            rest,
+            ["http://h/e", "http://h/g", "http://h/k", "http://h/d"]
+        );
+        let in_turn: Vec<&str> = f.iter_in_turn().map(|q| q.url.as_str()).collect();
+        assert_eq!(in_turn, ["http://h/d"]);
+        assert_eq!(f.clear_queue(), 4);
+        f.push("http://h/m".into(), 12);
+        assert_eq!(
+            f.iter_in_turn().count(),
+            1,
+            "clearing forgets what was first"
+        );
     }
 
     #[test]

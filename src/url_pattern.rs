@@ -280,6 +280,43 @@ impl Class {
     }
 }
 
+/// The URL (normalized) once per word or number token ([`tokenize`]), with that token replaced by
+/// a mark no URL contains: two URLs share a variant when they differ in that one token
+/// (`iface.Editable.html` and `iface.Actionable.html`, `std/cell/struct.Cell.html` and
+/// `core/cell/struct.Cell.html`), which is how pages of one kind are named. A file name of one
+/// word (`pgbench.html`, `9.html`) is blanked only with `sole_name`: blanked, it stands for its
+/// whole directory, which is a kind on some sites (`item/9.html`) and a mix on others (every
+/// PostgreSQL page is `*.html`).
+pub fn one_token_variants(url: &str, sole_name: bool) -> Vec<String> {
+    let normalized = normalize(url).unwrap_or_else(|| url.to_string());
+    let tokens = tokenize(&normalized);
+    let is_word = |t: &Token| matches!(t.class, Class::Alpha | Class::Digit);
+    // The file name: the tokens after the last '/' and before its last '.' (the extension).
+    let name_start = tokens
+        .iter()
+        .rposition(|t| t.class == Class::Punct('/'))
+        .map_or(0, |i| i + 1);
+    let name_end = tokens[name_start..]
+        .iter()
+        .rposition(|t| t.class == Class::Punct('.'))
+        .map_or(tokens.len(), |i| name_start + i);
+    let name_words = tokens[name_start..name_end]
+        .iter()
+        .filter(|t| is_word(t))
+        .count();
+    (0..tokens.len())
+        .filter(|&i| is_word(&tokens[i]))
+        .filter(|&i| sole_name || name_words >= 2 || !(name_start..name_end).contains(&i))
+        .map(|i| {
+            let mut key = String::with_capacity(normalized.len() + 2);
+            for (j, t) in tokens.iter().enumerate() {
+                key.push_str(if i == j { "\u{0}" } else { &t.text });
+            }
+            key
+        })
+        .collect()
+}
+
 /// A fragment of a string cut by [`tokenize`]: its text and the leaf it matches.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Token {

@@ -4,7 +4,11 @@
 //! fetched HTML page is compared with the example (RTDM); pages at least θ similar are targets
 //! and are not expanded, the others' same-site links are queued. Once nothing else is left, the
 //! links first met on targets are visited too ([`MapConfig::expand_targets`]: entity pages that
-//! only other entity pages link to). It keeps the link graph of the pages it read (node ids, not
+//! only other entity pages link to). Links named like the example or a target found so far (a URL
+//! that differs from one of theirs in one word: `core/cell/struct.Cell.html` once
+//! `std/cell/struct.Cell.html` is a target) are fetched before the rest, breadth first among
+//! themselves: under a page budget, the pages most likely to be targets come first (the map of a
+//! site read whole is the same). It keeps the link graph of the pages it read (node ids, not
 //! HTML) in a [`SiteMap`], from which [`crate::pattern`] learns
 //! the navigation pattern. Forms met on the way are filled and submitted (`mapper/forms.rs`); their
 //! submissions are nodes like links.
@@ -12,7 +16,7 @@
 //! The driver loop is: `poll(now)` → perform the [`crate::fetch::FetchRequest`] → `handle(id, result, now)` →
 //! `drain_events()`, until `poll` says [`Poll::Done`]. [`Mapper::snapshot`] /
 //! [`Mapper::restore`] round-trip the whole state as serde data.
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 mod forms;
 pub use forms::{
@@ -27,6 +31,7 @@ pub use crate::fetch::Poll;
 use crate::fetch::{Delivered, FetchResult, Frontier, Machine, Next, Politeness};
 use crate::forms::FormSpec;
 use crate::similarity::{self, Example};
+use crate::url_pattern;
 
 /// Limits and scope of a mapping run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -684,6 +689,21 @@ pub struct Mapper {
     seeds: Vec<String>,
     parse: ParseOptions,
     events: VecDeque<Event>,
+    /// Hashes of the one-token variants ([`url_pattern::one_token_variants`]) of the example's
+    /// and the targets' URLs: a link sharing one is queued first. Derived from the map.
+    target_names: HashSet<u64>,
+    /// The nodes queued in their turn, by the hash of each of their URL's one-token variants:
+    /// those to move ahead when a target named like them is found. Derived from the frontier.
+    waiting: HashMap<u64, Vec<u32>>,
+}
+
+/// A one-token variant of a URL, hashed (the std hasher with its fixed keys: the same on every
+/// run and platform).
+fn name_hash(variant: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    variant.hash(&mut h);
+    h.finish()
 }
 
 impl Mapper {
@@ -765,7 +785,7 @@ impl Mapper {
         let example = Example::new(&page, state.config.similarity);
         let mut seeds = crate::forms::query::frequent_terms(&page);
         seeds.truncate(forms::SEEDS);
-        Ok(Mapper {
+        let mut m = Mapper {
             state,
             scope,
             example,
@@ -773,7 +793,73 @@ impl Mapper {
             seeds,
             parse,
             events: VecDeque::new(),
-        })
+            target_names: HashSet::new(),
+            waiting: HashMap::new(),
+        };
+        let in_turn: Vec<(String, u32)> = m
+            .state
+            .frontier
+            .iter_in_turn()
+            .map(|q| (q.url.clone(), q.item.node))
+            .collect();
+        for (url, id) in in_turn {
+            m.wait(&url, id);
+        }
+        let named: Vec<String> = std::iter::once(m.state.example.url.clone())
+            .chain(
+                m.state
+                    .map
+                    .targets()
+                    .map(|t| m.state.map.nodes[t as usize].url.clone()),
+            )
+            .collect();
+        for url in named {
+            m.name_target(&url);
+        }
+        Ok(m)
+    }
+
+    /// Records a target's URL: links named like it are queued first, those already waiting
+    /// in their turn move ahead.
+    fn name_target(&mut self, url: &str) {
+        let canonical = canon::canonicalize(url).unwrap_or_else(|| url.to_string());
+        for v in url_pattern::one_token_variants(&canonical, true) {
+            let h = name_hash(&v);
+            if !self.target_names.insert(h) {
+                continue;
+            }
+            for id in self.waiting.remove(&h).unwrap_or_default() {
+                if let Some(node) = self.state.map.nodes.get(id as usize)
+                    && node.state == NodeState::Discovered
+                {
+                    // False when it is in flight or was moved ahead by another name.
+                    self.state.frontier.promote(&node.url);
+                }
+            }
+        }
+    }
+
+    /// Indexes a URL waiting in its turn by its one-token variants.
+    fn wait(&mut self, url: &str, id: u32) {
+        for v in url_pattern::one_token_variants(url, true) {
+            self.waiting.entry(name_hash(&v)).or_default().push(id);
+        }
+    }
+
+    /// Queues a new URL: first when it is named like a target, else in its turn.
+    fn queue(&mut self, url: String, id: u32) {
+        let names: Vec<u64> = url_pattern::one_token_variants(&url, true)
+            .iter()
+            .map(|v| name_hash(v))
+            .collect();
+        if names.iter().any(|h| self.target_names.contains(h)) {
+            self.state.frontier.push_first(url, Item { node: id });
+        } else {
+            for h in names {
+                self.waiting.entry(h).or_default().push(id);
+            }
+            self.state.frontier.push(url, Item { node: id });
+        }
     }
 
     /// The whole state as serde data (in-flight requests are asked again after restore).
@@ -1027,6 +1113,8 @@ impl Mapper {
         // The entry page is always expanded: it is where navigation starts, even when it looks
         // like the example. A target's links wait until everything else has been visited.
         if similar && node != 0 {
+            let url = self.state.map.nodes[node as usize].url.clone();
+            self.name_target(&url);
             if self.state.config.expand_targets {
                 self.link(node, links, false);
             }
@@ -1071,17 +1159,22 @@ impl Mapper {
         match look_alikes.len() {
             k if k < similarity::PLACE_SUPPORT => return verdict.similar,
             k if k == similarity::PLACE_SUPPORT => {
+                let mut promoted = Vec::new();
                 for &earlier in &look_alikes[..k - 1] {
                     let e = &mut self.state.map.nodes[earlier as usize];
                     e.similarity = e.unplaced;
                     if e.state == NodeState::Page {
                         e.state = NodeState::Target;
                         self.state.progress.targets += 1;
+                        promoted.push(e.url.clone());
                         self.events.push_back(Event::Promoted {
                             url: e.url.clone(),
                             similarity: e.unplaced,
                         });
                     }
+                }
+                for url in promoted {
+                    self.name_target(&url);
                 }
             }
             _ => {}
@@ -1125,7 +1218,7 @@ impl Mapper {
                 Some(&id)
                     if queue && self.state.stopped.is_none() && self.state.held.remove(&id) =>
                 {
-                    self.state.frontier.push(url, Item { node: id });
+                    self.queue(url, id);
                     id
                 }
                 Some(&id) => id,
@@ -1153,7 +1246,7 @@ impl Mapper {
                     self.state.index.insert(url.clone(), id);
                     if depth < self.state.config.max_depth && self.state.stopped.is_none() {
                         if queue {
-                            self.state.frontier.push(url, Item { node: id });
+                            self.queue(url, id);
                         } else {
                             self.state.held.insert(id);
                         }
@@ -1175,7 +1268,7 @@ impl Mapper {
         let any = !held.is_empty();
         for id in held {
             let url = self.state.map.nodes[id as usize].url.clone();
-            self.state.frontier.push(url, Item { node: id });
+            self.queue(url, id);
         }
         any
     }
@@ -1357,6 +1450,77 @@ mod tests {
             config,
         )
         .expect("mapper")
+    }
+
+    /// Under a page budget, links named like the example or a target found are fetched
+    /// before the rest: `/item/9.html` (like the example `/item/1.html`) at once, and once
+    /// `/product/2.html` is a target, `/product/3.html` and `/product/4.html` move ahead of the
+    /// twenty pages queued before them.
+    #[test]
+    fn links_named_like_a_target_are_fetched_first_under_a_page_budget() {
+        let docs: Vec<String> = (1..=20).map(|i| format!("/docs/page-{i}.html")).collect();
+        let home: Vec<String> = std::iter::once("/product/2.html".to_string())
+            .chain(docs.iter().cloned())
+            .chain(["/product/3.html", "/product/4.html", "/item/9.html"].map(String::from))
+            .collect();
+        let site = move |url: &str| -> FetchResult {
+            let path = url.trim_start_matches("http://shop.test");
+            match path {
+                "/" => html(&listing(&home)),
+                p if p.starts_with("/product/") || p.starts_with("/item/") => {
+                    let n: u32 = p
+                        .trim_start_matches("/product/")
+                        .trim_start_matches("/item/")
+                        .trim_end_matches(".html")
+                        .parse()
+                        .unwrap_or(0);
+                    html(&entity(n))
+                }
+                p if p.starts_with("/docs/") => html(&format!(
+                    "<html><head><title>Doc</title></head><body><h2>Doc {p}</h2>\
+                     <p>Prose about {p}.</p><p>More.</p></body></html>"
+                )),
+                _ => FetchResult::Response(FetchResponse {
+                    status: 404,
+                    final_url: String::new(),
+                    headers: vec![],
+                    body: Vec::new(),
+                    truncated: false,
+                }),
+            }
+        };
+        let mut m = mapper_with(MapConfig {
+            max_pages: 5,
+            politeness: Politeness {
+                delay_ms: 0,
+                max_in_flight: 1,
+                max_in_flight_per_host: 1,
+                obey_robots: false,
+                ..Politeness::default()
+            },
+            ..MapConfig::default()
+        });
+        drive(&mut m, &site);
+        let map = m.into_site_map();
+        let fetched: BTreeSet<&str> = map
+            .nodes
+            .iter()
+            .filter(|n| n.similarity.is_some())
+            .map(|n| n.url.trim_start_matches("http://shop.test"))
+            .collect();
+        // Breadth first, the budget would go to /product/2.html and three docs pages (their
+        // content differs: they are not duplicates).
+        assert_eq!(
+            fetched,
+            BTreeSet::from([
+                "/",
+                "/item/9.html",
+                "/product/2.html",
+                "/product/3.html",
+                "/product/4.html"
+            ])
+        );
+        assert_eq!(map.targets().count(), 4);
     }
 
     #[test]

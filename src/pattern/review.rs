@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Corrections;
 use crate::mapper::{NodeState, SiteMap};
-use crate::url_pattern::{self, Class};
+use crate::url_pattern;
 
 /// A fetched page just below θ, for the user to judge ([`near_misses`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -135,7 +135,7 @@ impl ShapeCounts {
             .filter(|node| node.similarity.is_some());
         for node in judged {
             let target = usize::from(node.state == NodeState::Target);
-            for key in blanked(&node.url) {
+            for key in url_pattern::one_token_variants(&node.url, false) {
                 let c = counts.entry(key).or_default();
                 c.0 += 1;
                 c.1 += target;
@@ -149,7 +149,7 @@ impl ShapeCounts {
     /// counted once: it matches only the key blanking that token.
     fn mostly_non_targets(&self, url: &str) -> bool {
         let (mut pages, mut targets) = (0usize, 0usize);
-        for key in blanked(url) {
+        for key in url_pattern::one_token_variants(url, false) {
             if let Some(&(p, t)) = self.counts.get(&key) {
                 // Less this target itself.
                 pages += p.saturating_sub(1);
@@ -158,39 +158,6 @@ impl ShapeCounts {
         }
         pages >= MIN_SHAPE_PAGES && 2 * targets < pages
     }
-}
-
-/// The URL (normalized) once per word or number token, with that token replaced by a mark no
-/// URL contains. The file name's only word is never blanked: `pgbench.html` blanked to `*.html`
-/// would stand for the whole directory, not for a kind of page.
-fn blanked(url: &str) -> Vec<String> {
-    let normalized = url_pattern::normalize(url).unwrap_or_else(|| url.to_string());
-    let tokens = url_pattern::tokenize(&normalized);
-    let is_word = |t: &url_pattern::Token| matches!(t.class, Class::Alpha | Class::Digit);
-    // The file name: the tokens after the last '/' and before its last '.' (the extension).
-    let name_start = tokens
-        .iter()
-        .rposition(|t| t.class == Class::Punct('/'))
-        .map_or(0, |i| i + 1);
-    let name_end = tokens[name_start..]
-        .iter()
-        .rposition(|t| t.class == Class::Punct('.'))
-        .map_or(tokens.len(), |i| name_start + i);
-    let name_words = tokens[name_start..name_end]
-        .iter()
-        .filter(|t| is_word(t))
-        .count();
-    (0..tokens.len())
-        .filter(|&i| is_word(&tokens[i]))
-        .filter(|&i| name_words >= 2 || !(name_start..name_end).contains(&i))
-        .map(|i| {
-            let mut key = String::with_capacity(normalized.len() + 2);
-            for (j, t) in tokens.iter().enumerate() {
-                key.push_str(if i == j { "\u{0}" } else { &t.text });
-            }
-            key
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -307,16 +274,19 @@ mod tests {
 
     #[test]
     fn urls_are_blanked_one_word_or_number_at_a_time() {
-        let keys = blanked("http://docs.test/a/page-12.html");
+        let keys = url_pattern::one_token_variants("http://docs.test/a/page-12.html", false);
         // http, docs, test, a, page, 12, html
         assert_eq!(keys.len(), 7);
         assert!(keys.contains(&"http://docs.test/a/page-\u{0}.html".to_string()));
         assert!(keys.iter().all(|k| k.matches('\u{0}').count() == 1));
         // A file name of one word keeps it: blanked, it would be the whole directory.
-        let keys = blanked("http://docs.test/a/pgbench.html");
+        let keys = url_pattern::one_token_variants("http://docs.test/a/pgbench.html", false);
         assert_eq!(keys.len(), 5, "{keys:?}");
         assert!(!keys.contains(&"http://docs.test/a/\u{0}.html".to_string()));
         assert!(keys.contains(&"http://docs.test/\u{0}/pgbench.html".to_string()));
+        let keys = url_pattern::one_token_variants("http://docs.test/a/pgbench.html", true);
+        assert_eq!(keys.len(), 6, "{keys:?}");
+        assert!(keys.contains(&"http://docs.test/a/\u{0}.html".to_string()));
     }
 
     #[test]
