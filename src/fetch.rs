@@ -371,21 +371,22 @@ impl<T: Clone> Frontier<T> {
         true
     }
 
-    /// Moves a URL queued in its turn to the end of those queued first. Returns whether it was
-    /// waiting in its turn.
-    pub fn promote(&mut self, url: &str) -> bool {
+    /// Moves the URLs of `urls` that wait in their turn behind those queued first, keeping
+    /// their order; one pass over the queue. Returns how many moved.
+    pub fn promote(&mut self, urls: &HashSet<&str>) -> usize {
         let first = self.first.min(self.queue.len());
-        let Some(i) = self.queue.iter().skip(first).position(|q| q.url == url) else {
-            return false;
-        };
-        match self.queue.remove(first + i) {
-            Some(q) => {
-                self.queue.insert(first, q);
-                self.first = first + 1;
-                true
-            }
-            None => false,
+        if urls.is_empty() || first == self.queue.len() {
+            return 0;
         }
+        let rest: Vec<Queued<T>> = self.queue.drain(first..).collect();
+        let (moved, stay): (Vec<Queued<T>>, Vec<Queued<T>>) = rest
+            .into_iter()
+            .partition(|q| urls.contains(q.url.as_str()));
+        let n = moved.len();
+        self.queue.extend(moved);
+        self.queue.extend(stay);
+        self.first = first + n;
+        n
     }
 
     /// Queued items waiting in their turn, behind those queued first ([`Frontier::push_first`]).
@@ -739,9 +740,15 @@ mod tests {
         order.push(take(&mut f));
         f.push("http://h/c".into(), 6);
         // b moves ahead of c, behind y.
-        assert!(f.promote("http://h/b"));
-        assert!(!f.promote("http://h/b"), "already ahead");
-        assert!(!f.promote("http://h/nowhere"));
+        assert_eq!(
+            f.promote(&HashSet::from(["http://h/b", "http://h/nowhere"])),
+            1
+        );
+        assert_eq!(
+            f.promote(&HashSet::from(["http://h/b"])),
+            0,
+            "already ahead"
+        );
         assert!(f.push_first("http://h/z".into(), 7));
         while f.queued() > 0 {
             order.push(take(&mut f));

@@ -697,8 +697,8 @@ pub struct Mapper {
     waiting: HashMap<u64, Vec<u32>>,
 }
 
-/// A one-token variant of a URL, hashed (the std hasher with its fixed keys: the same on every
-/// run and platform).
+/// A one-token variant of a URL, hashed. Kept only in memory (derived again on restore), so any
+/// hash stable within one run would do.
 fn name_hash(variant: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -828,14 +828,15 @@ impl Mapper {
             if !self.target_names.insert(h) {
                 continue;
             }
-            for id in self.waiting.remove(&h).unwrap_or_default() {
-                if let Some(node) = self.state.map.nodes.get(id as usize)
-                    && node.state == NodeState::Discovered
-                {
-                    // False when it is in flight or was moved ahead by another name.
-                    self.state.frontier.promote(&node.url);
-                }
-            }
+            let ids = self.waiting.remove(&h).unwrap_or_default();
+            // Those fetched since, in flight or moved ahead by another name are not waiting.
+            let urls: HashSet<&str> = ids
+                .iter()
+                .filter_map(|&id| self.state.map.nodes.get(id as usize))
+                .filter(|node| node.state == NodeState::Discovered)
+                .map(|node| node.url.as_str())
+                .collect();
+            self.state.frontier.promote(&urls);
         }
     }
 
