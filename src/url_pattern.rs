@@ -819,6 +819,23 @@ fn infix_regex(infixes: &[&str]) -> String {
 mod tests {
     use super::*;
 
+    #[test]
+    fn urls_are_blanked_one_word_or_number_at_a_time() {
+        let keys = one_token_variants("http://docs.test/a/page-12.html", false);
+        // http, docs, test, a, page, 12, html
+        assert_eq!(keys.len(), 7);
+        assert!(keys.contains(&"http://docs.test/a/page-\u{0}.html".to_string()));
+        assert!(keys.iter().all(|k| k.matches('\u{0}').count() == 1));
+        // A file name of one word keeps it: blanked, it would be the whole directory.
+        let keys = one_token_variants("http://docs.test/a/pgbench.html", false);
+        assert_eq!(keys.len(), 5, "{keys:?}");
+        assert!(!keys.contains(&"http://docs.test/a/\u{0}.html".to_string()));
+        assert!(keys.contains(&"http://docs.test/\u{0}/pgbench.html".to_string()));
+        let keys = one_token_variants("http://docs.test/a/pgbench.html", true);
+        assert_eq!(keys.len(), 6, "{keys:?}");
+        assert!(keys.contains(&"http://docs.test/a/\u{0}.html".to_string()));
+    }
+
     fn pattern(urls: &[&str]) -> String {
         let p = url_pattern(urls).expect("pattern");
         let re = p.compile().expect("compiles");
