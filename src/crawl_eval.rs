@@ -663,3 +663,44 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
 
 /// Hand-written reading of the further sites' figures (`eval/crawl-extra-notes.md`).
 const EXTRA_NOTES: &str = include_str!("../eval/crawl-extra-notes.md");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A site on disk: the entry links `a.html` plainly, `b.html` only through a script
+    /// (gi-docgen's `javascript:void(0)` with a `data-link`), and `a.html` links `c/`.
+    #[test]
+    fn reachable_pages_are_those_plain_links_lead_to() {
+        let dir = std::env::temp_dir().join(format!("exemplar-reach-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("c")).expect("dir");
+        let write = |path: &str, body: &str| std::fs::write(dir.join(path), body).expect("write");
+        write(
+            "index.html",
+            "<a href='a.html'>a</a> <a href='javascript:void(0)' data-link='b.html'>b</a>",
+        );
+        write(
+            "a.html",
+            "<a href='c/'>c</a> <a href='https://elsewhere.test/x.html'>x</a>",
+        );
+        write("b.html", "<p>b</p>");
+        write("c/index.html", "<a href='../a.html#top'>back</a>");
+        let toml = dir.join("sites.toml");
+        std::fs::write(
+            &toml,
+            format!(
+                "[[site]]\nname = \"t\"\npackage = \"none\"\nroot = {:?}\nentry = \"index.html\"\n\
+                 example = \"a.html\"\ntarget = \"x\"\nrules = []\n",
+                dir.display().to_string()
+            ),
+        )
+        .expect("toml");
+        let sites = crate::devsites::load(&toml).expect("sites");
+        let pages = sites[0].pages().expect("pages");
+        let mut got: Vec<String> = reachable(&sites[0], &pages).into_iter().collect();
+        got.sort();
+        assert_eq!(got, ["a.html", "c/index.html", "index.html"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
