@@ -32,6 +32,13 @@ const LOSO_FLOOR: f64 = 0.90;
 /// The same for leave-one-generator-out (0.760): the held-out site's generator absent too.
 const LOGO_FLOOR: f64 = 0.75;
 
+/// When the installed sites are not the pages the committed model was trained on: the share of
+/// pages on which it must decide as a model retrained here does. Measured: the model trained on
+/// PostgreSQL 15.18's pages and one retrained on 15.20's (two pages more) agree on every page;
+/// a model trained without any one of its features agrees with it on 0.966–0.995 of the pages,
+/// and with λ 0.006 or 0.008 instead of 0.007 on 0.9977 and 0.9967.
+const MIN_RETRAINED_AGREEMENT: f64 = 0.997;
+
 /// The development sites and all their pages (and the demo site's) as samples, parsed once for
 /// all the tests of this file; `None` (with a notice) when the sites are not installed.
 fn data() -> Option<&'static (Vec<DevSite>, Vec<Sample>)> {
@@ -183,9 +190,35 @@ fn committed_model_is_what_training_produces() {
         return;
     };
     let retrained = train::shipped(samples);
-    let committed = include_str!("../data/classifier.json");
+    if retrained.training_data == shipped.training_data {
+        let committed = include_str!("../data/classifier.json");
+        assert!(
+            retrained.to_json() == committed,
+            "data/classifier.json is stale: run ./build.sh train-classifier"
+        );
+        return;
+    }
+    // The installed packages are not those the model was trained on (a Debian point release
+    // added or changed pages): the committed model cannot be reproduced bit for bit, but a model
+    // trained by this code on these pages must still decide as it does.
+    let agree = samples
+        .iter()
+        .filter(|s| {
+            classify::classify_features(shipped, &s.x).kind
+                == classify::classify_features(&retrained, &s.x).kind
+        })
+        .count();
+    let share = agree as f64 / samples.len() as f64;
+    eprintln!(
+        "the installed sites differ from those data/classifier.json was trained on \
+         (pages {} ≠ {}): retrained model agrees on {agree} of {} pages ({share:.4})",
+        retrained.training_data,
+        shipped.training_data,
+        samples.len()
+    );
     assert!(
-        retrained.to_json() == committed,
-        "data/classifier.json is stale: run ./build.sh train-classifier"
+        share >= MIN_RETRAINED_AGREEMENT,
+        "data/classifier.json is stale (agrees with a retrained model on {share:.4} of the \
+         pages): run ./build.sh train-classifier"
     );
 }

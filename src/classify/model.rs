@@ -24,6 +24,9 @@ pub struct Model {
     pub format: u32,
     /// What the model was trained on and how (free text, for people).
     pub trained_on: String,
+    /// [`super::train::data_digest`] of the pages it was trained on (empty when unknown).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub training_data: String,
     /// L2 regularisation strength used in training.
     pub l2: f64,
     /// Standardised feature values are clipped to `[-clip, clip]`.
@@ -173,6 +176,7 @@ impl Model {
         Model {
             format: FORMAT,
             trained_on: String::new(),
+            training_data: String::new(),
             l2: opts.l2,
             clip: opts.clip,
             classes: classes.to_vec(),

@@ -147,6 +147,9 @@ pub struct Sample {
     pub kind: Kind,
     /// Feature vector ([`features::extract`]).
     pub x: Vec<f64>,
+    /// FNV-1a of the page's bytes as read: with the paths and labels, it tells whether two
+    /// trainings read the same pages ([`data_digest`]).
+    pub bytes_digest: u64,
 }
 
 fn kind_of(role: Role) -> Kind {
@@ -199,6 +202,7 @@ fn featurise(raw: &[RawPage]) -> Vec<Sample> {
                     label: r.label.clone(),
                     kind: r.kind,
                     x: features::extract(&page),
+                    bytes_digest: crate::canon::bytes_signature(&r.bytes),
                 })
             })
             .collect()
@@ -722,6 +726,7 @@ pub fn run_selection(
 pub fn shipped(samples: &[Sample]) -> Model {
     let all: Vec<&Sample> = samples.iter().collect();
     let mut model = train(&all, &mask_of(SELECTED), L2);
+    model.training_data = data_digest(samples);
     let mut names: Vec<&str> = Vec::new();
     for s in samples {
         if !names.contains(&s.site.as_str()) {
@@ -737,6 +742,24 @@ pub fn shipped(samples: &[Sample]) -> Model {
         NAMES.len()
     );
     model
+}
+
+/// A digest of the pages a training read (their sites, paths, labels and bytes, in order), as
+/// 16 hex digits. The installed documentation packages change with Debian's point releases (a
+/// PostgreSQL security update adds or removes pages): the digest tells a model trained on other
+/// pages from a model trained with other code.
+pub fn data_digest(samples: &[Sample]) -> String {
+    let mut text = Vec::new();
+    for s in samples {
+        text.extend_from_slice(s.site.as_bytes());
+        text.push(0);
+        text.extend_from_slice(s.path.as_bytes());
+        text.push(0);
+        text.extend_from_slice(s.label.as_deref().unwrap_or("").as_bytes());
+        text.push(0);
+        text.extend_from_slice(&s.bytes_digest.to_le_bytes());
+    }
+    format!("{:016x}", crate::canon::bytes_signature(&text))
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
