@@ -1228,63 +1228,6 @@ mod tests {
         assert!(!more.contains("links to no other page"), "{more}");
     }
 
-    /// A listing links every item and items link each other: the levels alone reach every
-    /// target on the map. Targets' links are followed when mapping visited them (they reach
-    /// items the map never met); a map that did not cannot tell where they lead.
-    #[test]
-    fn targets_links_are_followed_at_equal_reach_only_when_mapped() {
-        use crate::mapper::{Node, NodeState};
-        let node = |url: &str, target: bool, parent: Option<u32>, links: Vec<u32>| Node {
-            url: format!("http://h{url}"),
-            parent,
-            depth: parent.map_or(0, |_| 1),
-            state: if target {
-                NodeState::Target
-            } else {
-                NodeState::Page
-            },
-            similarity: Some(if target { 0.95 } else { 0.3 }),
-            unplaced: None,
-            title: String::new(),
-            links,
-            form: None,
-        };
-        // 0 entry → 1 listing → items 2..=5; each item links the next (the last, the first).
-        let mut nodes = vec![
-            node("/", false, None, vec![1]),
-            node("/list", false, Some(0), vec![2, 3, 4, 5]),
-        ];
-        for i in 2..=5u32 {
-            let next = if i == 5 { 2 } else { i + 1 };
-            nodes.push(node(&format!("/item/{i}"), true, Some(1), vec![next]));
-        }
-        let mut map = SiteMap {
-            entry: "http://h/".into(),
-            example: "http://h/item/2".into(),
-            threshold: 0.875,
-            nodes,
-            ..SiteMap::default()
-        };
-        let learned = |map: &SiteMap| {
-            learn(
-                map,
-                Scope::for_url("http://h/", false).expect("scope"),
-                Politeness::default(),
-                similarity::Options::default(),
-                &LearnConfig::default(),
-                0,
-            )
-            .expect("learn")
-        };
-        let p = learned(&map);
-        assert_eq!(p.stats.targets_reached, 4, "{}", p.render());
-        assert!(!p.levels.last().expect("level").paginate, "{}", p.render());
-        map.target_links = true;
-        let p = learned(&map);
-        assert_eq!(p.stats.targets_reached, 4, "{}", p.render());
-        assert!(p.levels.last().expect("level").paginate, "{}", p.render());
-    }
-
     #[test]
     fn generalise_splits_only_where_negatives_demand() {
         let pos = [
