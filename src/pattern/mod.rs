@@ -18,8 +18,7 @@
 //!    the level), so a generalisation that matches one of them is split — by the next character
 //!    after the group's common prefix — until no known negative matches. The most general
 //!    regexes consistent with everything seen are kept.
-//! 4. *Shortcuts*: the last level's regexes are applied on every page the crawl visits, and a
-//!    link matching a deeper level than the next leads to that level ([`Compiled::step`]).
+//! 4. *Shortcuts*: the last level's regexes are applied on every page the crawl visits.
 //!
 //! The user's verdicts ([`Corrections`]: pages like the example or not, whatever their
 //! similarity, chosen from the [`near_misses`] a review shows) turn map pages into targets or back
@@ -243,9 +242,6 @@ pub struct Compiled {
     levels: Vec<RegexSet>,
     exclude: Vec<HashSet<String>>,
     paginate: Vec<bool>,
-    /// Whether a crawl may reach the level by a link from a page two or more levels above
-    /// (not a form level nor the level of its results: those are entered by queries).
-    skip_to: Vec<bool>,
 }
 
 impl Compiled {
@@ -272,9 +268,8 @@ impl Compiled {
     }
 
     /// Where a link found on a page of level `from` (0 = the entry; n = a target) leads, if
-    /// anywhere. Order: target (shortcuts included), next level, same level when it paginates,
-    /// then a deeper level (the shallowest that matches). From a target only targets are
-    /// followed, and only when the last level paginates.
+    /// anywhere. Order: target (shortcuts included), next level, same level when it paginates.
+    /// From a target only targets are followed, and only when the last level paginates.
     pub fn step(&self, from: usize, url: &str) -> Option<Step> {
         let n = self.levels.len();
         if n == 0 || from > n {
@@ -299,17 +294,7 @@ impl Compiled {
                 paginated: true,
             });
         }
-        // A link from this page straight to a page of a deeper level (a home page linking a
-        // listing two levels down, rustdoc's crate page linking its "all items" list): the
-        // crawl goes on from there, as it does for targets met early. Levels are learned from
-        // pages' distance to the targets, and on a densely linked site the entry links many
-        // pages of every level.
-        ((from + 1)..n - 1)
-            .find(|&index| self.skip_to[index] && self.matches_level(index, url))
-            .map(|index| Step::Level {
-                level: index + 1,
-                paginated: false,
-            })
+        None
     }
 }
 
@@ -396,11 +381,7 @@ impl Compiled {
                 .map_err(|e| PatternError(format!("level {}: bad regex: {e}", i + 1)))?;
             levels.push(set);
         }
-        let skip_to = (0..levels_in.len())
-            .map(|i| levels_in[i].form.is_none() && (i == 0 || levels_in[i - 1].form.is_none()))
-            .collect();
         Ok(Compiled {
-            skip_to,
             paginate: levels_in.iter().map(|l| l.paginate).collect(),
             exclude: levels_in
                 .iter()
@@ -742,19 +723,13 @@ pub fn learn(
     // Targets that lead to targets the levels miss (mapping expands targets last,
     // [`crate::mapper::MapConfig::expand_targets`]): the last level learned again with the
     // targets' links among its negatives, and followed from target to target, when that
-    // reaches more targets on the map without collecting a page known not to be one — or as
-    // many, when mapping visited what targets link to: even when the levels alone reach every
-    // target on the map, targets' links reach those the map never met (a site larger than the
-    // page budget: rustdoc's standard library).
+    // reaches more targets on the map without collecting a page known not to be one.
     let looped = levels_for(map, &tree, &dist, &targets, n, config, true);
     if looped.iter().all(|l| !l.regexes.is_empty()) {
         let sim = simulate_levels(&looped, DEFAULT_MAX_PAGINATION, map)?;
-        let reach = if map.target_links {
-            sim.targets_reached >= plain.targets_reached
-        } else {
-            sim.targets_reached > plain.targets_reached
-        };
-        if reach && sim.false_targets.len() <= plain.false_targets.len() {
+        if sim.targets_reached > plain.targets_reached
+            && sim.false_targets.len() <= plain.false_targets.len()
+        {
             levels = looped;
         }
     }
@@ -1198,7 +1173,6 @@ mod tests {
             place_weight: 0.0,
             nodes: vec![node("http://h/", 0.3, vec![])],
             forms: vec![],
-            target_links: false,
         };
         let scope = Scope::for_url("http://h/", false).expect("scope");
         let err = |map: &SiteMap| {
@@ -1348,38 +1322,6 @@ mod tests {
         assert_eq!(c.step(1, "http://h/about"), None);
         let back = Pattern::from_json(&p.to_json()).expect("round trip");
         assert_eq!(back, p);
-    }
-
-    /// A page linking straight to a page two levels down (a home page linking a category's
-    /// listing): the crawl goes on from there at that level, but never back up.
-    #[test]
-    fn step_skips_ahead_to_a_deeper_level() {
-        let level = |re: &str| Level {
-            regexes: vec![re.into()],
-            paginate: false,
-            pages: 1,
-            samples: vec![],
-            form: None,
-            exclude: vec![],
-        };
-        let levels = vec![
-            level(r"^http://h/cat/[a-z]+$"),
-            level(r"^http://h/cat/[a-z]+/list$"),
-            level(r"^http://h/item/[0-9]+$"),
-        ];
-        let c = Compiled::from_levels(&levels).expect("compile");
-        let list = Some(Step::Level {
-            level: 2,
-            paginated: false,
-        });
-        assert_eq!(c.step(0, "http://h/cat/books/list"), list, "skips level 1");
-        assert_eq!(c.step(1, "http://h/cat/books/list"), list, "the next level");
-        assert_eq!(c.step(2, "http://h/cat/books"), None, "never back up");
-        assert_eq!(c.step(0, "http://h/item/7"), Some(Step::Target));
-        assert_eq!(c.step(0, "http://h/about"), None);
-        // Two levels: nothing between the next level and the targets to skip to.
-        let c = Compiled::from_levels(&levels[1..]).expect("compile");
-        assert_eq!(c.step(0, "http://h/cat/books"), None);
     }
 
     #[test]
