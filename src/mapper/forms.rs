@@ -155,7 +155,6 @@ pub(super) struct FormTable {
     /// Hashes of form responses' bodies: byte-identical responses under different URLs (the
     /// query changes the URL, not the page) are one response.
     bodies: HashMap<u64, u32>,
-    rng: Option<XorShift>,
 }
 
 impl FormTable {
@@ -451,12 +450,15 @@ impl Mapper {
                 chosen.push(Some(url));
             }
         }
-        chosen.extend(self.sample_links(links));
+        chosen.extend(self.sample_links(node, links));
         self.expand(node, chosen, forms);
     }
 
-    /// A random `follow_share` (at least one) of each URLsim group of the in-scope links.
-    fn sample_links(&mut self, links: Vec<Option<String>>) -> Vec<Option<String>> {
+    /// A random `follow_share` (at least one) of each URLsim group of the in-scope links of
+    /// the response `node`. The draw depends on the seed and the response's URL alone, not on
+    /// the order responses arrived in, so one site gives one map (and one pattern) whatever
+    /// the network's timing.
+    fn sample_links(&self, node: u32, links: Vec<Option<String>>) -> Vec<Option<String>> {
         let mut urls: Vec<String> = Vec::new();
         for u in links.into_iter().flatten() {
             if self.scope.contains(&u) && !urls.contains(&u) {
@@ -466,12 +468,14 @@ impl Mapper {
         let refs: Vec<&str> = urls.iter().map(String::as_str).collect();
         let groups = url_pattern::group(&refs, url_pattern::DEFAULT_K);
         let share = self.state.config.forms.follow_share.clamp(0.0, 1.0);
-        let seed = self.state.config.forms.seed;
-        let rng = self
+        let url = self
             .state
-            .forms
-            .rng
-            .get_or_insert_with(|| XorShift::new(seed));
+            .map
+            .nodes
+            .get(node as usize)
+            .map_or("", |n| n.url.as_str());
+        let mut rng =
+            XorShift::new(self.state.config.forms.seed ^ canon::bytes_signature(url.as_bytes()));
         let mut keep = vec![false; urls.len()];
         for mut g in groups {
             let n = ((g.len() as f64 * share).ceil() as usize)

@@ -319,18 +319,22 @@ pub(super) fn annotate(
     // Result pages link any document of the site, not only what the levels' pages linked while
     // the target regexes were generalised: the target level is generalised again against every
     // fetched page that is not a target, so no document a query returns is taken for a target.
-    let pos: Vec<&str> = map
+    // By URL, not by node id: ids follow the order responses arrived in, and the regexes'
+    // order follows their input's.
+    let mut pos: Vec<&str> = map
         .nodes
         .iter()
         .filter(|n| n.state == NodeState::Target)
         .map(|n| n.url.as_str())
         .collect();
-    let neg: Vec<&str> = map
+    pos.sort_unstable();
+    let mut neg: Vec<&str> = map
         .nodes
         .iter()
         .filter(|n| n.state == NodeState::Page && n.form.is_none())
         .map(|n| n.url.as_str())
         .collect();
+    neg.sort_unstable();
     let strict = super::generalise(&pos, &neg, url_pattern::DEFAULT_K);
     if let Some(target) = levels.last_mut()
         && !strict.is_empty()
@@ -402,6 +406,112 @@ mod tests {
         let re = regex::Regex::new(&l.regex()).expect("compiles");
         assert!(re.is_match("http://127.0.0.1:8080/cgi-bin/omega#exemplar-post=DB=pg&P=x"));
         assert!(!re.is_match("http://127.0.0.1:8080/cgi-bin/omega?DB=pg&P=x"));
+    }
+
+    /// The target level is generalised again over the map's pages (result pages link any
+    /// document): its regexes must come out in one order whatever ids the pages got, and ids
+    /// follow the order responses arrived in.
+    #[test]
+    fn target_regexes_do_not_depend_on_node_ids() {
+        use crate::mapper::{MappedForm, Node, Submitted};
+        let base = "http://127.0.0.1:8080";
+        let node = |url: String, state: NodeState, links: Vec<u32>, form: Option<u32>| Node {
+            url,
+            parent: Some(0),
+            depth: 1,
+            state,
+            similarity: Some(0.5),
+            unplaced: None,
+            title: String::new(),
+            links,
+            form,
+        };
+        // Targets of two names, and a page whose name the pair's common regex would match.
+        let docs = ["sql-x", "app-y", "sql-z", "app-w", "abc-d"];
+        let map_with = |order: &[usize]| {
+            let doc_ids: Vec<u32> = (0..docs.len()).map(|i| 3 + order[i] as u32).collect();
+            let mut nodes = vec![
+                node(
+                    format!("{base}/cgi-bin/omega?DB=pg"),
+                    NodeState::Page,
+                    vec![1, 2],
+                    None,
+                ),
+                node(
+                    format!("{base}/cgi-bin/omega?P=a&DB=pg"),
+                    NodeState::Page,
+                    doc_ids.clone(),
+                    Some(0),
+                ),
+                node(
+                    format!("{base}/cgi-bin/omega?P=b&DB=pg"),
+                    NodeState::Page,
+                    doc_ids.clone(),
+                    Some(0),
+                ),
+            ];
+            let mut placed: Vec<(u32, Node)> = docs
+                .iter()
+                .zip(&doc_ids)
+                .map(|(d, &id)| {
+                    let state = if d.starts_with("abc") {
+                        NodeState::Page
+                    } else {
+                        NodeState::Target
+                    };
+                    (id, node(format!("{base}/pg/{d}.html"), state, vec![], None))
+                })
+                .collect();
+            placed.sort_by_key(|(id, _)| *id);
+            nodes.extend(placed.into_iter().map(|(_, n)| n));
+            SiteMap {
+                entry: format!("{base}/cgi-bin/omega?DB=pg"),
+                example: format!("{base}/pg/sql-x.html"),
+                threshold: 0.875,
+                place_weight: 0.0,
+                nodes,
+                forms: vec![MappedForm {
+                    page: 0,
+                    spec: omega(),
+                    terms: vec![],
+                    seeds: vec![],
+                    submissions: ["a", "b"]
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| Submitted {
+                            node: 1 + i as u32,
+                            values: vec![("P".into(), (*v).into())],
+                        })
+                        .collect(),
+                    repeated: 0,
+                    state: FormState::Analysed {
+                        expanded: vec![1, 2],
+                    },
+                }],
+            }
+        };
+        let target_regexes = |map: &SiteMap| {
+            let level = |re: &str| Level {
+                regexes: vec![re.into()],
+                paginate: false,
+                pages: 1,
+                samples: vec![],
+                form: None,
+                exclude: vec![],
+            };
+            let mut levels = vec![
+                level(r"^http://127\.0\.0\.1:8080/cgi-bin/omega\?P=[a-z]&DB=pg$"),
+                level(r"^http://127\.0\.0\.1:8080/pg/(sql|app)-[a-z]\.html$"),
+            ];
+            let parents: Vec<Option<u32>> = map.nodes.iter().map(|n| n.parent).collect();
+            annotate(&mut levels, map, &parents).expect("annotates");
+            assert!(levels[0].form.is_some(), "{levels:?}");
+            levels[1].regexes.clone()
+        };
+        let forwards = target_regexes(&map_with(&[0, 1, 2, 3, 4]));
+        assert_eq!(forwards.len(), 2, "{forwards:?}");
+        assert_eq!(target_regexes(&map_with(&[3, 2, 1, 0, 4])), forwards);
+        assert_eq!(target_regexes(&map_with(&[1, 0, 3, 2, 4])), forwards);
     }
 
     #[test]
