@@ -671,7 +671,7 @@ pub fn scrapy_project(spec: &ScrapySpec) -> Vec<(String, String)> {
 
 Level j pages follow links matching LEVELS[j] (to level j+1); links matching the last
 level are targets wherever they are met; a level marked paginated also follows its own
-regex. Targets are expanded only when the last level is marked paginated: then a target's
+regex; links matching a deeper level lead there. Targets are expanded only when the last level is marked paginated: then a target's
 links matching the last level are targets too. The same rules as `exemplar crawl`.
 
 A level reached through a search form (FORMS) is entered by submitting the form once per
@@ -783,6 +783,13 @@ class PatternSpider(scrapy.Spider):
                 yield scrapy.Request(url, callback=self.parse_level, cb_kwargs={{"level": level + 1}})
             elif level >= 1 and COMPILED[level - 1][1] and matches(level - 1, url):
                 yield scrapy.Request(url, callback=self.parse_level, cb_kwargs={{"level": level}})
+            else:
+                # Straight to a deeper level (not a search-form level nor its results).
+                deeper = next((j for j in range(level + 1, n - 1)
+                               if j not in FORMS and j - 1 not in FORMS and matches(j, url)), None)
+                if deeper is not None:
+                    yield scrapy.Request(url, callback=self.parse_level,
+                                         cb_kwargs={{"level": deeper + 1}})
 
     def parse_level(self, response, level, page=0):
         yield from self.follow(response, level)

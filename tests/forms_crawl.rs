@@ -897,3 +897,34 @@ fn a_choice_only_form_is_enumerated_by_the_crawl_and_by_scrapy() {
     assert_eq!(scraped, want, "Scrapy submits the same combinations");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A map recorded by `exemplar learn` on Xapian Omega over the PostgreSQL documentation
+/// (tests/fixtures/forms/omega-map.json, page titles dropped): entry = the search page,
+/// example = `sql-vacuum.html`, 1271 pages, 307 reference pages. Result pages also lead to
+/// reference pages through long chains of other documents, so deeper level counts are
+/// candidates too. One of them (a first level of one document, the form's level second)
+/// reached the most targets on its bare links — the entry links the mapped queries, and a link
+/// may lead straight to a deeper level — but a form's level is entered only by queries: run as
+/// a crawl runs it, it reached none. Learning must choose on the levels as they run.
+#[test]
+fn a_recorded_omega_map_learns_levels_that_run_through_the_form() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/forms/omega-map.json"
+    ))
+    .expect("fixture");
+    let map: exemplar::mapper::SiteMap = serde_json::from_str(&text).expect("a site map");
+    let targets = map.targets().count();
+    assert_eq!(targets, 307);
+    let pattern =
+        exemplar::pattern::learn_from_map(&map, &MapConfig::default(), 0).expect("learns");
+    let forms: Vec<usize> = (0..pattern.levels.len())
+        .filter(|&i| pattern.levels[i].form.is_some())
+        .collect();
+    // The entry is the search page: the first level is the form's.
+    assert_eq!(forms, vec![0], "{}", pattern.render());
+    let sim = exemplar::pattern::simulate(&pattern, &map).expect("simulates");
+    assert_eq!(sim.targets_reached, targets, "{}", pattern.render());
+    assert_eq!(pattern.stats.targets_reached, targets);
+    assert!(sim.false_targets.is_empty(), "{:?}", sim.false_targets);
+}

@@ -1,8 +1,9 @@
 //! The structure-driven crawler (design §5, thesis Algorithm 7) as a sans-IO state machine.
 //!
 //! Runs a [`Pattern`]: breadth first from the entry page; on a page of level j it follows only
-//! links matching level j+1 (or its own level when that level paginates, bounded); links
-//! matching the last level are targets wherever they are met (shortcuts). Targets are fetched
+//! links matching level j+1 (or its own level when that level paginates, bounded, or a deeper
+//! level: [`Compiled::step`]); links matching the last level are targets wherever they are met
+//! (shortcuts). Targets are fetched
 //! and handed to the driver in [`Event::Target`] (body included, so the driver streams them to
 //! its exports and the crawler keeps nothing but URLs and signatures), optionally verified
 //! with RTDM against the example. At the end, [`Crawler::coverage`] compares the targets with

@@ -191,6 +191,10 @@ pub struct SiteMap {
     /// The forms met, with what mapping did with them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forms: Vec<MappedForm>,
+    /// Mapping visited what targets link to ([`MapConfig::expand_targets`]): the map shows
+    /// where targets' links lead (false in maps saved before this field).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub target_links: bool,
 }
 
 /// A map's breadth-first tree ([`SiteMap::breadth_first`]), indexed by node id.
@@ -727,6 +731,7 @@ impl Mapper {
                 example: example.url.clone(),
                 threshold: config.similarity.threshold,
                 place_weight: config.similarity.place_weight,
+                target_links: config.expand_targets,
                 nodes: vec![Node {
                     url: entry_c,
                     parent: None,

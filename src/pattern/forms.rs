@@ -488,6 +488,7 @@ mod tests {
                         expanded: vec![1, 2],
                     },
                 }],
+                target_links: false,
             }
         };
         let target_regexes = |map: &SiteMap| {

@@ -18,7 +18,8 @@
 //!    the level), so a generalisation that matches one of them is split — by the next character
 //!    after the group's common prefix — until no known negative matches. The most general
 //!    regexes consistent with everything seen are kept.
-//! 4. *Shortcuts*: the last level's regexes are applied on every page the crawl visits.
+//! 4. *Shortcuts*: the last level's regexes are applied on every page the crawl visits, and a
+//!    link matching a deeper level than the next leads to that level ([`Compiled::step`]).
 //!
 //! The user's verdicts ([`Corrections`]: pages like the example or not, whatever their
 //! similarity, chosen from the [`near_misses`] a review shows) turn map pages into targets or back
@@ -242,6 +243,9 @@ pub struct Compiled {
     levels: Vec<RegexSet>,
     exclude: Vec<HashSet<String>>,
     paginate: Vec<bool>,
+    /// Whether a crawl may reach the level by a link from a page two or more levels above
+    /// (not a form level nor the level of its results: those are entered by queries).
+    skip_to: Vec<bool>,
 }
 
 impl Compiled {
@@ -268,8 +272,9 @@ impl Compiled {
     }
 
     /// Where a link found on a page of level `from` (0 = the entry; n = a target) leads, if
-    /// anywhere. Order: target (shortcuts included), next level, same level when it paginates.
-    /// From a target only targets are followed, and only when the last level paginates.
+    /// anywhere. Order: target (shortcuts included), next level, same level when it paginates,
+    /// then a deeper level (the shallowest that matches). From a target only targets are
+    /// followed, and only when the last level paginates.
     pub fn step(&self, from: usize, url: &str) -> Option<Step> {
         let n = self.levels.len();
         if n == 0 || from > n {
@@ -294,7 +299,17 @@ impl Compiled {
                 paginated: true,
             });
         }
-        None
+        // A link from this page straight to a page of a deeper level (a home page linking a
+        // listing two levels down, rustdoc's crate page linking its "all items" list): the
+        // crawl goes on from there, as it does for targets met early. Levels are learned from
+        // pages' distance to the targets, and on a densely linked site the entry links many
+        // pages of every level.
+        ((from + 1)..n - 1)
+            .find(|&index| self.skip_to[index] && self.matches_level(index, url))
+            .map(|index| Step::Level {
+                level: index + 1,
+                paginated: false,
+            })
     }
 }
 
@@ -381,7 +396,11 @@ impl Compiled {
                 .map_err(|e| PatternError(format!("level {}: bad regex: {e}", i + 1)))?;
             levels.push(set);
         }
+        let skip_to = (0..levels_in.len())
+            .map(|i| levels_in[i].form.is_none() && (i == 0 || levels_in[i - 1].form.is_none()))
+            .collect();
         Ok(Compiled {
+            skip_to,
             paginate: levels_in.iter().map(|l| l.paginate).collect(),
             exclude: levels_in
                 .iter()
@@ -692,7 +711,10 @@ pub fn learn(
     // The number of levels: the entry's distance to the nearest target is a lower bound, but a
     // few shortcuts (featured items on a home page) must not make every target look one click
     // away. Every depth up to the deepest target is tried; the pattern reaching the most
-    // targets on the map wins, then the one fetching fewest pages.
+    // targets on the map wins, then the one fetching fewest pages — each judged with its
+    // search forms made template levels, as a crawl runs them: before that, a form's level
+    // holds only the few queries mapping made, and a link from the entry to a deeper level
+    // ([`Compiled::step`]) may run into the level a form is about to take.
     let deepest = targets
         .iter()
         .map(|&t| tree.depth[t as usize].unwrap_or(map.nodes[t as usize].depth) as usize)
@@ -705,7 +727,9 @@ pub fn learn(
         if levels.iter().any(|l| l.regexes.is_empty()) {
             continue;
         }
-        let sim = simulate_levels(&levels, DEFAULT_MAX_PAGINATION, map)?;
+        let mut as_run = levels.clone();
+        forms::annotate(&mut as_run, map, &tree.parent)?;
+        let sim = simulate_levels(&as_run, DEFAULT_MAX_PAGINATION, map)?;
         let better = match &best {
             None => true,
             Some((_, b, _)) => {
@@ -717,19 +741,27 @@ pub fn learn(
             best = Some((levels, sim, n));
         }
     }
-    let Some((mut levels, plain, n)) = best else {
+    let Some((mut levels, _, n)) = best else {
         return Err(PatternError("no pattern could be built".into()));
     };
     // Targets that lead to targets the levels miss (mapping expands targets last,
     // [`crate::mapper::MapConfig::expand_targets`]): the last level learned again with the
     // targets' links among its negatives, and followed from target to target, when that
-    // reaches more targets on the map without collecting a page known not to be one.
+    // reaches more targets on the map without collecting a page known not to be one — or as
+    // many, when mapping visited what targets link to ([`SiteMap::target_links`]) and they
+    // lead to more pages shaped like targets that mapping met but had no budget left to fetch
+    // (a site larger than the page budget: rustdoc's standard library, where the levels alone
+    // reach every target on the map). Decided once the number of levels is: chains of targets
+    // are not a reason to drop the listings that lead to new pages.
+    let plain = simulate_levels(&levels, DEFAULT_MAX_PAGINATION, map)?;
     let looped = levels_for(map, &tree, &dist, &targets, n, config, true);
     if looped.iter().all(|l| !l.regexes.is_empty()) {
         let sim = simulate_levels(&looped, DEFAULT_MAX_PAGINATION, map)?;
-        if sim.targets_reached > plain.targets_reached
-            && sim.false_targets.len() <= plain.false_targets.len()
-        {
+        let reach = sim.targets_reached > plain.targets_reached
+            || (map.target_links
+                && sim.targets_reached == plain.targets_reached
+                && sim.unfetched_targets > plain.unfetched_targets);
+        if reach && sim.false_targets.len() <= plain.false_targets.len() {
             levels = looped;
         }
     }
@@ -1048,6 +1080,9 @@ pub struct Simulation {
     pub fetched: usize,
     /// Reached pages matching the last level that the map says are not targets.
     pub false_targets: Vec<String>,
+    /// Reached URLs matching the last level that mapping met but never fetched (beyond its
+    /// page budget): where the crawl would find targets the map does not hold.
+    pub unfetched_targets: usize,
 }
 
 /// Runs a pattern over a map without fetching: breadth-first from the entry, following links
@@ -1095,6 +1130,8 @@ fn simulate_levels(
                         }
                     } else if map.is_fetched(v) {
                         sim.false_targets.push(url.clone());
+                    } else if map.nodes[v as usize].state == NodeState::Discovered {
+                        sim.unfetched_targets += 1;
                     }
                 }
                 Some(Step::Level {
@@ -1173,6 +1210,7 @@ mod tests {
             place_weight: 0.0,
             nodes: vec![node("http://h/", 0.3, vec![])],
             forms: vec![],
+            target_links: false,
         };
         let scope = Scope::for_url("http://h/", false).expect("scope");
         let err = |map: &SiteMap| {
@@ -1200,6 +1238,73 @@ mod tests {
         let more = err(&map);
         assert!(more.contains("among the 2 pages fetched"), "{more}");
         assert!(!more.contains("links to no other page"), "{more}");
+    }
+
+    /// A listing links every item and items link each other: the levels alone reach every
+    /// target on the map. Targets' links are followed when mapping visited them and they lead
+    /// to item-shaped pages mapping met but never fetched (its budget spent); a map that did
+    /// not visit them cannot tell where they lead, and a map holding the whole site has
+    /// nothing more to find there.
+    #[test]
+    fn targets_links_are_followed_at_equal_reach_only_towards_unfetched_targets() {
+        use crate::mapper::{Node, NodeState};
+        let node = |url: &str, target: bool, parent: Option<u32>, links: Vec<u32>| Node {
+            url: format!("http://h{url}"),
+            parent,
+            depth: parent.map_or(0, |_| 1),
+            state: if target {
+                NodeState::Target
+            } else {
+                NodeState::Page
+            },
+            similarity: Some(if target { 0.95 } else { 0.3 }),
+            unplaced: None,
+            title: String::new(),
+            links,
+            form: None,
+        };
+        // 0 entry → 1 listing → items 2..=5; each item links the next (the last, the first).
+        let mut nodes = vec![
+            node("/", false, None, vec![1]),
+            node("/list", false, Some(0), vec![2, 3, 4, 5]),
+        ];
+        for i in 2..=5u32 {
+            let next = if i == 5 { 2 } else { i + 1 };
+            nodes.push(node(&format!("/item/{i}"), true, Some(1), vec![next]));
+        }
+        let mut map = SiteMap {
+            entry: "http://h/".into(),
+            example: "http://h/item/2".into(),
+            threshold: 0.875,
+            nodes,
+            ..SiteMap::default()
+        };
+        let looped = |map: &SiteMap| {
+            let p = learn(
+                map,
+                Scope::for_url("http://h/", false).expect("scope"),
+                Politeness::default(),
+                similarity::Options::default(),
+                &LearnConfig::default(),
+                0,
+            )
+            .expect("learn");
+            assert_eq!(p.stats.targets_reached, 4, "{}", p.render());
+            p.levels.last().expect("level").paginate
+        };
+        assert!(!looped(&map), "targets' links not visited");
+        map.target_links = true;
+        assert!(!looped(&map), "the whole site is on the map");
+        // Item 5 also links item 6, which mapping met and had no budget left to fetch.
+        map.nodes[5].links.push(6);
+        map.nodes.push(Node {
+            state: NodeState::Discovered,
+            similarity: None,
+            ..node("/item/6", false, Some(5), vec![])
+        });
+        assert!(looped(&map), "an item beyond the budget");
+        map.target_links = false;
+        assert!(!looped(&map), "targets' links not visited");
     }
 
     #[test]
@@ -1322,6 +1427,38 @@ mod tests {
         assert_eq!(c.step(1, "http://h/about"), None);
         let back = Pattern::from_json(&p.to_json()).expect("round trip");
         assert_eq!(back, p);
+    }
+
+    /// A page linking straight to a page two levels down (a home page linking a category's
+    /// listing): the crawl goes on from there at that level, but never back up.
+    #[test]
+    fn step_skips_ahead_to_a_deeper_level() {
+        let level = |re: &str| Level {
+            regexes: vec![re.into()],
+            paginate: false,
+            pages: 1,
+            samples: vec![],
+            form: None,
+            exclude: vec![],
+        };
+        let levels = vec![
+            level(r"^http://h/cat/[a-z]+$"),
+            level(r"^http://h/cat/[a-z]+/list$"),
+            level(r"^http://h/item/[0-9]+$"),
+        ];
+        let c = Compiled::from_levels(&levels).expect("compile");
+        let list = Some(Step::Level {
+            level: 2,
+            paginated: false,
+        });
+        assert_eq!(c.step(0, "http://h/cat/books/list"), list, "skips level 1");
+        assert_eq!(c.step(1, "http://h/cat/books/list"), list, "the next level");
+        assert_eq!(c.step(2, "http://h/cat/books"), None, "never back up");
+        assert_eq!(c.step(0, "http://h/item/7"), Some(Step::Target));
+        assert_eq!(c.step(0, "http://h/about"), None);
+        // Two levels: nothing between the next level and the targets to skip to.
+        let c = Compiled::from_levels(&levels[1..]).expect("compile");
+        assert_eq!(c.step(0, "http://h/cat/books"), None);
     }
 
     #[test]
