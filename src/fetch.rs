@@ -583,6 +583,19 @@ impl<T: Clone> Frontier<T> {
         }
     }
 
+    /// The page request issued first among those in flight (ids grow in issue order).
+    pub fn oldest_page_in_flight(&self) -> Option<u64> {
+        self.in_flight
+            .iter()
+            .find(|(_, f)| matches!(f, Flight::Page(_)))
+            .map(|(&id, _)| id)
+    }
+
+    /// Whether `id` is a page request in flight (not a robots.txt request, not unknown).
+    pub fn is_page_in_flight(&self, id: u64) -> bool {
+        matches!(self.in_flight.get(&id), Some(Flight::Page(_)))
+    }
+
     /// Whether the host's robots.txt allows `url` (true when not known yet or not obeyed).
     pub fn robots_allows(&self, url: &str) -> bool {
         match host_of(url).and_then(|h| self.hosts.get(&h)) {

@@ -16,7 +16,7 @@
 //! The driver loop is: `poll(now)` → perform the [`crate::fetch::FetchRequest`] → `handle(id, result, now)` →
 //! `drain_events()`, until `poll` says [`Poll::Done`]. [`Mapper::snapshot`] /
 //! [`Mapper::restore`] round-trip the whole state as serde data.
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 mod forms;
 pub use forms::{
@@ -699,6 +699,13 @@ pub struct Mapper {
     /// The nodes queued in their turn, by the hash of each of their URL's one-token variants:
     /// those to move ahead when a target named like them is found. Derived from the frontier.
     waiting: HashMap<u64, Vec<u32>>,
+    /// Page results that arrived before an earlier request's: taken in the order the requests
+    /// were issued ([`Mapper::take_in_order`]). Not in snapshots: their requests are in flight
+    /// there, and queued again on restore.
+    arrived: BTreeMap<u64, FetchResult>,
+    /// A result was taken and the request slot it freed is not filled yet: the next result
+    /// waits for it, so that what is asked next never depends on what arrived first.
+    refill: bool,
 }
 
 /// A one-token variant of a URL, hashed. Kept only in memory (derived again on restore), so any
@@ -800,6 +807,8 @@ impl Mapper {
             events: VecDeque::new(),
             target_names: HashSet::new(),
             waiting: HashMap::new(),
+            arrived: BTreeMap::new(),
+            refill: false,
         };
         let in_turn: Vec<(String, u32)> = m
             .state
@@ -945,8 +954,14 @@ impl Mapper {
             self.stop(StopReason::MaxDuration);
         }
         loop {
+            self.take_in_order(now_ms);
             match self.state.frontier.next(now_ms) {
-                Next::Fetch(r) => return Poll::Fetch(r),
+                Next::Fetch(r) => {
+                    if r.kind == crate::fetch::RequestKind::Page {
+                        self.refill = false;
+                    }
+                    return Poll::Fetch(r);
+                }
                 Next::Disallowed(q) => {
                     self.state.map.nodes[q.item.node as usize].state = NodeState::Disallowed;
                     self.state.progress.skipped += 1;
@@ -957,7 +972,15 @@ impl Mapper {
                     self.answered(q.item.node);
                 }
                 Next::WaitUntil(t) => return Poll::WaitUntil(t),
-                Next::Busy => return Poll::Busy,
+                Next::Busy => {
+                    // Nothing can be asked now (no URL queued, or every queued URL waits for
+                    // its host): the freed slot stays empty, and the next result may be taken.
+                    if self.refill {
+                        self.refill = false;
+                        continue;
+                    }
+                    return Poll::Busy;
+                }
                 Next::Empty => {
                     // Forms whose answers never all came (disallowed, beyond the depth limit)
                     // are analysed now; that may queue more.
@@ -980,8 +1003,37 @@ impl Mapper {
         }
     }
 
-    /// Takes the result of request `id`.
+    /// Takes the result of request `id`. Page results are taken in the order their requests
+    /// were issued, each after the request slot the previous one freed was filled again (or
+    /// nothing could fill it): one site gives one map whatever the order responses arrive in,
+    /// even when the page budget cuts the site short. A result that arrives early waits
+    /// (in memory, holding its request slot) for those before it.
     pub fn handle(&mut self, id: u64, result: FetchResult, now_ms: u64) {
+        if self.state.frontier.is_page_in_flight(id) {
+            self.arrived.insert(id, result);
+            self.take_in_order(now_ms);
+        } else {
+            // robots.txt (its host's pages wait for it anyway) or an unknown id.
+            self.take(id, result, now_ms);
+        }
+    }
+
+    /// Takes the oldest request's result if it has arrived and the slot freed before was
+    /// filled.
+    fn take_in_order(&mut self, now_ms: u64) {
+        if self.refill {
+            return;
+        }
+        let Some(oldest) = self.state.frontier.oldest_page_in_flight() else {
+            return;
+        };
+        if let Some(result) = self.arrived.remove(&oldest) {
+            self.refill = true;
+            self.take(oldest, result, now_ms);
+        }
+    }
+
+    fn take(&mut self, id: u64, result: FetchResult, now_ms: u64) {
         let Delivered::Page(q, result) = self.state.frontier.deliver(id, result) else {
             return;
         };
