@@ -16,6 +16,9 @@
 //! The driver loop is: `poll(now)` → perform the [`crate::fetch::FetchRequest`] → `handle(id, result, now)` →
 //! `drain_events()`, until `poll` says [`Poll::Done`]. [`Mapper::snapshot`] /
 //! [`Mapper::restore`] round-trip the whole state as serde data.
+//! Several requests may be in flight; their results are taken in the order the requests were
+//! issued ([`Mapper::handle`]), so one site gives one map whatever the network's timing, even
+//! when the page budget cuts the site short.
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 mod forms;
