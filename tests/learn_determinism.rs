@@ -162,22 +162,30 @@ fn pages_met_only_through_targets_do_not_depend_on_the_order_either() {
     same_pattern_in_every_order(qt);
 }
 
-/// Maps `site` one page at a time and in two random orders of eight requests in flight: the
-/// same targets and the same learned levels every time, though the recorded parents differ.
-fn same_pattern_in_every_order(site: &devsites::DevSite) {
-    let pages: HashMap<String, Vec<u8>> = site
+/// A site's pages by URL, its entry URL and its example's URL.
+fn load(site: &devsites::DevSite) -> (HashMap<String, Vec<u8>>, String, String) {
+    let pages = site
         .pages()
         .expect("pages")
         .into_iter()
         .map(|p| (p.url, p.bytes))
         .collect();
-    let entry = site.url(&site.entry);
-    let example_url = site.url(&site.example);
-    let example = || ExamplePage {
-        url: example_url.clone(),
-        body: pages[&example_url].clone(),
+    (pages, site.url(&site.entry), site.url(&site.example))
+}
+
+fn example_page(pages: &HashMap<String, Vec<u8>>, url: &str) -> ExamplePage {
+    ExamplePage {
+        url: url.to_string(),
+        body: pages[url].clone(),
         content_type: Some("text/html; charset=utf-8".into()),
-    };
+    }
+}
+
+/// Maps `site` one page at a time and in two random orders of eight requests in flight: the
+/// same targets and the same learned levels every time, though the recorded parents differ.
+fn same_pattern_in_every_order(site: &devsites::DevSite) {
+    let (pages, entry, example_url) = load(site);
+    let example = || example_page(&pages, &example_url);
     let (sequential, config) = map_site(&entry, example(), &pages, None, None);
     let expected = levels_of(&sequential, &config);
     assert!(!expected.is_empty(), "{}", site.name);
@@ -228,19 +236,8 @@ fn a_site_larger_than_the_page_budget_gives_one_map_in_every_order() {
         .iter()
         .find(|s| s.name == "postgres15")
         .expect("postgres15");
-    let pages: HashMap<String, Vec<u8>> = site
-        .pages()
-        .expect("pages")
-        .into_iter()
-        .map(|p| (p.url, p.bytes))
-        .collect();
-    let entry = site.url(&site.entry);
-    let example_url = site.url(&site.example);
-    let example = || ExamplePage {
-        url: example_url.clone(),
-        body: pages[&example_url].clone(),
-        content_type: Some("text/html; charset=utf-8".into()),
-    };
+    let (pages, entry, example_url) = load(site);
+    let example = || example_page(&pages, &example_url);
     // A graph by URL: each page's state and the pages it links.
     let graph = |m: &SiteMap| -> Vec<(String, String, Vec<String>)> {
         let mut g: Vec<_> = m

@@ -492,14 +492,7 @@ mod tests {
             }
         };
         let target_regexes = |map: &SiteMap| {
-            let level = |re: &str| Level {
-                regexes: vec![re.into()],
-                paginate: false,
-                pages: 1,
-                samples: vec![],
-                form: None,
-                exclude: vec![],
-            };
+            let level = super::super::level;
             let mut levels = vec![
                 level(r"^http://127\.0\.0\.1:8080/cgi-bin/omega\?P=[a-z]&DB=pg$"),
                 level(r"^http://127\.0\.0\.1:8080/pg/(sql|app)-[a-z]\.html$"),

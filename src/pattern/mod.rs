@@ -54,6 +54,19 @@ pub const SCHEMA: &str = include_str!("../../schemas/pattern-1.schema.json");
 /// endless "next" links that slipped through the trap guard).
 pub const DEFAULT_MAX_PAGINATION: u32 = 1000;
 
+/// A plain level of one regex (tests).
+#[cfg(test)]
+pub(crate) fn level(re: &str) -> Level {
+    Level {
+        regexes: vec![re.into()],
+        paginate: false,
+        pages: 1,
+        samples: vec![],
+        form: None,
+        exclude: vec![],
+    }
+}
+
 /// One level of a pattern: the links leaving the previous level that lead here.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -1433,14 +1446,6 @@ mod tests {
     /// listing): the crawl goes on from there at that level, but never back up.
     #[test]
     fn step_skips_ahead_to_a_deeper_level() {
-        let level = |re: &str| Level {
-            regexes: vec![re.into()],
-            paginate: false,
-            pages: 1,
-            samples: vec![],
-            form: None,
-            exclude: vec![],
-        };
         let levels = vec![
             level(r"^http://h/cat/[a-z]+$"),
             level(r"^http://h/cat/[a-z]+/list$"),
