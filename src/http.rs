@@ -260,6 +260,11 @@ pub fn run<M: Machine>(
             break;
         }
     }
+    if !abandoned {
+        // The last poll may have taken results (a machine takes them in the order it asked for
+        // them, some inside `poll`): their events are read once more.
+        after(machine);
+    }
     drop(req_tx);
     if !abandoned {
         for h in handles {
