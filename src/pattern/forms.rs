@@ -508,6 +508,42 @@ mod tests {
         assert_eq!(target_regexes(&map_with(&[1, 0, 3, 2, 4])), forwards);
     }
 
+    /// A search form's level and the level of its results are entered by queries only: a link
+    /// from a page above never skips into them ([`super::super::Compiled::step`]), though it
+    /// matches; a deeper level past them it may.
+    #[test]
+    fn links_never_skip_into_a_form_level_or_its_results() {
+        use super::super::{Compiled, Step, level as plain};
+        let mut levels = vec![
+            plain(r"^http://h/start$"),
+            plain(r"^http://h/search\?q=.*$"),
+            plain(r"^http://h/results/[0-9]+$"),
+            plain(r"^http://h/more/[0-9]+$"),
+            plain(r"^http://h/item/[0-9]+$"),
+        ];
+        let c = Compiled::from_levels(&levels).expect("compile");
+        let to = |level| {
+            Some(Step::Level {
+                level,
+                paginated: false,
+            })
+        };
+        assert_eq!(c.step(0, "http://h/search?q=x"), to(2), "without a form");
+        levels[1].form = Some(level(Some("P")));
+        let c = Compiled::from_levels(&levels).expect("compile");
+        assert_eq!(
+            c.step(0, "http://h/search?q=x"),
+            None,
+            "into the form's level"
+        );
+        assert_eq!(
+            c.step(0, "http://h/results/1"),
+            None,
+            "into its results' level"
+        );
+        assert_eq!(c.step(0, "http://h/more/1"), to(4), "past them");
+    }
+
     #[test]
     fn policy_names_round_trip() {
         for p in [

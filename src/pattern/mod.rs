@@ -734,7 +734,8 @@ pub fn learn(
         .max()
         .unwrap_or(shortest)
         .clamp(shortest, shortest + 8);
-    let mut best: Option<(Vec<Level>, Simulation, usize)> = None;
+    // (The bare levels, the same as run, what they do, the number of levels.)
+    let mut best: Option<(Vec<Level>, Vec<Level>, Simulation, usize)> = None;
     for n in shortest..=deepest {
         let levels = levels_for(map, &tree, &dist, &targets, n, config, false);
         if levels.iter().any(|l| l.regexes.is_empty()) {
@@ -745,16 +746,16 @@ pub fn learn(
         let sim = simulate_levels(&as_run, DEFAULT_MAX_PAGINATION, map)?;
         let better = match &best {
             None => true,
-            Some((_, b, _)) => {
+            Some((_, _, b, _)) => {
                 sim.targets_reached > b.targets_reached
                     || (sim.targets_reached == b.targets_reached && sim.fetched < b.fetched)
             }
         };
         if better {
-            best = Some((levels, sim, n));
+            best = Some((levels, as_run, sim, n));
         }
     }
-    let Some((mut levels, _, n)) = best else {
+    let Some((plain_levels, mut levels, _, n)) = best else {
         return Err(PatternError("no pattern could be built".into()));
     };
     // Targets that lead to targets the levels miss (mapping expands targets last,
@@ -766,8 +767,8 @@ pub fn learn(
     // (a site larger than the page budget: rustdoc's standard library, where the levels alone
     // reach every target on the map). Decided once the number of levels is: chains of targets
     // are not a reason to drop the listings that lead to new pages.
-    let plain = simulate_levels(&levels, DEFAULT_MAX_PAGINATION, map)?;
-    let looped = levels_for(map, &tree, &dist, &targets, n, config, true);
+    let plain = simulate_levels(&plain_levels, DEFAULT_MAX_PAGINATION, map)?;
+    let mut looped = levels_for(map, &tree, &dist, &targets, n, config, true);
     if looped.iter().all(|l| !l.regexes.is_empty()) {
         let sim = simulate_levels(&looped, DEFAULT_MAX_PAGINATION, map)?;
         let reach = sim.targets_reached > plain.targets_reached
@@ -775,10 +776,10 @@ pub fn learn(
                 && sim.targets_reached == plain.targets_reached
                 && sim.unfetched_targets > plain.unfetched_targets);
         if reach && sim.false_targets.len() <= plain.false_targets.len() {
+            forms::annotate(&mut looped, map, &tree.parent)?;
             levels = looped;
         }
     }
-    forms::annotate(&mut levels, map, &tree.parent)?;
     let mut known_targets: Vec<String> = targets
         .iter()
         .map(|&t| map.nodes[t as usize].url.clone())
