@@ -85,8 +85,10 @@ async function readTab(tabId) {
 async function classifyTab(tabId) {
   const page = await readTab(tabId);
   const result = { ...(await classify(page.html, page.url)), url: page.url, referrer: page.referrer };
-  await chrome.storage.session.set({ [tabKey(tabId)]: result });
+  // The badge first: a stored state then means the toolbar already shows it (readers of the
+  // state, the popup and tests, never see a stored kind beside a stale title).
   await showOnBadge(tabId, result);
+  await chrome.storage.session.set({ [tabKey(tabId)]: result });
   return result;
 }
 
