@@ -290,6 +290,147 @@ pub enum Delivered<T> {
     Unknown,
 }
 
+/// Results held until they can be taken in the order their requests were issued.
+///
+/// A state machine that takes results as they arrive asks for its next URLs in an order that
+/// depends on network timing, so one site could give different maps and crawls from run to
+/// run (and, with a page budget, different page sets). With this, a machine asks for every
+/// request it can (until its frontier says [`Next::Busy`]) and only then takes one result, the
+/// oldest request's: what is asked and what is taken then depend on the site alone (for one
+/// host, or several without a per-host delay, whose timing decides between hosts). A result
+/// that arrives early waits, holding its request slot.
+///
+/// Held results are part of the machines' snapshots (bodies as base64), so a restore does not
+/// ask them again: a driver restored more often than its requests can be taken (a service
+/// worker stopped every few responses) still makes progress.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "Vec<Held>", from = "Vec<Held>")]
+pub struct InOrder {
+    arrived: BTreeMap<u64, FetchResult>,
+}
+
+/// A held result as saved: the body as base64 text.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Held {
+    id: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    failed: Option<String>,
+    #[serde(default)]
+    status: u16,
+    #[serde(default)]
+    final_url: String,
+    #[serde(default)]
+    headers: Vec<(String, String)>,
+    #[serde(default, with = "base64_bytes")]
+    body: Vec<u8>,
+    #[serde(default)]
+    truncated: bool,
+}
+
+impl From<InOrder> for Vec<Held> {
+    fn from(o: InOrder) -> Vec<Held> {
+        o.arrived
+            .into_iter()
+            .map(|(id, r)| match r {
+                FetchResult::Failed(e) => Held {
+                    id,
+                    failed: Some(e),
+                    status: 0,
+                    final_url: String::new(),
+                    headers: Vec::new(),
+                    body: Vec::new(),
+                    truncated: false,
+                },
+                FetchResult::Response(r) => Held {
+                    id,
+                    failed: None,
+                    status: r.status,
+                    final_url: r.final_url,
+                    headers: r.headers,
+                    body: r.body,
+                    truncated: r.truncated,
+                },
+            })
+            .collect()
+    }
+}
+
+impl From<Vec<Held>> for InOrder {
+    fn from(held: Vec<Held>) -> InOrder {
+        let arrived = held
+            .into_iter()
+            .map(|h| {
+                let result = match h.failed {
+                    Some(e) => FetchResult::Failed(e),
+                    None => FetchResult::Response(FetchResponse {
+                        status: h.status,
+                        final_url: h.final_url,
+                        headers: h.headers,
+                        body: h.body,
+                        truncated: h.truncated,
+                    }),
+                };
+                (h.id, result)
+            })
+            .collect();
+        InOrder { arrived }
+    }
+}
+
+mod base64_bytes {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::STANDARD;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        STANDARD
+            .decode(text.as_bytes())
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+impl InOrder {
+    /// Holds the result of request `id` if it is in flight; stale and unknown ids are dropped.
+    pub fn hold<T: Clone>(&mut self, frontier: &Frontier<T>, id: u64, result: FetchResult) {
+        if frontier.is_in_flight(id) {
+            self.arrived.insert(id, result);
+        }
+    }
+
+    /// The oldest request's result, if it has arrived: to take when the frontier is busy.
+    pub fn oldest<T: Clone>(&mut self, frontier: &Frontier<T>) -> Option<(u64, FetchResult)> {
+        let id = frontier.oldest_in_flight()?;
+        self.arrived.remove(&id).map(|r| (id, r))
+    }
+
+    /// How many results wait.
+    pub fn len(&self) -> usize {
+        self.arrived.len()
+    }
+
+    /// Whether no result waits.
+    pub fn is_empty(&self) -> bool {
+        self.arrived.is_empty()
+    }
+
+    /// Whether request `id`'s result is held.
+    pub fn holds(&self, id: u64) -> bool {
+        self.arrived.contains_key(&id)
+    }
+
+    /// Keeps only the results of requests still in flight (after a restore put the others
+    /// back in the queue; a snapshot read from disk is input).
+    pub fn retain_in_flight<T: Clone>(&mut self, frontier: &Frontier<T>) {
+        self.arrived.retain(|&id, _| frontier.is_in_flight(id));
+    }
+}
+
 /// A state machine's running time at `now_ms`, for its time budget. `started_ms` is set at the
 /// first poll of a fresh or restored machine so that the count goes on from `elapsed_ms`, the
 /// running time it had when saved: the time a run lay saved does not count.
@@ -583,17 +724,22 @@ impl<T: Clone> Frontier<T> {
         }
     }
 
-    /// The page request issued first among those in flight (ids grow in issue order).
-    pub fn oldest_page_in_flight(&self) -> Option<u64> {
+    /// How many page requests are in flight (robots.txt requests not counted).
+    pub fn pages_in_flight(&self) -> usize {
         self.in_flight
-            .iter()
-            .find(|(_, f)| matches!(f, Flight::Page(_)))
-            .map(|(&id, _)| id)
+            .values()
+            .filter(|f| matches!(f, Flight::Page(_)))
+            .count()
     }
 
-    /// Whether `id` is a page request in flight (not a robots.txt request, not unknown).
-    pub fn is_page_in_flight(&self, id: u64) -> bool {
-        matches!(self.in_flight.get(&id), Some(Flight::Page(_)))
+    /// The request issued first among those in flight (ids grow in issue order).
+    pub fn oldest_in_flight(&self) -> Option<u64> {
+        self.in_flight.keys().next().copied()
+    }
+
+    /// Whether request `id` is in flight (its result not delivered yet).
+    pub fn is_in_flight(&self, id: u64) -> bool {
+        self.in_flight.contains_key(&id)
     }
 
     /// Whether the host's robots.txt allows `url` (true when not known yet or not obeyed).
@@ -610,8 +756,33 @@ impl<T: Clone> Frontier<T> {
     /// Puts every in-flight page back at the head of the queue and forgets pending robots
     /// requests (they are asked again). Used on restore: the driver that had them is gone.
     pub fn requeue_in_flight(&mut self) {
+        self.requeue_in_flight_except(|_| false);
+    }
+
+    /// As [`Frontier::requeue_in_flight`], but the requests `keep` names stay in flight (their
+    /// results are held: [`InOrder`]).
+    pub fn requeue_in_flight_except(&mut self, keep: impl Fn(u64) -> bool) {
         let flights = std::mem::take(&mut self.in_flight);
-        for (_, f) in flights.into_iter().rev() {
+        for h in self.hosts.values_mut() {
+            h.in_flight = 0;
+            h.next_at_ms = 0;
+        }
+        let mut requeue = Vec::new();
+        for (id, f) in flights {
+            if !keep(id) {
+                requeue.push(f);
+                continue;
+            }
+            let host = match &f {
+                Flight::Page(q) => host_of(&q.url),
+                Flight::Robots { host } => Some(host.clone()),
+            };
+            if let Some(h) = host.and_then(|host| self.hosts.get_mut(&host)) {
+                h.in_flight += 1;
+            }
+            self.in_flight.insert(id, f);
+        }
+        for f in requeue.into_iter().rev() {
             match f {
                 Flight::Page(q) => {
                     self.queue.push_front(q);
@@ -624,10 +795,6 @@ impl<T: Clone> Frontier<T> {
                     }
                 }
             }
-        }
-        for h in self.hosts.values_mut() {
-            h.in_flight = 0;
-            h.next_at_ms = 0;
         }
     }
 }
@@ -819,6 +986,57 @@ mod tests {
         assert_eq!(g.next(0), Next::Busy, "two in flight at most");
         g.deliver(first.id, ok(200, ""));
         assert_eq!(fetch(&mut g, 0).url, "http://h/3");
+    }
+
+    /// Results are taken oldest request first, only when the frontier is busy; held results
+    /// survive a snapshot (a non-UTF-8 body byte for byte) and their requests stay in flight,
+    /// holding their host's slots, while the others are asked again.
+    #[test]
+    fn held_results_are_taken_oldest_first_and_survive_a_restore() {
+        let mut f = Frontier::new(Politeness {
+            delay_ms: 0,
+            max_in_flight: 3,
+            max_in_flight_per_host: 3,
+            obey_robots: false,
+            ..Politeness::default()
+        });
+        for i in 0..5 {
+            f.push(format!("http://h/{i}"), i);
+        }
+        let (a, b, c) = (fetch(&mut f, 0), fetch(&mut f, 0), fetch(&mut f, 0));
+        let mut order = InOrder::default();
+        let latin1 = FetchResult::Response(FetchResponse {
+            status: 200,
+            final_url: String::new(),
+            headers: vec![("content-type".into(), "text/html; charset=latin1".into())],
+            body: vec![b'<', 0xe9, 0xff, 0x00, b'>'],
+            truncated: false,
+        });
+        order.hold(&f, c.id, latin1.clone());
+        order.hold(&f, b.id, FetchResult::Failed("timed out".into()));
+        order.hold(&f, 999, ok(200, "unknown id"));
+        assert_eq!(order.len(), 2, "an id not in flight is dropped");
+        assert_eq!(order.oldest(&f), None, "the oldest request's result has not arrived");
+
+        let json = serde_json::to_string(&(&f, &order)).expect("serialise");
+        assert!(json.contains("\"POn/AD4=\""), "the body as base64: {json}");
+        let (mut g, mut restored): (Frontier<i32>, InOrder) =
+            serde_json::from_str(&json).expect("deserialise");
+        assert_eq!(restored, order);
+        g.requeue_in_flight_except(|id| restored.holds(id));
+        restored.retain_in_flight(&g);
+        assert_eq!(g.in_flight(), 2, "b and c stay in flight");
+        let again = fetch(&mut g, 0);
+        assert_eq!(again.url, a.url, "a is asked again");
+        assert_eq!(g.next(0), Next::Busy, "b and c still hold their slots");
+        g.deliver(again.id, ok(200, ""));
+        assert_eq!(fetch(&mut g, 0).url, "http://h/3");
+        let (id, result) = restored.oldest(&g).expect("b's result");
+        assert_eq!(id, b.id);
+        g.deliver(id, result);
+        let (id, result) = restored.oldest(&g).map_or((0, None), |(id, r)| (id, Some(r)));
+        assert_eq!((id, result), (c.id, Some(latin1)), "then c, its body intact");
+        assert!(restored.is_empty());
     }
 
     #[test]

@@ -246,8 +246,8 @@ fn crawling_through_the_form_with_policies_and_user_values() {
     );
 }
 
-/// An in-memory driver: one request at a time, snapshot and restore after every `every`
-/// responses (0: never). Returns the targets and the query events.
+/// An in-memory driver: each request answered at once, snapshot and restore after every
+/// `every` responses (0: never). Returns the targets and the query events.
 fn drive(pattern: &Pattern, lib: &Library, every: usize) -> (Vec<String>, Vec<String>) {
     let config = CrawlConfig {
         politeness: Some(fast()),
@@ -263,7 +263,14 @@ fn drive(pattern: &Pattern, lib: &Library, every: usize) -> (Vec<String>, Vec<St
     let mut answered = 0;
     let mut queries = Vec::new();
     for _ in 0..100_000 {
-        match c.poll(now) {
+        let polled = c.poll(now);
+        // Results are taken inside poll, in the order they were asked for.
+        for e in c.drain_events() {
+            if let crawler::Event::Query { query, .. } = e {
+                queries.push(query);
+            }
+        }
+        match polled {
             Poll::Fetch(r) => {
                 let path = r.url.splitn(4, '/').nth(3).unwrap_or("");
                 let resp = lib.respond(&format!("/{path}"));
@@ -276,11 +283,6 @@ fn drive(pattern: &Pattern, lib: &Library, every: usize) -> (Vec<String>, Vec<St
                 });
                 c.handle(r.id, result, now);
                 answered += 1;
-                for e in c.drain_events() {
-                    if let crawler::Event::Query { query, .. } = e {
-                        queries.push(query);
-                    }
-                }
                 if every > 0 && answered % every == 0 {
                     let snap = serde_json::to_string(&c.snapshot()).expect("serialises");
                     c = Crawler::restore(serde_json::from_str(&snap).expect("parses"))

@@ -137,12 +137,11 @@ export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1
         control.wake();
       });
     }
+    // The job takes results inside poll (in the order it asked for them): their events now,
+    // not after the next response.
+    await onEvents(job.drainEvents());
     if (ready.length) continue;
-    if (next.type === 'done' && inFlight === 0) {
-      // The last poll may have taken results (in the order they were asked for): their events.
-      await onEvents(job.drainEvents());
-      return 'done';
-    }
+    if (next.type === 'done' && inFlight === 0) return 'done';
     await nap(next.type === 'wait' ? next.untilMs - Date.now() : undefined);
   }
 }

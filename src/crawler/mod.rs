@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::canon::{self, CompiledScope, TrapGuard, TrapLimits};
 use crate::dom::{Page, ParseOptions};
-use crate::fetch::{Delivered, FetchResult, Frontier, Machine, Next, Politeness, Poll};
+use crate::fetch::{Delivered, FetchResult, Frontier, InOrder, Machine, Next, Politeness, Poll};
 use crate::forms::query::DocTerms;
 use crate::mapper::{ExamplePage, StopReason, canonical_links, page_signature};
 use crate::pattern::{Compiled, Pattern, Step};
@@ -228,6 +228,10 @@ pub struct Snapshot {
     /// met under another URL still counts as reached.
     #[serde(default)]
     aliases: HashMap<String, String>,
+    /// Results that arrived before an earlier request's, waiting to be taken in the order the
+    /// requests were issued ([`InOrder`]); their requests stay in flight across a restore.
+    #[serde(default)]
+    arrived: InOrder,
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -348,6 +352,7 @@ impl Crawler {
             finished_sent: false,
             runs: Vec::new(),
             aliases: HashMap::new(),
+            arrived: InOrder::default(),
         })
     }
 
@@ -413,15 +418,20 @@ impl Crawler {
         self.state.clone()
     }
 
-    /// A crawler from a snapshot; requests that were in flight are asked again, and the time
-    /// budget (`max_duration_ms`) goes on from the running time saved.
+    /// A crawler from a snapshot; requests in flight whose results had not arrived are asked
+    /// again, and the time budget (`max_duration_ms`) goes on from the running time saved.
     ///
     /// # Errors
     /// As [`Crawler::new`]; also queued requests for levels or form runs the state does not
     /// have.
     pub fn restore(snapshot: Snapshot) -> Result<Crawler, CrawlError> {
         let mut c = Crawler::from_state(snapshot)?;
-        c.state.frontier.requeue_in_flight();
+        // Requests whose results arrived stay in flight (the results are in the snapshot);
+        // the others are asked again.
+        let s = &mut c.state;
+        s.frontier
+            .requeue_in_flight_except(|id| s.arrived.holds(id));
+        s.arrived.retain_in_flight(&s.frontier);
         c.state.started_ms = None;
         Ok(c)
     }
@@ -527,6 +537,19 @@ impl Crawler {
             self.stop(StopReason::MaxDuration);
         }
         loop {
+            // The page budget counts the requests asked, so that it is never overrun: once
+            // they fill it, nothing more is asked and their results are taken in order.
+            let in_flight = self.state.frontier.pages_in_flight();
+            if self.state.stopped.is_none()
+                && self.state.progress.fetched + in_flight >= self.state.config.max_pages
+            {
+                match self.state.arrived.oldest(&self.state.frontier) {
+                    Some((id, result)) => self.deliver(id, result, now_ms),
+                    None if in_flight > 0 => return Poll::Busy,
+                    None => self.stop(StopReason::MaxPages),
+                }
+                continue;
+            }
             match self.state.frontier.next(now_ms) {
                 Next::Fetch(r) => return Poll::Fetch(r),
                 Next::Disallowed(q) => {
@@ -540,7 +563,14 @@ impl Crawler {
                     }
                 }
                 Next::WaitUntil(t) => return Poll::WaitUntil(t),
-                Next::Busy => return Poll::Busy,
+                Next::Busy => {
+                    // Everything that can be asked was: the oldest request's result is taken
+                    // (if it arrived), then asking starts again.
+                    match self.state.arrived.oldest(&self.state.frontier) {
+                        Some((id, result)) => self.deliver(id, result, now_ms),
+                        None => return Poll::Busy,
+                    }
+                }
                 Next::Empty => {
                     if self.state.stopped.is_none() {
                         self.state.stopped = Some(StopReason::Exhausted);
@@ -555,8 +585,15 @@ impl Crawler {
         }
     }
 
-    /// Takes the result of request `id`.
-    pub fn handle(&mut self, id: u64, result: FetchResult, now_ms: u64) {
+    /// Hands over the result of request `id`; the next [`Crawler::poll`] takes it. Results are
+    /// taken in the order their requests were issued, one each time everything that can be
+    /// asked has been ([`InOrder`]): a crawl cut short by a budget, or steered by what its
+    /// queries return, is the same whatever order responses arrive in.
+    pub fn handle(&mut self, id: u64, result: FetchResult, _now_ms: u64) {
+        self.state.arrived.hold(&self.state.frontier, id, result);
+    }
+
+    fn deliver(&mut self, id: u64, result: FetchResult, now_ms: u64) {
         let Delivered::Page(q, result) = self.state.frontier.deliver(id, result) else {
             return;
         };

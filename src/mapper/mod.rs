@@ -13,13 +13,14 @@
 //! the navigation pattern. Forms met on the way are filled and submitted (`mapper/forms.rs`); their
 //! submissions are nodes like links.
 //!
-//! The driver loop is: `poll(now)` → perform the [`crate::fetch::FetchRequest`] → `handle(id, result, now)` →
-//! `drain_events()`, until `poll` says [`Poll::Done`]. [`Mapper::snapshot`] /
-//! [`Mapper::restore`] round-trip the whole state as serde data.
-//! Several requests may be in flight; their results are taken in the order the requests were
-//! issued ([`Mapper::handle`]), so one site gives one map whatever the network's timing, even
-//! when the page budget cuts the site short.
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+//! The driver loop is: `poll(now)` → perform the [`crate::fetch::FetchRequest`] → `handle(id, result, now)`,
+//! with `drain_events()` after each `poll`, until `poll` says [`Poll::Done`] (results are taken
+//! inside `poll`). [`Mapper::snapshot`] / [`Mapper::restore`] round-trip the whole state as
+//! serde data. Several requests may be in flight; their results are taken in the order the
+//! requests were issued, one each time everything that can be asked was ([`InOrder`]), so one
+//! site gives one map whatever the network's timing, even when the page budget cuts the site
+//! short.
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 mod forms;
 pub use forms::{
@@ -31,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use crate::canon::{self, CompiledScope, Scope, TrapGuard, TrapLimits};
 use crate::dom::{Page, ParseOptions};
 pub use crate::fetch::Poll;
-use crate::fetch::{Delivered, FetchResult, Frontier, Machine, Next, Politeness};
+use crate::fetch::{Delivered, FetchResult, Frontier, InOrder, Machine, Next, Politeness};
 use crate::forms::FormSpec;
 use crate::similarity::{self, Example};
 use crate::url_pattern;
@@ -637,6 +638,10 @@ pub struct Snapshot {
     /// ([`MapConfig::expand_targets`]).
     #[serde(default)]
     held: BTreeSet<u32>,
+    /// Results that arrived before an earlier request's, waiting to be taken in the order the
+    /// requests were issued ([`InOrder`]); their requests stay in flight across a restore.
+    #[serde(default)]
+    arrived: InOrder,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -702,13 +707,6 @@ pub struct Mapper {
     /// The nodes queued in their turn, by the hash of each of their URL's one-token variants:
     /// those to move ahead when a target named like them is found. Derived from the frontier.
     waiting: HashMap<u64, Vec<u32>>,
-    /// Page results that arrived before an earlier request's: taken in the order the requests
-    /// were issued ([`Mapper::take_in_order`]). Not in snapshots: their requests are in flight
-    /// there, and queued again on restore.
-    arrived: BTreeMap<u64, FetchResult>,
-    /// A result was taken and the request slot it freed is not filled yet: the next result
-    /// waits for it, so that what is asked next never depends on what arrived first.
-    refill: bool,
 }
 
 /// A one-token variant of a URL, hashed. Kept only in memory (derived again on restore), so any
@@ -767,6 +765,7 @@ impl Mapper {
             forms: forms::FormTable::default(),
             look_alikes: HashMap::new(),
             held: BTreeSet::new(),
+            arrived: InOrder::default(),
         };
         Mapper::from_state(state)
     }
@@ -810,8 +809,6 @@ impl Mapper {
             events: VecDeque::new(),
             target_names: HashSet::new(),
             waiting: HashMap::new(),
-            arrived: BTreeMap::new(),
-            refill: false,
         };
         let in_turn: Vec<(String, u32)> = m
             .state
@@ -880,7 +877,7 @@ impl Mapper {
         }
     }
 
-    /// The whole state as serde data (in-flight requests are asked again after restore).
+    /// The whole state as serde data (requests in flight whose results had not arrived are asked again after restore).
     pub fn snapshot(&self) -> Snapshot {
         self.state.clone()
     }
@@ -893,7 +890,12 @@ impl Mapper {
     /// nowhere (see [`SiteMap::check`]).
     pub fn restore(snapshot: Snapshot) -> Result<Mapper, MapError> {
         let mut m = Mapper::from_state(snapshot)?;
-        m.state.frontier.requeue_in_flight();
+        // Requests whose results arrived stay in flight (the results are in the snapshot);
+        // the others are asked again.
+        let s = &mut m.state;
+        s.frontier
+            .requeue_in_flight_except(|id| s.arrived.holds(id));
+        s.arrived.retain_in_flight(&s.frontier);
         m.state.started_ms = None;
         Ok(m)
     }
@@ -957,14 +959,21 @@ impl Mapper {
             self.stop(StopReason::MaxDuration);
         }
         loop {
-            self.take_in_order(now_ms);
-            match self.state.frontier.next(now_ms) {
-                Next::Fetch(r) => {
-                    if r.kind == crate::fetch::RequestKind::Page {
-                        self.refill = false;
-                    }
-                    return Poll::Fetch(r);
+            // The page budget counts the requests asked, so that it is never overrun: once
+            // they fill it, nothing more is asked and their results are taken in order.
+            let in_flight = self.state.frontier.pages_in_flight();
+            if self.state.stopped.is_none()
+                && self.state.progress.fetched + in_flight >= self.state.config.max_pages
+            {
+                match self.state.arrived.oldest(&self.state.frontier) {
+                    Some((id, result)) => self.take(id, result, now_ms),
+                    None if in_flight > 0 => return Poll::Busy,
+                    None => self.stop(StopReason::MaxPages),
                 }
+                continue;
+            }
+            match self.state.frontier.next(now_ms) {
+                Next::Fetch(r) => return Poll::Fetch(r),
                 Next::Disallowed(q) => {
                     self.state.map.nodes[q.item.node as usize].state = NodeState::Disallowed;
                     self.state.progress.skipped += 1;
@@ -976,13 +985,12 @@ impl Mapper {
                 }
                 Next::WaitUntil(t) => return Poll::WaitUntil(t),
                 Next::Busy => {
-                    // Nothing can be asked now (no URL queued, or every queued URL waits for
-                    // its host): the freed slot stays empty, and the next result may be taken.
-                    if self.refill {
-                        self.refill = false;
-                        continue;
+                    // Everything that can be asked was: the oldest request's result is taken
+                    // (if it arrived), then asking starts again.
+                    match self.state.arrived.oldest(&self.state.frontier) {
+                        Some((id, result)) => self.take(id, result, now_ms),
+                        None => return Poll::Busy,
                     }
-                    return Poll::Busy;
                 }
                 Next::Empty => {
                     // Forms whose answers never all came (disallowed, beyond the depth limit)
@@ -1006,34 +1014,12 @@ impl Mapper {
         }
     }
 
-    /// Takes the result of request `id`. Page results are taken in the order their requests
-    /// were issued, each after the request slot the previous one freed was filled again (or
-    /// nothing could fill it): one site gives one map whatever the order responses arrive in,
-    /// even when the page budget cuts the site short. A result that arrives early waits
-    /// (in memory, holding its request slot) for those before it.
-    pub fn handle(&mut self, id: u64, result: FetchResult, now_ms: u64) {
-        if self.state.frontier.is_page_in_flight(id) {
-            self.arrived.insert(id, result);
-            self.take_in_order(now_ms);
-        } else {
-            // robots.txt (its host's pages wait for it anyway) or an unknown id.
-            self.take(id, result, now_ms);
-        }
-    }
-
-    /// Takes the oldest request's result if it has arrived and the slot freed before was
-    /// filled.
-    fn take_in_order(&mut self, now_ms: u64) {
-        if self.refill {
-            return;
-        }
-        let Some(oldest) = self.state.frontier.oldest_page_in_flight() else {
-            return;
-        };
-        if let Some(result) = self.arrived.remove(&oldest) {
-            self.refill = true;
-            self.take(oldest, result, now_ms);
-        }
+    /// Hands over the result of request `id`; the next [`Mapper::poll`] takes it. Results are
+    /// taken in the order their requests were issued, one each time everything that can be
+    /// asked has been ([`InOrder`]): one site gives one map whatever the order responses
+    /// arrive in, even when the page budget cuts the site short.
+    pub fn handle(&mut self, id: u64, result: FetchResult, _now_ms: u64) {
+        self.state.arrived.hold(&self.state.frontier, id, result);
     }
 
     fn take(&mut self, id: u64, result: FetchResult, now_ms: u64) {

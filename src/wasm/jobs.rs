@@ -5,7 +5,7 @@
 //! The driver loop: `poll(now)` → `{type: "fetch", id, url, kind, post?}` (perform it, then
 //! `handleResponse` / `handleFailure` with that id), `{type: "wait", untilMs}`, `{type: "busy"}`
 //! or `{type: "done"}`; `drainEvents()` after each step. `snapshot()` is a JSON string of the
-//! whole state and `Job.restore(snapshot)` brings it back (in-flight requests are asked again),
+//! whole state and `Job.restore(snapshot)` brings it back (in-flight requests whose results had not arrived are asked again),
 //! which is how a crawl survives the service worker being stopped.
 //!
 //! Times are milliseconds on the driver's clock (`Date.now()`), passed as JS numbers.
