@@ -1016,7 +1016,11 @@ mod tests {
         order.hold(&f, b.id, FetchResult::Failed("timed out".into()));
         order.hold(&f, 999, ok(200, "unknown id"));
         assert_eq!(order.len(), 2, "an id not in flight is dropped");
-        assert_eq!(order.oldest(&f), None, "the oldest request's result has not arrived");
+        assert_eq!(
+            order.oldest(&f),
+            None,
+            "the oldest request's result has not arrived"
+        );
 
         let json = serde_json::to_string(&(&f, &order)).expect("serialise");
         assert!(json.contains("\"POn/AD4=\""), "the body as base64: {json}");
@@ -1034,8 +1038,14 @@ mod tests {
         let (id, result) = restored.oldest(&g).expect("b's result");
         assert_eq!(id, b.id);
         g.deliver(id, result);
-        let (id, result) = restored.oldest(&g).map_or((0, None), |(id, r)| (id, Some(r)));
-        assert_eq!((id, result), (c.id, Some(latin1)), "then c, its body intact");
+        let (id, result) = restored
+            .oldest(&g)
+            .map_or((0, None), |(id, r)| (id, Some(r)));
+        assert_eq!(
+            (id, result),
+            (c.id, Some(latin1)),
+            "then c, its body intact"
+        );
         assert!(restored.is_empty());
     }
 

@@ -202,6 +202,89 @@ fn generated_scrapy_project_collects_the_same_urls() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A link from a page straight to a page of a deeper level is followed there (a home page
+/// linking a listing two levels down): by `exemplar crawl` and by the generated spider alike. A
+/// three-level pattern over a small site whose home page links one listing directly; that
+/// listing's items are reachable no other way.
+#[test]
+fn scrapy_follows_links_to_deeper_levels_as_the_crawler_does() {
+    let dir = temp_dir("scrapy-deeper");
+    let site = dir.join("site");
+    let page = |path: &str, links: &[&str]| {
+        let file = site.join(path);
+        std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+        let items: String = links
+            .iter()
+            .map(|l| format!("<li><a href=\"/{l}\">{l}</a></li>"))
+            .collect();
+        let html = format!("<!doctype html><title>{path}</title><ul>{items}</ul>");
+        std::fs::write(file, html).expect("write");
+    };
+    page(
+        "index.html",
+        &["section/a.html", "section/b.html", "list/z-1.html"],
+    );
+    page(
+        "section/a.html",
+        &["list/a-1.html", "list/a-2.html", "index.html"],
+    );
+    page("section/b.html", &["list/b-1.html"]);
+    page("list/a-1.html", &["item/a1.html", "item/a2.html"]);
+    page("list/a-2.html", &["item/a3.html"]);
+    page("list/b-1.html", &["item/b1.html"]);
+    page("list/z-1.html", &["item/z1.html", "item/z2.html"]);
+    for item in ["a1", "a2", "a3", "b1", "z1", "z2"] {
+        page(&format!("item/{item}.html"), &["index.html"]);
+    }
+    let server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(&site)).expect("serve");
+    let base = server.url();
+    let host = base.trim_start_matches("http://").trim_end_matches('/');
+    let quoted = base.trim_end_matches('/').replace('.', "\\.");
+    let level = |re: &str| serde_json::json!({"regexes": [format!("^{quoted}/{re}$")], "paginate": false, "pages": 1, "samples": []});
+    let pattern = serde_json::json!({
+        "version": 1,
+        "site": host,
+        "entry": format!("{}/index.html", base.trim_end_matches('/')),
+        "example": format!("{}/item/a1.html", base.trim_end_matches('/')),
+        "scope": {"site": host, "includeSubdomains": false, "allow": [], "deny": []},
+        "levels": [level("section/[a-z]+\\.html"), level("list/[a-z]+-[0-9]+\\.html"), level("item/[a-z0-9]+\\.html")],
+        "politeness": {"delayMs": 0, "maxInFlight": 4, "maxInFlightPerHost": 2, "obeyRobots": true},
+    });
+    let path = dir.join("pattern.json");
+    std::fs::write(&path, pattern.to_string()).expect("write pattern");
+    let p = exemplar::pattern::Pattern::from_json(&pattern.to_string()).expect("valid pattern");
+    let out = exemplar(&["crawl", path.to_str().expect("path"), "--quiet"]);
+    let crawled: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let items = |names: &[&str]| -> BTreeSet<String> {
+        names
+            .iter()
+            .map(|n| format!("{}/item/{n}.html", base.trim_end_matches('/')))
+            .collect()
+    };
+    assert_eq!(
+        crawled,
+        items(&["a1", "a2", "a3", "b1", "z1", "z2"]),
+        "exemplar crawl"
+    );
+    let project = dir.join("project");
+    exemplar(&[
+        "export-scrapy",
+        path.to_str().expect("path"),
+        project.to_str().expect("path"),
+    ]);
+    let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
+    let got: BTreeSet<String> = common::scrapy_crawl(&project, &name).into_iter().collect();
+    assert_eq!(
+        got, crawled,
+        "Scrapy and exemplar crawl collect the same URLs"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `crawl --state`: killed (SIGKILL, after a save), then interrupted (Ctrl-C, which saves), then
 /// run to the end by the same command each time — the exports hold every page of an
 /// uninterrupted crawl exactly once, the WARC still reads in `warcio` with unique record ids,
