@@ -3,6 +3,7 @@
 //! (`/cgi-bin/omega?DB=pg&P=*`) — with the values that led to targets while learning and the
 //! query policy and budget a crawl uses. The level's regex is derived from the template so that
 //! any query's result pages, and their pagination, belong to it.
+use std::cell::OnceCell;
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
@@ -206,35 +207,94 @@ pub fn template(spec: &FormSpec, query_field: Option<&str>) -> String {
 /// deeper when their links reach the targets only through another page, but the template level
 /// already issues them (and pages through the results), so deeper levels lose the alternatives
 /// matching the form's URLs — and a level left with none is removed.
-pub(super) fn annotate(
-    levels: &mut Vec<Level>,
-    map: &SiteMap,
-    parents: &[Option<u32>],
-) -> Result<(), PatternError> {
+///
+/// One [`Annotator`] serves every candidate level set learned from one map: what depends on the
+/// map alone (the submissions that worked, the target level generalised over the whole map) is
+/// computed once, on first use.
+pub(super) struct Annotator<'a> {
+    map: &'a SiteMap,
+    parents: &'a [Option<u32>],
+    worked: OnceCell<HashSet<u32>>,
+    strict: OnceCell<Vec<String>>,
+}
+
+impl<'a> Annotator<'a> {
+    /// For levels learned from `map`, whose breadth-first tree has these `parents`.
+    pub(super) fn new(map: &'a SiteMap, parents: &'a [Option<u32>]) -> Annotator<'a> {
+        Annotator {
+            map,
+            parents,
+            worked: OnceCell::new(),
+            strict: OnceCell::new(),
+        }
+    }
+
+    /// Submission nodes under which a target lies.
+    fn worked(&self) -> &HashSet<u32> {
+        self.worked.get_or_init(|| {
+            let (map, parents) = (self.map, self.parents);
+            let mut worked = HashSet::new();
+            for (t, node) in map.nodes.iter().enumerate() {
+                if node.state != NodeState::Target {
+                    continue;
+                }
+                let mut cur = t as u32;
+                let mut guard = 0;
+                while let Some(p) = parents.get(cur as usize).copied().flatten() {
+                    guard += 1;
+                    if guard > map.nodes.len() {
+                        break;
+                    }
+                    if map.nodes[cur as usize].form.is_some() {
+                        worked.insert(cur);
+                    }
+                    cur = p;
+                }
+            }
+            worked
+        })
+    }
+
+    /// Result pages link any document of the site, not only what the levels' pages linked
+    /// while the target regexes were generalised: the target level is generalised again
+    /// against every fetched page that is not a target, so no document a query returns is
+    /// taken for a target. By URL, not by node id: ids follow the order responses arrived in,
+    /// and the regexes' order follows their input's.
+    fn strict_targets(&self) -> &[String] {
+        self.strict.get_or_init(|| {
+            let map = self.map;
+            let mut pos: Vec<&str> = map
+                .nodes
+                .iter()
+                .filter(|n| n.state == NodeState::Target)
+                .map(|n| n.url.as_str())
+                .collect();
+            pos.sort_unstable();
+            let mut neg: Vec<&str> = map
+                .nodes
+                .iter()
+                .filter(|n| n.state == NodeState::Page && n.form.is_none())
+                .map(|n| n.url.as_str())
+                .collect();
+            neg.sort_unstable();
+            super::generalise(&pos, &neg, url_pattern::DEFAULT_K)
+        })
+    }
+
+    /// See the type's docs.
+    pub(super) fn annotate(&self, levels: &mut Vec<Level>) -> Result<(), PatternError> {
+        annotate(levels, self)
+    }
+}
+
+fn annotate(levels: &mut Vec<Level>, with: &Annotator<'_>) -> Result<(), PatternError> {
+    let map = with.map;
     if map.forms.is_empty() || levels.len() < 2 {
         return Ok(());
     }
     let n = levels.len();
     let compiled = super::Compiled::from_levels(levels)?;
-    // Submission nodes under which a target lies.
-    let mut worked: HashSet<u32> = HashSet::new();
-    for (t, node) in map.nodes.iter().enumerate() {
-        if node.state != NodeState::Target {
-            continue;
-        }
-        let mut cur = t as u32;
-        let mut guard = 0;
-        while let Some(p) = parents.get(cur as usize).copied().flatten() {
-            guard += 1;
-            if guard > map.nodes.len() {
-                break;
-            }
-            if map.nodes[cur as usize].form.is_some() {
-                worked.insert(cur);
-            }
-            cur = p;
-        }
-    }
+    let worked = with.worked();
     let mut attached: HashSet<usize> = HashSet::new();
     for (i, level) in levels.iter_mut().enumerate().take(n - 1) {
         let mut best: Option<(usize, usize)> = None;
@@ -316,30 +376,12 @@ pub(super) fn annotate(
         i += 1;
         i - 1 == last || !l.regexes.is_empty()
     });
-    // Result pages link any document of the site, not only what the levels' pages linked while
-    // the target regexes were generalised: the target level is generalised again against every
-    // fetched page that is not a target, so no document a query returns is taken for a target.
-    // By URL, not by node id: ids follow the order responses arrived in, and the regexes'
-    // order follows their input's.
-    let mut pos: Vec<&str> = map
-        .nodes
-        .iter()
-        .filter(|n| n.state == NodeState::Target)
-        .map(|n| n.url.as_str())
-        .collect();
-    pos.sort_unstable();
-    let mut neg: Vec<&str> = map
-        .nodes
-        .iter()
-        .filter(|n| n.state == NodeState::Page && n.form.is_none())
-        .map(|n| n.url.as_str())
-        .collect();
-    neg.sort_unstable();
-    let strict = super::generalise(&pos, &neg, url_pattern::DEFAULT_K);
+    // The target level, generalised over the whole map ([`Annotator::strict_targets`]).
+    let strict = with.strict_targets();
     if let Some(target) = levels.last_mut()
         && !strict.is_empty()
     {
-        target.regexes = strict;
+        target.regexes = strict.to_vec();
     }
     Ok(())
 }
@@ -498,7 +540,9 @@ mod tests {
                 level(r"^http://127\.0\.0\.1:8080/pg/(sql|app)-[a-z]\.html$"),
             ];
             let parents: Vec<Option<u32>> = map.nodes.iter().map(|n| n.parent).collect();
-            annotate(&mut levels, map, &parents).expect("annotates");
+            Annotator::new(map, &parents)
+                .annotate(&mut levels)
+                .expect("annotates");
             assert!(levels[0].form.is_some(), "{levels:?}");
             levels[1].regexes.clone()
         };

@@ -736,13 +736,14 @@ pub fn learn(
         .clamp(shortest, shortest + 8);
     // (The bare levels, the same as run, what they do, the number of levels.)
     let mut best: Option<(Vec<Level>, Vec<Level>, Simulation, usize)> = None;
+    let forms = forms::Annotator::new(map, &tree.parent);
     for n in shortest..=deepest {
         let levels = levels_for(map, &tree, &dist, &targets, n, config, false);
         if levels.iter().any(|l| l.regexes.is_empty()) {
             continue;
         }
         let mut as_run = levels.clone();
-        forms::annotate(&mut as_run, map, &tree.parent)?;
+        forms.annotate(&mut as_run)?;
         let sim = simulate_levels(&as_run, DEFAULT_MAX_PAGINATION, map)?;
         let better = match &best {
             None => true,
@@ -776,7 +777,7 @@ pub fn learn(
                 && sim.targets_reached == plain.targets_reached
                 && sim.unfetched_targets > plain.unfetched_targets);
         if reach && sim.false_targets.len() <= plain.false_targets.len() {
-            forms::annotate(&mut looped, map, &tree.parent)?;
+            forms.annotate(&mut looped)?;
             levels = looped;
         }
     }
