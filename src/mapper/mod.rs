@@ -877,7 +877,8 @@ impl Mapper {
         }
     }
 
-    /// The whole state as serde data (requests in flight whose results had not arrived are asked again after restore).
+    /// The whole state as serde data (requests in flight whose results had not arrived are
+    /// asked again after restore).
     pub fn snapshot(&self) -> Snapshot {
         self.state.clone()
     }
