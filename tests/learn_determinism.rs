@@ -1,8 +1,9 @@
-//! One site, one pattern: the mapper keeps several requests in flight, and the order their
-//! responses arrive in decides which linking page is recorded as a page's parent. Learning must
-//! not depend on it. The sans-IO mapper lets the test choose that order: real development sites
-//! (Debian documentation packages, read from disk) are mapped in memory with eight requests in
-//! flight, answered in seeded random orders, and every order must give the same pattern.
+//! One site, one pattern: the mapper and the crawler keep several requests in flight, and the
+//! order their responses arrive in must not change what they do (which pages a budget admits,
+//! which linking page is recorded as a page's parent, the pattern learned). The sans-IO machines
+//! let the tests choose that order: real development sites (Debian documentation packages, read
+//! from disk) are mapped and crawled in memory with eight requests in flight, answered at once
+//! and in seeded random orders, and every order must give the same map, pattern and crawl.
 //!
 //! Skipped (with a notice) when the sites are not installed; `./build.sh setup` installs them.
 #![cfg(not(target_arch = "wasm32"))]
