@@ -671,8 +671,9 @@ pub fn scrapy_project(spec: &ScrapySpec) -> Vec<(String, String)> {
 
 Level j pages follow links matching LEVELS[j] (to level j+1); links matching the last
 level are targets wherever they are met; a level marked paginated also follows its own
-regex; links matching a deeper level lead there. Targets are expanded only when the last level is marked paginated: then a target's
-links matching the last level are targets too. The same rules as `exemplar crawl`.
+regex; links matching a deeper level lead there. Targets are expanded only when the last
+level is marked paginated: then a target's links matching the last level are targets too.
+The same rules as `exemplar crawl`.
 
 A level reached through a search form (FORMS) is entered by submitting the form once per
 value — the values that led to targets while Exemplar learned, or yours with
