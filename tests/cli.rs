@@ -1233,3 +1233,53 @@ fn scratch_dir(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// `serve --latency-ms` answers each request after the latency asked (a remote site's round
+/// trip, for `bench-crawl`), with the same pages; a latency that is not a number is a usage
+/// error.
+#[test]
+fn serve_answers_after_the_latency_asked() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_exemplar"))
+        .args(["serve", SITE, "--port", &port.to_string(), "--latency-ms", "300"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("run exemplar serve");
+    let ready = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    let client = exemplar::http::Client::new(&exemplar::http::ClientConfig::default());
+    let (example, _) = roles();
+    let timed = |path: &str| {
+        let t = std::time::Instant::now();
+        let r = client.fetch(&format!("http://127.0.0.1:{port}/{path}"), None);
+        (r, t.elapsed())
+    };
+    let results = [timed(&example), timed("no-such-page.html")];
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(ready, "the server did not start");
+    let exemplar::fetch::FetchResult::Response(page) = &results[0].0 else {
+        panic!("no answer: {:?}", results[0].0);
+    };
+    assert_eq!(page.status, 200);
+    assert_eq!(
+        page.body,
+        std::fs::read(format!("{SITE}/{example}")).unwrap(),
+        "the page as on disk"
+    );
+    assert!(matches!(&results[1].0, exemplar::fetch::FetchResult::Response(r) if r.status == 404));
+    for (r, elapsed) in &results {
+        assert!(
+            *elapsed >= std::time::Duration::from_millis(300),
+            "answered after {elapsed:?}: {r:?}"
+        );
+    }
+    let out = exemplar(&["serve", SITE, "--latency-ms", "soon"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--latency-ms"));
+}
