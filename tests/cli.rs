@@ -1244,7 +1244,14 @@ fn serve_answers_after_the_latency_asked() {
         .unwrap()
         .port();
     let mut server = Command::new(env!("CARGO_BIN_EXE_exemplar"))
-        .args(["serve", SITE, "--port", &port.to_string(), "--latency-ms", "300"])
+        .args([
+            "serve",
+            SITE,
+            "--port",
+            &port.to_string(),
+            "--latency-ms",
+            "300",
+        ])
         .stdout(std::process::Stdio::null())
         .spawn()
         .expect("run exemplar serve");
