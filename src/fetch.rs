@@ -10,7 +10,7 @@
 //! queue (breadth-first order), the set of URLs ever queued, the requests in flight, per-host
 //! robots.txt state, delay and concurrency. It is plain serde data: a snapshot taken mid-crawl
 //! puts in-flight requests back at the head of the queue on restore.
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -252,7 +252,12 @@ struct Host {
     robots: RobotsState,
     /// Earliest time the next request may start.
     next_at_ms: u64,
+    /// Requests on the network (asked, no response yet).
     in_flight: usize,
+    /// Requests whose response arrived and waits to be taken ([`InOrder`]): asked, but no
+    /// longer holding a connection.
+    #[serde(default)]
+    held: usize,
     /// Delay in force (config or Crawl-delay).
     delay_ms: u64,
 }
@@ -272,9 +277,14 @@ pub enum Next<T> {
     Disallowed(Queued<T>),
     /// Nothing can start before this time (per-host delay).
     WaitUntil(u64),
-    /// Requests are in flight and the limits are reached (or the rest of the queue waits on
-    /// them, e.g. on a robots.txt): wait for a result.
+    /// Nothing more may be asked before a result is taken: as many requests as the window
+    /// allows are waiting to be taken ([`LOOKAHEAD`]), or the rest of the queue waits on
+    /// them (e.g. on a robots.txt), or the queue is empty. Take the oldest request's result.
     Busy,
+    /// The next request may be asked, but every connection it may use is taken: wait for a
+    /// response, and do not take a held result first (which request is asked next must not
+    /// depend on when responses arrive).
+    Full,
     /// The queue is empty and nothing is in flight.
     Empty,
 }
@@ -295,10 +305,13 @@ pub enum Delivered<T> {
 /// A state machine that takes results as they arrive asks for its next URLs in an order that
 /// depends on network timing, so one site could give different maps and crawls from run to
 /// run (and, with a page budget, different page sets). With this, a machine asks for every
-/// request it can (until its frontier says [`Next::Busy`]) and only then takes one result, the
-/// oldest request's: what is asked and what is taken then depend on the site alone (for one
-/// host, or several without a per-host delay, whose timing decides between hosts). A result
-/// that arrives early waits, holding its request slot.
+/// request it can (until its frontier says [`Next::Busy`]: [`LOOKAHEAD`] × the connections
+/// allowed are asked and not taken, or nothing else may be asked) and only then takes one
+/// result, the oldest request's; while a request may be asked but no connection is free
+/// ([`Next::Full`]) it waits and takes nothing. What is asked and what is taken then depend on
+/// the site alone (for one host, or several without a per-host delay, whose timing decides
+/// between hosts). A result that arrives early waits, its connection freed for the next
+/// request: a slow page holds the others up only once the window is full.
 ///
 /// Held results are part of the machines' snapshots (bodies as base64), so a restore does not
 /// ask them again: a driver restored more often than its requests can be taken (a service
@@ -397,8 +410,9 @@ mod base64_bytes {
 
 impl InOrder {
     /// Holds the result of request `id` if it is in flight; stale and unknown ids are dropped.
-    pub fn hold<T: Clone>(&mut self, frontier: &Frontier<T>, id: u64, result: FetchResult) {
+    pub fn hold<T: Clone>(&mut self, frontier: &mut Frontier<T>, id: u64, result: FetchResult) {
         if frontier.is_in_flight(id) {
+            frontier.land(id);
             self.arrived.insert(id, result);
         }
     }
@@ -439,12 +453,22 @@ pub struct Frontier<T> {
     #[serde(default)]
     first: usize,
     seen: HashSet<String>,
+    /// Requests asked and not yet taken: on the network, or held ([`Frontier::land`]).
     in_flight: BTreeMap<u64, Flight<T>>,
+    /// The requests of `in_flight` whose response arrived.
+    #[serde(default)]
+    landed: BTreeSet<u64>,
     hosts: BTreeMap<String, Host>,
     next_id: u64,
     /// Crawl-delays that were capped: (host, asked ms).
     capped_delays: Vec<(String, u64)>,
 }
+
+/// Requests asked ahead of the oldest result not yet taken, as a multiple of the connections
+/// allowed (globally and per host). A response that arrives before older ones is held and
+/// frees its connection, so a slow page holds up the others only once this many requests wait
+/// on it; held results (up to this many bodies) are kept in memory and in snapshots.
+pub const LOOKAHEAD: usize = 2;
 
 /// How far down the queue to look for a URL whose host may start now (several hosts only
 /// happen with subdomains in scope; a bounded scan keeps `next` O(1) in the queue length).
@@ -459,6 +483,7 @@ impl<T: Clone> Frontier<T> {
             first: 0,
             seen: HashSet::new(),
             in_flight: BTreeMap::new(),
+            landed: BTreeSet::new(),
             hosts: BTreeMap::new(),
             next_id: 1,
             capped_delays: Vec::new(),
@@ -549,7 +574,7 @@ impl<T: Clone> Frontier<T> {
         self.queue.len()
     }
 
-    /// Requests in flight.
+    /// Requests in flight: asked and not taken, on the network or held.
     pub fn in_flight(&self) -> usize {
         self.in_flight.len()
     }
@@ -581,9 +606,14 @@ impl<T: Clone> Frontier<T> {
                 Next::Busy
             };
         }
-        if self.in_flight.len() >= self.politeness.max_in_flight {
+        if self.in_flight.len() >= LOOKAHEAD * self.politeness.max_in_flight {
             return Next::Busy;
         }
+        // Whether the next request may be asked is decided on what was asked and taken only;
+        // the network then decides when: a full network is waited for, never skipped.
+        let network_full =
+            self.in_flight.len() - self.landed.len() >= self.politeness.max_in_flight;
+        let per_host = self.politeness.max_in_flight_per_host;
         let mut earliest: Option<u64> = None;
         let scan = self.queue.len().min(SCAN);
         for i in 0..scan {
@@ -604,11 +634,18 @@ impl<T: Clone> Frontier<T> {
                 },
                 next_at_ms: 0,
                 in_flight: 0,
+                held: 0,
                 delay_ms: delay,
             });
+            if entry.in_flight + entry.held >= LOOKAHEAD * per_host {
+                continue;
+            }
             match &entry.robots {
                 RobotsState::Pending(_) => continue,
                 RobotsState::Unknown => {
+                    if network_full || entry.in_flight >= per_host {
+                        return Next::Full;
+                    }
                     let id = self.next_id;
                     self.next_id += 1;
                     entry.robots = RobotsState::Pending(id);
@@ -634,8 +671,8 @@ impl<T: Clone> Frontier<T> {
                     }
                 }
             }
-            if entry.in_flight >= self.politeness.max_in_flight_per_host {
-                continue;
+            if network_full || entry.in_flight >= per_host {
+                return Next::Full;
             }
             if entry.next_at_ms > now_ms {
                 earliest = Some(earliest.map_or(entry.next_at_ms, |e| e.min(entry.next_at_ms)));
@@ -675,6 +712,14 @@ impl<T: Clone> Frontier<T> {
         let Some(flight) = self.in_flight.remove(&id) else {
             return Delivered::Unknown;
         };
+        let landed = self.landed.remove(&id);
+        let release = |h: &mut Host| {
+            if landed {
+                h.held = h.held.saturating_sub(1);
+            } else {
+                h.in_flight = h.in_flight.saturating_sub(1);
+            }
+        };
         match flight {
             Flight::Robots { host } => {
                 let token = self.politeness.robots_token.clone();
@@ -694,7 +739,7 @@ impl<T: Clone> Frontier<T> {
                     .map(|s| (s.max(0.0) * 1000.0).min(u64::MAX as f64) as u64);
                 let max = self.politeness.max_crawl_delay_ms;
                 if let Some(h) = self.hosts.get_mut(&host) {
-                    h.in_flight = h.in_flight.saturating_sub(1);
+                    release(h);
                     if let Some(d) = delay {
                         if d > max {
                             self.capped_delays.push((host.clone(), d));
@@ -707,7 +752,7 @@ impl<T: Clone> Frontier<T> {
             }
             Flight::Page(q) => {
                 if let Some(h) = host_of(&q.url).and_then(|host| self.hosts.get_mut(&host)) {
-                    h.in_flight = h.in_flight.saturating_sub(1);
+                    release(h);
                 }
                 Delivered::Page(q, result)
             }
@@ -732,6 +777,25 @@ impl<T: Clone> Frontier<T> {
         self.in_flight.contains_key(&id)
     }
 
+    /// Request `id`'s response arrived and waits to be taken: it no longer holds a connection
+    /// (the request stays in flight until [`Frontier::deliver`]). Idempotent.
+    pub fn land(&mut self, id: u64) {
+        let Some(flight) = self.in_flight.get(&id) else {
+            return;
+        };
+        if !self.landed.insert(id) {
+            return;
+        }
+        let host = match flight {
+            Flight::Page(q) => host_of(&q.url),
+            Flight::Robots { host } => Some(host.clone()),
+        };
+        if let Some(h) = host.and_then(|host| self.hosts.get_mut(&host)) {
+            h.in_flight = h.in_flight.saturating_sub(1);
+            h.held += 1;
+        }
+    }
+
     /// Whether the host's robots.txt allows `url` (true when not known yet or not obeyed).
     pub fn robots_allows(&self, url: &str) -> bool {
         match host_of(url).and_then(|h| self.hosts.get(&h)) {
@@ -753,8 +817,10 @@ impl<T: Clone> Frontier<T> {
     /// results are held: [`InOrder`]).
     pub fn requeue_in_flight_except(&mut self, keep: impl Fn(u64) -> bool) {
         let flights = std::mem::take(&mut self.in_flight);
+        self.landed.clear();
         for h in self.hosts.values_mut() {
             h.in_flight = 0;
+            h.held = 0;
             h.next_at_ms = 0;
         }
         let mut requeue = Vec::new();
@@ -767,9 +833,11 @@ impl<T: Clone> Frontier<T> {
                 Flight::Page(q) => host_of(&q.url),
                 Flight::Robots { host } => Some(host.clone()),
             };
+            // Kept requests are those whose results are held: landed, off the network.
             if let Some(h) = host.and_then(|host| self.hosts.get_mut(&host)) {
-                h.in_flight += 1;
+                h.held += 1;
             }
+            self.landed.insert(id);
             self.in_flight.insert(id, f);
         }
         for f in requeue.into_iter().rev() {
@@ -969,7 +1037,7 @@ mod tests {
         let mut f = queued(2, 4);
         let a = fetch(&mut f, 0);
         let _b = fetch(&mut f, 0);
-        assert_eq!(f.next(0), Next::Busy);
+        assert_eq!(f.next(0), Next::Full, "two on the network at most");
         f.deliver(a.id, ok(200, ""));
         let json = serde_json::to_string(&f).expect("serialise");
         let mut g: Frontier<i32> = serde_json::from_str(&json).expect("deserialise");
@@ -980,18 +1048,19 @@ mod tests {
             "the in-flight page comes first again"
         );
         assert_eq!(fetch(&mut g, 0).url, "http://h/2");
-        assert_eq!(g.next(0), Next::Busy, "two in flight at most");
+        assert_eq!(g.next(0), Next::Full, "two on the network at most");
         g.deliver(first.id, ok(200, ""));
         assert_eq!(fetch(&mut g, 0).url, "http://h/3");
     }
 
-    /// Held results come out oldest request first, never before it; they survive a snapshot
-    /// (a non-UTF-8 body byte for byte) and their requests stay in flight, holding their
-    /// host's slots, while the others are asked again.
+    /// Held results come out oldest request first, never before it; they free their
+    /// connections but not their place in the window; they survive a snapshot (a non-UTF-8
+    /// body byte for byte) and their requests stay in flight while the others are asked again.
     #[test]
     fn held_results_are_taken_oldest_first_and_survive_a_restore() {
-        let mut f = queued(3, 5);
+        let mut f = queued(3, 8);
         let (a, b, c) = (fetch(&mut f, 0), fetch(&mut f, 0), fetch(&mut f, 0));
+        assert_eq!(f.next(0), Next::Full, "three on the network: wait for one");
         let mut order = InOrder::default();
         let latin1 = FetchResult::Response(FetchResponse {
             status: 200,
@@ -1000,15 +1069,22 @@ mod tests {
             body: vec![b'<', 0xe9, 0xff, 0x00, b'>'],
             truncated: false,
         });
-        order.hold(&f, c.id, latin1.clone());
-        order.hold(&f, b.id, FetchResult::Failed("timed out".into()));
-        order.hold(&f, 999, ok(200, "unknown id"));
+        order.hold(&mut f, c.id, latin1.clone());
+        order.hold(&mut f, b.id, FetchResult::Failed("timed out".into()));
+        order.hold(&mut f, 999, ok(200, "unknown id"));
+        order.hold(&mut f, c.id, latin1.clone());
         assert!(order.holds(b.id) && order.holds(c.id), "held");
         assert!(!order.holds(999), "an id not in flight is dropped");
         assert_eq!(
             order.oldest(&f),
             None,
             "the oldest request's result has not arrived"
+        );
+        let (d, e) = (fetch(&mut f, 0), fetch(&mut f, 0));
+        assert_eq!(
+            f.next(0),
+            Next::Full,
+            "b and c gave up their connections, once each"
         );
 
         let json = serde_json::to_string(&(&f, &order)).expect("serialise");
@@ -1019,13 +1095,17 @@ mod tests {
         g.requeue_in_flight_except(|id| restored.holds(id));
         restored.retain_in_flight(&g);
         assert_eq!(g.in_flight(), 2, "b and c stay in flight");
-        let again = fetch(&mut g, 0);
-        assert_eq!(again.url, a.url, "a is asked again");
-        assert_eq!(g.next(0), Next::Busy, "b and c still hold their slots");
-        g.deliver(again.id, ok(200, ""));
-        assert_eq!(fetch(&mut g, 0).url, "http://h/3");
+        let again: Vec<String> = (0..3).map(|_| fetch(&mut g, 0).url).collect();
+        assert_eq!(
+            again,
+            [a.url.clone(), d.url, e.url],
+            "asked again, in order"
+        );
+        assert_eq!(g.next(0), Next::Full, "held results take no connection");
+        let a2 = g.oldest_in_flight().expect("in flight");
+        assert_ne!(a2, a.id, "a is a new request");
         let (id, result) = restored.oldest(&g).expect("b's result");
-        assert_eq!(id, b.id);
+        assert_eq!(id, b.id, "b's request is the oldest");
         g.deliver(id, result);
         let (id, result) = restored
             .oldest(&g)
@@ -1036,6 +1116,56 @@ mod tests {
             "then c, its body intact"
         );
         assert!(!restored.holds(b.id) && !restored.holds(c.id), "both taken");
+    }
+
+    /// Responses that arrive before the oldest request's free their connections, so more is
+    /// asked, until the window holds `LOOKAHEAD` × the connections allowed: then the machine
+    /// must take the oldest result. The same per host: a host whose window is full is passed
+    /// over for the next host's URLs (decided by what was asked and taken, not by timing).
+    #[test]
+    fn a_window_of_requests_is_asked_ahead_of_the_oldest_result() {
+        let mut f = queued(2, 10);
+        let mut order = InOrder::default();
+        let a = fetch(&mut f, 0);
+        let b = fetch(&mut f, 0);
+        assert_eq!(f.next(0), Next::Full);
+        order.hold(&mut f, b.id, ok(200, "b"));
+        let c = fetch(&mut f, 0);
+        order.hold(&mut f, c.id, ok(200, "c"));
+        let _d = fetch(&mut f, 0);
+        assert_eq!(LOOKAHEAD, 2);
+        assert_eq!(f.in_flight(), 4);
+        assert_eq!(f.next(0), Next::Busy, "the window is full: take a result");
+        assert_eq!(order.oldest(&f), None, "a has not arrived: wait for it");
+        order.hold(&mut f, a.id, ok(200, "a"));
+        let (id, result) = order.oldest(&f).expect("a's result");
+        assert_eq!(id, a.id);
+        f.deliver(id, result);
+        assert_eq!(fetch(&mut f, 0).url, "http://h/4", "room again");
+
+        let mut two = Frontier::new(Politeness {
+            delay_ms: 0,
+            max_in_flight: 4,
+            max_in_flight_per_host: 1,
+            obey_robots: false,
+            ..Politeness::default()
+        });
+        for u in ["http://h/0", "http://h/1", "http://h/2", "http://g/0"] {
+            two.push(u.to_string(), 0);
+        }
+        let h0 = fetch(&mut two, 0);
+        assert_eq!(
+            two.next(0),
+            Next::Full,
+            "h's connection is taken: wait for it, do not pass h over"
+        );
+        order.hold(&mut two, h0.id, ok(200, "h0"));
+        assert_eq!(fetch(&mut two, 0).url, "http://h/1");
+        assert_eq!(
+            fetch(&mut two, 0).url,
+            "http://g/0",
+            "h's window is full: g's turn"
+        );
     }
 
     #[test]

@@ -46,7 +46,8 @@ mod cli {
                  [--state F [--save-every S]]  (saved every S s, default 5, and on Ctrl-C;
                                                 the same command resumes it)
   exemplar export-scrapy pattern.json DIR
-  exemplar serve DIR [--port N] [--latency-ms MS]   (MS: each answer's delay, as a remote site's)
+  exemplar serve DIR [--port N] [--latency-ms MS|MIN-MAX]  (each answer's delay, as a remote
+                 site's; a range is drawn log-uniformly)
   exemplar classify FILE|URL...
   exemplar similarity A B [--threshold T]        (files or URLs)
   exemplar eval [--sites dev-sites.toml] [--train-sites train-sites.toml] [--heldout-sites heldout-sites.toml]

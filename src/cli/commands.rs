@@ -571,6 +571,82 @@ pub fn export_scrapy(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// How long `serve` waits before each answer: none, a fixed time, or a time drawn between two
+/// bounds, log-uniformly (most answers quick, a few slow: the long tail of real servers'
+/// response times).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Latency {
+    min_ms: u64,
+    max_ms: u64,
+}
+
+impl Latency {
+    /// `MS` or `MIN-MAX` (milliseconds, MIN ≥ 1 when a range).
+    fn parse(v: &str) -> Option<Latency> {
+        let (min, max) = match v.split_once('-') {
+            Some((a, b)) => (a.trim().parse().ok()?, b.trim().parse().ok()?),
+            None => {
+                let ms = v.trim().parse().ok()?;
+                (ms, ms)
+            }
+        };
+        (min <= max && (min == max || min >= 1)).then_some(Latency {
+            min_ms: min,
+            max_ms: max,
+        })
+    }
+
+    /// The delay of the `n`th answer (None: answer at once).
+    fn draw(&self, n: u64) -> Option<u64> {
+        if self.max_ms == 0 {
+            return None;
+        }
+        if self.min_ms == self.max_ms {
+            return Some(self.min_ms);
+        }
+        // splitmix64 of the answer's number: a uniform draw in [0, 1), no dependency.
+        let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        let u = (z ^ (z >> 31)) as f64 / (u64::MAX as f64 + 1.0);
+        let (lo, hi) = ((self.min_ms as f64).ln(), (self.max_ms as f64).ln());
+        Some((lo + u * (hi - lo)).exp().round() as u64)
+    }
+
+    /// The mean delay in ms.
+    fn mean_ms(&self) -> f64 {
+        if self.min_ms == self.max_ms {
+            return self.min_ms as f64;
+        }
+        let (a, b) = (self.min_ms as f64, self.max_ms as f64);
+        (b - a) / (b.ln() - a.ln())
+    }
+
+    fn describe(&self) -> String {
+        match (self.min_ms, self.max_ms) {
+            (_, 0) => String::new(),
+            (a, b) if a == b => format!(", answering each request after {a} ms"),
+            (a, b) => format!(
+                ", answering each request after {a}–{b} ms (log-uniform, mean {:.0} ms)",
+                self.mean_ms()
+            ),
+        }
+    }
+
+    /// As the bench's table shows it.
+    fn label(&self) -> String {
+        match (self.min_ms, self.max_ms) {
+            (a, b) if a == b => format!("{a} ms"),
+            (a, b) => format!("{a}–{b} ms (mean {:.0})", self.mean_ms()),
+        }
+    }
+
+    /// As `serve --latency-ms` takes it.
+    fn arg(&self) -> String {
+        format!("{}-{}", self.min_ms, self.max_ms)
+    }
+}
+
 pub fn serve(args: &[String]) -> Result<(), String> {
     let dir = positional(args)
         .first()
@@ -581,12 +657,19 @@ pub fn serve(args: &[String]) -> Result<(), String> {
     }
     let port = parse(args, "--port")?.unwrap_or(8000);
     // A remote site's round trip, for measuring a crawl as it runs over a network.
-    let latency = parse::<u64>(args, "--latency-ms")?.unwrap_or(0);
+    let latency = match flag(args, "--latency-ms") {
+        Some(v) => Latency::parse(v).ok_or(format!(
+            "bad value for --latency-ms: {v:?} (MS or MIN-MAX)\n{USAGE}"
+        ))?,
+        None => Latency::default(),
+    };
     let files = exemplar::serve::static_dir(dir.clone());
+    let draws = std::sync::atomic::AtomicU64::new(0);
     let handler = move |req: &exemplar::serve::Request| {
         let mut r = files(req);
-        if latency > 0 {
-            r.delay = Some(std::time::Duration::from_millis(latency));
+        let n = draws.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some(ms) = latency.draw(n) {
+            r.delay = Some(std::time::Duration::from_millis(ms));
         }
         r
     };
@@ -596,11 +679,7 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         "serving {} on {}/ (Ctrl-C to stop){}",
         dir.display(),
         server.url(),
-        if latency > 0 {
-            format!(", answering each request after {latency} ms")
-        } else {
-            String::new()
-        }
+        latency.describe()
     );
     loop {
         std::thread::park();
@@ -662,9 +741,31 @@ fn process_cpu_s() -> f64 {
     exemplar::http::proc_cpu_seconds("/proc/self/stat")
 }
 
-/// The round trips `bench-crawl` measures at: none (the core's own ceiling) and those of
-/// remote sites, near to far.
-const BENCH_LATENCIES_MS: [u64; 4] = [0, 20, 50, 100];
+/// The round trips `bench-crawl` measures at: none (the core's own ceiling), those of remote
+/// sites near to far, and a long-tailed mix (10–300 ms, log-uniform), where responses overtake
+/// each other and results wait for older requests' ([`exemplar::fetch::InOrder`]).
+const BENCH_LATENCIES: [Latency; 5] = [
+    Latency {
+        min_ms: 0,
+        max_ms: 0,
+    },
+    Latency {
+        min_ms: 20,
+        max_ms: 20,
+    },
+    Latency {
+        min_ms: 50,
+        max_ms: 50,
+    },
+    Latency {
+        min_ms: 100,
+        max_ms: 100,
+    },
+    Latency {
+        min_ms: 10,
+        max_ms: 300,
+    },
+];
 
 /// `bench-crawl`: maps and crawls the largest development site, served by a separate `exemplar
 /// serve` process (so the server's CPU is not counted), with 8 requests in flight: once as fast
@@ -687,13 +788,19 @@ pub fn bench_crawl(args: &[String]) -> Result<(), String> {
         site.name
     );
     println!(
-        "| server latency | run | pages | wall s | pages/s | core CPU ms/page | core CPU / wall | core elapsed ms/page | process CPU / wall |"
+        "| server latency | run | pages | wall s | pages/s | network's limit, pages/s | core CPU ms/page | core CPU / wall | core elapsed ms/page | process CPU / wall |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut memory = String::new();
     let mut shares = Vec::new();
-    for latency in BENCH_LATENCIES_MS {
+    for latency in BENCH_LATENCIES {
         let m = bench_once(site, latency)?;
+        // 8 requests always on the network: what no driver can beat at this latency.
+        let limit = if latency.max_ms == 0 {
+            "–".to_string()
+        } else {
+            format!("{:.0}", 8000.0 / latency.mean_ms())
+        };
         for (what, st, cpu) in [
             ("mapping", &m.map, m.map_cpu),
             ("crawling", &m.crawl, m.crawl_cpu),
@@ -701,9 +808,10 @@ pub fn bench_crawl(args: &[String]) -> Result<(), String> {
             let wall = st.wall_time.as_secs_f64().max(1e-9);
             let pages = st.results.max(1) as f64;
             let share = 100.0 * st.driver_cpu.as_secs_f64() / wall;
-            shares.push((latency, what, share));
+            shares.push((latency.label(), what, share));
             println!(
-                "| {latency} ms | {what} | {} | {:.2} | {:.0} | {:.2} | {:.1}% | {:.2} | {:.1}% |",
+                "| {} | {what} | {} | {:.2} | {:.0} | {limit} | {:.2} | {:.1}% | {:.2} | {:.1}% |",
+                latency.label(),
                 st.results,
                 wall,
                 st.results as f64 / wall,
@@ -717,7 +825,7 @@ pub fn bench_crawl(args: &[String]) -> Result<(), String> {
             // The first run's: later runs' peaks are the process's, not their own.
             memory = m.memory;
         }
-        if latency == 0 {
+        if latency.max_ms == 0 {
             shares.clear();
             let per_page = 1000.0 * m.map.driver_cpu.as_secs_f64() / m.map.results.max(1) as f64;
             let polite = Politeness::default();
@@ -734,7 +842,7 @@ pub fn bench_crawl(args: &[String]) -> Result<(), String> {
     let met: Vec<String> = shares
         .iter()
         .filter(|(_, _, s)| *s > 10.0)
-        .map(|(l, w, s)| format!("{w} at {l} ms: {s:.1}%"))
+        .map(|(l, w, s)| format!("{w} at {l}: {s:.1}%"))
         .collect();
     println!(
         "\ncore = Exemplar's own work on the driver thread (parse, similarity, bookkeeping): \
@@ -742,7 +850,7 @@ pub fn bench_crawl(args: &[String]) -> Result<(), String> {
          machine's calls (higher when the thread waits for a core: the server and the HTTP \
          client threads share this machine's cores); process CPU adds the HTTP client threads. \
          *Server latency* delays each answer (`exemplar serve --latency-ms`), as a remote \
-         site's round trip does. At 0 ms nothing but Exemplar and the local server sets the \
+         site's round trip does; the network's limit is 8 requests per mean latency. At 0 ms nothing but Exemplar and the local server sets the \
          pace: the core's share of wall time is then its throughput ceiling, not an I/O share. \
          Target: core CPU ≤ 10% of wall time with a remote site's latency — {}.",
         if met.is_empty() {
@@ -764,7 +872,7 @@ struct BenchRun {
     memory: String,
 }
 
-fn bench_once(site: &exemplar::devsites::DevSite, latency_ms: u64) -> Result<BenchRun, String> {
+fn bench_once(site: &exemplar::devsites::DevSite, latency: Latency) -> Result<BenchRun, String> {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map_err(|e| e.to_string())?
@@ -777,7 +885,7 @@ fn bench_once(site: &exemplar::devsites::DevSite, latency_ms: u64) -> Result<Ben
             "--port",
             &port.to_string(),
             "--latency-ms",
-            &latency_ms.to_string(),
+            &latency.arg(),
         ])
         .stdout(std::process::Stdio::null())
         .spawn()
@@ -846,4 +954,33 @@ fn bench_once(site: &exemplar::devsites::DevSite, latency_ms: u64) -> Result<Ben
     let _ = server.kill();
     let _ = server.wait();
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Latency;
+
+    #[test]
+    fn latency_is_a_time_or_a_range_drawn_log_uniformly() {
+        assert_eq!(Latency::parse("0"), Some(Latency::default()));
+        assert_eq!(Latency::default().draw(7), None, "no latency: at once");
+        let fixed = Latency::parse("50").expect("fixed");
+        assert_eq!((fixed.draw(0), fixed.draw(1)), (Some(50), Some(50)));
+        for bad in ["", "x", "5-", "300-10", "0-300", "-5", "1.5"] {
+            assert_eq!(Latency::parse(bad), None, "{bad:?}");
+        }
+        let range = Latency::parse("10-300").expect("range");
+        let draws: Vec<u64> = (0..20_000).filter_map(|n| range.draw(n)).collect();
+        assert_eq!(draws.len(), 20_000);
+        assert!(draws.iter().all(|&d| (10..=300).contains(&d)));
+        let mean = draws.iter().sum::<u64>() as f64 / draws.len() as f64;
+        assert!(
+            (mean - range.mean_ms()).abs() < 3.0,
+            "mean {mean} vs {}",
+            range.mean_ms()
+        );
+        // Log-uniform: as many draws below the geometric mean (~55 ms) as above it.
+        let below = draws.iter().filter(|&&d| d < 55).count() as f64 / draws.len() as f64;
+        assert!((0.45..0.55).contains(&below), "{below}");
+    }
 }

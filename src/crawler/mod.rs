@@ -563,6 +563,8 @@ impl Crawler {
                     }
                 }
                 Next::WaitUntil(t) => return Poll::WaitUntil(t),
+                // A connection is waited for; held results stay held.
+                Next::Full => return Poll::Busy,
                 Next::Busy => {
                     // Everything that can be asked was: the oldest request's result is taken
                     // (if it arrived), then asking starts again.
@@ -590,7 +592,9 @@ impl Crawler {
     /// asked has been ([`InOrder`]): a crawl cut short by a budget, or steered by what its
     /// queries return, is the same whatever order responses arrive in.
     pub fn handle(&mut self, id: u64, result: FetchResult, _now_ms: u64) {
-        self.state.arrived.hold(&self.state.frontier, id, result);
+        self.state
+            .arrived
+            .hold(&mut self.state.frontier, id, result);
     }
 
     fn deliver(&mut self, id: u64, result: FetchResult, now_ms: u64) {

@@ -985,6 +985,8 @@ impl Mapper {
                     self.answered(q.item.node);
                 }
                 Next::WaitUntil(t) => return Poll::WaitUntil(t),
+                // A connection is waited for; held results stay held.
+                Next::Full => return Poll::Busy,
                 Next::Busy => {
                     // Everything that can be asked was: the oldest request's result is taken
                     // (if it arrived), then asking starts again.
@@ -1020,7 +1022,9 @@ impl Mapper {
     /// asked has been ([`InOrder`]): one site gives one map whatever the order responses
     /// arrive in, even when the page budget cuts the site short.
     pub fn handle(&mut self, id: u64, result: FetchResult, _now_ms: u64) {
-        self.state.arrived.hold(&self.state.frontier, id, result);
+        self.state
+            .arrived
+            .hold(&mut self.state.frontier, id, result);
     }
 
     fn take(&mut self, id: u64, result: FetchResult, now_ms: u64) {
@@ -1557,18 +1561,20 @@ mod tests {
             .map(|n| n.url.trim_start_matches("http://shop.test"))
             .collect();
         // Breadth first, the budget would go to /product/2.html and three docs pages (their
-        // content differs: they are not duplicates).
+        // content differs: they are not duplicates). The first docs page is asked before
+        // /product/2.html is known to be a target: one request is asked ahead of the oldest
+        // result (`fetch::LOOKAHEAD` × one connection).
         assert_eq!(
             fetched,
             BTreeSet::from([
                 "/",
+                "/docs/page-1.html",
                 "/item/9.html",
                 "/product/2.html",
                 "/product/3.html",
-                "/product/4.html"
             ])
         );
-        assert_eq!(map.targets().count(), 4);
+        assert_eq!(map.targets().count(), 3);
     }
 
     #[test]
