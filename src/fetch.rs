@@ -309,9 +309,10 @@ pub enum Delivered<T> {
 /// allowed are asked and not taken, or nothing else may be asked) and only then takes one
 /// result, the oldest request's; while a request may be asked but no connection is free
 /// ([`Next::Full`]) it waits and takes nothing. What is asked and what is taken then depend on
-/// the site alone (for one host, or several without a per-host delay, whose timing decides
-/// between hosts). A result that arrives early waits, its connection freed for the next
-/// request: a slow page holds the others up only once the window is full.
+/// the site alone (for one host; with several, timing decides which host goes first when one
+/// has no free connection or is in its delay). A result that arrives early waits, its
+/// connection freed for the next request: a slow page holds the others up only once the
+/// window is full.
 ///
 /// Held results are part of the machines' snapshots (bodies as base64), so a restore does not
 /// ask them again: a driver restored more often than its requests can be taken (a service
@@ -611,10 +612,15 @@ impl<T: Clone> Frontier<T> {
         }
         // Whether the next request may be asked is decided on what was asked and taken only;
         // the network then decides when: a full network is waited for, never skipped.
-        let network_full =
-            self.in_flight.len() - self.landed.len() >= self.politeness.max_in_flight;
+        // (`landed` is snapshot input: never trusted to be a subset.)
+        if self.in_flight.len().saturating_sub(self.landed.len()) >= self.politeness.max_in_flight {
+            return Next::Full;
+        }
         let per_host = self.politeness.max_in_flight_per_host;
         let mut earliest: Option<u64> = None;
+        // A host whose connections are all taken is passed over for the next host's URLs (with
+        // several hosts, which one goes first depends on timing, as with per-host delays).
+        let mut host_full = false;
         let scan = self.queue.len().min(SCAN);
         for i in 0..scan {
             let Some(host) = host_of(&self.queue[i].url) else {
@@ -643,8 +649,9 @@ impl<T: Clone> Frontier<T> {
             match &entry.robots {
                 RobotsState::Pending(_) => continue,
                 RobotsState::Unknown => {
-                    if network_full || entry.in_flight >= per_host {
-                        return Next::Full;
+                    if entry.in_flight >= per_host {
+                        host_full = true;
+                        continue;
                     }
                     let id = self.next_id;
                     self.next_id += 1;
@@ -671,8 +678,9 @@ impl<T: Clone> Frontier<T> {
                     }
                 }
             }
-            if network_full || entry.in_flight >= per_host {
-                return Next::Full;
+            if entry.in_flight >= per_host {
+                host_full = true;
+                continue;
             }
             if entry.next_at_ms > now_ms {
                 earliest = Some(earliest.map_or(entry.next_at_ms, |e| e.min(entry.next_at_ms)));
@@ -703,6 +711,7 @@ impl<T: Clone> Frontier<T> {
         }
         match earliest {
             Some(t) => Next::WaitUntil(t),
+            None if host_full => Next::Full,
             None => Next::Busy,
         }
     }
@@ -1121,7 +1130,7 @@ mod tests {
     /// Responses that arrive before the oldest request's free their connections, so more is
     /// asked, until the window holds `LOOKAHEAD` × the connections allowed: then the machine
     /// must take the oldest result. The same per host: a host whose window is full is passed
-    /// over for the next host's URLs (decided by what was asked and taken, not by timing).
+    /// over for the next host's URLs.
     #[test]
     fn a_window_of_requests_is_asked_ahead_of_the_oldest_result() {
         let mut f = queued(2, 10);
@@ -1154,17 +1163,25 @@ mod tests {
             two.push(u.to_string(), 0);
         }
         let h0 = fetch(&mut two, 0);
-        assert_eq!(
-            two.next(0),
-            Next::Full,
-            "h's connection is taken: wait for it, do not pass h over"
-        );
         order.hold(&mut two, h0.id, ok(200, "h0"));
-        assert_eq!(fetch(&mut two, 0).url, "http://h/1");
+        assert_eq!(
+            fetch(&mut two, 0).url,
+            "http://h/1",
+            "h0 freed h's connection"
+        );
         assert_eq!(
             fetch(&mut two, 0).url,
             "http://g/0",
             "h's window is full: g's turn"
+        );
+        assert_eq!(two.next(0), Next::Busy, "h's window is full again: take h0");
+        let (id, result) = order.oldest(&two).expect("h0's result");
+        assert_eq!(id, h0.id);
+        two.deliver(id, result);
+        assert_eq!(
+            two.next(0),
+            Next::Full,
+            "h1 holds h's connection, g0 g's: wait for one"
         );
     }
 
