@@ -962,13 +962,7 @@ mod tests {
 
     #[test]
     fn urls_queued_first_go_before_the_others_breadth_first_among_themselves() {
-        let mut f = Frontier::new(Politeness {
-            delay_ms: 0,
-            max_in_flight: 1,
-            max_in_flight_per_host: 1,
-            obey_robots: false,
-            ..Politeness::default()
-        });
+        let mut f = unlimited(1, 1);
         let mut order = Vec::new();
         let take = |f: &mut Frontier<u32>| {
             let r = fetch(f, 0);
@@ -1025,16 +1019,20 @@ mod tests {
         );
     }
 
-    /// A frontier without robots.txt or delay, `max` requests in flight, `n` URLs queued
-    /// (`http://h/0` …).
-    fn queued(max: usize, n: i32) -> Frontier<i32> {
-        let mut f = Frontier::new(Politeness {
+    /// A frontier without robots.txt or delay, with these connection limits.
+    fn unlimited<T: Clone>(max: usize, per_host: usize) -> Frontier<T> {
+        Frontier::new(Politeness {
             delay_ms: 0,
             max_in_flight: max,
-            max_in_flight_per_host: max,
+            max_in_flight_per_host: per_host,
             obey_robots: false,
             ..Politeness::default()
-        });
+        })
+    }
+
+    /// [`unlimited`] with `max` connections, `n` URLs queued (`http://h/0` …).
+    fn queued(max: usize, n: i32) -> Frontier<i32> {
+        let mut f = unlimited(max, max);
         for i in 0..n {
             f.push(format!("http://h/{i}"), i);
         }
@@ -1152,13 +1150,7 @@ mod tests {
         f.deliver(id, result);
         assert_eq!(fetch(&mut f, 0).url, "http://h/4", "room again");
 
-        let mut two = Frontier::new(Politeness {
-            delay_ms: 0,
-            max_in_flight: 4,
-            max_in_flight_per_host: 1,
-            obey_robots: false,
-            ..Politeness::default()
-        });
+        let mut two = unlimited(4, 1);
         for u in ["http://h/0", "http://h/1", "http://h/2", "http://g/0"] {
             two.push(u.to_string(), 0);
         }
