@@ -808,7 +808,10 @@ pub fn bench_crawl(args: &[String]) -> Result<(), String> {
             let wall = st.wall_time.as_secs_f64().max(1e-9);
             let pages = st.results.max(1) as f64;
             let share = 100.0 * st.driver_cpu.as_secs_f64() / wall;
-            shares.push((latency.label(), what, share));
+            // Unthrottled, the share is the core's ceiling, not an I/O share: not judged.
+            if latency.max_ms > 0 {
+                shares.push((latency.label(), what, share));
+            }
             println!(
                 "| {} | {what} | {} | {:.2} | {:.0} | {limit} | {:.2} | {:.1}% | {:.2} | {:.1}% |",
                 latency.label(),
@@ -826,7 +829,6 @@ pub fn bench_crawl(args: &[String]) -> Result<(), String> {
             memory = m.memory;
         }
         if latency.max_ms == 0 {
-            shares.clear();
             let per_page = 1000.0 * m.map.driver_cpu.as_secs_f64() / m.map.results.max(1) as f64;
             let polite = Politeness::default();
             // The delay spaces request starts on a host, whatever the concurrency.
