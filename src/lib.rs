@@ -14,6 +14,7 @@ pub mod mapper;
 pub mod pattern;
 pub mod robots;
 pub mod rtdm;
+pub mod script_links;
 pub mod similarity;
 pub mod url_pattern;
 

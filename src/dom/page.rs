@@ -233,6 +233,9 @@ pub struct Page {
     pub robots: MetaRobots,
     /// http(s) links of `<a href>` and `<area href>`, in document order.
     pub links: Vec<Link>,
+    /// http(s) URLs of external scripts (`<script src>`), fragment dropped, deduplicated, in
+    /// document order: navigation a page builds with script ([`crate::script_links`]).
+    pub scripts: Vec<String>,
     /// Forms in document order.
     pub forms: Vec<Form>,
     /// Every form control (including those of no form), in document order.
@@ -565,6 +568,9 @@ const MAX_CLASS_CACHE: usize = 4096;
 
 /// Bounds on what a page's ids and headings may cost ([`Tree::id_prefixes`]).
 const MAX_SEP_IDS: usize = 20_000;
+/// External scripts recorded per page at most (a page that includes thousands is hostile or
+/// generated; navigation lives in the first few).
+pub const MAX_SCRIPTS: usize = 64;
 const MAX_HEADINGS: usize = 5_000;
 
 /// Elements whose text is not visible text (their element stays in the tree).
@@ -775,6 +781,7 @@ impl<'a> Walker<'a> {
         let mut in_title = false;
         let mut robots = MetaRobots::default();
         let mut links: Vec<Link> = Vec::new();
+        let mut scripts: Vec<String> = Vec::new();
         let mut forms: Vec<Form> = Vec::new();
         let mut form_index: FxHashMap<u32, usize> = FxHashMap::default();
         let mut controls: Vec<Control> = Vec::new();
@@ -967,6 +974,7 @@ impl<'a> Walker<'a> {
                         &base,
                         &mut robots,
                         &mut links,
+                        &mut scripts,
                         &mut link_of_anchor,
                         &mut forms,
                         &mut form_index,
@@ -1074,6 +1082,7 @@ impl<'a> Walker<'a> {
             title,
             robots,
             links,
+            scripts,
             forms,
             controls,
             terms,
@@ -1119,6 +1128,7 @@ impl<'a> Walker<'a> {
         base: &Url,
         robots: &mut MetaRobots,
         links: &mut Vec<Link>,
+        scripts: &mut Vec<String>,
         link_of_anchor: &mut FxHashMap<u32, usize>,
         forms: &mut Vec<Form>,
         form_index: &mut FxHashMap<u32, usize>,
@@ -1157,6 +1167,15 @@ impl<'a> Walker<'a> {
                     {
                         push_collapsed(&mut l.text, alt);
                     }
+                }
+            }
+            local_name!("script") => {
+                if let Some(src) = attr(attrs, &local_name!("src"))
+                    && let Some(url) = self.resolve(base, src)
+                    && scripts.len() < MAX_SCRIPTS
+                    && !scripts.contains(&url)
+                {
+                    scripts.push(url);
                 }
             }
             local_name!("img") => {
@@ -1484,6 +1503,28 @@ mod tests {
                 assert_eq!(w.resolve(&url, href), slow, "{base} + {href:?}");
             }
         }
+    }
+
+    #[test]
+    fn external_scripts_are_recorded_once_resolved_in_document_order() {
+        let p = page(
+            r#"<head><base href="/docs/"><script src="menudata.js"></script>
+            <script src="/static/app.js#v2"></script><script>var x = "inline.html";</script>
+            <script src="menudata.js"></script><script src="data:text/javascript,1"></script>
+            </head><body><script src="https://cdn.example.org/lib.js"></script></body>"#,
+        );
+        assert_eq!(
+            p.scripts,
+            [
+                "http://example.com/docs/menudata.js",
+                "http://example.com/static/app.js",
+                "https://cdn.example.org/lib.js"
+            ]
+        );
+        let many: String = (0..MAX_SCRIPTS + 10)
+            .map(|i| format!("<script src=s{i}.js></script>"))
+            .collect();
+        assert_eq!(page(&many).scripts.len(), MAX_SCRIPTS);
     }
 
     #[test]
