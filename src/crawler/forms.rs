@@ -251,6 +251,7 @@ impl Crawler {
                 target: false,
                 query: Some(r as u32),
                 doc: false,
+                script: false,
             };
             if self.state.frontier.push(url, item) {
                 self.state.runs[r].current = Some(Current {

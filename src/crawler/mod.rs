@@ -19,6 +19,7 @@ use crate::fetch::{Delivered, FetchResult, Frontier, InOrder, Machine, Next, Pol
 use crate::forms::query::DocTerms;
 use crate::mapper::{ExamplePage, StopReason, canonical_links, page_signature};
 use crate::pattern::{Compiled, Pattern, Step};
+use crate::script_links::{self, Include, ScriptTable};
 use crate::similarity::Example;
 
 mod forms;
@@ -45,6 +46,8 @@ pub struct CrawlConfig {
     /// while learning): a pattern run again later checks just its new pages.
     #[serde(default)]
     pub verify_new_only: bool,
+    /// Distinct scripts fetched at most, when the pattern reads scripts.
+    pub max_scripts: usize,
 }
 
 impl Default for CrawlConfig {
@@ -63,6 +66,7 @@ impl Default for CrawlConfig {
             },
             forms: CrawlForms::default(),
             verify_new_only: false,
+            max_scripts: script_links::DEFAULT_MAX_SCRIPTS,
         }
     }
 }
@@ -174,6 +178,9 @@ pub struct Progress {
     /// Form queries issued.
     #[serde(default)]
     pub queries: usize,
+    /// Script requests answered ([`Pattern::script_links`]); they count in the page budget.
+    #[serde(default)]
+    pub scripts: usize,
 }
 
 /// Coverage of a crawl against the targets the pattern was learned from.
@@ -203,6 +210,18 @@ struct Item {
     /// A document a query returned (linked from its result pages).
     #[serde(default)]
     doc: bool,
+    /// A script the page that asked it includes ([`Pattern::script_links`]); the other fields
+    /// are that page's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    script: bool,
+}
+
+/// A page waiting for a script it includes: its links follow from its level.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct ScriptWaiter {
+    item: Item,
+    /// Its base URL (links resolve against it).
+    base: String,
 }
 
 /// The serialisable state of a crawler.
@@ -232,6 +251,9 @@ pub struct Snapshot {
     /// requests were issued ([`InOrder`]); their requests stay in flight across a restore.
     #[serde(default)]
     arrived: InOrder,
+    /// The same-site scripts pages include, and the pages waiting for them.
+    #[serde(default)]
+    scripts: ScriptTable<ScriptWaiter>,
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -244,7 +266,8 @@ impl Snapshot {
         for run in &self.runs {
             run.check(levels)?;
         }
-        for item in self.frontier.items() {
+        let waiting = self.scripts.waiters().map(|w| &w.item);
+        for item in self.frontier.items().chain(waiting) {
             // Crawl level 0 is the start page; level i holds pages of the pattern's level i.
             if item.level > levels {
                 return Err(format!(
@@ -334,7 +357,8 @@ impl Crawler {
                 hops: 0,
                 target: false,
                 query: None,
-                doc: false,
+                script: false,
+ doc: false,
             },
         );
         Crawler::from_state(Snapshot {
@@ -353,6 +377,7 @@ impl Crawler {
             runs: Vec::new(),
             aliases: HashMap::new(),
             arrived: InOrder::default(),
+            scripts: ScriptTable::default(),
         })
     }
 
@@ -540,8 +565,8 @@ impl Crawler {
             // The page budget counts the requests asked, so that it is never overrun: once
             // they fill it, nothing more is asked and their results are taken in order.
             let in_flight = self.state.frontier.pages_in_flight();
-            if self.state.stopped.is_none()
-                && self.state.progress.fetched + in_flight >= self.state.config.max_pages
+            let answered = self.state.progress.fetched + self.state.progress.scripts;
+            if self.state.stopped.is_none() && answered + in_flight >= self.state.config.max_pages
             {
                 match self.state.arrived.oldest(&self.state.frontier) {
                     Some((id, result)) => self.deliver(id, result, now_ms),
@@ -552,6 +577,10 @@ impl Crawler {
             }
             match self.state.frontier.next(now_ms) {
                 Next::Fetch(r) => return Poll::Fetch(r),
+                Next::Disallowed(q) if q.item.script => {
+                    self.state.progress.skipped += 1;
+                    self.script_answered(&q.url, Err("disallowed by robots.txt".into()));
+                }
                 Next::Disallowed(q) => {
                     self.state.progress.skipped += 1;
                     self.events.push_back(Event::Skipped {
@@ -601,6 +630,15 @@ impl Crawler {
         let Delivered::Page(q, result) = self.state.frontier.deliver(id, result) else {
             return;
         };
+        if q.item.script {
+            self.state.progress.scripts += 1;
+            if let FetchResult::Response(r) = &result {
+                self.state.progress.bytes += r.body.len() as u64;
+            }
+            self.script_answered(&q.url, script_links::read(result));
+            self.check_budget();
+            return;
+        }
         self.state.progress.fetched += 1;
         let query = q.item.query;
         let result_page = query.is_some() && !q.item.doc;
@@ -721,9 +759,11 @@ impl Crawler {
                     hops: 0,
                     target: true,
                     query: None,
-                    doc: false,
+                    script: false,
+ doc: false,
                 };
                 self.expand(links, &from);
+                self.include_scripts(&page, &from);
             }
             self.events.push_back(Event::Target(Box::new(TargetPage {
                 url,
@@ -749,6 +789,9 @@ impl Crawler {
                 );
             }
             let followed = self.expand(links, &item);
+            if item.query.is_none() {
+                self.include_scripts(&page, &item);
+            }
             self.start_form_level(item.level);
             self.events.push_back(Event::Page {
                 url,
@@ -757,10 +800,62 @@ impl Crawler {
                 followed,
             });
         }
-        if self.state.progress.fetched >= self.state.config.max_pages {
+        self.check_budget();
+        doc
+    }
+
+    fn check_budget(&mut self) {
+        if self.state.progress.fetched + self.state.progress.scripts >= self.state.config.max_pages
+        {
             self.stop(StopReason::MaxPages);
         }
-        doc
+    }
+
+    /// The same-site scripts `page` (queued as `item`) includes, when the pattern reads them:
+    /// the page URLs of those already read are followed now as the page's links, the others
+    /// are asked (first) and followed when they arrive.
+    fn include_scripts(&mut self, page: &Page, item: &Item) {
+        if !self.state.pattern.script_links || self.state.stopped.is_some() {
+            return;
+        }
+        for src in &page.scripts {
+            let Some(url) = canon::canonicalize(src).filter(|u| self.scope.contains(u)) else {
+                continue;
+            };
+            let waiter = ScriptWaiter {
+                item: item.clone(),
+                base: page.base.clone(),
+            };
+            let max = self.state.config.max_scripts;
+            match self.state.scripts.include(&url, waiter, max) {
+                Include::Read(urls) => {
+                    let links = script_links::resolve(&page.base, urls);
+                    self.expand(links, item);
+                }
+                Include::Ask => {
+                    let ask = Item {
+                        script: true,
+                        ..item.clone()
+                    };
+                    if !self.state.frontier.push_first(url.clone(), ask) {
+                        self.script_answered(&url, Err("already fetched as a page".into()));
+                    }
+                }
+                Include::Waiting | Include::Over => {}
+            }
+        }
+    }
+
+    /// A script's outcome: its page URLs are followed from every page that waited for it.
+    fn script_answered(&mut self, url: &str, outcome: Result<Vec<String>, String>) {
+        let (waiting, urls) = self.state.scripts.answer(url, outcome);
+        if urls.is_empty() {
+            return;
+        }
+        for w in waiting {
+            let links = script_links::resolve(&w.base, &urls);
+            self.expand(links, &w.item);
+        }
     }
 
     fn expand(&mut self, links: Vec<Option<String>>, item: &Item) -> usize {
@@ -781,7 +876,8 @@ impl Crawler {
                     hops: 0,
                     target: true,
                     query,
-                    doc: query.is_some(),
+                    script: false,
+ doc: query.is_some(),
                 },
                 Some(Step::Level { level, paginated }) => {
                     let hops = if paginated {
@@ -802,7 +898,8 @@ impl Crawler {
                         hops,
                         target: false,
                         query,
-                        doc: query.is_some() && !paginated,
+                        script: false,
+ doc: query.is_some() && !paginated,
                     }
                 }
             };

@@ -34,6 +34,7 @@ use crate::dom::{Page, ParseOptions};
 pub use crate::fetch::Poll;
 use crate::fetch::{Delivered, FetchResult, Frontier, InOrder, Machine, Next, Politeness};
 use crate::forms::FormSpec;
+use crate::script_links::{self, Include, ScriptTable};
 use crate::similarity::{self, Example};
 use crate::url_pattern;
 
@@ -71,6 +72,11 @@ pub struct MapConfig {
     /// pages only from other entity pages (Qt's classes, a Doxygen tree view's classes) are
     /// mapped whole, and learning can see targets leading to targets.
     pub expand_targets: bool,
+    /// Read the page URLs named in the same-site scripts pages include (Doxygen's menu and
+    /// tree view, script-built menus) as links of those pages ([`crate::script_links`]).
+    pub script_links: bool,
+    /// Distinct scripts fetched at most.
+    pub max_scripts: usize,
 }
 
 impl Default for MapConfig {
@@ -89,6 +95,8 @@ impl Default for MapConfig {
             traps: TrapLimits::default(),
             forms: FormsConfig::default(),
             expand_targets: true,
+            script_links: true,
+            max_scripts: script_links::DEFAULT_MAX_SCRIPTS,
         }
     }
 }
@@ -199,6 +207,10 @@ pub struct SiteMap {
     /// where targets' links lead (false in maps saved before this field).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub target_links: bool,
+    /// Some page's links include page URLs named in a same-site script it includes
+    /// ([`MapConfig::script_links`]): a crawl must read scripts too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub script_links: bool,
 }
 
 /// A map's breadth-first tree ([`SiteMap::breadth_first`]), indexed by node id.
@@ -579,6 +591,9 @@ pub struct Progress {
     pub bytes: u64,
     /// Milliseconds since the first poll.
     pub elapsed_ms: u64,
+    /// Script requests answered ([`MapConfig::script_links`]); they count in the page budget.
+    #[serde(default)]
+    pub scripts: usize,
 }
 
 /// Errors creating or restoring a mapper.
@@ -595,7 +610,22 @@ impl std::error::Error for MapError {}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct Item {
+    /// The page asked (for a script: the page that first included it).
     node: u32,
+    /// A script the pages of the map include, not a page.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    script: bool,
+}
+
+/// A page waiting for a script it includes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct ScriptWaiter {
+    node: u32,
+    /// Its base URL, when not its own URL (`<base href>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    base: Option<String>,
+    /// Its links are queued (a page), or held back (a target).
+    queue: bool,
 }
 
 /// The example page as the driver fetched it.
@@ -642,6 +672,9 @@ pub struct Snapshot {
     /// requests were issued ([`InOrder`]); their requests stay in flight across a restore.
     #[serde(default)]
     arrived: InOrder,
+    /// The same-site scripts pages include, and the pages waiting for them.
+    #[serde(default)]
+    scripts: ScriptTable<ScriptWaiter>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -675,6 +708,9 @@ impl Snapshot {
         }
         for &id in &self.held {
             node(id, "a link held back from a target")?;
+        }
+        for w in self.scripts.waiters() {
+            node(w.node, "a page waiting for a script")?;
         }
         self.forms.check(n, self.map.forms.len())
     }
@@ -728,7 +764,13 @@ impl Mapper {
         let entry_c = canon::canonicalize(entry)
             .ok_or_else(|| MapError(format!("not an http(s) URL: {entry:?}")))?;
         let mut frontier = Frontier::new(config.politeness.clone());
-        frontier.push(entry_c.clone(), Item { node: 0 });
+        frontier.push(
+            entry_c.clone(),
+            Item {
+                node: 0,
+                script: false,
+            },
+        );
         let mut index = HashMap::new();
         index.insert(entry_c.clone(), 0);
         let state = Snapshot {
@@ -740,6 +782,7 @@ impl Mapper {
                 threshold: config.similarity.threshold,
                 place_weight: config.similarity.place_weight,
                 target_links: config.expand_targets,
+                script_links: false,
                 nodes: vec![Node {
                     url: entry_c,
                     parent: None,
@@ -766,6 +809,7 @@ impl Mapper {
             look_alikes: HashMap::new(),
             held: BTreeSet::new(),
             arrived: InOrder::default(),
+            scripts: ScriptTable::default(),
         };
         Mapper::from_state(state)
     }
@@ -868,12 +912,24 @@ impl Mapper {
             .map(|v| name_hash(v))
             .collect();
         if names.iter().any(|h| self.target_names.contains(h)) {
-            self.state.frontier.push_first(url, Item { node: id });
+            self.state.frontier.push_first(
+                url,
+                Item {
+                    node: id,
+                    script: false,
+                },
+            );
         } else {
             for h in names {
                 self.waiting.entry(h).or_default().push(id);
             }
-            self.state.frontier.push(url, Item { node: id });
+            self.state.frontier.push(
+                url,
+                Item {
+                    node: id,
+                    script: false,
+                },
+            );
         }
     }
 
@@ -963,8 +1019,8 @@ impl Mapper {
             // The page budget counts the requests asked, so that it is never overrun: once
             // they fill it, nothing more is asked and their results are taken in order.
             let in_flight = self.state.frontier.pages_in_flight();
-            if self.state.stopped.is_none()
-                && self.state.progress.fetched + in_flight >= self.state.config.max_pages
+            let answered = self.state.progress.fetched + self.state.progress.scripts;
+            if self.state.stopped.is_none() && answered + in_flight >= self.state.config.max_pages
             {
                 match self.state.arrived.oldest(&self.state.frontier) {
                     Some((id, result)) => self.take(id, result, now_ms),
@@ -975,6 +1031,10 @@ impl Mapper {
             }
             match self.state.frontier.next(now_ms) {
                 Next::Fetch(r) => return Poll::Fetch(r),
+                Next::Disallowed(q) if q.item.script => {
+                    self.state.progress.skipped += 1;
+                    self.script_answered(&q.url, Err("disallowed by robots.txt".into()));
+                }
                 Next::Disallowed(q) => {
                     self.state.map.nodes[q.item.node as usize].state = NodeState::Disallowed;
                     self.state.progress.skipped += 1;
@@ -1031,6 +1091,19 @@ impl Mapper {
         let Delivered::Page(q, result) = self.state.frontier.deliver(id, result) else {
             return;
         };
+        if q.item.script {
+            self.state.progress.scripts += 1;
+            if let FetchResult::Response(r) = &result {
+                self.state.progress.bytes += r.body.len() as u64;
+            }
+            self.script_answered(&q.url, script_links::read(result));
+            if self.state.progress.fetched + self.state.progress.scripts
+                >= self.state.config.max_pages
+            {
+                self.stop(StopReason::MaxPages);
+            }
+            return;
+        }
         let node = q.item.node;
         self.state.progress.fetched += 1;
         let (status, state) = self.examine(node, result);
@@ -1052,7 +1125,8 @@ impl Mapper {
             target: state == NodeState::Target,
             state,
         });
-        if self.state.progress.fetched >= self.state.config.max_pages {
+        if self.state.progress.fetched + self.state.progress.scripts >= self.state.config.max_pages
+        {
             self.stop(StopReason::MaxPages);
         }
         self.answered(node);
@@ -1169,6 +1243,7 @@ impl Mapper {
             self.name_target(&url);
             if self.state.config.expand_targets {
                 self.link(node, links, false);
+                self.include_scripts(node, &page, false);
             }
             return (200, NodeState::Target);
         }
@@ -1185,6 +1260,9 @@ impl Mapper {
         } else {
             links.extend(pagination.into_iter().map(Some));
             self.expand(node, links, found);
+            if !page.robots.nofollow || follow_all {
+                self.include_scripts(node, &page, true);
+            }
         }
         (200, NodeState::Page)
     }
@@ -1256,7 +1334,8 @@ impl Mapper {
     /// Returns the node ids, deduplicated, in document order (also stored as the node's links).
     fn link(&mut self, node: u32, canonical: Vec<Option<String>>, queue: bool) -> Vec<u32> {
         let depth = self.state.map.nodes[node as usize].depth;
-        let mut links: Vec<u32> = Vec::new();
+        // Appended to those recorded before (a script's links arrive after the page's).
+        let mut links: Vec<u32> = std::mem::take(&mut self.state.map.nodes[node as usize].links);
         for url in canonical {
             let Some(url) = url else {
                 continue;
@@ -1312,6 +1391,64 @@ impl Mapper {
         }
         self.state.map.nodes[node as usize].links = links.clone();
         links
+    }
+
+    /// The same-site scripts `page` (node `node`) includes: the page URLs of those already read
+    /// become its links now, the others are asked (first: they carry navigation) and give
+    /// their links when they arrive ([`Mapper::script_answered`]).
+    fn include_scripts(&mut self, node: u32, page: &Page, queue: bool) {
+        if !self.state.config.script_links {
+            return;
+        }
+        let own = &self.state.map.nodes[node as usize].url;
+        let base = (page.base != *own).then(|| page.base.clone());
+        for src in &page.scripts {
+            let Some(url) = canon::canonicalize(src).filter(|u| self.scope.contains(u)) else {
+                continue;
+            };
+            let waiter = ScriptWaiter {
+                node,
+                base: base.clone(),
+                queue,
+            };
+            let max = self.state.config.max_scripts;
+            match self.state.scripts.include(&url, waiter, max) {
+                Include::Read(urls) => {
+                    let urls = urls.to_vec();
+                    self.link_script(node, base.as_deref(), &urls, queue);
+                }
+                Include::Ask => {
+                    let item = Item { node, script: true };
+                    if self.state.stopped.is_some() {
+                        self.script_answered(&url, Err("mapping stopped".into()));
+                    } else if !self.state.frontier.push_first(url.clone(), item) {
+                        self.script_answered(&url, Err("already fetched as a page".into()));
+                    }
+                }
+                Include::Waiting | Include::Over => {}
+            }
+        }
+    }
+
+    /// A script's outcome: its page URLs become links of every page that waited for it.
+    fn script_answered(&mut self, url: &str, outcome: Result<Vec<String>, String>) {
+        let (waiting, urls) = self.state.scripts.answer(url, outcome);
+        if urls.is_empty() {
+            return;
+        }
+        for w in waiting {
+            self.link_script(w.node, w.base.as_deref(), &urls, w.queue);
+        }
+    }
+
+    /// Adds a script's page URLs, resolved against the page's base, to the page's links.
+    fn link_script(&mut self, node: u32, base: Option<&str>, urls: &[String], queue: bool) {
+        let base = base.unwrap_or(&self.state.map.nodes[node as usize].url);
+        let resolved = script_links::resolve(base, urls);
+        if resolved.iter().flatten().any(|u| self.scope.contains(u)) {
+            self.state.map.script_links = true;
+        }
+        self.link(node, resolved, queue);
     }
 
     /// Queues the URLs held back from targets; false when there were none.

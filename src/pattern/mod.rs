@@ -156,6 +156,10 @@ pub struct Pattern {
     /// whatever their similarity); a verifying crawl honours them too.
     #[serde(default, skip_serializing_if = "Corrections::is_empty")]
     pub corrections: Corrections,
+    /// A page's links include the page URLs named in the same-site scripts it includes
+    /// ([`crate::script_links`]): learning met such links, so a crawl reads scripts too.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub script_links: bool,
 }
 
 /// A user's verdicts on pages of the map, over the similarity threshold: canonical URLs.
@@ -702,8 +706,9 @@ pub fn learn(
         // single-page app), which a crawler that reads HTML does not run.
         let entry_alone = map.nodes.len() == 1 && map.forms.is_empty() && fetched == 1;
         let hint = if entry_alone {
-            "; the entry page links to no other page of the site (links made by scripts are \
-             not followed): start from a page with plain links towards the pages you want"
+            "; the entry page links to no other page of the site (of links made by scripts, only \
+             page URLs named in its same-site scripts are followed): start from a page with \
+             plain links towards the pages you want"
         } else {
             ""
         };
@@ -808,6 +813,7 @@ pub fn learn(
         known_targets,
         known_aliases,
         corrections: Corrections::default(),
+        script_links: map.script_links,
         stats: LearnStats {
             pages_fetched: map
                 .nodes
