@@ -429,6 +429,10 @@ pub struct ScrapySpec {
     pub user_agent: String,
     /// Not used by the generated spider yet; kept for the format.
     pub max_pages_per_level: Option<u64>,
+    /// Pages' links include the page URLs named in the same-site scripts they include
+    /// ([`crate::pattern::Pattern::script_links`]).
+    #[serde(default)]
+    pub script_links: bool,
 }
 
 impl ScrapySpec {
@@ -469,6 +473,7 @@ impl ScrapySpec {
             obey_robots: pattern.politeness.obey_robots,
             user_agent: crate::fetch::USER_AGENT.to_string(),
             max_pages_per_level: None,
+            script_links: pattern.script_links,
         }
     }
 }
@@ -682,9 +687,12 @@ value — the values that led to targets while Exemplar learned, or yours with
 pages are paged with the form's pagination buttons, as a browser would click them.
 """
 import re
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+import unicodedata
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 import scrapy
+from scrapy.http import HtmlResponse
+from scrapy.utils.response import get_base_url
 
 from {name}.items import PageItem
 
@@ -706,6 +714,94 @@ NEXT_WORDS = {{{next_words}}}
 # Session-id parameters Exemplar drops from URLs (data/session-params.txt), so both crawlers
 # see one URL per page.
 SESSION_PARAMS = {{{session}}}
+
+
+# Pages' links include the page URLs named in the same-site scripts they include (Exemplar's
+# script_links: Doxygen's menu and tree view build their navigation in script). Scripts are
+# read, never run: a quoted string is taken when it is shaped like a page's URL.
+SCRIPT_LINKS = {script_links}
+MAX_SCRIPTS = {max_scripts}
+PAGE_EXTENSIONS = ({extensions})
+REGEX_BEFORE = frozenset("(,=:[!&|?{{}};+-*%<>~^")
+
+
+def page_urls(source, limit={max_links}):
+    out, prev, i, n = [], "", 0, len(source)
+    while i < n and len(out) < limit:
+        c = source[i]
+        if source.startswith("//", i):
+            j = source.find("\n", i)
+            i = n if j < 0 else j
+        elif source.startswith("/*", i):
+            j = source.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        elif c == "/" and (prev == "" or prev in REGEX_BEFORE):
+            i = regex_end(source, i + 1)
+            prev = "a"
+        elif c in "\"'`":
+            value, i = string_literal(source, i + 1, c)
+            prev = c
+            if value is not None and is_page_url(value) and value not in out:
+                out.append(value)
+        else:
+            if c not in " \t\n\x0c\r":
+                prev = c
+            i += 1
+    return out
+
+
+def regex_end(s, start):
+    in_class, i = False, start
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            i += 1
+        elif c == "[":
+            in_class = True
+        elif c == "]":
+            in_class = False
+        elif c == "/" and not in_class:
+            return i + 1
+        elif c in "\n\r":
+            return start
+        i += 1
+    return start
+
+
+def string_literal(s, i, quote):
+    value, plain = [], True
+    while i < len(s):
+        c = s[i]
+        if c == quote:
+            v = "".join(value)
+            return (v if plain and len(v.encode()) <= 2048 else None), i + 1
+        if c in "\n\r" and quote != "`":
+            return None, i
+        if c == "\\":
+            if i + 1 >= len(s):
+                return None, len(s)
+            if s[i + 1] in "/\\\"'`":
+                value.append(s[i + 1])
+            else:
+                plain = False
+            i += 2
+            continue
+        value.append(c)
+        i += 1
+    return None, len(s)
+
+
+def is_page_url(s):
+    if not s or len(s.encode()) > 2048 or "${{" in s:
+        return False
+    if any(ch.isspace() or unicodedata.category(ch) == "Cc" or ch in "<>\"'`{{}}\\|^*"
+           for ch in s):
+        return False
+    scheme, colon, _ = s.partition(":")
+    if colon and not any(x in scheme for x in "/?#") and scheme.lower() not in ("http", "https"):
+        return False
+    last = re.split(r"[?#]", s, maxsplit=1)[0].rsplit("/", 1)[-1].lower()
+    return any(len(last) > len(ext) and last.endswith(ext) for ext in PAGE_EXTENSIONS)
 
 
 def canonical(url):
@@ -732,6 +828,9 @@ class PatternSpider(scrapy.Spider):
                 self.queries = [line.strip() for line in f
                                 if line.strip() and not line.startswith("#")]
         self.started = set()
+        # Script URL -> its page URLs once read (None while asked); pages waiting for it.
+        self.script_urls = {{}}
+        self.script_waiting = {{}}
 
     def parse(self, response):
         yield from self.follow(response, 0)
@@ -773,9 +872,53 @@ class PatternSpider(scrapy.Spider):
                     callback=self.parse_level, cb_kwargs={{"level": level, "page": page + 1}})
 
     def follow(self, response, level):
+        hrefs = response.css("a::attr(href), area::attr(href)").getall()
+        yield from self.follow_urls([canonical(response.urljoin(h)) for h in hrefs], level)
+        if level - 1 not in FORMS:
+            yield from self.include_scripts(response, level, False)
+
+    def include_scripts(self, response, level, target):
+        if not SCRIPT_LINKS:
+            return
+        base = get_base_url(response)
+        for src in response.css("script::attr(src)").getall():
+            url = canonical(response.urljoin(src))
+            if urlsplit(url).hostname not in self.allowed_domains:
+                continue
+            if url in self.script_urls:
+                if self.script_urls[url] is None:
+                    self.script_waiting[url].append((base, level, target))
+                else:
+                    yield from self.follow_script(self.script_urls[url], base, level, target)
+            elif len(self.script_urls) < MAX_SCRIPTS:
+                self.script_urls[url] = None
+                self.script_waiting[url] = [(base, level, target)]
+                yield scrapy.Request(url, callback=self.parse_script, cb_kwargs={{"script": url}},
+                                     errback=self.script_failed, priority=10,
+                                     meta={{"handle_httpstatus_all": True}})
+
+    def parse_script(self, response, script):
+        ok = 200 <= response.status < 300 and not isinstance(response, HtmlResponse)
+        urls = page_urls(response.body.decode("utf-8", "replace")) if ok else []
+        self.script_urls[script] = urls
+        for base, level, target in self.script_waiting.pop(script, []):
+            yield from self.follow_script(urls, base, level, target)
+
+    def script_failed(self, failure):
+        script = failure.request.cb_kwargs["script"]
+        self.script_urls[script] = []
+        self.script_waiting.pop(script, None)
+
+    def follow_script(self, urls, base, level, target):
+        links = [canonical(urljoin(base, u)) for u in urls]
+        if target:
+            yield from self.follow_targets(links)
+        else:
+            yield from self.follow_urls(links, level)
+
+    def follow_urls(self, urls, level):
         n = len(COMPILED)
-        for href in response.css("a::attr(href), area::attr(href)").getall():
-            url = canonical(response.urljoin(href))
+        for url in urls:
             if not url.startswith(("http://", "https://")):
                 continue
             if matches(n - 1, url):
@@ -804,16 +947,27 @@ class PatternSpider(scrapy.Spider):
             title=(response.css("title::text").get() or "").strip(),
             level=level,
         )
-        n = len(COMPILED)
-        if COMPILED[n - 1][1]:
+        if COMPILED[-1][1]:
             # Targets that link to further targets.
-            for href in response.css("a::attr(href), area::attr(href)").getall():
-                url = canonical(response.urljoin(href))
-                if url.startswith(("http://", "https://")) and matches(n - 1, url):
-                    yield scrapy.Request(url, callback=self.parse_target,
-                                         cb_kwargs={{"level": n}})
+            hrefs = response.css("a::attr(href), area::attr(href)").getall()
+            yield from self.follow_targets([canonical(response.urljoin(h)) for h in hrefs])
+            yield from self.include_scripts(response, len(COMPILED), True)
+
+    def follow_targets(self, urls):
+        n = len(COMPILED)
+        for url in urls:
+            if url.startswith(("http://", "https://")) and matches(n - 1, url):
+                yield scrapy.Request(url, callback=self.parse_target, cb_kwargs={{"level": n}})
 "##,
         name_s = py_str(&name),
+        script_links = if spec.script_links { "True" } else { "False" },
+        max_scripts = crate::script_links::DEFAULT_MAX_SCRIPTS,
+        max_links = crate::script_links::MAX_LINKS_PER_SCRIPT,
+        extensions = crate::script_links::PAGE_EXTENSIONS
+            .iter()
+            .map(|e| py_str(e))
+            .collect::<Vec<_>>()
+            .join(", "),
         session = session_params()
             .iter()
             .map(|p| py_str(p))

@@ -23,7 +23,7 @@ pub const MAX_LINKS_PER_SCRIPT: usize = 5_000;
 /// Longest string taken as a URL.
 const MAX_URL_LEN: usize = 2_048;
 /// Extensions of a page's last path segment (lower case), what marks a string as a page URL.
-const PAGE_EXTENSIONS: [&str; 8] = [
+pub const PAGE_EXTENSIONS: [&str; 8] = [
     ".html", ".htm", ".xhtml", ".shtml", ".php", ".asp", ".aspx", ".jsp",
 ];
 
