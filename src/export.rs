@@ -1319,6 +1319,7 @@ mod tests {
             obey_robots: true,
             user_agent: "Exemplar/0.1".into(),
             max_pages_per_level: None,
+            script_links: false,
         };
         let files = scrapy_project(&spec);
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();

@@ -358,7 +358,7 @@ impl Crawler {
                 target: false,
                 query: None,
                 script: false,
- doc: false,
+                doc: false,
             },
         );
         Crawler::from_state(Snapshot {
@@ -566,8 +566,7 @@ impl Crawler {
             // they fill it, nothing more is asked and their results are taken in order.
             let in_flight = self.state.frontier.pages_in_flight();
             let answered = self.state.progress.fetched + self.state.progress.scripts;
-            if self.state.stopped.is_none() && answered + in_flight >= self.state.config.max_pages
-            {
+            if self.state.stopped.is_none() && answered + in_flight >= self.state.config.max_pages {
                 match self.state.arrived.oldest(&self.state.frontier) {
                     Some((id, result)) => self.deliver(id, result, now_ms),
                     None if in_flight > 0 => return Poll::Busy,
@@ -760,7 +759,7 @@ impl Crawler {
                     target: true,
                     query: None,
                     script: false,
- doc: false,
+                    doc: false,
                 };
                 self.expand(links, &from);
                 self.include_scripts(&page, &from);
@@ -877,7 +876,7 @@ impl Crawler {
                     target: true,
                     query,
                     script: false,
- doc: query.is_some(),
+                    doc: query.is_some(),
                 },
                 Some(Step::Level { level, paginated }) => {
                     let hops = if paginated {
@@ -899,7 +898,7 @@ impl Crawler {
                         target: false,
                         query,
                         script: false,
- doc: query.is_some() && !paginated,
+                        doc: query.is_some() && !paginated,
                     }
                 }
             };

@@ -522,10 +522,13 @@ impl Mapper {
         });
         self.state.index.insert(url.to_string(), id);
         if depth <= self.state.config.max_depth && self.state.stopped.is_none() {
-            self.state.frontier.push(url.to_string(), Item {
+            self.state.frontier.push(
+                url.to_string(),
+                Item {
                     node: id,
                     script: false,
-                });
+                },
+            );
         }
         Some(id)
     }

@@ -1020,8 +1020,7 @@ impl Mapper {
             // they fill it, nothing more is asked and their results are taken in order.
             let in_flight = self.state.frontier.pages_in_flight();
             let answered = self.state.progress.fetched + self.state.progress.scripts;
-            if self.state.stopped.is_none() && answered + in_flight >= self.state.config.max_pages
-            {
+            if self.state.stopped.is_none() && answered + in_flight >= self.state.config.max_pages {
                 match self.state.arrived.oldest(&self.state.frontier) {
                     Some((id, result)) => self.take(id, result, now_ms),
                     None if in_flight > 0 => return Poll::Busy,
@@ -2135,6 +2134,107 @@ mod tests {
         let mut r = Mapper::restore(snap).expect("restore");
         drive(&mut r, &site);
         assert_eq!(r.site_map(), clean.site_map());
+    }
+
+    /// A site whose home page has no `<a>` link: its menu is written by `/nav.js` (as Doxygen's
+    /// `menudata.js`), which every page includes; `/track.js` answers 404 and `/private/` is
+    /// disallowed.
+    fn scripted_site(url: &str) -> FetchResult {
+        let path = url.trim_start_matches("http://shop.test");
+        let js = |body: &str| {
+            FetchResult::Response(FetchResponse {
+                status: 200,
+                headers: vec![("content-type".into(), "text/javascript".into())],
+                body: body.as_bytes().to_vec(),
+                ..FetchResponse::default()
+            })
+        };
+        let scripts = "<script src=/nav.js></script><script src=/track.js></script>\
+                       <script src=/private/p.js></script>";
+        match path {
+            "/robots.txt" => html("User-agent: *\nDisallow: /private/\n"),
+            "/" => html(&format!(
+                "<html><head>{scripts}<title>Home</title></head><body><p>Welcome</p></body></html>"
+            )),
+            "/nav.js" => js(r#"var menu = [{text: "Catalogue", url: "/cat/a.html"}]; // "x.html""#),
+            "/cat/a.html" => html(
+                &listing(
+                    &(1..=5)
+                        .map(|i| format!("/item/{i}.html"))
+                        .collect::<Vec<_>>(),
+                )
+                .replace("<head>", &format!("<head>{scripts}")),
+            ),
+            p if p.starts_with("/item/") => {
+                let i: u32 = p[6..].trim_end_matches(".html").parse().unwrap_or(0);
+                html(&entity(i).replace("<head>", &format!("<head>{scripts}")))
+            }
+            _ => FetchResult::Response(FetchResponse {
+                status: 404,
+                ..FetchResponse::default()
+            }),
+        }
+    }
+
+    /// The page URLs a same-site script names are links of every page including it: the
+    /// script is asked once, the map records no node for it, and a snapshot taken while it is
+    /// in flight restores to the same map.
+    #[test]
+    fn links_named_in_a_pages_scripts_are_its_links() {
+        let mut m = mapper();
+        let asked = std::cell::RefCell::new(Vec::new());
+        drive(&mut m, &|url: &str| {
+            asked.borrow_mut().push(url.to_string());
+            scripted_site(url)
+        });
+        let map = m.site_map();
+        let targets: Vec<&str> = map
+            .targets()
+            .map(|t| map.nodes[t as usize].url.as_str())
+            .collect();
+        assert_eq!(targets.len(), 5, "{targets:?}");
+        assert!(map.script_links);
+        let home_links: Vec<&str> = map.nodes[0]
+            .links
+            .iter()
+            .map(|&l| map.nodes[l as usize].url.as_str())
+            .collect();
+        assert_eq!(home_links, ["http://shop.test/cat/a.html"]);
+        assert!(map.nodes.iter().all(|n| !n.url.ends_with(".js")));
+        let asked = asked.into_inner();
+        for script in ["/nav.js", "/track.js"] {
+            let n = asked.iter().filter(|u| u.ends_with(script)).count();
+            assert_eq!(n, 1, "{script} asked once: {asked:?}");
+        }
+        assert!(!asked.iter().any(|u| u.contains("/private/")));
+        // nav.js and track.js answered (the disallowed one is skipped, not asked).
+        assert_eq!(m.progress().scripts, 2);
+        assert_eq!(m.progress().fetched, 7);
+
+        // Snapshot with the script in flight (asked right after the home page), restore.
+        let mut s = mapper();
+        let mut now = 0;
+        loop {
+            match s.poll(now) {
+                Poll::Fetch(r) if r.url.ends_with("/nav.js") => break,
+                Poll::Fetch(r) => s.handle(r.id, scripted_site(&r.url), now),
+                Poll::WaitUntil(t) => now = t,
+                other => panic!("nav.js never asked: {other:?}"),
+            }
+        }
+        let json = serde_json::to_string(&s.snapshot()).expect("serialise");
+        let mut r = Mapper::restore(serde_json::from_str(&json).expect("read")).expect("restore");
+        drive(&mut r, &scripted_site);
+        assert_eq!(r.site_map(), m.site_map());
+
+        // Turned off: the home page has no links, and learning says why.
+        let mut off = mapper_with(MapConfig {
+            script_links: false,
+            ..MapConfig::default()
+        });
+        drive(&mut off, &scripted_site);
+        assert_eq!(off.site_map().nodes.len(), 1);
+        assert!(!off.site_map().script_links);
     }
 
     /// A snapshot or map read back from disk whose ids point nowhere is refused with the

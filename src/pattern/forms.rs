@@ -531,6 +531,7 @@ mod tests {
                     },
                 }],
                 target_links: false,
+                script_links: false,
             }
         };
         let target_regexes = |map: &SiteMap| {

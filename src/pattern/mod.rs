@@ -1232,6 +1232,7 @@ mod tests {
             nodes: vec![node("http://h/", 0.3, vec![])],
             forms: vec![],
             target_links: false,
+            script_links: false,
         };
         let scope = Scope::for_url("http://h/", false).expect("scope");
         let err = |map: &SiteMap| {
@@ -1424,6 +1425,7 @@ mod tests {
             known_aliases: vec![],
             stats: LearnStats::default(),
             corrections: Corrections::default(),
+            script_links: false,
         };
         let c = p.compile().expect("compile");
         assert_eq!(c.step(0, "http://h/item/3"), Some(Step::Target), "shortcut");
