@@ -317,3 +317,167 @@ fn items_linked_only_from_other_items_are_mapped_learned_and_crawled() {
         crawled.progress.fetched
     );
 }
+
+/// An API reference built like Doxygen's with a tree view: the home page has no `<a>` link;
+/// every page includes `menudata.js`, whose menu names the class and file lists. `navtree.js`
+/// answers 404, `/private/` is disallowed, and a CDN script is off site.
+fn scripted_docs(path: &str) -> exemplar::serve::Response {
+    use exemplar::serve::Response;
+    let head = "<script src='menudata.js'></script><script src='navtree.js'></script>\
+                <script src='https://cdn.example.org/lib.js'></script>\
+                <script src='/private/stats.js'></script>";
+    let page = |title: &str, body: &str| {
+        Response::html(format!(
+            "<!DOCTYPE html><html><head>{head}<title>{title}</title></head><body>\
+             <div id=top><div id=projectname>Widgets API</div></div><div id=main-nav></div>\
+             <div class=contents>{body}</div></body></html>"
+        ))
+    };
+    let number = |p: &str, prefix: &str| -> Option<u32> {
+        p.strip_prefix(prefix)?.strip_suffix(".html")?.parse().ok()
+    };
+    match path {
+        "/robots.txt" => Response {
+            headers: vec![("Content-Type".into(), "text/plain".into())],
+            ..Response::html("User-agent: *\nDisallow: /private/\n")
+        },
+        "/docs/index.html" => page("Widgets API", "<p>The Widgets library.</p>"),
+        "/docs/menudata.js" => Response {
+            headers: vec![("Content-Type".into(), "text/javascript".into())],
+            ..Response::html(
+                "/* generated: \"licence.html\" */\nvar quote = /\"/g;\n\
+                 var menudata={children:[{text:\"Main Page\",url:\"index.html\"},\n\
+                 {text:\"Classes\",url:\"annotated.html\"},{text:\"Files\",url:\"files.html\"}]};\n",
+            )
+        },
+        "/docs/annotated.html" => page(
+            "Class List",
+            &(1..=12)
+                .map(|k| {
+                    format!("<tr><td><a class=el href='class_{k}.html'>Widget{k}</a></td></tr>")
+                })
+                .collect::<String>(),
+        ),
+        "/docs/files.html" => page(
+            "File List",
+            &(1..=4)
+                .map(|k| format!("<li><a href='file_{k}.html'>widget{k}.h</a></li>"))
+                .collect::<String>(),
+        ),
+        p if number(p, "/docs/class_").is_some_and(|k| (1..=12).contains(&k)) => {
+            let k = number(p, "/docs/class_").unwrap_or(0);
+            page(
+                &format!("Widget{k} Class Reference"),
+                &format!(
+                    "<div class=header><h1>Widget{k} Class Reference</h1></div>\
+                     <table class=memberdecls><tr><td>void</td><td>draw{k}()</td></tr>\
+                     <tr><td>int</td><td>size()</td></tr></table><div class=textblock>\
+                     <p>A widget of kind {k}.</p></div><h2>Member Function Documentation</h2>\
+                     <div class=memitem><div class=memproto>void draw{k}()</div>\
+                     <div class=memdoc>Draws it.</div></div>"
+                ),
+            )
+        }
+        p if number(p, "/docs/file_").is_some_and(|k| (1..=4).contains(&k)) => {
+            let k = number(p, "/docs/file_").unwrap_or(0);
+            page(
+                &format!("widget{k}.h"),
+                &format!("<pre class=fragment>#include &lt;widget{k}.h&gt;\nint x;\n</pre>"),
+            )
+        }
+        _ => Response::not_found(),
+    }
+}
+
+#[test]
+fn navigation_written_by_script_is_learned_crawled_and_exported() {
+    use std::sync::{Arc, Mutex};
+    let hits: Arc<Mutex<Vec<String>>> = Arc::default();
+    let log = Arc::clone(&hits);
+    let server = Server::start(0, move |req: &exemplar::serve::Request| {
+        log.lock().expect("log").push(req.path.clone());
+        scripted_docs(&req.path)
+    })
+    .expect("server");
+    let base = server.url();
+    let count = |path: &str| {
+        hits.lock()
+            .expect("log")
+            .iter()
+            .filter(|p| *p == path)
+            .count()
+    };
+    let learn = |script_links: bool| {
+        let config = MapConfig {
+            politeness: fast(),
+            script_links,
+            ..MapConfig::default()
+        };
+        run::learn(
+            &format!("{base}/docs/index.html"),
+            &format!("{base}/docs/class_1.html"),
+            config,
+            &ClientConfig::default(),
+            &mut |_, _| {},
+        )
+    };
+    let classes: BTreeSet<String> = (1..=12).map(|k| format!("/docs/class_{k}.html")).collect();
+
+    // Without reading scripts the home page is a dead end, and learning says why.
+    let err = learn(false).err().unwrap_or_default();
+    assert!(err.contains("links to no other page"), "{err}");
+
+    hits.lock().expect("log").clear();
+    let learned = learn(true).expect("learn");
+    assert!(learned.pattern.script_links, "{}", learned.pattern.render());
+    let targets: Vec<String> = learned
+        .map
+        .targets()
+        .map(|t| learned.map.nodes[t as usize].url.clone())
+        .collect();
+    assert_eq!(paths(&base, &targets), classes);
+    assert!(learned.map.nodes.iter().all(|n| !n.url.ends_with(".js")));
+    // Every page includes menudata.js: it is fetched once; the 404 one once; the disallowed
+    // and the off-site ones never.
+    assert_eq!(count("/docs/menudata.js"), 1);
+    assert_eq!(count("/docs/navtree.js"), 1);
+    assert_eq!(count("/private/stats.js"), 0);
+    assert_eq!(learned.progress.scripts, 2);
+
+    let spec = exemplar::export::ScrapySpec::from_pattern(&learned.pattern);
+    assert!(spec.script_links);
+    hits.lock().expect("log").clear();
+    let crawled = run::crawl(
+        learned.pattern,
+        CrawlConfig {
+            politeness: Some(fast()),
+            ..CrawlConfig::default()
+        },
+        false,
+        &ClientConfig::default(),
+        &mut |_| Ok(()),
+        &mut |_, _| {},
+    )
+    .expect("crawl");
+    assert_eq!(paths(&base, &crawled.targets), classes);
+    assert_eq!(crawled.coverage.missed, Vec::<String>::new());
+    assert_eq!(count("/docs/menudata.js"), 1);
+    // The entry, the class list, the classes: not the file pages.
+    assert_eq!(
+        crawled.progress.fetched,
+        14,
+        "{:?}",
+        hits.lock().expect("log")
+    );
+    assert_eq!(crawled.progress.scripts, 2);
+
+    // The generated Scrapy spider reads the menu as well.
+    let dir = std::env::temp_dir().join(format!("exemplar-scripted-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    exemplar::export::write_scrapy_project(&spec, &dir).expect("scrapy project");
+    hits.lock().expect("log").clear();
+    let scraped = common::scrapy_crawl(&dir, &spec.spider_name());
+    assert_eq!(paths(&base, &scraped), classes);
+    assert_eq!(count("/docs/menudata.js"), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

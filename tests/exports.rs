@@ -481,3 +481,109 @@ fn a_killed_or_interrupted_crawl_resumes_and_exports_every_page_once() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every `.js` file under `dir`, recursively (symlinks followed, as `exemplar serve` does).
+fn scripts_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            scripts_under(&p, out);
+        } else if p.extension().is_some_and(|x| x == "js") {
+            out.push(p);
+        }
+    }
+}
+
+/// The generated spider carries a Python port of `script_links::page_urls`: on every script
+/// of the development and training sites (Doxygen menus and tree views, Sphinx's search index,
+/// javadoc's scripts) and on hand-made hard cases, it must name the same page URLs as Exemplar,
+/// or the spider and `exemplar crawl` would follow different links.
+#[test]
+fn the_scrapy_spider_reads_scripts_as_exemplar_does() {
+    let dir = temp_dir("scrapy-scripts");
+    let mut files = Vec::new();
+    for sites in ["eval/dev-sites.toml", "eval/train-sites.toml"] {
+        for site in exemplar::devsites::load(Path::new(sites)).expect("sites") {
+            scripts_under(&site.root, &mut files);
+        }
+    }
+    let doxygen = files.iter().filter(|f| f.ends_with("menudata.js")).count();
+    assert!(
+        files.len() >= 300 && doxygen >= 3,
+        "the sites' scripts (./build.sh setup): {} files, {doxygen} Doxygen menus",
+        files.len()
+    );
+    let hard = [
+        r#"var a = "x.html", b = 'y.htm?q=1#f', c = `z.php`; // "no.html""#,
+        "var re = /\"/g, d = \"after.html\"; /* 'c.html' */ var e = 'e.aspx';",
+        "x = a / b; y = \"div.html\" / 2; z = '\\/esc\\/aped.html'; u = \"\\u0041.html\";",
+        "var s = 'unterminated.html\n'next.html'; t = `multi\nline.html`; `${x}.html`",
+        "\"é/ünï.html\" 'javascript:go(\"x.html\")' \"mailto:a@b.html\" \"https://h/a.JSP\"",
+        "return /[/\"]/.test(s) ? \"in-class.html\" : '*.html'",
+    ];
+    for (i, src) in hard.iter().enumerate() {
+        let f = dir.join(format!("hard-{i}.js"));
+        std::fs::write(&f, src).expect("write");
+        files.push(f);
+    }
+    let spec = exemplar::export::ScrapySpec {
+        name: "scripts".into(),
+        entry: "http://127.0.0.1:1/".into(),
+        allowed_domains: vec!["127.0.0.1".into()],
+        levels: vec![exemplar::export::ScrapyLevel {
+            regex: "^http://127\\.0\\.0\\.1:1/x$".into(),
+            paginate: false,
+            form: None,
+            exclude: vec![],
+        }],
+        delay_s: 0.0,
+        concurrency_per_domain: 1,
+        obey_robots: true,
+        user_agent: "test".into(),
+        max_pages_per_level: None,
+        script_links: true,
+    };
+    let project = dir.join("project");
+    exemplar::export::write_scrapy_project(&spec, &project).expect("project");
+    let name = spec.spider_name();
+    let list = dir.join("files.txt");
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    std::fs::write(&list, names.join("\n")).expect("list");
+    let out = Command::new(venv("python"))
+        .current_dir(&project)
+        .args([
+            "-c",
+            &format!(
+                "import json, sys\nfrom {name}.spiders.{name} import page_urls\n\
+                 files = open(sys.argv[1], encoding='utf-8').read().split('\\n')\n\
+                 print(json.dumps([page_urls(open(f, 'rb').read().decode('utf-8', 'replace')) \
+                 for f in files]))"
+            ),
+            list.to_str().expect("path"),
+        ])
+        .output()
+        .expect("python");
+    assert!(
+        out.status.success(),
+        "python: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let python: Vec<Vec<String>> = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(python.len(), files.len());
+    let mut named = 0;
+    for (f, py) in files.iter().zip(&python) {
+        let source = String::from_utf8_lossy(&std::fs::read(f).expect("read")).into_owned();
+        let rust = exemplar::script_links::page_urls(
+            &source,
+            exemplar::script_links::MAX_LINKS_PER_SCRIPT,
+        );
+        assert_eq!(py, &rust, "{}", f.display());
+        named += rust.len();
+    }
+    // Not a comparison of empty lists: the Doxygen menus alone name dozens of pages.
+    assert!(named >= 100, "{named} page URLs named in all");
+    let _ = std::fs::remove_dir_all(&dir);
+}
