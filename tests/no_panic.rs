@@ -247,6 +247,8 @@ proptest! {
                 "(http|https|ftp)://[a-z.]{1,8}(:[0-9]{1,5})?(/[a-zA-Z0-9%._;=-]{0,6}){0,4}(\\?[a-z=&0-9]{0,10})?(#[a-z]{0,3})?",
                 "(User-agent|Disallow|Allow|Crawl-delay|Sitemap): ?[ -~]{0,20}",
                 "<a href=\"[ -~]{0,20}\">[a-z]{0,5}</a>",
+                "<script src=\"[a-z/.]{0,8}(\\.js)?\"></script>",
+                "var m = \\[\"[ -~]{0,10}(\\.html)?\", '[a-z/]{0,6}\\.html', /[\"']/g\\];",
                 "<form action=\"[ -~]{0,12}\"( method=post)?><input name=q><select name=s><option>[a-z]{0,3}</select><input type=submit name=\"[ -~]{0,2}\" value=\"([0-9]{1,2}|Next)\"( disabled)?></form>",
             ],
             0..24,

@@ -684,6 +684,14 @@ pub fn tree_json_from_bytes(data: &[u8]) -> String {
 /// robots.txt, URL lists (one per line), and the bodies of every response the mapper and the
 /// crawler receive. Checks: no panic; canonical URLs are fixed points; a generated URL pattern
 /// matches every URL it was built from; the machines finish within a bounded number of steps.
+fn type_of(url: &str) -> &'static str {
+    if url.ends_with(".js") {
+        "text/javascript"
+    } else {
+        "text/html"
+    }
+}
+
 pub fn check_crawl_inputs(data: &[u8]) {
     use exemplar::canon::{self, TrapGuard, TrapLimits};
     use exemplar::crawler::{CrawlConfig, Crawler};
@@ -734,7 +742,15 @@ pub fn check_crawl_inputs(data: &[u8]) {
         }
         let _ = exemplar::pattern::generalise(&refs[..refs.len() / 2], &refs[refs.len() / 2..], 2);
     }
-    // The mapper on a one-host site whose every response is these bytes.
+    // The bytes as a script: what it names has the shape of a page URL, and resolves or not.
+    let named = exemplar::script_links::page_urls(&text, 64);
+    assert!(named.len() <= 64);
+    for u in &named {
+        assert!(!u.is_empty() && !u.chars().any(char::is_whitespace), "{u:?}");
+    }
+    let _ = exemplar::script_links::resolve("http://fuzz.test/a/b.html", &named);
+    // The mapper on a one-host site whose every response is these bytes (scripts served as
+    // JavaScript: a page including `<script src>` reads them).
     let example = ExamplePage {
         url: "http://fuzz.test/example".into(),
         body: data.to_vec(),
@@ -760,7 +776,7 @@ pub fn check_crawl_inputs(data: &[u8]) {
                     let result = FetchResult::Response(FetchResponse {
                         status,
                         final_url: r.url.clone(),
-                        headers: vec![("content-type".into(), "text/html".into())],
+                        headers: vec![("content-type".into(), type_of(&r.url).into())],
                         body: data.to_vec(),
                         truncated: false,
                     });
