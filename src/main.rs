@@ -33,6 +33,7 @@ mod cli {
                  [--max-pages N] [--max-depth N] [--max-seconds S] [--threshold T]
                  [--delay-ms MS] [--concurrency N] [--include-subdomains] [--no-forms]
                  [--no-target-links]   (do not visit what only target pages link to)
+                 [--no-script-links]   (do not read page URLs named in the site's scripts)
                  [--allow RE]... [--deny RE]... [--ignore-robots] [--quiet]
                  [--like URL]... [--unlike URL]...   (your verdicts over the threshold)
                  [--state F [--save-every S]]  (saved every S s, default 5, and on Ctrl-C;

@@ -72,6 +72,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     config.politeness = politeness(args, config.politeness)?;
     config.forms.enabled = !switch(args, "--no-forms");
     config.expand_targets = !switch(args, "--no-target-links");
+    config.script_links = !switch(args, "--no-script-links");
     let state_path = flag(args, "--state");
     let every = save_every(args, state_path)?;
     let start = match state_path
@@ -172,8 +173,9 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         &learned.pattern.corrections,
     );
     println!(
-        "mapping: {} fetched, {}, {}, {} skipped in {:.1} s ({:?}); pattern written to {out}",
+        "mapping: {} fetched{}, {}, {}, {} skipped in {:.1} s ({:?}); pattern written to {out}",
         count(learned.progress.fetched, "page"),
+        scripts_read(learned.progress.scripts),
         count(learned.progress.targets, "target"),
         count(learned.progress.errors, "error"),
         learned.progress.skipped,
@@ -183,6 +185,15 @@ pub fn learn(args: &[String]) -> Result<(), String> {
             .unwrap_or(exemplar::mapper::StopReason::Exhausted),
     );
     Ok(())
+}
+
+/// " and N scripts read" after the pages fetched, when scripts were ([`exemplar::script_links`]).
+fn scripts_read(n: usize) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!(" and {} read", count(n, "script"))
+    }
 }
 
 /// What mapping did with each form it met: submitted and used by the pattern, dropped (its
@@ -487,10 +498,11 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         eprintln!("forms: {} queries issued", p.queries);
     }
     eprintln!(
-        "crawl: {} ({} new) from {} fetched in {:.1} s; {}, {} skipped, {} rejected by verification",
+        "crawl: {} ({} new) from {} fetched{} in {:.1} s; {}, {} skipped, {} rejected by verification",
         count(p.targets, "target"),
         p.new_targets,
         count(p.fetched, "page"),
+        scripts_read(p.scripts),
         crawled.elapsed.as_secs_f64(),
         count(p.errors, "error"),
         p.skipped,
