@@ -875,6 +875,7 @@ class PatternSpider(scrapy.Spider):
         hrefs = response.css("a::attr(href), area::attr(href)").getall()
         yield from self.follow_urls([canonical(response.urljoin(h)) for h in hrefs], level)
         if level - 1 not in FORMS:
+            # Not on a search form's result pages (nor does exemplar crawl read scripts there).
             yield from self.include_scripts(response, level, False)
 
     def include_scripts(self, response, level, target):

@@ -746,7 +746,10 @@ pub fn check_crawl_inputs(data: &[u8]) {
     let named = exemplar::script_links::page_urls(&text, 64);
     assert!(named.len() <= 64);
     for u in &named {
-        assert!(!u.is_empty() && !u.chars().any(char::is_whitespace), "{u:?}");
+        assert!(
+            !u.is_empty() && !u.chars().any(char::is_whitespace),
+            "{u:?}"
+        );
     }
     let _ = exemplar::script_links::resolve("http://fuzz.test/a/b.html", &named);
     // The mapper on a one-host site whose every response is these bytes (scripts served as

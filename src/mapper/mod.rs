@@ -858,6 +858,7 @@ impl Mapper {
             .state
             .frontier
             .iter_in_turn()
+            .filter(|q| !q.item.script)
             .map(|q| (q.url.clone(), q.item.node))
             .collect();
         for (url, id) in in_turn {
@@ -1242,7 +1243,9 @@ impl Mapper {
             self.name_target(&url);
             if self.state.config.expand_targets {
                 self.link(node, links, false);
-                self.include_scripts(node, &page, false);
+                if !page.robots.nofollow || follow_all {
+                    self.include_scripts(node, &page, false);
+                }
             }
             return (200, NodeState::Target);
         }
@@ -1394,7 +1397,8 @@ impl Mapper {
 
     /// The same-site scripts `page` (node `node`) includes: the page URLs of those already read
     /// become its links now, the others are asked (first: they carry navigation) and give
-    /// their links when they arrive ([`Mapper::script_answered`]).
+    /// their links when they arrive ([`Mapper::script_answered`]). Not called for the answers
+    /// to form submissions (their links go through `mapper/forms.rs`), nor under `nofollow`.
     fn include_scripts(&mut self, node: u32, page: &Page, queue: bool) {
         if !self.state.config.script_links {
             return;
