@@ -171,6 +171,17 @@ fn find(needle: &[u8], bytes: &[u8], from: usize) -> Option<usize> {
         .map(|p| from + p)
 }
 
+/// The canonical URLs of the scripts `page` includes that `in_scope` accepts.
+pub fn included<'a>(
+    page: &'a crate::dom::Page,
+    in_scope: impl Fn(&str) -> bool + 'a,
+) -> impl Iterator<Item = String> + 'a {
+    page.scripts
+        .iter()
+        .filter_map(|src| crate::canon::canonicalize(src))
+        .filter(move |u| in_scope(u))
+}
+
 /// The page URLs of a script resolved against the page that includes it (its base URL),
 /// canonical; None where one does not resolve to an http(s) URL.
 pub fn resolve(base: &str, urls: &[String]) -> Vec<Option<String>> {

@@ -37,6 +37,38 @@ fn paths(base: &str, urls: &[String]) -> BTreeSet<String> {
     set
 }
 
+/// Learns from `entry` and `example` (URLs) with `config` at fast politeness.
+fn learn_fast(entry: &str, example: &str, config: MapConfig) -> Result<run::Learned, String> {
+    let config = MapConfig {
+        politeness: fast(),
+        ..config
+    };
+    run::learn(
+        entry,
+        example,
+        config,
+        &ClientConfig::default(),
+        &mut |_, _| {},
+    )
+}
+
+/// Crawls with `pattern` at fast politeness, keeping nothing but the counts and URLs.
+fn crawl_fast(pattern: exemplar::pattern::Pattern) -> run::Crawled {
+    let config = CrawlConfig {
+        politeness: Some(fast()),
+        ..CrawlConfig::default()
+    };
+    let crawled = run::crawl(
+        pattern,
+        config,
+        false,
+        &ClientConfig::default(),
+        &mut |_| Ok(()),
+        &mut |_, _| {},
+    );
+    crawled.expect("crawl")
+}
+
 #[test]
 fn learns_the_shop_and_crawls_it_again_after_it_grows() {
     let shop = Shop::new(25);
@@ -256,33 +288,12 @@ fn items_linked_only_from_other_items_are_mapped_learned_and_crawled() {
     let base = server.url();
     let learn = |expand_targets: bool| {
         let config = MapConfig {
-            politeness: fast(),
             expand_targets,
             ..MapConfig::default()
         };
-        run::learn(
-            &format!("{base}/"),
-            &format!("{base}/item/1.html"),
-            config,
-            &ClientConfig::default(),
-            &mut |_, _| {},
-        )
-        .expect("learn")
+        learn_fast(&format!("{base}/"), &format!("{base}/item/1.html"), config).expect("learn")
     };
-    let crawl = |pattern: exemplar::pattern::Pattern| {
-        run::crawl(
-            pattern,
-            CrawlConfig {
-                politeness: Some(fast()),
-                ..CrawlConfig::default()
-            },
-            false,
-            &ClientConfig::default(),
-            &mut |_| Ok(()),
-            &mut |_, _| {},
-        )
-        .expect("crawl")
-    };
+    let crawl = crawl_fast;
     let items: BTreeSet<String> = (1..=20).map(|i| format!("/item/{i}.html")).collect();
 
     // Design §3 alone: targets are not expanded, so the map and the crawl stop at the three
@@ -409,17 +420,14 @@ fn navigation_written_by_script_is_learned_crawled_and_exported() {
     };
     let learn = |script_links: bool| {
         let config = MapConfig {
-            politeness: fast(),
             script_links,
             ..MapConfig::default()
         };
-        run::learn(
-            &format!("{base}/docs/index.html"),
-            &format!("{base}/docs/class_1.html"),
-            config,
-            &ClientConfig::default(),
-            &mut |_, _| {},
-        )
+        let (entry, example) = (
+            format!("{base}/docs/index.html"),
+            format!("{base}/docs/class_1.html"),
+        );
+        learn_fast(&entry, &example, config)
     };
     let classes: BTreeSet<String> = (1..=12).map(|k| format!("/docs/class_{k}.html")).collect();
 
@@ -447,18 +455,7 @@ fn navigation_written_by_script_is_learned_crawled_and_exported() {
     let spec = exemplar::export::ScrapySpec::from_pattern(&learned.pattern);
     assert!(spec.script_links);
     hits.lock().expect("log").clear();
-    let crawled = run::crawl(
-        learned.pattern,
-        CrawlConfig {
-            politeness: Some(fast()),
-            ..CrawlConfig::default()
-        },
-        false,
-        &ClientConfig::default(),
-        &mut |_| Ok(()),
-        &mut |_, _| {},
-    )
-    .expect("crawl");
+    let crawled = crawl_fast(learned.pattern);
     assert_eq!(paths(&base, &crawled.targets), classes);
     assert_eq!(crawled.coverage.missed, Vec::<String>::new());
     assert_eq!(count("/docs/menudata.js"), 1);

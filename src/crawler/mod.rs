@@ -817,10 +817,9 @@ impl Crawler {
         if !self.state.pattern.script_links || self.state.stopped.is_some() {
             return;
         }
-        for src in &page.scripts {
-            let Some(url) = canon::canonicalize(src).filter(|u| self.scope.contains(u)) else {
-                continue;
-            };
+        let scripts: Vec<String> =
+            script_links::included(page, |u| self.scope.contains(u)).collect();
+        for url in scripts {
             let waiter = ScriptWaiter {
                 item: item.clone(),
                 base: page.base.clone(),

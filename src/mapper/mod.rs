@@ -1405,10 +1405,9 @@ impl Mapper {
         }
         let own = &self.state.map.nodes[node as usize].url;
         let base = (page.base != *own).then(|| page.base.clone());
-        for src in &page.scripts {
-            let Some(url) = canon::canonicalize(src).filter(|u| self.scope.contains(u)) else {
-                continue;
-            };
+        let scripts: Vec<String> =
+            script_links::included(page, |u| self.scope.contains(u)).collect();
+        for url in scripts {
             let waiter = ScriptWaiter {
                 node,
                 base: base.clone(),
