@@ -32,6 +32,9 @@ pub enum RequestKind {
     Robots,
     /// A page.
     Page,
+    /// A same-site script a page includes, read for the page URLs it names
+    /// ([`crate::script_links`]), never run: its body is wanted whatever its media type.
+    Script,
 }
 
 /// A request the driver should perform (GET unless `post` is set; following redirects, which

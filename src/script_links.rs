@@ -334,6 +334,14 @@ impl<W> ScriptTable<W> {
         }
     }
 
+    /// Whether `url` is a script asked and not answered yet (a request for it is a
+    /// [`crate::fetch::RequestKind::Script`]).
+    pub fn is_asked(&self, url: &str) -> bool {
+        self.scripts
+            .get(url)
+            .is_some_and(|s| s.state == ScriptState::Asked)
+    }
+
     /// Every page waiting for a script (to check a restored snapshot).
     pub fn waiters(&self) -> impl Iterator<Item = &W> {
         self.scripts.values().flat_map(|s| &s.waiting)

@@ -15,6 +15,8 @@
 // the user is logged into work.
 
 const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1';
+/** What a request asks for, by kind: robots.txt, a script read for the page URLs it names, a page. */
+const ACCEPTS = { robots: 'text/plain,*/*;q=0.1', script: '*/*' };
 // The browser's own user agent plus Exemplar's token, so sites can tell (and robots.txt rules for
 // "exemplar" apply). Firefox sends it; Chromium keeps its own user agent for extension fetches.
 const USER_AGENT = `${navigator.userAgent} Exemplar/0.1 (+https://exemplar.dev/bot)`;
@@ -59,7 +61,7 @@ function concat(chunks, size) {
  */
 export async function fetchOne(request, { maxBytes, timeoutMs, signal }) {
   try {
-    const headers = { accept: request.kind === 'robots' ? 'text/plain,*/*;q=0.1' : ACCEPT, 'user-agent': USER_AGENT };
+    const headers = { accept: ACCEPTS[request.kind] ?? ACCEPT, 'user-agent': USER_AGENT };
     // A POST form submission carries its encoded body (redirects after it are GETs, as in a tab).
     const post = request.post ? { method: 'POST', body: request.post.body } : {};
     if (request.post) headers['content-type'] = request.post.contentType;

@@ -15,7 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::canon::{self, CompiledScope, TrapGuard, TrapLimits};
 use crate::dom::{Page, ParseOptions};
-use crate::fetch::{Delivered, FetchResult, Frontier, InOrder, Machine, Next, Politeness, Poll};
+use crate::fetch::{
+    Delivered, FetchResult, Frontier, InOrder, Machine, Next, Politeness, Poll, RequestKind,
+};
 use crate::forms::query::DocTerms;
 use crate::mapper::{ExamplePage, StopReason, canonical_links, page_signature};
 use crate::pattern::{Compiled, Pattern, Step};
@@ -575,7 +577,12 @@ impl Crawler {
                 continue;
             }
             match self.state.frontier.next(now_ms) {
-                Next::Fetch(r) => return Poll::Fetch(r),
+                Next::Fetch(mut r) => {
+                    if self.state.scripts.is_asked(&r.url) {
+                        r.kind = RequestKind::Script;
+                    }
+                    return Poll::Fetch(r);
+                }
                 Next::Disallowed(q) if q.item.script => {
                     self.state.progress.skipped += 1;
                     self.script_answered(&q.url, Err("disallowed by robots.txt".into()));

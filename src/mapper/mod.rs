@@ -32,7 +32,9 @@ use serde::{Deserialize, Serialize};
 use crate::canon::{self, CompiledScope, Scope, TrapGuard, TrapLimits};
 use crate::dom::{Page, ParseOptions};
 pub use crate::fetch::Poll;
-use crate::fetch::{Delivered, FetchResult, Frontier, InOrder, Machine, Next, Politeness};
+use crate::fetch::{
+    Delivered, FetchResult, Frontier, InOrder, Machine, Next, Politeness, RequestKind,
+};
 use crate::forms::FormSpec;
 use crate::script_links::{self, Include, ScriptTable};
 use crate::similarity::{self, Example};
@@ -1030,7 +1032,12 @@ impl Mapper {
                 continue;
             }
             match self.state.frontier.next(now_ms) {
-                Next::Fetch(r) => return Poll::Fetch(r),
+                Next::Fetch(mut r) => {
+                    if self.state.scripts.is_asked(&r.url) {
+                        r.kind = RequestKind::Script;
+                    }
+                    return Poll::Fetch(r);
+                }
                 Next::Disallowed(q) if q.item.script => {
                     self.state.progress.skipped += 1;
                     self.script_answered(&q.url, Err("disallowed by robots.txt".into()));
@@ -2219,8 +2226,15 @@ mod tests {
         let mut now = 0;
         loop {
             match s.poll(now) {
-                Poll::Fetch(r) if r.url.ends_with("/nav.js") => break,
-                Poll::Fetch(r) => s.handle(r.id, scripted_site(&r.url), now),
+                Poll::Fetch(r) if r.url.ends_with("/nav.js") => {
+                    // Asked as a script: a driver keeps its body though it is not HTML.
+                    assert_eq!(r.kind, RequestKind::Script);
+                    break;
+                }
+                Poll::Fetch(r) => {
+                    assert_ne!(r.kind, RequestKind::Script, "{}", r.url);
+                    s.handle(r.id, scripted_site(&r.url), now);
+                }
                 Poll::WaitUntil(t) => now = t,
                 other => panic!("nav.js never asked: {other:?}"),
             }

@@ -202,7 +202,7 @@ impl Job {
         serde_json::to_string(&saved).map_err(error)
     }
 
-    /// What to do now: `{type: "fetch", id, url, kind: "page" | "robots"}`, `{type: "wait",
+    /// What to do now: `{type: "fetch", id, url, kind: "page" | "robots" | "script"}`, `{type: "wait",
     /// untilMs}`, `{type: "busy"}` (wait for a result) or `{type: "done"}`.
     pub fn poll(&mut self, now_ms: f64) -> Result<JsValue, js_sys::Error> {
         let poll = match &mut self.inner {
