@@ -20,7 +20,7 @@
 //! requests were issued, one each time everything that can be asked was ([`InOrder`]), so one
 //! site gives one map whatever the network's timing, even when the page budget cuts the site
 //! short.
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 mod forms;
 pub use forms::{
@@ -210,9 +210,14 @@ pub struct SiteMap {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub target_links: bool,
     /// Some page's links include page URLs named in a same-site script it includes
-    /// ([`MapConfig::script_links`]): a crawl must read scripts too.
+    /// ([`MapConfig::script_links`]); [`SiteMap::scripted`] says which links came only from
+    /// there.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub script_links: bool,
+    /// The links each page has only through its scripts (node id → link ids, a subset of its
+    /// `links`): learning checks whether the pattern needs them ([`crate::pattern`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub scripted: BTreeMap<u32, Vec<u32>>,
 }
 
 /// A map's breadth-first tree ([`SiteMap::breadth_first`]), indexed by node id.
@@ -252,6 +257,9 @@ impl SiteMap {
             }
             if let NodeState::Duplicate { of } = x.state {
                 node(of, &|| format!("the page node {i} duplicates"))?;
+            }
+            for &l in self.scripted.get(&(i as u32)).into_iter().flatten() {
+                node(l, &|| format!("a scripted link of node {i}"))?;
             }
             if let Some(form) = x.form.filter(|&form| form as usize >= f) {
                 return Err(dangling(format!("the form of node {i}"), form, f, "forms"));
@@ -785,6 +793,7 @@ impl Mapper {
                 place_weight: config.similarity.place_weight,
                 target_links: config.expand_targets,
                 script_links: false,
+                scripted: BTreeMap::new(),
                 nodes: vec![Node {
                     url: entry_c,
                     parent: None,
@@ -1457,7 +1466,17 @@ impl Mapper {
         if resolved.iter().flatten().any(|u| self.scope.contains(u)) {
             self.state.map.script_links = true;
         }
-        self.link(node, resolved, queue);
+        let before = self.state.map.nodes[node as usize].links.len();
+        let links = self.link(node, resolved, queue);
+        if links.len() > before {
+            let added = &links[before..];
+            self.state
+                .map
+                .scripted
+                .entry(node)
+                .or_default()
+                .extend_from_slice(added);
+        }
     }
 
     /// Queues the URLs held back from targets; false when there were none.
@@ -2210,6 +2229,15 @@ mod tests {
             .map(|&l| map.nodes[l as usize].url.as_str())
             .collect();
         assert_eq!(home_links, ["http://shop.test/cat/a.html"]);
+        assert_eq!(map.scripted.get(&0), Some(&map.nodes[0].links));
+        // The pattern needs the script: without it the home page leads nowhere.
+        let learned = crate::pattern::learn_from_map(map, m.config(), 0).expect("learn");
+        assert!(learned.script_links, "{}", learned.render());
+        // Where no link came only from scripts, a crawl does not fetch them.
+        let mut plain = map.clone();
+        plain.scripted.clear();
+        let learned = crate::pattern::learn_from_map(&plain, m.config(), 0).expect("learn");
+        assert!(!learned.script_links);
         assert!(map.nodes.iter().all(|n| !n.url.ends_with(".js")));
         let asked = asked.into_inner();
         for script in ["/nav.js", "/track.js"] {

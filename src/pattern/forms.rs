@@ -532,6 +532,7 @@ mod tests {
                 }],
                 target_links: false,
                 script_links: false,
+                scripted: Default::default(),
             }
         };
         let target_regexes = |map: &SiteMap| {

@@ -157,7 +157,8 @@ pub struct Pattern {
     #[serde(default, skip_serializing_if = "Corrections::is_empty")]
     pub corrections: Corrections,
     /// A page's links include the page URLs named in the same-site scripts it includes
-    /// ([`crate::script_links`]): learning met such links, so a crawl reads scripts too.
+    /// ([`crate::script_links`]): the pattern reaches fewer of the map's targets without the
+    /// links pages have only through scripts, so a crawl reads scripts too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub script_links: bool,
 }
@@ -813,7 +814,7 @@ pub fn learn(
         known_targets,
         known_aliases,
         corrections: Corrections::default(),
-        script_links: map.script_links,
+        script_links: false,
         stats: LearnStats {
             pages_fetched: map
                 .nodes
@@ -827,9 +828,27 @@ pub fn learn(
         },
     };
     let sim = simulate(&pattern, map)?;
+    pattern.script_links = needs_scripts(&pattern, map, sim.targets_reached)?;
     pattern.stats.targets_reached = sim.targets_reached;
     pattern.stats.estimated_fetches = sim.fetched;
     Ok(pattern)
+}
+
+/// Whether a crawl with `pattern` must read scripts: on the map without the links pages have
+/// only through their scripts ([`SiteMap::scripted`]), it reaches fewer than `reached` targets.
+/// A site whose scripts merely repeat its plain links (Sphinx's search page) is crawled without
+/// fetching them.
+fn needs_scripts(pattern: &Pattern, map: &SiteMap, reached: usize) -> Result<bool, PatternError> {
+    if map.scripted.is_empty() {
+        return Ok(false);
+    }
+    let mut plain = map.clone();
+    for (&node, only) in &map.scripted {
+        if let Some(n) = plain.nodes.get_mut(node as usize) {
+            n.links.retain(|l| !only.contains(l));
+        }
+    }
+    Ok(simulate(pattern, &plain)?.targets_reached < reached)
 }
 
 /// The levels of an n-level pattern: a page's level is `n − dist`; pages farther from the
@@ -1233,6 +1252,7 @@ mod tests {
             forms: vec![],
             target_links: false,
             script_links: false,
+            scripted: Default::default(),
         };
         let scope = Scope::for_url("http://h/", false).expect("scope");
         let err = |map: &SiteMap| {
