@@ -836,8 +836,8 @@ pub fn learn(
 
 /// Whether a crawl with `pattern` must read scripts: on the map without the links pages have
 /// only through their scripts ([`SiteMap::scripted`]), it reaches fewer than `reached` targets.
-/// A site whose scripts merely repeat its plain links (Sphinx's search page) is crawled without
-/// fetching them.
+/// A site whose scripts name only pages the pattern does not need (Python's Sphinx scripts name
+/// `cgitb.html`) is crawled without fetching them.
 fn needs_scripts(pattern: &Pattern, map: &SiteMap, reached: usize) -> Result<bool, PatternError> {
     if map.scripted.is_empty() {
         return Ok(false);
