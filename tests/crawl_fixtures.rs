@@ -467,6 +467,7 @@ fn navigation_written_by_script_is_learned_crawled_and_exported() {
         hits.lock().expect("log")
     );
     assert_eq!(crawled.progress.scripts, 2);
+    assert_eq!(count("/private/stats.js"), 0, "disallowed by robots.txt");
 
     // The generated Scrapy spider reads the menu as well.
     let dir = std::env::temp_dir().join(format!("exemplar-scripted-{}", std::process::id()));

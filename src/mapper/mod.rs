@@ -209,12 +209,8 @@ pub struct SiteMap {
     /// where targets' links lead (false in maps saved before this field).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub target_links: bool,
-    /// Some page's links include page URLs named in a same-site script it includes
-    /// ([`MapConfig::script_links`]); [`SiteMap::scripted`] says which links came only from
-    /// there.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub script_links: bool,
-    /// The links each page has only through its scripts (node id → link ids, a subset of its
+    /// The links each page has only through the same-site scripts it includes
+    /// ([`MapConfig::script_links`]) (node id → link ids, a subset of its
     /// `links`): learning checks whether the pattern needs them ([`crate::pattern`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub scripted: BTreeMap<u32, Vec<u32>>,
@@ -792,7 +788,6 @@ impl Mapper {
                 threshold: config.similarity.threshold,
                 place_weight: config.similarity.place_weight,
                 target_links: config.expand_targets,
-                script_links: false,
                 scripted: BTreeMap::new(),
                 nodes: vec![Node {
                     url: entry_c,
@@ -1463,9 +1458,6 @@ impl Mapper {
     fn link_script(&mut self, node: u32, base: Option<&str>, urls: &[String], queue: bool) {
         let base = base.unwrap_or(&self.state.map.nodes[node as usize].url);
         let resolved = script_links::resolve(base, urls);
-        if resolved.iter().flatten().any(|u| self.scope.contains(u)) {
-            self.state.map.script_links = true;
-        }
         let before = self.state.map.nodes[node as usize].links.len();
         let links = self.link(node, resolved, queue);
         if links.len() > before {
@@ -2222,7 +2214,6 @@ mod tests {
             .map(|t| map.nodes[t as usize].url.as_str())
             .collect();
         assert_eq!(targets.len(), 5, "{targets:?}");
-        assert!(map.script_links);
         let home_links: Vec<&str> = map.nodes[0]
             .links
             .iter()
@@ -2279,7 +2270,7 @@ mod tests {
         });
         drive(&mut off, &scripted_site);
         assert_eq!(off.site_map().nodes.len(), 1);
-        assert!(!off.site_map().script_links);
+        assert!(off.site_map().scripted.is_empty());
     }
 
     /// A snapshot or map read back from disk whose ids point nowhere is refused with the

@@ -531,7 +531,6 @@ mod tests {
                     },
                 }],
                 target_links: false,
-                script_links: false,
                 scripted: Default::default(),
             }
         };

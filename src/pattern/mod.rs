@@ -1251,7 +1251,6 @@ mod tests {
             nodes: vec![node("http://h/", 0.3, vec![])],
             forms: vec![],
             target_links: false,
-            script_links: false,
             scripted: Default::default(),
         };
         let scope = Scope::for_url("http://h/", false).expect("scope");
