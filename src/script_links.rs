@@ -8,7 +8,8 @@
 //! extension (`annotated.html`, `../list.php?page=2`, `/docs/a.htm#top`) — and it resolves
 //! against the page that includes the script, as a browser resolves a URL that script assigns to
 //! `location` or to a link. Scripts are fetched once each ([`ScriptTable`]) and never run.
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use url::Url;
@@ -20,6 +21,9 @@ use crate::fetch::FetchResult;
 pub const DEFAULT_MAX_SCRIPTS: usize = 32;
 /// Page URLs kept per script at most.
 pub const MAX_LINKS_PER_SCRIPT: usize = 5_000;
+/// Resolved URLs kept in a table's cache at most; past it the cache starts again (a site with
+/// many directories and long scripts would otherwise keep one copy of the list per directory).
+const MAX_CACHED_URLS: usize = 200_000;
 /// Longest string taken as a URL.
 const MAX_URL_LEN: usize = 2_048;
 /// Extensions of a page's last path segment (lower case), what marks a string as a page URL.
@@ -251,9 +255,9 @@ pub struct Script<W> {
 
 /// What a page including a script does now.
 #[derive(Debug, PartialEq)]
-pub enum Include<'a> {
-    /// The script was read: these are its page URLs (unresolved).
-    Read(&'a [String]),
+pub enum Include {
+    /// The script was read: its page URLs are [`ScriptTable::resolved`] (none if it failed).
+    Read,
     /// New: request it; the page waits for it.
     Ask,
     /// Already requested: the page waits for it.
@@ -268,20 +272,65 @@ pub enum Include<'a> {
 #[serde(bound(serialize = "W: Serialize", deserialize = "W: Deserialize<'de>"))]
 pub struct ScriptTable<W> {
     scripts: BTreeMap<String, Script<W>>,
+    /// Derived, so not part of a snapshot: rebuilt as pages ask for it.
+    #[serde(skip)]
+    cache: ResolveCache,
 }
 
 impl<W> Default for ScriptTable<W> {
     fn default() -> Self {
         ScriptTable {
             scripts: BTreeMap::new(),
+            cache: ResolveCache::default(),
         }
+    }
+}
+
+/// A read script's page URLs resolved against each base seen, keyed by script and by what of
+/// the base a resolution depends on: its directory (every page of a Doxygen site shares one, so
+/// its tree view's thousands of URLs are joined once, not once per page).
+#[derive(Clone, Default)]
+struct ResolveCache {
+    resolved: HashMap<(String, String), Arc<[Option<String>]>>,
+    urls: usize,
+}
+
+impl std::fmt::Debug for ResolveCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ResolveCache({} bases)", self.resolved.len())
+    }
+}
+
+/// A cache holds nothing of the table's state: two tables are equal whatever their caches hold.
+impl PartialEq for ResolveCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// What of `base` resolving `urls` depends on: the scheme, authority and directory, unless a
+/// URL is relative to the document itself (empty, or only a query or fragment).
+fn base_key<'a>(base: &'a str, urls: &[String]) -> &'a str {
+    if urls
+        .iter()
+        .any(|u| u.is_empty() || u.starts_with(['?', '#']))
+    {
+        return base;
+    }
+    let end = base.find(['?', '#']).unwrap_or(base.len());
+    let path_start = base
+        .find("://")
+        .and_then(|i| base[i + 3..end].find('/').map(|j| i + 3 + j));
+    match (path_start, base[..end].rfind('/')) {
+        (Some(p), Some(last)) if last >= p => &base[..=last],
+        _ => base,
     }
 }
 
 impl<W> ScriptTable<W> {
     /// A page includes the script at `url` (canonical): see [`Include`]. At most `max` distinct
     /// scripts are asked per run.
-    pub fn include(&mut self, url: &str, waiter: W, max: usize) -> Include<'_> {
+    pub fn include(&mut self, url: &str, waiter: W, max: usize) -> Include {
         if !self.scripts.contains_key(url) {
             if self.scripts.len() >= max {
                 return Include::Over;
@@ -303,33 +352,53 @@ impl<W> ScriptTable<W> {
                 s.waiting.push(waiter);
                 Include::Waiting
             }
-            ScriptState::Read { urls } => Include::Read(urls),
-            ScriptState::Failed { .. } => Include::Read(&[]),
+            ScriptState::Read { .. } | ScriptState::Failed { .. } => Include::Read,
         }
     }
 
-    /// Records a script's outcome; returns the pages that waited for it and its page URLs
-    /// (empty when it failed). A script not asked, or already answered, releases nobody.
-    pub fn answer(
-        &mut self,
-        url: &str,
-        outcome: Result<Vec<String>, String>,
-    ) -> (Vec<W>, Vec<String>) {
+    /// The page URLs of the script at `url`, read, resolved against `base` as [`resolve`]
+    /// does (empty unless it was read). Computed once per script and base directory.
+    pub fn resolved(&mut self, url: &str, base: &str) -> Arc<[Option<String>]> {
+        let Some(Script {
+            state: ScriptState::Read { urls },
+            ..
+        }) = self.scripts.get(url)
+        else {
+            return Arc::from(Vec::new());
+        };
+        let key = (url.to_string(), base_key(base, urls).to_string());
+        if let Some(r) = self.cache.resolved.get(&key) {
+            return r.clone();
+        }
+        let r: Arc<[Option<String>]> = resolve(base, urls).into();
+        if self.cache.urls + r.len() > MAX_CACHED_URLS {
+            self.cache = ResolveCache::default();
+        }
+        self.cache.urls += r.len();
+        self.cache.resolved.insert(key, r.clone());
+        r
+    }
+
+    /// Records a script's outcome; returns the pages that waited for it when it named page
+    /// URLs (their links are [`ScriptTable::resolved`]), and nobody when it failed or named
+    /// none. A script not asked, or already answered, releases nobody.
+    pub fn answer(&mut self, url: &str, outcome: Result<Vec<String>, String>) -> Vec<W> {
         let Some(s) = self.scripts.get_mut(url) else {
-            return (Vec::new(), Vec::new());
+            return Vec::new();
         };
         if s.state != ScriptState::Asked {
-            return (Vec::new(), Vec::new());
+            return Vec::new();
         }
         let waiting = std::mem::take(&mut s.waiting);
         match outcome {
             Ok(urls) => {
-                s.state = ScriptState::Read { urls: urls.clone() };
-                (waiting, urls)
+                let any = !urls.is_empty();
+                s.state = ScriptState::Read { urls };
+                if any { waiting } else { Vec::new() }
             }
             Err(error) => {
                 s.state = ScriptState::Failed { error };
-                (waiting, Vec::new())
+                Vec::new()
             }
         }
     }
@@ -475,20 +544,19 @@ var NAVTREEINDEX = [ "annotated.html", "class_a_1_1_b.html" ]; // "commented.htm
         assert_eq!(t.include("http://h/n.js", 3, 2), Include::Ask);
         assert_eq!(t.include("http://h/o.js", 4, 2), Include::Over);
         let m = read(response(200, "text/javascript", r#"go("a.html")"#));
-        assert_eq!(
-            t.answer("http://h/m.js", m),
-            (vec![1, 2], vec!["a.html".to_string()])
-        );
+        assert_eq!(t.answer("http://h/m.js", m), vec![1, 2]);
         // Answered once: a second answer releases nobody.
-        assert_eq!(t.answer("http://h/m.js", Ok(vec![])), (vec![], vec![]));
-        assert_eq!(
-            t.include("http://h/m.js", 5, 2),
-            Include::Read(&["a.html".to_string()])
-        );
+        assert_eq!(t.answer("http://h/m.js", Ok(vec![])), Vec::<u32>::new());
+        assert_eq!(t.include("http://h/m.js", 5, 2), Include::Read);
+        let a = t.resolved("http://h/m.js", "http://h/d/p.html");
+        assert_eq!(&*a, [Some("http://h/d/a.html".to_string())]);
         let failed = read(response(404, "text/html", "<p>no"));
         assert_eq!(failed, Err("HTTP 404".to_string()));
-        assert_eq!(t.answer("http://h/n.js", failed), (vec![3], vec![]));
-        assert_eq!(t.include("http://h/n.js", 6, 2), Include::Read(&[]));
+        // A failed script releases its waiters with nothing to link.
+        assert_eq!(t.answer("http://h/n.js", failed), Vec::<u32>::new());
+        assert_eq!(t.include("http://h/n.js", 6, 2), Include::Read);
+        assert!(t.resolved("http://h/n.js", "http://h/d/p.html").is_empty());
+        assert!(t.resolved("http://h/unknown.js", "http://h/").is_empty());
         assert!(t.any_links());
         assert_eq!(
             read(response(200, "text/html", "<a href=x.html>")),
@@ -498,5 +566,47 @@ var NAVTREEINDEX = [ "annotated.html", "class_a_1_1_b.html" ]; // "commented.htm
         let json = serde_json::to_string(&t).unwrap_or_default();
         let back: ScriptTable<u32> = serde_json::from_str(&json).expect("table round-trips");
         assert_eq!(back, t);
+    }
+
+    #[test]
+    fn resolutions_are_shared_by_pages_of_one_directory_and_no_further() {
+        let mut t: ScriptTable<u32> = ScriptTable::default();
+        let js = r#"m = ["a.html", "../up.html", "/root.html", "//other/x.html", "b.html?q=1#f"];"#;
+        assert_eq!(t.include("http://h/m.js", 1, 4), Include::Ask);
+        t.answer("http://h/m.js", read(response(200, "text/javascript", js)));
+        let urls = page_urls(js, 100);
+        // Whatever the cache holds, each base gets what resolving against it gives.
+        for base in [
+            "http://h/d/p.html",
+            "http://h/d/q.html?x=1#top",
+            "http://h/d/",
+            "http://h/e/p.html",
+            "http://h/",
+            "http://h",
+            "https://h/d/p.html",
+            "http://g/d/p.html",
+            "http://h/d/p.html",
+        ] {
+            assert_eq!(
+                t.resolved("http://h/m.js", base).to_vec(),
+                resolve(base, &urls),
+                "{base}"
+            );
+        }
+        // Pages of one directory share one entry; other directories, hosts and schemes do not.
+        assert_eq!(t.cache.resolved.len(), 6);
+        assert_eq!(base_key("http://h/d/p.html?a/b", &urls), "http://h/d/");
+        assert_eq!(base_key("http://h", &urls), "http://h");
+        // A URL relative to the document itself keys on the whole base.
+        let own = ["?page=2.html".to_string()];
+        assert_eq!(base_key("http://h/d/p.html?x", &own), "http://h/d/p.html?x");
+        // Snapshots leave the cache out, and a restored table rebuilds it.
+        let json = serde_json::to_string(&t).unwrap_or_default();
+        assert!(!json.contains("cache"), "{json}");
+        let mut back: ScriptTable<u32> = serde_json::from_str(&json).expect("table round-trips");
+        assert_eq!(
+            back.resolved("http://h/m.js", "http://h/d/p.html").to_vec(),
+            resolve("http://h/d/p.html", &urls)
+        );
     }
 }

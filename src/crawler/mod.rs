@@ -833,8 +833,8 @@ impl Crawler {
             };
             let max = self.state.config.max_scripts;
             match self.state.scripts.include(&url, waiter, max) {
-                Include::Read(urls) => {
-                    let links = script_links::resolve(&page.base, urls);
+                Include::Read => {
+                    let links = self.state.scripts.resolved(&url, &page.base).to_vec();
                     self.expand(links, item);
                 }
                 Include::Ask => {
@@ -853,12 +853,8 @@ impl Crawler {
 
     /// A script's outcome: its page URLs are followed from every page that waited for it.
     fn script_answered(&mut self, url: &str, outcome: Result<Vec<String>, String>) {
-        let (waiting, urls) = self.state.scripts.answer(url, outcome);
-        if urls.is_empty() {
-            return;
-        }
-        for w in waiting {
-            let links = script_links::resolve(&w.base, &urls);
+        for w in self.state.scripts.answer(url, outcome) {
+            let links = self.state.scripts.resolved(url, &w.base).to_vec();
             self.expand(links, &w.item);
         }
     }

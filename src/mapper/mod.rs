@@ -1426,10 +1426,7 @@ impl Mapper {
             };
             let max = self.state.config.max_scripts;
             match self.state.scripts.include(&url, waiter, max) {
-                Include::Read(urls) => {
-                    let urls = urls.to_vec();
-                    self.link_script(node, base.as_deref(), &urls, queue);
-                }
+                Include::Read => self.link_script(node, base.as_deref(), &url, queue),
                 Include::Ask => {
                     let item = Item { node, script: true };
                     if self.state.stopped.is_some() {
@@ -1445,19 +1442,16 @@ impl Mapper {
 
     /// A script's outcome: its page URLs become links of every page that waited for it.
     fn script_answered(&mut self, url: &str, outcome: Result<Vec<String>, String>) {
-        let (waiting, urls) = self.state.scripts.answer(url, outcome);
-        if urls.is_empty() {
-            return;
-        }
-        for w in waiting {
-            self.link_script(w.node, w.base.as_deref(), &urls, w.queue);
+        for w in self.state.scripts.answer(url, outcome) {
+            self.link_script(w.node, w.base.as_deref(), url, w.queue);
         }
     }
 
-    /// Adds a script's page URLs, resolved against the page's base, to the page's links.
-    fn link_script(&mut self, node: u32, base: Option<&str>, urls: &[String], queue: bool) {
+    /// Adds the page URLs of the script at `script` (read), resolved against the page's base,
+    /// to the page's links.
+    fn link_script(&mut self, node: u32, base: Option<&str>, script: &str, queue: bool) {
         let base = base.unwrap_or(&self.state.map.nodes[node as usize].url);
-        let resolved = script_links::resolve(base, urls);
+        let resolved = self.state.scripts.resolved(script, base).to_vec();
         let before = self.state.map.nodes[node as usize].links.len();
         let links = self.link(node, resolved, queue);
         if links.len() > before {
