@@ -1069,7 +1069,15 @@ mod tests {
 
     /// Runs a crawler to the end with injected time; `stop_after` results it is snapshotted,
     /// dropped and restored (in-flight requests lost with the old driver).
-    fn run(mut c: Crawler, items: usize, stop_after: Option<usize>) -> (Vec<String>, Crawler) {
+    fn run(c: Crawler, items: usize, stop_after: Option<usize>) -> (Vec<String>, Crawler) {
+        run_on(c, &|url: &str| site(url, items), stop_after)
+    }
+
+    fn run_on(
+        mut c: Crawler,
+        site: &dyn Fn(&str) -> FetchResult,
+        stop_after: Option<usize>,
+    ) -> (Vec<String>, Crawler) {
         let mut now = 1_000;
         let mut handled = 0;
         let mut pending: Vec<(u64, String)> = Vec::new();
@@ -1092,7 +1100,7 @@ mod tests {
             // Answer the oldest request, 10 ms later.
             now += 10;
             let (id, url) = pending.remove(0);
-            c.handle(id, site(&url, items), now);
+            c.handle(id, site(&url), now);
             handled += 1;
             if Some(handled) == stop_after {
                 let json = serde_json::to_string(&c.snapshot()).expect("snapshot");
@@ -1143,6 +1151,109 @@ mod tests {
             b.sort();
             assert_eq!(a, b, "restored after {stop} results");
         }
+    }
+
+    /// A site whose only way in is a script: the home page includes `/nav.js`, which names the
+    /// first of three listing pages (`/list/N.html`, each linking the next) of 12 items.
+    fn scripted_site(url: &str) -> FetchResult {
+        let path = url.trim_start_matches("http://mem.test");
+        let head = "<head><script src='/nav.js'></script><title>t</title></head>";
+        let page = |body: &str| html(format!("<html>{head}<body>{body}</body></html>"));
+        if path == "/nav.js" {
+            return FetchResult::Response(FetchResponse {
+                status: 200,
+                headers: vec![("content-type".into(), "text/javascript".into())],
+                body: br#"var menu = [{text: "Catalogue", url: "/list/1.html"}];"#.to_vec(),
+                ..FetchResponse::default()
+            });
+        }
+        if path == "/" {
+            return page("<p>Welcome</p>");
+        }
+        if let Some(p) = path.strip_prefix("/list/") {
+            let p: usize = p.trim_end_matches(".html").parse().unwrap_or(0);
+            if !(1..=3).contains(&p) {
+                return site(url, 0);
+            }
+            let mut body = String::from("<ul class=items>");
+            for i in (p - 1) * 4 + 1..=p * 4 {
+                body += &format!("<li><a href='/item/{i}.html'>item {i}</a></li>");
+            }
+            body += "</ul>";
+            if p < 3 {
+                body += &format!("<a class=next href='/list/{}.html'>next</a>", p + 1);
+            }
+            return page(&body);
+        }
+        if let Some(i) = path.strip_prefix("/item/") {
+            // Words, not numbers: pages differing only in digits are one page to the mapper.
+            let words = [
+                "ash", "birch", "cedar", "elm", "fir", "hazel", "larch", "lime",
+            ];
+            let i: usize = i.trim_end_matches(".html").parse().unwrap_or(0);
+            let i = format!("{} {}", words[i % 8], words[i / 8 % 8]);
+            return page(&format!(
+                "<div class=item><h1>Item {i}</h1><table class=spec><tr><td>price</td><td>{i}</td></tr></table><p class=d>text {i}</p></div>"
+            ));
+        }
+        site(url, 0)
+    }
+
+    /// A crawl snapshotted while the script it needs is in flight asks the script again after
+    /// the restore, and the pages that were waiting for it still get its links.
+    #[test]
+    fn snapshot_restore_with_a_script_in_flight_loses_nothing() {
+        let example = ExamplePage {
+            url: "http://mem.test/item/1.html".into(),
+            body: match scripted_site("http://mem.test/item/1.html") {
+                FetchResult::Response(r) => r.body,
+                FetchResult::Failed(_) => Vec::new(),
+            },
+            content_type: None,
+        };
+        let mut m = Mapper::new("http://mem.test/", example, MapConfig::default()).expect("mapper");
+        let mut now = 0;
+        loop {
+            match m.poll(now) {
+                Poll::Fetch(r) => m.handle(r.id, scripted_site(&r.url), now),
+                Poll::WaitUntil(t) => now = t,
+                Poll::Busy => panic!("synchronous driver"),
+                Poll::Done => break,
+            }
+        }
+        let p = pattern::learn_from_map(m.site_map(), m.config(), 0).expect("pattern");
+        assert!(p.script_links, "{}", p.render());
+        let clean = run_on(
+            Crawler::new(p.clone(), CrawlConfig::default(), None).expect("c"),
+            &scripted_site,
+            None,
+        );
+        assert_eq!(clean.0.len(), 12, "{:?}", clean.0);
+        assert_eq!(clean.1.progress().scripts, 1);
+
+        // Run until the script is asked, snapshot with it in flight, drop the crawler.
+        let mut c = Crawler::new(p, CrawlConfig::default(), None).expect("c");
+        let mut now = 1_000;
+        loop {
+            match c.poll(now) {
+                Poll::Fetch(r) if r.kind == RequestKind::Script => break,
+                Poll::Fetch(r) => c.handle(r.id, scripted_site(&r.url), now),
+                Poll::WaitUntil(t) => now = t,
+                other => panic!("nav.js never asked: {other:?}"),
+            }
+        }
+        let json = serde_json::to_string(&c.snapshot()).expect("snapshot");
+        assert!(
+            json.contains("nav.js"),
+            "the waiting page is in the snapshot"
+        );
+        let r = Crawler::restore(serde_json::from_str(&json).expect("read")).expect("restore");
+        let (mut got, r) = run_on(r, &scripted_site, None);
+        let mut want = clean.0;
+        got.sort();
+        want.sort();
+        assert_eq!(got, want);
+        assert_eq!(r.progress().scripts, 1, "asked again once, answered once");
     }
 
     /// A snapshot whose queued requests name a level the pattern does not have is refused.

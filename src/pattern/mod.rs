@@ -707,9 +707,10 @@ pub fn learn(
         // single-page app), which a crawler that reads HTML does not run.
         let entry_alone = map.nodes.len() == 1 && map.forms.is_empty() && fetched == 1;
         let hint = if entry_alone {
-            "; the entry page links to no other page of the site (of links made by scripts, only \
-             page URLs named in its same-site scripts are followed): start from a page with \
-             plain links towards the pages you want"
+            "; the entry page links to no other page of the site: its navigation may be built \
+             by scripts, which are never run (page URLs named in same-site scripts are read, \
+             unless script links are turned off): start from a page with plain links towards \
+             the pages you want"
         } else {
             ""
         };
