@@ -138,6 +138,11 @@ pub struct Review {
     pub shown: usize,
     /// Of those, pages whose URL is shaped like the targets' (marked for the user).
     pub url_like: usize,
+    /// Of those shown, pages whose heading names the targets' kind (marked for the user,
+    /// [`crate::heading`]).
+    pub heading_like: usize,
+    /// Of those, true targets.
+    pub heading_like_true: usize,
     /// Of those shown, true targets: the pages the user marks.
     pub marked: usize,
     /// Targets to check shown.
@@ -362,6 +367,11 @@ fn evaluate_against(
     let review = Review {
         shown: near.len(),
         url_like: near.iter().filter(|n| n.url_like_targets).count(),
+        heading_like: near.iter().filter(|n| n.heading_like_targets).count(),
+        heading_like_true: near
+            .iter()
+            .filter(|n| n.heading_like_targets && truth.contains(&site_path(&n.url)))
+            .count(),
         marked: like.len(),
         checked: doubtful.len(),
         url_unlike: doubtful.iter().filter(|d| d.url_unlike_targets).count(),
@@ -465,7 +475,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     );
     let _ = writeln!(
         md,
-        "\n## With the review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it), and the {} targets most worth checking: first those whose URL differs in one word or number from mostly pages below θ (marked: `iface.Editable.html` among `iface.*.html` pages), then the least similar. The user can mark any near miss *like the example* and any target *unlike* it, and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL --unlike URL`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the near misses and exactly the other pages among the targets to check, and the site is crawled again with the relearned pattern.\n\n{REVIEW_HEADER}{review}",
+        "\n## With the review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it) and those whose main heading names the targets' kind (its words, the page's own name left out, are a target's heading's and no page's well below θ: `src/heading.rs`), and the {} targets most worth checking: first those whose URL differs in one word or number from mostly pages below θ (marked: `iface.Editable.html` among `iface.*.html` pages), then the least similar. The user can mark any near miss *like the example* and any target *unlike* it, and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL --unlike URL`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the near misses and exactly the other pages among the targets to check, and the site is crawled again with the relearned pattern.\n\n{REVIEW_HEADER}{review}",
         pattern::DOUBTFUL_SHOWN
     );
     let _ = writeln!(
@@ -483,17 +493,19 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
 const TABLE_HEADER: &str = "| site | targets | reachable by links | found mapping (true) | found crawling | precision | recall | links mapping | links crawling | crawl links / targets | levels: alternatives | exceptions | s mapping | s crawling | bar |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 /// The header of the review table ([`Review`]).
-const REVIEW_HEADER: &str = "| site | near misses shown | URL shaped like the targets' | marked like the example | targets to check shown | URL shaped like pages below θ | marked unlike the example | found crawling | precision | recall |\n|---|---|---|---|---|---|---|---|---|---|\n";
+const REVIEW_HEADER: &str = "| site | near misses shown | URL shaped like the targets' | heading naming their kind (true targets) | marked like the example | targets to check shown | URL shaped like pages below θ | marked unlike the example | found crawling | precision | recall |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 /// A site's row of the review table.
 fn review_row(md: &mut String, f: &SiteFigures) {
     let r = &f.review;
     let _ = writeln!(
         md,
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {:.1}% | {:.1}% |",
+        "| {} | {} | {} | {} ({}) | {} | {} | {} | {} | {} | {:.1}% | {:.1}% |",
         f.name,
         r.shown,
         r.url_like,
+        r.heading_like,
+        r.heading_like_true,
         r.marked,
         r.checked,
         r.url_unlike,

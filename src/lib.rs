@@ -10,6 +10,7 @@ pub mod dom;
 pub mod export;
 pub mod fetch;
 pub mod forms;
+pub mod heading;
 pub mod mapper;
 pub mod pattern;
 pub mod robots;

@@ -240,13 +240,14 @@ fn classify_reads_saved_pages_as_on_their_site() {
 
 const NEAR_MISS_HEADER: &str = "closest pages below θ = ";
 const NEAR_MISS_LEGEND: &str =
-    " (* URL shaped like the targets'; relearn --like URL counts one as a target):";
+    " (* URL shaped like the targets', h heading naming their kind; relearn --like URL counts one as a target):";
 
-/// One line of the near-miss review: `  0.953 * URL`.
+/// One line of the near-miss review: `  0.953 *h URL`.
 #[derive(Debug)]
 struct NearMiss {
     similarity: f64,
     url_like_targets: bool,
+    heading_like_targets: bool,
     url: String,
 }
 
@@ -267,12 +268,17 @@ fn near_misses(stdout: &str) -> Option<(f64, Vec<NearMiss>)> {
         .take_while(|l| l.starts_with("  "))
         .map(|l| {
             let (sim, rest) = l[2..].split_once(' ').unwrap_or_else(|| panic!("{l:?}"));
-            let url_like_targets = match rest.get(..2) {
-                Some("* ") => true,
-                Some("  ") => false,
-                _ => panic!("near-miss mark in {l:?}"),
+            let url_like_targets = match rest.get(..1) {
+                Some("*") => true,
+                Some(" ") => false,
+                _ => panic!("near-miss URL mark in {l:?}"),
             };
-            let url = rest[2..].to_string();
+            let heading_like_targets = match rest.get(1..3) {
+                Some("h ") => true,
+                Some("  ") => false,
+                _ => panic!("near-miss heading mark in {l:?}"),
+            };
+            let url = rest[3..].to_string();
             assert!(
                 url.starts_with("http://") && !url.contains(' '),
                 "near-miss URL in {l:?}"
@@ -281,6 +287,7 @@ fn near_misses(stdout: &str) -> Option<(f64, Vec<NearMiss>)> {
             NearMiss {
                 similarity: sim.parse().unwrap_or_else(|e| panic!("{l:?}: {e}")),
                 url_like_targets,
+                heading_like_targets,
                 url,
             }
         })
@@ -522,6 +529,8 @@ fn learn_lists_the_near_misses_below_theta_and_writes_the_map() {
         assert!(n.similarity > 0.0 && n.similarity < theta, "{n:?}");
         // None of them has the URL shape of /imovel/NNN-… entity pages.
         assert!(!n.url_like_targets, "{n:?}");
+        // Nor a heading that names what the entity pages' headings name.
+        assert!(!n.heading_like_targets, "{n:?}");
     }
     assert!(
         near.windows(2).all(|w| w[0].similarity >= w[1].similarity),

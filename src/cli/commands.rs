@@ -284,12 +284,13 @@ fn print_review(map: &SiteMap, corrections: &Corrections) {
     let near = pattern::near_misses(map, corrections, NEAR_MISSES_SHOWN);
     if !near.is_empty() {
         println!(
-            "closest pages below θ = {:.3} (* URL shaped like the targets'; relearn --like URL counts one as a target):",
+            "closest pages below θ = {:.3} (* URL shaped like the targets', h heading naming their kind; relearn --like URL counts one as a target):",
             map.threshold
         );
         for n in near {
-            let mark = if n.url_like_targets { '*' } else { ' ' };
-            println!("  {:.3} {mark} {}", n.similarity, n.url);
+            let url = if n.url_like_targets { '*' } else { ' ' };
+            let heading = if n.heading_like_targets { 'h' } else { ' ' };
+            println!("  {:.3} {url}{heading} {}", n.similarity, n.url);
         }
     }
     let doubtful = pattern::doubtful_targets(map, corrections, pattern::DOUBTFUL_SHOWN);

@@ -229,6 +229,13 @@ pub struct Page {
     pub tree: Tree,
     /// `<title>` text, whitespace collapsed.
     pub title: String,
+    /// The page's main heading: the text of its first `h1`, else of the first element whose
+    /// class names a title (`title`, `page-title`, `entry_heading`: Doxygen's `div.title`, which
+    /// many templates use instead of `h1`), text nodes joined by a space, whitespace collapsed,
+    /// at most [`MAX_HEADING`] bytes; empty when there is neither. Generators write the page's
+    /// kind into it ("sf::Texture Class Reference"), see [`crate::heading`].
+    #[serde(default)]
+    pub heading: String,
     /// `<meta name=robots>` directives.
     pub robots: MetaRobots,
     /// http(s) links of `<a href>` and `<area href>`, in document order.
@@ -572,6 +579,8 @@ const MAX_SEP_IDS: usize = 20_000;
 /// generated; navigation lives in the first few).
 pub const MAX_SCRIPTS: usize = 64;
 const MAX_HEADINGS: usize = 5_000;
+/// Longest main heading kept ([`Page::heading`]), in bytes.
+pub const MAX_HEADING: usize = 300;
 
 /// Elements whose text is not visible text (their element stays in the tree).
 fn is_raw_text(name: &LocalName) -> bool {
@@ -657,6 +666,18 @@ const SPACE_CLASS: [u8; 256] = {
     t[0xe3] = 2;
     t
 };
+
+/// Whether a class attribute names a title: a token `title` or `heading`, or ending in
+/// `-title`, `_title`, `-heading` or `_heading` (`page-title`, `entry_title`), any case.
+fn names_a_title(class: &str) -> bool {
+    class.split_ascii_whitespace().any(|token| {
+        let t = token.to_ascii_lowercase();
+        ["title", "heading"].iter().any(|w| {
+            t.strip_suffix(w)
+                .is_some_and(|rest| rest.is_empty() || rest.ends_with(['-', '_']))
+        })
+    })
+}
 
 /// `u` without its fragment, when it is an http(s) URL.
 fn http_without_fragment(mut u: Url) -> Option<String> {
@@ -779,6 +800,12 @@ impl<'a> Walker<'a> {
 
         let mut title = String::new();
         let mut in_title = false;
+        // The main heading: the first h1 and the first title-classed element, each collected
+        // while open (the element's raw id), then kept.
+        let mut h1: Option<String> = None;
+        let mut h1_open: Option<(u32, String)> = None;
+        let mut titled: Option<String> = None;
+        let mut titled_open: Option<(u32, String)> = None;
         let mut robots = MetaRobots::default();
         let mut links: Vec<Link> = Vec::new();
         let mut scripts: Vec<String> = Vec::new();
@@ -826,6 +853,12 @@ impl<'a> Walker<'a> {
                 // Close the element.
                 let closed = top.raw;
                 stack.pop();
+                if h1_open.as_ref().is_some_and(|(raw, _)| *raw == closed) {
+                    h1 = h1_open.take().map(|(_, text)| text);
+                }
+                if titled_open.as_ref().is_some_and(|(raw, _)| *raw == closed) {
+                    titled = titled_open.take().map(|(_, text)| text);
+                }
                 let name = self.local(closed).unwrap_or(&EMPTY_NAME);
                 if is_raw_text(name) {
                     hidden_depth = hidden_depth.saturating_sub(1);
@@ -878,6 +911,14 @@ impl<'a> Walker<'a> {
                     }
                     if t.trim().is_empty() {
                         continue;
+                    }
+                    for (_, text) in h1_open.iter_mut().chain(titled_open.iter_mut()) {
+                        if text.len() < MAX_HEADING {
+                            if !text.is_empty() {
+                                text.push(' ');
+                            }
+                            push_collapsed(text, t);
+                        }
                     }
                     labels.push(Label::TEXT);
                     class_labels.push(Label::TEXT);
@@ -951,6 +992,15 @@ impl<'a> Walker<'a> {
                         if sep_ids.len() < MAX_SEP_IDS && id.contains(KIND_SEPARATORS) {
                             sep_ids.push(id.to_string());
                         }
+                    }
+                    if name.local == local_name!("h1") && h1.is_none() && h1_open.is_none() {
+                        h1_open = Some((raw, String::new()));
+                    }
+                    if titled.is_none()
+                        && titled_open.is_none()
+                        && attr(attrs, &local_name!("class")).is_some_and(names_a_title)
+                    {
+                        titled_open = Some((raw, String::new()));
                     }
                     if is_heading(&name.local) {
                         if heading_open == 0 {
@@ -1074,12 +1124,26 @@ impl<'a> Walker<'a> {
             // than panic if that ever breaks.
             Err(_) => Tree::parse_shape("html").unwrap_or_else(|_| unreachable_tree()),
         };
+        let mut heading = h1
+            .or_else(|| h1_open.map(|(_, t)| t))
+            .filter(|h| !h.is_empty())
+            .or(titled)
+            .or_else(|| titled_open.map(|(_, t)| t))
+            .unwrap_or_default();
+        if heading.len() > MAX_HEADING {
+            let mut end = MAX_HEADING;
+            while !heading.is_char_boundary(end) {
+                end -= 1;
+            }
+            heading.truncate(end);
+        }
         Page {
             url: self.url.to_string(),
             base: base.to_string(),
             encoding: self.encoding,
             tree,
             title,
+            heading,
             robots,
             links,
             scripts,
@@ -1446,6 +1510,35 @@ mod tests {
 
     fn page(html: &str) -> Page {
         Page::from_html(html, "http://example.com/dir/page.html?x=1").unwrap()
+    }
+
+    #[test]
+    fn the_main_heading_is_the_first_h1_else_a_title_classed_element() {
+        let h = |body: &str| page(&format!("<title>Site</title><body>{body}</body>")).heading;
+        assert_eq!(
+            h("<nav><div class=page-title>Menu</div></nav><h1>json \u{2014} <code>JSON</code>\n  encoder<a>\u{b6}</a></h1><h1>Second</h1>"),
+            "json \u{2014} JSON encoder \u{b6}"
+        );
+        // Doxygen: no h1; `div.title` holds the kind and, nested, the class's group.
+        assert_eq!(
+            h("<div class=headertitle><div class=title>sf::Utf&lt; N &gt; Class Template Reference\
+               <div class=ingroups><a href=group__system.html>System module</a></div></div></div>"),
+            "sf::Utf< N > Class Template Reference System module"
+        );
+        assert_eq!(h("<p class='entry_Heading x'>Post</p>"), "Post");
+        for none in [
+            "<div class=headertitle>a</div><div class=subtitle>b</div>",
+            "<p>text</p>",
+            "<h1><script>x()</script></h1>",
+        ] {
+            assert_eq!(h(none), "", "{none}");
+        }
+        // An empty h1 gives way to a titled element.
+        assert_eq!(h("<h1></h1><div class=title>T</div>"), "T");
+        // Bounded, cut on a character boundary.
+        let long = h(&format!("<h1>{}</h1>", "\u{e9}".repeat(400)));
+        assert!(long.len() <= MAX_HEADING && long.chars().all(|c| c == '\u{e9}'), "{long}");
+        assert!(long.len() >= MAX_HEADING - 1);
     }
 
     #[test]

@@ -517,6 +517,7 @@ impl Mapper {
             similarity: None,
             unplaced: None,
             title: String::new(),
+            heading: String::new(),
             links: Vec::new(),
             form,
         });

@@ -179,6 +179,10 @@ pub struct Node {
     /// `<title>` of fetched pages.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub title: String,
+    /// Its main heading ([`crate::dom::Page::heading`]; fetched HTML pages): the review reads
+    /// the kind of page it names ([`crate::heading`]).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub heading: String,
     /// Links of an expanded page: node ids, deduplicated, in document order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<u32>,
@@ -797,6 +801,7 @@ impl Mapper {
                     similarity: None,
                     unplaced: None,
                     title: String::new(),
+                    heading: String::new(),
                     links: Vec::new(),
                     form: None,
                 }],
@@ -1235,6 +1240,7 @@ impl Mapper {
         let similar = self.place(node, &verdict);
         let n = &mut self.state.map.nodes[node as usize];
         n.title = page.title.chars().take(300).collect();
+        n.heading.clone_from(&page.heading);
         // Links to follow: nofollow ones dropped (unless configured), then the GET equivalents
         // of submit-button pagination, as links.
         let follow_all = self.state.config.follow_nofollow;
@@ -1384,6 +1390,7 @@ impl Mapper {
                         similarity: None,
                         unplaced: None,
                         title: String::new(),
+                        heading: String::new(),
                         links: Vec::new(),
                         form: None,
                     });
@@ -2058,6 +2065,7 @@ mod tests {
             similarity: None,
             unplaced: None,
             title: String::new(),
+            heading: String::new(),
             links,
             form: None,
         };

@@ -465,6 +465,7 @@ mod tests {
             similarity: Some(0.5),
             unplaced: None,
             title: String::new(),
+            heading: String::new(),
             links,
             form,
         };

@@ -1241,6 +1241,7 @@ mod tests {
             similarity: Some(similarity),
             unplaced: None,
             title: String::new(),
+            heading: String::new(),
             links,
             form: None,
         };
@@ -1302,6 +1303,7 @@ mod tests {
             similarity: Some(if target { 0.95 } else { 0.3 }),
             unplaced: None,
             title: String::new(),
+            heading: String::new(),
             links,
             form: None,
         };

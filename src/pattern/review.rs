@@ -4,7 +4,8 @@
 //! alike two page *structures* are, and generators build several kinds of page (a class and an
 //! interface, a class and a namespace) from one template, so the user's verdicts
 //! ([`super::Corrections`]) settle what θ cannot. Each list carries the URL evidence: whether a
-//! page's URL is shaped like the targets' or like the pages judged unlike the example.
+//! page's URL is shaped like the targets' or like the pages judged unlike the example, and for a
+//! page below θ whether its heading names the targets' kind ([`crate::heading`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -28,6 +29,12 @@ pub struct NearMiss {
     /// made without looking at non-targets, matches it): a likelier missed target than a page
     /// whose URL is of another kind.
     pub url_like_targets: bool,
+    /// Its main heading follows the template of a target's heading (its words, the page's own
+    /// name left out: "sf::Utf Class Template Reference" like "sf::Vector2 Class Template
+    /// Reference") and of no page well below θ ([`crate::heading`]): the page names the
+    /// targets' kind.
+    #[serde(default)]
+    pub heading_like_targets: bool,
 }
 
 /// The `n` fetched pages most similar to the example below θ ([`SiteMap::near_misses`]) that the
@@ -49,6 +56,7 @@ pub fn near_misses(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<Ne
         })
         .collect();
     let judged: HashSet<&str> = corrections.unlike.iter().map(String::as_str).collect();
+    let headings = crate::heading::Templates::of(map);
     map.near_misses(n + judged.len())
         .into_iter()
         .filter(|&id| !judged.contains(map.nodes[id as usize].url.as_str()))
@@ -61,6 +69,7 @@ pub fn near_misses(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<Ne
                 title: node.title.clone(),
                 similarity: node.similarity.unwrap_or(0.0),
                 url_like_targets: shapes.iter().any(|r| r.is_match(&normalized)),
+                heading_like_targets: headings.like_targets(id),
             }
         })
         .collect()
@@ -176,6 +185,8 @@ mod tests {
             similarity: Some(similarity),
             unplaced: None,
             title: String::new(),
+            heading: String::new(),
+            heading: String::new(),
             links: Vec::new(),
             form: None,
         }

@@ -1,0 +1,259 @@
+//! The kind of page a main heading names, for the review of pages just below θ.
+//!
+//! Generators write a page's kind into its heading next to its name: "sf::Texture Class
+//! Reference", "sf::Event::SizeEvent Struct Reference", "GpuPreference.hpp File Reference",
+//! "QTextOption::Tab Struct". A similarity cannot see that text, and Doxygen builds its
+//! namespace and header pages from the class template, so a class without members scores below
+//! a namespace page. The heading's *template* — its words with those naming the page (the words
+//! of its own URL) as slots — tells them apart: a page just below θ whose template is a target's,
+//! and no clearly unlike page's, is likelier a missed target (the review marks it).
+//!
+//! Only a mark for the user, not a verdict: measured on the 18 sites of `eval/*-sites.toml`,
+//! taking such pages as targets would be right for 20 pages and wrong for 8–9, each a page of
+//! another kind whose template some page already (wrongly) over θ shares
+//! (`eval/similarity-notes.md`, *Heading templates*).
+
+use std::collections::{HashMap, HashSet};
+
+use crate::mapper::{NodeState, SiteMap};
+
+/// How far below θ a page is "clearly unlike the example" (the pages whose templates veto the
+/// mark): the band the review looks at.
+pub const WELL_BELOW: f64 = 0.12;
+
+/// A word of a page's URL names the page (a slot of its heading) when fewer than this share of
+/// the site's fetched URLs carry it (and always when its URL alone does); a word carried by many
+/// URLs names a kind (`class` in Doxygen's `class_json_1_1_value.html`), and stays in the
+/// template.
+pub const NAME_SHARE: f64 = 0.05;
+
+/// The words of a text: runs of letters, two or more long (numbers, punctuation and one-letter
+/// template parameters are not words).
+pub fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().nth(1).is_some())
+}
+
+/// The lower-case words of a URL's last path segment (query and fragment dropped).
+fn url_words(url: &str) -> HashSet<String> {
+    let path = url.split(['?', '#']).next().unwrap_or("");
+    let last = path.rsplit('/').next().unwrap_or("");
+    words(last).map(str::to_lowercase).collect()
+}
+
+/// A heading's template: its words in order, each word that names the page (`names`, lower
+/// case) replaced by `*`, runs of `*` merged. None when no word is left besides slots (a
+/// heading that is only a name says nothing of a kind).
+pub fn template(heading: &str, names: &HashSet<String>) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    let mut literal = false;
+    for w in words(heading) {
+        if names.contains(&w.to_lowercase()) {
+            if out.last() != Some(&"*") {
+                out.push("*");
+            }
+        } else {
+            literal = true;
+            out.push(w);
+        }
+    }
+    literal.then(|| out.join(" "))
+}
+
+/// The heading templates of a map's fetched pages, by node id, and which of them mark a page
+/// like the targets.
+#[derive(Debug, Default)]
+pub struct Templates {
+    by_node: HashMap<u32, String>,
+    of_targets: HashSet<String>,
+    well_below: HashSet<String>,
+}
+
+impl Templates {
+    /// The templates of every fetched page of `map` with a heading.
+    pub fn of(map: &SiteMap) -> Templates {
+        let fetched: Vec<(u32, &crate::mapper::Node)> = map
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| {
+                n.similarity.is_some() && matches!(n.state, NodeState::Page | NodeState::Target)
+            })
+            .map(|(i, n)| (i as u32, n))
+            .collect();
+        let mut carried: HashMap<String, usize> = HashMap::new();
+        let own: Vec<HashSet<String>> = fetched.iter().map(|(_, n)| url_words(&n.url)).collect();
+        for w in own.iter().flatten() {
+            *carried.entry(w.clone()).or_default() += 1;
+        }
+        let many = (NAME_SHARE * fetched.len() as f64).max(2.0);
+        let mut t = Templates::default();
+        for ((id, node), own) in fetched.iter().zip(own) {
+            if node.heading.is_empty() {
+                continue;
+            }
+            let names: HashSet<String> = own
+                .into_iter()
+                .filter(|w| (carried.get(w).copied().unwrap_or(0) as f64) < many)
+                .collect();
+            let Some(tpl) = template(&node.heading, &names) else {
+                continue;
+            };
+            if node.state == NodeState::Target {
+                t.of_targets.insert(tpl.clone());
+            } else if node
+                .similarity
+                .is_some_and(|s| f64::from(s) < map.threshold - WELL_BELOW)
+            {
+                t.well_below.insert(tpl.clone());
+            }
+            t.by_node.insert(*id, tpl);
+        }
+        t
+    }
+
+    /// A page's heading template (None without a heading or with only its name in it).
+    pub fn template(&self, node: u32) -> Option<&str> {
+        self.by_node.get(&node).map(String::as_str)
+    }
+
+    /// Whether node `node`'s heading follows the template of a target's heading and of no page
+    /// well below θ ([`WELL_BELOW`]).
+    pub fn like_targets(&self, node: u32) -> bool {
+        self.template(node)
+            .is_some_and(|t| self.of_targets.contains(t) && !self.well_below.contains(t))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mapper::Node;
+
+    fn names(ws: &[&str]) -> HashSet<String> {
+        ws.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn a_template_keeps_the_kind_words_and_slots_the_name() {
+        let t = |h: &str, n: &[&str]| template(h, &names(n));
+        assert_eq!(
+            t("sf::Utf< N > Class Template Reference System module", &["utf"]),
+            Some("sf * Class Template Reference System module".into())
+        );
+        assert_eq!(
+            t("sf::Shader::CurrentTextureType Struct Reference", &["shader", "currenttexturetype"]),
+            Some("sf * Struct Reference".into())
+        );
+        // Only a name: no template.
+        assert_eq!(t("QString", &["qstring"]), None);
+        assert_eq!(t("42 ¶", &[]), None);
+        assert_eq!(words("é·ab c d2e fg").collect::<Vec<_>>(), ["ab", "fg"]);
+    }
+
+    fn node(url: &str, state: NodeState, similarity: f32, heading: &str) -> Node {
+        Node {
+            url: format!("http://h/{url}"),
+            parent: None,
+            depth: 1,
+            state,
+            similarity: Some(similarity),
+            unplaced: None,
+            title: String::new(),
+            heading: heading.into(),
+            links: Vec::new(),
+            form: None,
+        }
+    }
+
+    /// SFML's case: a member-less class and a tag struct just below θ follow targets'
+    /// templates; the namespace and header pages, as close, do not; a template that pages far
+    /// below θ also carry marks nothing.
+    #[test]
+    fn pages_below_theta_are_marked_when_their_heading_is_a_targets() {
+        use NodeState::{Page, Target};
+        let mut nodes = vec![node("index.html", Page, 0.4, "SFML Documentation")];
+        for (i, class) in ["Texture", "Vector2", "Sprite", "Font"].iter().enumerate() {
+            let h = if i == 1 {
+                format!("sf::{class}< T > Class Template Reference System module")
+            } else {
+                format!("sf::{class} Class Reference")
+            };
+            nodes.push(node(&format!("classsf_1_1{class}.html"), Target, 0.95, &h));
+        }
+        nodes.push(node(
+            "structsf_1_1Event_1_1SizeEvent.html",
+            Target,
+            0.92,
+            "sf::Event::SizeEvent Struct Reference",
+        ));
+        let band = [
+            ("classsf_1_1Utf.html", "sf::Utf< N > Class Template Reference System module", true),
+            (
+                "structsf_1_1Shader_1_1CurrentTextureType.html",
+                "sf::Shader::CurrentTextureType Struct Reference",
+                true,
+            ),
+            ("namespacesf_1_1Glsl.html", "sf::Glsl Namespace Reference", false),
+            ("GpuPreference_8hpp.html", "GpuPreference.hpp File Reference", false),
+            // A class's template, but a class far below θ has it too.
+            ("classsf_1_1Context.html", "sf::Context Class Reference", false),
+        ];
+        for (url, h, _) in band {
+            nodes.push(node(url, Page, 0.80, h));
+        }
+        // Far below θ: a member list, a header, and a class whose template vetoes Context's.
+        nodes.push(node("classsf_1_1Font-members.html", Page, 0.6, "sf::Font Member List"));
+        nodes.push(node("Font_8hpp.html", Page, 0.5, "Font.hpp File Reference"));
+        nodes.push(node("classsf_1_1Old.html", Page, 0.5, "sf::Old Class Reference"));
+        // A target without a heading, and a duplicate, count for nothing.
+        nodes.push(node("classsf_1_1Rect.html", Target, 0.9, ""));
+        nodes.push(Node {
+            state: NodeState::Duplicate { of: 1 },
+            ..node("classsf_1_1Dup.html", Page, 0.9, "sf::Dup Namespace Reference")
+        });
+        let map = SiteMap {
+            threshold: 0.875,
+            nodes,
+            ..SiteMap::default()
+        };
+        let t = Templates::of(&map);
+        for (url, _, like) in band {
+            let id = map.nodes.iter().position(|n| n.url.ends_with(url)).unwrap_or(0) as u32;
+            assert_eq!(t.like_targets(id), like, "{url}: {:?}", t.template(id));
+        }
+        assert_eq!(t.template(0), Some("SFML Documentation"));
+        assert!(!t.like_targets(0));
+    }
+
+    /// A word most URLs carry names a kind: it stays in the template, so a namespace page does
+    /// not take a class's template when the generator writes the kind into its URLs.
+    #[test]
+    fn a_word_many_urls_carry_is_a_kind_not_a_name() {
+        use NodeState::{Page, Target};
+        let mut nodes: Vec<Node> = (0..30)
+            .map(|i| {
+                let name = format!("thing{}", "x".repeat(i % 26 + 1));
+                node(
+                    &format!("class_json_1_1_{name}.html"),
+                    Target,
+                    0.95,
+                    &format!("Json::{name} Class Reference"),
+                )
+            })
+            .collect();
+        nodes.push(node("namespace_json.html", Page, 0.83, "Json Namespace Reference"));
+        nodes.push(node("class_json_1_1_path.html", Page, 0.80, "Json::Path Class Reference"));
+        let map = SiteMap {
+            threshold: 0.875,
+            nodes,
+            ..SiteMap::default()
+        };
+        let t = Templates::of(&map);
+        assert_eq!(t.template(30), Some("Json * Reference"));
+        assert!(!t.like_targets(30));
+        // `json` is in every URL: a kind word here, kept like `class`.
+        assert_eq!(t.template(31), Some("Json * Class Reference"));
+        assert!(t.like_targets(31));
+    }
+}
