@@ -219,21 +219,22 @@ function runSettings() {
 const WEAK_TARGETS = 5;
 
 /** The URL-shape marks of the two review lists: what the badge says when hovered. */
-const LIKE_TARGETS = "URL shaped like the targets'";
-const LIKE_PAGES_BELOW = 'URL shaped like pages below θ: most pages of its shape are not like the example';
+const LIKE_TARGETS = ['URL', "URL shaped like the targets'"];
+const HEADING_LIKE_TARGETS = ['heading', "Its heading names the targets' kind: the same words as a target's heading, its own name left out"];
+const LIKE_PAGES_BELOW = ['URL', 'URL shaped like pages below θ: most pages of its shape are not like the example'];
 
-/** One review row: a checkbox carrying the URL, the similarity, the URL-shape mark (its hover
- * text, or null), URL and title (as text). */
-function reviewRow(url, similarity, urlMark, title, checked) {
+/** One review row: a checkbox carrying the URL, the similarity, the marks (`[badge, hover
+ * text]` pairs), URL and title (as text). */
+function reviewRow(url, similarity, marks, title, checked) {
   const box = el('input');
   box.type = 'checkbox';
   box.dataset.url = url;
   box.checked = checked;
   const label = el('label');
   label.append(box, ' ', el('span', typeof similarity === 'number' ? similarity.toFixed(3) : '–', 'num'), ' ');
-  if (urlMark) {
-    const mark = el('span', 'URL', 'badge');
-    mark.title = urlMark;
+  for (const [badge, hint] of marks) {
+    const mark = el('span', badge, 'badge');
+    mark.title = hint;
     label.append(mark, ' ');
   }
   // The page itself opens in a new tab, to judge it (http(s) only: a URL is data, never script).
@@ -263,8 +264,11 @@ function renderReview(result) {
   const liked = new Set(corrections.like);
   const similarityOf = new Map(result.targets.map((t) => [t.url, t.similarity]));
   $('near-misses').replaceChildren(
-    ...corrections.like.map((url) => reviewRow(url, similarityOf.get(url), null, '', true)),
-    ...(result.nearMisses ?? []).map((n) => reviewRow(n.url, n.similarity, n.urlLikeTargets ? LIKE_TARGETS : null, n.title, false)),
+    ...corrections.like.map((url) => reviewRow(url, similarityOf.get(url), [], '', true)),
+    ...(result.nearMisses ?? []).map((n) => reviewRow(n.url, n.similarity, [
+      ...(n.urlLikeTargets ? [LIKE_TARGETS] : []),
+      ...(n.headingLikeTargets ? [HEADING_LIKE_TARGETS] : []),
+    ], n.title, false)),
   );
   // The core's choice: targets whose URL shape is mostly held by pages below θ, then the least similar.
   const toCheck = result.doubtfulTargets ?? result.targets
@@ -272,8 +276,8 @@ function renderReview(result) {
     .sort((a, b) => a.similarity - b.similarity)
     .slice(0, WEAK_TARGETS);
   $('weak-targets').replaceChildren(
-    ...corrections.unlike.map((url) => reviewRow(url, undefined, null, '', true)),
-    ...toCheck.map((t) => reviewRow(t.url, t.similarity, t.urlUnlikeTargets ? LIKE_PAGES_BELOW : null, t.title, false)),
+    ...corrections.unlike.map((url) => reviewRow(url, undefined, [], '', true)),
+    ...toCheck.map((t) => reviewRow(t.url, t.similarity, t.urlUnlikeTargets ? [LIKE_PAGES_BELOW] : [], t.title, false)),
   );
 }
 

@@ -138,11 +138,17 @@ mod tests {
     fn a_template_keeps_the_kind_words_and_slots_the_name() {
         let t = |h: &str, n: &[&str]| template(h, &names(n));
         assert_eq!(
-            t("sf::Utf< N > Class Template Reference System module", &["utf"]),
+            t(
+                "sf::Utf< N > Class Template Reference System module",
+                &["utf"]
+            ),
             Some("sf * Class Template Reference System module".into())
         );
         assert_eq!(
-            t("sf::Shader::CurrentTextureType Struct Reference", &["shader", "currenttexturetype"]),
+            t(
+                "sf::Shader::CurrentTextureType Struct Reference",
+                &["shader", "currenttexturetype"]
+            ),
             Some("sf * Struct Reference".into())
         );
         // Only a name: no template.
@@ -188,29 +194,60 @@ mod tests {
             "sf::Event::SizeEvent Struct Reference",
         ));
         let band = [
-            ("classsf_1_1Utf.html", "sf::Utf< N > Class Template Reference System module", true),
+            (
+                "classsf_1_1Utf.html",
+                "sf::Utf< N > Class Template Reference System module",
+                true,
+            ),
             (
                 "structsf_1_1Shader_1_1CurrentTextureType.html",
                 "sf::Shader::CurrentTextureType Struct Reference",
                 true,
             ),
-            ("namespacesf_1_1Glsl.html", "sf::Glsl Namespace Reference", false),
-            ("GpuPreference_8hpp.html", "GpuPreference.hpp File Reference", false),
+            (
+                "namespacesf_1_1Glsl.html",
+                "sf::Glsl Namespace Reference",
+                false,
+            ),
+            (
+                "GpuPreference_8hpp.html",
+                "GpuPreference.hpp File Reference",
+                false,
+            ),
             // A class's template, but a class far below θ has it too.
-            ("classsf_1_1Context.html", "sf::Context Class Reference", false),
+            (
+                "classsf_1_1Context.html",
+                "sf::Context Class Reference",
+                false,
+            ),
         ];
         for (url, h, _) in band {
             nodes.push(node(url, Page, 0.80, h));
         }
         // Far below θ: a member list, a header, and a class whose template vetoes Context's.
-        nodes.push(node("classsf_1_1Font-members.html", Page, 0.6, "sf::Font Member List"));
+        nodes.push(node(
+            "classsf_1_1Font-members.html",
+            Page,
+            0.6,
+            "sf::Font Member List",
+        ));
         nodes.push(node("Font_8hpp.html", Page, 0.5, "Font.hpp File Reference"));
-        nodes.push(node("classsf_1_1Old.html", Page, 0.5, "sf::Old Class Reference"));
+        nodes.push(node(
+            "classsf_1_1Old.html",
+            Page,
+            0.5,
+            "sf::Old Class Reference",
+        ));
         // A target without a heading, and a duplicate, count for nothing.
         nodes.push(node("classsf_1_1Rect.html", Target, 0.9, ""));
         nodes.push(Node {
             state: NodeState::Duplicate { of: 1 },
-            ..node("classsf_1_1Dup.html", Page, 0.9, "sf::Dup Namespace Reference")
+            ..node(
+                "classsf_1_1Dup.html",
+                Page,
+                0.9,
+                "sf::Dup Namespace Reference",
+            )
         });
         let map = SiteMap {
             threshold: 0.875,
@@ -219,7 +256,11 @@ mod tests {
         };
         let t = Templates::of(&map);
         for (url, _, like) in band {
-            let id = map.nodes.iter().position(|n| n.url.ends_with(url)).unwrap_or(0) as u32;
+            let id = map
+                .nodes
+                .iter()
+                .position(|n| n.url.ends_with(url))
+                .unwrap_or(0) as u32;
             assert_eq!(t.like_targets(id), like, "{url}: {:?}", t.template(id));
         }
         assert_eq!(t.template(0), Some("SFML Documentation"));
@@ -242,8 +283,18 @@ mod tests {
                 )
             })
             .collect();
-        nodes.push(node("namespace_json.html", Page, 0.83, "Json Namespace Reference"));
-        nodes.push(node("class_json_1_1_path.html", Page, 0.80, "Json::Path Class Reference"));
+        nodes.push(node(
+            "namespace_json.html",
+            Page,
+            0.83,
+            "Json Namespace Reference",
+        ));
+        nodes.push(node(
+            "class_json_1_1_path.html",
+            Page,
+            0.80,
+            "Json::Path Class Reference",
+        ));
         let map = SiteMap {
             threshold: 0.875,
             nodes,

@@ -239,8 +239,7 @@ fn classify_reads_saved_pages_as_on_their_site() {
 // ---- The near-miss review: `learn` lists the pages just below θ, `relearn` applies verdicts. ----
 
 const NEAR_MISS_HEADER: &str = "closest pages below θ = ";
-const NEAR_MISS_LEGEND: &str =
-    " (* URL shaped like the targets', h heading naming their kind; relearn --like URL counts one as a target):";
+const NEAR_MISS_LEGEND: &str = " (* URL shaped like the targets', h heading naming their kind; relearn --like URL counts one as a target):";
 
 /// One line of the near-miss review: `  0.953 *h URL`.
 #[derive(Debug)]

@@ -486,7 +486,8 @@ mod jobs {
             "{sims:?}"
         );
         assert!(
-            near.iter().all(|n| n["urlLikeTargets"].is_boolean()),
+            near.iter()
+                .all(|n| n["urlLikeTargets"].is_boolean() && n["headingLikeTargets"].is_boolean()),
             "{near:?}"
         );
         // Like the closest page below θ, unlike one item: one target gained, one lost.

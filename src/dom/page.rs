@@ -1516,13 +1516,17 @@ mod tests {
     fn the_main_heading_is_the_first_h1_else_a_title_classed_element() {
         let h = |body: &str| page(&format!("<title>Site</title><body>{body}</body>")).heading;
         assert_eq!(
-            h("<nav><div class=page-title>Menu</div></nav><h1>json \u{2014} <code>JSON</code>\n  encoder<a>\u{b6}</a></h1><h1>Second</h1>"),
+            h(
+                "<nav><div class=page-title>Menu</div></nav><h1>json \u{2014} <code>JSON</code>\n  encoder<a>\u{b6}</a></h1><h1>Second</h1>"
+            ),
             "json \u{2014} JSON encoder \u{b6}"
         );
         // Doxygen: no h1; `div.title` holds the kind and, nested, the class's group.
         assert_eq!(
-            h("<div class=headertitle><div class=title>sf::Utf&lt; N &gt; Class Template Reference\
-               <div class=ingroups><a href=group__system.html>System module</a></div></div></div>"),
+            h(
+                "<div class=headertitle><div class=title>sf::Utf&lt; N &gt; Class Template Reference\
+               <div class=ingroups><a href=group__system.html>System module</a></div></div></div>"
+            ),
             "sf::Utf< N > Class Template Reference System module"
         );
         assert_eq!(h("<p class='entry_Heading x'>Post</p>"), "Post");
@@ -1537,7 +1541,10 @@ mod tests {
         assert_eq!(h("<h1></h1><div class=title>T</div>"), "T");
         // Bounded, cut on a character boundary.
         let long = h(&format!("<h1>{}</h1>", "\u{e9}".repeat(400)));
-        assert!(long.len() <= MAX_HEADING && long.chars().all(|c| c == '\u{e9}'), "{long}");
+        assert!(
+            long.len() <= MAX_HEADING && long.chars().all(|c| c == '\u{e9}'),
+            "{long}"
+        );
         assert!(long.len() >= MAX_HEADING - 1);
     }
 

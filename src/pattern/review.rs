@@ -186,7 +186,6 @@ mod tests {
             unplaced: None,
             title: String::new(),
             heading: String::new(),
-            heading: String::new(),
             links: Vec::new(),
             form: None,
         }

@@ -36,6 +36,9 @@ test(`${SITE}: ticking the near misses that are targets gives every target`, { t
     assert.ok(n.similarity < learn.result.threshold && n.urlLikeTargets, JSON.stringify(n));
   }
   assert.ok(near.filter((n) => n.urlLikeTargets).length <= 5, 'the URL mark narrows the list');
+  // The heading mark names exactly the missed classes ("… Class Template Reference" like the
+  // class templates found), not the namespace and header pages as close to θ.
+  assert.deepEqual(near.filter((n) => n.headingLikeTargets).map((n) => n.url).sort(), [...missed].sort());
 
   // In the panel: the user ticks the pages they recognise as classes and re-learns.
   const panel = await browser.context.newPage();
@@ -43,6 +46,10 @@ test(`${SITE}: ticking the near misses that are targets gives every target`, { t
   await panel.locator('#near-misses li').first().waitFor();
   assert.equal(await panel.locator('#near-misses li').count(), near.length);
   assert.equal(await panel.locator('#near-misses input:checked').count(), 0);
+  const headingRows = await panel.locator('#near-misses li').evaluateAll((lis) => lis
+    .filter((li) => [...li.querySelectorAll('.badge')].some((b) => b.textContent === 'heading'))
+    .map((li) => li.querySelector('input').dataset.url));
+  assert.deepEqual(headingRows.sort(), [...missed].sort());
   // The other list: the targets to check, as the core chose them (SFML's class pages share
   // their URL shape with no page below θ, so none is marked and the least similar come first).
   const toCheck = learn.result.doubtfulTargets;
