@@ -9,8 +9,8 @@
 //! and no clearly unlike page's, is likelier a missed target (the review marks it).
 //!
 //! Only a mark for the user, not a verdict: measured on the 18 sites of `eval/*-sites.toml`,
-//! taking such pages as targets would be right for 20 pages and wrong for 8–9, each a page of
-//! another kind whose template some page already (wrongly) over θ shares
+//! taking such pages as targets would be right for about 20 pages and wrong for 8–9, each a page
+//! of another kind whose template some page already (wrongly) over θ shares
 //! (`eval/similarity-notes.md`, *Heading templates*).
 
 use std::collections::{HashMap, HashSet};
@@ -42,22 +42,29 @@ fn url_words(url: &str) -> HashSet<String> {
 }
 
 /// A heading's template: its words in order, each word that names the page (`names`, lower
-/// case) replaced by `*`, runs of `*` merged. None when no word is left besides slots (a
-/// heading that is only a name says nothing of a kind).
-pub fn template(heading: &str, names: &HashSet<String>) -> Option<String> {
+/// case) replaced by `*`, runs of `*` merged. None unless a word is left that is not `common`
+/// (lower case: on most headings of the site, like the project's name): a heading that is
+/// only a name, or a name and the site's name (gi-docgen's "Gtk Button", whose kind is in
+/// another element), says nothing of a kind.
+pub fn template(
+    heading: &str,
+    names: &HashSet<String>,
+    common: &HashSet<String>,
+) -> Option<String> {
     let mut out: Vec<&str> = Vec::new();
-    let mut literal = false;
+    let mut kind = false;
     for w in words(heading) {
-        if names.contains(&w.to_lowercase()) {
+        let lower = w.to_lowercase();
+        if names.contains(&lower) {
             if out.last() != Some(&"*") {
                 out.push("*");
             }
         } else {
-            literal = true;
+            kind |= !common.contains(&lower);
             out.push(w);
         }
     }
-    literal.then(|| out.join(" "))
+    kind.then(|| out.join(" "))
 }
 
 /// The heading templates of a map's fetched pages, by node id, and which of them mark a page
@@ -87,6 +94,21 @@ impl Templates {
             *carried.entry(w.clone()).or_default() += 1;
         }
         let many = (NAME_SHARE * fetched.len() as f64).max(2.0);
+        // Words on more than half of the headings name the site, not a kind.
+        let mut on_headings: HashMap<String, usize> = HashMap::new();
+        let mut headed = 0usize;
+        for (_, n) in fetched.iter().filter(|(_, n)| !n.heading.is_empty()) {
+            headed += 1;
+            let distinct: HashSet<String> = words(&n.heading).map(str::to_lowercase).collect();
+            for w in distinct {
+                *on_headings.entry(w).or_default() += 1;
+            }
+        }
+        let common: HashSet<String> = on_headings
+            .into_iter()
+            .filter(|&(_, k)| 2 * k > headed)
+            .map(|(w, _)| w)
+            .collect();
         let mut t = Templates::default();
         for ((id, node), own) in fetched.iter().zip(own) {
             if node.heading.is_empty() {
@@ -96,7 +118,7 @@ impl Templates {
                 .into_iter()
                 .filter(|w| (carried.get(w).copied().unwrap_or(0) as f64) < many)
                 .collect();
-            let Some(tpl) = template(&node.heading, &names) else {
+            let Some(tpl) = template(&node.heading, &names, &common) else {
                 continue;
             };
             if node.state == NodeState::Target {
@@ -136,7 +158,7 @@ mod tests {
 
     #[test]
     fn a_template_keeps_the_kind_words_and_slots_the_name() {
-        let t = |h: &str, n: &[&str]| template(h, &names(n));
+        let t = |h: &str, n: &[&str]| template(h, &names(n), &names(&["sf", "gtk"]));
         assert_eq!(
             t(
                 "sf::Utf< N > Class Template Reference System module",
@@ -151,8 +173,10 @@ mod tests {
             ),
             Some("sf * Struct Reference".into())
         );
-        // Only a name: no template.
+        // Only a name, or a name and the site's: no template.
         assert_eq!(t("QString", &["qstring"]), None);
+        assert_eq!(t("Gtk Button", &["button"]), None);
+        assert_eq!(t("sf::Glsl", &["glsl"]), None);
         assert_eq!(t("42 ¶", &[]), None);
         assert_eq!(words("é·ab c d2e fg").collect::<Vec<_>>(), ["ab", "fg"]);
     }
@@ -283,6 +307,19 @@ mod tests {
                 )
             })
             .collect();
+        // More member lists, far below θ: `Class` and `Reference` are on fewer than half of
+        // the headings.
+        let members: Vec<Node> = (0..40)
+            .map(|i| {
+                let name = format!("thing{}", "x".repeat(i % 26 + 1));
+                node(
+                    &format!("class_json_1_1_{name}-members.html"),
+                    Page,
+                    0.5,
+                    &format!("Json::{name} Member List"),
+                )
+            })
+            .collect();
         nodes.push(node(
             "namespace_json.html",
             Page,
@@ -295,6 +332,7 @@ mod tests {
             0.80,
             "Json::Path Class Reference",
         ));
+        nodes.extend(members);
         let map = SiteMap {
             threshold: 0.875,
             nodes,
@@ -306,5 +344,10 @@ mod tests {
         // `json` is in every URL: a kind word here, kept like `class`.
         assert_eq!(t.template(31), Some("Json * Class Reference"));
         assert!(t.like_targets(31));
+        // Were classes most of the pages, `Class` would be the site's word, not a kind's: the
+        // mark stays off rather than guess.
+        let mut classes = map.clone();
+        classes.nodes.truncate(32);
+        assert!(!Templates::of(&classes).like_targets(31));
     }
 }
