@@ -1033,9 +1033,14 @@ mod tests {
     }
 
     fn learn(items: usize) -> Pattern {
+        learn_on(&|url: &str| site(url, items), "http://mem.test/item/1")
+    }
+
+    /// Maps an in-memory site from `http://mem.test/` with `example` and learns its pattern.
+    fn learn_on(site: &dyn Fn(&str) -> FetchResult, example: &str) -> Pattern {
         let example = ExamplePage {
-            url: "http://mem.test/item/1".into(),
-            body: match site("http://mem.test/item/1", items) {
+            url: example.into(),
+            body: match site(example) {
                 FetchResult::Response(r) => r.body,
                 FetchResult::Failed(_) => Vec::new(),
             },
@@ -1045,10 +1050,7 @@ mod tests {
         let mut now = 0;
         loop {
             match m.poll(now) {
-                Poll::Fetch(r) => {
-                    let res = site(&r.url, items);
-                    m.handle(r.id, res, now);
-                }
+                Poll::Fetch(r) => m.handle(r.id, site(&r.url), now),
                 Poll::WaitUntil(t) => now = t,
                 Poll::Busy => panic!("synchronous driver"),
                 Poll::Done => break,
@@ -1203,25 +1205,7 @@ mod tests {
     /// the restore, and the pages that were waiting for it still get its links.
     #[test]
     fn snapshot_restore_with_a_script_in_flight_loses_nothing() {
-        let example = ExamplePage {
-            url: "http://mem.test/item/1.html".into(),
-            body: match scripted_site("http://mem.test/item/1.html") {
-                FetchResult::Response(r) => r.body,
-                FetchResult::Failed(_) => Vec::new(),
-            },
-            content_type: None,
-        };
-        let mut m = Mapper::new("http://mem.test/", example, MapConfig::default()).expect("mapper");
-        let mut now = 0;
-        loop {
-            match m.poll(now) {
-                Poll::Fetch(r) => m.handle(r.id, scripted_site(&r.url), now),
-                Poll::WaitUntil(t) => now = t,
-                Poll::Busy => panic!("synchronous driver"),
-                Poll::Done => break,
-            }
-        }
-        let p = pattern::learn_from_map(m.site_map(), m.config(), 0).expect("pattern");
+        let p = learn_on(&scripted_site, "http://mem.test/item/1.html");
         assert!(p.script_links, "{}", p.render());
         let clean = run_on(
             Crawler::new(p.clone(), CrawlConfig::default(), None).expect("c"),

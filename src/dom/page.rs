@@ -232,7 +232,7 @@ pub struct Page {
     /// The page's main heading: the text of its first `h1`, else of the first element whose
     /// class names a title (`title`, `page-title`, `entry_heading`: Doxygen's `div.title`, which
     /// many templates use instead of `h1`), text nodes joined by a space, whitespace collapsed,
-    /// at most [`MAX_HEADING`] bytes; empty when there is neither. Generators write the page's
+    /// at most 300 bytes; empty when there is neither. Generators write the page's
     /// kind into it ("sf::Texture Class Reference"), see [`crate::heading`].
     #[serde(default)]
     pub heading: String,
@@ -580,7 +580,7 @@ const MAX_SEP_IDS: usize = 20_000;
 pub const MAX_SCRIPTS: usize = 64;
 const MAX_HEADINGS: usize = 5_000;
 /// Longest main heading kept ([`Page::heading`]), in bytes.
-pub const MAX_HEADING: usize = 300;
+const MAX_HEADING: usize = 300;
 
 /// Elements whose text is not visible text (their element stays in the tree).
 fn is_raw_text(name: &LocalName) -> bool {
