@@ -670,11 +670,15 @@ const SPACE_CLASS: [u8; 256] = {
 /// Whether a class attribute names a title: a token `title` or `heading`, or ending in
 /// `-title`, `_title`, `-heading` or `_heading` (`page-title`, `entry_title`), any case.
 fn names_a_title(class: &str) -> bool {
-    class.split_ascii_whitespace().any(|token| {
-        let t = token.to_ascii_lowercase();
+    // Called for every classed element until one is found: no allocation.
+    class.split_ascii_whitespace().any(|t| {
         ["title", "heading"].iter().any(|w| {
-            t.strip_suffix(w)
-                .is_some_and(|rest| rest.is_empty() || rest.ends_with(['-', '_']))
+            let Some(cut) = t.len().checked_sub(w.len()) else {
+                return false;
+            };
+            t.is_char_boundary(cut)
+                && t[cut..].eq_ignore_ascii_case(w)
+                && (cut == 0 || t[..cut].ends_with(['-', '_']))
         })
     })
 }
@@ -1530,6 +1534,18 @@ mod tests {
             "sf::Utf< N > Class Template Reference System module"
         );
         assert_eq!(h("<p class='entry_Heading x'>Post</p>"), "Post");
+        for (class, titled) in [
+            ("Title", true),
+            ("page-TITLE", true),
+            ("a x_heading", true),
+            ("headertitle", false),
+            ("subtitle", false),
+            ("itle", false),
+            ("é-title", true),
+            ("éle", false),
+        ] {
+            assert_eq!(names_a_title(class), titled, "{class}");
+        }
         for none in [
             "<div class=headertitle>a</div><div class=subtitle>b</div>",
             "<p>text</p>",
