@@ -218,7 +218,7 @@ function runSettings() {
  * learned before the core chose the targets to check (`doubtfulTargets`). */
 const WEAK_TARGETS = 5;
 
-/** The URL-shape marks of the two review lists: what the badge says when hovered. */
+/** The marks of the two review lists: `[badge, what it says when hovered]`. */
 const LIKE_TARGETS = ['URL', "URL shaped like the targets'"];
 const HEADING_LIKE_TARGETS = ['heading', "Its heading names the targets' kind: the same words as a target's heading, its own name left out"];
 const LIKE_PAGES_BELOW = ['URL', 'URL shaped like pages below θ: most pages of its shape are not like the example'];
