@@ -27,7 +27,7 @@
 //!
 //! [`simulate`] runs a pattern over the map's graph (no fetching) to estimate its coverage and
 //! cost; the learner reports both.
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use regex::RegexSet;
 use serde::{Deserialize, Serialize};
@@ -751,7 +751,7 @@ pub fn learn(
         }
         let mut as_run = levels.clone();
         forms.annotate(&mut as_run)?;
-        let sim = simulate_levels(&as_run, DEFAULT_MAX_PAGINATION, map)?;
+        let sim = simulate_levels(&as_run, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())?;
         let better = match &best {
             None => true,
             Some((_, _, b, _)) => {
@@ -775,10 +775,10 @@ pub fn learn(
     // (a site larger than the page budget: rustdoc's standard library, where the levels alone
     // reach every target on the map). Decided once the number of levels is: chains of targets
     // are not a reason to drop the listings that lead to new pages.
-    let plain = simulate_levels(&plain_levels, DEFAULT_MAX_PAGINATION, map)?;
+    let plain = simulate_levels(&plain_levels, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())?;
     let mut looped = levels_for(map, &tree, &dist, &targets, n, config, true);
     if looped.iter().all(|l| !l.regexes.is_empty()) {
-        let sim = simulate_levels(&looped, DEFAULT_MAX_PAGINATION, map)?;
+        let sim = simulate_levels(&looped, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())?;
         let reach = sim.targets_reached > plain.targets_reached
             || (map.target_links
                 && sim.targets_reached == plain.targets_reached
@@ -843,13 +843,8 @@ fn needs_scripts(pattern: &Pattern, map: &SiteMap, reached: usize) -> Result<boo
     if map.scripted.is_empty() {
         return Ok(false);
     }
-    let mut plain = map.clone();
-    for (&node, only) in &map.scripted {
-        if let Some(n) = plain.nodes.get_mut(node as usize) {
-            n.links.retain(|l| !only.contains(l));
-        }
-    }
-    Ok(simulate(pattern, &plain)?.targets_reached < reached)
+    let plain = simulate_levels(&pattern.levels, pattern.max_pagination, map, &map.scripted)?;
+    Ok(plain.targets_reached < reached)
 }
 
 /// The levels of an n-level pattern: a page's level is `n − dist`; pages farther from the
@@ -1132,13 +1127,21 @@ pub struct Simulation {
 /// # Errors
 /// A pattern whose regexes do not compile.
 pub fn simulate(pattern: &Pattern, map: &SiteMap) -> Result<Simulation, PatternError> {
-    simulate_levels(&pattern.levels, pattern.max_pagination, map)
+    simulate_levels(
+        &pattern.levels,
+        pattern.max_pagination,
+        map,
+        &BTreeMap::new(),
+    )
 }
 
+/// [`simulate`] with `levels`, not following the links `skip` lists for a node (node id →
+/// link ids: [`SiteMap::scripted`] simulates a crawl that reads no script).
 fn simulate_levels(
     levels: &[Level],
     max_pagination: u32,
     map: &SiteMap,
+    skip: &BTreeMap<u32, Vec<u32>>,
 ) -> Result<Simulation, PatternError> {
     let compiled = Compiled::from_levels(levels)?;
     let mut sim = Simulation::default();
@@ -1153,8 +1156,9 @@ fn simulate_levels(
     while let Some((id, level, hops)) = queue.pop_front() {
         sim.fetched += 1;
         let node = &map.nodes[id as usize];
+        let skipped = skip.get(&id).map_or(&[][..], Vec::as_slice);
         for &v in &node.links {
-            if visited[v as usize] {
+            if visited[v as usize] || skipped.contains(&v) {
                 continue;
             }
             let url = &map.nodes[v as usize].url;
