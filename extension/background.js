@@ -380,6 +380,7 @@ function learnedSummary(learned) {
     nearMisses: learned.nearMisses,
     doubtfulTargets: learned.doubtfulTargets,
     corrections: learned.pattern.corrections ?? { like: [], unlike: [] },
+    byHeading: learned.pattern.byHeading ?? [],
     stats: learned.pattern.stats,
   };
 }

@@ -220,7 +220,7 @@ const WEAK_TARGETS = 5;
 
 /** The marks of the two review lists: `[badge, what it says when hovered]`. */
 const LIKE_TARGETS = ['URL', "URL shaped like the targets'"];
-const HEADING_LIKE_TARGETS = ['heading', "Its heading names the targets' kind: the same words as a target's heading, its own name left out"];
+const BY_HEADING = ['heading', "Below θ, taken as a target because its heading names the targets' kind: the same words as a target's heading, its own name left out"];
 const LIKE_PAGES_BELOW = ['URL', 'URL shaped like pages below θ: most pages of its shape are not like the example'];
 
 /** One review row: a checkbox carrying the URL, the similarity, the marks (`[badge, hover
@@ -265,19 +265,20 @@ function renderReview(result) {
   const similarityOf = new Map(result.targets.map((t) => [t.url, t.similarity]));
   $('near-misses').replaceChildren(
     ...corrections.like.map((url) => reviewRow(url, similarityOf.get(url), [], '', true)),
-    ...(result.nearMisses ?? []).map((n) => reviewRow(n.url, n.similarity, [
-      ...(n.urlLikeTargets ? [LIKE_TARGETS] : []),
-      ...(n.headingLikeTargets ? [HEADING_LIKE_TARGETS] : []),
-    ], n.title, false)),
+    ...(result.nearMisses ?? []).map((n) => reviewRow(n.url, n.similarity, n.urlLikeTargets ? [LIKE_TARGETS] : [], n.title, false)),
   );
-  // The core's choice: targets whose URL shape is mostly held by pages below θ, then the least similar.
+  // The core's choice: targets taken below θ for their heading, those whose URL shape is mostly
+  // held by pages below θ, then the least similar.
   const toCheck = result.doubtfulTargets ?? result.targets
     .filter((t) => !liked.has(t.url) && typeof t.similarity === 'number')
     .sort((a, b) => a.similarity - b.similarity)
     .slice(0, WEAK_TARGETS);
   $('weak-targets').replaceChildren(
     ...corrections.unlike.map((url) => reviewRow(url, undefined, [], '', true)),
-    ...toCheck.map((t) => reviewRow(t.url, t.similarity, t.urlUnlikeTargets ? [LIKE_PAGES_BELOW] : [], t.title, false)),
+    ...toCheck.map((t) => reviewRow(t.url, t.similarity, [
+      ...(t.byHeading ? [BY_HEADING] : []),
+      ...(t.urlUnlikeTargets ? [LIKE_PAGES_BELOW] : []),
+    ], t.title, false)),
   );
 }
 

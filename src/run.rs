@@ -113,16 +113,22 @@ pub struct Mapped {
 }
 
 impl Mapped {
-    /// Learns the pattern from the map.
+    /// Learns the pattern from the map; the learned map has the pages taken for their heading
+    /// as targets ([`pattern::learn_from_map`]).
     ///
     /// # Errors
     /// No pattern (no target found).
     pub fn learn(self) -> Result<Learned, String> {
-        let pattern = pattern::learn_from_map(&self.map, &self.config, http::now_ms())
-            .map_err(|e| e.to_string())?;
+        let (pattern, map) = pattern::learn_from_map_corrected(
+            self.map,
+            &self.config,
+            &pattern::Corrections::default(),
+            http::now_ms(),
+        )
+        .map_err(|e| e.to_string())?;
         Ok(Learned {
             pattern,
-            map: self.map,
+            map,
             progress: self.progress,
             stopped: self.stopped,
             elapsed: self.elapsed,

@@ -168,10 +168,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     write_pattern(&learned.pattern, out)?;
     print!("{}", learned.pattern.render());
     print_forms(&learned);
-    print_review(
-        corrected.as_ref().unwrap_or(&learned.map),
-        &learned.pattern.corrections,
-    );
+    print_review(corrected.as_ref().unwrap_or(&learned.map), &learned.pattern);
     println!(
         "mapping: {} fetched{}, {}, {}, {} skipped in {:.1} s ({:?}); pattern written to {out}",
         count(learned.progress.fetched, "page"),
@@ -280,27 +277,33 @@ const NEAR_MISSES_SHOWN: usize = 10;
 /// The review after learning: the pages just below θ, where a target the example does not
 /// resemble enough would be, and the targets worth checking, where a page of another kind built
 /// from the same template would be.
-fn print_review(map: &SiteMap, corrections: &Corrections) {
+fn print_review(map: &SiteMap, pattern: &Pattern) {
+    let corrections = &pattern.corrections;
     let near = pattern::near_misses(map, corrections, NEAR_MISSES_SHOWN);
     if !near.is_empty() {
         println!(
-            "closest pages below θ = {:.3} (* URL shaped like the targets', h heading naming their kind; relearn --like URL counts one as a target):",
+            "closest pages below θ = {:.3} (* URL shaped like the targets'; relearn --like URL counts one as a target):",
             map.threshold
         );
         for n in near {
             let url = if n.url_like_targets { '*' } else { ' ' };
-            let heading = if n.heading_like_targets { 'h' } else { ' ' };
-            println!("  {:.3} {url}{heading} {}", n.similarity, n.url);
+            println!("  {:.3} {url} {}", n.similarity, n.url);
         }
     }
-    let doubtful = pattern::doubtful_targets(map, corrections, pattern::DOUBTFUL_SHOWN);
+    let doubtful = pattern::doubtful_targets(
+        map,
+        corrections,
+        &pattern.by_heading,
+        pattern::DOUBTFUL_SHOWN,
+    );
     if !doubtful.is_empty() {
         println!(
-            "targets to check (! URL shaped like pages below θ; relearn --unlike URL drops one):"
+            "targets to check (h taken below θ for its heading, naming the targets' kind; ! URL shaped like pages below θ; relearn --unlike URL drops one):"
         );
         for d in doubtful {
-            let mark = if d.url_unlike_targets { '!' } else { ' ' };
-            println!("  {:.3} {mark} {}", d.similarity, d.url);
+            let heading = if d.by_heading { 'h' } else { ' ' };
+            let url = if d.url_unlike_targets { '!' } else { ' ' };
+            println!("  {:.3} {heading}{url} {}", d.similarity, d.url);
         }
     }
 }
@@ -342,7 +345,7 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
     let out = flag(args, "-o").or(flag(args, "--out")).unwrap_or(path);
     write_pattern(&pattern, out)?;
     print!("{}", pattern.render());
-    print_review(&corrected, &pattern.corrections);
+    print_review(&corrected, &pattern);
     println!("pattern written to {out}");
     Ok(())
 }

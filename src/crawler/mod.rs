@@ -726,9 +726,12 @@ impl Crawler {
                         v.place_agreement = 1.0;
                         v.similar = v.score >= v.threshold;
                     }
-                    // The user's verdicts, recorded in the pattern, stand over θ.
+                    // The user's verdicts and the pages taken for their heading, recorded in the
+                    // pattern, stand over θ.
                     let corrections = &self.state.pattern.corrections;
-                    let similar = if corrections.like.contains(&url) {
+                    let similar = if corrections.like.contains(&url)
+                        || self.state.pattern.by_heading.contains(&url)
+                    {
                         true
                     } else if corrections.unlike.contains(&url) {
                         false

@@ -24,6 +24,9 @@
 //! The user's verdicts ([`Corrections`]: pages like the example or not, whatever their
 //! similarity, chosen from the [`near_misses`] a review shows) turn map pages into targets or back
 //! before learning ([`learn_corrected`], [`Pattern::relearned`]); the pattern records them.
+//! Before them, learning takes as targets the pages just below θ whose main heading names the
+//! targets' kind ([`crate::heading::promoted`]: "sf::Utf Class Template Reference" among class
+//! templates); the pattern lists them ([`Pattern::by_heading`]) and a user's "unlike" undoes it.
 //!
 //! [`simulate`] runs a pattern over the map's graph (no fetching) to estimate its coverage and
 //! cost; the learner reports both.
@@ -156,6 +159,10 @@ pub struct Pattern {
     /// whatever their similarity); a verifying crawl honours them too.
     #[serde(default, skip_serializing_if = "Corrections::is_empty")]
     pub corrections: Corrections,
+    /// Pages just below θ that learning took as targets because their main heading names the
+    /// targets' kind ([`crate::heading::promoted`]); a verifying crawl takes them too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_heading: Vec<String>,
     /// A page's links include the page URLs named in the same-site scripts it includes
     /// ([`crate::script_links`]): the pattern reaches fewer of the map's targets without the
     /// links pages have only through scripts, so a crawl reads scripts too.
@@ -450,6 +457,14 @@ impl Pattern {
                 c.unlike.len()
             );
         }
+        if !self.by_heading.is_empty() {
+            let _ = writeln!(
+                s,
+                "  {} just below θ taken as targets: their heading names the targets' kind, e.g. {}",
+                count(self.by_heading.len(), "page"),
+                self.by_heading[0]
+            );
+        }
         let n = self.levels.len();
         for (i, l) in self.levels.iter().enumerate() {
             let what = if i + 1 == n { "target" } else { "page" };
@@ -548,7 +563,10 @@ impl Default for LearnConfig {
 }
 
 /// Learns a pattern from a map with the settings the map was made with (scope, politeness,
-/// similarity view) and the map's θ: what `exemplar learn` and the extension's jobs do.
+/// similarity view) and the map's θ, taking the pages just below θ whose heading names the
+/// targets' kind as targets ([`crate::heading::promoted`], listed in [`Pattern::by_heading`]).
+/// [`learn_from_map_corrected`] does the same with a user's verdicts and returns the map it
+/// learned from.
 ///
 /// # Errors
 /// As [`learn`], and an entry URL without a host.
@@ -560,14 +578,37 @@ pub fn learn_from_map(
     let scope = entry_scope(map, config)?;
     let mut similarity = config.similarity;
     similarity.threshold = map.threshold;
-    learn(
-        map,
+    // A copy of the map only when a heading turns a page into a target.
+    let promoted = crate::heading::promoted(map, &HashSet::new());
+    let mut taken = None;
+    if !promoted.is_empty() {
+        let mut copy = map.clone();
+        let by_heading = promote(&mut copy, &promoted);
+        taken = Some((copy, by_heading));
+    }
+    let mut pattern = learn(
+        taken.as_ref().map_or(map, |(m, _)| m),
         scope,
         config.politeness.clone(),
         similarity,
         &LearnConfig::default(),
         now_ms,
-    )
+    )?;
+    if let Some((_, by_heading)) = taken {
+        pattern.by_heading = by_heading;
+    }
+    Ok(pattern)
+}
+
+/// Makes the nodes `ids` targets; returns their URLs.
+fn promote(map: &mut SiteMap, ids: &[u32]) -> Vec<String> {
+    ids.iter()
+        .map(|&id| {
+            let node = &mut map.nodes[id as usize];
+            node.state = NodeState::Target;
+            node.url.clone()
+        })
+        .collect()
 }
 
 /// The crawl scope of a map made with `config`.
@@ -599,8 +640,9 @@ pub fn learn_from_map_corrected(
     )
 }
 
-/// Learns a pattern from a map with a user's verdicts over its θ ([`SiteMap::correct`]),
-/// recording them in the pattern. Returns the pattern and the corrected map.
+/// Learns a pattern from a map with a user's verdicts over its θ ([`SiteMap::correct`]) and the
+/// pages taken for their heading ([`crate::heading::promoted`]), recording both in the pattern.
+/// Returns the pattern and the corrected map.
 ///
 /// # Errors
 /// As [`learn`], and verdicts on pages the map did not fetch.
@@ -615,6 +657,9 @@ pub fn learn_corrected(
     let corrections = Corrections::default().merged(corrections)?;
     map.correct(&corrections.like, &corrections.unlike)
         .map_err(PatternError)?;
+    let unlike: HashSet<&str> = corrections.unlike.iter().map(String::as_str).collect();
+    let promoted = crate::heading::promoted(&map, &unlike);
+    let by_heading = promote(&mut map, &promoted);
     let mut similarity = similarity;
     similarity.threshold = map.threshold;
     let mut pattern = learn(
@@ -626,6 +671,7 @@ pub fn learn_corrected(
         now_ms,
     )?;
     pattern.corrections = corrections;
+    pattern.by_heading = by_heading;
     Ok((pattern, map))
 }
 
@@ -815,6 +861,7 @@ pub fn learn(
         known_targets,
         known_aliases,
         corrections: Corrections::default(),
+        by_heading: Vec::new(),
         script_links: false,
         stats: LearnStats {
             pages_fetched: map
@@ -1451,6 +1498,7 @@ mod tests {
             known_aliases: vec![],
             stats: LearnStats::default(),
             corrections: Corrections::default(),
+            by_heading: vec![],
             script_links: false,
         };
         let c = p.compile().expect("compile");

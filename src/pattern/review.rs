@@ -4,8 +4,9 @@
 //! alike two page *structures* are, and generators build several kinds of page (a class and an
 //! interface, a class and a namespace) from one template, so the user's verdicts
 //! ([`super::Corrections`]) settle what θ cannot. Each list carries the URL evidence: whether a
-//! page's URL is shaped like the targets' or like the pages judged unlike the example, and for a
-//! page below θ whether its heading names the targets' kind ([`crate::heading`]).
+//! page's URL is shaped like the targets' or like the pages judged unlike the example; the
+//! targets learning took below θ for their heading ([`crate::heading`]) come first among the
+//! targets to check.
 
 use std::collections::{HashMap, HashSet};
 
@@ -29,12 +30,6 @@ pub struct NearMiss {
     /// made without looking at non-targets, matches it): a likelier missed target than a page
     /// whose URL is of another kind.
     pub url_like_targets: bool,
-    /// Its main heading follows the template of a target's heading (its words, the page's own
-    /// name left out: "sf::Utf Class Template Reference" like "sf::Vector2 Class Template
-    /// Reference") and of no page well below θ ([`crate::heading`]): the page names the
-    /// targets' kind.
-    #[serde(default)]
-    pub heading_like_targets: bool,
 }
 
 /// The `n` fetched pages most similar to the example below θ ([`SiteMap::near_misses`]) that the
@@ -56,7 +51,6 @@ pub fn near_misses(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<Ne
         })
         .collect();
     let judged: HashSet<&str> = corrections.unlike.iter().map(String::as_str).collect();
-    let headings = crate::heading::Templates::of(map);
     map.near_misses(n + judged.len())
         .into_iter()
         .filter(|&id| !judged.contains(map.nodes[id as usize].url.as_str()))
@@ -69,7 +63,6 @@ pub fn near_misses(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<Ne
                 title: node.title.clone(),
                 similarity: node.similarity.unwrap_or(0.0),
                 url_like_targets: shapes.iter().any(|r| r.is_match(&normalized)),
-                heading_like_targets: headings.like_targets(id),
             }
         })
         .collect()
@@ -89,6 +82,10 @@ pub struct Doubtful {
     /// (`iface.Editable.html` among `iface.*.html` pages that are mostly below θ): a page of
     /// another kind that the template makes look like the example.
     pub url_unlike_targets: bool,
+    /// Learning took it below θ because its main heading names the targets' kind
+    /// ([`super::Pattern::by_heading`]): the one decision not made by the similarity.
+    #[serde(default)]
+    pub by_heading: bool,
 }
 
 /// How many targets to check the review lists (`exemplar learn`, the extension's panel, the
@@ -99,12 +96,19 @@ pub const DOUBTFUL_SHOWN: usize = 20;
 /// evidence against it: two or three pages say nothing about a kind.
 const MIN_SHAPE_PAGES: usize = 4;
 
-/// The `n` targets most worth checking: first those whose URL shape is mostly held by pages
+/// The `n` targets most worth checking: first those learning took for their heading
+/// (`by_heading`, [`Doubtful::by_heading`]), then those whose URL shape is mostly held by pages
 /// judged unlike the example ([`Doubtful::url_unlike_targets`]), then the least similar, each
 /// group from the least similar up. The example itself and the pages the user has already
 /// judged like it (`corrections`) are not listed.
-pub fn doubtful_targets(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<Doubtful> {
+pub fn doubtful_targets(
+    map: &SiteMap,
+    corrections: &Corrections,
+    by_heading: &[String],
+    n: usize,
+) -> Vec<Doubtful> {
     let judged: HashSet<&str> = corrections.like.iter().map(String::as_str).collect();
+    let by_heading: HashSet<&str> = by_heading.iter().map(String::as_str).collect();
     // Map URLs are canonical; the example's is as the user gave it.
     let example = crate::canon::canonicalize(&map.example).unwrap_or_else(|| map.example.clone());
     let shapes = ShapeCounts::of(map);
@@ -117,11 +121,13 @@ pub fn doubtful_targets(map: &SiteMap, corrections: &Corrections, n: usize) -> V
             title: node.title.clone(),
             similarity: node.similarity.unwrap_or(0.0),
             url_unlike_targets: shapes.mostly_non_targets(&node.url),
+            by_heading: by_heading.contains(node.url.as_str()),
         })
         .collect();
     targets.sort_by(|a, b| {
-        b.url_unlike_targets
-            .cmp(&a.url_unlike_targets)
+        b.by_heading
+            .cmp(&a.by_heading)
+            .then_with(|| b.url_unlike_targets.cmp(&a.url_unlike_targets))
             .then_with(|| a.similarity.total_cmp(&b.similarity))
             .then_with(|| a.url.cmp(&b.url))
     });
@@ -233,7 +239,7 @@ mod tests {
     #[test]
     fn a_target_among_pages_of_its_url_shape_below_theta_comes_first() {
         let map = docs();
-        let list = doubtful_targets(&map, &Corrections::default(), 100);
+        let list = doubtful_targets(&map, &Corrections::default(), &[], 100);
         assert_eq!(
             urls(&list),
             [
@@ -258,9 +264,12 @@ mod tests {
         );
         let mut given = map.clone();
         given.example = "http://docs.test/class.Button.html#top".into();
-        assert_eq!(doubtful_targets(&given, &Corrections::default(), 100), list);
         assert_eq!(
-            urls(&doubtful_targets(&map, &Corrections::default(), 2)),
+            doubtful_targets(&given, &Corrections::default(), &[], 100),
+            list
+        );
+        assert_eq!(
+            urls(&doubtful_targets(&map, &Corrections::default(), &[], 2)),
             urls(&list)[..2]
         );
     }
@@ -272,7 +281,7 @@ mod tests {
             like: vec!["http://docs.test/iface.Editable.html".into()],
             unlike: Vec::new(),
         };
-        let list = doubtful_targets(&map, &corrections, 100);
+        let list = doubtful_targets(&map, &corrections, &[], 100);
         assert!(!urls(&list).contains(&"iface.Editable.html"));
         assert_eq!(list.len(), 7);
     }
@@ -282,7 +291,7 @@ mod tests {
         let mut map = docs();
         // Only three other iface pages: below MIN_SHAPE_PAGES.
         map.nodes.retain(|n| !n.url.ends_with("iface.Native.html"));
-        let list = doubtful_targets(&map, &Corrections::default(), 100);
+        let list = doubtful_targets(&map, &Corrections::default(), &[], 100);
         assert!(list.iter().all(|d| !d.url_unlike_targets));
         assert_eq!(urls(&list)[0], "struct.Bitset.html");
     }
@@ -295,7 +304,7 @@ mod tests {
                 .push(node(&format!("{name}.html"), NodeState::Page, 0.6));
         }
         map.nodes.push(node("pgbench.html", NodeState::Target, 0.9));
-        let list = doubtful_targets(&map, &Corrections::default(), 100);
+        let list = doubtful_targets(&map, &Corrections::default(), &[], 100);
         let pgbench = list.iter().find(|d| d.url.ends_with("/pgbench.html"));
         assert!(pgbench.is_some_and(|d| !d.url_unlike_targets), "{list:?}");
     }

@@ -1,8 +1,10 @@
-// The near-miss review through the real extension on a real documentation site: SFML's Doxygen
-// pages (Debian package libsfml-doc, eval/dev-sites.toml), served on 127.0.0.1. Learning from
-// sf::Texture misses two member-less class pages that score just below θ (docs/similarity.md);
-// the panel lists the pages just below θ, the user ticks the ones that are classes, re-learns
-// (nothing fetched again) and the crawl then collects every class page and nothing else.
+// The review through the real extension on a real documentation site: SFML's Doxygen pages
+// (Debian package libsfml-doc, eval/dev-sites.toml), served on 127.0.0.1. Learning from
+// sf::Texture takes two member-less class pages that score just below θ (docs/similarity.md)
+// because their headings name a class and a struct as the targets' do; the panel lists them
+// first among the targets to check, marked `heading`. The user takes one back ("not like"), it
+// moves to the pages just below θ, ticks it there again, re-learns (nothing fetched again) and
+// the crawl collects every class page and nothing else.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -16,7 +18,12 @@ before(async () => {
 });
 after(() => env?.close());
 
-test(`${SITE}: ticking the near misses that are targets gives every target`, { timeout: 300_000 }, async (t) => {
+/** The URLs of the rows of a review list (`#near-misses`, `#weak-targets`) that carry `badge`. */
+const rowsWith = (panel, list, badge) => panel.locator(`#${list} li`).evaluateAll((lis, b) => lis
+  .filter((li) => [...li.querySelectorAll('.badge')].some((x) => x.textContent === b))
+  .map((li) => li.querySelector('input').dataset.url), badge);
+
+test(`${SITE}: the targets taken for their heading are shown, and the user's verdicts stand`, { timeout: 300_000 }, async (t) => {
   const { spec, site, browser, worker, dispatch, call } = env;
   if (!spec.installed) return t.skip(`${spec.root} is not installed (./build.sh setup)`);
   const truth = (await spec.targets()).map((p) => site.url + p);
@@ -24,85 +31,86 @@ test(`${SITE}: ticking the near misses that are targets gives every target`, { t
   const isTarget = new Set(truth);
   const { learn } = await learnAndCrawl(env);
   const jobId = learn.id;
+  const { threshold } = learn.result;
 
-  // Exemplar alone misses some class pages; each missed one is listed just below θ with its URL
-  // marked as shaped like the targets'.
-  const missed = truth.filter((u) => !learn.result.targets.some((x) => x.url === u));
-  assert.ok(missed.length >= 1 && missed.length <= 2, `missed ${missed}`);
-  const near = learn.result.nearMisses;
-  for (const url of missed) {
-    const n = near.find((x) => x.url === url);
-    assert.ok(n, `${url} among the near misses ${near.map((x) => x.url)}`);
-    assert.ok(n.similarity < learn.result.threshold && n.urlLikeTargets, JSON.stringify(n));
-  }
-  assert.ok(near.filter((n) => n.urlLikeTargets).length <= 5, 'the URL mark narrows the list');
-  // The heading mark names exactly the missed classes ("… Class Template Reference" like the
-  // class templates found), not the namespace and header pages as close to θ.
-  assert.deepEqual(near.filter((n) => n.headingLikeTargets).map((n) => n.url).sort(), [...missed].sort());
+  // Every class page is a target; the two below θ were taken for their heading.
+  const found = new Set(learn.result.targets.map((x) => x.url));
+  assert.deepEqual(truth.filter((u) => !found.has(u)), []);
+  assert.equal(learn.result.targets.length, truth.length, 'nothing else');
+  const byHeading = learn.result.byHeading;
+  assert.equal(byHeading.length, 2, JSON.stringify(byHeading));
+  const belowTheta = learn.result.targets.filter((x) => x.similarity < threshold).map((x) => x.url);
+  assert.deepEqual([...belowTheta].sort(), [...byHeading].sort());
+  // The crawl Exemplar ran on its own collects every class page and nothing else.
+  const alone = score(await storedPages(env, learn.crawlerId), truth);
+  assert.equal(alone.precision, 1);
+  assert.equal(alone.recall, 1);
 
-  // In the panel: the user ticks the pages they recognise as classes and re-learns.
-  const panel = await browser.context.newPage();
-  await panel.goto(`chrome-extension://${new URL(worker.url()).host}/panel.html?crawler=${learn.crawlerId}`);
-  await panel.locator('#near-misses li').first().waitFor();
-  assert.equal(await panel.locator('#near-misses li').count(), near.length);
-  assert.equal(await panel.locator('#near-misses input:checked').count(), 0);
-  const headingRows = await panel.locator('#near-misses li').evaluateAll((lis) => lis
-    .filter((li) => [...li.querySelectorAll('.badge')].some((b) => b.textContent === 'heading'))
-    .map((li) => li.querySelector('input').dataset.url));
-  assert.deepEqual(headingRows.sort(), [...missed].sort());
-  // The other list: the targets to check, as the core chose them (SFML's class pages share
-  // their URL shape with no page below θ, so none is marked and the least similar come first).
+  // The targets to check: the two taken for their heading first, marked.
   const toCheck = learn.result.doubtfulTargets;
   assert.equal(toCheck.length, 20);
-  assert.ok(toCheck.every((d) => !d.urlUnlikeTargets && d.similarity >= learn.result.threshold), JSON.stringify(toCheck));
-  assert.ok(toCheck.every((d, i) => i === 0 || toCheck[i - 1].similarity <= d.similarity));
+  assert.deepEqual(toCheck.slice(0, 2).map((d) => d.url).sort(), [...byHeading].sort());
+  assert.ok(toCheck.every((d, i) => d.byHeading === i < 2 && !d.urlUnlikeTargets), JSON.stringify(toCheck));
+  assert.ok(toCheck.slice(2).every((d, i, rest) => d.similarity >= threshold && (i === 0 || rest[i - 1].similarity <= d.similarity)));
+  // The pages just below θ hold no class page; the URL mark narrows them to a few.
+  const near = learn.result.nearMisses;
+  assert.ok(near.length >= 5 && near.every((n) => !isTarget.has(n.url) && n.similarity < threshold), JSON.stringify(near));
+  assert.ok(near.filter((n) => n.urlLikeTargets).length <= 5, 'the URL mark narrows the list');
+
+  // In the panel: the same lists, nothing ticked, the `heading` badge on exactly those two.
+  const panel = await browser.context.newPage();
+  await panel.goto(`chrome-extension://${new URL(worker.url()).host}/panel.html?crawler=${learn.crawlerId}`);
+  await panel.locator('#weak-targets li').first().waitFor();
   const checkRows = await panel.locator('#weak-targets input').evaluateAll((boxes) => boxes.map((b) => [b.dataset.url, b.checked]));
   assert.deepEqual(checkRows, toCheck.map((d) => [d.url, false]));
-  assert.equal(await panel.locator('#weak-targets .badge').count(), 0);
-  // The target level stays one general regex: the pages it matches that learning judged of
-  // another kind — the missed classes among them — are listed as its exceptions, as text.
-  const except = panel.locator('#levels details.exclude').last();
-  await except.waitFor({ state: 'attached' });
-  assert.match(await except.locator('summary').textContent(), /^except \d+ pages? seen to be of another kind$/);
-  const excluded = await except.locator('li').allTextContents();
-  for (const url of missed) assert.ok(excluded.includes(url), `${url} among the exceptions ${excluded}`);
+  assert.deepEqual((await rowsWith(panel, 'weak-targets', 'heading')).sort(), [...byHeading].sort());
+  assert.equal(await panel.locator('#near-misses li').count(), near.length);
+  assert.deepEqual(await rowsWith(panel, 'near-misses', 'heading'), []);
   // Each page opens in a new tab to be judged; URLs and titles are text, never markup.
   const links = await panel.locator('#near-misses a').evaluateAll((as) => as.map((a) => [a.href, a.target, a.rel]));
   assert.deepEqual(links, near.map((n) => [n.url, '_blank', 'noopener noreferrer']));
-  for (const n of near) {
-    const box = panel.locator(`#near-misses input[data-url="${n.url}"]`);
-    if (isTarget.has(n.url)) await box.check();
-  }
+
+  // "Not like" on one of them: it leaves the targets, is listed just below θ, and is not taken
+  // again for its heading.
+  const [doubted] = [...byHeading].sort();
+  await panel.locator(`#weak-targets input[data-url="${doubted}"]`).check();
+  await panel.locator('#relearn').click();
+  const unliked = await waitFor(async () => {
+    const s = await call({ type: 'status', jobId });
+    return s.result.corrections.unlike.length > 0 && s;
+  }, 're-learning', 30_000, 100);
+  assert.deepEqual(unliked.result.corrections.unlike, [doubted]);
+  assert.equal(unliked.result.targets.length, truth.length - 1);
+  assert.ok(!unliked.result.targets.some((x) => x.url === doubted));
+  assert.ok(!unliked.result.byHeading.includes(doubted));
+  assert.ok(unliked.result.nearMisses.some((n) => n.url === doubted), 'listed below θ');
+  assert.equal(unliked.progress.fetched, learn.progress.fetched, 'nothing fetched again');
+
+  // Changed their mind: untick it among the targets to check, tick it among the pages below θ.
+  await panel.waitForFunction((url) => document.querySelector(`#near-misses input[data-url="${url}"]`), doubted);
+  await panel.locator(`#weak-targets input[data-url="${doubted}"]`).uncheck();
+  await panel.locator(`#near-misses input[data-url="${doubted}"]`).check();
   await panel.locator('#relearn').click();
   const relearned = await waitFor(async () => {
     const s = await call({ type: 'status', jobId });
     return s.result.corrections.like.length > 0 && s;
   }, 're-learning', 30_000, 100);
-  assert.deepEqual([...relearned.result.corrections.like].sort(), [...missed].sort());
+  assert.deepEqual(relearned.result.corrections, { like: [doubted], unlike: [] });
   assert.equal(relearned.result.targets.length, truth.length);
-  assert.equal(relearned.progress.fetched, learn.progress.fetched, 'nothing fetched again');
-  // The liked pages stay listed, ticked, so the verdict can be taken back.
-  await panel.waitForFunction((n) => document.querySelectorAll('#near-misses input:checked').length === n, missed.length);
+  // The liked page stays listed, ticked, so the verdict can be taken back.
+  await panel.waitForFunction((url) => document.querySelector(`#near-misses input[data-url="${url}"]`)?.checked, doubted);
 
   // The crawl with the re-learned pattern collects every class page and nothing else.
   const startedAt = Date.now();
   await panel.locator('#run').click();
   await crawlDone(call, learn.crawlerId, startedAt - 1);
-  const pages = await storedPages(env, learn.crawlerId);
-  const s = score(pages, truth);
-  t.diagnostic(JSON.stringify({ targets: truth.length, missedAlone: missed.length, found: pages.length, ...s }));
+  const s = score(await storedPages(env, learn.crawlerId), truth);
+  t.diagnostic(JSON.stringify({ targets: truth.length, byHeading: byHeading.length, ...s }));
   assert.equal(s.precision, 1);
   assert.equal(s.recall, 1);
   await panel.close();
 
-  // "Not like": a target ticked in the other list leaves the targets; verdicts on pages mapping
-  // never fetched, or that are not URL lists, are refused with the reason.
-  const weakest = relearned.result.doubtfulTargets[0].url;
-  assert.ok(!missed.includes(weakest));
-  const unliked = await call({ type: 'relearn', jobId, threshold: relearned.result.threshold, like: missed, unlike: [weakest] });
-  assert.equal(unliked.targets.length, truth.length - 1);
-  assert.ok(!unliked.targets.some((x) => x.url === weakest));
-  assert.deepEqual(unliked.corrections.unlike, [weakest]);
+  // Verdicts on pages mapping never fetched, or that are not URL lists, are refused with the reason.
   const nowhere = await dispatch({ type: 'relearn', jobId, threshold: 0.84, like: [`${site.url}nowhere.html`] });
   assert.equal(nowhere.ok, false);
   assert.match(nowhere.error, /was not met while mapping/);
