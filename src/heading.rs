@@ -6,7 +6,7 @@
 //! namespace and header pages from the class template, so a class without members scores below
 //! a namespace page. The heading's *template* — its words with those naming the page (the words
 //! of its own URL) as slots — tells them apart: a page just below θ whose template is a target's,
-//! and no clearly unlike page's, is likelier a missed target (the review marks it).
+//! and no clearly unlike page's, is likelier a missed target (learning takes it).
 //!
 //! Learning takes such a page as a target ([`promoted`]; `pattern::learn_corrected`), and the
 //! review lists it first among the targets to check. Measured on the 18 sites of
