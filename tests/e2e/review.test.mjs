@@ -2,9 +2,10 @@
 // (Debian package libsfml-doc, eval/dev-sites.toml), served on 127.0.0.1. Learning from
 // sf::Texture takes two member-less class pages that score just below θ (docs/similarity.md)
 // because their headings name a class and a struct as the targets' do; the panel lists them
-// first among the targets to check, marked `heading`. The user takes one back ("not like"), it
-// moves to the pages just below θ, ticks it there again, re-learns (nothing fetched again) and
-// the crawl collects every class page and nothing else.
+// first among the targets to check, marked `heading`. The user takes one back ("not like"):
+// re-learning (nothing fetched again) leaves it out and does not take it again. The user
+// unticks it, it is taken again, and the crawl collects every class page and nothing else. A
+// "like" on the nearest page below θ makes it a target.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -22,6 +23,15 @@ after(() => env?.close());
 const rowsWith = (panel, list, badge) => panel.locator(`#${list} li`).evaluateAll((lis, b) => lis
   .filter((li) => [...li.querySelectorAll('.badge')].some((x) => x.textContent === b))
   .map((li) => li.querySelector('input').dataset.url), badge);
+
+/** Clicks "Re-learn" in `panel` and waits for learning job `jobId`'s status to satisfy `done`. */
+async function relearnFromPanel(panel, jobId, done) {
+  await panel.locator('#relearn').click();
+  return waitFor(async () => {
+    const s = await env.call({ type: 'status', jobId });
+    return done(s) && s;
+  }, 're-learning', 30_000, 100);
+}
 
 test(`${SITE}: the targets taken for their heading are shown, and the user's verdicts stand`, { timeout: 300_000 }, async (t) => {
   const { spec, site, browser, worker, dispatch, call } = env;
@@ -70,35 +80,27 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   const links = await panel.locator('#near-misses a').evaluateAll((as) => as.map((a) => [a.href, a.target, a.rel]));
   assert.deepEqual(links, near.map((n) => [n.url, '_blank', 'noopener noreferrer']));
 
-  // "Not like" on one of them: it leaves the targets, is listed just below θ, and is not taken
-  // again for its heading.
+  // "Not like" on one of them: it leaves the targets and is not taken again for its heading. A
+  // judged page is not offered again below θ; it stays listed, ticked, among the targets to
+  // check, so the verdict can be taken back.
   const [doubted] = [...byHeading].sort();
   await panel.locator(`#weak-targets input[data-url="${doubted}"]`).check();
-  await panel.locator('#relearn').click();
-  const unliked = await waitFor(async () => {
-    const s = await call({ type: 'status', jobId });
-    return s.result.corrections.unlike.length > 0 && s;
-  }, 're-learning', 30_000, 100);
-  assert.deepEqual(unliked.result.corrections.unlike, [doubted]);
+  const unliked = await relearnFromPanel(panel, jobId, (s) => s.result.corrections.unlike.length > 0);
+  assert.deepEqual(unliked.result.corrections, { like: [], unlike: [doubted] });
   assert.equal(unliked.result.targets.length, truth.length - 1);
   assert.ok(!unliked.result.targets.some((x) => x.url === doubted));
-  assert.ok(!unliked.result.byHeading.includes(doubted));
-  assert.ok(unliked.result.nearMisses.some((n) => n.url === doubted), 'listed below θ');
+  assert.deepEqual(unliked.result.byHeading, byHeading.filter((u) => u !== doubted));
+  assert.ok(!unliked.result.nearMisses.some((n) => n.url === doubted), 'a judged page is not offered again');
   assert.equal(unliked.progress.fetched, learn.progress.fetched, 'nothing fetched again');
+  await panel.waitForFunction((url) => document.querySelector(`#weak-targets input[data-url="${url}"]`)?.checked
+    && !document.querySelector(`#near-misses input[data-url="${url}"]`), doubted);
 
-  // Changed their mind: untick it among the targets to check, tick it among the pages below θ.
-  await panel.waitForFunction((url) => document.querySelector(`#near-misses input[data-url="${url}"]`), doubted);
+  // Changed their mind: untick it; re-learning takes it for its heading again.
   await panel.locator(`#weak-targets input[data-url="${doubted}"]`).uncheck();
-  await panel.locator(`#near-misses input[data-url="${doubted}"]`).check();
-  await panel.locator('#relearn').click();
-  const relearned = await waitFor(async () => {
-    const s = await call({ type: 'status', jobId });
-    return s.result.corrections.like.length > 0 && s;
-  }, 're-learning', 30_000, 100);
-  assert.deepEqual(relearned.result.corrections, { like: [doubted], unlike: [] });
-  assert.equal(relearned.result.targets.length, truth.length);
-  // The liked page stays listed, ticked, so the verdict can be taken back.
-  await panel.waitForFunction((url) => document.querySelector(`#near-misses input[data-url="${url}"]`)?.checked, doubted);
+  const retracted = await relearnFromPanel(panel, jobId, (s) => s.result.corrections.unlike.length === 0);
+  assert.deepEqual(retracted.result.corrections, { like: [], unlike: [] });
+  assert.equal(retracted.result.targets.length, truth.length);
+  assert.deepEqual([...retracted.result.byHeading].sort(), [...byHeading].sort());
 
   // The crawl with the re-learned pattern collects every class page and nothing else.
   const startedAt = Date.now();
@@ -108,6 +110,17 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   t.diagnostic(JSON.stringify({ targets: truth.length, byHeading: byHeading.length, ...s }));
   assert.equal(s.precision, 1);
   assert.equal(s.recall, 1);
+
+  // "Like" on the page most similar below θ: it joins the targets, stays listed ticked among the
+  // pages below θ, and is no longer offered as a near miss.
+  await panel.waitForFunction((url) => !document.querySelector(`#weak-targets input[data-url="${url}"]`)?.checked, doubted);
+  const [nearest] = retracted.result.nearMisses;
+  await panel.locator(`#near-misses input[data-url="${nearest.url}"]`).check();
+  const liked = await relearnFromPanel(panel, jobId, (s) => s.result.corrections.like.length > 0);
+  assert.deepEqual(liked.result.corrections, { like: [nearest.url], unlike: [] });
+  assert.ok(liked.result.targets.some((x) => x.url === nearest.url));
+  assert.ok(!liked.result.nearMisses.some((n) => n.url === nearest.url));
+  await panel.waitForFunction((url) => document.querySelector(`#near-misses input[data-url="${url}"]`)?.checked, nearest.url);
   await panel.close();
 
   // Verdicts on pages mapping never fetched, or that are not URL lists, are refused with the reason.
