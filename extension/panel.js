@@ -218,10 +218,18 @@ function runSettings() {
  * learned before the core chose the targets to check (`doubtfulTargets`). */
 const WEAK_TARGETS = 5;
 
-/** The marks of the two review lists: `[badge, what it says when hovered]`. */
+/** A mark: `[badge, what it says when hovered]`. */
+function badge([text, hint]) {
+  const mark = el('span', text, 'badge');
+  mark.title = hint;
+  return mark;
+}
+
+/** The marks of the two review lists and of the pages: `[badge, what it says when hovered]`. */
 const LIKE_TARGETS = ['URL', "URL shaped like the targets'"];
 const BY_HEADING = ['heading', "Below θ, taken as a target because its heading names the targets' kind: the same words as a target's heading, its own name left out"];
 const LIKE_PAGES_BELOW = ['URL', 'URL shaped like pages below θ: most pages of its shape are not like the example'];
+const TAKEN_FOR_HEADING = ['heading', "New since learning and below θ, taken because its heading follows the targets' heading template"];
 
 /** One review row: a checkbox carrying the URL, the similarity, the marks (`[badge, hover
  * text]` pairs), URL and title (as text). */
@@ -232,11 +240,7 @@ function reviewRow(url, similarity, marks, title, checked) {
   box.checked = checked;
   const label = el('label');
   label.append(box, ' ', el('span', typeof similarity === 'number' ? similarity.toFixed(3) : '–', 'num'), ' ');
-  for (const [badge, hint] of marks) {
-    const mark = el('span', badge, 'badge');
-    mark.title = hint;
-    label.append(mark, ' ');
-  }
+  for (const mark of marks) label.append(badge(mark), ' ');
   // The page itself opens in a new tab, to judge it (http(s) only: a URL is data, never script).
   let page = el('span', url, 'url');
   try {
@@ -319,6 +323,7 @@ function renderPages(crawler) {
   $('pages').tBodies[0].replaceChildren(...pages.slice(0, 500).map((p) => {
     const cell = el('td');
     cell.append(el('div', p.title || '(no title)'), el('div', p.url, 'url'));
+    if (p.byHeading) cell.prepend(badge(TAKEN_FOR_HEADING));
     if (hadRuns && p.firstJobId === lastJob) cell.prepend(el('span', 'new', 'badge'));
     const value = typeof p.similarity === 'number' ? p.similarity : learned.get(p.url);
     const sim = typeof value === 'number' ? value.toFixed(3) : '–';

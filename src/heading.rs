@@ -17,7 +17,9 @@
 //! through, its siblings just below follow. A page the user judged unlike the example is never
 //! taken, and its template takes no other page.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
 
 use crate::dom::text::is_stop_word;
 use crate::mapper::{NodeState, SiteMap};
@@ -78,8 +80,13 @@ pub fn template(
 #[derive(Debug, Default)]
 pub struct Templates {
     by_node: HashMap<u32, String>,
-    of_targets: HashSet<String>,
+    /// Templates of targets' headings, with how many targets have each.
+    of_targets: HashMap<String, usize>,
     well_below: HashSet<String>,
+    /// URL words too many of the site's URLs carry to name a page ([`NAME_SHARE`]).
+    kind_words: HashSet<String>,
+    /// Words on most of the site's headings.
+    common: HashSet<String>,
 }
 
 impl Templates {
@@ -121,7 +128,14 @@ impl Templates {
             .filter(|&(_, k)| 2 * k > headed)
             .map(|(w, _)| w)
             .collect();
-        let mut t = Templates::default();
+        let mut t = Templates {
+            kind_words: carried
+                .iter()
+                .filter(|&(_, &k)| k as f64 >= many)
+                .map(|(w, _)| w.clone())
+                .collect(),
+            ..Templates::default()
+        };
         for ((id, node), own) in fetched.iter().zip(own) {
             if node.heading.is_empty() {
                 continue;
@@ -136,7 +150,7 @@ impl Templates {
             if unlike.contains(node.url.as_str()) {
                 t.well_below.insert(tpl.clone());
             } else if node.state == NodeState::Target {
-                t.of_targets.insert(tpl.clone());
+                *t.of_targets.entry(tpl.clone()).or_default() += 1;
             } else if node
                 .similarity
                 .is_some_and(|s| f64::from(s) < map.threshold - WELL_BELOW)
@@ -145,6 +159,7 @@ impl Templates {
             }
             t.by_node.insert(*id, tpl);
         }
+        t.common = common;
         t
     }
 
@@ -157,7 +172,80 @@ impl Templates {
     /// well below θ ([`WELL_BELOW`]).
     pub fn like_targets(&self, node: u32) -> bool {
         self.template(node)
-            .is_some_and(|t| self.of_targets.contains(t) && !self.well_below.contains(t))
+            .is_some_and(|t| self.of_targets.contains_key(t) && !self.well_below.contains(t))
+    }
+
+    /// The rule these templates make for pages met later ([`HeadingRule`]); None when no
+    /// template of two or more targets is free of a veto.
+    pub fn rule(&self) -> Option<HeadingRule> {
+        let templates: BTreeSet<String> = self
+            .of_targets
+            .iter()
+            .filter(|&(t, &k)| k >= RULE_MIN_TARGETS && !self.well_below.contains(t))
+            .map(|(t, _)| t.clone())
+            .collect();
+        if templates.is_empty() {
+            return None;
+        }
+        Some(HeadingRule {
+            templates: templates.into_iter().collect(),
+            kind_words: self
+                .kind_words
+                .iter()
+                .cloned()
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect(),
+            common: self
+                .common
+                .iter()
+                .cloned()
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect(),
+        })
+    }
+}
+
+/// Fewest targets sharing a heading template for [`HeadingRule`] to carry it: a template only
+/// one target has (a page named in words its URL does not carry) takes no page met later, and
+/// carrying them would grow a pattern with its targets.
+pub const RULE_MIN_TARGETS: usize = 2;
+
+/// The heading rule learning applied, carried in the pattern for the pages a crawl meets that
+/// learning never saw (`Pattern::heading_rule`): a verifying crawl takes a new page within
+/// [`WELL_BELOW`] under θ whose heading follows one of these templates, as learning took the
+/// pages of the map ([`promoted`]). The slots of a new page's template are the words of its
+/// URL but the site's kind words, as learning decided them from the map's URLs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeadingRule {
+    /// Templates of two or more targets' headings that no clearly unlike page shares.
+    pub templates: Vec<String>,
+    /// Lower-case URL words too many of the site's URLs carry to name a page (`html`,
+    /// Doxygen's `classsf`): they stay in a template.
+    pub kind_words: Vec<String>,
+    /// Lower-case words on most of the site's headings (its name): they name no kind.
+    pub common: Vec<String>,
+}
+
+impl HeadingRule {
+    /// The template of a page at `url` with main heading `heading`, under this rule's slots.
+    pub fn template_of(&self, url: &str, heading: &str) -> Option<String> {
+        let kinds: HashSet<&str> = self.kind_words.iter().map(String::as_str).collect();
+        let names: HashSet<String> = url_words(url)
+            .into_iter()
+            .filter(|w| !kinds.contains(w.as_str()))
+            .collect();
+        let common: HashSet<String> = self.common.iter().cloned().collect();
+        template(heading, &names, &common)
+    }
+
+    /// Whether a page at `url` with main heading `heading` follows one of the targets'
+    /// templates (the band around θ is the caller's to check).
+    pub fn takes(&self, url: &str, heading: &str) -> bool {
+        self.template_of(url, heading)
+            .is_some_and(|t| self.templates.contains(&t))
     }
 }
 
@@ -166,6 +254,12 @@ impl Templates {
 /// ([`Templates::like_targets`]), never one the user judged unlike the example (`unlike`,
 /// canonical URLs) nor a POST submission (no URL a crawl could collect). Node ids, by URL.
 pub fn promoted(map: &SiteMap, unlike: &HashSet<&str>) -> Vec<u32> {
+    judge(map, unlike).0
+}
+
+/// [`promoted`], and the rule learning applied for the pages a crawl meets later
+/// ([`Templates::rule`]).
+pub fn judge(map: &SiteMap, unlike: &HashSet<&str>) -> (Vec<u32>, Option<HeadingRule>) {
     let t = Templates::judged(map, unlike);
     let low = map.threshold - WELL_BELOW;
     let mut ids: Vec<u32> = map
@@ -184,7 +278,7 @@ pub fn promoted(map: &SiteMap, unlike: &HashSet<&str>) -> Vec<u32> {
         .filter(|&i| t.like_targets(i))
         .collect();
     ids.sort_by(|a, b| map.nodes[*a as usize].url.cmp(&map.nodes[*b as usize].url));
-    ids
+    (ids, t.rule())
 }
 
 #[cfg(test)]
@@ -451,6 +545,59 @@ mod tests {
             urls_of(&above, promoted(&above, &unlike)),
             ["http://h/struct-Tag.html"]
         );
+    }
+
+    /// The rule the pattern carries takes a page met later as learning took the map's: by its
+    /// heading's template, its URL's words the slots but for the site's kind words; only
+    /// templates two targets share and no unlike page has.
+    #[test]
+    fn the_rule_takes_pages_met_later_as_learning_took_the_maps() {
+        use NodeState::{Page, Target};
+        let mut nodes = vec![node("index.html", Page, 0.4, "Guide")];
+        for name in ["Texture", "Sprite", "Font"] {
+            nodes.push(node(
+                &format!("class-{name}.html"),
+                Target,
+                0.95,
+                &format!("{name} Class Reference"),
+            ));
+        }
+        nodes.push(node(
+            "struct-Size.html",
+            Target,
+            0.92,
+            "Size Struct Reference",
+        ));
+        nodes.push(node(
+            "namespace-Gl.html",
+            Page,
+            0.5,
+            "Gl Namespace Reference",
+        ));
+        let map = SiteMap {
+            threshold: 0.875,
+            nodes,
+            ..SiteMap::default()
+        };
+        let (taken, rule) = judge(&map, &HashSet::new());
+        assert!(taken.is_empty());
+        let rule = rule.expect("two classes share a template");
+        assert_eq!(rule.templates, ["* Class Reference"]);
+        assert!(rule.kind_words.iter().any(|w| w == "class"), "{rule:?}");
+        assert!(rule.takes("http://h/class-Shader.html", "Shader Class Reference"));
+        assert!(rule.takes("http://h/a/class-Shader.html?x=1", "Shader Class Reference"));
+        // Another kind; a name its URL does not carry; a template one target has.
+        assert!(!rule.takes("http://h/namespace-Sf.html", "Sf Namespace Reference"));
+        assert!(!rule.takes("http://h/class-x.html", "Shader Class Reference"));
+        assert!(!rule.takes("http://h/struct-Tag.html", "Tag Struct Reference"));
+        assert!(!rule.takes("http://h/class-Shader.html", ""));
+        // Read back from JSON as written.
+        let json = serde_json::to_string(&rule).expect("json");
+        assert!(json.contains("\"kindWords\""), "{json}");
+        assert_eq!(serde_json::from_str::<HeadingRule>(&json).ok(), Some(rule));
+        // A user's "unlike" on a class vetoes the template: no rule is left.
+        let unlike: HashSet<&str> = ["http://h/class-Font.html"].into_iter().collect();
+        assert_eq!(judge(&map, &unlike).1, None);
     }
 
     fn urls_of(map: &SiteMap, ids: Vec<u32>) -> Vec<String> {

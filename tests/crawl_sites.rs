@@ -2,7 +2,8 @@
 //! 127.0.0.1), as a regression guard for `docs/crawl.md`: the bar (precision 100%, recall ≥ 99%,
 //! crawl links ≤ 1.2 × targets) on every site, every target found; the pages taken below θ for
 //! their heading (SFML's two member-less classes, nothing else); the review leaving nothing to
-//! mark; and the target level matching targets learning did not see.
+//! mark; the target level matching targets learning did not see; and the heading rule the
+//! pattern carries taking a page published after learning.
 //!
 //! Skipped (with a notice) when the sites are not installed; `./build.sh setup` installs them.
 
@@ -82,4 +83,125 @@ fn learned_patterns_crawl_the_dev_sites() {
             f.name
         );
     }
+}
+
+/// A site that gains a page of the targets' kind after learning, one the similarity alone
+/// would reject: SFML's member-less class `sf::Utf` (docs/similarity.md), absent (404) while
+/// learning and there when the pattern runs again. The pattern carries the heading rule
+/// learning applied, so a crawl verifying new pages takes it, marked; without the rule the
+/// same crawl rejects it.
+#[test]
+fn a_new_page_below_theta_is_taken_by_the_heading_rule_learning_applied() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use exemplar::crawler::CrawlConfig;
+    use exemplar::fetch::Politeness;
+    use exemplar::http::ClientConfig;
+    use exemplar::mapper::MapConfig;
+    use exemplar::run;
+    use exemplar::serve::{Response, Server, static_dir};
+
+    let Some(site) = devsites::installed()
+        .ok()
+        .and_then(|s| s.into_iter().find(|s| s.name == "sfml"))
+    else {
+        eprintln!("skipped: development sites not installed (./build.sh setup)");
+        return;
+    };
+    const NEW: &str = "classsf_1_1Utf.html";
+    let published = Arc::new(AtomicBool::new(false));
+    let files = static_dir(site.root.clone());
+    let handler = {
+        let published = Arc::clone(&published);
+        move |req: &exemplar::serve::Request| {
+            if req.path.trim_start_matches('/') == NEW && !published.load(Ordering::SeqCst) {
+                Response::not_found()
+            } else {
+                files(req)
+            }
+        }
+    };
+    let server = Server::start(0, handler).expect("serve sfml");
+    let base = server.url();
+    let politeness = Politeness {
+        delay_ms: 0,
+        max_in_flight: 8,
+        max_in_flight_per_host: 8,
+        ..Politeness::default()
+    };
+    let learned = run::learn(
+        &format!("{base}/{}", site.entry),
+        &format!("{base}/{}", site.example),
+        MapConfig {
+            politeness: politeness.clone(),
+            ..MapConfig::default()
+        },
+        &ClientConfig::default(),
+        &mut |_, _| {},
+    )
+    .expect("learn");
+    let new_url = format!("{base}/{NEW}");
+    let pattern = learned.pattern;
+    assert!(!pattern.known_targets.contains(&new_url));
+    let rule = pattern.heading_rule.clone().expect("a heading rule");
+    assert!(
+        rule.templates
+            .iter()
+            .any(|t| t == "sf * Class Template Reference System module"),
+        "{rule:?}"
+    );
+    // The rule travels with the pattern's JSON.
+    let pattern = exemplar::pattern::Pattern::from_json(&pattern.to_json()).expect("reload");
+    assert_eq!(pattern.heading_rule.as_ref(), Some(&rule));
+
+    published.store(true, Ordering::SeqCst);
+    let crawl = |pattern: exemplar::pattern::Pattern| {
+        let mut taken = Vec::new();
+        let crawled = run::crawl(
+            pattern,
+            CrawlConfig {
+                politeness: Some(politeness.clone()),
+                verify_new_only: true,
+                ..CrawlConfig::default()
+            },
+            true,
+            &ClientConfig::default(),
+            &mut |t| {
+                if t.by_heading {
+                    taken.push((t.url.clone(), t.similarity));
+                }
+                Ok(())
+            },
+            &mut |_, _| {},
+        )
+        .expect("crawl");
+        (crawled, taken)
+    };
+    let (crawled, taken) = crawl(pattern.clone());
+    assert!(
+        crawled.targets.contains(&new_url),
+        "{:?}",
+        crawled.coverage.new
+    );
+    assert_eq!(crawled.coverage.new, std::slice::from_ref(&new_url));
+    assert_eq!(crawled.progress.by_heading, 1);
+    assert_eq!(taken.len(), 1);
+    let (url, similarity) = &taken[0];
+    assert_eq!(url, &new_url);
+    let theta = pattern.similarity.threshold;
+    let s = similarity.expect("verified");
+    assert!(
+        s < theta && s >= theta - exemplar::heading::WELL_BELOW,
+        "{s} vs θ {theta}"
+    );
+    assert_eq!(crawled.progress.rejected, 0);
+
+    // Without the rule, the similarity alone rejects it.
+    let mut bare = pattern;
+    bare.heading_rule = None;
+    let (crawled, taken) = crawl(bare);
+    assert!(!crawled.targets.contains(&new_url));
+    assert!(taken.is_empty());
+    assert_eq!(crawled.progress.rejected, 1);
 }

@@ -512,6 +512,13 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         p.skipped,
         p.rejected
     );
+    if p.by_heading > 0 {
+        eprintln!(
+            "verification took {} just below θ for {} heading (it follows the targets' heading template)",
+            count(p.by_heading, "new page"),
+            if p.by_heading == 1 { "its" } else { "their" }
+        );
+    }
     eprintln!(
         "coverage: {} of {} targets known from learning reached; {} missed; {} not known before",
         c.reached,

@@ -97,6 +97,10 @@ pub struct TargetPage {
     pub found_on_level: usize,
     /// Not among the pattern's known targets.
     pub new: bool,
+    /// A new page verification took below θ because its heading follows the targets'
+    /// ([`Pattern::heading_rule`]).
+    #[serde(default)]
+    pub by_heading: bool,
     /// When the response was taken (driver's clock).
     pub fetched_at_ms: u64,
 }
@@ -165,6 +169,9 @@ pub struct Progress {
     pub new_targets: usize,
     /// Targets that failed verification.
     pub rejected: usize,
+    /// New targets verification took below θ for their heading ([`Pattern::heading_rule`]).
+    #[serde(default)]
+    pub by_heading: usize,
     /// URLs waiting.
     pub queued: usize,
     /// Requests in flight.
@@ -715,6 +722,7 @@ impl Crawler {
         let doc = item.doc.then(|| DocTerms::from_page(&page));
         if item.target {
             let new = !self.known.contains(&url);
+            let mut taken_for_heading = false;
             let check = new || !self.state.config.verify_new_only;
             let (similarity, verified) = match self.example.as_mut().filter(|_| check) {
                 Some(ex) => {
@@ -727,17 +735,26 @@ impl Crawler {
                         v.similar = v.score >= v.threshold;
                     }
                     // The user's verdicts and the pages taken for their heading, recorded in the
-                    // pattern, stand over θ.
-                    let corrections = &self.state.pattern.corrections;
-                    let similar = if corrections.like.contains(&url)
-                        || self.state.pattern.by_heading.contains(&url)
-                    {
-                        true
-                    } else if corrections.unlike.contains(&url) {
-                        false
-                    } else {
-                        v.similar
-                    };
+                    // pattern, stand over θ; a page learning never saw just below θ is taken
+                    // by the heading rule learning applied.
+                    let pattern = &self.state.pattern;
+                    let corrections = &pattern.corrections;
+                    let similar =
+                        if corrections.like.contains(&url) || pattern.by_heading.contains(&url) {
+                            true
+                        } else if corrections.unlike.contains(&url) {
+                            false
+                        } else if v.similar {
+                            true
+                        } else {
+                            taken_for_heading = new
+                                && v.score >= v.threshold - crate::heading::WELL_BELOW
+                                && pattern
+                                    .heading_rule
+                                    .as_ref()
+                                    .is_some_and(|rule| rule.takes(&url, &page.heading));
+                            taken_for_heading
+                        };
                     (Some(v.score), Some(similar))
                 }
                 None => (None, None),
@@ -758,6 +775,9 @@ impl Crawler {
             self.state.progress.targets += 1;
             if new {
                 self.state.progress.new_targets += 1;
+            }
+            if taken_for_heading {
+                self.state.progress.by_heading += 1;
             }
             self.state.targets.push(url.clone());
             // Targets that link to further targets ([`Level::paginate`] on the last level).
@@ -785,6 +805,7 @@ impl Crawler {
                 verified,
                 found_on_level: item.level,
                 new,
+                by_heading: taken_for_heading,
                 fetched_at_ms: now_ms,
             })));
         } else {

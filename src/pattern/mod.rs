@@ -163,6 +163,11 @@ pub struct Pattern {
     /// targets' kind ([`crate::heading::promoted`]); a verifying crawl takes them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_heading: Vec<String>,
+    /// The heading templates learning took pages by, for the pages a crawl meets later: a
+    /// verifying crawl takes a new page just below θ whose heading follows one
+    /// ([`crate::heading::HeadingRule`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heading_rule: Option<crate::heading::HeadingRule>,
     /// A page's links include the page URLs named in the same-site scripts it includes
     /// ([`crate::script_links`]): the pattern reaches fewer of the map's targets without the
     /// links pages have only through scripts, so a crawl reads scripts too.
@@ -465,6 +470,14 @@ impl Pattern {
                 self.by_heading[0]
             );
         }
+        if let Some(rule) = &self.heading_rule {
+            let _ = writeln!(
+                s,
+                "  a verifying crawl takes new pages just below θ whose heading follows one of the targets' {}, e.g. \"{}\"",
+                count(rule.templates.len(), "heading template"),
+                rule.templates.first().map_or("", String::as_str)
+            );
+        }
         let n = self.levels.len();
         for (i, l) in self.levels.iter().enumerate() {
             let what = if i + 1 == n { "target" } else { "page" };
@@ -579,7 +592,7 @@ pub fn learn_from_map(
     let mut similarity = config.similarity;
     similarity.threshold = map.threshold;
     // A copy of the map only when a heading turns a page into a target.
-    let promoted = crate::heading::promoted(map, &HashSet::new());
+    let (promoted, rule) = crate::heading::judge(map, &HashSet::new());
     let mut taken = None;
     if !promoted.is_empty() {
         let mut copy = map.clone();
@@ -597,6 +610,7 @@ pub fn learn_from_map(
     if let Some((_, by_heading)) = taken {
         pattern.by_heading = by_heading;
     }
+    pattern.heading_rule = rule;
     Ok(pattern)
 }
 
@@ -658,7 +672,7 @@ pub fn learn_corrected(
     map.correct(&corrections.like, &corrections.unlike)
         .map_err(PatternError)?;
     let unlike: HashSet<&str> = corrections.unlike.iter().map(String::as_str).collect();
-    let promoted = crate::heading::promoted(&map, &unlike);
+    let (promoted, rule) = crate::heading::judge(&map, &unlike);
     let by_heading = promote(&mut map, &promoted);
     let mut similarity = similarity;
     similarity.threshold = map.threshold;
@@ -672,6 +686,7 @@ pub fn learn_corrected(
     )?;
     pattern.corrections = corrections;
     pattern.by_heading = by_heading;
+    pattern.heading_rule = rule;
     Ok((pattern, map))
 }
 
@@ -862,6 +877,7 @@ pub fn learn(
         known_aliases,
         corrections: Corrections::default(),
         by_heading: Vec::new(),
+        heading_rule: None,
         script_links: false,
         stats: LearnStats {
             pages_fetched: map
@@ -1499,6 +1515,7 @@ mod tests {
             stats: LearnStats::default(),
             corrections: Corrections::default(),
             by_heading: vec![],
+            heading_rule: None,
             script_links: false,
         };
         let c = p.compile().expect("compile");

@@ -25,10 +25,11 @@ const TYPES = {
  * Serves the files under `root` on 127.0.0.1 at a random port; `overrides` (a Map, which the caller
  * may change while serving) replaces or adds pages, `delayMs` slows every response, `cookie`
  * ('name=value') is required for every page but the home page; `log` (an array) receives every
- * request's {path, headers}; requests for the paths of `hang` (a Set) are never answered.
+ * request's {path, headers}; requests for the paths of `hang` (a Set) are never answered, those
+ * for the paths of `gone` (a Set the caller may change: a site that gains pages) are 404s.
  * Returns {url, close}; `url` ends with '/'.
  */
-export async function serveDirectory(root, { overrides = new Map(), delayMs = 0, cookie = null, log = null, hang = new Set() } = {}) {
+export async function serveDirectory(root, { overrides = new Map(), delayMs = 0, cookie = null, log = null, hang = new Set(), gone = new Set() } = {}) {
   const base = resolve(root);
   const server = createServer(async (req, res) => {
     try {
@@ -36,6 +37,7 @@ export async function serveDirectory(root, { overrides = new Map(), delayMs = 0,
       if (path.endsWith('/')) path += 'index.html';
       log?.push({ path, headers: req.headers });
       if (hang.has(path)) return;
+      if (gone.has(path)) throw Object.assign(new Error('not published yet'), { code: 'ENOENT' });
       if (delayMs) await new Promise((ok) => setTimeout(ok, delayMs));
       // A site behind a login: without the session cookie only the home page is served.
       if (cookie && path !== '/index.html' && !(req.headers.cookie ?? '').split(/;\s*/).includes(cookie)) {
@@ -218,13 +220,13 @@ export async function devSite(name) {
  * in Chromium: {spec, site, browser, worker, dispatch, call, close}; only {spec, close} when the
  * site is not installed (`spec.installed` false; `./build.sh setup` installs it, CI always has it).
  * `dispatch` sends a message to the worker and returns its reply; `call` asserts it succeeded and
- * returns its result. */
-export async function devSiteInBrowser(name, built) {
+ * returns its result. `serve` holds serveDirectory's options. */
+export async function devSiteInBrowser(name, built, serve = {}) {
   await requireBuilt(join(built, 'pkg/exemplar_bg.wasm'), 'the extension');
   const spec = await devSite(name);
   if (!spec.installed) return { spec, close: async () => {} };
   const ext = await extensionWithAccess(built);
-  const site = await serveDirectory(spec.root);
+  const site = await serveDirectory(spec.root, serve);
   const browser = await launchChromium({ extension: ext.dir });
   const worker = await extensionWorker(browser.context);
   const dispatch = (msg) => worker.evaluate((m) => globalThis.exemplarDispatch(m), msg);

@@ -1,0 +1,55 @@
+// A site that gains a page of the targets' kind after learning, one the similarity alone would
+// reject, run again in the real extension: SFML's Doxygen pages (Debian package libsfml-doc)
+// served on 127.0.0.1 without the member-less class sf::Utf (a 404 while learning), then with
+// it. The pattern carries the heading rule learning applied, so the crawl that verifies new
+// pages takes it, and the panel marks it `heading` and `new`.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, storedPages } from './helpers.mjs';
+
+const SITE = 'sfml';
+const NEW = 'classsf_1_1Utf.html';
+const gone = new Set([`/${NEW}`]);
+
+let env;
+before(async () => {
+  env = await devSiteInBrowser(SITE, join(ROOT, 'dist/chrome'), { gone });
+});
+after(() => env?.close());
+
+test(`${SITE}: a class page published after learning, below θ, is taken for its heading`, { timeout: 300_000 }, async (t) => {
+  const { spec, site, browser, worker, call } = env;
+  if (!spec.installed) return t.skip(`${spec.root} is not installed (./build.sh setup)`);
+  const truth = (await spec.targets()).map((p) => site.url + p);
+  const added = site.url + NEW;
+  assert.ok(truth.includes(added));
+  const { learn } = await learnAndCrawl(env);
+  assert.ok(!learn.result.targets.some((x) => x.url === added), 'not published while learning');
+  const before = new Set(await storedPages(env, learn.crawlerId));
+  assert.equal(before.size, truth.length - 1);
+
+  // Published; the user runs the crawler again.
+  gone.clear();
+  const panel = await browser.context.newPage();
+  await panel.goto(`chrome-extension://${new URL(worker.url()).host}/panel.html?crawler=${learn.crawlerId}`);
+  const startedAt = Date.now();
+  await panel.locator('#run').click();
+  const crawl = await crawlDone(call, learn.crawlerId, startedAt - 1);
+  t.diagnostic(JSON.stringify(crawl.progress));
+  assert.equal(crawl.progress.newTargets, 1);
+  assert.equal(crawl.progress.byHeading, 1);
+  assert.equal(crawl.progress.rejected, 0);
+  const after = await storedPages(env, learn.crawlerId);
+  assert.deepEqual(after.filter((u) => !before.has(u)), [added]);
+  assert.equal(after.length, truth.length);
+
+  // The panel lists it marked: new in this run, taken for its heading.
+  const row = panel.locator('#pages tbody tr', { hasText: NEW });
+  await row.waitFor();
+  assert.deepEqual((await row.locator('.badge').allTextContents()).sort(), ['heading', 'new']);
+  const similarity = Number(await row.locator('td.num').textContent());
+  assert.ok(similarity < learn.result.threshold && similarity >= learn.result.threshold - 0.12, `${similarity}`);
+  assert.equal(await panel.locator('#pages tbody .badge', { hasText: 'heading' }).count(), 1);
+  await panel.close();
+});
