@@ -59,6 +59,8 @@ pub struct SiteFigures {
     /// How the target level generalises to pages learning did not see, for each ratio of
     /// [`UNSEEN_RATIOS`] (the default first, splitting only last).
     pub unseen: Vec<(f64, Unseen)>,
+    /// What the heading rule does with pages learning did not see just below θ.
+    pub new_pages: NewPages,
 }
 
 /// Pages learning did not see ([`unseen`]): five folds over the map's targets and other
@@ -126,6 +128,70 @@ pub fn unseen(map: &crate::mapper::SiteMap, max_exclusions: f64) -> Unseen {
         out.others_matched += new.iter().filter(|u| set.is_match(u)).count();
         out.regexes += g.regexes.len() as f64 / FOLDS as f64;
         out.exclusions += g.exclude.len() as f64 / FOLDS as f64;
+    }
+    out
+}
+
+/// Pages a crawl meets that learning never saw, just below θ ([`new_pages`]): what the heading
+/// rule the pattern carries ([`crate::heading::HeadingRule`]) does with them when a crawl
+/// verifies new pages.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct NewPages {
+    /// Held-out true targets within [`crate::heading::WELL_BELOW`] under θ: the similarity
+    /// alone rejects them.
+    pub band_targets: usize,
+    /// Of those, taken by the heading rule.
+    pub band_targets_taken: usize,
+    /// Held-out other pages in the same band.
+    pub band_others: usize,
+    /// Of those, taken by the heading rule (wrongly).
+    pub band_others_taken: usize,
+}
+
+/// The heading rule on pages learning did not see: in five folds over the map's fetched pages
+/// (by URL), the rule is made from the map without the fold's pages, as learning makes it
+/// ([`crate::heading::Templates::rule`]), and applied to the fold's pages within
+/// [`crate::heading::WELL_BELOW`] under θ, as a crawl verifying new pages applies it.
+/// `is_target` is the ground truth.
+pub fn new_pages(map: &crate::mapper::SiteMap, is_target: &dyn Fn(&str) -> bool) -> NewPages {
+    use crate::heading::{Templates, WELL_BELOW};
+    let mut fetched: Vec<u32> = (1..map.nodes.len() as u32)
+        .filter(|&i| map.nodes[i as usize].similarity.is_some())
+        .collect();
+    fetched.sort_by(|a, b| map.nodes[*a as usize].url.cmp(&map.nodes[*b as usize].url));
+    const FOLDS: usize = 5;
+    let mut out = NewPages::default();
+    for f in 0..FOLDS {
+        let held: Vec<u32> = fetched
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % FOLDS == f)
+            .map(|(_, &id)| id)
+            .collect();
+        let mut seen = map.clone();
+        for &id in &held {
+            seen.nodes[id as usize].similarity = None;
+        }
+        let rule = Templates::of(&seen).rule();
+        for &id in &held {
+            let node = &map.nodes[id as usize];
+            let s = f64::from(node.similarity.unwrap_or(0.0));
+            if node.url.contains(crate::fetch::POST_MARK)
+                || !(map.threshold - WELL_BELOW..map.threshold).contains(&s)
+            {
+                continue;
+            }
+            let taken = rule
+                .as_ref()
+                .is_some_and(|r| r.takes(&node.url, &node.heading));
+            if is_target(&node.url) {
+                out.band_targets += 1;
+                out.band_targets_taken += usize::from(taken);
+            } else {
+                out.band_others += 1;
+                out.band_others_taken += usize::from(taken);
+            }
+        }
     }
     out
 }
@@ -420,6 +486,7 @@ fn evaluate_against(
             .iter()
             .map(|&r| (r, unseen(&learned.map, r)))
             .collect(),
+        new_pages: new_pages(&learned.map, &|u| truth.contains(&site_path(u))),
     })
 }
 
@@ -440,11 +507,13 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     md.push_str(TABLE_HEADER);
     let mut review = String::new();
     let mut unseen_rows = String::new();
+    let mut new_rows = String::new();
     let mut ok = true;
     for f in &figures {
         ok &= f.meets_bar();
         table_row(&mut md, f);
         review_row(&mut review, f);
+        new_pages_row(&mut new_rows, f);
     }
     for f in &figures {
         for (r, u) in &f.unseen {
@@ -485,10 +554,27 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
         "\n## Unseen pages\n\nA pattern is run again later to pick up new pages, so its target level must match pages learning never saw. Measured on each site's map in five folds: the target level is generalised from four fifths of the targets, with four fifths of the other pages fetched while mapping as the known non-targets, and matched against the fifth held out (targets it should match, other pages it should not). *Exclusions ≤ r×*: a URL shape keeps its regex when the known non-targets it matches number at most r × the targets it is made from, and lists them as exceptions the crawl skips (`exclude` in the pattern); r = {} by default (`LearnConfig::max_exclusions`), a stricter and a looser r for comparison. *Splitting only*: the regex is split on the characters of the names seen until no known non-target matches (the former behaviour). A held-out other page that matches would be collected by a crawl without verification (`exemplar crawl --verify` checks every target against the example).\n\n| site | generalisation | regexes | exclusions | unseen targets matched | unseen other pages matched |\n|---|---|---|---|---|---|\n{unseen_rows}",
         pattern::DEFAULT_MAX_EXCLUSIONS
     );
+    let _ = write!(md, "{NEW_PAGES_INTRO}{NEW_PAGES_HEADER}{new_rows}");
     for f in &figures {
         misses(&mut md, f);
     }
     Ok((md, ok))
+}
+
+/// What the *New pages below θ* tables measure ([`new_pages`]).
+const NEW_PAGES_INTRO: &str = "\n## New pages below θ\n\nA pattern run again later verifies the pages learning never saw (`exemplar crawl --verify-new`; the extension always does when it kept the example page). The similarity rejects a new target just below θ; the heading rule the pattern carries (`headingRule`: the heading templates of two or more targets that no clearly unlike page shares) takes it when its heading follows one, as learning took such pages of the map. Measured on each site's map in five folds: the rule is made from four fifths of the fetched pages and applied to the held-out fifth's pages within 0.12 under θ; ground truth as above.\n\n";
+
+/// The header of the *New pages below θ* tables.
+const NEW_PAGES_HEADER: &str = "| site | held-out targets just below θ | taken by the heading rule | other held-out pages just below θ | taken by the heading rule |\n|---|---|---|---|---|\n";
+
+/// A site's row of the *New pages below θ* table.
+fn new_pages_row(md: &mut String, f: &SiteFigures) {
+    let n = &f.new_pages;
+    let _ = writeln!(
+        md,
+        "| {} | {} | {} | {} | {} |",
+        f.name, n.band_targets, n.band_targets_taken, n.band_others, n.band_others_taken
+    );
 }
 
 /// The header of the per-site table (the development sites, the held-out sites).
@@ -553,6 +639,7 @@ pub fn heldout_report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> String 
     let mut missing = Vec::new();
     let mut errors = String::new();
     let mut review = String::new();
+    let mut new_rows = String::new();
     for site in sites {
         if !site.available() {
             missing.push(format!("{} ({})", site.name, site.package));
@@ -562,6 +649,7 @@ pub fn heldout_report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> String 
             Ok(f) => {
                 table_row(&mut md, &f);
                 review_row(&mut review, &f);
+                new_pages_row(&mut new_rows, &f);
                 misses(&mut errors, &f);
             }
             // A site Exemplar cannot learn is a result too: its row says why.
@@ -579,6 +667,12 @@ pub fn heldout_report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> String 
         let _ = write!(
             md,
             "\nWith the review (as in *With the review* above):\n\n{REVIEW_HEADER}{review}"
+        );
+    }
+    if !new_rows.is_empty() {
+        let _ = write!(
+            md,
+            "\nNew pages below θ (as in *New pages below θ* above):\n\n{NEW_PAGES_HEADER}{new_rows}"
         );
     }
     md.push_str(&errors);
@@ -622,6 +716,7 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
     );
     let mut missing = Vec::new();
     let mut errors = String::new();
+    let mut new_rows = String::new();
     for site in extra {
         if !site.available() {
             missing.push(site.name.clone());
@@ -658,6 +753,7 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
                     100.0 * ratio(f.review.crawled_true, f.review.crawled),
                     100.0 * ratio(f.review.crawled_true, f.truth)
                 );
+                new_pages_row(&mut new_rows, &f);
                 misses(&mut errors, &f);
             }
             Err(e) => {
@@ -671,6 +767,12 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
             }
         }
     }
+    if !new_rows.is_empty() {
+        let _ = write!(
+            md,
+            "\nNew pages below θ (as in *New pages below θ* above):\n\n{NEW_PAGES_HEADER}{new_rows}"
+        );
+    }
     md.push_str(&errors);
     not_installed(&mut md, &missing, "`./build.sh setup`");
     let _ = write!(md, "{EXTRA_NOTES}");
@@ -683,6 +785,83 @@ const EXTRA_NOTES: &str = include_str!("../eval/crawl-extra-notes.md");
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Held out in turn, each class page just below θ is taken by the rule the rest of the
+    /// map makes, a namespace page is not, and a page of another kind that shares the class
+    /// template counts as a wrong take.
+    #[test]
+    fn new_pages_measures_the_heading_rule_on_held_out_pages() {
+        use crate::mapper::{Node, NodeState, SiteMap};
+        let node = |url: &str, state: NodeState, similarity: f32, heading: &str| Node {
+            url: format!("http://h/{url}"),
+            parent: None,
+            depth: 1,
+            state,
+            similarity: Some(similarity),
+            unplaced: None,
+            title: String::new(),
+            heading: heading.into(),
+            links: Vec::new(),
+            form: None,
+        };
+        let mut nodes = vec![node("index.html", NodeState::Page, 0.3, "Guide")];
+        for name in ["Aa", "Bb", "Cc", "Dd", "Ee", "Ff", "Gg", "Hh"] {
+            let h = format!("{name} Class Reference");
+            nodes.push(node(
+                &format!("class-{name}.html"),
+                NodeState::Target,
+                0.95,
+                &h,
+            ));
+        }
+        for name in ["Utf", "Tag", "Mark"] {
+            let h = format!("{name} Class Reference");
+            nodes.push(node(
+                &format!("class-{name}.html"),
+                NodeState::Page,
+                0.8,
+                &h,
+            ));
+        }
+        nodes.push(node(
+            "namespace-Gl.html",
+            NodeState::Page,
+            0.8,
+            "Gl Namespace Reference",
+        ));
+        nodes.push(node(
+            "other-Odd.html",
+            NodeState::Page,
+            0.8,
+            "Odd Class Reference",
+        ));
+        // Member lists far below θ: `Class` and `Reference` stay words of a kind, not of
+        // most headings.
+        for name in ["Kk", "Ll", "Mm", "Nn", "Oo", "Pp", "Qq", "Rr", "Ss", "Tt"] {
+            let h = format!("{name} Member List");
+            nodes.push(node(
+                &format!("members-{name}.html"),
+                NodeState::Page,
+                0.5,
+                &h,
+            ));
+        }
+        let map = SiteMap {
+            threshold: 0.875,
+            nodes,
+            ..SiteMap::default()
+        };
+        let n = new_pages(&map, &|u| u.contains("/class-"));
+        assert_eq!(
+            n,
+            NewPages {
+                band_targets: 3,
+                band_targets_taken: 3,
+                band_others: 2,
+                band_others_taken: 1,
+            }
+        );
+    }
 
     /// A site on disk: the entry links `a.html` plainly, `b.html` only through a script
     /// (gi-docgen's `javascript:void(0)` with a `data-link`), and `a.html` links `c/`.
