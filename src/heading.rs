@@ -15,7 +15,11 @@
 //! kind whose template pages already wrongly over θ share (assimp's header and namespace pages,
 //! the Sphinx manual's source listings, a Qt namespace): on a site where θ already lets a kind
 //! through, its siblings just below follow. A page the user judged unlike the example is never
-//! taken, and its template takes no other page.
+//! taken, and its template takes no other page; one judged like it is a target, and its
+//! template takes the band pages that share it.
+//!
+//! The pattern carries the rule ([`HeadingRule`]), so a crawl that verifies pages learning never
+//! saw takes a new page just below θ the same way.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -544,6 +548,36 @@ mod tests {
         assert_eq!(
             urls_of(&above, promoted(&above, &unlike)),
             ["http://h/struct-Tag.html"]
+        );
+    }
+
+    /// A page the user judged like the example is a target whatever its similarity
+    /// (`SiteMap::correct` runs first), so its heading's template takes the band pages that
+    /// share it: the user's verdict names a kind, not one page.
+    #[test]
+    fn a_liked_page_takes_the_band_pages_of_its_kind() {
+        use NodeState::{Page, Target};
+        let mut nodes = vec![node("index.html", Page, 0.4, "Guide")];
+        for name in ["Texture", "Sprite"] {
+            let h = format!("{name} Class Reference");
+            nodes.push(node(&format!("class-{name}.html"), Target, 0.95, &h));
+        }
+        nodes.push(node("alias-Rgb.html", Page, 0.81, "Rgb Typedef Reference"));
+        nodes.push(node("alias-Hsv.html", Page, 0.79, "Hsv Typedef Reference"));
+        for name in ["Io", "Gl", "Al", "Xy"] {
+            let h = format!("{name} Namespace Reference");
+            nodes.push(node(&format!("ns-{name}.html"), Page, 0.5, &h));
+        }
+        let mut map = SiteMap {
+            threshold: 0.875,
+            nodes,
+            ..SiteMap::default()
+        };
+        assert!(promoted(&map, &HashSet::new()).is_empty());
+        map.nodes[3].state = Target;
+        assert_eq!(
+            urls_of(&map, promoted(&map, &HashSet::new())),
+            ["http://h/alias-Hsv.html"]
         );
     }
 
