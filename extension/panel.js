@@ -132,6 +132,17 @@ function renderResult() {
       except.append(list);
       card.append(except);
     }
+    const templates = last ? pattern.headingRule?.templates ?? [] : [];
+    if (templates.length) {
+      // The heading rule a crawl verifying new pages applies below θ (`headingRule`; text only).
+      const rule = el('details', undefined, 'small heading-rule');
+      rule.append(el('summary', `new pages just below θ taken when their heading follows one of ${templates.length} target heading ${templates.length === 1 ? 'template' : 'templates'}`));
+      const list = el('ul');
+      for (const t of templates.slice(0, 50)) list.append(el('li', t));
+      if (templates.length > 50) list.append(el('li', `… ${templates.length - 50} more`));
+      rule.append(list);
+      card.append(rule);
+    }
     const samples = el('ul', undefined, 'small url');
     for (const sample of (l.samples ?? []).slice(0, 3)) {
       let path = sample;

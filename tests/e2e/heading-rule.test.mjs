@@ -29,10 +29,15 @@ test(`${SITE}: a class page published after learning, below θ, is taken for its
   const before = new Set(await storedPages(env, learn.crawlerId));
   assert.equal(before.size, truth.length - 1);
 
-  // Published; the user runs the crawler again.
+  // Published; the user runs the crawler again. The target level says what the heading rule
+  // takes, its templates as text.
   gone.clear();
   const panel = await browser.context.newPage();
   await panel.goto(`chrome-extension://${new URL(worker.url()).host}/panel.html?crawler=${learn.crawlerId}`);
+  const rule = panel.locator('#levels .level').last().locator('details.heading-rule');
+  await rule.waitFor({ state: 'attached' });
+  assert.match(await rule.locator('summary').textContent(), /^new pages just below θ taken when their heading follows one of \d+ target heading templates$/);
+  assert.ok((await rule.locator('li').allTextContents()).includes('sf * Class Template Reference System module'));
   const startedAt = Date.now();
   await panel.locator('#run').click();
   const crawl = await crawlDone(call, learn.crawlerId, startedAt - 1);
