@@ -1305,3 +1305,73 @@ fn serve_answers_after_the_latency_asked() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--latency-ms"));
 }
+
+/// `exemplar learn` prints the heading rule the pattern carries, and `exemplar crawl
+/// --verify-new` applies it: SFML (a development site) served from a folder of links to its
+/// files without the member-less class `sf::Utf`, which is linked in after learning; the crawl
+/// takes it below θ for its heading and says so.
+#[test]
+fn a_verifying_crawl_says_which_new_pages_it_took_for_their_heading() {
+    let Some(site) = exemplar::devsites::installed()
+        .ok()
+        .and_then(|s| s.into_iter().find(|s| s.name == "sfml"))
+    else {
+        eprintln!("skipped: development sites not installed (./build.sh setup)");
+        return;
+    };
+    const NEW: &str = "classsf_1_1Utf.html";
+    let dir = scratch_dir("heading-rule");
+    let root = dir.join("site");
+    std::fs::create_dir_all(&root).unwrap();
+    for entry in std::fs::read_dir(&site.root).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name() != NEW {
+            std::os::unix::fs::symlink(entry.path(), root.join(entry.file_name())).unwrap();
+        }
+    }
+    let mut server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(root.clone())).unwrap();
+    let base = server.url();
+    let pattern = dir.join("pattern.json").to_str().unwrap().to_string();
+    let learned = stdout_of(exemplar(
+        &learn_args(
+            &format!("{base}/{}", site.entry),
+            &format!("{base}/{}", site.example),
+            &pattern,
+            "0",
+        )
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>(),
+    ));
+    assert!(
+        learned.contains("a verifying crawl takes new pages just below θ whose heading follows one of the targets' "),
+        "{learned}"
+    );
+
+    std::os::unix::fs::symlink(site.root.join(NEW), root.join(NEW)).unwrap();
+    let out = exemplar(&[
+        "crawl",
+        &pattern,
+        "--verify-new",
+        "--delay-ms",
+        "0",
+        "--quiet",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.lines().any(|l| l == format!("{base}/{NEW}")),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "verification took 1 new page just below θ for its heading (it follows the targets' heading template)"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains(", 0 rejected by verification"), "{stderr}");
+    server.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
