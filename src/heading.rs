@@ -57,17 +57,21 @@ fn url_words(url: &str) -> HashSet<String> {
 /// `common` (lower case: on most headings of the site, like the project's name) nor a stop
 /// word: a heading that is only a name, or a name and the site's name (gi-docgen's "Gtk
 /// Button", whose kind is in another element), says nothing of a kind, and neither does an
-/// article title whose words are in its URL but for "of" and "the".
+/// article title whose words are in its URL but for "of" and "the". None too unless a word
+/// names the page: a heading without the page's name is a label ("Note", "Caution": the first
+/// titled element of a PostgreSQL reference page is often an admonition), not a kind next to a
+/// name.
 pub fn template(
     heading: &str,
     names: &HashSet<String>,
     common: &HashSet<String>,
 ) -> Option<String> {
     let mut out: Vec<&str> = Vec::new();
-    let mut kind = false;
+    let (mut kind, mut named) = (false, false);
     for w in words(heading) {
         let lower = w.to_lowercase();
         if names.contains(&lower) {
+            named = true;
             if out.last() != Some(&"*") {
                 out.push("*");
             }
@@ -76,7 +80,7 @@ pub fn template(
             out.push(w);
         }
     }
-    kind.then(|| out.join(" "))
+    (kind && named).then(|| out.join(" "))
 }
 
 /// The heading templates of a map's fetched pages, by node id, and which of them mark a page
@@ -316,6 +320,9 @@ mod tests {
         assert_eq!(t("Gtk Button", &["button"]), None);
         assert_eq!(t("sf::Glsl", &["glsl"]), None);
         assert_eq!(t("42 ¶", &[]), None);
+        // No word names the page: a label, not a kind.
+        assert_eq!(t("Caution", &["sql", "vacuum"]), None);
+        assert_eq!(t("Class Reference", &["utf"]), None);
         assert_eq!(words("é·ab c d2e fg").collect::<Vec<_>>(), ["ab", "fg"]);
     }
 
@@ -425,7 +432,7 @@ mod tests {
                 .unwrap_or(0) as u32;
             assert_eq!(t.like_targets(id), like, "{url}: {:?}", t.template(id));
         }
-        assert_eq!(t.template(0), Some("SFML Documentation"));
+        assert_eq!(t.template(0), None, "no word of index.html names it");
         assert!(!t.like_targets(0));
     }
 
