@@ -27,6 +27,10 @@ pub struct PageRecord {
     pub similarity: Option<f64>,
     /// Level of the page it was found on.
     pub level: Option<usize>,
+    /// Taken below θ because its heading follows the targets' (a verifying crawl's
+    /// `TargetPage::by_heading`).
+    #[serde(default)]
+    pub by_heading: bool,
     /// Body.
     pub body: Option<Vec<u8>>,
 }
@@ -41,12 +45,15 @@ struct JsonLine<'a> {
     fetched_at: String,
     similarity: Option<f64>,
     level: Option<usize>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    by_heading: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     html: Option<String>,
 }
 
 /// JSON Lines: one object per page (`url`, `finalUrl`, `status`, `title`, `fetchedAt` in RFC
-/// 3339, `similarity`, `level`, and `html` when `include_html`).
+/// 3339, `similarity`, `level`, `byHeading: true` for a page a verifying crawl took below θ
+/// for its heading, and `html` when `include_html`).
 ///
 /// # Errors
 /// Write errors.
@@ -60,6 +67,7 @@ pub fn write_jsonl<W: Write>(mut w: W, pages: &[PageRecord], include_html: bool)
             fetched_at: rfc3339(p.fetched_at_ms),
             similarity: p.similarity,
             level: p.level,
+            by_heading: p.by_heading,
             html: if include_html {
                 p.body
                     .as_ref()
@@ -1193,6 +1201,7 @@ mod tests {
             title: Some(title.into()),
             similarity: Some(0.9),
             level: Some(1),
+            by_heading: false,
             body: Some(b"<p>hi</p>".to_vec()),
         }
     }
@@ -1228,7 +1237,10 @@ mod tests {
     fn jsonl_and_csv() {
         let pages = [
             page("http://h/a", "A, \"quoted\"\nline"),
-            page("http://h/b", "B"),
+            PageRecord {
+                by_heading: true,
+                ..page("http://h/b", "B")
+            },
         ];
         let mut out = Vec::new();
         write_jsonl(&mut out, &pages, true).expect("jsonl");
@@ -1241,6 +1253,9 @@ mod tests {
         assert_eq!(lines[0]["finalUrl"], "http://h/a");
         assert_eq!(lines[0]["html"], "<p>hi</p>");
         assert_eq!(lines[1]["fetchedAt"], "2026-11-22T17:54:56Z");
+        // Only a page taken below θ for its heading says so.
+        assert!(lines[0].get("byHeading").is_none(), "{text}");
+        assert_eq!(lines[1]["byHeading"], true);
         let mut out = Vec::new();
         write_csv(&mut out, &pages).expect("csv");
         let text = String::from_utf8(out).expect("utf8");

@@ -1309,7 +1309,7 @@ fn serve_answers_after_the_latency_asked() {
 /// `exemplar learn` prints the heading rule the pattern carries, and `exemplar crawl
 /// --verify-new` applies it: SFML (a development site) served from a folder of links to its
 /// files without the member-less class `sf::Utf`, which is linked in after learning; the crawl
-/// takes it below θ for its heading and says so.
+/// takes it below θ for its heading and says so, on stderr and in the JSON Lines export.
 #[test]
 fn a_verifying_crawl_says_which_new_pages_it_took_for_their_heading() {
     let Some(site) = exemplar::devsites::installed()
@@ -1350,10 +1350,13 @@ fn a_verifying_crawl_says_which_new_pages_it_took_for_their_heading() {
     );
 
     std::os::unix::fs::symlink(site.root.join(NEW), root.join(NEW)).unwrap();
+    let jsonl = dir.join("pages.jsonl").to_str().unwrap().to_string();
     let out = exemplar(&[
         "crawl",
         &pattern,
         "--verify-new",
+        "--jsonl",
+        &jsonl,
         "--delay-ms",
         "0",
         "--quiet",
@@ -1372,6 +1375,15 @@ fn a_verifying_crawl_says_which_new_pages_it_took_for_their_heading() {
         "{stderr}"
     );
     assert!(stderr.contains(", 0 rejected by verification"), "{stderr}");
+    // The JSON Lines export says which page was taken for its heading, and only that one.
+    let taken: Vec<String> = std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v.get("byHeading") == Some(&serde_json::Value::Bool(true)))
+        .map(|v| v["url"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(taken, [format!("{base}/{NEW}")]);
     server.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

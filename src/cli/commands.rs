@@ -384,6 +384,7 @@ fn record(t: &TargetPage) -> PageRecord {
         title: Some(t.title.clone()),
         similarity: t.similarity,
         level: Some(t.found_on_level),
+        by_heading: t.by_heading,
         body: Some(t.body.clone()),
     }
 }

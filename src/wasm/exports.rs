@@ -26,11 +26,13 @@ struct PageJs {
     #[serde(default)]
     found_on_level: Option<usize>,
     #[serde(default)]
+    by_heading: bool,
+    #[serde(default)]
     fetched_at_ms: f64,
 }
 
 /// `pages` (an array of `{url, finalUrl, status, headers, title, similarity, foundOnLevel,
-/// fetchedAtMs, body: Uint8Array}`) as export records.
+/// byHeading, fetchedAtMs, body: Uint8Array}`) as export records.
 fn records(pages: &JsValue) -> Result<Vec<PageRecord>, js_sys::Error> {
     if !js_sys::Array::is_array(pages) {
         return Err(error("pages must be an array of stored target pages"));
@@ -72,6 +74,7 @@ fn records(pages: &JsValue) -> Result<Vec<PageRecord>, js_sys::Error> {
             title: page.title,
             similarity: page.similarity,
             level: page.found_on_level,
+            by_heading: page.by_heading,
             body,
         });
     }
@@ -83,7 +86,8 @@ fn text(bytes: Vec<u8>) -> Result<String, js_sys::Error> {
 }
 
 /// JSON Lines: one object per page (`url`, `finalUrl`, `status`, `title`, `fetchedAt`,
-/// `similarity`, `level`, and `html` when `includeHtml`).
+/// `similarity`, `level`, `byHeading: true` for a page taken below θ for its heading, and
+/// `html` when `includeHtml`).
 #[wasm_bindgen(js_name = exportJsonl)]
 pub fn export_jsonl(
     pages: JsValue,

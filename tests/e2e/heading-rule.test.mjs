@@ -2,7 +2,7 @@
 // reject, run again in the real extension: SFML's Doxygen pages (Debian package libsfml-doc)
 // served on 127.0.0.1 without the member-less class sf::Utf (a 404 while learning), then with
 // it. The pattern carries the heading rule learning applied, so the crawl that verifies new
-// pages takes it, and the panel marks it `heading` and `new`.
+// pages takes it, the panel marks it `heading` and `new`, and the JSON Lines export says so.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -56,5 +56,14 @@ test(`${SITE}: a class page published after learning, below θ, is taken for its
   const similarity = Number(await row.locator('td.num').textContent());
   assert.ok(similarity < learn.result.threshold && similarity >= learn.result.threshold - 0.12, `${similarity}`);
   assert.equal(await panel.locator('#pages tbody .badge', { hasText: 'heading' }).count(), 1);
+
+  // The JSON Lines export, as the panel builds it, says so for that page alone.
+  const jsonl = await panel.evaluate(async (id) => {
+    const { blob } = await globalThis.exemplarExport(id, 'jsonl', {});
+    return blob.text();
+  }, learn.crawlerId);
+  const lines = jsonl.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(lines.length, truth.length);
+  assert.deepEqual(lines.filter((l) => l.byHeading === true).map((l) => l.url), [added]);
   await panel.close();
 });
