@@ -349,12 +349,7 @@ fn evaluate_against(
     let server = Server::start(0, static_dir(site.root.clone()))
         .map_err(|e| format!("{}: cannot serve: {e}", site.name))?;
     let base = server.url();
-    let politeness = Politeness {
-        delay_ms: 0,
-        max_in_flight: 8,
-        max_in_flight_per_host: 8,
-        ..Politeness::default()
-    };
+    let politeness = Politeness::unthrottled(8);
     let config = MapConfig {
         politeness: politeness.clone(),
         ..MapConfig::default()
@@ -791,19 +786,8 @@ mod tests {
     /// template counts as a wrong take.
     #[test]
     fn new_pages_measures_the_heading_rule_on_held_out_pages() {
-        use crate::mapper::{Node, NodeState, SiteMap};
-        let node = |url: &str, state: NodeState, similarity: f32, heading: &str| Node {
-            url: format!("http://h/{url}"),
-            parent: None,
-            depth: 1,
-            state,
-            similarity: Some(similarity),
-            unplaced: None,
-            title: String::new(),
-            heading: heading.into(),
-            links: Vec::new(),
-            form: None,
-        };
+        use crate::heading::fixtures::node;
+        use crate::mapper::{NodeState, SiteMap};
         let mut nodes = vec![node("index.html", NodeState::Page, 0.3, "Guide")];
         for name in ["Aa", "Bb", "Cc", "Dd", "Ee", "Ff", "Gg", "Hh"] {
             let h = format!("{name} Class Reference");

@@ -148,6 +148,21 @@ pub fn installed() -> Result<Vec<DevSite>, String> {
     Ok(sites)
 }
 
+/// The default development site `name`, when it is installed.
+///
+/// # Errors
+/// When the sites file cannot be read, no site has that name, or it is not installed.
+pub fn installed_site(name: &str) -> Result<DevSite, String> {
+    let site = load(Path::new(DEFAULT_SITES))?
+        .into_iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| format!("no development site named {name}"))?;
+    if !site.available() {
+        return Err(format!("{name} is not installed (./build.sh setup)"));
+    }
+    Ok(site)
+}
+
 /// Loads the site list.
 ///
 /// # Errors

@@ -199,6 +199,17 @@ impl Default for Politeness {
 }
 
 impl Politeness {
+    /// No delay between requests and `in_flight` of them at once, on one host too: for a site
+    /// served on this machine (evaluations, benchmarks, tests), never a remote one.
+    pub fn unthrottled(in_flight: usize) -> Politeness {
+        Politeness {
+            delay_ms: 0,
+            max_in_flight: in_flight,
+            max_in_flight_per_host: in_flight,
+            ..Politeness::default()
+        }
+    }
+
     /// Checks the values.
     ///
     /// # Errors

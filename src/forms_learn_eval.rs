@@ -174,12 +174,7 @@ pub fn learn_and_crawl(
     log: &mut dyn FnMut(String),
 ) -> Result<LearnCrawl, String> {
     let reference_pages = count_reference_pages(root)?;
-    let polite = Politeness {
-        delay_ms: 0,
-        max_in_flight: 4,
-        max_in_flight_per_host: 4,
-        ..Politeness::default()
-    };
+    let polite = Politeness::unthrottled(4);
     let config = MapConfig {
         politeness: polite.clone(),
         ..MapConfig::default()

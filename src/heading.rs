@@ -195,22 +195,19 @@ impl Templates {
         if templates.is_empty() {
             return None;
         }
+        // Sorted: one map makes one pattern document.
+        let sorted = |words: &HashSet<String>| -> Vec<String> {
+            words
+                .iter()
+                .cloned()
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect()
+        };
         Some(HeadingRule {
             templates: templates.into_iter().collect(),
-            kind_words: self
-                .kind_words
-                .iter()
-                .cloned()
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect(),
-            common: self
-                .common
-                .iter()
-                .cloned()
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect(),
+            kind_words: sorted(&self.kind_words),
+            common: sorted(&self.common),
         })
     }
 }
@@ -289,8 +286,49 @@ pub fn judge(map: &SiteMap, unlike: &HashSet<&str>) -> (Vec<u32>, Option<Heading
     (ids, t.rule())
 }
 
+/// Map nodes for the tests of this module and of the evaluations that measure it.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use crate::mapper::{Node, NodeState};
+
+    /// A fetched page `http://h/{url}` with its state, similarity and main heading.
+    pub(crate) fn node(url: &str, state: NodeState, similarity: f32, heading: &str) -> Node {
+        Node {
+            url: format!("http://h/{url}"),
+            parent: None,
+            depth: 1,
+            state,
+            similarity: Some(similarity),
+            unplaced: None,
+            title: String::new(),
+            heading: heading.into(),
+            links: Vec::new(),
+            form: None,
+        }
+    }
+
+    /// An entry page, three class targets ("Texture Class Reference", …) and one struct
+    /// target ("Size Struct Reference").
+    pub(crate) fn classes_and_a_struct() -> Vec<Node> {
+        use NodeState::{Page, Target};
+        let mut nodes = vec![node("index.html", Page, 0.4, "Guide")];
+        for name in ["Texture", "Sprite", "Font"] {
+            let h = format!("{name} Class Reference");
+            nodes.push(node(&format!("class-{name}.html"), Target, 0.95, &h));
+        }
+        nodes.push(node(
+            "struct-Size.html",
+            Target,
+            0.92,
+            "Size Struct Reference",
+        ));
+        nodes
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::fixtures::{classes_and_a_struct, node};
     use super::*;
     use crate::mapper::Node;
 
@@ -324,21 +362,6 @@ mod tests {
         assert_eq!(t("Caution", &["sql", "vacuum"]), None);
         assert_eq!(t("Class Reference", &["utf"]), None);
         assert_eq!(words("é·ab c d2e fg").collect::<Vec<_>>(), ["ab", "fg"]);
-    }
-
-    fn node(url: &str, state: NodeState, similarity: f32, heading: &str) -> Node {
-        Node {
-            url: format!("http://h/{url}"),
-            parent: None,
-            depth: 1,
-            state,
-            similarity: Some(similarity),
-            unplaced: None,
-            title: String::new(),
-            heading: heading.into(),
-            links: Vec::new(),
-            form: None,
-        }
     }
 
     /// SFML's case: a member-less class and a tag struct just below θ follow targets'
@@ -502,21 +525,7 @@ mod tests {
     #[test]
     fn promoted_pages_are_the_marked_band_pages_the_user_did_not_judge() {
         use NodeState::{Page, Target};
-        let mut nodes = vec![node("index.html", Page, 0.4, "Guide")];
-        for name in ["Texture", "Sprite", "Font"] {
-            nodes.push(node(
-                &format!("class-{name}.html"),
-                Target,
-                0.95,
-                &format!("{name} Class Reference"),
-            ));
-        }
-        nodes.push(node(
-            "struct-Size.html",
-            Target,
-            0.92,
-            "Size Struct Reference",
-        ));
+        let mut nodes = classes_and_a_struct();
         // Articles: the title's words are in the URL but for "of" and "the".
         nodes.push(node("history-rome.html", Target, 0.9, "History of Rome"));
         nodes.push(node("class-Utf.html", Page, 0.80, "Utf Class Reference"));
@@ -593,22 +602,8 @@ mod tests {
     /// templates two targets share and no unlike page has.
     #[test]
     fn the_rule_takes_pages_met_later_as_learning_took_the_maps() {
-        use NodeState::{Page, Target};
-        let mut nodes = vec![node("index.html", Page, 0.4, "Guide")];
-        for name in ["Texture", "Sprite", "Font"] {
-            nodes.push(node(
-                &format!("class-{name}.html"),
-                Target,
-                0.95,
-                &format!("{name} Class Reference"),
-            ));
-        }
-        nodes.push(node(
-            "struct-Size.html",
-            Target,
-            0.92,
-            "Size Struct Reference",
-        ));
+        use NodeState::Page;
+        let mut nodes = classes_and_a_struct();
         nodes.push(node(
             "namespace-Gl.html",
             Page,

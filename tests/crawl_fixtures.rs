@@ -18,12 +18,7 @@ use exemplar::serve::Server;
 use shop::Shop;
 
 fn fast() -> Politeness {
-    Politeness {
-        delay_ms: 0,
-        max_in_flight: 4,
-        max_in_flight_per_host: 4,
-        ..Politeness::default()
-    }
+    Politeness::unthrottled(4)
 }
 
 /// Paths without the query (`/item/2?ref=home` is `/item/2`); asserts no page twice.

@@ -111,12 +111,12 @@ fn a_new_page_below_theta_is_taken_by_the_heading_rule_learning_applied() {
     use exemplar::run;
     use exemplar::serve::{Response, Server, static_dir};
 
-    let Some(site) = devsites::installed()
-        .ok()
-        .and_then(|s| s.into_iter().find(|s| s.name == "sfml"))
-    else {
-        eprintln!("skipped: development sites not installed (./build.sh setup)");
-        return;
+    let site = match devsites::installed_site("sfml") {
+        Ok(site) => site,
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            return;
+        }
     };
     const NEW: &str = "classsf_1_1Utf.html";
     let published = Arc::new(AtomicBool::new(false));
@@ -133,12 +133,7 @@ fn a_new_page_below_theta_is_taken_by_the_heading_rule_learning_applied() {
     };
     let server = Server::start(0, handler).expect("serve sfml");
     let base = server.url();
-    let politeness = Politeness {
-        delay_ms: 0,
-        max_in_flight: 8,
-        max_in_flight_per_host: 8,
-        ..Politeness::default()
-    };
+    let politeness = Politeness::unthrottled(8);
     let learned = run::learn(
         &format!("{base}/{}", site.entry),
         &format!("{base}/{}", site.example),

@@ -19,12 +19,7 @@ use exemplar::serve::Server;
 use library::Library;
 
 fn fast() -> Politeness {
-    Politeness {
-        delay_ms: 0,
-        max_in_flight: 4,
-        max_in_flight_per_host: 4,
-        ..Politeness::default()
-    }
+    Politeness::unthrottled(4)
 }
 
 fn learn(lib: &Library) -> (Server, run::Learned) {

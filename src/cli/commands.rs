@@ -925,12 +925,7 @@ fn bench_once(site: &exemplar::devsites::DevSite, latency: Latency) -> Result<Be
         if !ready {
             return Err("the server did not start".to_string());
         }
-        let politeness = Politeness {
-            delay_ms: 0,
-            max_in_flight: 8,
-            max_in_flight_per_host: 8,
-            ..Politeness::default()
-        };
+        let politeness = Politeness::unthrottled(8);
         let cpu0 = process_cpu_s();
         let learned = run::learn(
             &format!("{base}/{}", site.entry),
