@@ -136,7 +136,7 @@ function renderResult() {
     if (templates.length) {
       // The heading rule a crawl verifying new pages applies below θ (`headingRule`; text only).
       const rule = el('details', undefined, 'small heading-rule');
-      rule.append(el('summary', `new pages just below θ taken when their heading follows one of ${templates.length} target heading ${templates.length === 1 ? 'template' : 'templates'}`));
+      rule.append(el('summary', `pages just below θ taken when their heading follows one of ${templates.length} target heading ${templates.length === 1 ? 'template' : 'templates'}`));
       const list = el('ul');
       for (const t of templates.slice(0, 50)) list.append(el('li', t));
       if (templates.length > 50) list.append(el('li', `… ${templates.length - 50} more`));

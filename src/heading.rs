@@ -18,8 +18,8 @@
 //! taken, and its template takes no other page; one judged like it is a target, and its
 //! template takes the band pages that share it.
 //!
-//! The pattern carries the rule ([`HeadingRule`]), so a crawl that verifies pages learning never
-//! saw takes a new page just below θ the same way.
+//! The pattern carries the rule ([`HeadingRule`]), so a verifying crawl takes a page just below
+//! θ the same way: one learning never saw, or a known target whose score fell since.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 

@@ -1345,7 +1345,9 @@ fn a_verifying_crawl_says_which_new_pages_it_took_for_their_heading() {
         .collect::<Vec<_>>(),
     ));
     assert!(
-        learned.contains("a verifying crawl takes new pages just below θ whose heading follows one of the targets' "),
+        learned.contains(
+            "a verifying crawl takes pages just below θ whose heading follows one of the targets' "
+        ),
         "{learned}"
     );
 
@@ -1370,7 +1372,7 @@ fn a_verifying_crawl_says_which_new_pages_it_took_for_their_heading() {
     );
     assert!(
         stderr.contains(
-            "verification took 1 new page just below θ for its heading (it follows the targets' heading template)"
+            "verification took 1 page just below θ for its heading (it follows the targets' heading template)"
         ),
         "{stderr}"
     );

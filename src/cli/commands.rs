@@ -516,7 +516,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     if p.by_heading > 0 {
         eprintln!(
             "verification took {} just below θ for {} heading (it follows the targets' heading template)",
-            count(p.by_heading, "new page"),
+            count(p.by_heading, "page"),
             if p.by_heading == 1 { "its" } else { "their" }
         );
     }

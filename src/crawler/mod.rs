@@ -97,7 +97,8 @@ pub struct TargetPage {
     pub found_on_level: usize,
     /// Not among the pattern's known targets.
     pub new: bool,
-    /// A new page verification took below θ because its heading follows the targets'
+    /// Verification took this page below θ for its heading: learning listed it
+    /// ([`Pattern::by_heading`]), or it follows the targets' heading templates
     /// ([`Pattern::heading_rule`]).
     #[serde(default)]
     pub by_heading: bool,
@@ -169,7 +170,7 @@ pub struct Progress {
     pub new_targets: usize,
     /// Targets that failed verification.
     pub rejected: usize,
-    /// New targets verification took below θ for their heading ([`Pattern::heading_rule`]).
+    /// Targets verification took below θ for their heading ([`TargetPage::by_heading`]).
     #[serde(default)]
     pub by_heading: usize,
     /// URLs waiting.
@@ -734,27 +735,27 @@ impl Crawler {
                         v.place_agreement = 1.0;
                         v.similar = v.score >= v.threshold;
                     }
-                    // The user's verdicts and the pages taken for their heading, recorded in the
-                    // pattern, stand over θ; a page learning never saw just below θ is taken
-                    // by the heading rule learning applied.
+                    // The user's verdicts stand over θ. Below θ, a page learning took for its
+                    // heading (listed in the pattern) stays taken, and any other page within
+                    // the band — new, or a known target whose score fell since — is taken by
+                    // the heading rule learning applied.
                     let pattern = &self.state.pattern;
                     let corrections = &pattern.corrections;
-                    let similar =
-                        if corrections.like.contains(&url) || pattern.by_heading.contains(&url) {
-                            true
-                        } else if corrections.unlike.contains(&url) {
-                            false
-                        } else if v.similar {
-                            true
-                        } else {
-                            taken_for_heading = new
-                                && v.score >= v.threshold - crate::heading::WELL_BELOW
+                    let similar = if corrections.like.contains(&url) {
+                        true
+                    } else if corrections.unlike.contains(&url) {
+                        false
+                    } else if v.similar {
+                        true
+                    } else {
+                        taken_for_heading = pattern.by_heading.contains(&url)
+                            || (v.score >= v.threshold - crate::heading::WELL_BELOW
                                 && pattern
                                     .heading_rule
                                     .as_ref()
-                                    .is_some_and(|rule| rule.takes(&url, &page.heading));
-                            taken_for_heading
-                        };
+                                    .is_some_and(|rule| rule.takes(&url, &page.heading)));
+                        taken_for_heading
+                    };
                     (Some(v.score), Some(similar))
                 }
                 None => (None, None),
@@ -1435,6 +1436,108 @@ mod tests {
         assert_eq!(targets.len(), 6, "{targets:?}");
         assert_eq!(c.progress().rejected, 3);
         assert_eq!(c.progress().new_targets, 0);
+    }
+
+    /// The in-memory site of [`site`] with six items named by words (`/item/bravo`, heading
+    /// "Item bravo"): headings name their page, as [`crate::heading`] needs.
+    fn named_site(url: &str) -> FetchResult {
+        const NAMES: [&str; 6] = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"];
+        let url = match url.rsplit_once("/item/") {
+            Some((head, name)) => match NAMES.iter().position(|n| *n == name) {
+                Some(i) => format!("{head}/item/{}", i + 1),
+                None => return site("http://mem.test/missing", 6),
+            },
+            None => url.to_string(),
+        };
+        match site(&url, 6) {
+            FetchResult::Response(mut r) => {
+                let mut body = String::from_utf8_lossy(&r.body).into_owned();
+                for (i, name) in NAMES.iter().enumerate() {
+                    body = body
+                        .replace(&format!("/item/{}'", i + 1), &format!("/item/{name}'"))
+                        .replace(&format!(">Item {}<", i + 1), &format!(">Item {name}<"));
+                }
+                r.body = body.into_bytes();
+                FetchResult::Response(r)
+            }
+            failed => failed,
+        }
+    }
+
+    /// With every page verified, a known target whose score fell just below θ since learning is
+    /// taken when its heading follows the targets' template, as a new page would be, and marked;
+    /// below the band, or without the rule, it is refused.
+    #[test]
+    fn verification_takes_known_targets_just_below_theta_by_their_heading() {
+        let mut p = learn_on(&named_site, "http://mem.test/item/alpha");
+        assert_eq!(p.known_targets.len(), 6);
+        // The example an item gained a block since: the items now score below 1.
+        let example = || ExamplePage {
+            url: "http://mem.test/item/alpha".into(),
+            body: b"<html><head><title>Item alpha</title></head><body><nav><a href='/'>home</a>\
+                </nav><div class=item><h1>Item alpha</h1><table class=spec><tr><td>price</td>\
+                <td>1</td></tr></table><p class=d>text 1</p><div class=reviews><h2>Reviews</h2>\
+                <ol><li>good</li></ol></div></div><aside class=related><h2>Related</h2><ul><li>\
+                <a href='/about'>about</a></li></ul></aside><footer class=site><p>shop</p>\
+                </footer></body></html>"
+                .to_vec(),
+            content_type: None,
+        };
+        let crawl = |p: &Pattern| {
+            let mut c =
+                Crawler::new(p.clone(), CrawlConfig::default(), Some(example())).expect("crawler");
+            let mut now = 0;
+            let mut pages = Vec::new();
+            for _ in 0..10_000 {
+                let polled = c.poll(now);
+                // Results are taken inside poll too: its events are read before it ends.
+                for e in c.drain_events() {
+                    if let Event::Target(t) = e {
+                        pages.push(*t);
+                    }
+                }
+                match polled {
+                    Poll::Fetch(r) => c.handle(r.id, named_site(&r.url), now),
+                    Poll::WaitUntil(t) => now = t,
+                    _ => break,
+                }
+            }
+            (pages, c.progress())
+        };
+        // θ 0 to read the items' score.
+        p.similarity.threshold = 0.0;
+        let (pages, _) = crawl(&p);
+        assert_eq!(pages.len(), 6);
+        let score = pages
+            .iter()
+            .filter_map(|t| t.similarity)
+            .fold(f64::MAX, f64::min);
+        assert!(score < 0.85, "the items score {score}");
+        // θ a little above the items' score: every known target falls in the band.
+        p.similarity.threshold = score + 0.05;
+        let (pages, progress) = crawl(&p);
+        assert!(pages.is_empty(), "no rule: judged by θ alone");
+        assert_eq!(progress.rejected, 6);
+        p.heading_rule = Some(crate::heading::HeadingRule {
+            templates: vec!["Item *".into()],
+            kind_words: vec!["item".into()],
+            common: vec![],
+        });
+        let (pages, progress) = crawl(&p);
+        assert_eq!(pages.len(), 6, "taken for their heading");
+        assert!(
+            pages.iter().all(|t| t.by_heading && !t.new),
+            "marked, known"
+        );
+        assert_eq!(
+            (progress.by_heading, progress.new_targets, progress.rejected),
+            (6, 0, 0)
+        );
+        // Further below θ than the band: refused whatever the heading.
+        p.similarity.threshold = (score + crate::heading::WELL_BELOW + 0.02).min(1.0);
+        let (pages, progress) = crawl(&p);
+        assert!(pages.is_empty());
+        assert_eq!((progress.by_heading, progress.rejected), (0, 6));
     }
 
     #[test]

@@ -164,7 +164,7 @@ pub struct Pattern {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_heading: Vec<String>,
     /// The heading templates learning took pages by, for the pages a crawl meets later: a
-    /// verifying crawl takes a new page just below θ whose heading follows one
+    /// verifying crawl takes a page just below θ whose heading follows one
     /// ([`crate::heading::HeadingRule`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heading_rule: Option<crate::heading::HeadingRule>,
@@ -473,7 +473,7 @@ impl Pattern {
         if let Some(rule) = &self.heading_rule {
             let _ = writeln!(
                 s,
-                "  a verifying crawl takes new pages just below θ whose heading follows one of the targets' {}, e.g. \"{}\"",
+                "  a verifying crawl takes pages just below θ whose heading follows one of the targets' {}, e.g. \"{}\"",
                 count(rule.templates.len(), "heading template"),
                 rule.templates.first().map_or("", String::as_str)
             );
