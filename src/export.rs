@@ -303,7 +303,7 @@ impl<W: Write> WarcWriter<W> {
             now,
             "application/warc-fields",
             info.as_bytes(),
-            None,
+            &[],
         )?;
         Ok(ww)
     }
@@ -325,6 +325,7 @@ impl<W: Write> WarcWriter<W> {
         )
     }
 
+    /// Writes one record; its id.
     fn record(
         &mut self,
         kind: &str,
@@ -332,8 +333,8 @@ impl<W: Write> WarcWriter<W> {
         ms: u64,
         content_type: &str,
         block: &[u8],
-        payload_digest: Option<String>,
-    ) -> io::Result<()> {
+        extra: &[(&str, String)],
+    ) -> io::Result<String> {
         let id = self.record_id();
         let mut head = format!(
             "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Record-ID: {id}\r\nWARC-Date: {}\r\n",
@@ -342,8 +343,8 @@ impl<W: Write> WarcWriter<W> {
         if let Some(t) = target {
             head.push_str(&format!("WARC-Target-URI: {t}\r\n"));
         }
-        if let Some(p) = payload_digest {
-            head.push_str(&format!("WARC-Payload-Digest: sha1:{p}\r\n"));
+        for (name, value) in extra {
+            head.push_str(&format!("{name}: {value}\r\n"));
         }
         head.push_str(&format!(
             "WARC-Block-Digest: sha1:{}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
@@ -352,10 +353,14 @@ impl<W: Write> WarcWriter<W> {
         ));
         self.w.write_all(head.as_bytes())?;
         self.w.write_all(block)?;
-        self.w.write_all(b"\r\n\r\n")
+        self.w.write_all(b"\r\n\r\n")?;
+        Ok(id)
     }
 
-    /// Writes a `response` record: the HTTP status line, headers and body.
+    /// Writes a `response` record: the HTTP status line, headers and body; then, when the crawl
+    /// judged the page, a `metadata` record concurrent to it (`application/warc-fields`, as
+    /// Heritrix records a capture's context): `similarity` to the example, the `level` of the
+    /// page it was found on, and `byHeading: true` for a page taken below θ for its heading.
     ///
     /// # Errors
     /// Write errors.
@@ -382,14 +387,35 @@ impl<W: Write> WarcWriter<W> {
         } else {
             &p.final_url
         };
-        self.record(
+        let id = self.record(
             "response",
             Some(target),
             p.fetched_at_ms,
             "application/http;msgtype=response",
             &bytes,
-            Some(payload),
-        )
+            &[("WARC-Payload-Digest", format!("sha1:{payload}"))],
+        )?;
+        let mut fields = String::new();
+        if let Some(s) = p.similarity {
+            fields.push_str(&format!("similarity: {s:.4}\r\n"));
+        }
+        if let Some(l) = p.level {
+            fields.push_str(&format!("level: {l}\r\n"));
+        }
+        if p.by_heading {
+            fields.push_str("byHeading: true\r\n");
+        }
+        if !fields.is_empty() {
+            self.record(
+                "metadata",
+                Some(target),
+                p.fetched_at_ms,
+                "application/warc-fields",
+                fields.as_bytes(),
+                &[("WARC-Concurrent-To", id)],
+            )?;
+        }
+        Ok(())
     }
 
     /// The underlying writer, for callers that drain a buffer between records (the extension
@@ -1217,7 +1243,10 @@ mod tests {
         let mut first = WarcWriter::new(Vec::new(), "d", 1).expect("new");
         first.write_response(&a).expect("a");
         let position = first.position();
-        assert_eq!(position.records, 2, "warcinfo and one response");
+        assert_eq!(
+            position.records, 3,
+            "warcinfo, one response and its metadata"
+        );
         let json = serde_json::to_string(&position).expect("json");
         let mut bytes = first.finish().expect("finish");
         let back: WarcPosition = serde_json::from_str(&json).expect("json");
@@ -1267,10 +1296,24 @@ mod tests {
     fn warc_records_parse_back() {
         let mut w = WarcWriter::new(Vec::new(), "test", 1_795_370_096_000).expect("warc");
         w.write_response(&page("http://h/a", "A")).expect("record");
+        w.write_response(&PageRecord {
+            by_heading: true,
+            ..page("http://h/b", "B")
+        })
+        .expect("record");
+        // A page the crawl did not judge: nothing to add to its response.
+        w.write_response(&PageRecord {
+            similarity: None,
+            level: None,
+            ..page("http://h/c", "C")
+        })
+        .expect("record");
         let bytes = w.finish().expect("finish");
         let text = String::from_utf8(bytes.clone()).expect("utf8");
         let mut rest: &[u8] = &bytes;
         let mut kinds = Vec::new();
+        let mut ids = Vec::new();
+        let mut metadata = Vec::new();
         while !rest.is_empty() {
             let head_end = rest
                 .windows(4)
@@ -1291,10 +1334,53 @@ mod tests {
                 .expect("digest");
             assert_eq!(digest.trim(), base32(&sha1(block)));
             kinds.push(head.lines().nth(1).unwrap_or("").to_string());
+            let field = |name: &str| {
+                head.lines()
+                    .find_map(|l| l.strip_prefix(name))
+                    .map(str::to_string)
+            };
+            ids.push(field("WARC-Record-ID: ").expect("id"));
+            if let Some(to) = field("WARC-Concurrent-To: ") {
+                assert_eq!(
+                    field("Content-Type: ").as_deref(),
+                    Some("application/warc-fields")
+                );
+                metadata.push((
+                    to,
+                    field("WARC-Target-URI: ").expect("target"),
+                    String::from_utf8_lossy(block).into_owned(),
+                ));
+            }
             assert_eq!(&rest[head_end + len..head_end + len + 4], b"\r\n\r\n");
             rest = &rest[head_end + len + 4..];
         }
-        assert_eq!(kinds, ["WARC-Type: warcinfo", "WARC-Type: response"]);
+        assert_eq!(
+            kinds,
+            [
+                "WARC-Type: warcinfo",
+                "WARC-Type: response",
+                "WARC-Type: metadata",
+                "WARC-Type: response",
+                "WARC-Type: metadata",
+                "WARC-Type: response"
+            ]
+        );
+        // Each metadata record names its response and says how the crawl judged the page.
+        assert_eq!(
+            metadata,
+            [
+                (
+                    ids[1].clone(),
+                    "http://h/a".to_string(),
+                    "similarity: 0.9000\r\nlevel: 1\r\n".to_string()
+                ),
+                (
+                    ids[3].clone(),
+                    "http://h/b".to_string(),
+                    "similarity: 0.9000\r\nlevel: 1\r\nbyHeading: true\r\n".to_string()
+                )
+            ]
+        );
         assert!(text.contains("WARC-Target-URI: http://h/a\r\n"));
         assert!(text.contains(
             "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 9\r\n\r\n<p>hi</p>"

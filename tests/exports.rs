@@ -76,20 +76,32 @@ fn learn_and_crawl(base: &str, dir: &Path) -> (PathBuf, BTreeSet<String>, PathBu
 }
 
 /// The target URI of every response record of a WARC file, in order, as `warcio` reads them
-/// (each body checked to be an HTML page with status 200; other records must be `warcinfo`).
+/// (each body checked to be an HTML page with status 200, each followed by a `metadata` record
+/// concurrent to it that gives the page's level; other records must be `warcinfo`).
 fn warc_response_uris(warc: &Path) -> Vec<String> {
     let script = r#"
 import sys
 from warcio.archiveiterator import ArchiveIterator
+last = None
 with open(sys.argv[1], 'rb') as f:
     for r in ArchiveIterator(f):
+        uri = r.rec_headers.get_header('WARC-Target-URI')
         if r.rec_type == 'response':
+            assert last is None, 'a response without its metadata'
             body = r.content_stream().read()
             assert r.http_headers.get_statuscode() == '200'
-            assert b'<html' in body.lower(), r.rec_headers.get_header('WARC-Target-URI')
-            print(r.rec_headers.get_header('WARC-Target-URI'))
+            assert b'<html' in body.lower(), uri
+            last = (r.rec_headers.get_header('WARC-Record-ID'), uri)
+            print(uri)
+        elif r.rec_type == 'metadata':
+            assert last == (r.rec_headers.get_header('WARC-Concurrent-To'), uri), (last, uri)
+            assert r.rec_headers.get_header('Content-Type') == 'application/warc-fields'
+            fields = dict(l.split(': ', 1) for l in r.content_stream().read().decode().splitlines())
+            assert fields['level'].isdigit(), fields
+            last = None
         else:
             assert r.rec_type == 'warcinfo', r.rec_type
+assert last is None, 'a response without its metadata'
 "#;
     let out = Command::new(venv("python"))
         .args(["-c", script])
@@ -473,7 +485,11 @@ fn a_killed_or_interrupted_crawl_resumes_and_exports_every_page_once() {
         .lines()
         .filter_map(|l| l.strip_prefix("WARC-Record-ID: "))
         .collect();
-    assert_eq!(ids.len(), urls.len() + 1, "one warcinfo");
+    assert_eq!(
+        ids.len(),
+        2 * urls.len() + 1,
+        "one warcinfo, a response and its metadata per page"
+    );
     assert_eq!(
         ids.iter().collect::<BTreeSet<_>>().len(),
         ids.len(),

@@ -576,11 +576,14 @@ mod jobs {
         let text = String::from_utf8_lossy(&batched);
         assert_eq!(text.matches("WARC-Type: warcinfo").count(), 1);
         assert_eq!(text.matches("WARC-Type: response").count(), 2);
+        // Each response is followed by its metadata: the similarity the crawl measured.
+        assert_eq!(text.matches("WARC-Type: metadata").count(), 2);
+        assert_eq!(text.matches("\r\nsimilarity: 0.9000\r\n").count(), 2);
         let ids: std::collections::HashSet<&str> = text
             .lines()
             .filter(|l| l.starts_with("WARC-Record-ID"))
             .collect();
-        assert_eq!(ids.len(), 3);
+        assert_eq!(ids.len(), 5);
         assert!(error_message(w.push(pages.clone())).contains("finished"));
         assert!(error_message(export_csv(JsValue::from_str("x"))).contains("array"));
 

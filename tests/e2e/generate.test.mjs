@@ -157,6 +157,9 @@ test('example page → pattern → crawl → exports, through the popup and the 
   assert.ok(lines.every((l) => l.status === 200 && l.html.includes('<html')));
   assert.equal(exported.csv.text.trim().split('\r\n').length, 23, 'header + 22 rows');
   assert.equal(exported.warc.text.match(/^WARC-Type: response\r$/gm)?.length, 22);
+  // Each response has its metadata record: the level the page was found on, its similarity.
+  assert.equal(exported.warc.text.match(/^WARC-Type: metadata\r$/gm)?.length, 22);
+  assert.equal(exported.warc.text.match(/^level: \d+\r$/gm)?.length, 22);
   assert.ok(exported.scrapy.text.startsWith('PK'));
   // Exported 5 pages at a time (as a large crawl is, 200 at a time): the same files — one CSV
   // header, one warcinfo record, record ids unique across batches.
@@ -166,7 +169,7 @@ test('example page → pattern → crawl → exports, through the popup and the 
   assert.equal(batched.warc.text.match(/^WARC-Type: warcinfo\r$/gm)?.length, 1);
   assert.equal(batched.warc.text.match(/^WARC-Type: response\r$/gm)?.length, 22);
   const ids = batched.warc.text.match(/^WARC-Record-ID: .*$/gm);
-  assert.equal(new Set(ids).size, 23, 'record ids unique across batches');
+  assert.equal(new Set(ids).size, 45, 'record ids unique across batches');
   const targets = (text) => text.match(/^WARC-Target-URI: .*$/gm).sort();
   assert.deepEqual(targets(batched.warc.text), targets(exported.warc.text));
   assert.match(exported.scrapy.filename, /^127\.0\.0\.1_\d+-scrapy\.zip$/);
