@@ -85,6 +85,7 @@ function renderJob(job) {
     ? `Last query “${q.query}” (E${q.level}): ${q.resultPages} result page${q.resultPages === 1 ? '' : 's'}, ${q.documents} documents · ${q.targets} targets so far.${levels}`
     : '';
   $('job-current').textContent = job.status === 'running' ? job.current ?? '' : '';
+  $('job-now').hidden = !$('job-current').textContent;
   $('job-error').textContent = job.error ?? '';
   $('job-errors').replaceChildren(...(job.errors ?? []).map((e) => el('li', `${e.url}: ${e.what}`)));
   $('pause').hidden = job.status !== 'running';
@@ -328,12 +329,16 @@ function renderPages(crawler) {
   const lastJob = crawler.runs?.at(-1)?.jobId;
   const needle = $('filter').value.trim().toLowerCase();
   const pages = state.pages
-    .filter((p) => !needle || p.url.toLowerCase().includes(needle) || (p.title ?? '').toLowerCase().includes(needle))
+    .filter((p) => !needle || [p.url, p.title, p.heading].some((s) => (s ?? '').toLowerCase().includes(needle)))
     .sort((a, b) => (a.fetchedAtMs ?? 0) - (b.fetchedAtMs ?? 0));
   $('n-pages').textContent = pages.length === state.pages.length ? pages.length : `${pages.length} of ${state.pages.length}`;
   $('pages').tBodies[0].replaceChildren(...pages.slice(0, 500).map((p) => {
     const cell = el('td');
-    cell.append(el('div', p.title || '(no title)'), el('div', p.url, 'url'));
+    // The main heading names the page where a site gives every page one title (Doxygen's
+    // project name); the title stays a hover away.
+    const name = el('div', p.heading || p.title || '(no title)', 'name');
+    if (p.heading && p.title) name.title = p.title;
+    cell.append(name, el('div', p.url, 'url'));
     if (p.byHeading) cell.prepend(badge(TAKEN_FOR_HEADING));
     if (hadRuns && p.firstJobId === lastJob) cell.prepend(el('span', 'new', 'badge'));
     const value = typeof p.similarity === 'number' ? p.similarity : learned.get(p.url);

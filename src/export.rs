@@ -23,6 +23,9 @@ pub struct PageRecord {
     pub fetched_at_ms: u64,
     /// `<title>`.
     pub title: Option<String>,
+    /// The page's main heading (its first `h1` or title-classed element), when it has one.
+    #[serde(default)]
+    pub heading: Option<String>,
     /// Similarity to the example, when measured.
     pub similarity: Option<f64>,
     /// Level of the page it was found on.
@@ -42,6 +45,7 @@ struct JsonLine<'a> {
     final_url: &'a str,
     status: u16,
     title: Option<&'a str>,
+    heading: Option<&'a str>,
     fetched_at: String,
     similarity: Option<f64>,
     level: Option<usize>,
@@ -51,8 +55,8 @@ struct JsonLine<'a> {
     html: Option<String>,
 }
 
-/// JSON Lines: one object per page (`url`, `finalUrl`, `status`, `title`, `fetchedAt` in RFC
-/// 3339, `similarity`, `level`, `byHeading: true` for a page a verifying crawl took below θ
+/// JSON Lines: one object per page (`url`, `finalUrl`, `status`, `title`, `heading` (the main
+/// heading, null when none), `fetchedAt` in RFC 3339, `similarity`, `level`, `byHeading: true` for a page a verifying crawl took below θ
 /// for its heading, and `html` when `include_html`).
 ///
 /// # Errors
@@ -64,6 +68,7 @@ pub fn write_jsonl<W: Write>(mut w: W, pages: &[PageRecord], include_html: bool)
             final_url: &p.final_url,
             status: p.status,
             title: p.title.as_deref(),
+            heading: p.heading.as_deref().filter(|h| !h.is_empty()),
             fetched_at: rfc3339(p.fetched_at_ms),
             similarity: p.similarity,
             level: p.level,
@@ -1225,6 +1230,7 @@ mod tests {
             headers: vec![("Content-Type".into(), "text/html".into())],
             fetched_at_ms: 1_795_370_096_000,
             title: Some(title.into()),
+            heading: Some(format!("{title} Class Reference")),
             similarity: Some(0.9),
             level: Some(1),
             by_heading: false,
@@ -1281,6 +1287,7 @@ mod tests {
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0]["finalUrl"], "http://h/a");
         assert_eq!(lines[0]["html"], "<p>hi</p>");
+        assert_eq!(lines[1]["heading"], "B Class Reference");
         assert_eq!(lines[1]["fetchedAt"], "2026-11-22T17:54:56Z");
         // Only a page taken below θ for its heading says so.
         assert!(lines[0].get("byHeading").is_none(), "{text}");

@@ -1377,15 +1377,33 @@ fn a_verifying_crawl_says_which_new_pages_it_took_for_their_heading() {
         "{stderr}"
     );
     assert!(stderr.contains(", 0 rejected by verification"), "{stderr}");
-    // The JSON Lines export says which page was taken for its heading, and only that one.
-    let taken: Vec<String> = std::fs::read_to_string(&jsonl)
+    // The JSON Lines export says which page was taken for its heading, and only that one, and
+    // gives each page's heading (every SFML page has the same title).
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&jsonl)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter(|v| v.get("byHeading") == Some(&serde_json::Value::Bool(true)))
-        .map(|v| v["url"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(taken, [format!("{base}/{NEW}")]);
+    let taken: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|v| v.get("byHeading") == Some(&serde_json::Value::Bool(true)))
+        .collect();
+    assert_eq!(taken.len(), 1);
+    assert_eq!(taken[0]["url"], format!("{base}/{NEW}"));
+    assert_eq!(
+        taken[0]["heading"],
+        "sf::Utf< N > Class Template Reference System module"
+    );
+    assert_eq!(
+        taken[0]["title"],
+        "SFML - Simple and Fast Multimedia Library"
+    );
+    assert!(
+        lines
+            .iter()
+            .all(|v| v["heading"].as_str().is_some_and(|h| h.starts_with("sf::"))),
+        "every class page named by its heading"
+    );
     server.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -382,6 +382,7 @@ fn record(t: &TargetPage) -> PageRecord {
         headers: t.headers.clone(),
         fetched_at_ms: t.fetched_at_ms,
         title: Some(t.title.clone()),
+        heading: Some(t.heading.clone()),
         similarity: t.similarity,
         level: Some(t.found_on_level),
         by_heading: t.by_heading,

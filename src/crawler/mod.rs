@@ -89,6 +89,10 @@ pub struct TargetPage {
     pub body: Vec<u8>,
     /// `<title>`.
     pub title: String,
+    /// The page's main heading ([`crate::dom::Page::heading`]): what names the page where
+    /// every page of a site shares one title.
+    #[serde(default)]
+    pub heading: String,
     /// Similarity to the example (when verifying).
     pub similarity: Option<f64>,
     /// Verification verdict (None when not verifying).
@@ -802,6 +806,7 @@ impl Crawler {
                 headers: r.headers,
                 body: r.body,
                 title: page.title.clone(),
+                heading: page.heading.clone(),
                 similarity,
                 verified,
                 found_on_level: item.level,

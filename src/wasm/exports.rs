@@ -22,6 +22,8 @@ struct PageJs {
     #[serde(default)]
     title: Option<String>,
     #[serde(default)]
+    heading: Option<String>,
+    #[serde(default)]
     similarity: Option<f64>,
     #[serde(default)]
     found_on_level: Option<usize>,
@@ -31,7 +33,7 @@ struct PageJs {
     fetched_at_ms: f64,
 }
 
-/// `pages` (an array of `{url, finalUrl, status, headers, title, similarity, foundOnLevel,
+/// `pages` (an array of `{url, finalUrl, status, headers, title, heading, similarity, foundOnLevel,
 /// byHeading, fetchedAtMs, body: Uint8Array}`) as export records.
 fn records(pages: &JsValue) -> Result<Vec<PageRecord>, js_sys::Error> {
     if !js_sys::Array::is_array(pages) {
@@ -72,6 +74,7 @@ fn records(pages: &JsValue) -> Result<Vec<PageRecord>, js_sys::Error> {
                 0
             },
             title: page.title,
+            heading: page.heading,
             similarity: page.similarity,
             level: page.found_on_level,
             by_heading: page.by_heading,
@@ -85,7 +88,7 @@ fn text(bytes: Vec<u8>) -> Result<String, js_sys::Error> {
     String::from_utf8(bytes).map_err(|e| error(format!("export is not UTF-8: {e}")))
 }
 
-/// JSON Lines: one object per page (`url`, `finalUrl`, `status`, `title`, `fetchedAt`,
+/// JSON Lines: one object per page (`url`, `finalUrl`, `status`, `title`, `heading`, `fetchedAt`,
 /// `similarity`, `level`, `byHeading: true` for a page taken below θ for its heading, and
 /// `html` when `includeHtml`).
 #[wasm_bindgen(js_name = exportJsonl)]

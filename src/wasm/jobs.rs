@@ -269,8 +269,8 @@ impl Job {
 
     /// Events since the last call. Mapping: `{type: "fetched", url, depth, status, similarity,
     /// target, state}`, `{type: "skipped", url, reason}`, `{type: "finished", reason}`. Crawling:
-    /// `{type: "target", url, finalUrl, status, headers, body: Uint8Array, title, similarity,
-    /// verified, foundOnLevel, new, fetchedAtMs}`, `{type: "page", url, level, status,
+    /// `{type: "target", url, finalUrl, status, headers, body: Uint8Array, title, heading,
+    /// similarity, verified, foundOnLevel, new, byHeading, fetchedAtMs}`, `{type: "page", url, level, status,
     /// followed}`, `{type: "query", level, query, issued, budget, resultPages, documents,
     /// targets}` (a form level's query answered), `skipped`, `finished`.
     #[wasm_bindgen(js_name = drainEvents)]

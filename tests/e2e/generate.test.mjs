@@ -242,10 +242,12 @@ test('pause and resume from the side panel', async () => {
 test('a crawler run again later finds the new pages and marks them; crawled markup stays text', async () => {
   const crawler = (await call({ type: 'crawlers' })).find((c) => c.entry === site.url);
   // The site gains a property, linked from the second page of the apartment listing, whose title
-  // carries markup and script.
+  // and heading carry markup and script.
   const evil = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>';
   const template = await readFile(join(DEMO_SITE, 'imovel/102-apartamento-1-quartos-butanta.html'), 'utf8');
-  const page = template.replace(/<title>[^<]*<\/title>/, `<title>${evil.replace(/</g, '&lt;')} novo</title>`);
+  const page = template
+    .replace(/<title>[^<]*<\/title>/, `<title>${evil.replace(/</g, '&lt;')} novo | Casa Nova</title>`)
+    .replace(/<h1>[^<]*<\/h1>/, `<h1>${evil.replace(/</g, '&lt;')} novo</h1>`);
   overrides.set('/imovel/123-apartamento-2-quartos-se.html', page);
   const listing = await readFile(join(DEMO_SITE, 'imoveis/apartamentos-2.html'), 'utf8');
   const link = '<a href="../imovel/';
@@ -268,7 +270,9 @@ test('a crawler run again later finds the new pages and marks them; crawled mark
   await panel.waitForFunction(() => document.getElementById('n-pages').textContent === '23');
   const marked = panel.locator('#pages tbody tr:has(.badge)');
   assert.equal(await marked.count(), 1);
-  assert.ok((await marked.textContent()).includes(`${evil} novo`), 'the title is shown as text');
+  // Named by its heading, the title on hover: both text.
+  assert.equal(await marked.locator('.name').textContent(), `${evil} novo`, 'the heading is shown as text');
+  assert.equal(await marked.locator('.name').getAttribute('title'), `${evil} novo | Casa Nova`);
   assert.equal(await panel.locator('#pages img, #pages script').count(), 0);
   assert.equal(await panel.evaluate(() => window.pwned), undefined);
   await panel.locator('#filter').fill('novo');

@@ -53,6 +53,16 @@ test(`${SITE}: a class page published after learning, below θ, is taken for its
   const row = panel.locator('#pages tbody tr', { hasText: NEW });
   await row.waitFor();
   assert.deepEqual((await row.locator('.badge').allTextContents()).sort(), ['heading', 'new']);
+  // Named by its heading (every SFML page has the one title "SFML - Simple and Fast Multimedia
+  // Library"), the title on hover; the filter finds it by its heading.
+  const name = row.locator('.name');
+  assert.equal(await name.textContent(), 'sf::Utf< N > Class Template Reference System module');
+  assert.equal(await name.getAttribute('title'), 'SFML - Simple and Fast Multimedia Library');
+  await panel.locator('#filter').fill('class template reference');
+  await panel.waitForFunction(() => document.querySelectorAll('#pages tbody tr').length < 10);
+  const templates = await panel.locator('#pages tbody tr .name').allTextContents();
+  assert.ok(templates.length > 0 && templates.every((n) => /Class Template Reference/.test(n)), JSON.stringify(templates));
+  await panel.locator('#filter').fill('');
   const similarity = Number(await row.locator('td.num').textContent());
   assert.ok(similarity < learn.result.threshold && similarity >= learn.result.threshold - 0.12, `${similarity}`);
   assert.equal(await panel.locator('#pages tbody .badge', { hasText: 'heading' }).count(), 1);
@@ -65,5 +75,6 @@ test(`${SITE}: a class page published after learning, below θ, is taken for its
   const lines = jsonl.trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(lines.length, truth.length);
   assert.deepEqual(lines.filter((l) => l.byHeading === true).map((l) => l.url), [added]);
+  assert.equal(lines.find((l) => l.url === added).heading, 'sf::Utf< N > Class Template Reference System module');
   await panel.close();
 });
