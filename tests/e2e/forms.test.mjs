@@ -215,6 +215,7 @@ test('running again from the panel: one query "vacuum" with the values policy', 
   assert.ok(done.lastQuery.documents >= 1, JSON.stringify(done.lastQuery));
   assert.equal(done.queryBudget, learned.formLevels);
   await panel.waitForFunction((b) => document.getElementById('n-queries').textContent === `1 / ${b}`, done.queryBudget);
+  assert.ok(await panel.locator('#queries-box').isVisible());
   // The panel polls: it shows the finished job's last query at its next poll.
   await panel.waitForFunction(() => /^Last query “vacuum” \(E\d+\): \d+ result pages?, \d+ documents/
     .test(document.getElementById('job-query').textContent));

@@ -52,6 +52,10 @@ test(`${SITE}: a class page published after learning, below θ, is taken for its
   // The panel lists it marked: new in this run, taken for its heading.
   const row = panel.locator('#pages tbody tr', { hasText: NEW });
   await row.waitFor();
+  // A finished crawl without search forms shows neither a query count nor a current URL.
+  await panel.waitForFunction(() => document.getElementById('job-now').hidden);
+  assert.equal(await panel.locator('#job-now').isVisible(), false);
+  assert.equal(await panel.locator('#queries-box').isVisible(), false);
   assert.deepEqual((await row.locator('.badge').allTextContents()).sort(), ['heading', 'new']);
   // Named by its heading (every SFML page has the one title "SFML - Simple and Fast Multimedia
   // Library"), the title on hover; the filter finds it by its heading.
