@@ -95,7 +95,7 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-/// CSV (RFC 4180) with a header: `url,final_url,status,title,similarity,level,fetched_at`.
+/// CSV (RFC 4180) with a header: `url,final_url,status,title,heading,similarity,level,fetched_at`.
 ///
 /// # Errors
 /// Write errors.
@@ -109,7 +109,7 @@ pub fn write_csv<W: Write>(mut w: W, pages: &[PageRecord]) -> io::Result<()> {
 /// # Errors
 /// Write errors.
 pub fn write_csv_header<W: Write>(mut w: W) -> io::Result<()> {
-    w.write_all(b"url,final_url,status,title,similarity,level,fetched_at\r\n")
+    w.write_all(b"url,final_url,status,title,heading,similarity,level,fetched_at\r\n")
 }
 
 /// CSV rows without the header (see [`write_csv`]).
@@ -123,6 +123,7 @@ pub fn write_csv_rows<W: Write>(mut w: W, pages: &[PageRecord]) -> io::Result<()
             csv_field(&p.final_url),
             p.status.to_string(),
             csv_field(p.title.as_deref().unwrap_or("")),
+            csv_field(p.heading.as_deref().unwrap_or("")),
             p.similarity.map(|s| format!("{s:.4}")).unwrap_or_default(),
             p.level.map(|l| l.to_string()).unwrap_or_default(),
             rfc3339(p.fetched_at_ms),
@@ -1296,6 +1297,10 @@ mod tests {
         write_csv(&mut out, &pages).expect("csv");
         let text = String::from_utf8(out).expect("utf8");
         assert!(text.contains("\"A, \"\"quoted\"\"\nline\""), "{text}");
+        assert!(
+            text.ends_with(",B,B Class Reference,0.9000,1,2026-11-22T17:54:56Z\r\n"),
+            "{text}"
+        );
         assert_eq!(text.matches("\r\n").count(), 3);
     }
 

@@ -474,7 +474,7 @@ fn a_killed_or_interrupted_crawl_resumes_and_exports_every_page_once() {
     let rows = lines(&csv);
     assert_eq!(
         rows[0],
-        "url,final_url,status,title,similarity,level,fetched_at"
+        "url,final_url,status,title,heading,similarity,level,fetched_at"
     );
     assert_eq!(rows.len(), urls.len() + 1, "one header, a row per page");
     let uris = warc_response_uris(Path::new(&warc));

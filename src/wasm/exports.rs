@@ -101,7 +101,7 @@ pub fn export_jsonl(
     text(out)
 }
 
-/// CSV (RFC 4180) with a header row: `url,final_url,status,title,similarity,level,fetched_at`.
+/// CSV (RFC 4180) with a header row: `url,final_url,status,title,heading,similarity,level,fetched_at`.
 #[wasm_bindgen(js_name = exportCsv)]
 pub fn export_csv(pages: JsValue) -> Result<String, js_sys::Error> {
     let mut out = Vec::new();
