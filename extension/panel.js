@@ -241,7 +241,7 @@ function badge([text, hint]) {
 const LIKE_TARGETS = ['URL', "URL shaped like the targets'"];
 const BY_HEADING = ['heading', "Below θ, taken as a target because its heading names the targets' kind: the same words as a target's heading, its own name left out"];
 const LIKE_PAGES_BELOW = ['URL', 'URL shaped like pages below θ: most pages of its shape are not like the example'];
-const TAKEN_FOR_HEADING = ['heading', "New since learning and below θ, taken because its heading follows the targets' heading template"];
+const TAKEN_FOR_HEADING = ['heading', "Below θ, taken because its heading follows the targets' heading template"];
 
 /** One review row: a checkbox carrying the URL, the similarity, the marks (`[badge, hover
  * text]` pairs), URL and title (as text). */
