@@ -244,8 +244,8 @@ const LIKE_PAGES_BELOW = ['URL', 'URL shaped like pages below θ: most pages of 
 const TAKEN_FOR_HEADING = ['heading', "Below θ, taken because its heading follows the targets' heading template"];
 
 /** One review row: a checkbox carrying the URL, the similarity, the marks (`[badge, hover
- * text]` pairs), URL and title (as text). */
-function reviewRow(url, similarity, marks, title, checked) {
+ * text]` pairs), the URL, and on hover the page's heading and title (as text). */
+function reviewRow(url, similarity, marks, names, checked) {
   const box = el('input');
   box.type = 'checkbox';
   box.dataset.url = url;
@@ -264,7 +264,7 @@ function reviewRow(url, similarity, marks, title, checked) {
       page.rel = 'noopener noreferrer';
     }
   } catch { /* shown as text */ }
-  page.title = title ? `${title}\n${url}` : url;
+  page.title = [...new Set(names.filter(Boolean)), url].join('\n');
   const li = el('li');
   li.append(label, page);
   return li;
@@ -280,8 +280,8 @@ function renderReview(result) {
   const liked = new Set(corrections.like);
   const similarityOf = new Map(result.targets.map((t) => [t.url, t.similarity]));
   $('near-misses').replaceChildren(
-    ...corrections.like.map((url) => reviewRow(url, similarityOf.get(url), [], '', true)),
-    ...(result.nearMisses ?? []).map((n) => reviewRow(n.url, n.similarity, n.urlLikeTargets ? [LIKE_TARGETS] : [], n.title, false)),
+    ...corrections.like.map((url) => reviewRow(url, similarityOf.get(url), [], [], true)),
+    ...(result.nearMisses ?? []).map((n) => reviewRow(n.url, n.similarity, n.urlLikeTargets ? [LIKE_TARGETS] : [], [n.heading, n.title], false)),
   );
   // The core's choice: targets taken below θ for their heading, those whose URL shape is mostly
   // held by pages below θ, then the least similar.
@@ -290,11 +290,11 @@ function renderReview(result) {
     .sort((a, b) => a.similarity - b.similarity)
     .slice(0, WEAK_TARGETS);
   $('weak-targets').replaceChildren(
-    ...corrections.unlike.map((url) => reviewRow(url, undefined, [], '', true)),
+    ...corrections.unlike.map((url) => reviewRow(url, undefined, [], [], true)),
     ...toCheck.map((t) => reviewRow(t.url, t.similarity, [
       ...(t.byHeading ? [BY_HEADING] : []),
       ...(t.urlUnlikeTargets ? [LIKE_PAGES_BELOW] : []),
-    ], t.title, false)),
+    ], [t.heading, t.title], false)),
   );
 }
 

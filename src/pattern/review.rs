@@ -24,6 +24,9 @@ pub struct NearMiss {
     pub url: String,
     /// Its title.
     pub title: String,
+    /// Its main heading (empty when none): what names it where every page has one title.
+    #[serde(default)]
+    pub heading: String,
     /// Its similarity to the example.
     pub similarity: f32,
     /// Its URL has the shape of the targets' URLs (a generalisation of a group of target URLs,
@@ -61,6 +64,7 @@ pub fn near_misses(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<Ne
             NearMiss {
                 url: node.url.clone(),
                 title: node.title.clone(),
+                heading: node.heading.clone(),
                 similarity: node.similarity.unwrap_or(0.0),
                 url_like_targets: shapes.iter().any(|r| r.is_match(&normalized)),
             }
@@ -76,6 +80,9 @@ pub struct Doubtful {
     pub url: String,
     /// Its title.
     pub title: String,
+    /// Its main heading (empty when none).
+    #[serde(default)]
+    pub heading: String,
     /// Its similarity to the example.
     pub similarity: f32,
     /// Most fetched pages whose URL differs from its URL in one word or number are not targets
@@ -119,6 +126,7 @@ pub fn doubtful_targets(
         .map(|node| Doubtful {
             url: node.url.clone(),
             title: node.title.clone(),
+            heading: node.heading.clone(),
             similarity: node.similarity.unwrap_or(0.0),
             url_unlike_targets: shapes.mostly_non_targets(&node.url),
             by_heading: by_heading.contains(node.url.as_str()),

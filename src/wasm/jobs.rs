@@ -336,8 +336,8 @@ impl Job {
     /// `corrections` (`{like: [url], unlike: [url]}`, optional: pages counted as targets or not
     /// whatever their similarity; recorded in the pattern). Returns `{pattern, patternJson,
     /// rendered, threshold, targets: [{url, title, similarity}], similarities, nearMisses:
-    /// [{url, title, similarity, urlLikeTargets}], doubtfulTargets: [{url, title, similarity,
-    /// urlUnlikeTargets, byHeading}]}` (the pattern's `byHeading` lists the pages taken below θ
+    /// [{url, title, heading, similarity, urlLikeTargets}], doubtfulTargets: [{url, title,
+    /// heading, similarity, urlUnlikeTargets, byHeading}]}` (the pattern's `byHeading` lists the pages taken below θ
     /// for their heading). Throws when no page is a target, for a verdict on a page mapping did
     /// not fetch, or on a crawl job.
     #[wasm_bindgen(js_name = learnPattern)]

@@ -74,6 +74,12 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   const checkRows = await panel.locator('#weak-targets input').evaluateAll((boxes) => boxes.map((b) => [b.dataset.url, b.checked]));
   assert.deepEqual(checkRows, toCheck.map((d) => [d.url, false]));
   assert.deepEqual((await rowsWith(panel, 'weak-targets', 'heading')).sort(), [...byHeading].sort());
+  // Every SFML page has one title: hovering a page gives its heading first, then the title.
+  const utf = toCheck.find((d) => d.url.endsWith('/classsf_1_1Utf.html'));
+  assert.equal(utf.heading, 'sf::Utf< N > Class Template Reference System module');
+  const hover = await panel.locator('#weak-targets li', { has: panel.locator(`input[data-url="${utf.url}"]`) }).locator('a').getAttribute('title');
+  assert.equal(hover, `${utf.heading}\nSFML - Simple and Fast Multimedia Library\n${utf.url}`);
+  assert.ok(near.every((n) => typeof n.heading === 'string'), JSON.stringify(near));
   assert.equal(await panel.locator('#near-misses li').count(), near.length);
   assert.deepEqual(await rowsWith(panel, 'near-misses', 'heading'), []);
   // Each page opens in a new tab to be judged; URLs and titles are text, never markup.
