@@ -242,7 +242,7 @@ const NEAR_MISS_HEADER: &str = "closest pages below θ = ";
 const NEAR_MISS_LEGEND: &str =
     " (* URL shaped like the targets'; relearn --like URL counts one as a target):";
 
-/// One line of the near-miss review: `  0.953 * URL`.
+/// One line of the near-miss review: `  0.953 * URL  heading`.
 #[derive(Debug)]
 struct NearMiss {
     similarity: f64,
@@ -251,7 +251,7 @@ struct NearMiss {
 }
 
 /// The near-miss review `learn` and `relearn` print: θ from its header, then its lines (`None`
-/// without a review). Panics on a line that does not read `  S.SSS M URL`.
+/// without a review). Panics on a line that does not read `  S.SSS M URL[  heading]`.
 fn near_misses(stdout: &str) -> Option<(f64, Vec<NearMiss>)> {
     let mut lines = stdout
         .lines()
@@ -272,7 +272,7 @@ fn near_misses(stdout: &str) -> Option<(f64, Vec<NearMiss>)> {
                 Some("  ") => false,
                 _ => panic!("near-miss URL mark in {l:?}"),
             };
-            let url = rest[2..].to_string();
+            let url = rest[2..].split("  ").next().unwrap_or("").to_string();
             assert!(
                 url.starts_with("http://") && !url.contains(' '),
                 "near-miss URL in {l:?}"
@@ -292,7 +292,7 @@ const CHECK_HEADER: &str = "targets to check (h taken below θ for its heading, 
 
 /// The targets to check that `learn` and `relearn` print after the near misses: (similarity,
 /// taken for its heading or URL shaped like pages below θ, URL) per line. Panics on a line
-/// that does not read `  S.SSS HM URL`.
+/// that does not read `  S.SSS HM URL[  heading]`.
 fn targets_to_check(stdout: &str) -> Vec<(f64, bool, String)> {
     stdout
         .lines()
@@ -307,7 +307,8 @@ fn targets_to_check(stdout: &str) -> Vec<(f64, bool, String)> {
                 _ => panic!("marks in {l:?}"),
             };
             let sim: f64 = sim.parse().unwrap_or_else(|e| panic!("{l:?}: {e}"));
-            (sim, marked, rest[3..].to_string())
+            let url = rest[3..].split("  ").next().unwrap_or("");
+            (sim, marked, url.to_string())
         })
         .collect()
 }
@@ -1348,6 +1349,17 @@ fn a_verifying_crawl_says_which_new_pages_it_took_for_their_heading() {
         learned.contains(
             "a verifying crawl takes pages just below θ whose heading follows one of the targets' "
         ),
+        "{learned}"
+    );
+    // The targets to check name each page by its heading after its URL: the tag struct taken
+    // for its heading first.
+    let tag = format!("{base}/structsf_1_1Shader_1_1CurrentTextureType.html");
+    assert_eq!(targets_to_check(&learned)[0].2, tag, "{learned}");
+    assert!(
+        learned.lines().any(|l| l.starts_with("  0.")
+            && l.ends_with(&format!(
+                " h  {tag}  sf::Shader::CurrentTextureType Struct Reference"
+            ))),
         "{learned}"
     );
 

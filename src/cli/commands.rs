@@ -277,6 +277,25 @@ const NEAR_MISSES_SHOWN: usize = 10;
 /// The review after learning: the pages just below θ, where a target the example does not
 /// resemble enough would be, and the targets worth checking, where a page of another kind built
 /// from the same template would be.
+/// A page's heading after its URL in the review lists (two spaces apart), what names the page
+/// where URLs are ids or every page has one title: crawled text, so control characters (a
+/// terminal's escape sequences) are shown as `?`, and long headings are cut.
+fn named(heading: &str) -> String {
+    const SHOWN: usize = 80;
+    if heading.is_empty() {
+        return String::new();
+    }
+    let mut out: String = heading
+        .chars()
+        .take(SHOWN)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if heading.chars().nth(SHOWN).is_some() {
+        out.push('…');
+    }
+    format!("  {out}")
+}
+
 fn print_review(map: &SiteMap, pattern: &Pattern) {
     let corrections = &pattern.corrections;
     let near = pattern::near_misses(map, corrections, NEAR_MISSES_SHOWN);
@@ -287,7 +306,7 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
         );
         for n in near {
             let url = if n.url_like_targets { '*' } else { ' ' };
-            println!("  {:.3} {url} {}", n.similarity, n.url);
+            println!("  {:.3} {url} {}{}", n.similarity, n.url, named(&n.heading));
         }
     }
     let doubtful = pattern::doubtful_targets(
@@ -303,7 +322,12 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
         for d in doubtful {
             let heading = if d.by_heading { 'h' } else { ' ' };
             let url = if d.url_unlike_targets { '!' } else { ' ' };
-            println!("  {:.3} {heading}{url} {}", d.similarity, d.url);
+            println!(
+                "  {:.3} {heading}{url} {}{}",
+                d.similarity,
+                d.url,
+                named(&d.heading)
+            );
         }
     }
 }
@@ -981,6 +1005,19 @@ fn bench_once(site: &exemplar::devsites::DevSite, latency: Latency) -> Result<Be
 #[cfg(test)]
 mod tests {
     use super::Latency;
+
+    #[test]
+    fn headings_in_the_review_are_inert_and_short() {
+        assert_eq!(super::named(""), "");
+        assert_eq!(
+            super::named("sf::Utf< N > Class Template Reference"),
+            "  sf::Utf< N > Class Template Reference"
+        );
+        // A crawled heading cannot drive the terminal.
+        assert_eq!(super::named("a\u{1b}[2Jb\u{7}"), "  a?[2Jb?");
+        let long = "é".repeat(100);
+        assert_eq!(super::named(&long), format!("  {}…", "é".repeat(80)));
+    }
 
     #[test]
     fn latency_is_a_time_or_a_range_drawn_log_uniformly() {
