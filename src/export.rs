@@ -365,8 +365,9 @@ impl<W: Write> WarcWriter<W> {
 
     /// Writes a `response` record: the HTTP status line, headers and body; then, when the crawl
     /// judged the page, a `metadata` record concurrent to it (`application/warc-fields`, as
-    /// Heritrix records a capture's context): `similarity` to the example, the `level` of the
-    /// page it was found on, and `byHeading: true` for a page taken below θ for its heading.
+    /// Heritrix records a capture's context): the page's main `heading`, its `similarity` to the
+    /// example, the `level` of the page it was found on, and `byHeading: true` for a page taken
+    /// below θ for its heading.
     ///
     /// # Errors
     /// Write errors.
@@ -402,6 +403,14 @@ impl<W: Write> WarcWriter<W> {
             &[("WARC-Payload-Digest", format!("sha1:{payload}"))],
         )?;
         let mut fields = String::new();
+        if let Some(h) = p.heading.as_deref().filter(|h| !h.is_empty()) {
+            // A field is one line of text: no control characters (CR, LF end it).
+            let h: String = h
+                .chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect();
+            fields.push_str(&format!("heading: {h}\r\n"));
+        }
         if let Some(s) = p.similarity {
             fields.push_str(&format!("similarity: {s:.4}\r\n"));
         }
@@ -1308,8 +1317,10 @@ mod tests {
     fn warc_records_parse_back() {
         let mut w = WarcWriter::new(Vec::new(), "test", 1_795_370_096_000).expect("warc");
         w.write_response(&page("http://h/a", "A")).expect("record");
+        // Crawled text: a control character cannot end the field or the record.
         w.write_response(&PageRecord {
             by_heading: true,
+            heading: Some("B\u{7}\r\nClass Reference".into()),
             ..page("http://h/b", "B")
         })
         .expect("record");
@@ -1317,6 +1328,7 @@ mod tests {
         w.write_response(&PageRecord {
             similarity: None,
             level: None,
+            heading: None,
             ..page("http://h/c", "C")
         })
         .expect("record");
@@ -1384,12 +1396,14 @@ mod tests {
                 (
                     ids[1].clone(),
                     "http://h/a".to_string(),
-                    "similarity: 0.9000\r\nlevel: 1\r\n".to_string()
+                    "heading: A Class Reference\r\nsimilarity: 0.9000\r\nlevel: 1\r\n"
+                        .to_string()
                 ),
                 (
                     ids[3].clone(),
                     "http://h/b".to_string(),
-                    "similarity: 0.9000\r\nlevel: 1\r\nbyHeading: true\r\n".to_string()
+                    "heading: B   Class Reference\r\nsimilarity: 0.9000\r\nlevel: 1\r\nbyHeading: true\r\n"
+                        .to_string()
                 )
             ]
         );
