@@ -135,7 +135,7 @@ function renderResult() {
     }
     const templates = last ? pattern.headingRule?.templates ?? [] : [];
     if (templates.length) {
-      // The heading rule a crawl verifying new pages applies below θ (`headingRule`; text only).
+      // The heading rule a verifying crawl applies below θ (`headingRule`; text only).
       const rule = el('details', undefined, 'small heading-rule');
       rule.append(el('summary', `pages just below θ taken when their heading follows one of ${templates.length} target heading ${templates.length === 1 ? 'template' : 'templates'}`));
       const list = el('ul');

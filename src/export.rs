@@ -56,8 +56,8 @@ struct JsonLine<'a> {
 }
 
 /// JSON Lines: one object per page (`url`, `finalUrl`, `status`, `title`, `heading` (the main
-/// heading, null when none), `fetchedAt` in RFC 3339, `similarity`, `level`, `byHeading: true` for a page a verifying crawl took below θ
-/// for its heading, and `html` when `include_html`).
+/// heading, null when none), `fetchedAt` in RFC 3339, `similarity`, `level`, `byHeading: true`
+/// for a page a verifying crawl took below θ for its heading, and `html` when `include_html`).
 ///
 /// # Errors
 /// Write errors.

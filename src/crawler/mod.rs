@@ -101,8 +101,8 @@ pub struct TargetPage {
     pub found_on_level: usize,
     /// Not among the pattern's known targets.
     pub new: bool,
-    /// Verification took this page below θ for its heading: learning listed it
-    /// ([`Pattern::by_heading`]), or it follows the targets' heading templates
+    /// Verification took this page within the band below θ for its heading: learning listed
+    /// it ([`Pattern::by_heading`]), or it follows the targets' heading templates
     /// ([`Pattern::heading_rule`]).
     #[serde(default)]
     pub by_heading: bool,
@@ -739,10 +739,11 @@ impl Crawler {
                         v.place_agreement = 1.0;
                         v.similar = v.score >= v.threshold;
                     }
-                    // The user's verdicts stand over θ. Below θ, a page learning took for its
-                    // heading (listed in the pattern) stays taken, and any other page within
-                    // the band — new, or a known target whose score fell since — is taken by
-                    // the heading rule learning applied.
+                    // The user's verdicts stand over θ. Within the band below θ, a page
+                    // learning took for its heading (listed in the pattern) stays taken, and any
+                    // other — new, or a known target whose score fell since — is taken by the
+                    // heading rule learning applied. Further below, the page has changed kind
+                    // (a removed item's notice): refused whatever learning said of it.
                     let pattern = &self.state.pattern;
                     let corrections = &pattern.corrections;
                     let similar = if corrections.like.contains(&url) {
@@ -752,9 +753,9 @@ impl Crawler {
                     } else if v.similar {
                         true
                     } else {
-                        taken_for_heading = pattern.by_heading.contains(&url)
-                            || (v.score >= v.threshold - crate::heading::WELL_BELOW
-                                && pattern
+                        taken_for_heading = v.score >= v.threshold - crate::heading::WELL_BELOW
+                            && (pattern.by_heading.contains(&url)
+                                || pattern
                                     .heading_rule
                                     .as_ref()
                                     .is_some_and(|rule| rule.takes(&url, &page.heading)));
@@ -1538,7 +1539,14 @@ mod tests {
             (progress.by_heading, progress.new_targets, progress.rejected),
             (6, 0, 0)
         );
-        // Further below θ than the band: refused whatever the heading.
+        // Listed by learning as taken for their heading, without the rule: still taken in the
+        // band.
+        let rule = p.heading_rule.take();
+        p.by_heading = p.known_targets.clone();
+        let (pages, progress) = crawl(&p);
+        assert_eq!((pages.len(), progress.by_heading), (6, 6));
+        // Further below θ than the band: refused whatever the heading or the list.
+        p.heading_rule = rule;
         p.similarity.threshold = (score + crate::heading::WELL_BELOW + 0.02).min(1.0);
         let (pages, progress) = crawl(&p);
         assert!(pages.is_empty());
