@@ -274,9 +274,6 @@ fn write_pattern(pattern: &Pattern, out: &str) -> Result<(), String> {
 /// How many near misses `learn` and `relearn` list.
 const NEAR_MISSES_SHOWN: usize = 10;
 
-/// The review after learning: the pages just below θ, where a target the example does not
-/// resemble enough would be, and the targets worth checking, where a page of another kind built
-/// from the same template would be.
 /// A page's heading after its URL in the review lists (two spaces apart), what names the page
 /// where URLs are ids or every page has one title: crawled text, so control characters (a
 /// terminal's escape sequences) are shown as `?`, and long headings are cut.
@@ -296,6 +293,9 @@ fn named(heading: &str) -> String {
     format!("  {out}")
 }
 
+/// The review after learning: the pages just below θ, where a target the example does not
+/// resemble enough would be, and the targets worth checking, where a page of another kind built
+/// from the same template would be.
 fn print_review(map: &SiteMap, pattern: &Pattern) {
     let corrections = &pattern.corrections;
     let near = pattern::near_misses(map, corrections, NEAR_MISSES_SHOWN);

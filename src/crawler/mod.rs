@@ -1145,6 +1145,32 @@ mod tests {
         (c.targets().to_vec(), c)
     }
 
+    /// Runs a crawler to the end, one request at a time; the target pages it handed out, with
+    /// their flags, and the crawler.
+    fn target_pages(
+        mut c: Crawler,
+        site: &dyn Fn(&str) -> FetchResult,
+    ) -> (Vec<TargetPage>, Crawler) {
+        let mut now = 0;
+        let mut pages = Vec::new();
+        for _ in 0..10_000 {
+            let polled = c.poll(now);
+            // Results are taken inside poll too: its events are read before it ends the run.
+            for e in c.drain_events() {
+                if let Event::Target(t) = e {
+                    pages.push(*t);
+                }
+            }
+            match polled {
+                Poll::Fetch(r) => c.handle(r.id, site(&r.url), now),
+                Poll::WaitUntil(t) => now = t,
+                Poll::Busy => panic!("synchronous driver"),
+                Poll::Done => return (pages, c),
+            }
+        }
+        panic!("unbounded crawl");
+    }
+
     #[test]
     fn crawls_pagination_and_reports_coverage_and_new_pages() {
         let p = learn(12);
@@ -1389,21 +1415,13 @@ mod tests {
                 .to_vec(),
             content_type: None,
         };
-        let mut c = Crawler::new(p, config, Some(unlike_example)).expect("crawler");
-        let mut now = 0;
-        let mut flags = Vec::new();
-        for _ in 0..10_000 {
-            match c.poll(now) {
-                Poll::Fetch(r) => c.handle(r.id, site(&r.url, 6), now),
-                Poll::WaitUntil(t) => now = t,
-                _ => break,
-            }
-            for e in c.drain_events() {
-                if let Event::Target(t) = e {
-                    flags.push((t.url.clone(), t.new, t.verified));
-                }
-            }
-        }
+        let c = Crawler::new(p, config, Some(unlike_example)).expect("crawler");
+        let (pages, c) = target_pages(c, &|url: &str| site(url, 6));
+        assert_eq!(pages.len(), 6);
+        let flags: Vec<_> = pages
+            .into_iter()
+            .map(|t| (t.url, t.new, t.verified))
+            .collect();
         let item = flags
             .iter()
             .find(|f| f.0 == item3)
@@ -1490,24 +1508,9 @@ mod tests {
             content_type: None,
         };
         let crawl = |p: &Pattern| {
-            let mut c =
+            let c =
                 Crawler::new(p.clone(), CrawlConfig::default(), Some(example())).expect("crawler");
-            let mut now = 0;
-            let mut pages = Vec::new();
-            for _ in 0..10_000 {
-                let polled = c.poll(now);
-                // Results are taken inside poll too: its events are read before it ends.
-                for e in c.drain_events() {
-                    if let Event::Target(t) = e {
-                        pages.push(*t);
-                    }
-                }
-                match polled {
-                    Poll::Fetch(r) => c.handle(r.id, named_site(&r.url), now),
-                    Poll::WaitUntil(t) => now = t,
-                    _ => break,
-                }
-            }
+            let (pages, c) = target_pages(c, &named_site);
             (pages, c.progress())
         };
         // θ 0 to read the items' score.
