@@ -25,9 +25,12 @@
 // |                 |                                         |   queryBudget (all form levels), lastQuery:    |
 // |                 |                                         |   the last query event, formLevels: {level:   |
 // |                 |                                         |   {issued, budget}})                          |
-// | 'relearn'       | jobId, threshold, like?, unlike?        | the learning result at that θ (no refetching)  |
-// |                 |   like/unlike: URLs the user judged     |   with the user's verdicts (replacing earlier  |
-// |                 |   (like the example or not)             |   ones); the crawler's pattern is replaced     |
+// | 'relearn'       | jobId, threshold, like?, unlike?,       | the learning result at that θ (no refetching)  |
+// |                 |   unlikeHeadings?                       |   with the user's verdicts (replacing earlier  |
+// |                 |   like/unlike: URLs the user judged     |   ones); the crawler's pattern is replaced     |
+// |                 |   (like the example or not);            |                                                |
+// |                 |   unlikeHeadings: heading templates     |                                                |
+// |                 |   of targets left out                   |                                                |
 // | 'crawlers'      |                                         | [crawler summaries]                            |
 // | 'importPattern' | json                                    | the new crawler (clear error if malformed)     |
 // | 'deleteCrawler' | crawlerId                               | true                                           |
@@ -381,6 +384,8 @@ function learnedSummary(learned) {
     doubtfulTargets: learned.doubtfulTargets,
     corrections: learned.pattern.corrections ?? { like: [], unlike: [] },
     byHeading: learned.pattern.byHeading ?? [],
+    unlikeByHeading: learned.pattern.unlikeByHeading ?? [],
+    headingKinds: learned.headingKinds ?? [],
     stats: learned.pattern.stats,
   };
 }
@@ -548,13 +553,22 @@ function urlList(value, name) {
   return value;
 }
 
-async function relearn({ jobId, threshold, like, unlike }) {
+/** A list of strings from a message, or a clear error. */
+function stringList(value, name) {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.some((u) => typeof u !== 'string')) throw new Error(`${name} must be a list of strings`);
+  return value;
+}
+
+async function relearn({ jobId, threshold, like, unlike, unlikeHeadings }) {
   await ready;
   const record = await db.get('jobs', jobId);
   if (!record || record.kind !== 'learn') throw new Error(`no learning job ${jobId}`);
   if (record.status !== 'done') throw new Error(`the learning job is ${record.status}`);
   if (typeof threshold !== 'number') throw new Error('threshold must be a number');
-  const corrections = { like: urlList(like, 'like'), unlike: urlList(unlike, 'unlike') };
+  const corrections = {
+    like: urlList(like, 'like'), unlike: urlList(unlike, 'unlike'), unlikeHeadings: stringList(unlikeHeadings, 'unlikeHeadings'),
+  };
   const job = Job.restore(record.snapshot);
   let learned;
   try {

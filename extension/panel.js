@@ -144,6 +144,16 @@ function renderResult() {
       rule.append(list);
       card.append(rule);
     }
+    const refused = last ? pattern.headingRule?.unlike ?? [] : [];
+    if (refused.length) {
+      // The kinds the user left out: a verifying crawl refuses pages headed so (text only).
+      const rule = el('details', undefined, 'small heading-refused');
+      rule.append(el('summary', `a verifying crawl refuses pages headed as the ${refused.length === 1 ? 'kind' : `${refused.length} kinds`} you left out`));
+      const list = el('ul');
+      for (const t of refused) list.append(el('li', t));
+      rule.append(list);
+      card.append(rule);
+    }
     const samples = el('ul', undefined, 'small url');
     for (const sample of (l.samples ?? []).slice(0, 3)) {
       let path = sample;
@@ -274,7 +284,9 @@ function reviewRow(url, similarity, marks, names, checked) {
  * targets (ticked: "not like"). Rebuilt only when the learning result changes, so ticks survive polling. */
 function renderReview(result) {
   const corrections = result.corrections ?? { like: [], unlike: [] };
-  const key = JSON.stringify([result.threshold, corrections, (result.nearMisses ?? []).map((n) => n.url), result.targets.length]);
+  const leftOut = result.unlikeByHeading ?? [];
+  const kinds = result.headingKinds ?? [];
+  const key = JSON.stringify([result.threshold, corrections, (result.nearMisses ?? []).map((n) => n.url), result.targets.length, kinds]);
   if ($('review-box').dataset.key === key) return;
   $('review-box').dataset.key = key;
   const liked = new Set(corrections.like);
@@ -296,6 +308,52 @@ function renderReview(result) {
       ...(t.urlUnlikeTargets ? [LIKE_PAGES_BELOW] : []),
     ], [t.heading, t.title], false)),
   );
+  // Kinds by heading: a choice only where the targets have two or more, or one was left out.
+  $('kinds-box').hidden = kinds.length < 2 && !kinds.some((k) => k.unlike);
+  $('heading-kinds').replaceChildren(...kinds.map(kindRow));
+  $('left-out').hidden = leftOut.length === 0;
+  $('left-out').textContent = leftOut.length === 0 ? '' : `${leftOut.length} ${leftOut.length === 1 ? 'target' : 'targets'} left out for their heading (${leftOut.slice(0, 3).map(pathOf).join(', ')}${leftOut.length > 3 ? ', …' : ''}). Untick the kind to take them back.`;
+}
+
+/** One row of the kinds list: a checkbox carrying the template (ticked: left out), how many
+ * targets, the template as text, and its first sample page (all samples on hover). The
+ * example's kind cannot be left out. */
+function kindRow(kind) {
+  const box = el('input');
+  box.type = 'checkbox';
+  box.dataset.template = kind.template;
+  box.checked = kind.unlike;
+  box.disabled = kind.example;
+  const label = el('label');
+  label.append(box, ' ', el('span', String(kind.targets), 'num'), ' ', el('code', kind.template));
+  if (kind.example) label.append(' ', el('span', "(your example's)"));
+  const li = el('li');
+  li.append(label);
+  const [first] = kind.samples;
+  if (first) {
+    const sample = el('a', pathOf(first), 'url');
+    try {
+      const u = new URL(first);
+      if (u.protocol === 'http:' || u.protocol === 'https:') {
+        sample.href = u.href;
+        sample.target = '_blank';
+        sample.rel = 'noopener noreferrer';
+      }
+    } catch { /* shown as text */ }
+    sample.title = kind.samples.join('\n');
+    li.append(' e.g. ', sample);
+  }
+  return li;
+}
+
+/** A URL's path and query, for naming a page in a sentence. */
+function pathOf(url) {
+  try {
+    const u = new URL(url);
+    return u.pathname + u.search;
+  } catch {
+    return url;
+  }
 }
 
 /** The URLs ticked in one review list. */
@@ -483,6 +541,7 @@ $('relearn').addEventListener('click', () => act(async () => {
   await send({
     type: 'relearn', jobId: crawler.learnJobId, threshold: Number($('threshold').value),
     like: ticked('near-misses'), unlike: ticked('weak-targets'),
+    unlikeHeadings: [...$('heading-kinds').querySelectorAll('input:checked')].map((box) => box.dataset.template),
   });
 }, $('relearn-error')));
 for (const format of ['pattern', 'jsonl', 'csv', 'warc', 'scrapy']) {

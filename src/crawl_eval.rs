@@ -199,9 +199,10 @@ pub fn new_pages(map: &crate::mapper::SiteMap, is_target: &dyn Fn(&str) -> bool)
 /// The review of one site, as `exemplar learn` and the extension show it: the
 /// [`NEAR_MISSES_REVIEWED`] pages most similar to the example below θ and the
 /// [`pattern::DOUBTFUL_SHOWN`] targets worth checking ([`pattern::doubtful_targets`]). A simulated
-/// user marks the true targets among the near misses like the example and the other pages among
-/// the targets to check unlike it; the pattern is relearned from the same map (nothing fetched)
-/// and the site crawled again.
+/// user marks the true targets among the near misses like the example, the other pages among
+/// the targets to check unlike it, and the heading kinds ([`crate::heading::kinds`]) whose
+/// sample pages shown are all other pages unlike it (never the example's kind); the pattern is
+/// relearned from the same map (nothing fetched) and the site crawled again.
 #[derive(Clone, Debug, Default)]
 pub struct Review {
     /// Near misses shown.
@@ -217,6 +218,12 @@ pub struct Review {
     pub url_unlike: usize,
     /// Of those shown, not true targets: the pages the user marks unlike the example.
     pub unmarked: usize,
+    /// Heading kinds of targets shown.
+    pub kinds: usize,
+    /// Of those, kinds whose samples are all other pages: marked unlike the example.
+    pub kinds_unmarked: usize,
+    /// Targets of the kinds marked unlike.
+    pub kinds_unmarked_targets: usize,
     /// Targets the crawl with the relearned pattern collects.
     pub crawled: usize,
     /// Of those, true targets.
@@ -410,12 +417,18 @@ fn evaluate_against(
         .filter(|d| !truth.contains(&site_path(&d.url)))
         .map(|d| d.url.clone())
         .collect();
-    let reviewed: Vec<String> = if like.is_empty() && unlike.is_empty() {
+    let kinds = crate::heading::kinds(&learned.map, &[], &[]);
+    let unlike_kinds: Vec<&crate::heading::HeadingKind> = kinds
+        .iter()
+        .filter(|k| !k.example && k.samples.iter().all(|u| !truth.contains(&site_path(u))))
+        .collect();
+    let reviewed: Vec<String> = if like.is_empty() && unlike.is_empty() && unlike_kinds.is_empty() {
         got.clone()
     } else {
         let verdicts = Corrections {
             like: like.clone(),
             unlike: unlike.clone(),
+            unlike_headings: unlike_kinds.iter().map(|k| k.template.clone()).collect(),
         };
         let now = learned.pattern.stats.learned_at_ms;
         let (pattern, _) = learned
@@ -432,6 +445,9 @@ fn evaluate_against(
         checked: doubtful.len(),
         url_unlike: doubtful.iter().filter(|d| d.url_unlike_targets).count(),
         unmarked: unlike.len(),
+        kinds: kinds.len(),
+        kinds_unmarked: unlike_kinds.len(),
+        kinds_unmarked_targets: unlike_kinds.iter().map(|k| k.targets).sum(),
         crawled: reviewed.len(),
         crawled_true: reviewed.iter().filter(|g| truth.contains(*g)).count(),
     };
@@ -541,7 +557,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     );
     let _ = writeln!(
         md,
-        "\n## With the review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it), and the {} targets most worth checking: first those learning took below θ for their heading (*taken for their heading* above), then those whose URL differs in one word or number from mostly pages below θ (marked: `iface.Editable.html` among `iface.*.html` pages), then the least similar. The user can mark any near miss *like the example* and any target *unlike* it, and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL --unlike URL`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the near misses and exactly the other pages among the targets to check, and the site is crawled again with the relearned pattern.\n\n{REVIEW_HEADER}{review}",
+        "\n## With the review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it), and the {} targets most worth checking: first those learning took below θ for their heading (*taken for their heading* above), then those whose URL differs in one word or number from mostly pages below θ (marked: `iface.Editable.html` among `iface.*.html` pages), then the least similar. It also lists the targets by heading kind: the template of their main heading, the page's own name left out (on assimp `* File Reference` 47 pages, `Assimp * Class Reference` 5), with three sample pages each. The user can mark any near miss *like the example*, any target *unlike* it, and any kind but the example's unlike it (its targets are left out, and a verifying crawl refuses pages headed so), and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL --unlike URL --unlike-heading TEMPLATE`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the near misses, exactly the other pages among the targets to check, and the kinds whose three sample pages are all other pages, and the site is crawled again with the relearned pattern.\n\n{REVIEW_HEADER}{review}",
         pattern::DOUBTFUL_SHOWN
     );
     let _ = writeln!(
@@ -576,14 +592,14 @@ fn new_pages_row(md: &mut String, f: &SiteFigures) {
 const TABLE_HEADER: &str = "| site | targets | reachable by links | found mapping (true) | of them taken for their heading (true) | found crawling | precision | recall | links mapping | links crawling | crawl links / targets | levels: alternatives | exceptions | s mapping | s crawling | bar |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 /// The header of the review table ([`Review`]).
-const REVIEW_HEADER: &str = "| site | near misses shown | URL shaped like the targets' | marked like the example | targets to check shown | URL shaped like pages below θ | marked unlike the example | found crawling | precision | recall |\n|---|---|---|---|---|---|---|---|---|---|\n";
+const REVIEW_HEADER: &str = "| site | near misses shown | URL shaped like the targets' | marked like the example | targets to check shown | URL shaped like pages below θ | marked unlike the example | heading kinds shown | kinds marked unlike (their targets) | found crawling | precision | recall |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 /// A site's row of the review table.
 fn review_row(md: &mut String, f: &SiteFigures) {
     let r = &f.review;
     let _ = writeln!(
         md,
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {:.1}% | {:.1}% |",
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {:.1}% | {:.1}% |",
         f.name,
         r.shown,
         r.url_like,
@@ -591,6 +607,9 @@ fn review_row(md: &mut String, f: &SiteFigures) {
         r.checked,
         r.url_unlike,
         r.unmarked,
+        r.kinds,
+        r.kinds_unmarked,
+        r.kinds_unmarked_targets,
         r.crawled,
         100.0 * ratio(r.crawled_true, r.crawled),
         100.0 * ratio(r.crawled_true, f.truth),
@@ -707,7 +726,7 @@ fn misses(md: &mut String, f: &SiteFigures) {
 /// When a site's pages cannot be read.
 pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<String, String> {
     let mut md = String::from(
-        "\n## Beyond the development sites\n\nThe sites of `eval/train-sites.toml` (more Debian documentation by the same four generators), each learned from its entry page and, having no example of its own, from its median-size page of its first entity label (`docs/similarity.md`, *Beyond the development sites*); the target is that label. Default settings, as above; *after the review*: a simulated user marks the true targets among the near misses shown and the other pages among the targets to check, as in *With the review*. The similarity view was chosen on these sites and the development sites together; the pattern learning and the crawler were not tuned on them.\n\n| site | example | targets | found mapping (true) | of them taken for their heading (true) | found crawling | precision | recall | links mapping | links crawling | bar | precision after the review | recall after the review |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "\n## Beyond the development sites\n\nThe sites of `eval/train-sites.toml` (more Debian documentation by the same four generators), each learned from its entry page and, having no example of its own, from its median-size page of its first entity label (`docs/similarity.md`, *Beyond the development sites*); the target is that label. Default settings, as above; *after the review*: a simulated user marks the true targets among the near misses shown, the other pages among the targets to check and the heading kinds whose samples are all other pages, as in *With the review*. The similarity view was chosen on these sites and the development sites together; the pattern learning and the crawler were not tuned on them.\n\n| site | example | targets | found mapping (true) | of them taken for their heading (true) | found crawling | precision | recall | links mapping | links crawling | bar | precision after the review | recall after the review |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut missing = Vec::new();
     let mut errors = String::new();

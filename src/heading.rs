@@ -18,6 +18,14 @@
 //! taken, and its template takes no other page; one judged like it is a target, and its
 //! template takes the band pages that share it.
 //!
+//! The user can also judge a kind ([`kinds`]: the targets grouped by heading template,
+//! "* File Reference" 92, "* Class Reference" 60): the targets of a kind judged unlike the
+//! example are left out ([`Judgement::left_out`]) and a verifying crawl refuses pages of that
+//! kind. Where θ lets a whole kind through (assimp's header pages among its classes), one verdict
+//! settles it; no verdict on one page is stretched to its kind (SFML's member-less class
+//! template "sf::Utf< N > Class Template Reference" is one doubtful page, not a reason to drop
+//! every class template).
+//!
 //! The pattern carries the rule ([`HeadingRule`]), so a verifying crawl takes a page just below
 //! θ the same way: one learning never saw, or a known target whose score fell since.
 
@@ -91,6 +99,8 @@ pub struct Templates {
     /// Templates of targets' headings, with how many targets have each.
     of_targets: HashMap<String, usize>,
     well_below: HashSet<String>,
+    /// Templates the user judged unlike the example (kinds left out).
+    unlike: HashSet<String>,
     /// URL words too many of the site's URLs carry to name a page ([`NAME_SHARE`]).
     kind_words: HashSet<String>,
     /// Words on most of the site's headings.
@@ -100,12 +110,17 @@ pub struct Templates {
 impl Templates {
     /// The templates of every fetched page of `map` with a heading.
     pub fn of(map: &SiteMap) -> Templates {
-        Templates::judged(map, &HashSet::new())
+        Templates::judged(map, &HashSet::new(), &HashSet::new())
     }
 
     /// [`Templates::of`], where the templates of the pages a user judged unlike the example
-    /// (`unlike`, canonical URLs) veto a mark as those of pages well below θ do.
-    pub fn judged(map: &SiteMap, unlike: &HashSet<&str>) -> Templates {
+    /// (`unlike`, canonical URLs) veto a mark as those of pages well below θ do, and so do the
+    /// templates the user judged unlike it (`unlike_kinds`).
+    pub fn judged(
+        map: &SiteMap,
+        unlike: &HashSet<&str>,
+        unlike_kinds: &HashSet<&str>,
+    ) -> Templates {
         let fetched: Vec<(u32, &crate::mapper::Node)> = map
             .nodes
             .iter()
@@ -167,8 +182,15 @@ impl Templates {
             }
             t.by_node.insert(*id, tpl);
         }
+        t.unlike = unlike_kinds.iter().map(|k| k.to_string()).collect();
+        t.well_below.extend(t.unlike.iter().cloned());
         t.common = common;
         t
+    }
+
+    /// Whether node `node`'s heading follows a template the user judged unlike the example.
+    pub fn of_unlike_kind(&self, node: u32) -> bool {
+        self.template(node).is_some_and(|t| self.unlike.contains(t))
     }
 
     /// A page's heading template (None without a heading or with only its name in it).
@@ -192,7 +214,7 @@ impl Templates {
             .filter(|&(t, &k)| k >= RULE_MIN_TARGETS && !self.well_below.contains(t))
             .map(|(t, _)| t.clone())
             .collect();
-        if templates.is_empty() {
+        if templates.is_empty() && self.unlike.is_empty() {
             return None;
         }
         // Sorted: one map makes one pattern document.
@@ -206,6 +228,7 @@ impl Templates {
         };
         Some(HeadingRule {
             templates: templates.into_iter().collect(),
+            unlike: sorted(&self.unlike),
             kind_words: sorted(&self.kind_words),
             common: sorted(&self.common),
         })
@@ -220,13 +243,19 @@ pub const RULE_MIN_TARGETS: usize = 2;
 /// The heading rule learning applied, carried in the pattern for the pages a crawl meets that
 /// learning never saw (`Pattern::heading_rule`): a verifying crawl takes a new page within
 /// [`WELL_BELOW`] under θ whose heading follows one of these templates, as learning took the
-/// pages of the map ([`promoted`]). The slots of a new page's template are the words of its
-/// URL but the site's kind words, as learning decided them from the map's URLs.
+/// pages of the map ([`promoted`]), and refuses one whose heading follows the template of a page
+/// the user judged unlike the example, as learning left such targets out. The slots of a new
+/// page's template are the words of its URL but the site's kind words, as learning decided them
+/// from the map's URLs.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HeadingRule {
     /// Templates of two or more targets' headings that no clearly unlike page shares.
     pub templates: Vec<String>,
+    /// Templates of pages the user judged unlike the example (neither the example's nor a liked
+    /// page's): a page whose heading follows one is refused whatever its similarity.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unlike: Vec<String>,
     /// Lower-case URL words too many of the site's URLs carry to name a page (`html`,
     /// Doxygen's `classsf`): they stay in a template.
     pub kind_words: Vec<String>,
@@ -252,6 +281,15 @@ impl HeadingRule {
         self.template_of(url, heading)
             .is_some_and(|t| self.templates.contains(&t))
     }
+
+    /// Whether a page at `url` with main heading `heading` follows the template of a page the
+    /// user judged unlike the example ([`HeadingRule::unlike`]).
+    pub fn refuses(&self, url: &str, heading: &str) -> bool {
+        !self.unlike.is_empty()
+            && self
+                .template_of(url, heading)
+                .is_some_and(|t| self.unlike.contains(&t))
+    }
 }
 
 /// The pages learning takes as targets for their heading: fetched pages within [`WELL_BELOW`]
@@ -259,15 +297,49 @@ impl HeadingRule {
 /// ([`Templates::like_targets`]), never one the user judged unlike the example (`unlike`,
 /// canonical URLs) nor a POST submission (no URL a crawl could collect). Node ids, by URL.
 pub fn promoted(map: &SiteMap, unlike: &HashSet<&str>) -> Vec<u32> {
-    judge(map, unlike).0
+    judge(
+        map,
+        &Verdicts {
+            unlike: unlike.clone(),
+            ..Verdicts::default()
+        },
+    )
+    .promoted
 }
 
-/// [`promoted`], and the rule learning applied for the pages a crawl meets later
-/// ([`Templates::rule`]).
-pub fn judge(map: &SiteMap, unlike: &HashSet<&str>) -> (Vec<u32>, Option<HeadingRule>) {
-    let t = Templates::judged(map, unlike);
+/// A user's verdicts as [`judge`] reads them: canonical URLs of pages judged like and unlike
+/// the example, and the heading templates judged unlike it ([`kinds`]).
+#[derive(Debug, Default)]
+pub struct Verdicts<'a> {
+    /// Pages judged like the example.
+    pub like: HashSet<&'a str>,
+    /// Pages judged unlike the example.
+    pub unlike: HashSet<&'a str>,
+    /// Heading templates judged unlike the example.
+    pub unlike_kinds: HashSet<&'a str>,
+}
+
+/// What learning decides by heading with a user's verdicts ([`judge`]).
+#[derive(Debug, Default)]
+pub struct Judgement {
+    /// Pages just below θ taken as targets ([`promoted`]). Node ids, by URL.
+    pub promoted: Vec<u32>,
+    /// Targets left out because their heading follows a template the user judged unlike the
+    /// example; never the example, nor a page judged like it. Node ids, by URL.
+    pub left_out: Vec<u32>,
+    /// The rule for the pages a crawl meets later ([`Templates::rule`]).
+    pub rule: Option<HeadingRule>,
+}
+
+/// [`promoted`], the targets the kinds judged unlike leave out, and the rule learning applied,
+/// for a map with the user's page verdicts applied (`SiteMap::correct`).
+pub fn judge(map: &SiteMap, verdicts: &Verdicts) -> Judgement {
+    let t = Templates::judged(map, &verdicts.unlike, &verdicts.unlike_kinds);
     let low = map.threshold - WELL_BELOW;
-    let mut ids: Vec<u32> = map
+    let by_url = |ids: &mut Vec<u32>| {
+        ids.sort_by(|a, b| map.nodes[*a as usize].url.cmp(&map.nodes[*b as usize].url));
+    };
+    let mut promoted: Vec<u32> = map
         .nodes
         .iter()
         .enumerate()
@@ -275,15 +347,99 @@ pub fn judge(map: &SiteMap, unlike: &HashSet<&str>) -> (Vec<u32>, Option<Heading
         .filter(|(_, n)| {
             n.state == NodeState::Page
                 && !n.url.contains(crate::fetch::POST_MARK)
-                && !unlike.contains(n.url.as_str())
+                && !verdicts.unlike.contains(n.url.as_str())
                 && n.similarity
                     .is_some_and(|s| (low..map.threshold).contains(&f64::from(s)))
         })
         .map(|(i, _)| i as u32)
         .filter(|&i| t.like_targets(i))
         .collect();
-    ids.sort_by(|a, b| map.nodes[*a as usize].url.cmp(&map.nodes[*b as usize].url));
-    (ids, t.rule())
+    by_url(&mut promoted);
+    let example = crate::canon::canonicalize(&map.example);
+    let mut left_out: Vec<u32> = map
+        .nodes
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, n)| {
+            n.state == NodeState::Target
+                && !verdicts.like.contains(n.url.as_str())
+                && example.as_deref() != Some(n.url.as_str())
+        })
+        .map(|(i, _)| i as u32)
+        .filter(|&i| t.of_unlike_kind(i))
+        .collect();
+    by_url(&mut left_out);
+    Judgement {
+        promoted,
+        left_out,
+        rule: t.rule(),
+    }
+}
+
+/// One kind of target, by heading ([`kinds`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeadingKind {
+    /// The heading template ("* File Reference").
+    pub template: String,
+    /// Targets whose heading follows it (with those a verdict on the kind left out).
+    pub targets: usize,
+    /// Up to [`KIND_SAMPLES`] of them, by URL.
+    pub samples: Vec<String>,
+    /// The example's heading follows it.
+    pub example: bool,
+    /// The user judged the kind unlike the example: its targets are left out.
+    pub unlike: bool,
+}
+
+/// How many of a kind's targets [`kinds`] names.
+pub const KIND_SAMPLES: usize = 3;
+
+/// The targets grouped by heading template, for a verdict on a whole kind: every template of
+/// two or more targets (counting those `left_out` by a kind verdict) and every template judged
+/// unlike (`unlike_kinds`), the most targets first. Empty where headings name no kind (titles
+/// of a name alone).
+pub fn kinds(map: &SiteMap, left_out: &[String], unlike_kinds: &[String]) -> Vec<HeadingKind> {
+    let t = Templates::of(map);
+    let left_out: HashSet<&str> = left_out.iter().map(String::as_str).collect();
+    let example = crate::canon::canonicalize(&map.example);
+    let mut by_template: HashMap<&str, (Vec<&str>, bool)> = unlike_kinds
+        .iter()
+        .map(|k| (k.as_str(), (Vec::new(), false)))
+        .collect();
+    for (i, node) in map.nodes.iter().enumerate() {
+        let counted = node.state == NodeState::Target || left_out.contains(node.url.as_str());
+        if let Some(tpl) = t.template(i as u32).filter(|_| counted) {
+            let entry = by_template.entry(tpl).or_default();
+            entry.0.push(&node.url);
+            entry.1 |= example.as_deref() == Some(node.url.as_str());
+        }
+    }
+    let mut out: Vec<HeadingKind> = by_template
+        .into_iter()
+        .map(|(template, (mut urls, example))| {
+            urls.sort_unstable();
+            HeadingKind {
+                template: template.to_string(),
+                targets: urls.len(),
+                samples: urls
+                    .iter()
+                    .take(KIND_SAMPLES)
+                    .map(|u| u.to_string())
+                    .collect(),
+                example,
+                unlike: unlike_kinds.iter().any(|k| k == template),
+            }
+        })
+        .filter(|k| k.unlike || k.targets >= RULE_MIN_TARGETS)
+        .collect();
+    out.sort_by(|a, b| {
+        b.targets
+            .cmp(&a.targets)
+            .then_with(|| a.template.cmp(&b.template))
+    });
+    out
 }
 
 /// Map nodes for the tests of this module and of the evaluations that measure it.
@@ -615,9 +771,14 @@ mod tests {
             nodes,
             ..SiteMap::default()
         };
-        let (taken, rule) = judge(&map, &HashSet::new());
-        assert!(taken.is_empty());
+        let Judgement {
+            promoted: taken,
+            rule,
+            left_out,
+        } = judge(&map, &Verdicts::default());
+        assert!(taken.is_empty() && left_out.is_empty());
         let rule = rule.expect("two classes share a template");
+        assert!(rule.unlike.is_empty());
         assert_eq!(rule.templates, ["* Class Reference"]);
         assert!(rule.kind_words.iter().any(|w| w == "class"), "{rule:?}");
         assert!(rule.takes("http://h/class-Shader.html", "Shader Class Reference"));
@@ -631,9 +792,95 @@ mod tests {
         let json = serde_json::to_string(&rule).expect("json");
         assert!(json.contains("\"kindWords\""), "{json}");
         assert_eq!(serde_json::from_str::<HeadingRule>(&json).ok(), Some(rule));
-        // A user's "unlike" on a class vetoes the template: no rule is left.
-        let unlike: HashSet<&str> = ["http://h/class-Font.html"].into_iter().collect();
-        assert_eq!(judge(&map, &unlike).1, None);
+        // A user's "unlike" on a class vetoes the template: no rule is left, and no other class
+        // is left out with it.
+        let verdicts = Verdicts {
+            unlike: ["http://h/class-Font.html"].into_iter().collect(),
+            ..Verdicts::default()
+        };
+        let j = judge(&map, &verdicts);
+        assert_eq!((j.rule, j.left_out), (None, vec![]));
+    }
+
+    /// Doxygen with a tree view (assimp): header pages headed "… File Reference" pass θ with
+    /// the classes. The kinds list them apart; the kind judged unlike the example leaves out its
+    /// targets (not the example, nor a page judged like it), vetoes the band, and the rule
+    /// refuses such pages met later.
+    #[test]
+    fn a_kind_judged_unlike_leaves_out_its_targets() {
+        use NodeState::{Page, Target};
+        let mut nodes = classes_and_a_struct();
+        for name in ["Importer", "Logger", "Mesh"] {
+            let h = format!("{name}.h File Reference");
+            nodes.push(node(&format!("{name}_8h.html"), Target, 0.91, &h));
+        }
+        nodes.push(node("Scene_8h.html", Page, 0.80, "Scene.h File Reference"));
+        let map = SiteMap {
+            threshold: 0.875,
+            example: "http://h/class-Texture.html#top".into(),
+            nodes,
+            ..SiteMap::default()
+        };
+        let files = "* File Reference".to_string();
+        let k = kinds(&map, &[], &[]);
+        let summary: Vec<(&str, usize, bool, bool)> = k
+            .iter()
+            .map(|k| (k.template.as_str(), k.targets, k.example, k.unlike))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("* Class Reference", 3, true, false),
+                ("* File Reference", 3, false, false)
+            ]
+        );
+        assert_eq!(
+            k[1].samples,
+            [
+                "http://h/Importer_8h.html",
+                "http://h/Logger_8h.html",
+                "http://h/Mesh_8h.html"
+            ]
+        );
+        // Without a verdict the band page Scene.h is taken for its heading.
+        let none = judge(&map, &Verdicts::default());
+        assert_eq!(urls_of(&map, none.promoted), ["http://h/Scene_8h.html"]);
+        assert!(none.left_out.is_empty());
+        let verdicts = Verdicts {
+            like: ["http://h/Mesh_8h.html"].into_iter().collect(),
+            unlike_kinds: [files.as_str()].into_iter().collect(),
+            ..Verdicts::default()
+        };
+        let j = judge(&map, &verdicts);
+        assert_eq!(
+            urls_of(&map, j.left_out.clone()),
+            ["http://h/Importer_8h.html", "http://h/Logger_8h.html"]
+        );
+        assert!(j.promoted.is_empty(), "the kind's band page is not taken");
+        let rule = j.rule.expect("a rule");
+        assert_eq!(rule.unlike, [files.as_str()]);
+        assert_eq!(rule.templates, ["* Class Reference"]);
+        assert!(rule.refuses("http://h/Camera_8h.html", "Camera.h File Reference"));
+        assert!(!rule.refuses("http://h/class-Shader.html", "Shader Class Reference"));
+        assert!(!rule.refuses("http://h/Camera_8h.html", ""));
+        let json = serde_json::to_string(&rule).expect("json");
+        assert_eq!(serde_json::from_str::<HeadingRule>(&json).ok(), Some(rule));
+        // The kinds count the left-out targets and say which kind was judged.
+        let left: Vec<String> = urls_of(&map, j.left_out);
+        let k = kinds(&map, &left, std::slice::from_ref(&files));
+        assert_eq!(
+            (k[1].template.as_str(), k[1].targets, k[1].unlike),
+            (files.as_str(), 3, true)
+        );
+        // The example's own kind judged unlike leaves the example in.
+        let classes = Verdicts {
+            unlike_kinds: ["* Class Reference"].into_iter().collect(),
+            ..Verdicts::default()
+        };
+        assert_eq!(
+            urls_of(&map, judge(&map, &classes).left_out),
+            ["http://h/class-Font.html", "http://h/class-Sprite.html"]
+        );
     }
 
     fn urls_of(map: &SiteMap, ids: Vec<u32>) -> Vec<String> {

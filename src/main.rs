@@ -36,10 +36,12 @@ mod cli {
                  [--no-script-links]   (do not read page URLs named in the site's scripts)
                  [--allow RE]... [--deny RE]... [--ignore-robots] [--quiet]
                  [--like URL]... [--unlike URL]...   (your verdicts over the threshold)
+                 [--unlike-heading TEMPLATE]...      (leave out the targets headed so)
                  [--state F [--save-every S]]  (saved every S s, default 5, and on Ctrl-C;
                                                 the same command resumes it)
   exemplar relearn pattern.json --map map.json [--threshold T] [--like URL]... [--unlike URL]...
-                 [-o out.json]                       (no fetching; verdicts add to the pattern's)
+                 [--unlike-heading TEMPLATE]... [-o out.json]
+                                                     (no fetching; verdicts add to the pattern's)
   exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify | --verify-new]
                  [--queries F | --policy adaptive|generic-frequency|thesis|random|values]
                  [--budget N] [--result-pages N]     (patterns with a search-form level)

@@ -1419,3 +1419,146 @@ fn a_verifying_crawl_says_which_new_pages_it_took_for_their_heading() {
     server.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A kind of target by heading left out: `learn` lists SFML's targets by heading template (the
+/// example's kind marked), `relearn --unlike-heading` leaves out the event structs without
+/// fetching, and a verifying crawl refuses pages of that kind even where the pattern's regexes
+/// reach them (the left-out list and exclusions removed from the pattern).
+#[test]
+fn a_kind_left_out_by_heading_is_refused_by_a_verifying_crawl() {
+    let site = match exemplar::devsites::installed_site("sfml") {
+        Ok(site) => site,
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            return;
+        }
+    };
+    const KIND: &str = "sf Event * Struct Reference";
+    let dir = scratch_dir("heading-kinds");
+    let mut server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(site.root.clone())).unwrap();
+    let base = server.url();
+    let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (pattern, map) = (file("pattern.json"), file("map.json"));
+    let mut args = learn_args(
+        &format!("{base}/{}", site.entry),
+        &format!("{base}/{}", site.example),
+        &pattern,
+        "0",
+    );
+    args.extend(["--map".to_string(), map.clone()]);
+    let learned = stdout_of(exemplar(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
+    let kinds: Vec<&str> = learned
+        .lines()
+        .skip_while(|l| !l.starts_with("targets by heading"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert!(
+        kinds
+            .iter()
+            .any(|l| l.contains("sf * Class Reference Graphics module (the example's)")),
+        "{learned}"
+    );
+    let events = kinds
+        .iter()
+        .find(|l| l.contains(&format!("  {KIND}  e.g. ")))
+        .unwrap_or_else(|| panic!("{learned}"));
+    let n: usize = events.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(n >= 10, "{events}");
+    let targets = |p: &str| -> Vec<String> {
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        json["knownTargets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| u.as_str().unwrap().to_string())
+            .collect()
+    };
+    let before = targets(&pattern);
+    let requests = server.requests();
+
+    let left = file("left.json");
+    let out = stdout_of(exemplar(&[
+        "relearn",
+        &pattern,
+        "--map",
+        &map,
+        "--unlike-heading",
+        KIND,
+        "-o",
+        &left,
+    ]));
+    assert_eq!(server.requests(), requests, "relearn fetches nothing");
+    assert!(
+        out.contains(&format!(
+            "  {n} targets left out: headed as you judged not like the example"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.contains(&format!(" x  {KIND}  e.g. "))),
+        "{out}"
+    );
+    let after = targets(&left);
+    assert_eq!(after.len(), before.len() - n);
+    assert!(
+        !after.iter().any(|u| u.contains("structsf_1_1Event_1_1")),
+        "{after:?}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&left).unwrap()).unwrap();
+    assert_eq!(
+        json["corrections"]["unlikeHeadings"],
+        serde_json::json!([KIND])
+    );
+    assert_eq!(json["unlikeByHeading"].as_array().map(Vec::len), Some(n));
+    assert_eq!(json["headingRule"]["unlike"], serde_json::json!([KIND]));
+
+    // The same pattern without its list of left-out pages and its exclusions: the regexes
+    // reach the event structs again, and verification refuses them by their heading.
+    let mut bare = json.clone();
+    bare.as_object_mut().unwrap().remove("unlikeByHeading");
+    for level in bare["levels"].as_array_mut().unwrap() {
+        level.as_object_mut().unwrap().remove("exclude");
+    }
+    let bare_path = file("bare.json");
+    std::fs::write(&bare_path, bare.to_string()).unwrap();
+    let out = exemplar(&[
+        "crawl",
+        &bare_path,
+        "--verify",
+        "--delay-ms",
+        "0",
+        "--quiet",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !stdout.contains("structsf_1_1Event_1_1"),
+        "refused by heading: {stdout}"
+    );
+    let rejected: usize = stderr
+        .split(" rejected by verification")
+        .next()
+        .and_then(|s| s.rsplit(", ").next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        rejected >= n,
+        "the regexes reach the {n} event structs: {stderr}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.ends_with("/structsf_1_1Font_1_1Info.html")),
+        "another struct kind is kept: {stdout}"
+    );
+    server.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}

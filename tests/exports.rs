@@ -167,6 +167,14 @@ assert list(v.iter_errors(bad)), "an empty level must be invalid"
 ok = json.load(open(sys.argv[2]))
 ok["corrections"] = {"like": ["http://a.test/x"], "unlike": []}
 v.validate(ok)
+# A kind left out by heading: the verdict, the targets it left out, the rule's refusal.
+ok["corrections"] = {"like": [], "unlike": [], "unlikeHeadings": ["* File Reference"]}
+ok["unlikeByHeading"] = ["http://a.test/Logger_8h.html"]
+ok["headingRule"] = {"templates": [], "unlike": ["* File Reference"], "kindWords": ["html"], "common": []}
+v.validate(ok)
+ok["headingRule"]["unlike"] = "* File Reference"
+assert list(v.iter_errors(ok)), "unlike is a list"
+del ok["headingRule"]
 for wrong in ({"like": "http://a.test/x"}, {"likes": []}):
     ok["corrections"] = wrong
     assert list(v.iter_errors(ok)), wrong

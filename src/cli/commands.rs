@@ -255,12 +255,14 @@ fn print_forms(learned: &run::Learned) {
     }
 }
 
-/// `--like URL`… and `--unlike URL`…: the user's verdicts on pages of the map.
+/// `--like URL`…, `--unlike URL`… and `--unlike-heading TEMPLATE`…: the user's verdicts on
+/// pages of the map and on kinds of target by heading.
 fn corrections(args: &[String]) -> Corrections {
     let urls = |name: &str| flags(args, name).into_iter().map(String::from).collect();
     Corrections {
         like: urls("--like"),
         unlike: urls("--unlike"),
+        unlike_headings: urls("--unlike-heading"),
     }
 }
 
@@ -327,6 +329,27 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
                 d.similarity,
                 d.url,
                 named(&d.heading)
+            );
+        }
+    }
+    // Kinds by heading: a choice only where targets have two or more.
+    let kinds = exemplar::heading::kinds(
+        map,
+        &pattern.unlike_by_heading,
+        &corrections.unlike_headings,
+    );
+    if kinds.len() >= 2 || kinds.iter().any(|k| k.unlike) {
+        println!(
+            "targets by heading (x left out; relearn --unlike-heading TEMPLATE leaves a kind out):"
+        );
+        for k in kinds {
+            let mark = if k.unlike { 'x' } else { ' ' };
+            let example = if k.example { " (the example's)" } else { "" };
+            let sample = k.samples.first().map_or("", String::as_str);
+            println!(
+                "  {:>5} {mark}{}{example}  e.g. {sample}",
+                k.targets,
+                named(&k.template)
             );
         }
     }

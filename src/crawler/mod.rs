@@ -744,11 +744,15 @@ impl Crawler {
                     // other — new, or a known target whose score fell since — is taken by the
                     // heading rule learning applied. Further below, the page has changed kind
                     // (a removed item's notice): refused whatever learning said of it.
+                    // A page headed like one the user judged unlike the example is left out
+                    // with it, as learning left such targets out.
                     let pattern = &self.state.pattern;
                     let corrections = &pattern.corrections;
                     let similar = if corrections.like.contains(&url) {
                         true
-                    } else if corrections.unlike.contains(&url) {
+                    } else if corrections.unlike.contains(&url)
+                        || unlike_kind(pattern, &url, &page.heading)
+                    {
                         false
                     } else if v.similar {
                         true
@@ -767,8 +771,11 @@ impl Crawler {
             };
             if verified == Some(false) {
                 self.state.progress.rejected += 1;
-                let why = if self.state.pattern.corrections.unlike.contains(&url) {
+                let pattern = &self.state.pattern;
+                let why = if pattern.corrections.unlike.contains(&url) {
                     "marked not like the example".to_string()
+                } else if unlike_kind(pattern, &url, &page.heading) {
+                    "headed as a kind marked not like the example".to_string()
                 } else {
                     format!(
                         "not similar to the example ({:.3})",
@@ -976,6 +983,19 @@ impl Crawler {
         self.events.push_back(Event::Skipped { url, reason });
         None
     }
+}
+
+/// Whether a page is of a kind the user's verdicts left out: learning left it out
+/// ([`Pattern::unlike_by_heading`]), or its heading follows the template of a page judged unlike
+/// the example ([`crate::heading::HeadingRule::refuses`]).
+/// The example is like itself whatever its kind.
+fn unlike_kind(pattern: &Pattern, url: &str, heading: &str) -> bool {
+    let of_kind = pattern.unlike_by_heading.iter().any(|u| u == url)
+        || pattern
+            .heading_rule
+            .as_ref()
+            .is_some_and(|rule| rule.refuses(url, heading));
+    of_kind && canon::canonicalize(&pattern.example).as_deref() != Some(url)
 }
 
 impl Machine for Crawler {
@@ -1529,6 +1549,7 @@ mod tests {
         assert_eq!(progress.rejected, 6);
         p.heading_rule = Some(crate::heading::HeadingRule {
             templates: vec!["Item *".into()],
+            unlike: vec![],
             kind_words: vec!["item".into()],
             common: vec![],
         });
@@ -1554,6 +1575,53 @@ mod tests {
         let (pages, progress) = crawl(&p);
         assert!(pages.is_empty());
         assert_eq!((progress.by_heading, progress.rejected), (0, 6));
+    }
+
+    /// A kind the user judged unlike the example: a verifying crawl refuses the targets learning
+    /// left out for it, and any page whose heading follows its template, whatever the score.
+    #[test]
+    fn verification_refuses_the_kinds_judged_unlike() {
+        let mut p = learn_on(&named_site, "http://mem.test/item/alpha");
+        p.similarity.threshold = 0.0;
+        let example = || ExamplePage {
+            url: "http://mem.test/item/alpha".into(),
+            body: match named_site("http://mem.test/item/alpha") {
+                FetchResult::Response(r) => r.body,
+                FetchResult::Failed(_) => Vec::new(),
+            },
+            content_type: None,
+        };
+        let crawl = |p: &Pattern| {
+            let (pages, c) = target_pages(
+                Crawler::new(p.clone(), CrawlConfig::default(), Some(example())).expect("crawler"),
+                &named_site,
+            );
+            (pages, c.progress())
+        };
+        let (pages, _) = crawl(&p);
+        assert_eq!(pages.len(), 6, "all taken without a verdict");
+        p.unlike_by_heading = vec!["http://mem.test/item/bravo".into()];
+        let (pages, progress) = crawl(&p);
+        assert_eq!((pages.len(), progress.rejected), (5, 1));
+        assert!(!pages.iter().any(|t| t.url.ends_with("/bravo")));
+        p.heading_rule = Some(crate::heading::HeadingRule {
+            templates: vec![],
+            unlike: vec!["Item *".into()],
+            kind_words: vec!["item".into()],
+            common: vec![],
+        });
+        // The example is like itself; the user's "like" on a page stands over its kind.
+        let (pages, progress) = crawl(&p);
+        assert_eq!(pages.len(), 1);
+        assert_eq!(progress.rejected, 5);
+        p.corrections.like = vec!["http://mem.test/item/charlie".into()];
+        let (pages, _) = crawl(&p);
+        let mut urls: Vec<&str> = pages.iter().map(|t| t.url.as_str()).collect();
+        urls.sort_unstable();
+        assert_eq!(
+            urls,
+            ["http://mem.test/item/alpha", "http://mem.test/item/charlie"]
+        );
     }
 
     #[test]

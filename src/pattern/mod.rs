@@ -163,6 +163,11 @@ pub struct Pattern {
     /// targets' kind ([`crate::heading::promoted`]); a verifying crawl takes them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_heading: Vec<String>,
+    /// Targets left out because their main heading follows a template the user judged unlike
+    /// the example ([`Corrections::unlike_headings`], [`crate::heading::Judgement::left_out`]);
+    /// a verifying crawl refuses them too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unlike_by_heading: Vec<String>,
     /// The heading templates learning took pages by, for the pages a crawl meets later: a
     /// verifying crawl takes a page just below θ whose heading follows one
     /// ([`crate::heading::HeadingRule`]).
@@ -183,16 +188,20 @@ pub struct Corrections {
     pub like: Vec<String>,
     /// Pages not like the example (never targets).
     pub unlike: Vec<String>,
+    /// Heading templates not like the example ([`crate::heading::kinds`]: "* File Reference"):
+    /// targets headed so are left out, except the example and pages judged like it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unlike_headings: Vec<String>,
 }
 
 impl Corrections {
     /// Whether there is no verdict.
     pub fn is_empty(&self) -> bool {
-        self.like.is_empty() && self.unlike.is_empty()
+        self.like.is_empty() && self.unlike.is_empty() && self.unlike_headings.is_empty()
     }
 
     /// These verdicts, then `newer` ones over them (a page's latest verdict wins), canonicalised,
-    /// sorted and deduplicated.
+    /// sorted and deduplicated; the heading templates judged unlike are both sets'.
     ///
     /// # Errors
     /// A URL that is not absolute, or one `newer` marks both ways.
@@ -226,9 +235,17 @@ impl Corrections {
         }
         like.extend(new_like);
         unlike.extend(new_unlike);
+        let headings: BTreeSet<String> = self
+            .unlike_headings
+            .iter()
+            .chain(&newer.unlike_headings)
+            .map(|h| h.trim().to_string())
+            .filter(|h| !h.is_empty())
+            .collect();
         Ok(Corrections {
             like: like.into_iter().collect(),
             unlike: unlike.into_iter().collect(),
+            unlike_headings: headings.into_iter().collect(),
         })
     }
 }
@@ -457,9 +474,17 @@ impl Pattern {
         if !c.is_empty() {
             let _ = writeln!(
                 s,
-                "  your verdicts: {} like the example, {} not like it, whatever their similarity",
+                "  your verdicts: {} like the example, {} not like it, whatever their similarity{}",
                 count(c.like.len(), "page"),
-                c.unlike.len()
+                c.unlike.len(),
+                if c.unlike_headings.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; {} not like it",
+                        count(c.unlike_headings.len(), "heading kind")
+                    )
+                }
             );
         }
         if !self.by_heading.is_empty() {
@@ -470,12 +495,31 @@ impl Pattern {
                 self.by_heading[0]
             );
         }
-        if let Some(rule) = &self.heading_rule {
+        if !self.unlike_by_heading.is_empty() {
+            let _ = writeln!(
+                s,
+                "  {} left out: headed as you judged not like the example, e.g. {}",
+                count(self.unlike_by_heading.len(), "target"),
+                self.unlike_by_heading[0]
+            );
+        }
+        if let Some(rule) = self
+            .heading_rule
+            .as_ref()
+            .filter(|r| !r.templates.is_empty())
+        {
             let _ = writeln!(
                 s,
                 "  a verifying crawl takes pages just below θ whose heading follows one of the targets' {}, e.g. \"{}\"",
                 count(rule.templates.len(), "heading template"),
                 rule.templates.first().map_or("", String::as_str)
+            );
+        }
+        if let Some(rule) = self.heading_rule.as_ref().filter(|r| !r.unlike.is_empty()) {
+            let _ = writeln!(
+                s,
+                "  a verifying crawl refuses pages headed as you judged not like the example: \"{}\"",
+                rule.unlike.join("\", \"")
             );
         }
         let n = self.levels.len();
@@ -592,7 +636,8 @@ pub fn learn_from_map(
     let mut similarity = config.similarity;
     similarity.threshold = map.threshold;
     // A copy of the map only when a heading turns a page into a target.
-    let (promoted, rule) = crate::heading::judge(map, &HashSet::new());
+    let crate::heading::Judgement { promoted, rule, .. } =
+        crate::heading::judge(map, &crate::heading::Verdicts::default());
     let mut taken = None;
     if !promoted.is_empty() {
         let mut copy = map.clone();
@@ -671,9 +716,27 @@ pub fn learn_corrected(
     let corrections = Corrections::default().merged(corrections)?;
     map.correct(&corrections.like, &corrections.unlike)
         .map_err(PatternError)?;
-    let unlike: HashSet<&str> = corrections.unlike.iter().map(String::as_str).collect();
-    let (promoted, rule) = crate::heading::judge(&map, &unlike);
-    let by_heading = promote(&mut map, &promoted);
+    let verdicts = crate::heading::Verdicts {
+        like: corrections.like.iter().map(String::as_str).collect(),
+        unlike: corrections.unlike.iter().map(String::as_str).collect(),
+        unlike_kinds: corrections
+            .unlike_headings
+            .iter()
+            .map(String::as_str)
+            .collect(),
+    };
+    let judgement = crate::heading::judge(&map, &verdicts);
+    let by_heading = promote(&mut map, &judgement.promoted);
+    let rule = judgement.rule;
+    let unlike_by_heading: Vec<String> = judgement
+        .left_out
+        .iter()
+        .map(|&id| {
+            let node = &mut map.nodes[id as usize];
+            node.state = NodeState::Page;
+            node.url.clone()
+        })
+        .collect();
     let mut similarity = similarity;
     similarity.threshold = map.threshold;
     let mut pattern = learn(
@@ -686,6 +749,7 @@ pub fn learn_corrected(
     )?;
     pattern.corrections = corrections;
     pattern.by_heading = by_heading;
+    pattern.unlike_by_heading = unlike_by_heading;
     pattern.heading_rule = rule;
     Ok((pattern, map))
 }
@@ -877,6 +941,7 @@ pub fn learn(
         known_aliases,
         corrections: Corrections::default(),
         by_heading: Vec::new(),
+        unlike_by_heading: Vec::new(),
         heading_rule: None,
         script_links: false,
         stats: LearnStats {
@@ -1272,6 +1337,7 @@ mod tests {
         let c = |like: &[&str], unlike: &[&str]| Corrections {
             like: like.iter().map(|s| s.to_string()).collect(),
             unlike: unlike.iter().map(|s| s.to_string()).collect(),
+            unlike_headings: vec![],
         };
         let old = c(
             &["http://a.test/x#top", "http://a.test/y"],
@@ -1515,6 +1581,7 @@ mod tests {
             stats: LearnStats::default(),
             corrections: Corrections::default(),
             by_heading: vec![],
+            unlike_by_heading: vec![],
             heading_rule: None,
             script_links: false,
         };

@@ -287,7 +287,7 @@ mod tests {
         let map = docs();
         let corrections = Corrections {
             like: vec!["http://docs.test/iface.Editable.html".into()],
-            unlike: Vec::new(),
+            ..Corrections::default()
         };
         let list = doubtful_targets(&map, &corrections, &[], 100);
         assert!(!urls(&list).contains(&"iface.Editable.html"));

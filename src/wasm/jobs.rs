@@ -87,6 +87,8 @@ struct Learned<'a> {
     near_misses: Vec<pattern::NearMiss>,
     /// The targets most worth checking ([`pattern::doubtful_targets`]), for the user to judge.
     doubtful_targets: Vec<pattern::Doubtful>,
+    /// The targets by heading template ([`crate::heading::kinds`]), for a verdict on a kind.
+    heading_kinds: Vec<crate::heading::HeadingKind>,
 }
 
 /// How many near misses `learnPattern` returns.
@@ -333,12 +335,14 @@ impl Job {
     /// Learning jobs: the navigation pattern learned from the map so far, at θ = `threshold`
     /// (default: the θ the map was made with; another θ relabels the fetched pages without
     /// refetching anything, see `SiteMap::with_threshold`), with the user's verdicts
-    /// `corrections` (`{like: [url], unlike: [url]}`, optional: pages counted as targets or not
-    /// whatever their similarity; recorded in the pattern). Returns `{pattern, patternJson,
+    /// `corrections` (`{like: [url], unlike: [url], unlikeHeadings: [template]}`, optional: pages
+    /// counted as targets or not whatever their similarity, and kinds of target by heading left
+    /// out; recorded in the pattern). Returns `{pattern, patternJson,
     /// rendered, threshold, targets: [{url, title, similarity}], similarities, nearMisses:
     /// [{url, title, heading, similarity, urlLikeTargets}], doubtfulTargets: [{url, title,
-    /// heading, similarity, urlUnlikeTargets, byHeading}]}` (the pattern's `byHeading` lists the pages taken below θ
-    /// for their heading). Throws when no page is a target, for a verdict on a page mapping did
+    /// heading, similarity, urlUnlikeTargets, byHeading}], headingKinds: [{template, targets,
+    /// samples, example, unlike}]}` (the pattern's `byHeading` lists the pages taken below θ
+    /// for their heading, `unlikeByHeading` the targets left out by a kind's verdict). Throws when no page is a target, for a verdict on a page mapping did
     /// not fetch, or on a crawl job.
     #[wasm_bindgen(js_name = learnPattern)]
     pub fn learn_pattern(
@@ -399,6 +403,11 @@ impl Job {
                 &pattern.corrections,
                 &pattern.by_heading,
                 pattern::DOUBTFUL_SHOWN,
+            ),
+            heading_kinds: crate::heading::kinds(
+                &map,
+                &pattern.unlike_by_heading,
+                &pattern.corrections.unlike_headings,
             ),
         })
     }

@@ -108,6 +108,38 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   assert.equal(retracted.result.targets.length, truth.length);
   assert.deepEqual([...retracted.result.byHeading].sort(), [...byHeading].sort());
 
+  // The targets by heading kind: SFML heads classes, class templates and structs apart. The
+  // example's kind cannot be left out; leaving out another kind takes all its targets out, and
+  // unticking it takes them back.
+  const kinds = retracted.result.headingKinds;
+  assert.ok(kinds.length >= 2, JSON.stringify(kinds));
+  assert.equal(kinds.filter((k) => k.example).length, 1, JSON.stringify(kinds));
+  await panel.waitForFunction(() => !document.getElementById('kinds-box').hidden);
+  const kindBoxes = await panel.locator('#heading-kinds input').evaluateAll((boxes) => boxes.map((b) => [b.dataset.template, b.checked, b.disabled]));
+  assert.deepEqual(kindBoxes, kinds.map((k) => [k.template, false, k.example]));
+  // The largest other kind: the event structs (no page of it was taken for its heading).
+  const kind = kinds.find((k) => !k.example);
+  assert.equal(kind.template, 'sf Event * Struct Reference');
+  await panel.locator('#heading-kinds input').nth(kinds.indexOf(kind)).check();
+  const leftOut = await relearnFromPanel(panel, jobId, (s) => (s.result.unlikeByHeading ?? []).length > 0);
+  assert.deepEqual(leftOut.result.corrections, { like: [], unlike: [], unlikeHeadings: [kind.template] });
+  assert.equal(leftOut.result.targets.length, truth.length - kind.targets);
+  assert.equal(leftOut.result.unlikeByHeading.length, kind.targets);
+  assert.ok(kind.samples.every((u) => leftOut.result.unlikeByHeading.includes(u) && !leftOut.result.targets.some((x) => x.url === u)));
+  assert.ok(leftOut.result.headingKinds.find((k) => k.template === kind.template)?.unlike);
+  assert.equal(leftOut.progress.fetched, learn.progress.fetched, 'nothing fetched again');
+  await panel.waitForFunction((n) => {
+    const p = document.getElementById('left-out');
+    return !p.hidden && p.textContent.startsWith(`${n} target`);
+  }, kind.targets);
+  // The pattern's target level says a verifying crawl refuses that kind.
+  await panel.waitForFunction((template) => [...document.querySelectorAll('#levels .heading-refused li')]
+    .some((li) => li.textContent === template), kind.template);
+  await panel.locator('#heading-kinds input').nth(kinds.indexOf(kind)).uncheck();
+  const back = await relearnFromPanel(panel, jobId, (s) => (s.result.unlikeByHeading ?? []).length === 0 && !s.result.corrections.unlikeHeadings);
+  assert.equal(back.result.targets.length, truth.length);
+  await panel.waitForFunction(() => document.getElementById('left-out').hidden);
+
   // The crawl with the re-learned pattern collects every class page and nothing else.
   const startedAt = Date.now();
   await panel.locator('#run').click();
