@@ -60,6 +60,46 @@ fn url_words(url: &str) -> HashSet<String> {
     words(last).map(str::to_lowercase).collect()
 }
 
+/// The words of `heading` (lower case) that name the page at `url` although no word of the URL
+/// is them: generators glue a name's words together (Doxygen's
+/// `structai_export_data_blob.html` for "aiExportDataBlob Struct Reference",
+/// `_base_importer_8h.html` for "BaseImporter.h File Reference"). Such a word lies inside the
+/// URL's last segment, holds one of its `names` (its URL words that name it), and is not
+/// `frequent` on the site's headings. A kind's word glued to a name (`struct` in `structai`,
+/// `namespace` in `namespacesf`) holds no name, so it stays in the template however few pages
+/// are of that kind.
+fn glued_names(
+    heading: &str,
+    url: &str,
+    names: &HashSet<String>,
+    frequent: &HashSet<String>,
+) -> Vec<String> {
+    let path = url.split(['?', '#']).next().unwrap_or("");
+    let letters: String = path
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect();
+    words(heading)
+        .map(str::to_lowercase)
+        .filter(|w| {
+            !names.contains(w)
+                && !frequent.contains(w)
+                && letters.contains(w.as_str())
+                && names
+                    .iter()
+                    .any(|n| n.chars().count() >= GLUED_MIN_LETTERS && w.contains(n.as_str()))
+        })
+        .collect()
+}
+
+/// Fewest letters of the URL word a glued name must hold ([`glued_names`]): shorter ones are
+/// inside other words by chance.
+const GLUED_MIN_LETTERS: usize = 3;
+
 /// A heading's template: its words in order, each word that names the page (`names`, lower
 /// case) replaced by `*`, runs of `*` merged. None unless a word is left that is neither
 /// `common` (lower case: on most headings of the site, like the project's name) nor a stop
@@ -105,6 +145,9 @@ pub struct Templates {
     kind_words: HashSet<String>,
     /// Words on most of the site's headings.
     common: HashSet<String>,
+    /// Words on as many of the site's headings as [`NAME_SHARE`] makes a kind's
+    /// ([`glued_names`]).
+    frequent: HashSet<String>,
 }
 
 impl Templates {
@@ -147,8 +190,13 @@ impl Templates {
             }
         }
         let common: HashSet<String> = on_headings
+            .iter()
+            .filter(|&(_, &k)| 2 * k > headed)
+            .map(|(w, _)| w.clone())
+            .collect();
+        let frequent: HashSet<String> = on_headings
             .into_iter()
-            .filter(|&(_, k)| 2 * k > headed)
+            .filter(|&(_, k)| k as f64 >= many)
             .map(|(w, _)| w)
             .collect();
         let mut t = Templates {
@@ -163,10 +211,12 @@ impl Templates {
             if node.heading.is_empty() {
                 continue;
             }
-            let names: HashSet<String> = own
+            let mut names: HashSet<String> = own
                 .into_iter()
                 .filter(|w| (carried.get(w).copied().unwrap_or(0) as f64) < many)
                 .collect();
+            let glued = glued_names(&node.heading, &node.url, &names, &frequent);
+            names.extend(glued);
             let Some(tpl) = template(&node.heading, &names, &common) else {
                 continue;
             };
@@ -185,6 +235,7 @@ impl Templates {
         t.unlike = unlike_kinds.iter().map(|k| k.to_string()).collect();
         t.well_below.extend(t.unlike.iter().cloned());
         t.common = common;
+        t.frequent = frequent;
         t
     }
 
@@ -231,6 +282,7 @@ impl Templates {
             unlike: sorted(&self.unlike),
             kind_words: sorted(&self.kind_words),
             common: sorted(&self.common),
+            frequent: Some(sorted(&self.frequent)),
         })
     }
 }
@@ -252,8 +304,8 @@ pub const RULE_MIN_TARGETS: usize = 2;
 pub struct HeadingRule {
     /// Templates of two or more targets' headings that no clearly unlike page shares.
     pub templates: Vec<String>,
-    /// Templates of pages the user judged unlike the example (neither the example's nor a liked
-    /// page's): a page whose heading follows one is refused whatever its similarity.
+    /// Templates the user judged unlike the example (`Corrections::unlike_headings`): a page
+    /// whose heading follows one is refused whatever its similarity.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unlike: Vec<String>,
     /// Lower-case URL words too many of the site's URLs carry to name a page (`html`,
@@ -261,16 +313,26 @@ pub struct HeadingRule {
     pub kind_words: Vec<String>,
     /// Lower-case words on most of the site's headings (its name): they name no kind.
     pub common: Vec<String>,
+    /// Lower-case words on many of the site's headings ([`NAME_SHARE`]): a heading word glued
+    /// inside its page's URL names the page unless it is one of them ([`glued_names`]). None in
+    /// patterns learned before glued names were read: only URL words are slots then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequent: Option<Vec<String>>,
 }
 
 impl HeadingRule {
     /// The template of a page at `url` with main heading `heading`, under this rule's slots.
     pub fn template_of(&self, url: &str, heading: &str) -> Option<String> {
         let kinds: HashSet<&str> = self.kind_words.iter().map(String::as_str).collect();
-        let names: HashSet<String> = url_words(url)
+        let mut names: HashSet<String> = url_words(url)
             .into_iter()
             .filter(|w| !kinds.contains(w.as_str()))
             .collect();
+        if let Some(frequent) = &self.frequent {
+            let frequent: HashSet<String> = frequent.iter().cloned().collect();
+            let glued = glued_names(heading, url, &names, &frequent);
+            names.extend(glued);
+        }
         let common: HashSet<String> = self.common.iter().cloned().collect();
         template(heading, &names, &common)
     }
@@ -518,6 +580,73 @@ mod tests {
         assert_eq!(t("Caution", &["sql", "vacuum"]), None);
         assert_eq!(t("Class Reference", &["utf"]), None);
         assert_eq!(words("é·ab c d2e fg").collect::<Vec<_>>(), ["ab", "fg"]);
+    }
+
+    /// Doxygen glues a name's words in its URLs (`structai_export_data_blob.html` for
+    /// "aiExportDataBlob"): such a heading word names the page; a kind's word glued to a name
+    /// (`namespacesf`), a word outside the URL, or one on many headings does not.
+    #[test]
+    fn glued_names_are_names_kinds_glued_to_names_are_not() {
+        let none = HashSet::new();
+        let glued = |h: &str, url: &str, n: &[&str], frequent: &HashSet<String>| {
+            glued_names(h, &format!("http://h/{url}"), &names(n), frequent)
+        };
+        assert_eq!(
+            glued(
+                "aiExportDataBlob Struct Reference",
+                "structai_export_data_blob.html",
+                &["export", "data", "blob"],
+                &none
+            ),
+            ["aiexportdatablob"]
+        );
+        assert_eq!(
+            glued(
+                "BaseImporter.h File Reference",
+                "_base_importer_8h.html?x#y",
+                &["base", "importer"],
+                &none
+            ),
+            ["baseimporter"]
+        );
+        let no: [&str; 0] = [];
+        assert_eq!(
+            glued(
+                "sf::Glsl Namespace Reference",
+                "namespacesf_1_1Glsl.html",
+                &["glsl"],
+                &none
+            ),
+            no
+        );
+        assert_eq!(glued("Reference", "ref.html", &["ref"], &none), no);
+        assert_eq!(
+            glued(
+                "aiExportDataBlob Struct Reference",
+                "structai_export_data_blob.html",
+                &["export", "data", "blob"],
+                &names(&["aiexportdatablob"])
+            ),
+            no
+        );
+        // The rule reads glued names only where learning did (patterns that carry `frequent`).
+        let mut rule = HeadingRule {
+            templates: vec!["* Struct Reference".into()],
+            kind_words: vec!["html".into(), "structai".into()],
+            frequent: Some(vec!["reference".into(), "struct".into()]),
+            ..HeadingRule::default()
+        };
+        let (url, h) = (
+            "http://h/structai_mesh_data.html",
+            "aiMeshData Struct Reference",
+        );
+        assert_eq!(
+            rule.template_of(url, h).as_deref(),
+            Some("* Struct Reference")
+        );
+        assert!(rule.takes(url, h));
+        rule.frequent = None;
+        assert_eq!(rule.template_of(url, h), None);
     }
 
     /// SFML's case: a member-less class and a tag struct just below θ follow targets'

@@ -1552,6 +1552,7 @@ mod tests {
             unlike: vec![],
             kind_words: vec!["item".into()],
             common: vec![],
+            frequent: None,
         });
         let (pages, progress) = crawl(&p);
         assert_eq!(pages.len(), 6, "taken for their heading");
@@ -1609,6 +1610,7 @@ mod tests {
             unlike: vec!["Item *".into()],
             kind_words: vec!["item".into()],
             common: vec![],
+            frequent: None,
         });
         // The example is like itself; the user's "like" on a page stands over its kind.
         let (pages, progress) = crawl(&p);
