@@ -96,6 +96,16 @@ fn glued_names(
         .collect()
 }
 
+/// Whether `text` has the shape of a heading template ([`template`]): words of letters and `*`
+/// slots, one space apart. Templates come from users and imported patterns too; anything else
+/// (markup, control characters) is refused, not printed or matched.
+pub fn is_template(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .split(' ')
+            .all(|t| t == "*" || (!t.is_empty() && t.chars().all(char::is_alphabetic)))
+}
+
 /// Fewest letters of the URL word a glued name must hold ([`glued_names`]): shorter ones are
 /// inside other words by chance.
 const GLUED_MIN_LETTERS: usize = 3;
@@ -314,8 +324,9 @@ pub struct HeadingRule {
     /// Lower-case words on most of the site's headings (its name): they name no kind.
     pub common: Vec<String>,
     /// Lower-case words on many of the site's headings ([`NAME_SHARE`]): a heading word glued
-    /// inside its page's URL names the page unless it is one of them ([`glued_names`]). None in
-    /// patterns learned before glued names were read: only URL words are slots then.
+    /// inside its page's URL and holding one of its name words names the page unless it is one
+    /// of them ("aiExportDataBlob" in `structai_export_data_blob.html`). None in patterns
+    /// learned before glued names were read: only URL words are slots then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frequent: Option<Vec<String>>,
 }
@@ -580,6 +591,19 @@ mod tests {
         assert_eq!(t("Caution", &["sql", "vacuum"]), None);
         assert_eq!(t("Class Reference", &["utf"]), None);
         assert_eq!(words("é·ab c d2e fg").collect::<Vec<_>>(), ["ab", "fg"]);
+        assert!(is_template("sf * Class Template Reference System module"));
+        assert!(is_template("* Größe"));
+        for bad in [
+            "",
+            " * File",
+            "* File ",
+            "*  File",
+            "* File\u{1b}[2J",
+            "<b>*</b>",
+            "C++ *",
+        ] {
+            assert!(!is_template(bad), "{bad:?}");
+        }
     }
 
     /// Doxygen glues a name's words in its URLs (`structai_export_data_blob.html` for

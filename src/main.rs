@@ -40,7 +40,7 @@ mod cli {
                  [--state F [--save-every S]]  (saved every S s, default 5, and on Ctrl-C;
                                                 the same command resumes it)
   exemplar relearn pattern.json --map map.json [--threshold T] [--like URL]... [--unlike URL]...
-                 [--unlike-heading TEMPLATE]... [-o out.json]
+                 [--unlike-heading TEMPLATE]... [--like-heading TEMPLATE]... [-o out.json]
                                                      (no fetching; verdicts add to the pattern's)
   exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify | --verify-new]
                  [--queries F | --policy adaptive|generic-frequency|thesis|random|values]

@@ -1519,6 +1519,35 @@ fn a_kind_left_out_by_heading_is_refused_by_a_verifying_crawl() {
     assert_eq!(json["unlikeByHeading"].as_array().map(Vec::len), Some(n));
     assert_eq!(json["headingRule"]["unlike"], serde_json::json!([KIND]));
 
+    // --like-heading takes the kind back; a kind not left out, or text that is no template,
+    // is refused with the reason.
+    let back = file("back.json");
+    let out = stdout_of(exemplar(&[
+        "relearn",
+        &left,
+        "--map",
+        &map,
+        "--like-heading",
+        KIND,
+        "-o",
+        &back,
+    ]));
+    assert!(!out.contains("left out: headed as"), "{out}");
+    assert_eq!(targets(&back).len(), before.len());
+    for (flag, kind, why) in [
+        (
+            "--like-heading",
+            "sf * Nothing",
+            "is not a kind the pattern leaves out",
+        ),
+        ("--unlike-heading", "<b>sf</b>", "is not a heading template"),
+    ] {
+        let out = exemplar(&["relearn", &left, "--map", &map, flag, kind, "-o", &back]);
+        assert_eq!(out.status.code(), Some(1), "{kind}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(why), "{stderr}");
+    }
+
     // The same pattern without its list of left-out pages and its exclusions: the regexes
     // reach the event structs again, and verification refuses them by their heading.
     let mut bare = json.clone();

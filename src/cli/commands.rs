@@ -382,10 +382,23 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
     if !(0.0..=1.0).contains(&threshold) {
         return Err(format!("--threshold {threshold} is outside [0, 1]"));
     }
-    let verdicts = old
+    let mut verdicts = old
         .corrections
         .merged(&corrections(args))
         .map_err(|e| e.to_string())?;
+    // --like-heading takes a kind back: the pattern's verdict on it is dropped.
+    for kind in flags(args, "--like-heading") {
+        if flags(args, "--unlike-heading").contains(&kind) {
+            return Err(format!(
+                "{kind:?} is given both --like-heading and --unlike-heading"
+            ));
+        }
+        let before = verdicts.unlike_headings.len();
+        verdicts.unlike_headings.retain(|h| h.as_str() != kind);
+        if verdicts.unlike_headings.len() == before {
+            return Err(format!("{kind:?} is not a kind the pattern leaves out"));
+        }
+    }
     let (pattern, corrected) = old
         .relearned(map.with_threshold(threshold), &verdicts, http::now_ms())
         .map_err(|e| e.to_string())?;

@@ -235,13 +235,15 @@ impl Corrections {
         }
         like.extend(new_like);
         unlike.extend(new_unlike);
-        let headings: BTreeSet<String> = self
-            .unlike_headings
-            .iter()
-            .chain(&newer.unlike_headings)
-            .map(|h| h.trim().to_string())
-            .filter(|h| !h.is_empty())
-            .collect();
+        let mut headings = BTreeSet::new();
+        for h in self.unlike_headings.iter().chain(&newer.unlike_headings) {
+            if !crate::heading::is_template(h) {
+                return Err(PatternError(format!(
+                    "{h:?} is not a heading template (words and * one space apart, as the targets by heading list them)"
+                )));
+            }
+            headings.insert(h.clone());
+        }
         Ok(Corrections {
             like: like.into_iter().collect(),
             unlike: unlike.into_iter().collect(),
@@ -396,6 +398,16 @@ impl Pattern {
     pub fn validate(&self) -> Result<(), PatternError> {
         if self.levels.is_empty() {
             return Err(PatternError("pattern has no levels".into()));
+        }
+        let rule = self.heading_rule.as_ref();
+        let templates = self.corrections.unlike_headings.iter().chain(
+            rule.into_iter()
+                .flat_map(|r| r.templates.iter().chain(&r.unlike)),
+        );
+        for t in templates {
+            if !crate::heading::is_template(t) {
+                return Err(PatternError(format!("{t:?} is not a heading template")));
+            }
         }
         for (i, l) in self.levels.iter().enumerate() {
             if l.regexes.is_empty() {
@@ -1608,6 +1620,24 @@ mod tests {
         assert_eq!(c.step(1, "http://h/about"), None);
         let back = Pattern::from_json(&p.to_json()).expect("round trip");
         assert_eq!(back, p);
+        // Heading templates from an imported pattern are words and slots, nothing else.
+        let mut kinds = p.clone();
+        kinds.corrections.unlike_headings = vec!["* File Reference".into()];
+        kinds.heading_rule = Some(crate::heading::HeadingRule {
+            unlike: vec!["* File Reference".into()],
+            ..crate::heading::HeadingRule::default()
+        });
+        let back = Pattern::from_json(&kinds.to_json()).expect("round trip");
+        assert_eq!(back, kinds);
+        kinds.corrections.unlike_headings = vec!["* File\u{1b}[2J".into()];
+        let e = Pattern::from_json(&kinds.to_json()).expect_err("escape");
+        assert!(e.0.contains("is not a heading template"), "{e}");
+        kinds.corrections.unlike_headings.clear();
+        kinds.heading_rule = Some(crate::heading::HeadingRule {
+            templates: vec!["<script>*".into()],
+            ..crate::heading::HeadingRule::default()
+        });
+        assert!(Pattern::from_json(&kinds.to_json()).is_err());
     }
 
     /// A page linking straight to a page two levels down (a home page linking a category's
