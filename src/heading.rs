@@ -19,7 +19,7 @@
 //! template takes the band pages that share it.
 //!
 //! The user can also judge a kind ([`kinds`]: the targets grouped by heading template,
-//! "* File Reference" 92, "* Class Reference" 60): the targets of a kind judged unlike the
+//! assimp's "* File Reference" 88, "* Struct Reference" 40): the targets of a kind judged unlike the
 //! example are left out ([`Judgement::left_out`]) and a verifying crawl refuses pages of that
 //! kind. Where θ lets a whole kind through (assimp's header pages among its classes), one verdict
 //! settles it; no verdict on one page is stretched to its kind (SFML's member-less class
@@ -305,10 +305,10 @@ pub const RULE_MIN_TARGETS: usize = 2;
 /// The heading rule learning applied, carried in the pattern for the pages a crawl meets that
 /// learning never saw (`Pattern::heading_rule`): a verifying crawl takes a new page within
 /// [`WELL_BELOW`] under θ whose heading follows one of these templates, as learning took the
-/// pages of the map ([`promoted`]), and refuses one whose heading follows the template of a page
-/// the user judged unlike the example, as learning left such targets out. The slots of a new
-/// page's template are the words of its URL but the site's kind words, as learning decided them
-/// from the map's URLs.
+/// pages of the map ([`promoted`]), and refuses one whose heading follows a template the user
+/// judged unlike the example, as learning left such targets out. The slots of a new page's
+/// template are the words of its URL but the site's kind words, and the heading words glued
+/// inside it, as learning decided them from the map.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HeadingRule {
@@ -355,8 +355,8 @@ impl HeadingRule {
             .is_some_and(|t| self.templates.contains(&t))
     }
 
-    /// Whether a page at `url` with main heading `heading` follows the template of a page the
-    /// user judged unlike the example ([`HeadingRule::unlike`]).
+    /// Whether a page at `url` with main heading `heading` follows a template the user judged
+    /// unlike the example ([`HeadingRule::unlike`]).
     pub fn refuses(&self, url: &str, heading: &str) -> bool {
         !self.unlike.is_empty()
             && self

@@ -744,8 +744,8 @@ impl Crawler {
                     // other — new, or a known target whose score fell since — is taken by the
                     // heading rule learning applied. Further below, the page has changed kind
                     // (a removed item's notice): refused whatever learning said of it.
-                    // A page headed like one the user judged unlike the example is left out
-                    // with it, as learning left such targets out.
+                    // A page of a kind the user judged unlike the example (by its heading) is
+                    // refused, as learning left such targets out.
                     let pattern = &self.state.pattern;
                     let corrections = &pattern.corrections;
                     let similar = if corrections.like.contains(&url) {
@@ -986,8 +986,8 @@ impl Crawler {
 }
 
 /// Whether a page is of a kind the user's verdicts left out: learning left it out
-/// ([`Pattern::unlike_by_heading`]), or its heading follows the template of a page judged unlike
-/// the example ([`crate::heading::HeadingRule::refuses`]).
+/// ([`Pattern::unlike_by_heading`]), or its heading follows a template judged unlike the example
+/// ([`crate::heading::HeadingRule::refuses`]).
 /// The example is like itself whatever its kind.
 fn unlike_kind(pattern: &Pattern, url: &str, heading: &str) -> bool {
     let of_kind = pattern.unlike_by_heading.iter().any(|u| u == url)
