@@ -715,6 +715,21 @@ pub fn check_crawl_inputs(data: &[u8]) {
             }
         }
     }
+    // Headings and URLs as a crawl meets them, under a heading rule that reads glued names.
+    let rule = exemplar::heading::HeadingRule {
+        templates: vec!["* Class Reference".into()],
+        unlike: vec!["* File Reference".into()],
+        kind_words: vec!["html".into(), "class".into()],
+        common: vec!["fuzz".into()],
+        frequent: Some(vec!["reference".into()]),
+    };
+    for line in text.lines().take(16) {
+        let _ = rule.takes(line, line);
+        let _ = rule.refuses("http://fuzz.test/a_b_8h.html", line);
+        if exemplar::heading::is_template(line) {
+            assert!(!line.chars().any(char::is_control), "{line:?}");
+        }
+    }
     let robots = Robots::parse(&text, "exemplar");
     let mut guard = TrapGuard::new(TrapLimits::default());
     let mut urls = Vec::new();
@@ -798,6 +813,21 @@ pub fn check_crawl_inputs(data: &[u8]) {
             &Default::default(),
             0,
         );
+        // The targets by heading kind, and learning with the largest kind judged unlike.
+        let kinds = exemplar::heading::kinds(&map, &[], &[]);
+        if let Some(kind) = kinds.first() {
+            assert!(exemplar::heading::is_template(&kind.template), "{kind:?}");
+            let verdicts = exemplar::pattern::Corrections {
+                unlike_headings: vec![kind.template.clone()],
+                ..Default::default()
+            };
+            let _ = exemplar::pattern::learn_from_map_corrected(
+                map.clone(),
+                &MapConfig::default(),
+                &verdicts,
+                0,
+            );
+        }
     }
 }
 
