@@ -263,17 +263,7 @@ function reviewRow(url, similarity, marks, names, checked) {
   const label = el('label');
   label.append(box, ' ', el('span', typeof similarity === 'number' ? similarity.toFixed(3) : '–', 'num'), ' ');
   for (const mark of marks) label.append(badge(mark), ' ');
-  // The page itself opens in a new tab, to judge it (http(s) only: a URL is data, never script).
-  let page = el('span', url, 'url');
-  try {
-    const u = new URL(url);
-    if (u.protocol === 'http:' || u.protocol === 'https:') {
-      page = el('a', u.pathname + u.search, 'url');
-      page.href = u.href;
-      page.target = '_blank';
-      page.rel = 'noopener noreferrer';
-    }
-  } catch { /* shown as text */ }
+  const page = pageLink(url);
   page.title = [...new Set(names.filter(Boolean)), url].join('\n');
   const li = el('li');
   li.append(label, page);
@@ -331,15 +321,7 @@ function kindRow(kind) {
   li.append(label);
   const [first] = kind.samples;
   if (first) {
-    const sample = el('a', pathOf(first), 'url');
-    try {
-      const u = new URL(first);
-      if (u.protocol === 'http:' || u.protocol === 'https:') {
-        sample.href = u.href;
-        sample.target = '_blank';
-        sample.rel = 'noopener noreferrer';
-      }
-    } catch { /* shown as text */ }
+    const sample = pageLink(first);
     sample.title = kind.samples.join('\n');
     li.append(' e.g. ', sample);
   }
@@ -354,6 +336,22 @@ function pathOf(url) {
   } catch {
     return url;
   }
+}
+
+/** A page of the site named by its path, opening in a new tab to be judged (http(s) only: a URL
+ * is data, never script); anything else is shown whole as text. */
+function pageLink(url) {
+  try {
+    const u = new URL(url);
+    if (u.protocol === 'http:' || u.protocol === 'https:') {
+      const page = el('a', u.pathname + u.search, 'url');
+      page.href = u.href;
+      page.target = '_blank';
+      page.rel = 'noopener noreferrer';
+      return page;
+    }
+  } catch { /* shown as text */ }
+  return el('span', url, 'url');
 }
 
 /** The URLs ticked in one review list. */

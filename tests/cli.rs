@@ -1307,18 +1307,21 @@ fn serve_answers_after_the_latency_asked() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--latency-ms"));
 }
 
+/// SFML (a development site, Debian's libsfml-doc), or None with a note when it is not installed.
+fn installed_sfml() -> Option<exemplar::devsites::DevSite> {
+    exemplar::devsites::installed_site("sfml")
+        .map_err(|e| eprintln!("skipped: {e}"))
+        .ok()
+}
+
 /// `exemplar learn` prints the heading rule the pattern carries, and `exemplar crawl
 /// --verify-new` applies it: SFML (a development site) served from a folder of links to its
 /// files without the member-less class `sf::Utf`, which is linked in after learning; the crawl
 /// takes it below θ for its heading and says so, on stderr and in the JSON Lines export.
 #[test]
 fn a_verifying_crawl_says_which_new_pages_it_took_for_their_heading() {
-    let site = match exemplar::devsites::installed_site("sfml") {
-        Ok(site) => site,
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            return;
-        }
+    let Some(site) = installed_sfml() else {
+        return;
     };
     const NEW: &str = "classsf_1_1Utf.html";
     let dir = scratch_dir("heading-rule");
@@ -1426,12 +1429,8 @@ fn a_verifying_crawl_says_which_new_pages_it_took_for_their_heading() {
 /// reach them (the left-out list and exclusions removed from the pattern).
 #[test]
 fn a_kind_left_out_by_heading_is_refused_by_a_verifying_crawl() {
-    let site = match exemplar::devsites::installed_site("sfml") {
-        Ok(site) => site,
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            return;
-        }
+    let Some(site) = installed_sfml() else {
+        return;
     };
     const KIND: &str = "sf Event * Struct Reference";
     let dir = scratch_dir("heading-kinds");
