@@ -385,18 +385,7 @@ impl Demo {
     fn verified_crawl(&self, pattern: &str) -> (HashMap<String, f64>, String) {
         let csv = self.file("crawl.csv");
         let _ = std::fs::remove_file(&csv);
-        let out = exemplar(&[
-            "crawl",
-            pattern,
-            "--verify",
-            "--csv",
-            &csv,
-            "--delay-ms",
-            "0",
-            "--quiet",
-        ]);
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert!(out.status.success(), "{stderr}");
+        let (stdout, stderr) = crawled(pattern, &["--verify", "--csv", &csv]);
         let text = std::fs::read_to_string(&csv).unwrap();
         let mut lines = text.lines();
         let header: Vec<&str> = lines.next().unwrap().split(',').collect();
@@ -411,7 +400,6 @@ impl Demo {
             })
             .collect();
         // The CSV and the URLs printed on stdout agree.
-        let stdout = String::from_utf8(out.stdout).unwrap();
         let printed: BTreeSet<&str> = stdout.lines().collect();
         assert_eq!(
             printed,
@@ -445,6 +433,17 @@ impl Drop for Demo {
 }
 
 /// The stdout of a run that must have succeeded.
+/// `exemplar crawl PATTERN --delay-ms 0 --quiet ARGS…`, which must succeed: its stdout (the
+/// target URLs) and stderr (the coverage report).
+fn crawled(pattern: &str, args: &[&str]) -> (String, String) {
+    let mut all = vec!["crawl", pattern, "--delay-ms", "0", "--quiet"];
+    all.extend_from_slice(args);
+    let out = exemplar(&all);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    (String::from_utf8(out.stdout).unwrap(), stderr)
+}
+
 fn stdout_of(out: std::process::Output) -> String {
     assert!(
         out.status.success(),
@@ -1368,19 +1367,7 @@ fn a_verifying_crawl_says_which_new_pages_it_took_for_their_heading() {
 
     std::os::unix::fs::symlink(site.root.join(NEW), root.join(NEW)).unwrap();
     let jsonl = dir.join("pages.jsonl").to_str().unwrap().to_string();
-    let out = exemplar(&[
-        "crawl",
-        &pattern,
-        "--verify-new",
-        "--jsonl",
-        &jsonl,
-        "--delay-ms",
-        "0",
-        "--quiet",
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{stderr}");
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let (stdout, stderr) = crawled(&pattern, &["--verify-new", "--jsonl", &jsonl]);
     assert!(
         stdout.lines().any(|l| l == format!("{base}/{NEW}")),
         "{stdout}"
@@ -1556,17 +1543,7 @@ fn a_kind_left_out_by_heading_is_refused_by_a_verifying_crawl() {
     }
     let bare_path = file("bare.json");
     std::fs::write(&bare_path, bare.to_string()).unwrap();
-    let out = exemplar(&[
-        "crawl",
-        &bare_path,
-        "--verify",
-        "--delay-ms",
-        "0",
-        "--quiet",
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{stderr}");
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let (stdout, stderr) = crawled(&bare_path, &["--verify"]);
     assert!(
         !stdout.contains("structsf_1_1Event_1_1"),
         "refused by heading: {stdout}"
