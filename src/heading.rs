@@ -5,13 +5,14 @@
 //! "QTextOption::Tab Struct". A similarity cannot see that text, and Doxygen builds its
 //! namespace and header pages from the class template, so a class without members scores below
 //! a namespace page. The heading's *template* — its words with those naming the page (the words
-//! of its own URL) as slots — tells them apart: a page just below θ whose template is a target's,
+//! of its own URL, and the module words of a qualified name: "Struct std::iter::Map" is
+//! "Struct *") as slots — tells them apart: a page just below θ whose template is a target's,
 //! and no clearly unlike page's, is likelier a missed target (learning takes it).
 //!
 //! Learning takes such a page as a target ([`promoted`]; `pattern::learn_corrected`), and the
 //! review lists it first among the targets to check. Measured on the 18 sites of
-//! `eval/*-sites.toml` (`docs/crawl.md`): 20 pages rightly taken (SFML's two member-less classes,
-//! 17 of Qt's nested classes, one of rust-std's structs) and 8 wrongly, each a page of another
+//! `eval/*-sites.toml` (`docs/crawl.md`): 25 pages rightly taken (SFML's two member-less classes,
+//! 17 of Qt's nested classes, 6 of rust-std's structs) and 32 wrongly, each a page of another
 //! kind whose template pages already wrongly over θ share (assimp's header and namespace pages,
 //! the Sphinx manual's source listings, a Qt namespace): on a site where θ already lets a kind
 //! through, its siblings just below follow. A page the user judged unlike the example is never
@@ -94,6 +95,60 @@ fn glued_names(
                     .any(|n| n.chars().count() >= GLUED_MIN_LETTERS && w.contains(n.as_str()))
         })
         .collect()
+}
+
+/// The lower-case words of a URL's directories (its path but the last segment; no host).
+fn dir_words(url: &str) -> HashSet<String> {
+    let path = url.split(['?', '#']).next().unwrap_or("");
+    let path = path.split_once("://").map_or(path, |(_, rest)| rest);
+    let Some((host_and_dirs, _last)) = path.rsplit_once('/') else {
+        return HashSet::new();
+    };
+    let dirs = host_and_dirs.split_once('/').map_or("", |(_, dirs)| dirs);
+    words(dirs).map(str::to_lowercase).collect()
+}
+
+/// The words of `heading` (lower case) that name the page at `url` as its place: generators
+/// qualify a name with the modules the URL's directories are named after ("Struct
+/// std::iter::ByRefSized" at `std/iter/struct.ByRefSized.html`, "Module std::iter" at
+/// `std/iter/index.html`, "Uses of Class org.apache.commons.lang3.StringUtils"). Such a
+/// qualified name is one token of the heading (no space inside) of two or more words, each a
+/// directory word of the URL or one of its `names`, at least one a directory word. Without
+/// this every module would make its own kind ("Struct std iter *", "Struct core cell *").
+/// A directory word standing alone ("Blog" on `/blog/…`) stays: it may name the kind.
+fn qualified_names(heading: &str, url: &str, names: &HashSet<String>) -> Vec<String> {
+    let dirs = dir_words(url);
+    if dirs.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for token in name_tokens(heading) {
+        let ws: Vec<String> = words(&token).map(str::to_lowercase).collect();
+        let qualified = ws.len() >= 2
+            && ws.iter().any(|w| dirs.contains(w))
+            && ws.iter().all(|w| dirs.contains(w) || names.contains(w));
+        if qualified {
+            out.extend(ws.into_iter().filter(|w| !names.contains(w)));
+        }
+    }
+    out
+}
+
+/// The tokens of a heading with a qualified name's separators (`::`, `.`, `/`) gluing their
+/// neighbours whatever the spaces around them: rustdoc's heading reads "Struct std :: iter ::
+/// Map" as text, one name as `std::iter::Map`.
+fn name_tokens(heading: &str) -> Vec<String> {
+    let separator = |c: char| matches!(c, ':' | '.' | '/');
+    let mut out: Vec<String> = Vec::new();
+    let mut glue = false;
+    for t in heading.split_whitespace() {
+        match out.last_mut() {
+            Some(last) if glue || t.starts_with(separator) => last.push_str(t),
+            _ => out.push(t.to_string()),
+        }
+        glue = t.ends_with(separator);
+    }
+    out
 }
 
 /// Whether `text` has the shape of a heading template ([`template`]): words of letters and `*`
@@ -227,6 +282,8 @@ impl Templates {
                 .collect();
             let glued = glued_names(&node.heading, &node.url, &names, &frequent);
             names.extend(glued);
+            let qualified = qualified_names(&node.heading, &node.url, &names);
+            names.extend(qualified);
             let Some(tpl) = template(&node.heading, &names, &common) else {
                 continue;
             };
@@ -293,6 +350,7 @@ impl Templates {
             kind_words: sorted(&self.kind_words),
             common: sorted(&self.common),
             frequent: Some(sorted(&self.frequent)),
+            qualified: true,
         })
     }
 }
@@ -329,6 +387,10 @@ pub struct HeadingRule {
     /// learned before glued names were read: only URL words are slots then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frequent: Option<Vec<String>>,
+    /// Whether a qualified name's module words name the page ([`qualified_names`]: "Struct
+    /// std::iter::ByRefSized" is "Struct *"). False in patterns learned before they did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub qualified: bool,
 }
 
 impl HeadingRule {
@@ -343,6 +405,10 @@ impl HeadingRule {
             let frequent: HashSet<String> = frequent.iter().cloned().collect();
             let glued = glued_names(heading, url, &names, &frequent);
             names.extend(glued);
+        }
+        if self.qualified {
+            let qualified = qualified_names(heading, url, &names);
+            names.extend(qualified);
         }
         let common: HashSet<String> = self.common.iter().cloned().collect();
         template(heading, &names, &common)
@@ -671,6 +737,172 @@ mod tests {
         assert!(rule.takes(url, h));
         rule.frequent = None;
         assert_eq!(rule.template_of(url, h), None);
+    }
+
+    /// rustdoc and javadoc qualify a name with the modules its URL's directories are named
+    /// after: those words name the page, so one kind is one template, not one per module.
+    #[test]
+    fn a_qualified_names_module_words_name_the_page() {
+        let q = |h: &str, url: &str, n: &[&str]| {
+            let mut q = qualified_names(h, &format!("http://127.0.0.1:8080/{url}"), &names(n));
+            q.sort();
+            q
+        };
+        assert_eq!(
+            q(
+                "Struct std::collections::hash_map::DefaultHasher",
+                "std/collections/hash_map/struct.DefaultHasher.html",
+                &["defaulthasher"]
+            ),
+            ["collections", "hash", "map", "std"]
+        );
+        // A module's own page: its name is its directory.
+        assert_eq!(
+            q("Module std::iter", "std/iter/index.html", &[]),
+            ["iter", "std"]
+        );
+        assert_eq!(
+            q(
+                "Uses of Class org.apache.commons.lang3.StringUtils",
+                "org/apache/commons/lang3/class-use/StringUtils.html",
+                &["stringutils"]
+            ),
+            ["apache", "commons", "lang", "org"]
+        );
+        let no: [&str; 0] = [];
+        // A directory word standing alone may name the kind; words outside the URL, a
+        // token of one word, or a flat site's URL qualify nothing; the host is not a directory.
+        assert_eq!(
+            q(
+                "Blog Post title",
+                "blog/post-title.html",
+                &["post", "title"]
+            ),
+            no
+        );
+        assert_eq!(
+            q("Struct core::cell::Cell", "x/struct.Cell.html", &["cell"]),
+            no
+        );
+        assert_eq!(q("sf::Utf Class", "classsf_1_1Utf.html", &["utf"]), no);
+        assert_eq!(
+            qualified_names(
+                "Struct docs::Cell",
+                "https://docs.rs/struct.Cell.html",
+                &names(&["cell"])
+            ),
+            no
+        );
+        assert!(dir_words("not a url").is_empty());
+        // rustdoc's heading text has spaces around its separators.
+        assert_eq!(
+            q(
+                "Struct std :: iter :: Map",
+                "std/iter/struct.Map.html",
+                &["map"]
+            ),
+            ["iter", "std"]
+        );
+        assert_eq!(
+            name_tokens("Struct  std :: iter ::Map. x / y z"),
+            ["Struct", "std::iter::Map.x/y", "z"]
+        );
+
+        // Templates: one kind across modules; the rule reads them only where learning did.
+        let mut rule = HeadingRule {
+            templates: vec!["Struct *".into()],
+            kind_words: ["html", "std", "core", "iter", "struct"]
+                .map(String::from)
+                .to_vec(),
+            frequent: Some(vec!["struct".into()]),
+            qualified: true,
+            ..HeadingRule::default()
+        };
+        let iter = (
+            "http://h/core/iter/struct.Map.html",
+            "Struct core::iter::Map",
+        );
+        assert_eq!(
+            rule.template_of(iter.0, iter.1).as_deref(),
+            Some("Struct *")
+        );
+        assert!(rule.takes("http://h/std/iter/struct.Rev.html", "Struct std::iter::Rev"));
+        rule.qualified = false;
+        assert_eq!(
+            rule.template_of(iter.0, iter.1).as_deref(),
+            Some("Struct core iter *")
+        );
+        let back: HeadingRule =
+            serde_json::from_str(r#"{"templates":[],"kindWords":[],"common":[]}"#)
+                .expect("a rule learned before qualified names");
+        assert!(!back.qualified);
+    }
+
+    /// rustdoc's case on a map: struct pages in many modules are one kind, so a struct of a
+    /// module no target is in, just below θ, is taken, and a module page as close is not.
+    #[test]
+    fn structs_of_every_module_are_one_kind() {
+        use NodeState::{Page, Target};
+        let mut nodes = Vec::new();
+        // Enough pages under each module that its words are the site's, not a page's name.
+        for (m, structs) in [
+            ("std/iter", ["Map", "Rev", "Zip"]),
+            ("core/cell", ["Cell", "RefCell", "Ref"]),
+            ("std/io", ["Stdin", "Stdout", "Bytes"]),
+        ] {
+            let path = m.replace('/', "::");
+            nodes.push(node(
+                &format!("{m}/index.html"),
+                Page,
+                0.3,
+                &format!("Module {path}"),
+            ));
+            let spaced = path.replace("::", " :: ");
+            for s in structs {
+                let h = format!("Struct {spaced} :: {s}");
+                nodes.push(node(&format!("{m}/struct.{s}.html"), Target, 0.9, &h));
+            }
+            // Other kinds, so that "Struct" is not on most headings (the site's name).
+            for (kind, file, name) in [("Trait", "trait", "Step"), ("Function", "fn", "once")] {
+                for i in 0..2 {
+                    let (url, h) = (
+                        format!("{m}/{file}.{name}{i}.html"),
+                        format!("{kind} {spaced} :: {name}{i}"),
+                    );
+                    nodes.push(node(&url, Page, 0.2, &h));
+                }
+            }
+        }
+        nodes.push(node(
+            "std/cmp/struct.Reverse.html",
+            Page,
+            0.86,
+            "Struct std :: cmp :: Reverse",
+        ));
+        nodes.push(node("std/cmp/index.html", Page, 0.86, "Module std :: cmp"));
+        let map = SiteMap {
+            threshold: 0.875,
+            example: "http://h/std/iter/struct.Map.html".into(),
+            nodes,
+            ..SiteMap::default()
+        };
+        let k = kinds(&map, &[], &[]);
+        let summary: Vec<(&str, usize)> =
+            k.iter().map(|k| (k.template.as_str(), k.targets)).collect();
+        assert_eq!(summary, [("Struct *", 9)]);
+        let promoted: Vec<&str> = promoted(&map, &HashSet::new())
+            .into_iter()
+            .map(|id| map.nodes[id as usize].url.as_str())
+            .collect();
+        assert_eq!(promoted, ["http://h/std/cmp/struct.Reverse.html"]);
+        let rule = Templates::of(&map).rule().expect("a rule");
+        assert_eq!(rule.templates, ["Struct *"]);
+        assert!(rule.qualified);
+        assert!(rule.takes(
+            "http://h/alloc/vec/struct.Drain.html",
+            "Struct alloc :: vec :: Drain"
+        ));
+        assert!(!rule.takes("http://h/alloc/vec/index.html", "Module alloc :: vec"));
     }
 
     /// SFML's case: a member-less class and a tag struct just below θ follow targets'

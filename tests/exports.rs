@@ -170,8 +170,11 @@ v.validate(ok)
 # A kind left out by heading: the verdict, the targets it left out, the rule's refusal.
 ok["corrections"] = {"like": [], "unlike": [], "unlikeHeadings": ["* File Reference"]}
 ok["unlikeByHeading"] = ["http://a.test/Logger_8h.html"]
-ok["headingRule"] = {"templates": [], "unlike": ["* File Reference"], "kindWords": ["html"], "common": []}
+ok["headingRule"] = {"templates": [], "unlike": ["* File Reference"], "kindWords": ["html"], "common": [], "qualified": True}
 v.validate(ok)
+ok["headingRule"]["qualified"] = "yes"
+assert list(v.iter_errors(ok)), "qualified is a boolean"
+ok["headingRule"]["qualified"] = True
 ok["headingRule"]["unlike"] = "* File Reference"
 assert list(v.iter_errors(ok)), "unlike is a list"
 del ok["headingRule"]

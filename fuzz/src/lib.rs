@@ -715,17 +715,20 @@ pub fn check_crawl_inputs(data: &[u8]) {
             }
         }
     }
-    // Headings and URLs as a crawl meets them, under a heading rule that reads glued names.
+    // Headings and URLs as a crawl meets them, under a heading rule that reads glued and
+    // qualified names.
     let rule = exemplar::heading::HeadingRule {
         templates: vec!["* Class Reference".into()],
         unlike: vec!["* File Reference".into()],
         kind_words: vec!["html".into(), "class".into()],
         common: vec!["fuzz".into()],
         frequent: Some(vec!["reference".into()]),
+        qualified: true,
     };
     for line in text.lines().take(16) {
         let _ = rule.takes(line, line);
         let _ = rule.refuses("http://fuzz.test/a_b_8h.html", line);
+        let _ = rule.refuses("http://fuzz.test/std/io/struct.A_b.html", line);
         if exemplar::heading::is_template(line) {
             assert!(!line.chars().any(char::is_control), "{line:?}");
         }

@@ -1553,6 +1553,7 @@ mod tests {
             kind_words: vec!["item".into()],
             common: vec![],
             frequent: None,
+            qualified: false,
         });
         let (pages, progress) = crawl(&p);
         assert_eq!(pages.len(), 6, "taken for their heading");
@@ -1611,6 +1612,7 @@ mod tests {
             kind_words: vec!["item".into()],
             common: vec![],
             frequent: None,
+            qualified: false,
         });
         // The example is like itself; the user's "like" on a page stands over its kind.
         let (pages, progress) = crawl(&p);
