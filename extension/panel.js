@@ -119,7 +119,7 @@ function renderResult() {
     const card = el('div', undefined, 'card level');
     const what = last
       ? `target pages${l.paginate ? ', followed from target to target' : ''}`
-      : `pages followed${l.paginate ? ', with their pagination' : ''}`;
+      : `pages followed${l.paginate ? ', with their pagination' : ''}${l.fromTargets ? ', also from target pages' : ''}`;
     card.append(el('h3', `E${i + 1} · ${what} · ${l.pages ?? 0} seen while learning`));
     for (const r of l.regexes) card.append(el('pre', r));
     const exclude = l.exclude ?? [];

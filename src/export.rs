@@ -513,6 +513,7 @@ impl ScrapySpec {
                         format!("(?:{})", l.regexes.join("|"))
                     },
                     paginate: l.paginate,
+                    from_targets: l.from_targets,
                     form: l.form.as_ref().map(ScrapyForm::from_level),
                     exclude: l.exclude.clone(),
                 })
@@ -534,6 +535,9 @@ pub struct ScrapyLevel {
     pub regex: String,
     /// Pagination self-loop.
     pub paginate: bool,
+    /// Pages of this level are also followed from targets (`Level::from_targets`).
+    #[serde(default)]
+    pub from_targets: bool,
     /// The level is reached through a search form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub form: Option<ScrapyForm>,
@@ -726,7 +730,9 @@ pub fn scrapy_project(spec: &ScrapySpec) -> Vec<(String, String)> {
 Level j pages follow links matching LEVELS[j] (to level j+1); links matching the last
 level are targets wherever they are met; a level marked paginated also follows its own
 regex; links matching a deeper level lead there. Targets are expanded only when the last
-level is marked paginated: then a target's links matching the last level are targets too.
+level is marked paginated — then a target's links matching the last level are targets too —
+or when the level before the targets is followed from targets (FROM_TARGETS): then a target's
+links matching that level are followed, as a class page links its module's class list.
 The same rules as `exemplar crawl`.
 
 A level reached through a search form (FORMS) is entered by submitting the form once per
@@ -769,6 +775,8 @@ SESSION_PARAMS = {{{session}}}
 # script_links: Doxygen's menu and tree view build their navigation in script). Scripts are
 # read, never run: a quoted string is taken when it is shaped like a page's URL.
 SCRIPT_LINKS = {script_links}
+# The level (index into LEVELS) whose pages are followed from targets, or None.
+FROM_TARGETS = {from_targets}
 MAX_SCRIPTS = {max_scripts}
 PAGE_EXTENSIONS = ({extensions})
 REGEX_BEFORE = frozenset("(,=:[!&|?{{}};+-*%<>~^")
@@ -997,8 +1005,8 @@ class PatternSpider(scrapy.Spider):
             title=(response.css("title::text").get() or "").strip(),
             level=level,
         )
-        if COMPILED[-1][1]:
-            # Targets that link to further targets.
+        if COMPILED[-1][1] or FROM_TARGETS is not None:
+            # Targets that link to further targets, or back to the level before them.
             hrefs = response.css("a::attr(href), area::attr(href)").getall()
             yield from self.follow_targets([canonical(response.urljoin(h)) for h in hrefs])
             yield from self.include_scripts(response, len(COMPILED), True)
@@ -1006,11 +1014,22 @@ class PatternSpider(scrapy.Spider):
     def follow_targets(self, urls):
         n = len(COMPILED)
         for url in urls:
-            if url.startswith(("http://", "https://")) and matches(n - 1, url):
-                yield scrapy.Request(url, callback=self.parse_target, cb_kwargs={{"level": n}})
+            if not url.startswith(("http://", "https://")):
+                continue
+            if matches(n - 1, url):
+                if COMPILED[-1][1]:
+                    yield scrapy.Request(url, callback=self.parse_target, cb_kwargs={{"level": n}})
+            elif FROM_TARGETS is not None and matches(FROM_TARGETS, url):
+                yield scrapy.Request(url, callback=self.parse_level,
+                                     cb_kwargs={{"level": FROM_TARGETS + 1}})
 "##,
         name_s = py_str(&name),
         script_links = if spec.script_links { "True" } else { "False" },
+        from_targets = spec
+            .levels
+            .iter()
+            .position(|l| l.from_targets)
+            .map_or("None".to_string(), |i| i.to_string()),
         max_scripts = crate::script_links::DEFAULT_MAX_SCRIPTS,
         max_links = crate::script_links::MAX_LINKS_PER_SCRIPT,
         extensions = crate::script_links::PAGE_EXTENSIONS
@@ -1432,12 +1451,14 @@ mod tests {
                 ScrapyLevel {
                     regex: r"^http://127\.0\.0\.1:8000/list\?page=[0-9]+$".into(),
                     paginate: true,
+                    from_targets: false,
                     form: None,
                     exclude: vec![],
                 },
                 ScrapyLevel {
                     regex: r"^http://127\.0\.0\.1:8000/item/[0-9]+$".into(),
                     paginate: false,
+                    from_targets: false,
                     form: None,
                     exclude: vec!["http://127.0.0.1:8000/item/0".into()],
                 },

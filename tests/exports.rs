@@ -167,6 +167,11 @@ assert list(v.iter_errors(bad)), "an empty level must be invalid"
 ok = json.load(open(sys.argv[2]))
 ok["corrections"] = {"like": ["http://a.test/x"], "unlike": []}
 v.validate(ok)
+ok["levels"][0]["fromTargets"] = True
+v.validate(ok)
+ok["levels"][0]["fromTargets"] = 1
+assert list(v.iter_errors(ok)), "fromTargets is a boolean"
+del ok["levels"][0]["fromTargets"]
 # A kind left out by heading: the verdict, the targets it left out, the rule's refusal.
 ok["corrections"] = {"like": [], "unlike": [], "unlikeHeadings": ["* File Reference"]}
 ok["unlikeByHeading"] = ["http://a.test/Logger_8h.html"]
@@ -293,6 +298,128 @@ fn scrapy_follows_links_to_deeper_levels_as_the_crawler_does() {
         items(&["a1", "a2", "a3", "b1", "z1", "z2"]),
         "exemplar crawl"
     );
+    let project = dir.join("project");
+    exemplar(&[
+        "export-scrapy",
+        path.to_str().expect("path"),
+        project.to_str().expect("path"),
+    ]);
+    let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
+    let got: BTreeSet<String> = common::scrapy_crawl(&project, &name).into_iter().collect();
+    assert_eq!(
+        got, crawled,
+        "Scrapy and exemplar crawl collect the same URLs"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A module's class list linked only from class pages (Qt's D-Bus and network modules): the
+/// entry links one module's list; a class of it links another module's list ("see also"),
+/// whose classes are reachable no other way. Learning marks the list level as followed from
+/// targets; `exemplar crawl` and the generated spider collect every class, and nothing else.
+#[test]
+fn listings_linked_only_from_targets_are_followed_from_targets() {
+    let dir = temp_dir("scrapy-from-targets");
+    let site = dir.join("site");
+    let write = |path: &str, html: String| {
+        let file = site.join(path);
+        std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+        std::fs::write(file, html).expect("write");
+    };
+    let links = |hrefs: &[String]| -> String {
+        hrefs
+            .iter()
+            .map(|h| format!("<li><a href=\"/{h}\">{h}</a></li>"))
+            .collect()
+    };
+    let modules = [("core", 4), ("net", 3), ("gui", 3)];
+    let classes = |m: &str, k: usize| -> Vec<String> {
+        (1..=k).map(|i| format!("class/{m}-{i}.html")).collect()
+    };
+    write(
+        "index.html",
+        format!(
+            "<!doctype html><title>Docs</title><h1>Docs</h1><p>Start with the core module.</p><ul>{}</ul>",
+            links(&["modules/core.html".into(), "guide.html".into()])
+        ),
+    );
+    write(
+        "guide.html",
+        "<!doctype html><title>Guide</title><h1>Guide</h1><p>Prose.</p><p>More prose.</p>".into(),
+    );
+    for (i, (m, k)) in modules.iter().enumerate() {
+        write(
+            &format!("modules/{m}.html"),
+            format!(
+                "<!doctype html><title>{m} module</title><h1>{m} Module</h1><ul>{}</ul>",
+                links(&classes(m, *k))
+            ),
+        );
+        for c in classes(m, *k) {
+            // The module's list, and from the first class the next module's ("see also").
+            let mut to = vec![format!("modules/{m}.html")];
+            if let Some((next, _)) = modules.get(i + 1).filter(|_| c.ends_with("-1.html")) {
+                to.push(format!("modules/{next}.html"));
+            }
+            let members: String = (0..6)
+                .map(|j| {
+                    format!(
+                        "<tr><td class=\"type\">int</td><td class=\"name\">member{j}()</td></tr>"
+                    )
+                })
+                .collect();
+            write(
+                &c,
+                format!(
+                    "<!doctype html><title>{c}</title><div class=\"header\"><ul class=\"crumbs\">{}</ul></div>\
+                     <div class=\"content\"><h1 class=\"title\">{c} Class</h1><p class=\"brief\">A class.</p>\
+                     <h2>Public Functions</h2><table class=\"members\">{members}</table>\
+                     <h2>Detailed Description</h2><p>Text.</p></div>",
+                    links(&to)
+                ),
+            );
+        }
+    }
+    let server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(&site)).expect("serve");
+    let base = server.url().trim_end_matches('/').to_string();
+    let path = dir.join("pattern.json");
+    exemplar(&[
+        "learn",
+        "--entry",
+        &format!("{base}/index.html"),
+        "--example",
+        &format!("{base}/class/core-2.html"),
+        "-o",
+        path.to_str().expect("path"),
+        "--delay-ms",
+        "0",
+        "--quiet",
+    ]);
+    let text = std::fs::read_to_string(&path).expect("pattern");
+    let p = exemplar::pattern::Pattern::from_json(&text).expect("valid pattern");
+    let n = p.levels.len();
+    assert!(n >= 2 && p.levels[n - 2].from_targets, "{}", p.render());
+    assert!(p.render().contains("also followed from targets"));
+    let all: BTreeSet<String> = modules
+        .iter()
+        .flat_map(|(m, k)| classes(m, *k))
+        .map(|c| format!("{base}/{c}"))
+        .collect();
+    let out = exemplar(&["crawl", path.to_str().expect("path"), "--quiet"]);
+    let crawled: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(crawled, all, "exemplar crawl: {}", p.render());
+    // Without the mark, the crawl stops at the modules the entry links.
+    let mut plain = p.clone();
+    plain.levels[n - 2].from_targets = false;
+    let plain_path = dir.join("plain.json");
+    std::fs::write(&plain_path, plain.to_json()).expect("write");
+    let out = exemplar(&["crawl", plain_path.to_str().expect("path"), "--quiet"]);
+    let fewer = String::from_utf8_lossy(&out.stdout).lines().count();
+    assert_eq!(fewer, 4, "only the core module's classes");
     let project = dir.join("project");
     exemplar(&[
         "export-scrapy",
@@ -563,6 +690,7 @@ fn the_scrapy_spider_reads_scripts_as_exemplar_does() {
         levels: vec![exemplar::export::ScrapyLevel {
             regex: "^http://127\\.0\\.0\\.1:1/x$".into(),
             paginate: false,
+            from_targets: false,
             form: None,
             exclude: vec![],
         }],

@@ -362,7 +362,8 @@ async function testPattern() {
   const r = await call('testPattern', json, $('pattern-urls').value);
   for (const level of r.levels) {
     const last = level.level === r.levels.length;
-    const loop = level.paginate ? (last ? ' · followed from target to target' : ' · paginates') : '';
+    const loop = (level.paginate ? (last ? ' · followed from target to target' : ' · paginates') : '')
+      + (level.fromTargets ? ' · also followed from targets' : '');
     out.append(el('h3', { text: `Level ${level.level}${last ? ' (targets)' : ''}${loop}` }));
     const table = el('table', { class: 'level', 'data-level': String(level.level) },
       el('thead', {}, el('tr', {}, el('th', { text: 'Regex' }), el('th', { text: 'Accepts' }))));

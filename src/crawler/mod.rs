@@ -793,9 +793,10 @@ impl Crawler {
                 self.state.progress.by_heading += 1;
             }
             self.state.targets.push(url.clone());
-            // Targets that link to further targets ([`Level::paginate`] on the last level).
+            // Targets that link to further targets ([`Level::paginate`] on the last level) or
+            // back to listings ([`Level::from_targets`]).
             let n = self.compiled.len();
-            if self.compiled.targets_link_targets() {
+            if self.compiled.reads_targets() {
                 let from = Item {
                     level: n,
                     hops: 0,

@@ -63,6 +63,7 @@ pub(crate) fn level(re: &str) -> Level {
     Level {
         regexes: vec![re.into()],
         paginate: false,
+        from_targets: false,
         pages: 1,
         samples: vec![],
         form: None,
@@ -81,6 +82,12 @@ pub struct Level {
     /// target collected (sites that link some entity pages only from other entity pages).
     #[serde(default)]
     pub paginate: bool,
+    /// Pages of this level are also followed from targets (only on the level before the
+    /// targets): a class page links its module's class list, and some modules' lists are
+    /// linked from nowhere else (Qt's D-Bus and network modules). Learned when it reaches more
+    /// targets on the map.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_targets: bool,
     /// Pages of this level seen while learning.
     #[serde(default)]
     pub pages: usize,
@@ -295,6 +302,8 @@ pub struct Compiled {
     /// Whether a crawl may reach the level by a link from a page two or more levels above
     /// (not a form level nor the level of its results: those are entered by queries).
     skip_to: Vec<bool>,
+    /// The level (0-based index) whose pages are followed from targets ([`Level::from_targets`]).
+    up: Option<usize>,
 }
 
 impl Compiled {
@@ -320,18 +329,33 @@ impl Compiled {
         self.paginate.last().copied().unwrap_or(false)
     }
 
+    /// Whether a target's links are read at all: to further targets, or back to the level
+    /// before the targets ([`Level::from_targets`]).
+    pub fn reads_targets(&self) -> bool {
+        self.targets_link_targets() || self.up.is_some()
+    }
+
     /// Where a link found on a page of level `from` (0 = the entry; n = a target) leads, if
     /// anywhere. Order: target (shortcuts included), next level, same level when it paginates,
-    /// then a deeper level (the shallowest that matches). From a target only targets are
-    /// followed, and only when the last level paginates.
+    /// then a deeper level (the shallowest that matches). From a target: targets when the
+    /// last level paginates, then pages of the level before the targets when it is followed
+    /// from targets ([`Level::from_targets`]).
     pub fn step(&self, from: usize, url: &str) -> Option<Step> {
         let n = self.levels.len();
         if n == 0 || from > n {
             return None;
         }
         if from == n {
-            return (self.targets_link_targets() && self.matches_level(n - 1, url))
-                .then_some(Step::Target);
+            if self.matches_level(n - 1, url) {
+                return self.targets_link_targets().then_some(Step::Target);
+            }
+            return self
+                .up
+                .filter(|&i| self.matches_level(i, url))
+                .map(|i| Step::Level {
+                    level: i + 1,
+                    paginated: false,
+                });
         }
         if self.matches_level(n - 1, url) {
             return Some(Step::Target);
@@ -413,6 +437,12 @@ impl Pattern {
             if l.regexes.is_empty() {
                 return Err(PatternError(format!("level {} has no regex", i + 1)));
             }
+            if l.from_targets && (i + 2 != self.levels.len() || l.form.is_some()) {
+                return Err(PatternError(format!(
+                    "level {}: only the level before the targets, not a form level, can be followed from targets",
+                    i + 1
+                )));
+            }
             if let Some(f) = &l.form {
                 if i + 1 == self.levels.len() {
                     return Err(PatternError(format!(
@@ -455,10 +485,16 @@ impl Compiled {
                 .map_err(|e| PatternError(format!("level {}: bad regex: {e}", i + 1)))?;
             levels.push(set);
         }
-        let skip_to = (0..levels_in.len())
+        let skip_to: Vec<bool> = (0..levels_in.len())
             .map(|i| levels_in[i].form.is_none() && (i == 0 || levels_in[i - 1].form.is_none()))
             .collect();
+        // Validated: only the level before the targets, not entered by a form.
+        let up = levels_in
+            .iter()
+            .position(|l| l.from_targets)
+            .filter(|&i| i + 2 == levels_in.len() && skip_to[i]);
         Ok(Compiled {
+            up,
             skip_to,
             paginate: levels_in.iter().map(|l| l.paginate).collect(),
             exclude: levels_in
@@ -542,7 +578,12 @@ impl Pattern {
                 (true, false) => ", paginated",
                 (true, true) => ", followed from target to target",
             };
-            let _ = writeln!(s, "  level {} ({}{pag}):", i + 1, count(l.pages, what));
+            let up = if l.from_targets {
+                ", also followed from targets"
+            } else {
+                ""
+            };
+            let _ = writeln!(s, "  level {} ({}{pag}{up}):", i + 1, count(l.pages, what));
             for r in l.regexes.iter().take(12) {
                 let _ = writeln!(s, "    {r}");
             }
@@ -925,6 +966,22 @@ pub fn learn(
             levels = looped;
         }
     }
+    // Listings linked only from targets (a class page links its module's class list, the
+    // only link to some modules'): followed from targets when that reaches more targets on
+    // the map without collecting a page known not to be one.
+    if let Some(i) = levels.len().checked_sub(2) {
+        let before = simulate_levels(&levels, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())?;
+        let mut up = levels.clone();
+        up[i].from_targets = true;
+        if Compiled::from_levels(&up)?.up.is_some() {
+            let sim = simulate_levels(&up, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())?;
+            if sim.targets_reached > before.targets_reached
+                && sim.false_targets.len() <= before.false_targets.len()
+            {
+                levels = up;
+            }
+        }
+    }
     let mut known_targets: Vec<String> = targets
         .iter()
         .map(|&t| map.nodes[t as usize].url.clone())
@@ -1084,6 +1141,7 @@ fn levels_for(
         levels.push(Level {
             regexes: g.regexes,
             paginate: if j < n { paginate[j - 1] } else { loop_targets },
+            from_targets: false,
             pages: pos_urls.len(),
             samples: pos_urls.iter().take(5).map(|s| s.to_string()).collect(),
             form: None,
@@ -1308,7 +1366,7 @@ fn simulate_levels(
                     sim.fetched += 1;
                     if map.nodes[v as usize].state == NodeState::Target {
                         reached_targets.insert(v);
-                        if compiled.targets_link_targets() {
+                        if compiled.reads_targets() {
                             // Counted above: the target's links are read, not fetched again.
                             sim.fetched -= 1;
                             queue.push_back((v, levels.len(), 0));
@@ -1572,6 +1630,7 @@ mod tests {
                 Level {
                     regexes: vec![r"^http://h/list\?page=[0-9]+$".into()],
                     paginate: true,
+                    from_targets: false,
                     pages: 2,
                     samples: vec![],
                     form: None,
@@ -1580,6 +1639,7 @@ mod tests {
                 Level {
                     regexes: vec![r"^http://h/item/[0-9]+$".into()],
                     paginate: false,
+                    from_targets: false,
                     pages: 2,
                     samples: vec![],
                     form: None,
@@ -1618,6 +1678,35 @@ mod tests {
             })
         );
         assert_eq!(c.step(1, "http://h/about"), None);
+        // From a target: nothing, unless the listing level is followed from targets.
+        assert_eq!(c.step(2, "http://h/list?page=3"), None);
+        assert_eq!(c.step(2, "http://h/item/4"), None);
+        assert!(!c.reads_targets());
+        let mut up = p.clone();
+        up.levels[0].from_targets = true;
+        let u = up.compile().expect("compile");
+        assert!(u.reads_targets());
+        assert_eq!(
+            u.step(2, "http://h/list?page=3"),
+            Some(Step::Level {
+                level: 1,
+                paginated: false
+            })
+        );
+        assert_eq!(
+            u.step(2, "http://h/item/4"),
+            None,
+            "the last level does not paginate"
+        );
+        assert!(up.render().contains("also followed from targets"));
+        let back = Pattern::from_json(&up.to_json()).expect("round trip");
+        assert_eq!(back, up);
+        assert!(!p.to_json().contains("fromTargets"), "absent when false");
+        // Only the level before the targets can be followed from targets.
+        let mut wrong = p.clone();
+        wrong.levels[1].from_targets = true;
+        let e = Pattern::from_json(&wrong.to_json()).expect_err("the target level");
+        assert!(e.0.contains("followed from targets"), "{e}");
         let back = Pattern::from_json(&p.to_json()).expect("round trip");
         assert_eq!(back, p);
         // Heading templates from an imported pattern are words and slots, nothing else.

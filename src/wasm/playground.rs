@@ -236,6 +236,7 @@ struct LevelResult {
     /// 1-based.
     level: usize,
     paginate: bool,
+    from_targets: bool,
     regexes: Vec<RegexResult>,
 }
 
@@ -296,6 +297,7 @@ pub fn test_pattern(json: &str, urls: &str) -> Result<JsValue, js_sys::Error> {
         levels.push(LevelResult {
             level: i + 1,
             paginate: level.paginate,
+            from_targets: level.from_targets,
             regexes,
         });
     }
