@@ -387,8 +387,10 @@ pub struct HeadingRule {
     /// learned before glued names were read: only URL words are slots then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frequent: Option<Vec<String>>,
-    /// Whether a qualified name's module words name the page ([`qualified_names`]: "Struct
-    /// std::iter::ByRefSized" is "Struct *"). False in patterns learned before they did.
+    /// Whether a qualified name's module words name the page: a token of the heading of two or
+    /// more words, each a word of the URL's directories or a name of the page ("Struct
+    /// std::iter::ByRefSized" at `std/iter/struct.ByRefSized.html` is "Struct *"). False in
+    /// patterns learned before they did.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub qualified: bool,
 }

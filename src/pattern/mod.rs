@@ -437,9 +437,10 @@ impl Pattern {
             if l.regexes.is_empty() {
                 return Err(PatternError(format!("level {} has no regex", i + 1)));
             }
-            if l.from_targets && (i + 2 != self.levels.len() || l.form.is_some()) {
+            if l.from_targets && !(i + 2 == self.levels.len() && entered_by_links(&self.levels, i))
+            {
                 return Err(PatternError(format!(
-                    "level {}: only the level before the targets, not a form level, can be followed from targets",
+                    "level {}: only the level before the targets, entered by links (not a form's), can be followed from targets",
                     i + 1
                 )));
             }
@@ -471,6 +472,12 @@ impl Pattern {
     }
 }
 
+/// Whether level `i` (0-based) is entered by links: neither a form level nor the level of a
+/// form's results (those are entered by queries).
+fn entered_by_links(levels: &[Level], i: usize) -> bool {
+    levels[i].form.is_none() && (i == 0 || levels[i - 1].form.is_none())
+}
+
 impl Compiled {
     /// Compiles levels.
     ///
@@ -486,7 +493,7 @@ impl Compiled {
             levels.push(set);
         }
         let skip_to: Vec<bool> = (0..levels_in.len())
-            .map(|i| levels_in[i].form.is_none() && (i == 0 || levels_in[i - 1].form.is_none()))
+            .map(|i| entered_by_links(levels_in, i))
             .collect();
         // Validated: only the level before the targets, not entered by a form.
         let up = levels_in
@@ -971,9 +978,9 @@ pub fn learn(
     // the map without collecting a page known not to be one.
     if let Some(i) = levels.len().checked_sub(2) {
         let before = simulate_levels(&levels, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())?;
-        let mut up = levels.clone();
-        up[i].from_targets = true;
-        if Compiled::from_levels(&up)?.up.is_some() {
+        if entered_by_links(&levels, i) {
+            let mut up = levels.clone();
+            up[i].from_targets = true;
             let sim = simulate_levels(&up, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())?;
             if sim.targets_reached > before.targets_reached
                 && sim.false_targets.len() <= before.false_targets.len()
