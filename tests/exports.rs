@@ -75,6 +75,22 @@ fn learn_and_crawl(base: &str, dir: &Path) -> (PathBuf, BTreeSet<String>, PathBu
     (pattern, urls, warc)
 }
 
+/// Exports the pattern at `pattern` as a Scrapy project under `dir`, runs its spider, and
+/// returns the URLs it collected.
+fn scrapy_urls(pattern: &Path, dir: &Path) -> BTreeSet<String> {
+    let project = dir.join("project");
+    exemplar(&[
+        "export-scrapy",
+        pattern.to_str().expect("path"),
+        project.to_str().expect("path"),
+    ]);
+    let p =
+        exemplar::pattern::Pattern::from_json(&std::fs::read_to_string(pattern).expect("pattern"))
+            .expect("valid pattern");
+    let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
+    common::scrapy_crawl(&project, &name).into_iter().collect()
+}
+
 /// The target URI of every response record of a WARC file, in order, as `warcio` reads them
 /// (each body checked to be an HTML page with status 200, each followed by a `metadata` record
 /// concurrent to it that gives the page's level; other records must be `warcinfo`).
@@ -215,17 +231,7 @@ fn generated_scrapy_project_collects_the_same_urls() {
         exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).expect("serve");
     let dir = temp_dir("scrapy");
     let (pattern, urls, _) = learn_and_crawl(&server.url(), &dir);
-    let project = dir.join("project");
-    exemplar(&[
-        "export-scrapy",
-        pattern.to_str().expect("path"),
-        project.to_str().expect("path"),
-    ]);
-    let p =
-        exemplar::pattern::Pattern::from_json(&std::fs::read_to_string(&pattern).expect("pattern"))
-            .expect("valid pattern");
-    let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
-    let got: BTreeSet<String> = common::scrapy_crawl(&project, &name).into_iter().collect();
+    let got = scrapy_urls(&pattern, &dir);
     assert_eq!(got, urls, "Scrapy and exemplar crawl collect the same URLs");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -281,7 +287,7 @@ fn scrapy_follows_links_to_deeper_levels_as_the_crawler_does() {
     });
     let path = dir.join("pattern.json");
     std::fs::write(&path, pattern.to_string()).expect("write pattern");
-    let p = exemplar::pattern::Pattern::from_json(&pattern.to_string()).expect("valid pattern");
+    exemplar::pattern::Pattern::from_json(&pattern.to_string()).expect("valid pattern");
     let out = exemplar(&["crawl", path.to_str().expect("path"), "--quiet"]);
     let crawled: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -298,14 +304,7 @@ fn scrapy_follows_links_to_deeper_levels_as_the_crawler_does() {
         items(&["a1", "a2", "a3", "b1", "z1", "z2"]),
         "exemplar crawl"
     );
-    let project = dir.join("project");
-    exemplar(&[
-        "export-scrapy",
-        path.to_str().expect("path"),
-        project.to_str().expect("path"),
-    ]);
-    let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
-    let got: BTreeSet<String> = common::scrapy_crawl(&project, &name).into_iter().collect();
+    let got = scrapy_urls(&path, &dir);
     assert_eq!(
         got, crawled,
         "Scrapy and exemplar crawl collect the same URLs"
@@ -420,14 +419,7 @@ fn listings_linked_only_from_targets_are_followed_from_targets() {
     let out = exemplar(&["crawl", plain_path.to_str().expect("path"), "--quiet"]);
     let fewer = String::from_utf8_lossy(&out.stdout).lines().count();
     assert_eq!(fewer, 4, "only the core module's classes");
-    let project = dir.join("project");
-    exemplar(&[
-        "export-scrapy",
-        path.to_str().expect("path"),
-        project.to_str().expect("path"),
-    ]);
-    let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
-    let got: BTreeSet<String> = common::scrapy_crawl(&project, &name).into_iter().collect();
+    let got = scrapy_urls(&path, &dir);
     assert_eq!(
         got, crawled,
         "Scrapy and exemplar crawl collect the same URLs"
