@@ -75,6 +75,15 @@ fn learn_and_crawl(base: &str, dir: &Path) -> (PathBuf, BTreeSet<String>, PathBu
     (pattern, urls, warc)
 }
 
+/// The URLs `exemplar crawl` collects with the pattern at `pattern`.
+fn crawl_urls(pattern: &Path) -> BTreeSet<String> {
+    let out = exemplar(&["crawl", pattern.to_str().expect("path"), "--quiet"]);
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
 /// Exports the pattern at `pattern` as a Scrapy project under `dir`, runs its spider, and
 /// returns the URLs it collected.
 fn scrapy_urls(pattern: &Path, dir: &Path) -> BTreeSet<String> {
@@ -288,11 +297,7 @@ fn scrapy_follows_links_to_deeper_levels_as_the_crawler_does() {
     let path = dir.join("pattern.json");
     std::fs::write(&path, pattern.to_string()).expect("write pattern");
     exemplar::pattern::Pattern::from_json(&pattern.to_string()).expect("valid pattern");
-    let out = exemplar(&["crawl", path.to_str().expect("path"), "--quiet"]);
-    let crawled: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
+    let crawled = crawl_urls(&path);
     let items = |names: &[&str]| -> BTreeSet<String> {
         names
             .iter()
@@ -405,20 +410,18 @@ fn listings_linked_only_from_targets_are_followed_from_targets() {
         .flat_map(|(m, k)| classes(m, *k))
         .map(|c| format!("{base}/{c}"))
         .collect();
-    let out = exemplar(&["crawl", path.to_str().expect("path"), "--quiet"]);
-    let crawled: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
+    let crawled = crawl_urls(&path);
     assert_eq!(crawled, all, "exemplar crawl: {}", p.render());
     // Without the mark, the crawl stops at the modules the entry links.
     let mut plain = p.clone();
     plain.levels[n - 2].from_targets = false;
     let plain_path = dir.join("plain.json");
     std::fs::write(&plain_path, plain.to_json()).expect("write");
-    let out = exemplar(&["crawl", plain_path.to_str().expect("path"), "--quiet"]);
-    let fewer = String::from_utf8_lossy(&out.stdout).lines().count();
-    assert_eq!(fewer, 4, "only the core module's classes");
+    assert_eq!(
+        crawl_urls(&plain_path).len(),
+        4,
+        "only the core module's classes"
+    );
     let got = scrapy_urls(&path, &dir);
     assert_eq!(
         got, crawled,
