@@ -134,6 +134,31 @@ fn qualified_names(heading: &str, url: &str, names: &HashSet<String>) -> Vec<Str
     out
 }
 
+/// The lower-case words naming the page at `url` with main heading `heading` — the slots of
+/// its template — as learning and the rule decide them alike: the words of its URL (`own`) but
+/// the site's kind words (`is_kind`), the heading words glued inside the URL (with `frequent`;
+/// None in rules learned before glued names were read), and with `qualified` the module words
+/// of a qualified name.
+fn page_names(
+    own: HashSet<String>,
+    heading: &str,
+    url: &str,
+    is_kind: impl Fn(&str) -> bool,
+    frequent: Option<&HashSet<String>>,
+    qualified: bool,
+) -> HashSet<String> {
+    let mut names: HashSet<String> = own.into_iter().filter(|w| !is_kind(w)).collect();
+    if let Some(frequent) = frequent {
+        let glued = glued_names(heading, url, &names, frequent);
+        names.extend(glued);
+    }
+    if qualified {
+        let module = qualified_names(heading, url, &names);
+        names.extend(module);
+    }
+    names
+}
+
 /// The tokens of a heading with a qualified name's separators (`::`, `.`, `/`) gluing their
 /// neighbours whatever the spaces around them: rustdoc's heading reads "Struct std :: iter ::
 /// Map" as text, one name as `std::iter::Map`.
@@ -276,14 +301,14 @@ impl Templates {
             if node.heading.is_empty() {
                 continue;
             }
-            let mut names: HashSet<String> = own
-                .into_iter()
-                .filter(|w| (carried.get(w).copied().unwrap_or(0) as f64) < many)
-                .collect();
-            let glued = glued_names(&node.heading, &node.url, &names, &frequent);
-            names.extend(glued);
-            let qualified = qualified_names(&node.heading, &node.url, &names);
-            names.extend(qualified);
+            let names = page_names(
+                own,
+                &node.heading,
+                &node.url,
+                |w| t.kind_words.contains(w),
+                Some(&frequent),
+                true,
+            );
             let Some(tpl) = template(&node.heading, &names, &common) else {
                 continue;
             };
@@ -365,8 +390,9 @@ pub const RULE_MIN_TARGETS: usize = 2;
 /// [`WELL_BELOW`] under θ whose heading follows one of these templates, as learning took the
 /// pages of the map ([`promoted`]), and refuses one whose heading follows a template the user
 /// judged unlike the example, as learning left such targets out. The slots of a new page's
-/// template are the words of its URL but the site's kind words, and the heading words glued
-/// inside it, as learning decided them from the map.
+/// template are the words of its URL but the site's kind words, the heading words glued
+/// inside it, and the module words of a qualified name, as learning decided them from the map
+/// (`page_names`, shared with learning).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HeadingRule {
@@ -399,19 +425,16 @@ impl HeadingRule {
     /// The template of a page at `url` with main heading `heading`, under this rule's slots.
     pub fn template_of(&self, url: &str, heading: &str) -> Option<String> {
         let kinds: HashSet<&str> = self.kind_words.iter().map(String::as_str).collect();
-        let mut names: HashSet<String> = url_words(url)
-            .into_iter()
-            .filter(|w| !kinds.contains(w.as_str()))
-            .collect();
-        if let Some(frequent) = &self.frequent {
-            let frequent: HashSet<String> = frequent.iter().cloned().collect();
-            let glued = glued_names(heading, url, &names, &frequent);
-            names.extend(glued);
-        }
-        if self.qualified {
-            let qualified = qualified_names(heading, url, &names);
-            names.extend(qualified);
-        }
+        let frequent: Option<HashSet<String>> =
+            self.frequent.as_ref().map(|f| f.iter().cloned().collect());
+        let names = page_names(
+            url_words(url),
+            heading,
+            url,
+            |w| kinds.contains(w),
+            frequent.as_ref(),
+            self.qualified,
+        );
         let common: HashSet<String> = self.common.iter().cloned().collect();
         template(heading, &names, &common)
     }

@@ -432,7 +432,6 @@ impl Drop for Demo {
     }
 }
 
-/// The stdout of a run that must have succeeded.
 /// `exemplar crawl PATTERN --delay-ms 0 --quiet ARGS…`, which must succeed: its stdout (the
 /// target URLs) and stderr (the coverage report).
 fn crawled(pattern: &str, args: &[&str]) -> (String, String) {
@@ -444,6 +443,7 @@ fn crawled(pattern: &str, args: &[&str]) -> (String, String) {
     (String::from_utf8(out.stdout).unwrap(), stderr)
 }
 
+/// The stdout of a run that must have succeeded.
 fn stdout_of(out: std::process::Output) -> String {
     assert!(
         out.status.success(),

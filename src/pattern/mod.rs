@@ -1501,22 +1501,7 @@ mod tests {
     #[test]
     fn targets_links_are_followed_at_equal_reach_only_towards_unfetched_targets() {
         use crate::mapper::{Node, NodeState};
-        let node = |url: &str, target: bool, parent: Option<u32>, links: Vec<u32>| Node {
-            url: format!("http://h{url}"),
-            parent,
-            depth: parent.map_or(0, |_| 1),
-            state: if target {
-                NodeState::Target
-            } else {
-                NodeState::Page
-            },
-            similarity: Some(if target { 0.95 } else { 0.3 }),
-            unplaced: None,
-            title: String::new(),
-            heading: String::new(),
-            links,
-            form: None,
-        };
+        let node = linked_node;
         // 0 entry → 1 listing → items 2..=5; each item links the next (the last, the first).
         let mut nodes = vec![
             node("/", false, None, vec![1]),
@@ -1534,15 +1519,7 @@ mod tests {
             ..SiteMap::default()
         };
         let looped = |map: &SiteMap| {
-            let p = learn(
-                map,
-                Scope::for_url("http://h/", false).expect("scope"),
-                Politeness::default(),
-                similarity::Options::default(),
-                &LearnConfig::default(),
-                0,
-            )
-            .expect("learn");
+            let p = learn_h(map);
             assert_eq!(p.stats.targets_reached, 4, "{}", p.render());
             p.levels.last().expect("level").paginate
         };
@@ -1559,6 +1536,82 @@ mod tests {
         assert!(looped(&map), "an item beyond the budget");
         map.target_links = false;
         assert!(!looped(&map), "targets' links not visited");
+    }
+
+    /// A fetched page `http://h{url}` of a test map: a target (similarity 0.95) or not (0.3),
+    /// with its parent and links.
+    fn linked_node(
+        url: &str,
+        target: bool,
+        parent: Option<u32>,
+        links: Vec<u32>,
+    ) -> crate::mapper::Node {
+        use crate::mapper::{Node, NodeState};
+        Node {
+            url: format!("http://h{url}"),
+            parent,
+            depth: parent.map_or(0, |_| 1),
+            state: if target {
+                NodeState::Target
+            } else {
+                NodeState::Page
+            },
+            similarity: Some(if target { 0.95 } else { 0.3 }),
+            unplaced: None,
+            title: String::new(),
+            heading: String::new(),
+            links,
+            form: None,
+        }
+    }
+
+    /// A pattern learned on a test map of `http://h/` with the default settings.
+    fn learn_h(map: &SiteMap) -> Pattern {
+        learn(
+            map,
+            Scope::for_url("http://h/", false).expect("scope"),
+            Politeness::default(),
+            similarity::Options::default(),
+            &LearnConfig::default(),
+            0,
+        )
+        .expect("learn")
+    }
+
+    /// A listing linked only from a target (a class page linking another module's class
+    /// list): its level is followed from targets, and the pattern reaches its items; when the
+    /// entry links it too, nothing is gained and the level is not marked.
+    #[test]
+    fn a_listing_linked_only_from_targets_is_followed_from_targets() {
+        // 0 entry → 1 /list/a → items 3, 4; item 3 → 2 /list/b → items 5, 6.
+        let mut nodes = vec![
+            linked_node("/", false, None, vec![1]),
+            linked_node("/list/a", false, Some(0), vec![3, 4]),
+            linked_node("/list/b", false, Some(3), vec![5, 6]),
+        ];
+        nodes.push(linked_node("/item/3", true, Some(1), vec![1, 2]));
+        nodes.push(linked_node("/item/4", true, Some(1), vec![1]));
+        nodes.push(linked_node("/item/5", true, Some(2), vec![2]));
+        nodes.push(linked_node("/item/6", true, Some(2), vec![2]));
+        let mut map = SiteMap {
+            entry: "http://h/".into(),
+            example: "http://h/item/3".into(),
+            threshold: 0.875,
+            nodes,
+            ..SiteMap::default()
+        };
+        let p = learn_h(&map);
+        assert_eq!(p.levels.len(), 2, "{}", p.render());
+        assert!(p.levels[0].from_targets, "{}", p.render());
+        assert_eq!(p.stats.targets_reached, 4, "{}", p.render());
+        let mut plain = p.clone();
+        plain.levels[0].from_targets = false;
+        assert_eq!(simulate(&plain, &map).expect("simulate").targets_reached, 2);
+        // The entry links the second list too: the levels alone reach every item.
+        map.nodes[0].links.push(2);
+        let p = learn_h(&map);
+        assert!(!p.levels[0].from_targets, "{}", p.render());
+        assert_eq!(p.stats.targets_reached, 4, "{}", p.render());
     }
 
     #[test]
