@@ -467,6 +467,10 @@ pub struct Frontier<T> {
     /// breadth-first among themselves, before all others.
     #[serde(default)]
     first: usize,
+    /// URLs put off until `queue` runs dry ([`Frontier::push_later`], [`Frontier::defer`]):
+    /// asked only after [`Frontier::resume_later`].
+    #[serde(default = "VecDeque::new", skip_serializing_if = "VecDeque::is_empty")]
+    later: VecDeque<Queued<T>>,
     seen: HashSet<String>,
     /// Requests asked and not yet taken: on the network, or held ([`Frontier::land`]).
     in_flight: BTreeMap<u64, Flight<T>>,
@@ -496,6 +500,7 @@ impl<T: Clone> Frontier<T> {
             politeness,
             queue: VecDeque::new(),
             first: 0,
+            later: VecDeque::new(),
             seen: HashSet::new(),
             in_flight: BTreeMap::new(),
             landed: BTreeSet::new(),
@@ -512,13 +517,12 @@ impl<T: Clone> Frontier<T> {
 
     /// The machine's data of every request queued or in flight.
     pub fn items(&self) -> impl Iterator<Item = &T> {
-        self.queue
-            .iter()
-            .map(|q| &q.item)
-            .chain(self.in_flight.values().filter_map(|f| match f {
+        self.queue.iter().chain(&self.later).map(|q| &q.item).chain(
+            self.in_flight.values().filter_map(|f| match f {
                 Flight::Page(q) => Some(&q.item),
                 Flight::Robots { .. } => None,
-            }))
+            }),
+        )
     }
 
     /// Queues `url` (canonical) unless it was ever queued. Returns whether it was added.
@@ -560,6 +564,40 @@ impl<T: Clone> Frontier<T> {
         n
     }
 
+    /// Queues `url` (canonical) unless it was ever queued, behind everything: it is asked only
+    /// after [`Frontier::resume_later`]. Returns whether it was added.
+    pub fn push_later(&mut self, url: String, item: T) -> bool {
+        if !self.seen.insert(url.clone()) {
+            return false;
+        }
+        self.later.push_back(Queued { url, item });
+        true
+    }
+
+    /// Puts off the URLs waiting in their turn for which `put_off` holds (those queued first
+    /// stay), keeping their order; one pass over the queue. Returns how many moved.
+    pub fn defer(&mut self, put_off: impl Fn(&str) -> bool) -> usize {
+        let first = self.first.min(self.queue.len());
+        let rest: Vec<Queued<T>> = self.queue.drain(first..).collect();
+        let (moved, stay): (Vec<Queued<T>>, Vec<Queued<T>>) =
+            rest.into_iter().partition(|q| put_off(&q.url));
+        let n = moved.len();
+        self.queue.extend(stay);
+        self.later.extend(moved);
+        n
+    }
+
+    /// Queues the URLs put off, in their order, once nothing else waits; false when there
+    /// were none (or others still wait).
+    pub fn resume_later(&mut self) -> bool {
+        if !self.queue.is_empty() || self.later.is_empty() {
+            return false;
+        }
+        std::mem::swap(&mut self.queue, &mut self.later);
+        self.first = 0;
+        true
+    }
+
     /// Queued items waiting in their turn, behind those queued first ([`Frontier::push_first`]).
     pub fn iter_in_turn(&self) -> impl Iterator<Item = &Queued<T>> {
         self.queue.iter().skip(self.first)
@@ -584,9 +622,9 @@ impl<T: Clone> Frontier<T> {
         self.seen.contains(url)
     }
 
-    /// URLs waiting.
+    /// URLs waiting (put off included).
     pub fn queued(&self) -> usize {
-        self.queue.len()
+        self.queue.len() + self.later.len()
     }
 
     /// Requests in flight: asked and not taken, on the network or held.
@@ -596,15 +634,16 @@ impl<T: Clone> Frontier<T> {
 
     /// Drops everything queued (stop conditions); returns how many were dropped.
     pub fn clear_queue(&mut self) -> usize {
-        let n = self.queue.len();
+        let n = self.queued();
         self.queue.clear();
+        self.later.clear();
         self.first = 0;
         n
     }
 
-    /// Queued items, head first (for reports).
+    /// Queued items, head first, those put off last (for reports).
     pub fn iter_queue(&self) -> impl Iterator<Item = &Queued<T>> {
-        self.queue.iter()
+        self.queue.iter().chain(&self.later)
     }
 
     /// Hosts whose `Crawl-delay` was capped, with the delay they asked for.
@@ -612,7 +651,8 @@ impl<T: Clone> Frontier<T> {
         &self.capped_delays
     }
 
-    /// The next thing to do at `now_ms`.
+    /// The next thing to do at `now_ms`. [`Next::Empty`] when nothing is in flight and nothing
+    /// waits but what was put off ([`Frontier::resume_later`] queues that).
     pub fn next(&mut self, now_ms: u64) -> Next<T> {
         if self.queue.is_empty() {
             return if self.in_flight.is_empty() {
@@ -1034,6 +1074,52 @@ mod tests {
     }
 
     /// A frontier without robots.txt or delay, with these connection limits.
+    /// URLs put off wait behind everything, also what is queued after them, until the queue
+    /// runs dry and they are resumed; they survive a snapshot.
+    #[test]
+    fn urls_put_off_are_asked_after_everything_else_once_resumed() {
+        let mut f = unlimited(1, 1);
+        f.push("http://h/fn/a".into(), 1);
+        f.push("http://h/b".into(), 2);
+        f.push("http://h/fn/c".into(), 3);
+        f.push_first("http://h/fn/first".into(), 4);
+        assert_eq!(
+            f.defer(|u| u.contains("/fn/")),
+            2,
+            "those queued first stay"
+        );
+        assert!(f.push_later("http://h/fn/d".into(), 5));
+        assert!(
+            !f.push_later("http://h/b".into(), 6),
+            "seen URLs are not queued twice"
+        );
+        f.push("http://h/e".into(), 7);
+        assert_eq!(f.queued(), 6);
+        let later: Vec<u32> = f.items().copied().collect();
+        assert_eq!(later.len(), 6, "items() holds those put off: {later:?}");
+        assert!(!f.resume_later(), "others still wait");
+        // A snapshot keeps them.
+        let json = serde_json::to_string(&f).expect("serialise");
+        let mut f: Frontier<u32> = serde_json::from_str(&json).expect("deserialise");
+        let mut order = Vec::new();
+        loop {
+            match f.next(0) {
+                Next::Fetch(r) => {
+                    assert!(matches!(f.deliver(r.id, ok(200, "")), Delivered::Page(..)));
+                    order.push(r.url.trim_start_matches("http://h/").to_string());
+                }
+                Next::Empty if f.resume_later() => {}
+                Next::Empty => break,
+                _ => panic!("one connection, nothing held"),
+            }
+        }
+        assert_eq!(order, ["fn/first", "b", "e", "fn/a", "fn/c", "fn/d"]);
+        assert_eq!(f.queued(), 0);
+        f.push_later("http://h/x".into(), 8);
+        assert_eq!(f.clear_queue(), 1, "clearing drops those put off too");
+        assert!(!f.resume_later());
+    }
+
     fn unlimited<T: Clone>(max: usize, per_host: usize) -> Frontier<T> {
         Frontier::new(Politeness {
             delay_ms: 0,

@@ -34,6 +34,7 @@ mod cli {
                  [--delay-ms MS] [--concurrency N] [--include-subdomains] [--no-forms]
                  [--no-target-links]   (do not visit what only target pages link to)
                  [--no-script-links]   (do not read page URLs named in the site's scripts)
+                 [--no-defer-barren]   (do not fetch last the URL shapes that yield nothing)
                  [--allow RE]... [--deny RE]... [--ignore-robots] [--quiet]
                  [--like URL]... [--unlike URL]...   (your verdicts over the threshold)
                  [--unlike-heading TEMPLATE]...      (leave out the targets headed so)

@@ -73,6 +73,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     config.forms.enabled = !switch(args, "--no-forms");
     config.expand_targets = !switch(args, "--no-target-links");
     config.script_links = !switch(args, "--no-script-links");
+    config.defer_barren = !switch(args, "--no-defer-barren");
     let state_path = flag(args, "--state");
     let every = save_every(args, state_path)?;
     let start = match state_path
@@ -168,6 +169,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     write_pattern(&learned.pattern, out)?;
     print!("{}", learned.pattern.render());
     print_forms(&learned);
+    print_put_off(&learned.map);
     print_review(corrected.as_ref().unwrap_or(&learned.map), &learned.pattern);
     println!(
         "mapping: {} fetched{}, {}, {}, {} skipped in {:.1} s ({:?}); pattern written to {out}",
@@ -191,6 +193,34 @@ fn scripts_read(n: usize) -> String {
     } else {
         format!(" and {} read", count(n, "script"))
     }
+}
+
+/// The URL shapes whose pages mapping put off for yielding nothing and left unfetched when it
+/// stopped ([`exemplar::mapper::shapes`]).
+fn print_put_off(map: &exemplar::mapper::SiteMap) {
+    const SHOWN: usize = 3;
+    let left = exemplar::mapper::shapes::left_unfetched(map);
+    if left.is_empty() {
+        return;
+    }
+    let total: usize = left.iter().map(|(_, n)| n).sum();
+    let named: Vec<String> = left
+        .iter()
+        .take(SHOWN)
+        .map(|(shape, n)| format!("{shape} ({n})"))
+        .collect();
+    let more = left.len().saturating_sub(SHOWN);
+    println!(
+        "{} left unfetched: their URL shape's first {} pages were no target and led to none, so they came last: {}{} (learn --no-defer-barren takes them in their turn)",
+        count(total, "page"),
+        exemplar::mapper::shapes::BARREN_AFTER,
+        named.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        },
+    );
 }
 
 /// What mapping did with each form it met: submitted and used by the pattern, dropped (its

@@ -509,6 +509,8 @@ impl Mapper {
             .depth
             .saturating_add(1);
         let id = self.state.map.nodes.len() as u32;
+        self.shapes
+            .found(&self.state.map.nodes[parent as usize].url);
         self.state.map.nodes.push(Node {
             url: url.to_string(),
             parent: Some(parent),

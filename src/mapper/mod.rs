@@ -23,6 +23,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 mod forms;
+pub mod shapes;
 pub use forms::{
     FORM_LIMIT_REACHED, FormState, FormsConfig, MappedForm, Submitted, form_key, self_shape,
 };
@@ -79,6 +80,9 @@ pub struct MapConfig {
     pub script_links: bool,
     /// Distinct scripts fetched at most.
     pub max_scripts: usize,
+    /// Fetch the pages of barren URL shapes after everything else ([`shapes`]: fifty pages of
+    /// one shape, none a target nor leading to one): under a page budget, targets first.
+    pub defer_barren: bool,
 }
 
 impl Default for MapConfig {
@@ -99,6 +103,7 @@ impl Default for MapConfig {
             expand_targets: true,
             script_links: true,
             max_scripts: script_links::DEFAULT_MAX_SCRIPTS,
+            defer_barren: true,
         }
     }
 }
@@ -573,6 +578,15 @@ pub enum Event {
         /// Why (robots.txt, trap guard…).
         reason: String,
     },
+    /// Pages of a barren URL shape are fetched after everything else from now on
+    /// ([`MapConfig::defer_barren`]).
+    #[serde(rename_all = "camelCase")]
+    PutOff {
+        /// The shape ([`shapes::shape`]).
+        shape: String,
+        /// URLs waiting that were put off.
+        urls: usize,
+    },
     /// Mapping finished.
     #[serde(rename_all = "camelCase")]
     Finished {
@@ -753,6 +767,8 @@ pub struct Mapper {
     /// The nodes queued in their turn, by the hash of each of their URL's one-token variants:
     /// those to move ahead when a target named like them is found. Derived from the frontier.
     waiting: HashMap<u64, Vec<u32>>,
+    /// What each URL shape yielded: barren ones are put off. Derived from the map.
+    shapes: shapes::Shapes,
 }
 
 /// A one-token variant of a URL, hashed. Kept only in memory (derived again on restore), so any
@@ -864,7 +880,9 @@ impl Mapper {
             events: VecDeque::new(),
             target_names: HashSet::new(),
             waiting: HashMap::new(),
+            shapes: shapes::Shapes::default(),
         };
+        m.shapes = shapes::Shapes::of_map(&m.state.map);
         let in_turn: Vec<(String, u32)> = m
             .state
             .frontier
@@ -917,32 +935,47 @@ impl Mapper {
         }
     }
 
-    /// Queues a new URL: first when it is named like a target, else in its turn.
+    /// Queues a new URL: first when it is named like a target, last when its shape is barren,
+    /// else in its turn.
     fn queue(&mut self, url: String, id: u32) {
         let names: Vec<u64> = url_pattern::one_token_variants(&url, true)
             .iter()
             .map(|v| name_hash(v))
             .collect();
+        let item = Item {
+            node: id,
+            script: false,
+        };
         if names.iter().any(|h| self.target_names.contains(h)) {
-            self.state.frontier.push_first(
-                url,
-                Item {
-                    node: id,
-                    script: false,
-                },
-            );
+            self.state.frontier.push_first(url, item);
+        } else if self.state.config.defer_barren && self.shapes.is_barren(&url) {
+            self.state.frontier.push_later(url, item);
         } else {
             for h in names {
                 self.waiting.entry(h).or_default().push(id);
             }
-            self.state.frontier.push(
-                url,
-                Item {
-                    node: id,
-                    script: false,
-                },
-            );
+            self.state.frontier.push(url, item);
         }
+    }
+
+    /// Counts a page fetched by its shape; puts off what waits of a shape that became barren.
+    fn count_shape(&mut self, node: u32, target: bool) {
+        let nodes = &self.state.map.nodes;
+        let url = &nodes[node as usize].url;
+        let Some(barren) = self.shapes.fetched(url, parent_url(nodes, node), target) else {
+            return;
+        };
+        if !self.state.config.defer_barren {
+            return;
+        }
+        let urls = self
+            .state
+            .frontier
+            .defer(|url| shapes::shape(url) == barren);
+        self.events.push_back(Event::PutOff {
+            shape: barren,
+            urls,
+        });
     }
 
     /// The whole state as serde data (requests in flight whose results had not arrived are
@@ -1080,6 +1113,9 @@ impl Mapper {
                     if self.state.stopped.is_none() && self.release_held() {
                         continue;
                     }
+                    if self.state.stopped.is_none() && self.state.frontier.resume_later() {
+                        continue;
+                    }
                     if self.state.stopped.is_none() {
                         self.state.stopped = Some(StopReason::Exhausted);
                     }
@@ -1123,6 +1159,7 @@ impl Mapper {
         let node = q.item.node;
         self.state.progress.fetched += 1;
         let (status, state) = self.examine(node, result);
+        self.count_shape(node, state == NodeState::Target);
         let n = &mut self.state.map.nodes[node as usize];
         n.state = state.clone();
         match &state {
@@ -1315,14 +1352,17 @@ impl Mapper {
                     if e.state == NodeState::Page {
                         e.state = NodeState::Target;
                         self.state.progress.targets += 1;
-                        promoted.push(e.url.clone());
+                        promoted.push(earlier);
                         self.events.push_back(Event::Promoted {
                             url: e.url.clone(),
                             similarity: e.unplaced,
                         });
                     }
                 }
-                for url in promoted {
+                for earlier in promoted {
+                    let nodes = &self.state.map.nodes;
+                    let url = nodes[earlier as usize].url.clone();
+                    self.shapes.promoted(&url, parent_url(nodes, earlier));
                     self.name_target(&url);
                 }
             }
@@ -1382,6 +1422,7 @@ impl Mapper {
                         continue;
                     }
                     let id = self.state.map.nodes.len() as u32;
+                    self.shapes.found(&self.state.map.nodes[node as usize].url);
                     self.state.map.nodes.push(Node {
                         url: url.clone(),
                         parent: Some(node),
@@ -1494,6 +1535,14 @@ impl Machine for Mapper {
     fn cancel(&mut self) {
         Mapper::cancel(self)
     }
+}
+
+/// The URL of `node`'s parent, if any.
+fn parent_url(nodes: &[Node], node: u32) -> Option<&str> {
+    nodes[node as usize]
+        .parent
+        .and_then(|p| nodes.get(p as usize))
+        .map(|p| p.url.as_str())
 }
 
 /// Content signature of a page: title and visible text terms, so the same page under several
@@ -1733,6 +1782,118 @@ mod tests {
             ])
         );
         assert_eq!(map.targets().count(), 3);
+    }
+
+    /// A site whose home page links sixty pages of one barren shape (`/fn/f*.html`, each
+    /// linking home only) before its listing of ten items.
+    fn barren_site(url: &str) -> FetchResult {
+        let path = url.trim_start_matches("http://shop.test");
+        match path {
+            "/" => html(&listing(
+                &(0..60)
+                    .map(|i| format!("/fn/f{i}.html"))
+                    .chain(std::iter::once("/list.html".to_string()))
+                    .collect::<Vec<_>>(),
+            )),
+            "/list.html" => html(&listing(
+                &(1..=10)
+                    .map(|i| format!("/item/{i}.html"))
+                    .collect::<Vec<_>>(),
+            )),
+            p if p.starts_with("/fn/") => html(&format!(
+                "<html><head><title>{p}</title></head><body><h2>Function {p}</h2>\
+                 <p>Signature of {p}.</p><a href='/'>Home</a></body></html>"
+            )),
+            p if p.starts_with("/item/") => {
+                let i: u32 = p[6..].trim_end_matches(".html").parse().unwrap_or(0);
+                html(&entity(i))
+            }
+            _ => FetchResult::Response(FetchResponse {
+                status: 404,
+                ..FetchResponse::default()
+            }),
+        }
+    }
+
+    fn barren_mapper(max_pages: usize, defer_barren: bool) -> Mapper {
+        mapper_with(MapConfig {
+            max_pages,
+            defer_barren,
+            politeness: Politeness::unthrottled(1),
+            ..MapConfig::default()
+        })
+    }
+
+    fn fetched_urls(map: &SiteMap) -> BTreeSet<String> {
+        map.nodes
+            .iter()
+            .filter(|n| n.state != NodeState::Discovered)
+            .map(|n| n.url.clone())
+            .collect()
+    }
+
+    /// Under a page budget, once fifty pages of one shape yielded nothing, the rest of that
+    /// shape waits behind everything else: the listing and its ten items are fetched within
+    /// 65 pages (breadth first, the budget ends three items in). A site read whole gives the
+    /// same pages either way, and a mapping saved after the shape was put off and restored
+    /// ends as the uninterrupted one.
+    #[test]
+    fn barren_shapes_are_fetched_last() {
+        let mut m = barren_mapper(65, true);
+        drive(&mut m, &barren_site);
+        let put_off: Vec<(String, usize)> = m
+            .drain_events()
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::PutOff { shape, urls } => Some((shape, urls)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(put_off.len(), 1, "{put_off:?}");
+        assert_eq!(put_off[0].0, "shop.test/fn/f*");
+        assert!((8..=10).contains(&put_off[0].1), "{put_off:?}");
+        assert_eq!(m.site_map().targets().count(), 10);
+        let mut breadth_first = barren_mapper(65, false);
+        drive(&mut breadth_first, &barren_site);
+        assert_eq!(breadth_first.site_map().targets().count(), 3);
+
+        let mut whole = barren_mapper(10_000, true);
+        drive(&mut whole, &barren_site);
+        let mut whole_bf = barren_mapper(10_000, false);
+        drive(&mut whole_bf, &barren_site);
+        assert_eq!(
+            fetched_urls(whole.site_map()),
+            fetched_urls(whole_bf.site_map())
+        );
+        assert_eq!(fetched_urls(whole.site_map()).len(), 72);
+
+        // Saved as soon as the shape is put off, restored, run to the end.
+        let mut m = barren_mapper(10_000, true);
+        let mut now = 0;
+        while !m
+            .drain_events()
+            .iter()
+            .any(|e| matches!(e, Event::PutOff { .. }))
+        {
+            match m.poll(now) {
+                Poll::Fetch(r) => m.handle(r.id, barren_site(&r.url), now),
+                Poll::WaitUntil(t) => now = t,
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        let json = serde_json::to_string(&m.snapshot()).expect("serialise");
+        assert!(
+            json.contains("\"later\""),
+            "the snapshot holds those put off"
+        );
+        let snap: Snapshot = serde_json::from_str(&json).expect("deserialise");
+        let mut r = Mapper::restore(snap).expect("restore");
+        assert!(
+            r.shapes.is_barren("http://shop.test/fn/f59.html"),
+            "derived again"
+        );
+        drive(&mut r, &barren_site);
+        assert_eq!(r.site_map(), whole.site_map());
     }
 
     #[test]
