@@ -386,6 +386,7 @@ function learnedSummary(learned) {
     byHeading: learned.pattern.byHeading ?? [],
     unlikeByHeading: learned.pattern.unlikeByHeading ?? [],
     headingKinds: learned.headingKinds ?? [],
+    leftUnfetched: learned.leftUnfetched ?? [],
     stats: learned.pattern.stats,
   };
 }

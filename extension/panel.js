@@ -182,6 +182,7 @@ function renderResult() {
     : 'Not crawled yet: run the crawler to collect the pages and see its coverage.';
 
   const result = learnJob?.status === 'done' ? learnJob.result : null;
+  renderLeftUnfetched(result?.leftUnfetched ?? []);
   $('threshold-box').hidden = !result;
   if (result) {
     if (document.activeElement !== $('threshold')) $('threshold').value = result.threshold;
@@ -189,6 +190,19 @@ function renderResult() {
     renderReview(result);
   }
   refreshPages(crawler, lastCrawl);
+}
+
+/** The pages mapping left unfetched when it stopped, of URL shapes it fetched last because their
+ * first pages were no target and led to none (Rust's thousands of intrinsics). */
+function renderLeftUnfetched(left) {
+  const el = $('left-unfetched');
+  el.hidden = left.length === 0;
+  if (el.hidden) return;
+  const total = left.reduce((n, s) => n + s.pages, 0);
+  const named = left.slice(0, 3).map((s) => `${s.shape} (${s.pages})`).join(', ');
+  el.textContent = `${total} ${total === 1 ? 'page' : 'pages'} left unfetched when mapping stopped: ` +
+    `their URL shape's first pages were no target and led to none, so they came last: ${named}` +
+    `${left.length > 3 ? ` and ${left.length - 3} more` : ''}. Raise “Max pages” (in the popup’s settings) to map them too.`;
 }
 
 /** The card of a search form level: its template, query field and the values that worked. */

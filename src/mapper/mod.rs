@@ -8,7 +8,8 @@
 //! that differs from one of theirs in one word: `core/cell/struct.Cell.html` once
 //! `std/cell/struct.Cell.html` is a target) are fetched before the rest, breadth first among
 //! themselves: under a page budget, the pages most likely to be targets come first (the map of a
-//! site read whole is the same). It keeps the link graph of the pages it read (node ids, not
+//! site read whole is the same). For the same reason the pages of a URL shape whose first fifty
+//! were no target and led to none are fetched after everything else ([`shapes`]). It keeps the link graph of the pages it read (node ids, not
 //! HTML) in a [`SiteMap`], from which [`crate::pattern`] learns
 //! the navigation pattern. Forms met on the way are filled and submitted (`mapper/forms.rs`); their
 //! submissions are nodes like links.

@@ -89,6 +89,16 @@ struct Learned<'a> {
     doubtful_targets: Vec<pattern::Doubtful>,
     /// The targets by heading template ([`crate::heading::kinds`]), for a verdict on a kind.
     heading_kinds: Vec<crate::heading::HeadingKind>,
+    /// The URL shapes mapping fetched last for yielding nothing, with their pages it left
+    /// unfetched ([`crate::mapper::shapes::left_unfetched`]).
+    left_unfetched: Vec<LeftUnfetched>,
+}
+
+/// A barren URL shape and its pages left unfetched.
+#[derive(Serialize)]
+struct LeftUnfetched {
+    shape: String,
+    pages: usize,
 }
 
 /// How many near misses `learnPattern` returns.
@@ -341,7 +351,7 @@ impl Job {
     /// rendered, threshold, targets: [{url, title, similarity}], similarities, nearMisses:
     /// [{url, title, heading, similarity, urlLikeTargets}], doubtfulTargets: [{url, title,
     /// heading, similarity, urlUnlikeTargets, byHeading}], headingKinds: [{template, targets,
-    /// samples, example, unlike}]}` (the pattern's `byHeading` lists the pages taken below θ
+    /// samples, example, unlike}], leftUnfetched: [{shape, pages}]}` (the pattern's `byHeading` lists the pages taken below θ
     /// for their heading, `unlikeByHeading` the targets left out by a kind's verdict). Throws when no page is a target, for a verdict on a page mapping did
     /// not fetch, or on a crawl job.
     #[wasm_bindgen(js_name = learnPattern)]
@@ -409,6 +419,10 @@ impl Job {
                 &pattern.unlike_by_heading,
                 &pattern.corrections.unlike_headings,
             ),
+            left_unfetched: crate::mapper::shapes::left_unfetched(&map)
+                .into_iter()
+                .map(|(shape, pages)| LeftUnfetched { shape, pages })
+                .collect(),
         })
     }
 
