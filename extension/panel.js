@@ -201,7 +201,7 @@ function renderLeftUnfetched(left) {
   const total = left.reduce((n, s) => n + s.pages, 0);
   const named = left.slice(0, 3).map((s) => `${s.shape} (${s.pages})`).join(', ');
   el.textContent = `${total} ${total === 1 ? 'page' : 'pages'} left unfetched when mapping stopped: ` +
-    `their URL shape's first pages were no target and led to none, so they came last: ${named}` +
+    `the first pages of their URL shape were no target and led to none, so they came last: ${named}` +
     `${left.length > 3 ? ` and ${left.length - 3} more` : ''}. Raise “Max pages” (in the popup’s settings) to map them too.`;
 }
 

@@ -146,6 +146,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         serde_json::to_writer(&mut w, &mapped.map).map_err(|e| format!("{map_out}: {e}"))?;
         w.flush().map_err(|e| format!("{map_out}: {e}"))?;
     }
+    let defer_barren = mapped.config.defer_barren;
     let mut learned = mapped.learn()?;
     let verdicts = corrections(args);
     // The map with the verdicts applied, when there are any (no copy of the map otherwise).
@@ -169,7 +170,9 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     write_pattern(&learned.pattern, out)?;
     print!("{}", learned.pattern.render());
     print_forms(&learned);
-    print_put_off(&learned.map);
+    if defer_barren {
+        print_put_off(&learned.map);
+    }
     print_review(corrected.as_ref().unwrap_or(&learned.map), &learned.pattern);
     println!(
         "mapping: {} fetched{}, {}, {}, {} skipped in {:.1} s ({:?}); pattern written to {out}",
@@ -211,7 +214,7 @@ fn print_put_off(map: &exemplar::mapper::SiteMap) {
         .collect();
     let more = left.len().saturating_sub(SHOWN);
     println!(
-        "{} left unfetched: their URL shape's first {} pages were no target and led to none, so they came last: {}{} (learn --no-defer-barren takes them in their turn)",
+        "{} left unfetched: the first {} pages of their URL shape were no target and led to none, so they came last: {}{} (learn --no-defer-barren takes them in their turn)",
         count(total, "page"),
         exemplar::mapper::shapes::BARREN_AFTER,
         named.join(", "),

@@ -969,10 +969,8 @@ impl Mapper {
         if !self.state.config.defer_barren {
             return;
         }
-        let urls = self
-            .state
-            .frontier
-            .defer(|url| shapes::shape(url) == barren);
+        let shapes = &self.shapes;
+        let urls = self.state.frontier.defer(|url| shapes.is_barren(url));
         self.events.push_back(Event::PutOff {
             shape: barren,
             urls,

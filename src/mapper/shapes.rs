@@ -6,9 +6,12 @@
 //! `cal*?month=*`. A shape is *barren* once [`BARREN_AFTER`] of its pages were fetched and none of
 //! them was a target, none of the pages first found on them was one, and they found fewer new
 //! pages than they are (hubs find more): Rust's 7,000 intrinsics, endless calendar days,
-//! per-item review pages. The mapper fetches the rest of a barren shape after everything else
-//! ([`super::MapConfig::defer_barren`]), so a page budget is spent where the targets are; the
-//! map of a site read whole holds the same pages.
+//! per-item review pages. A *kind* is a shape with its directories left out too
+//! (`core/**/fn*`): it is barren like a shape, once its pages span [`KIND_SHAPES`] shapes or more
+//! (each module's few functions, constants, macros), and its pages of a shape that yielded
+//! something are not. The mapper fetches the rest of a barren shape or kind after everything
+//! else ([`super::MapConfig::defer_barren`]), so a page budget is spent where the targets are;
+//! the map of a site read whole holds the same pages.
 //!
 //! Kept in memory only: [`Shapes::of_map`] derives the same counts from a map on restore.
 use std::collections::HashMap;
@@ -20,6 +23,10 @@ use super::{NodeState, SiteMap};
 /// (one target or one hub page among them suffices), small against the budgets where the
 /// order matters (10,000 pages by default).
 pub const BARREN_AFTER: u32 = 50;
+
+/// Shapes a barren kind's pages span at least: one directory's pages of a name that is a target
+/// elsewhere say little about the others.
+pub const KIND_SHAPES: u32 = 3;
 
 /// What the pages of one shape yielded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,20 +48,48 @@ impl Yield {
             && self.found_targets == 0
             && self.found <= self.fetched
     }
+
+    fn yielded(&self) -> bool {
+        self.targets > 0 || self.found_targets > 0
+    }
 }
 
-/// Yields by shape. See the module docs.
+/// What the pages of one kind yielded, and how many shapes they span.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct KindYield {
+    pages: Yield,
+    shapes: u32,
+}
+
+impl KindYield {
+    fn is_barren(&self) -> bool {
+        self.shapes >= KIND_SHAPES && self.pages.is_barren()
+    }
+}
+
+/// Yields by shape and by kind. See the module docs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Shapes {
     by_shape: HashMap<String, Yield>,
+    by_kind: HashMap<String, KindYield>,
 }
 
 /// The shape of a canonical URL (see the module docs). Not a URL: a key.
 pub fn shape(url: &str) -> String {
+    shape_or_kind(url, false)
+}
+
+/// The kind of a canonical URL: its shape without directories (see the module docs).
+pub fn kind(url: &str) -> String {
+    shape_or_kind(url, true)
+}
+
+fn shape_or_kind(url: &str, kind: bool) -> String {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
     let (dir, file) = path.rsplit_once('/').unwrap_or((path, ""));
     let (host, dir) = dir.split_once('/').unwrap_or((dir, ""));
+    let dir = if kind && !dir.is_empty() { "**" } else { dir };
     let mut out = String::with_capacity(path.len() + 8);
     out.push_str(host);
     out.push('/');
@@ -98,16 +133,16 @@ impl Shapes {
     pub fn of_map(map: &SiteMap) -> Shapes {
         let mut s = Shapes::default();
         for n in &map.nodes {
-            let target = n.state == NodeState::Target;
-            if is_fetched(&n.state) {
-                let y = s.by_shape.entry(shape(&n.url)).or_default();
-                y.fetched += 1;
-                y.targets += u32::from(target);
+            let parent = n.parent.and_then(|p| map.nodes.get(p as usize));
+            if let Some(p) = parent {
+                s.found(&p.url);
             }
-            if let Some(p) = n.parent.and_then(|p| map.nodes.get(p as usize)) {
-                let y = s.by_shape.entry(shape(&p.url)).or_default();
-                y.found += 1;
-                y.found_targets += u32::from(target);
+            if is_fetched(&n.state) {
+                s.fetched(
+                    &n.url,
+                    parent.map(|p| p.url.as_str()),
+                    n.state == NodeState::Target,
+                );
             }
         }
         s
@@ -116,19 +151,29 @@ impl Shapes {
     /// A page was found first on `parent`.
     pub fn found(&mut self, parent: &str) {
         self.by_shape.entry(shape(parent)).or_default().found += 1;
+        self.by_kind.entry(kind(parent)).or_default().pages.found += 1;
     }
 
-    /// A page was fetched (any outcome), first found on `parent`. Returns its shape when this
-    /// made the shape barren.
+    /// A page was fetched (any outcome), first found on `parent`. Returns the shape or kind
+    /// this made barren, if any.
     pub fn fetched(&mut self, url: &str, parent: Option<&str>, target: bool) -> Option<String> {
         if target {
             self.targeted(url, parent);
         }
-        let key = shape(url);
-        let y = self.by_shape.entry(key.clone()).or_default();
-        let was = y.is_barren();
+        let (shape_key, kind_key) = (shape(url), kind(url));
+        let y = self.by_shape.entry(shape_key.clone()).or_default();
+        let (was, new_shape) = (y.is_barren(), y.fetched == 0);
         y.fetched += 1;
-        (!was && y.is_barren()).then_some(key)
+        let shape_barren = !was && y.is_barren();
+        let k = self.by_kind.entry(kind_key.clone()).or_default();
+        let was = k.is_barren();
+        k.pages.fetched += 1;
+        k.shapes += u32::from(new_shape);
+        if shape_barren {
+            Some(shape_key)
+        } else {
+            (!was && k.is_barren()).then_some(kind_key)
+        }
     }
 
     /// A page fetched earlier, first found on `parent`, became a target.
@@ -138,28 +183,44 @@ impl Shapes {
 
     fn targeted(&mut self, url: &str, parent: Option<&str>) {
         self.by_shape.entry(shape(url)).or_default().targets += 1;
+        self.by_kind.entry(kind(url)).or_default().pages.targets += 1;
         if let Some(p) = parent {
             self.by_shape.entry(shape(p)).or_default().found_targets += 1;
+            self.by_kind.entry(kind(p)).or_default().pages.found_targets += 1;
         }
     }
 
-    /// Whether `url`'s shape is barren.
+    /// Whether `url` is of a barren shape, or of a barren kind and a shape that yielded nothing.
     pub fn is_barren(&self, url: &str) -> bool {
-        self.by_shape.get(&shape(url)).is_some_and(Yield::is_barren)
+        self.barren_key(url).is_some()
+    }
+
+    /// The barren shape or kind `url` is of (see [`Shapes::is_barren`]).
+    pub fn barren_key(&self, url: &str) -> Option<String> {
+        let key = shape(url);
+        match self.by_shape.get(&key) {
+            Some(y) if y.is_barren() => return Some(key),
+            Some(y) if y.yielded() => return None,
+            _ => {}
+        }
+        let key = kind(url);
+        self.by_kind
+            .get(&key)
+            .is_some_and(KindYield::is_barren)
+            .then_some(key)
     }
 }
 
-/// The barren shapes of a map with the pages of each not fetched (put off when mapping
+/// The barren shapes and kinds of a map with the pages of each not fetched (put off when mapping
 /// stopped), most first; shapes with none are left out.
 pub fn left_unfetched(map: &SiteMap) -> Vec<(String, usize)> {
     let shapes = Shapes::of_map(map);
     let mut left: HashMap<String, usize> = HashMap::new();
     for n in &map.nodes {
-        if n.state == NodeState::Discovered {
-            let key = shape(&n.url);
-            if shapes.by_shape.get(&key).is_some_and(Yield::is_barren) {
-                *left.entry(key).or_default() += 1;
-            }
+        if n.state == NodeState::Discovered
+            && let Some(key) = shapes.barren_key(&n.url)
+        {
+            *left.entry(key).or_default() += 1;
         }
     }
     let mut v: Vec<(String, usize)> = left.into_iter().collect();
@@ -221,6 +282,57 @@ mod tests {
         // A target among them ends it.
         s.fetched("http://h/fn.t.html", None, true);
         assert!(!s.is_barren("http://h/fn.other.html"));
+    }
+
+    /// Each module's few functions: no shape reaches fifty pages, their kind does.
+    #[test]
+    fn a_kind_is_barren_across_shapes_but_not_where_its_shape_yielded() {
+        assert_eq!(kind("http://h/std/ptr/fn.null.html"), "h/**/fn*");
+        assert_eq!(kind("http://h/fn.null.html"), "h/fn*");
+        let mut s = Shapes::default();
+        // A function page of `mem` is a target: that shape yielded.
+        s.fetched("http://h/std/mem/fn.t.html", None, true);
+        let fired = fetch_n(&mut s, BARREN_AFTER, |i| {
+            format!(
+                "http://h/std/{}/fn.f{i}.html",
+                ["io", "os", "ptr"][(i % 3) as usize]
+            )
+        });
+        assert!(
+            fired.is_empty(),
+            "a target among the kind's pages: {fired:?}"
+        );
+        let mut s = Shapes::default();
+        let fired = fetch_n(&mut s, BARREN_AFTER, |i| {
+            format!(
+                "http://h/std/{}/fn.f{i}.html",
+                ["io", "os", "ptr"][(i % 3) as usize]
+            )
+        });
+        assert_eq!(fired, vec!["h/**/fn*".to_string()]);
+        assert_eq!(
+            s.barren_key("http://h/std/other/fn.g.html").as_deref(),
+            Some("h/**/fn*")
+        );
+        s.fetched("http://h/std/sync/fn.t.html", Some("http://h/x"), false);
+        s.found("http://h/std/sync/fn.t.html");
+        s.fetched(
+            "http://h/std/sync/struct.S.html",
+            Some("http://h/std/sync/fn.t.html"),
+            true,
+        );
+        assert!(
+            !s.is_barren("http://h/std/sync/fn.u.html"),
+            "a shape that led to a target is not put off with its kind"
+        );
+        assert!(!s.is_barren("http://h/std/sync/struct.T.html"));
+        // One directory's pages alone do not make a kind barren.
+        let mut s = Shapes::default();
+        fetch_n(&mut s, 2 * BARREN_AFTER, |i| {
+            format!("http://h/news/detail-{i}.html")
+        });
+        assert!(s.is_barren("http://h/news/detail-x.html"));
+        assert!(!s.is_barren("http://h/products/detail-1.html"));
     }
 
     #[test]

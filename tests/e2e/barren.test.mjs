@@ -81,7 +81,7 @@ test('under a page budget, a URL shape that yields nothing comes last', { timeou
   const note = panel.locator('#left-unfetched');
   await note.waitFor({ state: 'visible' });
   assert.equal(await note.textContent(),
-    `${pages} pages left unfetched when mapping stopped: their URL shape's first pages were no target and led to none, ` +
+    `${pages} pages left unfetched when mapping stopped: the first pages of their URL shape were no target and led to none, ` +
     `so they came last: ${host}/fn/f* (${pages}). Raise “Max pages” (in the popup’s settings) to map them too.`);
   await panel.close();
 });
