@@ -1073,7 +1073,6 @@ mod tests {
         );
     }
 
-    /// A frontier without robots.txt or delay, with these connection limits.
     /// URLs put off wait behind everything, also what is queued after them, until the queue
     /// runs dry and they are resumed; they survive a snapshot.
     #[test]
@@ -1120,6 +1119,7 @@ mod tests {
         assert!(!f.resume_later());
     }
 
+    /// A frontier without robots.txt or delay, with these connection limits.
     fn unlimited<T: Clone>(max: usize, per_host: usize) -> Frontier<T> {
         Frontier::new(Politeness {
             delay_ms: 0,

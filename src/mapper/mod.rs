@@ -9,9 +9,9 @@
 //! `std/cell/struct.Cell.html` is a target) are fetched before the rest, breadth first among
 //! themselves: under a page budget, the pages most likely to be targets come first (the map of a
 //! site read whole is the same). For the same reason the pages of a URL shape whose first fifty
-//! were no target and led to none are fetched after everything else ([`shapes`]). It keeps the link graph of the pages it read (node ids, not
-//! HTML) in a [`SiteMap`], from which [`crate::pattern`] learns
-//! the navigation pattern. Forms met on the way are filled and submitted (`mapper/forms.rs`); their
+//! were no target and led to none are fetched after everything else ([`shapes`]). It keeps the
+//! link graph of the pages it read (node ids, not HTML) in a [`SiteMap`], from which
+//! [`crate::pattern`] learns the navigation pattern. Forms met on the way are filled and submitted (`mapper/forms.rs`); their
 //! submissions are nodes like links.
 //!
 //! The driver loop is: `poll(now)` → perform the [`crate::fetch::FetchRequest`] → `handle(id, result, now)`,
@@ -81,8 +81,9 @@ pub struct MapConfig {
     pub script_links: bool,
     /// Distinct scripts fetched at most.
     pub max_scripts: usize,
-    /// Fetch the pages of barren URL shapes after everything else ([`shapes`]: fifty pages of
-    /// one shape, none a target nor leading to one): under a page budget, targets first.
+    /// Fetch the pages of barren URL shapes and kinds after everything else ([`shapes`]: fifty
+    /// pages of one shape, none a target nor leading to one): under a page budget, targets
+    /// first.
     pub defer_barren: bool,
 }
 
@@ -579,11 +580,11 @@ pub enum Event {
         /// Why (robots.txt, trap guard…).
         reason: String,
     },
-    /// Pages of a barren URL shape are fetched after everything else from now on
+    /// Pages of a barren URL shape or kind are fetched after everything else from now on
     /// ([`MapConfig::defer_barren`]).
     #[serde(rename_all = "camelCase")]
     PutOff {
-        /// The shape ([`shapes::shape`]).
+        /// The shape or kind, a glob ([`shapes::shape`], [`shapes::kind`]).
         shape: String,
         /// URLs waiting that were put off.
         urls: usize,
@@ -936,8 +937,8 @@ impl Mapper {
         }
     }
 
-    /// Queues a new URL: first when it is named like a target, last when its shape is barren,
-    /// else in its turn.
+    /// Queues a new URL: first when it is named like a target, last when it is of a barren
+    /// shape or kind, else in its turn.
     fn queue(&mut self, url: String, id: u32) {
         let names: Vec<u64> = url_pattern::one_token_variants(&url, true)
             .iter()
@@ -959,7 +960,8 @@ impl Mapper {
         }
     }
 
-    /// Counts a page fetched by its shape; puts off what waits of a shape that became barren.
+    /// Counts a page fetched by its shape and kind; puts off what waits of one that became
+    /// barren. (What a shape put off with its kind stays put off if that shape yields later.)
     fn count_shape(&mut self, node: u32, target: bool) {
         let nodes = &self.state.map.nodes;
         let url = &nodes[node as usize].url;
@@ -1652,6 +1654,17 @@ mod tests {
         )
     }
 
+    /// `/item/N.html` as an entity page, anything else 404.
+    fn item_or_404(path: &str) -> FetchResult {
+        match path.strip_prefix("/item/") {
+            Some(p) => html(&entity(p.trim_end_matches(".html").parse().unwrap_or(0))),
+            None => FetchResult::Response(FetchResponse {
+                status: 404,
+                ..FetchResponse::default()
+            }),
+        }
+    }
+
     fn site(url: &str) -> FetchResult {
         let path = url.trim_start_matches("http://shop.test");
         match path {
@@ -1675,14 +1688,7 @@ mod tests {
             "/about.html" => {
                 html("<html><body><p>About us</p><a href='/cat/a.html'>a</a></body></html>")
             }
-            p if p.starts_with("/item/") => {
-                let i: u32 = p[6..].trim_end_matches(".html").parse().unwrap_or(0);
-                html(&entity(i))
-            }
-            _ => FetchResult::Response(FetchResponse {
-                status: 404,
-                ..FetchResponse::default()
-            }),
+            p => item_or_404(p),
         }
     }
 
@@ -1803,14 +1809,7 @@ mod tests {
                 "<html><head><title>{p}</title></head><body><h2>Function {p}</h2>\
                  <p>Signature of {p}.</p><a href='/'>Home</a></body></html>"
             )),
-            p if p.starts_with("/item/") => {
-                let i: u32 = p[6..].trim_end_matches(".html").parse().unwrap_or(0);
-                html(&entity(i))
-            }
-            _ => FetchResult::Response(FetchResponse {
-                status: 404,
-                ..FetchResponse::default()
-            }),
+            p => item_or_404(p),
         }
     }
 

@@ -7,7 +7,7 @@
 //! them was a target, none of the pages first found on them was one, and they found fewer new
 //! pages than they are (hubs find more): Rust's 7,000 intrinsics, endless calendar days,
 //! per-item review pages. A *kind* is a shape with its directories left out too
-//! (`core/**/fn*`): it is barren like a shape, once its pages span [`KIND_SHAPES`] shapes or more
+//! (`**/fn*`): it is barren like a shape, once its pages span [`KIND_SHAPES`] shapes or more
 //! (each module's few functions, constants, macros), and its pages of a shape that yielded
 //! something are not. The mapper fetches the rest of a barren shape or kind after everything
 //! else ([`super::MapConfig::defer_barren`]), so a page budget is spent where the targets are;
@@ -93,18 +93,8 @@ fn shape_or_kind(url: &str, kind: bool) -> String {
     let mut out = String::with_capacity(path.len() + 8);
     out.push_str(host);
     out.push('/');
-    let mut digits = false;
-    for c in dir.chars() {
-        if c.is_ascii_digit() {
-            if !digits {
-                out.push('*');
-            }
-            digits = true;
-        } else {
-            out.push(c);
-            digits = false;
-        }
-    }
+    // A canonical URL has no '#' left: the digit runs' mark becomes the glob's.
+    out.push_str(&crate::canon::abstract_digits(dir).replace('#', "*"));
     if !dir.is_empty() {
         out.push('/');
     }
