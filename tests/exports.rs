@@ -84,6 +84,17 @@ fn crawl_urls(pattern: &Path) -> BTreeSet<String> {
         .collect()
 }
 
+/// The spider generated from `pattern` collects exactly `crawled` (what `exemplar crawl` did);
+/// then `dir` is removed.
+fn assert_scrapy_collects(pattern: &Path, dir: &Path, crawled: &BTreeSet<String>) {
+    let got = scrapy_urls(pattern, dir);
+    assert_eq!(
+        &got, crawled,
+        "Scrapy and exemplar crawl collect the same URLs"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// Exports the pattern at `pattern` as a Scrapy project under `dir`, runs its spider, and
 /// returns the URLs it collected.
 fn scrapy_urls(pattern: &Path, dir: &Path) -> BTreeSet<String> {
@@ -240,9 +251,7 @@ fn generated_scrapy_project_collects_the_same_urls() {
         exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).expect("serve");
     let dir = temp_dir("scrapy");
     let (pattern, urls, _) = learn_and_crawl(&server.url(), &dir);
-    let got = scrapy_urls(&pattern, &dir);
-    assert_eq!(got, urls, "Scrapy and exemplar crawl collect the same URLs");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_scrapy_collects(&pattern, &dir, &urls);
 }
 
 /// A link from a page straight to a page of a deeper level is followed there (a home page
@@ -309,12 +318,7 @@ fn scrapy_follows_links_to_deeper_levels_as_the_crawler_does() {
         items(&["a1", "a2", "a3", "b1", "z1", "z2"]),
         "exemplar crawl"
     );
-    let got = scrapy_urls(&path, &dir);
-    assert_eq!(
-        got, crawled,
-        "Scrapy and exemplar crawl collect the same URLs"
-    );
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_scrapy_collects(&path, &dir, &crawled);
 }
 
 /// A module's class list linked only from class pages (Qt's D-Bus and network modules): the
@@ -422,12 +426,7 @@ fn listings_linked_only_from_targets_are_followed_from_targets() {
         4,
         "only the core module's classes"
     );
-    let got = scrapy_urls(&path, &dir);
-    assert_eq!(
-        got, crawled,
-        "Scrapy and exemplar crawl collect the same URLs"
-    );
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_scrapy_collects(&path, &dir, &crawled);
 }
 
 /// `crawl --state`: killed (SIGKILL, after a save), then interrupted (Ctrl-C, which saves), then

@@ -1440,6 +1440,11 @@ mod tests {
 
     use super::*;
 
+    /// The step into level `level` (paginated: by the level's own regex).
+    fn to_level(level: usize, paginated: bool) -> Option<Step> {
+        Some(Step::Level { level, paginated })
+    }
+
     #[test]
     fn an_entry_without_links_is_named_as_the_reason() {
         use crate::mapper::{Node, NodeState};
@@ -1723,20 +1728,8 @@ mod tests {
         assert!(!c.matches_level(1, "http://h/item/0"));
         assert!(c.matches_level(1, "http://h/item/10"));
         assert!(p.render().contains("except 1 page seen while learning"));
-        assert_eq!(
-            c.step(0, "http://h/list?page=1"),
-            Some(Step::Level {
-                level: 1,
-                paginated: false
-            })
-        );
-        assert_eq!(
-            c.step(1, "http://h/list?page=2"),
-            Some(Step::Level {
-                level: 1,
-                paginated: true
-            })
-        );
+        assert_eq!(c.step(0, "http://h/list?page=1"), to_level(1, false));
+        assert_eq!(c.step(1, "http://h/list?page=2"), to_level(1, true));
         assert_eq!(c.step(1, "http://h/about"), None);
         // From a target: nothing, unless the listing level is followed from targets.
         assert_eq!(c.step(2, "http://h/list?page=3"), None);
@@ -1746,13 +1739,7 @@ mod tests {
         up.levels[0].from_targets = true;
         let u = up.compile().expect("compile");
         assert!(u.reads_targets());
-        assert_eq!(
-            u.step(2, "http://h/list?page=3"),
-            Some(Step::Level {
-                level: 1,
-                paginated: false
-            })
-        );
+        assert_eq!(u.step(2, "http://h/list?page=3"), to_level(1, false));
         assert_eq!(
             u.step(2, "http://h/item/4"),
             None,
@@ -1799,10 +1786,7 @@ mod tests {
             level(r"^http://h/item/[0-9]+$"),
         ];
         let c = Compiled::from_levels(&levels).expect("compile");
-        let list = Some(Step::Level {
-            level: 2,
-            paginated: false,
-        });
+        let list = to_level(2, false);
         assert_eq!(c.step(0, "http://h/cat/books/list"), list, "skips level 1");
         assert_eq!(c.step(1, "http://h/cat/books/list"), list, "the next level");
         assert_eq!(c.step(2, "http://h/cat/books"), None, "never back up");
