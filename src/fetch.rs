@@ -11,6 +11,7 @@
 //! robots.txt state, delay and concurrency. It is plain serde data: a snapshot taken mid-crawl
 //! puts in-flight requests back at the head of the queue on restore.
 use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
+use std::mem;
 
 use serde::{Deserialize, Serialize};
 
@@ -564,6 +565,25 @@ impl<T: Clone> Frontier<T> {
         n
     }
 
+    /// Moves the URLs of `urls` that were put off behind those queued first, keeping their
+    /// order; one pass over those put off. Returns how many moved.
+    pub fn promote_put_off(&mut self, urls: &HashSet<&str>) -> usize {
+        if urls.is_empty() || self.later.is_empty() {
+            return 0;
+        }
+        let (moved, later): (VecDeque<Queued<T>>, VecDeque<Queued<T>>) = mem::take(&mut self.later)
+            .into_iter()
+            .partition(|q| urls.contains(q.url.as_str()));
+        self.later = later;
+        let first = self.first.min(self.queue.len());
+        let n = moved.len();
+        for (i, q) in moved.into_iter().enumerate() {
+            self.queue.insert(first + i, q);
+        }
+        self.first = first + n;
+        n
+    }
+
     /// Queues `url` (canonical) unless it was ever queued, behind everything: it is asked only
     /// after [`Frontier::resume_later`]. Returns whether it was added.
     pub fn push_later(&mut self, url: String, item: T) -> bool {
@@ -587,13 +607,28 @@ impl<T: Clone> Frontier<T> {
         n
     }
 
+    /// Queues again in their turn, behind everything waiting, the URLs put off for which
+    /// `back` holds, keeping their order; one pass. Returns how many moved.
+    pub fn undefer(&mut self, back: impl Fn(&str) -> bool) -> usize {
+        if self.later.is_empty() {
+            return 0;
+        }
+        let (moved, later): (VecDeque<Queued<T>>, VecDeque<Queued<T>>) = mem::take(&mut self.later)
+            .into_iter()
+            .partition(|q| back(&q.url));
+        self.later = later;
+        let n = moved.len();
+        self.queue.extend(moved);
+        n
+    }
+
     /// Queues the URLs put off, in their order, once nothing else waits; false when there
     /// were none (or others still wait).
     pub fn resume_later(&mut self) -> bool {
         if !self.queue.is_empty() || self.later.is_empty() {
             return false;
         }
-        std::mem::swap(&mut self.queue, &mut self.later);
+        mem::swap(&mut self.queue, &mut self.later);
         self.first = 0;
         true
     }
@@ -601,6 +636,11 @@ impl<T: Clone> Frontier<T> {
     /// Queued items waiting in their turn, behind those queued first ([`Frontier::push_first`]).
     pub fn iter_in_turn(&self) -> impl Iterator<Item = &Queued<T>> {
         self.queue.iter().skip(self.first)
+    }
+
+    /// Queued items put off ([`Frontier::push_later`], [`Frontier::defer`]), in their order.
+    pub fn iter_put_off(&self) -> impl Iterator<Item = &Queued<T>> {
+        self.later.iter()
     }
 
     /// Takes the entry at `i` out of the queue, keeping the count of those queued first.
@@ -1117,6 +1157,36 @@ mod tests {
         f.push_later("http://h/x".into(), 8);
         assert_eq!(f.clear_queue(), 1, "clearing drops those put off too");
         assert!(!f.resume_later());
+    }
+
+    /// URLs put off come back: in their turn with `undefer`, first with `promote_put_off`.
+    #[test]
+    fn urls_put_off_can_be_taken_back_or_promoted() {
+        let mut f = unlimited(1, 1);
+        f.push("http://h/a".into(), 1);
+        f.push_later("http://h/fn/x".into(), 2);
+        f.push_later("http://h/fn/y".into(), 3);
+        f.push_later("http://h/gn/z".into(), 4);
+        f.push("http://h/b".into(), 5);
+        assert_eq!(f.undefer(|u| u.contains("/fn/")), 2);
+        assert_eq!(f.undefer(|u| u.contains("/fn/")), 0);
+        let urls = |f: &Frontier<u32>| -> Vec<String> {
+            f.iter_queue()
+                .map(|q| q.url.trim_start_matches("http://h/").to_string())
+                .collect()
+        };
+        assert_eq!(urls(&f), ["a", "b", "fn/x", "fn/y", "gn/z"]);
+        assert_eq!(f.iter_put_off().count(), 1);
+        let named = HashSet::from(["http://h/gn/z", "http://h/fn/y"]);
+        assert_eq!(f.promote(&named), 1, "those in turn only");
+        assert_eq!(f.promote_put_off(&named), 1);
+        assert_eq!(urls(&f), ["fn/y", "gn/z", "a", "b", "fn/x"]);
+        assert_eq!(f.iter_put_off().count(), 0);
+        assert_eq!(
+            f.iter_in_turn().count(),
+            3,
+            "both moved ahead of those in turn"
+        );
     }
 
     /// A frontier without robots.txt or delay, with these connection limits.

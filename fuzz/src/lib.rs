@@ -771,7 +771,9 @@ pub fn check_crawl_inputs(data: &[u8]) {
     }
     let _ = exemplar::script_links::resolve("http://fuzz.test/a/b.html", &named);
     // The mapper on a one-host site whose every response is these bytes (scripts served as
-    // JavaScript: a page including `<script src>` reads them).
+    // JavaScript: a page including `<script src>` reads them), but for the pages under `/fn/`:
+    // one small page unlike them, so that a page of 50 links or more there puts the rest off
+    // (`mapper::shapes`; the seed `barren_shape`).
     let example = ExamplePage {
         url: "http://fuzz.test/example".into(),
         body: data.to_vec(),
@@ -781,12 +783,12 @@ pub fn check_crawl_inputs(data: &[u8]) {
         "http://fuzz.test/",
         example,
         MapConfig {
-            max_pages: 32,
+            max_pages: 64,
             ..MapConfig::default()
         },
     ) {
         let mut now = 0;
-        for _ in 0..512 {
+        for _ in 0..1024 {
             match m.poll(now) {
                 Poll::Fetch(r) => {
                     let status = if r.url.ends_with("/robots.txt") {
@@ -794,11 +796,16 @@ pub fn check_crawl_inputs(data: &[u8]) {
                     } else {
                         200
                     };
+                    let body = if r.url.starts_with("http://fuzz.test/fn/") {
+                        b"<title>f</title><p>A function.</p><a href=\"/\">Home</a>".to_vec()
+                    } else {
+                        data.to_vec()
+                    };
                     let result = FetchResult::Response(FetchResponse {
                         status,
                         final_url: r.url.clone(),
                         headers: vec![("content-type".into(), type_of(&r.url).into())],
-                        body: data.to_vec(),
+                        body,
                         truncated: false,
                     });
                     m.handle(r.id, result, now);

@@ -589,6 +589,13 @@ pub enum Event {
         /// URLs waiting that were put off.
         urls: usize,
     },
+    /// Pages put off come back in their turn: a target was found among a barren shape's or
+    /// kind's pages, or on one of them, so it is barren no longer.
+    #[serde(rename_all = "camelCase")]
+    TakenBack {
+        /// URLs that were put off and now wait in their turn.
+        urls: usize,
+    },
     /// Mapping finished.
     #[serde(rename_all = "camelCase")]
     Finished {
@@ -889,6 +896,7 @@ impl Mapper {
             .state
             .frontier
             .iter_in_turn()
+            .chain(m.state.frontier.iter_put_off())
             .filter(|q| !q.item.script)
             .map(|q| (q.url.clone(), q.item.node))
             .collect();
@@ -927,6 +935,16 @@ impl Mapper {
                 .map(|node| node.url.as_str())
                 .collect();
             self.state.frontier.promote(&urls);
+            // Those of a barren shape or kind wait among the pages put off (a long queue: it
+            // is looked through only for them).
+            if self.state.frontier.iter_put_off().next().is_some() {
+                let put_off: HashSet<&str> = urls
+                    .iter()
+                    .copied()
+                    .filter(|url| self.shapes.is_barren(url))
+                    .collect();
+                self.state.frontier.promote_put_off(&put_off);
+            }
         }
     }
 
@@ -950,33 +968,49 @@ impl Mapper {
         };
         if names.iter().any(|h| self.target_names.contains(h)) {
             self.state.frontier.push_first(url, item);
-        } else if self.state.config.defer_barren && self.shapes.is_barren(&url) {
+            return;
+        }
+        // Indexed by name even when put off: a target named like it brings it first.
+        for h in names {
+            self.waiting.entry(h).or_default().push(id);
+        }
+        if self.state.config.defer_barren && self.shapes.is_barren(&url) {
             self.state.frontier.push_later(url, item);
         } else {
-            for h in names {
-                self.waiting.entry(h).or_default().push(id);
-            }
             self.state.frontier.push(url, item);
         }
     }
 
     /// Counts a page fetched by its shape and kind; puts off what waits of one that became
-    /// barren. (What a shape put off with its kind stays put off if that shape yields later.)
+    /// barren, and takes back what was put off of one that is barren no longer.
     fn count_shape(&mut self, node: u32, target: bool) {
         let nodes = &self.state.map.nodes;
         let url = &nodes[node as usize].url;
-        let Some(barren) = self.shapes.fetched(url, parent_url(nodes, node), target) else {
-            return;
-        };
+        let change = self.shapes.fetched(url, parent_url(nodes, node), target);
         if !self.state.config.defer_barren {
             return;
         }
+        if change.revived {
+            self.take_back();
+        }
+        let Some(barren) = change.barren else {
+            return;
+        };
         let shapes = &self.shapes;
         let urls = self.state.frontier.defer(|url| shapes.is_barren(url));
         self.events.push_back(Event::PutOff {
             shape: barren,
             urls,
         });
+    }
+
+    /// Queues again in their turn the pages put off whose shape and kind are no longer barren.
+    fn take_back(&mut self) {
+        let shapes = &self.shapes;
+        let urls = self.state.frontier.undefer(|url| !shapes.is_barren(url));
+        if urls > 0 {
+            self.events.push_back(Event::TakenBack { urls });
+        }
     }
 
     /// The whole state as serde data (requests in flight whose results had not arrived are
@@ -1363,7 +1397,11 @@ impl Mapper {
                 for earlier in promoted {
                     let nodes = &self.state.map.nodes;
                     let url = nodes[earlier as usize].url.clone();
-                    self.shapes.promoted(&url, parent_url(nodes, earlier));
+                    if self.shapes.promoted(&url, parent_url(nodes, earlier))
+                        && self.state.config.defer_barren
+                    {
+                        self.take_back();
+                    }
                     self.name_target(&url);
                 }
             }
@@ -1892,6 +1930,111 @@ mod tests {
         );
         drive(&mut r, &barren_site);
         assert_eq!(r.site_map(), whole.site_map());
+    }
+
+    /// The URLs a mapper fetches, in the order it asks for them.
+    fn fetch_order(m: &mut Mapper, site: &dyn Fn(&str) -> FetchResult) -> Vec<String> {
+        let asked = std::cell::RefCell::new(Vec::new());
+        drive(m, &|url: &str| {
+            asked
+                .borrow_mut()
+                .push(url.trim_start_matches("http://shop.test").to_string());
+            site(url)
+        });
+        asked.into_inner()
+    }
+
+    fn position(order: &[String], path: &str) -> usize {
+        order
+            .iter()
+            .position(|u| u == path)
+            .unwrap_or_else(|| panic!("{path} not fetched: {order:?}"))
+    }
+
+    /// Pages put off come back in their turn once their shape yields: `/fn/f40.html`, fetched
+    /// before the shape was barren, links a page that turns out a target, so `/fn/f50…59` are
+    /// fetched before the review pages found after that (not after everything).
+    /// And a page put off that is named like a target found later is fetched first.
+    #[test]
+    fn put_off_pages_come_back_when_their_shape_yields_or_a_target_names_them() {
+        let revived = |url: &str| {
+            let path = url.trim_start_matches("http://shop.test");
+            match path {
+                "/fn/f40.html" => html(&listing(&["/goods/g.html".to_string()])),
+                "/goods/g.html" => html(&entity(0)),
+                "/list.html" => html(&listing(
+                    &(1..=10)
+                        .map(|i| format!("/item/{i}.html"))
+                        .chain(std::iter::once("/more.html".to_string()))
+                        .collect::<Vec<_>>(),
+                )),
+                "/more.html" => html(&listing(
+                    &(1..=10)
+                        .map(|i| format!("/review/r{i}.html"))
+                        .collect::<Vec<_>>(),
+                )),
+                _ => barren_site(url),
+            }
+        };
+        let mut m = barren_mapper(10_000, true);
+        let order = fetch_order(&mut m, &revived);
+        let events = m.drain_events();
+        let put_off: Vec<usize> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::PutOff { urls, .. } => Some(*urls),
+                _ => None,
+            })
+            .collect();
+        let taken_back: Vec<usize> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::TakenBack { urls } => Some(*urls),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(put_off.len(), 1, "{events:?}");
+        assert!(put_off[0] >= 8, "{put_off:?}");
+        assert_eq!(taken_back, put_off, "all of them come back");
+        assert!(
+            position(&order, "/fn/f59.html") < position(&order, "/review/r1.html"),
+            "{order:?}"
+        );
+        assert_eq!(m.site_map().targets().count(), 11);
+        // The same site breadth first fetches the same pages.
+        let mut bf = barren_mapper(10_000, false);
+        let bf_order = fetch_order(&mut bf, &revived);
+        assert_eq!(
+            order.iter().collect::<BTreeSet<_>>(),
+            bf_order.iter().collect::<BTreeSet<_>>()
+        );
+
+        // `/item/f55.html` is a target named like `/fn/f55.html` (one word apart), put off.
+        let named = |url: &str| {
+            let path = url.trim_start_matches("http://shop.test");
+            if path == "/list.html" {
+                html(&listing(
+                    &(1..=10)
+                        .map(|i| format!("/item/{i}.html"))
+                        .chain(std::iter::once("/item/f55.html".to_string()))
+                        .collect::<Vec<_>>(),
+                ))
+            } else {
+                barren_site(url)
+            }
+        };
+        let mut m = barren_mapper(10_000, true);
+        let order = fetch_order(&mut m, &named);
+        // (`/fn/f50.html` was asked before the shape was put off.)
+        let (f55, f51) = (
+            position(&order, "/fn/f55.html"),
+            position(&order, "/fn/f51.html"),
+        );
+        assert!(f55 < f51, "{order:?}");
+        assert!(
+            f55 > position(&order, "/item/f55.html"),
+            "brought first once named: {order:?}"
+        );
     }
 
     #[test]

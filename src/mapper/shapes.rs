@@ -11,7 +11,9 @@
 //! (each module's few functions, constants, macros), and its pages of a shape that yielded
 //! something are not. The mapper fetches the rest of a barren shape or kind after everything
 //! else ([`super::MapConfig::defer_barren`]), so a page budget is spent where the targets are;
-//! the map of a site read whole holds the same pages.
+//! the map of a site read whole holds the same pages. A target among a barren shape's or kind's
+//! pages, or found on one, ends its barrenness for good ([`Change::revived`]): what was put off
+//! for it comes back in its turn.
 //!
 //! Kept in memory only: [`Shapes::of_map`] derives the same counts from a map on restore.
 use std::collections::HashMap;
@@ -72,6 +74,16 @@ impl KindYield {
 pub struct Shapes {
     by_shape: HashMap<String, Yield>,
     by_kind: HashMap<String, KindYield>,
+}
+
+/// What counting one fetched page changed ([`Shapes::fetched`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Change {
+    /// The shape or kind this page made barren.
+    pub barren: Option<String>,
+    /// Whether a shape or kind that was barren is no longer (the page is a target of it or
+    /// found on one): what was put off for it may come back.
+    pub revived: bool,
 }
 
 /// The shape of a canonical URL (see the module docs). Not a URL: a key.
@@ -144,12 +156,9 @@ impl Shapes {
         self.by_kind.entry(kind(parent)).or_default().pages.found += 1;
     }
 
-    /// A page was fetched (any outcome), first found on `parent`. Returns the shape or kind
-    /// this made barren, if any.
-    pub fn fetched(&mut self, url: &str, parent: Option<&str>, target: bool) -> Option<String> {
-        if target {
-            self.targeted(url, parent);
-        }
+    /// A page was fetched (any outcome), first found on `parent`: what that changed.
+    pub fn fetched(&mut self, url: &str, parent: Option<&str>, target: bool) -> Change {
+        let revived = target && self.targeted(url, parent);
         let (shape_key, kind_key) = (shape(url), kind(url));
         let y = self.by_shape.entry(shape_key.clone()).or_default();
         let (was, new_shape) = (y.is_barren(), y.fetched == 0);
@@ -159,25 +168,42 @@ impl Shapes {
         let was = k.is_barren();
         k.pages.fetched += 1;
         k.shapes += u32::from(new_shape);
-        if shape_barren {
+        let barren = if shape_barren {
             Some(shape_key)
         } else {
             (!was && k.is_barren()).then_some(kind_key)
-        }
+        };
+        Change { barren, revived }
     }
 
-    /// A page fetched earlier, first found on `parent`, became a target.
-    pub fn promoted(&mut self, url: &str, parent: Option<&str>) {
-        self.targeted(url, parent);
+    /// A page fetched earlier, first found on `parent`, became a target. Returns whether
+    /// pages of a shape or kind that was barren no longer are ([`Change::revived`]).
+    pub fn promoted(&mut self, url: &str, parent: Option<&str>) -> bool {
+        self.targeted(url, parent)
     }
 
-    fn targeted(&mut self, url: &str, parent: Option<&str>) {
+    /// Counts a target and its parent's find. A target ends its own shape's and kind's
+    /// barrenness and its parent's, for good: returns whether any of them was barren (or the
+    /// parent's shape was put off with its kind, having yielded nothing).
+    fn targeted(&mut self, url: &str, parent: Option<&str>) -> bool {
+        let mut was_barren = self.shape_or_kind_barren(url);
         self.by_shape.entry(shape(url)).or_default().targets += 1;
         self.by_kind.entry(kind(url)).or_default().pages.targets += 1;
         if let Some(p) = parent {
+            was_barren |= self.shape_or_kind_barren(p);
             self.by_shape.entry(shape(p)).or_default().found_targets += 1;
             self.by_kind.entry(kind(p)).or_default().pages.found_targets += 1;
         }
+        was_barren
+    }
+
+    /// Whether `url`'s shape or its kind is barren (whatever the shape yielded).
+    fn shape_or_kind_barren(&self, url: &str) -> bool {
+        self.by_shape.get(&shape(url)).is_some_and(Yield::is_barren)
+            || self
+                .by_kind
+                .get(&kind(url))
+                .is_some_and(KindYield::is_barren)
     }
 
     /// Whether `url` is of a barren shape, or of a barren kind and a shape that yielded nothing.
@@ -258,7 +284,10 @@ mod tests {
 
     fn fetch_n(s: &mut Shapes, n: u32, url: impl Fn(u32) -> String) -> Vec<String> {
         (0..n)
-            .filter_map(|i| s.fetched(&url(i), Some("http://h/index.html"), false))
+            .filter_map(|i| {
+                s.fetched(&url(i), Some("http://h/index.html"), false)
+                    .barren
+            })
             .collect()
     }
 
@@ -269,9 +298,25 @@ mod tests {
         assert_eq!(fired, vec!["h/fn*".to_string()], "fires once, on the last");
         assert!(s.is_barren("http://h/fn.other.html"));
         assert!(!s.is_barren("http://h/struct.S.html"));
-        // A target among them ends it.
-        s.fetched("http://h/fn.t.html", None, true);
+        // A target among them ends it, and says so.
+        let change = s.fetched("http://h/fn.t.html", None, true);
+        assert_eq!(
+            change,
+            Change {
+                barren: None,
+                revived: true
+            }
+        );
         assert!(!s.is_barren("http://h/fn.other.html"));
+        assert!(
+            !s.fetched("http://h/fn.u.html", None, true).revived,
+            "once only"
+        );
+        // So does a target found on one of a barren shape's pages.
+        let mut s = Shapes::default();
+        fetch_n(&mut s, BARREN_AFTER, |i| format!("http://h/gn.f{i}.html"));
+        assert!(s.promoted("http://h/t.html", Some("http://h/gn.f3.html")));
+        assert!(!s.is_barren("http://h/gn.other.html"));
     }
 
     /// Each module's few functions: no shape reaches fifty pages, their kind does.
