@@ -74,9 +74,6 @@ impl KindYield {
 pub struct Shapes {
     by_shape: HashMap<String, Yield>,
     by_kind: HashMap<String, KindYield>,
-    /// Whether any shape or kind was ever barren: until one is, no URL is of one, and the
-    /// mapper's question for each link it meets needs no shape worked out.
-    any_barren: bool,
 }
 
 /// What counting one fetched page changed ([`Shapes::fetched`]).
@@ -176,7 +173,6 @@ impl Shapes {
         } else {
             (!was && k.is_barren()).then_some(kind_key)
         };
-        self.any_barren |= barren.is_some();
         Change { barren, revived }
     }
 
@@ -203,12 +199,11 @@ impl Shapes {
 
     /// Whether `url`'s shape or its kind is barren (whatever the shape yielded).
     fn shape_or_kind_barren(&self, url: &str) -> bool {
-        self.any_barren
-            && (self.by_shape.get(&shape(url)).is_some_and(Yield::is_barren)
-                || self
-                    .by_kind
-                    .get(&kind(url))
-                    .is_some_and(KindYield::is_barren))
+        self.by_shape.get(&shape(url)).is_some_and(Yield::is_barren)
+            || self
+                .by_kind
+                .get(&kind(url))
+                .is_some_and(KindYield::is_barren)
     }
 
     /// Whether `url` is of a barren shape, or of a barren kind and a shape that yielded nothing.
@@ -218,9 +213,6 @@ impl Shapes {
 
     /// The barren shape or kind `url` is of (see [`Shapes::is_barren`]).
     pub fn barren_key(&self, url: &str) -> Option<String> {
-        if !self.any_barren {
-            return None;
-        }
         let key = shape(url);
         match self.by_shape.get(&key) {
             Some(y) if y.is_barren() => return Some(key),
