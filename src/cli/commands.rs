@@ -146,7 +146,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         serde_json::to_writer(&mut w, &mapped.map).map_err(|e| format!("{map_out}: {e}"))?;
         w.flush().map_err(|e| format!("{map_out}: {e}"))?;
     }
-    let defer_barren = mapped.config.defer_barren;
+    let mapped_config = mapped.config.clone();
     let mut learned = mapped.learn()?;
     let verdicts = corrections(args);
     // The map with the verdicts applied, when there are any (no copy of the map otherwise).
@@ -170,9 +170,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     write_pattern(&learned.pattern, out)?;
     print!("{}", learned.pattern.render());
     print_forms(&learned);
-    if defer_barren {
-        print_put_off(&learned.map);
-    }
+    print_put_off(&learned.map, &mapped_config);
     print_review(corrected.as_ref().unwrap_or(&learned.map), &learned.pattern);
     println!(
         "mapping: {} fetched{}, {}, {}, {} skipped in {:.1} s ({:?}); pattern written to {out}",
@@ -200,9 +198,9 @@ fn scripts_read(n: usize) -> String {
 
 /// The URL shapes whose pages mapping put off for yielding nothing and left unfetched when it
 /// stopped ([`exemplar::mapper::shapes`]).
-fn print_put_off(map: &exemplar::mapper::SiteMap) {
+fn print_put_off(map: &exemplar::mapper::SiteMap, config: &exemplar::mapper::MapConfig) {
     const SHOWN: usize = 3;
-    let left = exemplar::mapper::shapes::left_unfetched(map);
+    let left = exemplar::mapper::shapes::left_unfetched(map, config);
     if left.is_empty() {
         return;
     }

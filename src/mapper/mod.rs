@@ -1889,6 +1889,19 @@ mod tests {
         assert_eq!(put_off[0].0, "shop.test/fn/f*");
         assert!((8..=10).contains(&put_off[0].1), "{put_off:?}");
         assert_eq!(m.site_map().targets().count(), 10);
+        // What the budget left of them is reported, unless nothing was put off.
+        let left = shapes::left_unfetched(m.site_map(), m.config());
+        assert_eq!(left.len(), 1, "{left:?}");
+        assert_eq!(left[0].0, "shop.test/fn/f*");
+        assert!(
+            (1..=put_off[0].1).contains(&left[0].1),
+            "{left:?} of {put_off:?}"
+        );
+        let off = MapConfig {
+            defer_barren: false,
+            ..m.config().clone()
+        };
+        assert!(shapes::left_unfetched(m.site_map(), &off).is_empty());
         let mut breadth_first = barren_mapper(65, false);
         drive(&mut breadth_first, &barren_site);
         assert_eq!(breadth_first.site_map().targets().count(), 3);

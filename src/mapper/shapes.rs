@@ -18,7 +18,7 @@
 //! Kept in memory only: [`Shapes::of_map`] derives the same counts from a map on restore.
 use std::collections::HashMap;
 
-use super::{NodeState, SiteMap};
+use super::{MapConfig, NodeState, SiteMap};
 
 /// Pages of one shape fetched, without a target among them or the pages they found, before the
 /// shape is barren. Large enough that a shape of listings or entities shows its yield first
@@ -152,8 +152,9 @@ impl Shapes {
 
     /// A page was found first on `parent`.
     pub fn found(&mut self, parent: &str) {
-        self.by_shape.entry(shape(parent)).or_default().found += 1;
-        self.by_kind.entry(kind(parent)).or_default().pages.found += 1;
+        let (y, k) = self.yields(parent);
+        y.found += 1;
+        k.pages.found += 1;
     }
 
     /// A page was fetched (any outcome), first found on `parent`: what that changed.
@@ -183,27 +184,27 @@ impl Shapes {
     }
 
     /// Counts a target and its parent's find. A target ends its own shape's and kind's
-    /// barrenness and its parent's, for good: returns whether any of them was barren (or the
-    /// parent's shape was put off with its kind, having yielded nothing).
+    /// barrenness and its parent's, for good: returns whether any of them was barren.
     fn targeted(&mut self, url: &str, parent: Option<&str>) -> bool {
-        let mut was_barren = self.shape_or_kind_barren(url);
-        self.by_shape.entry(shape(url)).or_default().targets += 1;
-        self.by_kind.entry(kind(url)).or_default().pages.targets += 1;
+        let (y, k) = self.yields(url);
+        let mut was_barren = y.is_barren() || k.is_barren();
+        y.targets += 1;
+        k.pages.targets += 1;
         if let Some(p) = parent {
-            was_barren |= self.shape_or_kind_barren(p);
-            self.by_shape.entry(shape(p)).or_default().found_targets += 1;
-            self.by_kind.entry(kind(p)).or_default().pages.found_targets += 1;
+            let (y, k) = self.yields(p);
+            was_barren |= y.is_barren() || k.is_barren();
+            y.found_targets += 1;
+            k.pages.found_targets += 1;
         }
         was_barren
     }
 
-    /// Whether `url`'s shape or its kind is barren (whatever the shape yielded).
-    fn shape_or_kind_barren(&self, url: &str) -> bool {
-        self.by_shape.get(&shape(url)).is_some_and(Yield::is_barren)
-            || self
-                .by_kind
-                .get(&kind(url))
-                .is_some_and(KindYield::is_barren)
+    /// The yields of `url`'s shape and kind.
+    fn yields(&mut self, url: &str) -> (&mut Yield, &mut KindYield) {
+        (
+            self.by_shape.entry(shape(url)).or_default(),
+            self.by_kind.entry(kind(url)).or_default(),
+        )
     }
 
     /// Whether `url` is of a barren shape, or of a barren kind and a shape that yielded nothing.
@@ -228,8 +229,11 @@ impl Shapes {
 }
 
 /// The barren shapes and kinds of a map with the pages of each not fetched (put off when mapping
-/// stopped), most first; shapes with none are left out.
-pub fn left_unfetched(map: &SiteMap) -> Vec<(String, usize)> {
+/// stopped), most first; shapes with none are left out. None when `config` put nothing off.
+pub fn left_unfetched(map: &SiteMap, config: &MapConfig) -> Vec<(String, usize)> {
+    if !config.defer_barren {
+        return Vec::new();
+    }
     let shapes = Shapes::of_map(map);
     let mut left: HashMap<String, usize> = HashMap::new();
     for n in &map.nodes {

@@ -419,14 +419,10 @@ impl Job {
                 &pattern.unlike_by_heading,
                 &pattern.corrections.unlike_headings,
             ),
-            left_unfetched: if config.defer_barren {
-                crate::mapper::shapes::left_unfetched(&map)
-            } else {
-                Vec::new()
-            }
-            .into_iter()
-            .map(|(shape, pages)| LeftUnfetched { shape, pages })
-            .collect(),
+            left_unfetched: crate::mapper::shapes::left_unfetched(&map, config)
+                .into_iter()
+                .map(|(shape, pages)| LeftUnfetched { shape, pages })
+                .collect(),
         })
     }
 
