@@ -111,6 +111,7 @@ function renderResult() {
   try {
     pattern = JSON.parse(crawler.patternJson);
   } catch { /* shown as empty */ }
+  $('r-entry-target').hidden = !pattern?.entryTarget;
   const levels = pattern?.levels ?? [];
   // One card per level: what it is, its regexes, sample paths (narrow side panels: no table).
   $('levels').replaceChildren(...levels.map((l, i) => {
@@ -264,6 +265,7 @@ function badge([text, hint]) {
 /** The marks of the two review lists and of the pages: `[badge, what it says when hovered]`. */
 const LIKE_TARGETS = ['URL', "URL shaped like the targets'"];
 const BY_HEADING = ['heading', "Below θ, taken as a target because its heading names the targets' kind: the same words as a target's heading, its own name left out"];
+const ENTRY = ['entry', 'The entry page: like the example, so the crawl collects it too (navigation starts there either way)'];
 const LIKE_PAGES_BELOW = ['URL', 'URL shaped like pages below θ: most pages of its shape are not like the example'];
 const TAKEN_FOR_HEADING = ['heading', "Below θ, taken because its heading follows the targets' heading template"];
 
@@ -308,6 +310,7 @@ function renderReview(result) {
   $('weak-targets').replaceChildren(
     ...corrections.unlike.map((url) => reviewRow(url, undefined, [], [], true)),
     ...toCheck.map((t) => reviewRow(t.url, t.similarity, [
+      ...(t.entry ? [ENTRY] : []),
       ...(t.byHeading ? [BY_HEADING] : []),
       ...(t.urlUnlikeTargets ? [LIKE_PAGES_BELOW] : []),
     ], [t.heading, t.title], false)),

@@ -410,6 +410,7 @@ fn evaluate_against(
         &learned.map,
         &Corrections::default(),
         &learned.pattern.by_heading,
+        learned.pattern.entry_target,
         pattern::DOUBTFUL_SHOWN,
     );
     let unlike: Vec<String> = doubtful

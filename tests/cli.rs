@@ -288,10 +288,10 @@ fn near_misses(stdout: &str) -> Option<(f64, Vec<NearMiss>)> {
     Some((theta, rows))
 }
 
-const CHECK_HEADER: &str = "targets to check (h taken below θ for its heading, naming the targets' kind; ! URL shaped like pages below θ; relearn --unlike URL drops one):";
+const CHECK_HEADER: &str = "targets to check (e the entry page, collected as it is like the example; h taken below θ for its heading, naming the targets' kind; ! URL shaped like pages below θ; relearn --unlike URL drops one):";
 
 /// The targets to check that `learn` and `relearn` print after the near misses: (similarity,
-/// taken for its heading or URL shaped like pages below θ, URL) per line. Panics on a line
+/// the entry page, taken for its heading or URL shaped like pages below θ, URL) per line. Panics on a line
 /// that does not read `  S.SSS HM URL[  heading]`.
 fn targets_to_check(stdout: &str) -> Vec<(f64, bool, String)> {
     stdout
@@ -302,7 +302,7 @@ fn targets_to_check(stdout: &str) -> Vec<(f64, bool, String)> {
         .map(|l| {
             let (sim, rest) = l[2..].split_once(' ').unwrap_or_else(|| panic!("{l:?}"));
             let marked = match rest.get(..3) {
-                Some("h! " | "h  " | " ! ") => true,
+                Some("h! " | "h  " | " ! " | "e  ") => true,
                 Some("   ") => false,
                 _ => panic!("marks in {l:?}"),
             };
@@ -833,6 +833,74 @@ fn learn_applies_verdicts_and_writes_the_map_as_mapped() {
 
 /// `relearn` refuses, with exit status 1 (2 for a usage error) and a message naming the
 /// problem, verdicts it cannot apply and a map or θ that do not fit; it writes no pattern.
+/// Started from a property page other than the example: the entry is like the example, so
+/// the crawl collects it with the other properties, and it is the first target to check
+/// (marked `e`). Judged unlike the example, the crawl leaves it out and still starts there;
+/// judged like again, it is back. The home page, below θ, is taken when judged like.
+#[test]
+fn an_entry_like_the_example_is_collected_and_judged_as_a_target() {
+    let demo = Demo::serve("entry-target");
+    let (example, _) = roles();
+    let entry = demo.url("imovel/102-apartamento-1-quartos-butanta.html");
+    let (pattern_file, map_file) = (demo.file("pattern.json"), demo.file("map.json"));
+    let mut args = learn_args(&entry, &demo.url(&example), &pattern_file, "0");
+    args.extend(["--map".to_string(), map_file]);
+    let stdout = stdout_of(exemplar(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
+    assert!(
+        stdout.contains("the entry page is like the example: a crawl collects it as a target too"),
+        "{stdout}"
+    );
+    let check = targets_to_check(&stdout);
+    assert_eq!((check[0].1, check[0].2.as_str()), (true, entry.as_str()));
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.ends_with(&format!("e  {entry}")) || l.contains(&format!("e  {entry}  "))),
+        "{stdout}"
+    );
+    assert!(pattern(&pattern_file).entry_target);
+    let urls = |stdout: String| -> BTreeSet<String> { stdout.lines().map(String::from).collect() };
+    let all = demo.entities();
+    assert!(all.contains(&entry));
+    assert_eq!(urls(crawled(&pattern_file, &[]).0), all);
+
+    let unliked = demo.file("unliked.json");
+    let out = demo.relearn(&pattern_file, &["--unlike", &entry, "-o", &unliked]);
+    assert!(!out.contains("the entry page is like the example"), "{out}");
+    assert!(
+        !targets_to_check(&out).iter().any(|t| t.2 == entry),
+        "judged: not listed again"
+    );
+    let p = pattern(&unliked);
+    assert!(!p.entry_target && !p.known_targets.contains(&entry));
+    let mut others = all.clone();
+    others.remove(&entry);
+    assert_eq!(
+        urls(crawled(&unliked, &[]).0),
+        others,
+        "followed, not collected"
+    );
+    let liked = demo.file("liked.json");
+    demo.relearn(&unliked, &["--like", &entry, "-o", &liked]);
+    assert!(pattern(&liked).entry_target);
+    assert_eq!(urls(crawled(&liked, &[]).0), all);
+
+    // The home page is a listing, below θ: a crawl collects it only when judged like.
+    let (home, _) = Demo::learned("entry-home", &[]);
+    let home_page = home.url("index.html");
+    assert!(!pattern(&home.file("pattern.json")).entry_target);
+    let taken = home.file("taken.json");
+    home.relearn(
+        &home.file("pattern.json"),
+        &["--like", &home_page, "-o", &taken],
+    );
+    let p = pattern(&taken);
+    assert!(p.entry_target && p.known_targets.contains(&home_page));
+    assert!(urls(crawled(&taken, &[]).0).contains(&home_page));
+}
+
 #[test]
 fn relearn_refuses_bad_verdicts_and_arguments() {
     // With forms: their responses are in the map as duplicates of pages met before.
@@ -894,16 +962,6 @@ fn relearn_refuses_bad_verdicts_and_arguments() {
             vec!["--map", &map_file, "--unlike", &example],
             1,
             format!("{example} is the example page: it is like itself"),
-        ),
-        (
-            vec!["--map", &map_file, "--like", &entry],
-            1,
-            format!("{entry} is the entry page"),
-        ),
-        (
-            vec!["--map", &map_file, "--unlike", &entry],
-            1,
-            format!("{entry} is the entry page"),
         ),
         (
             vec!["--map", &map_file, "--like", &faq, "--unlike", &faq],

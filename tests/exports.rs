@@ -205,6 +205,11 @@ ok["corrections"] = {"like": ["http://a.test/x"], "unlike": []}
 v.validate(ok)
 ok["levels"][0]["fromTargets"] = True
 v.validate(ok)
+ok["entryTarget"] = True
+v.validate(ok)
+ok["entryTarget"] = "yes"
+assert list(v.iter_errors(ok)), "entryTarget is a boolean"
+del ok["entryTarget"]
 ok["levels"][0]["fromTargets"] = 1
 assert list(v.iter_errors(ok)), "fromTargets is a boolean"
 del ok["levels"][0]["fromTargets"]
@@ -252,6 +257,51 @@ fn generated_scrapy_project_collects_the_same_urls() {
     let dir = temp_dir("scrapy");
     let (pattern, urls, _) = learn_and_crawl(&server.url(), &dir);
     assert_scrapy_collects(&pattern, &dir, &urls);
+}
+
+/// Started from the example page itself (the extension's "This page" entry): the entry is
+/// like the example, so `exemplar crawl` collects it with every other target the crawl from the
+/// home page collects, and the generated spider collects the same set.
+#[test]
+fn an_entry_like_the_example_is_collected_by_the_crawl_and_the_spider() {
+    let server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).expect("serve");
+    let base = server.url();
+    let base = base.trim_end_matches('/');
+    let dir = temp_dir("scrapy-entry");
+    let (_, from_home, _) = learn_and_crawl(base, &dir);
+    let entry = format!("{base}/{}", example());
+    let pattern = dir.join("from-example.json");
+    exemplar(&[
+        "learn",
+        "--entry",
+        &entry,
+        "--example",
+        &entry,
+        "-o",
+        pattern.to_str().expect("path"),
+        "--delay-ms",
+        "0",
+        "--quiet",
+    ]);
+    let p =
+        exemplar::pattern::Pattern::from_json(&std::fs::read_to_string(&pattern).expect("read"))
+            .expect("valid pattern");
+    assert!(
+        p.entry_target && p.known_targets.contains(&entry),
+        "{}",
+        p.render()
+    );
+    let crawled = crawl_urls(&pattern);
+    assert!(
+        from_home.contains(&entry),
+        "the home page's crawl collects the example"
+    );
+    assert_eq!(
+        crawled, from_home,
+        "the same targets from the example as from the home page"
+    );
+    assert_scrapy_collects(&pattern, &dir, &crawled);
 }
 
 /// A link from a page straight to a page of a deeper level is followed there (a home page
@@ -694,6 +744,7 @@ fn the_scrapy_spider_reads_scripts_as_exemplar_does() {
         user_agent: "test".into(),
         max_pages_per_level: None,
         script_links: true,
+        entry_target: false,
     };
     let project = dir.join("project");
     exemplar::export::write_scrapy_project(&spec, &project).expect("project");

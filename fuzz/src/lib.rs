@@ -1096,7 +1096,8 @@ pub fn check_saved_state(data: &[u8]) {
                 ..Default::default()
             };
             let _ = exemplar::pattern::near_misses(&map, &corrections, 10);
-            let _ = exemplar::pattern::doubtful_targets(&map, &corrections, &like, 20);
+            // The entry listed too (an empty map has no entry node).
+            let _ = exemplar::pattern::doubtful_targets(&map, &corrections, &like, true, 20);
             let _ = exemplar::pattern::learn_from_map_corrected(map, &config, &corrections, 0);
         }
         _ => {

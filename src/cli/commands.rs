@@ -346,14 +346,19 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
         map,
         corrections,
         &pattern.by_heading,
+        pattern.entry_target,
         pattern::DOUBTFUL_SHOWN,
     );
     if !doubtful.is_empty() {
         println!(
-            "targets to check (h taken below θ for its heading, naming the targets' kind; ! URL shaped like pages below θ; relearn --unlike URL drops one):"
+            "targets to check (e the entry page, collected as it is like the example; h taken below θ for its heading, naming the targets' kind; ! URL shaped like pages below θ; relearn --unlike URL drops one):"
         );
         for d in doubtful {
-            let heading = if d.by_heading { 'h' } else { ' ' };
+            let heading = match (d.entry, d.by_heading) {
+                (true, _) => 'e',
+                (false, true) => 'h',
+                (false, false) => ' ',
+            };
             let url = if d.url_unlike_targets { '!' } else { ' ' };
             println!(
                 "  {:.3} {heading}{url} {}{}",

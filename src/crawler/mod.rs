@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 use crate::canon::{self, CompiledScope, TrapGuard, TrapLimits};
 use crate::dom::{Page, ParseOptions};
 use crate::fetch::{
-    Delivered, FetchResult, Frontier, InOrder, Machine, Next, Politeness, Poll, RequestKind,
+    Delivered, FetchResponse, FetchResult, Frontier, InOrder, Machine, Next, Politeness, Poll,
+    RequestKind,
 };
 use crate::forms::query::DocTerms;
 use crate::mapper::{ExamplePage, StopReason, canonical_links, page_signature};
@@ -228,6 +229,18 @@ struct Item {
     /// are that page's.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     script: bool,
+}
+
+/// What verification said of a page met as a target ([`Crawler::judge`]).
+struct Judged {
+    /// Not a target learning knew.
+    new: bool,
+    /// Its similarity to the example, when compared.
+    similarity: Option<f64>,
+    /// Some(true) when verified, None when not checked.
+    verified: Option<bool>,
+    /// Taken just below θ for its heading.
+    by_heading: bool,
 }
 
 /// A page waiting for a script it includes: its links follow from its level.
@@ -726,79 +739,19 @@ impl Crawler {
         self.state.signatures.insert(signature, url.clone());
         let doc = item.doc.then(|| DocTerms::from_page(&page));
         if item.target {
-            let new = !self.known.contains(&url);
-            let mut taken_for_heading = false;
-            let check = new || !self.state.config.verify_new_only;
-            let (similarity, verified) = match self.example.as_mut().filter(|_| check) {
-                Some(ex) => {
-                    let mut v = ex.compare(&page);
-                    if v.place_agreement < 1.0
-                        && self.known_places.contains(&crate::similarity::place(&url))
-                    {
-                        v.score = v.comparison.similarity * v.kind_agreement;
-                        v.place_agreement = 1.0;
-                        v.similar = v.score >= v.threshold;
-                    }
-                    // The user's verdicts stand over θ. Within the band below θ, a page
-                    // learning took for its heading (listed in the pattern) stays taken, and any
-                    // other — new, or a known target whose score fell since — is taken by the
-                    // heading rule learning applied. Further below, the page has changed kind
-                    // (a removed item's notice): refused whatever learning said of it.
-                    // A page of a kind the user judged unlike the example (by its heading) is
-                    // refused, as learning left such targets out.
-                    let pattern = &self.state.pattern;
-                    let corrections = &pattern.corrections;
-                    let similar = if corrections.like.contains(&url) {
-                        true
-                    } else if corrections.unlike.contains(&url)
-                        || unlike_kind(pattern, &url, &page.heading)
-                    {
-                        false
-                    } else if v.similar {
-                        true
-                    } else {
-                        taken_for_heading = v.score >= v.threshold - crate::heading::WELL_BELOW
-                            && (pattern.by_heading.contains(&url)
-                                || pattern
-                                    .heading_rule
-                                    .as_ref()
-                                    .is_some_and(|rule| rule.takes(&url, &page.heading)));
-                        taken_for_heading
-                    };
-                    (Some(v.score), Some(similar))
+            let judged = match self.judge(&url, &page) {
+                Ok(j) => j,
+                Err(why) => {
+                    self.state.progress.rejected += 1;
+                    self.skip(url, format!("matches the last level but is {why}"));
+                    return doc;
                 }
-                None => (None, None),
             };
-            if verified == Some(false) {
-                self.state.progress.rejected += 1;
-                let pattern = &self.state.pattern;
-                let why = if pattern.corrections.unlike.contains(&url) {
-                    "marked not like the example".to_string()
-                } else if unlike_kind(pattern, &url, &page.heading) {
-                    "headed as a kind marked not like the example".to_string()
-                } else {
-                    format!(
-                        "not similar to the example ({:.3})",
-                        similarity.unwrap_or(0.0)
-                    )
-                };
-                self.skip(url, format!("matches the last level but is {why}"));
-                return doc;
-            }
-            self.state.progress.targets += 1;
-            if new {
-                self.state.progress.new_targets += 1;
-            }
-            if taken_for_heading {
-                self.state.progress.by_heading += 1;
-            }
-            self.state.targets.push(url.clone());
             // Targets that link to further targets ([`Level::paginate`] on the last level) or
             // back to listings ([`Level::from_targets`]).
-            let n = self.compiled.len();
             if self.compiled.reads_targets() {
                 let from = Item {
-                    level: n,
+                    level: self.compiled.len(),
                     hops: 0,
                     target: true,
                     query: None,
@@ -808,22 +761,33 @@ impl Crawler {
                 self.expand(links, &from);
                 self.include_scripts(&page, &from);
             }
-            self.events.push_back(Event::Target(Box::new(TargetPage {
-                url,
-                final_url,
-                status: r.status,
-                headers: r.headers,
-                body: r.body,
-                title: page.title.clone(),
-                heading: page.heading.clone(),
-                similarity,
-                verified,
-                found_on_level: item.level,
-                new,
-                by_heading: taken_for_heading,
-                fetched_at_ms: now_ms,
-            })));
+            self.collect(url, final_url, r, &page, judged, item.level, now_ms);
         } else {
+            let status = r.status;
+            // The entry page, when learning found it like the example: collected, and still
+            // where navigation starts.
+            let entry_target = self.state.pattern.entry_target
+                && item.level == 0
+                && item.query.is_none()
+                && canon::canonicalize(&self.state.pattern.entry).as_deref() == Some(url.as_str());
+            if entry_target {
+                match self.judge(&url, &page) {
+                    Ok(judged) => {
+                        let (u, f) = (url.clone(), final_url.clone());
+                        self.collect(u, f, r, &page, judged, 0, now_ms);
+                    }
+                    Err(why) => {
+                        // Not skipped: its links are followed below.
+                        self.state.progress.rejected += 1;
+                        self.events.push_back(Event::Skipped {
+                            url: url.clone(),
+                            reason: format!(
+                                "the entry page is followed but not collected: it is {why}"
+                            ),
+                        });
+                    }
+                }
+            }
             if self.is_result_level(item.level) {
                 // Result pages that page with submit buttons: their GET equivalents (or POST
                 // keys).
@@ -841,12 +805,104 @@ impl Crawler {
             self.events.push_back(Event::Page {
                 url,
                 level: item.level,
-                status: r.status,
+                status,
                 followed,
             });
         }
         self.check_budget();
         doc
+    }
+
+    /// Whether a page met as a target is collected: with an example page, verified (the
+    /// user's verdicts, then θ, then the heading rule just below it). The verdict, or why the
+    /// page is refused.
+    fn judge(&mut self, url: &str, page: &Page) -> Result<Judged, String> {
+        let new = !self.known.contains(url);
+        let check = new || !self.state.config.verify_new_only;
+        let Some(ex) = self.example.as_mut().filter(|_| check) else {
+            return Ok(Judged {
+                new,
+                similarity: None,
+                verified: None,
+                by_heading: false,
+            });
+        };
+        let mut v = ex.compare(page);
+        if v.place_agreement < 1.0 && self.known_places.contains(&crate::similarity::place(url)) {
+            v.score = v.comparison.similarity * v.kind_agreement;
+            v.place_agreement = 1.0;
+            v.similar = v.score >= v.threshold;
+        }
+        // The user's verdicts stand over θ. Within the band below θ, a page learning took for
+        // its heading (listed in the pattern) stays taken, and any other — new, or a known
+        // target whose score fell since — is taken by the heading rule learning applied.
+        // Further below, the page has changed kind (a removed item's notice): refused whatever
+        // learning said of it. A page of a kind the user judged unlike the example (by its
+        // heading) is refused, as learning left such targets out.
+        let pattern = &self.state.pattern;
+        let corrections = &pattern.corrections;
+        let liked = corrections.like.iter().any(|u| u == url);
+        let mut by_heading = false;
+        if liked {
+            // Taken whatever its score.
+        } else if corrections.unlike.iter().any(|u| u == url) {
+            return Err("marked not like the example".to_string());
+        } else if unlike_kind(pattern, url, &page.heading) {
+            return Err("headed as a kind marked not like the example".to_string());
+        } else if !v.similar {
+            by_heading = v.score >= v.threshold - crate::heading::WELL_BELOW
+                && (pattern.by_heading.iter().any(|u| u == url)
+                    || pattern
+                        .heading_rule
+                        .as_ref()
+                        .is_some_and(|rule| rule.takes(url, &page.heading)));
+            if !by_heading {
+                return Err(format!("not similar to the example ({:.3})", v.score));
+            }
+        }
+        Ok(Judged {
+            new,
+            similarity: Some(v.score),
+            verified: Some(true),
+            by_heading,
+        })
+    }
+
+    /// Counts a target and hands it to the driver.
+    #[allow(clippy::too_many_arguments)]
+    fn collect(
+        &mut self,
+        url: String,
+        final_url: String,
+        r: FetchResponse,
+        page: &Page,
+        judged: Judged,
+        found_on_level: usize,
+        now_ms: u64,
+    ) {
+        self.state.progress.targets += 1;
+        if judged.new {
+            self.state.progress.new_targets += 1;
+        }
+        if judged.by_heading {
+            self.state.progress.by_heading += 1;
+        }
+        self.state.targets.push(url.clone());
+        self.events.push_back(Event::Target(Box::new(TargetPage {
+            url,
+            final_url,
+            status: r.status,
+            headers: r.headers,
+            body: r.body,
+            title: page.title.clone(),
+            heading: page.heading.clone(),
+            similarity: judged.similarity,
+            verified: judged.verified,
+            found_on_level,
+            new: judged.new,
+            by_heading: judged.by_heading,
+            fetched_at_ms: now_ms,
+        })));
     }
 
     fn check_budget(&mut self) {
@@ -1090,6 +1146,11 @@ mod tests {
 
     /// Maps an in-memory site from `http://mem.test/` with `example` and learns its pattern.
     fn learn_on(site: &dyn Fn(&str) -> FetchResult, example: &str) -> Pattern {
+        learn_from(site, "http://mem.test/", example)
+    }
+
+    /// Maps an in-memory site from `entry` with `example` and learns its pattern.
+    fn learn_from(site: &dyn Fn(&str) -> FetchResult, entry: &str, example: &str) -> Pattern {
         let example = ExamplePage {
             url: example.into(),
             body: match site(example) {
@@ -1098,7 +1159,7 @@ mod tests {
             },
             content_type: None,
         };
-        let mut m = Mapper::new("http://mem.test/", example, MapConfig::default()).expect("mapper");
+        let mut m = Mapper::new(entry, example, MapConfig::default()).expect("mapper");
         let mut now = 0;
         loop {
             match m.poll(now) {
@@ -1371,6 +1432,71 @@ mod tests {
         assert_eq!(r.stopped(), None);
         r.poll(later + 6_000);
         assert_eq!(r.stopped(), Some(StopReason::MaxDuration));
+    }
+
+    /// Started from the example page ("This page" in the extension): the entry is collected
+    /// with the other targets, once, and navigation still starts from it. With verification,
+    /// an entry that no longer looks like the example (its item removed) is not collected, and
+    /// its links are still followed.
+    #[test]
+    fn an_entry_like_the_example_is_collected_and_still_followed() {
+        let item = |i: usize| format!("http://mem.test/item/{i}");
+        let p = learn_from(&|url: &str| site(url, 6), &item(1), &item(1));
+        assert!(p.entry_target, "{}", p.render());
+        let c = Crawler::new(p.clone(), CrawlConfig::default(), None).expect("crawler");
+        let (mut targets, c) = run(c, 6, None);
+        targets.sort();
+        assert_eq!(targets, (1..=6).map(item).collect::<Vec<_>>());
+        let cov = c.coverage();
+        assert_eq!((cov.known, cov.reached, cov.new.len()), (6, 6, 0));
+        // Without the flag (a pattern learned before it existed), the entry is a listing only.
+        let mut old = p.clone();
+        old.entry_target = false;
+        let (targets, _) = run(
+            Crawler::new(old, CrawlConfig::default(), None).expect("c"),
+            6,
+            None,
+        );
+        assert_eq!(targets.len(), 5);
+        assert!(!targets.contains(&item(1)));
+        // The entry's item is removed: a notice page, still linking home.
+        let changed = |url: &str| {
+            if url == item(1) {
+                html(
+                    "<html><body><p>This item was sold.</p><a href='/'>home</a></body></html>"
+                        .into(),
+                )
+            } else {
+                site(url, 6)
+            }
+        };
+        let example = ExamplePage {
+            url: item(2),
+            body: match site(&item(2), 6) {
+                FetchResult::Response(r) => r.body,
+                FetchResult::Failed(_) => Vec::new(),
+            },
+            content_type: None,
+        };
+        let c = Crawler::new(p, CrawlConfig::default(), Some(example)).expect("crawler");
+        let (mut targets, mut c) = run_on(c, &changed, None);
+        targets.sort();
+        assert_eq!(targets, (2..=6).map(item).collect::<Vec<_>>());
+        assert_eq!((c.progress().rejected, c.progress().skipped), (1, 0));
+        let refused: Vec<String> = c
+            .drain_events()
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Skipped { url, reason } if url == item(1) => Some(reason),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert!(
+            refused[0]
+                .starts_with("the entry page is followed but not collected: it is not similar"),
+            "{refused:?}"
+        );
     }
 
     #[test]

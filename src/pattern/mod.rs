@@ -151,7 +151,13 @@ pub struct Pattern {
     /// Politeness the crawl uses.
     #[serde(default)]
     pub politeness: Politeness,
-    /// Target URLs found while learning (coverage and "new since" reports).
+    /// The entry page is itself like the example: a crawl collects it as a target too, and
+    /// still follows its links as the page navigation starts from (a user who starts from the
+    /// example page, or from a page like it, wants that page among the targets).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub entry_target: bool,
+    /// Target URLs found while learning (coverage and "new since" reports); the entry page
+    /// among them when it is a target.
     #[serde(default)]
     pub known_targets: Vec<String>,
     /// Other URLs of known targets: URLs met while learning whose page had the same content
@@ -577,6 +583,12 @@ impl Pattern {
                 rule.unlike.join("\", \"")
             );
         }
+        if self.entry_target {
+            let _ = writeln!(
+                s,
+                "  the entry page is like the example: a crawl collects it as a target too"
+            );
+        }
         let n = self.levels.len();
         for (i, l) in self.levels.iter().enumerate() {
             let what = if i + 1 == n { "target" } else { "page" };
@@ -774,7 +786,25 @@ pub fn learn_corrected(
     now_ms: u64,
 ) -> Result<(Pattern, SiteMap), PatternError> {
     let corrections = Corrections::default().merged(corrections)?;
-    map.correct(&corrections.like, &corrections.unlike)
+    // A verdict on the entry page says whether a crawl collects it: the map keeps it a page,
+    // where navigation starts.
+    let entry = map.nodes.first().map(|n| n.url.clone()).unwrap_or_default();
+    let entry_verdict = if corrections.like.contains(&entry) {
+        Some(true)
+    } else if corrections.unlike.contains(&entry) {
+        if crate::canon::canonicalize(&map.example).as_deref() == Some(entry.as_str()) {
+            return Err(PatternError(format!(
+                "{entry} is the example page: it is like itself"
+            )));
+        }
+        Some(false)
+    } else {
+        None
+    };
+    let others = |urls: &[String]| -> Vec<String> {
+        urls.iter().filter(|u| **u != entry).cloned().collect()
+    };
+    map.correct(&others(&corrections.like), &others(&corrections.unlike))
         .map_err(PatternError)?;
     let verdicts = crate::heading::Verdicts {
         like: corrections.like.iter().map(String::as_str).collect(),
@@ -807,6 +837,23 @@ pub fn learn_corrected(
         &LearnConfig::default(),
         now_ms,
     )?;
+    let mut unlike_by_heading = unlike_by_heading;
+    match entry_verdict {
+        Some(yes) => pattern.take_entry(yes),
+        // An entry of a kind judged unlike the example is left out as such targets are (the
+        // example excepted: it is like itself).
+        None if pattern.entry_target
+            && crate::canon::canonicalize(&map.example).as_deref() != Some(entry.as_str())
+            && rule.as_ref().is_some_and(|r| {
+                r.refuses(&entry, map.nodes.first().map_or("", |n| n.heading.as_str()))
+            }) =>
+        {
+            pattern.take_entry(false);
+            unlike_by_heading.push(entry.clone());
+            unlike_by_heading.sort();
+        }
+        None => {}
+    }
     pattern.corrections = corrections;
     pattern.by_heading = by_heading;
     pattern.unlike_by_heading = unlike_by_heading;
@@ -815,6 +862,32 @@ pub fn learn_corrected(
 }
 
 impl Pattern {
+    /// Makes the entry page a target of the pattern or not ([`Pattern::entry_target`]), with
+    /// the known targets and the learning figures that count it.
+    fn take_entry(&mut self, yes: bool) {
+        let Some(entry) = crate::canon::canonicalize(&self.entry) else {
+            return;
+        };
+        if yes == self.entry_target {
+            return;
+        }
+        self.entry_target = yes;
+        let st = &mut self.stats;
+        match (yes, self.known_targets.binary_search(&entry)) {
+            (true, Err(i)) => {
+                self.known_targets.insert(i, entry);
+                st.targets += 1;
+                st.targets_reached += 1;
+            }
+            (false, Ok(i)) => {
+                self.known_targets.remove(i);
+                st.targets = st.targets.saturating_sub(1);
+                st.targets_reached = st.targets_reached.saturating_sub(1);
+            }
+            _ => {}
+        }
+    }
+
     /// The pattern learned again from `map` (the map this pattern was learned from, possibly
     /// at another θ) with this pattern's scope, politeness and similarity settings and the user's
     /// `corrections` ([`learn_corrected`]). Returns the pattern and the corrected map.
@@ -1013,6 +1086,7 @@ pub fn learn(
         levels,
         max_pagination: DEFAULT_MAX_PAGINATION,
         politeness,
+        entry_target: false,
         known_targets,
         known_aliases,
         corrections: Corrections::default(),
@@ -1036,7 +1110,16 @@ pub fn learn(
     pattern.script_links = needs_scripts(&pattern, map, sim.targets_reached)?;
     pattern.stats.targets_reached = sim.targets_reached;
     pattern.stats.estimated_fetches = sim.fetched;
+    pattern.take_entry(entry_like(map));
     Ok(pattern)
+}
+
+/// Whether the map's entry page scored at least the map's θ. Mapping keeps the entry a page
+/// whatever its score (navigation starts there), so learning decides whether it is a target too.
+fn entry_like(map: &SiteMap) -> bool {
+    map.nodes.first().is_some_and(|n| {
+        n.state == NodeState::Page && n.similarity.is_some_and(|s| f64::from(s) >= map.threshold)
+    })
 }
 
 /// Whether a crawl with `pattern` must read scripts: on the map without the links pages have
@@ -1619,6 +1702,99 @@ mod tests {
         assert_eq!(p.stats.targets_reached, 4, "{}", p.render());
     }
 
+    /// The entry page scoring at least θ (a user who starts from the example page) is a
+    /// target of the pattern too, counted with the others; the user's verdict on it decides
+    /// over its score, and the example cannot be judged unlike itself.
+    #[test]
+    fn an_entry_like_the_example_is_a_target_too() {
+        // 0 entry /item/1 (the example) → items 2, 3 and a listing 4 → item 5.
+        let mut nodes = vec![linked_node("/item/1", false, None, vec![1, 2, 3])];
+        nodes[0].similarity = Some(1.0);
+        nodes.push(linked_node("/item/2", true, Some(0), vec![0]));
+        nodes.push(linked_node("/item/3", true, Some(0), vec![0]));
+        nodes.push(linked_node("/list", false, Some(0), vec![4]));
+        nodes.push(linked_node("/item/5", true, Some(3), vec![0]));
+        let map = SiteMap {
+            entry: "http://h/item/1".into(),
+            example: "http://h/item/1".into(),
+            threshold: 0.875,
+            nodes,
+            ..SiteMap::default()
+        };
+        let entry = "http://h/item/1".to_string();
+        let p = learn_h(&map);
+        assert!(p.entry_target, "{}", p.render());
+        assert!(p.known_targets.contains(&entry));
+        assert_eq!((p.stats.targets, p.stats.targets_reached), (4, 4));
+        assert!(p.render().contains("the entry page is like the example"));
+        let json = p.to_json();
+        assert!(json.contains("\"entryTarget\": true"), "{json}");
+        assert_eq!(Pattern::from_json(&json).expect("read back"), p);
+        // Below θ, it stays a listing only.
+        let mut low = map.clone();
+        low.nodes[0].similarity = Some(0.5);
+        low.example = "http://h/item/2".into();
+        let q = learn_h(&low);
+        assert!(!q.entry_target && !q.known_targets.contains(&entry));
+        assert_eq!((q.stats.targets, q.stats.targets_reached), (3, 3));
+        assert!(!q.to_json().contains("entryTarget"), "absent when false");
+        // Verdicts: like takes it whatever its score, unlike leaves it out; the map keeps it a
+        // listing either way.
+        let verdict = |map: &SiteMap, like: bool| {
+            let c = Corrections {
+                like: if like { vec![entry.clone()] } else { vec![] },
+                unlike: if like { vec![] } else { vec![entry.clone()] },
+                unlike_headings: vec![],
+            };
+            p.relearned(map.clone(), &c, 0)
+        };
+        let (liked, m) = verdict(&low, true).expect("like");
+        assert!(liked.entry_target && liked.known_targets.contains(&entry));
+        assert_eq!(liked.stats.targets, 4);
+        assert_eq!(m.nodes[0].state, crate::mapper::NodeState::Page);
+        let mut other_example = map.clone();
+        other_example.example = "http://h/item/2".into();
+        let (unliked, _) = verdict(&other_example, false).expect("unlike");
+        assert!(!unliked.entry_target && !unliked.known_targets.contains(&entry));
+        assert_eq!(unliked.corrections.unlike, vec![entry.clone()]);
+        let err = verdict(&map, false).expect_err("the example").to_string();
+        assert!(err.contains("is the example page"), "{err}");
+        // An entry of a kind judged unlike the example is left out with the targets of its kind.
+        let mut headed = other_example.clone();
+        for (i, (name, kind)) in [
+            ("Alpha", "Struct"),
+            ("Beta", "Class"),
+            ("Gamma", "Class"),
+            ("", ""),
+            ("Delta", "Struct"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            if !name.is_empty() {
+                headed.nodes[i].heading = format!("{name} {kind} Reference");
+                headed.nodes[i].url = format!("http://h/item/{name}");
+            }
+        }
+        headed.entry = headed.nodes[0].url.clone();
+        headed.example = headed.nodes[1].url.clone();
+        let struct_kind = Corrections {
+            unlike_headings: vec!["* Struct Reference".into()],
+            ..Corrections::default()
+        };
+        let (kinds, _) = learn_h(&headed)
+            .relearned(headed.clone(), &struct_kind, 0)
+            .expect("unlike kind");
+        assert!(!kinds.entry_target, "{}", kinds.render());
+        assert_eq!(
+            kinds.unlike_by_heading,
+            ["http://h/item/Alpha", "http://h/item/Delta"],
+            "{}",
+            kinds.render()
+        );
+        assert_eq!(kinds.stats.targets, 2);
+    }
+
     #[test]
     fn generalise_splits_only_where_negatives_demand() {
         let pos = [
@@ -1713,6 +1889,7 @@ mod tests {
             ],
             max_pagination: 10,
             politeness: Politeness::default(),
+            entry_target: false,
             known_targets: vec![],
             known_aliases: vec![],
             stats: LearnStats::default(),

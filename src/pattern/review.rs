@@ -93,6 +93,11 @@ pub struct Doubtful {
     /// ([`super::Pattern::by_heading`]): the one decision not made by the similarity.
     #[serde(default)]
     pub by_heading: bool,
+    /// The entry page, a target because it is like the example ([`super::Pattern::entry_target`]):
+    /// navigation starts there whatever the user judges, and the crawl collects it unless judged
+    /// unlike the example.
+    #[serde(default)]
+    pub entry: bool,
 }
 
 /// How many targets to check the review lists (`exemplar learn`, the extension's panel, the
@@ -103,15 +108,18 @@ pub const DOUBTFUL_SHOWN: usize = 20;
 /// evidence against it: two or three pages say nothing about a kind.
 const MIN_SHAPE_PAGES: usize = 4;
 
-/// The `n` targets most worth checking: first those learning took for their heading
-/// (`by_heading`, [`Doubtful::by_heading`]), then those whose URL shape is mostly held by pages
-/// judged unlike the example ([`Doubtful::url_unlike_targets`]), then the least similar, each
-/// group from the least similar up. The example itself and the pages the user has already
-/// judged like it (`corrections`) are not listed.
+/// The `n` targets most worth checking: first the entry page when the pattern collects it
+/// (`entry_target`, [`Doubtful::entry`]: the one target mapping did not judge among the others),
+/// then those learning took for their heading (`by_heading`, [`Doubtful::by_heading`]), then
+/// those whose URL shape is mostly held by pages judged unlike the example
+/// ([`Doubtful::url_unlike_targets`]), then the least similar, each group from the least similar
+/// up. The example itself and the pages the user has already judged like it (`corrections`) are
+/// not listed.
 pub fn doubtful_targets(
     map: &SiteMap,
     corrections: &Corrections,
     by_heading: &[String],
+    entry_target: bool,
     n: usize,
 ) -> Vec<Doubtful> {
     let judged: HashSet<&str> = corrections.like.iter().map(String::as_str).collect();
@@ -130,11 +138,28 @@ pub fn doubtful_targets(
             similarity: node.similarity.unwrap_or(0.0),
             url_unlike_targets: shapes.mostly_non_targets(&node.url),
             by_heading: by_heading.contains(node.url.as_str()),
+            entry: false,
         })
         .collect();
+    if let Some(node) = map
+        .nodes
+        .first()
+        .filter(|node| entry_target && node.url != example && !judged.contains(node.url.as_str()))
+    {
+        targets.push(Doubtful {
+            url: node.url.clone(),
+            title: node.title.clone(),
+            heading: node.heading.clone(),
+            similarity: node.similarity.unwrap_or(0.0),
+            url_unlike_targets: false,
+            by_heading: false,
+            entry: true,
+        });
+    }
     targets.sort_by(|a, b| {
-        b.by_heading
-            .cmp(&a.by_heading)
+        b.entry
+            .cmp(&a.entry)
+            .then_with(|| b.by_heading.cmp(&a.by_heading))
             .then_with(|| b.url_unlike_targets.cmp(&a.url_unlike_targets))
             .then_with(|| a.similarity.total_cmp(&b.similarity))
             .then_with(|| a.url.cmp(&b.url))
@@ -247,7 +272,7 @@ mod tests {
     #[test]
     fn a_target_among_pages_of_its_url_shape_below_theta_comes_first() {
         let map = docs();
-        let list = doubtful_targets(&map, &Corrections::default(), &[], 100);
+        let list = doubtful_targets(&map, &Corrections::default(), &[], false, 100);
         assert_eq!(
             urls(&list),
             [
@@ -273,12 +298,56 @@ mod tests {
         let mut given = map.clone();
         given.example = "http://docs.test/class.Button.html#top".into();
         assert_eq!(
-            doubtful_targets(&given, &Corrections::default(), &[], 100),
+            doubtful_targets(&given, &Corrections::default(), &[], false, 100),
             list
         );
         assert_eq!(
-            urls(&doubtful_targets(&map, &Corrections::default(), &[], 2)),
+            urls(&doubtful_targets(
+                &map,
+                &Corrections::default(),
+                &[],
+                false,
+                2
+            )),
             urls(&list)[..2]
+        );
+    }
+
+    /// The entry page, when the pattern collects it, is listed first: mapping did not judge it
+    /// among the targets. Not when the user judged it like the example, nor when it is the
+    /// example.
+    #[test]
+    fn an_entry_taken_as_a_target_is_listed_first() {
+        let mut map = docs();
+        map.nodes[0].similarity = Some(0.9);
+        let list = doubtful_targets(&map, &Corrections::default(), &[], true, 100);
+        assert_eq!(urls(&list)[0], "index.html");
+        assert!(list[0].entry && list[1..].iter().all(|d| !d.entry));
+        assert_eq!(list[0].similarity, 0.9);
+        assert_eq!(
+            urls(&list)[1..],
+            urls(&doubtful_targets(
+                &map,
+                &Corrections::default(),
+                &[],
+                false,
+                100
+            ))[..]
+        );
+        let liked = Corrections {
+            like: vec!["http://docs.test/index.html".into()],
+            ..Corrections::default()
+        };
+        assert!(
+            !doubtful_targets(&map, &liked, &[], true, 100)
+                .iter()
+                .any(|d| d.entry)
+        );
+        map.example = "http://docs.test/index.html".into();
+        assert!(
+            !doubtful_targets(&map, &Corrections::default(), &[], true, 100)
+                .iter()
+                .any(|d| d.entry)
         );
     }
 
@@ -289,7 +358,7 @@ mod tests {
             like: vec!["http://docs.test/iface.Editable.html".into()],
             ..Corrections::default()
         };
-        let list = doubtful_targets(&map, &corrections, &[], 100);
+        let list = doubtful_targets(&map, &corrections, &[], false, 100);
         assert!(!urls(&list).contains(&"iface.Editable.html"));
         assert_eq!(list.len(), 7);
     }
@@ -299,7 +368,7 @@ mod tests {
         let mut map = docs();
         // Only three other iface pages: below MIN_SHAPE_PAGES.
         map.nodes.retain(|n| !n.url.ends_with("iface.Native.html"));
-        let list = doubtful_targets(&map, &Corrections::default(), &[], 100);
+        let list = doubtful_targets(&map, &Corrections::default(), &[], false, 100);
         assert!(list.iter().all(|d| !d.url_unlike_targets));
         assert_eq!(urls(&list)[0], "struct.Bitset.html");
     }
@@ -312,7 +381,7 @@ mod tests {
                 .push(node(&format!("{name}.html"), NodeState::Page, 0.6));
         }
         map.nodes.push(node("pgbench.html", NodeState::Target, 0.9));
-        let list = doubtful_targets(&map, &Corrections::default(), &[], 100);
+        let list = doubtful_targets(&map, &Corrections::default(), &[], false, 100);
         let pgbench = list.iter().find(|d| d.url.ends_with("/pgbench.html"));
         assert!(pgbench.is_some_and(|d| !d.url_unlike_targets), "{list:?}");
     }

@@ -412,6 +412,7 @@ impl Job {
                 &map,
                 &pattern.corrections,
                 &pattern.by_heading,
+                pattern.entry_target,
                 pattern::DOUBTFUL_SHOWN,
             ),
             heading_kinds: crate::heading::kinds(

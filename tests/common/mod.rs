@@ -6,7 +6,7 @@ use std::process::Command;
 /// Runs spider `name` of a generated Scrapy project in `project` with the Scrapy of the
 /// repository's `.venv` (`./build.sh setup` installs it), its items written to `items.jsonl`
 /// there; returns the URLs of the items, in the order scraped. Panics with Scrapy's stderr when
-/// the crawl fails.
+/// the crawl fails or Scrapy warns of a deprecated setting or API.
 pub fn scrapy_crawl(project: &Path, name: &str) -> Vec<String> {
     let scrapy = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
     let out = Command::new(&scrapy)
@@ -21,10 +21,12 @@ pub fn scrapy_crawl(project: &Path, name: &str) -> Vec<String> {
         ])
         .output()
         .expect("scrapy (./build.sh setup installs it into .venv)");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "scrapy: {stderr}");
+    // The project follows the Scrapy it is run with: no setting or API it deprecates.
     assert!(
-        out.status.success(),
-        "scrapy: {}",
-        String::from_utf8_lossy(&out.stderr)
+        !stderr.contains("ScrapyDeprecationWarning"),
+        "scrapy: {stderr}"
     );
     let jsonl = std::fs::read_to_string(project.join("items.jsonl")).expect("items");
     jsonl
