@@ -384,11 +384,13 @@ impl Job {
         let (pattern, map) =
             pattern::learn_from_map_corrected(map, config, &corrections, ms(now_ms))
                 .map_err(error)?;
+        // The entry page when the pattern collects it: the map keeps it a listing.
         let targets = map
             .nodes
             .iter()
-            .filter(|n| n.state == NodeState::Target)
-            .map(|n| MapTarget {
+            .enumerate()
+            .filter(|&(i, n)| n.state == NodeState::Target || (i == 0 && pattern.entry_target))
+            .map(|(_, n)| MapTarget {
                 url: &n.url,
                 title: &n.title,
                 similarity: n.similarity,

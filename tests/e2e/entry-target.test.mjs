@@ -59,6 +59,8 @@ test('started from the example page, the crawl collects it too', { timeout: 180_
   }, 'learning', 120_000, 200);
   assert.equal(learn.status, 'done', learn.error);
   assert.equal(learn.entry, site.url + EXAMPLE);
+  assert.equal(learn.result.targets.length, entities.length, 'the entry among the targets learning found');
+  assert.ok(learn.result.targets.some((t) => t.url === site.url + EXAMPLE && t.similarity === 1));
   const crawl = await waitFor(async () => (await call({ type: 'status' })).jobs
     .find((j) => j.kind === 'crawl' && j.crawlerId === learn.crawlerId && j.status !== 'running'), 'the crawl', 120_000, 200);
   assert.equal(crawl.status, 'done', crawl.error);
@@ -111,6 +113,7 @@ test('an entry page like the example is the first target to check, and "not like
     return s.result?.corrections?.unlike?.length > 0 && s;
   }, 're-learning', 30_000, 100);
   assert.deepEqual(relearned.result.corrections.unlike, [entry]);
+  assert.ok(!relearned.result.targets.some((t) => t.url === entry));
   await panel.locator('#r-entry-target').waitFor({ state: 'hidden' });
   const startedAt = Date.now();
   await panel.locator('#run').click();
