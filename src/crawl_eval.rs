@@ -567,6 +567,12 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
         pattern::DEFAULT_MAX_EXCLUSIONS
     );
     let _ = write!(md, "{NEW_PAGES_INTRO}{NEW_PAGES_HEADER}{new_rows}");
+    md.push_str(&from_example_section(
+        &format!(
+            "\n## Started from the example page\n\n{FROM_EXAMPLE_INTRO} Same settings and ground truth as above.\n\n"
+        ),
+        &sites.iter().collect::<Vec<_>>(),
+    ));
     for f in &figures {
         misses(&mut md, f);
     }
@@ -690,6 +696,13 @@ pub fn heldout_report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> String 
             "\nNew pages below θ (as in *New pages below θ* above):\n\n{NEW_PAGES_HEADER}{new_rows}"
         );
     }
+    let installed: Vec<&DevSite> = sites.iter().filter(|s| s.available()).collect();
+    if !installed.is_empty() {
+        md.push_str(&from_example_section(
+            "\nStarted from the example page (as in *Started from the example page* above):\n\n",
+            &installed,
+        ));
+    }
     md.push_str(&errors);
     not_installed(&mut md, &missing, "`./build.sh eval` installs them");
     md
@@ -704,6 +717,112 @@ fn not_installed(md: &mut String, missing: &[String], how: &str) {
             missing.join(", ")
         );
     }
+}
+
+/// A site learned from its example page as the entry, as the extension's *This page* entry
+/// does ([`from_example`]), and crawled.
+#[derive(Clone, Debug, Default)]
+pub struct FromExample {
+    /// Ground-truth targets.
+    pub truth: usize,
+    /// Targets collected by the crawl.
+    pub crawled: usize,
+    /// Of those, true targets.
+    pub crawled_true: usize,
+    /// The example page (the entry) among the pages collected.
+    pub example_collected: bool,
+    /// Pages fetched while mapping.
+    pub map_links: usize,
+    /// Pages fetched while crawling.
+    pub crawl_links: usize,
+}
+
+/// Learns a site from its example page as the entry — the mapper climbs from it to the
+/// listings — and crawls with the pattern, default settings as [`evaluate`]: a user who starts
+/// from the page they want more of.
+///
+/// # Errors
+/// When the site cannot be read or served, or learning or the crawl fails.
+pub fn from_example(site: &DevSite) -> Result<FromExample, String> {
+    let truth: HashSet<String> = site
+        .pages()?
+        .into_iter()
+        .filter(|p| p.target)
+        .map(|p| p.path)
+        .collect();
+    let server = Server::start(0, static_dir(site.root.clone()))
+        .map_err(|e| format!("{}: cannot serve: {e}", site.name))?;
+    let example = format!("{}/{}", server.url(), site.example);
+    let politeness = Politeness::unthrottled(8);
+    let config = MapConfig {
+        politeness: politeness.clone(),
+        ..MapConfig::default()
+    };
+    let learned = run::learn(
+        &example,
+        &example,
+        config,
+        &ClientConfig::default(),
+        &mut |_, _| {},
+    )?;
+    let crawled = run::crawl(
+        learned.pattern,
+        CrawlConfig {
+            politeness: Some(politeness),
+            ..CrawlConfig::default()
+        },
+        false,
+        &ClientConfig::default(),
+        &mut |_| Ok(()),
+        &mut |_, _| {},
+    )?;
+    let got: Vec<String> = crawled.targets.iter().map(|u| site_path(u)).collect();
+    Ok(FromExample {
+        truth: truth.len(),
+        crawled: got.len(),
+        crawled_true: got.iter().filter(|g| truth.contains(*g)).count(),
+        example_collected: got.contains(&site.example),
+        map_links: learned.progress.fetched,
+        crawl_links: crawled.progress.fetched,
+    })
+}
+
+/// What the *Started from the example page* tables measure ([`from_example`]).
+const FROM_EXAMPLE_INTRO: &str = "The extension's *This page* entry: learning starts from the example page itself. The mapper follows its links up to the listings; the pattern collects the entry page since it is like the example (`entryTarget`), and still starts navigation there.";
+
+/// A *Started from the example page* table under `heading`: one row per site, learned from its
+/// example page ([`from_example`]); a site where that fails gets the reason in its row.
+fn from_example_section(heading: &str, sites: &[&DevSite]) -> String {
+    let mut md = format!(
+        "{heading}| site | targets | found crawling | example collected | precision | recall | links mapping | links crawling |\n|---|---|---|---|---|---|---|---|\n"
+    );
+    for site in sites {
+        match from_example(site) {
+            Ok(f) => {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} | {:.1}% | {:.1}% | {} | {} |",
+                    site.name,
+                    f.truth,
+                    f.crawled,
+                    if f.example_collected { "yes" } else { "**no**" },
+                    100.0 * ratio(f.crawled_true, f.crawled),
+                    100.0 * ratio(f.crawled_true, f.truth),
+                    f.map_links,
+                    f.crawl_links,
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(
+                    md,
+                    "| {} | | | | | | | learning failed: {} |",
+                    site.name,
+                    e.replace('|', "\\|")
+                );
+            }
+        }
+    }
+    md
 }
 
 /// A site's missed and wrong pages under its name, when it has any.

@@ -372,7 +372,8 @@ impl SiteMap {
     ///
     /// # Errors
     /// A URL that is not absolute, was not fetched while mapping (only fetched pages were
-    /// measured), is the entry page, the example marked unlike, or is in both lists.
+    /// measured), is the entry page (which learning judges, [`crate::pattern::learn_corrected`]),
+    /// the example marked unlike, or is in both lists.
     pub fn correct(&mut self, like: &[String], unlike: &[String]) -> Result<(), String> {
         if like.is_empty() && unlike.is_empty() {
             return Ok(());
@@ -394,10 +395,14 @@ impl SiteMap {
             let id = *ids
                 .get(canonical.as_str())
                 .ok_or_else(|| format!("{url} was not met while mapping"))?;
-            if id == 0 {
-                return Err(format!("{url} is the entry page: it stays a listing"));
-            }
             let why = match &self.nodes[id].state {
+                // The map keeps its entry a listing: a verdict on it is the pattern's
+                // ([`crate::pattern::learn_corrected`]).
+                NodeState::Page | NodeState::Target if id == 0 => {
+                    return Err(format!(
+                        "{url} is the entry page: the map keeps it a listing, and learning applies a verdict on it"
+                    ));
+                }
                 NodeState::Page | NodeState::Target => return Ok(id),
                 NodeState::Discovered => "was met but not fetched while mapping".to_string(),
                 NodeState::Duplicate { of } => format!(

@@ -787,9 +787,17 @@ pub fn learn_corrected(
 ) -> Result<(Pattern, SiteMap), PatternError> {
     let corrections = Corrections::default().merged(corrections)?;
     // A verdict on the entry page says whether a crawl collects it: the map keeps it a page,
-    // where navigation starts.
-    let entry = map.nodes.first().map(|n| n.url.clone()).unwrap_or_default();
-    let entry_verdict = if corrections.like.contains(&entry) {
+    // where navigation starts. An entry that was never measured (an error page, not HTML) is
+    // left to `SiteMap::correct`, which refuses verdicts on it.
+    let entry = map
+        .nodes
+        .first()
+        .filter(|n| n.state == NodeState::Page && n.similarity.is_some())
+        .map(|n| n.url.clone())
+        .unwrap_or_default();
+    let entry_verdict = if entry.is_empty() {
+        None
+    } else if corrections.like.contains(&entry) {
         Some(true)
     } else if corrections.unlike.contains(&entry) {
         if crate::canon::canonicalize(&map.example).as_deref() == Some(entry.as_str()) {
@@ -1759,6 +1767,15 @@ mod tests {
         assert_eq!(unliked.corrections.unlike, vec![entry.clone()]);
         let err = verdict(&map, false).expect_err("the example").to_string();
         assert!(err.contains("is the example page"), "{err}");
+        // An entry never measured takes no verdict.
+        let mut broken = low.clone();
+        broken.nodes[0].state = crate::mapper::NodeState::HttpError { status: 500 };
+        broken.nodes[0].similarity = None;
+        let err = verdict(&broken, true).expect_err("unmeasured").to_string();
+        assert!(
+            err.contains("answered HTTP 500, so it was never measured"),
+            "{err}"
+        );
         // An entry of a kind judged unlike the example is left out with the targets of its kind.
         let mut headed = other_example.clone();
         for (i, (name, kind)) in [
