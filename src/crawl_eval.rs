@@ -18,6 +18,49 @@ use crate::serve::{Server, static_dir};
 /// behaviour) last.
 pub const UNSEEN_RATIOS: [f64; 4] = [pattern::DEFAULT_MAX_EXCLUSIONS, 0.25, 1.0, 0.0];
 
+/// How the figures are made: a site on 127.0.0.1, 8 requests in flight, no delay.
+fn unthrottled() -> Politeness {
+    Politeness::unthrottled(8)
+}
+
+/// Learns a local site from `entry` with `example` ([`unthrottled`], default settings
+/// otherwise, no progress shown).
+///
+/// # Errors
+/// As [`run::learn`].
+pub fn learn_local(entry: &str, example: &str) -> Result<run::Learned, String> {
+    let config = MapConfig {
+        politeness: unthrottled(),
+        ..MapConfig::default()
+    };
+    run::learn(
+        entry,
+        example,
+        config,
+        &ClientConfig::default(),
+        &mut |_, _| {},
+    )
+}
+
+/// Crawls a local site with `pattern` ([`unthrottled`], no verification, nothing kept).
+///
+/// # Errors
+/// As [`run::crawl`].
+pub fn crawl_local(pattern: Pattern) -> Result<run::Crawled, String> {
+    let config = CrawlConfig {
+        politeness: Some(unthrottled()),
+        ..CrawlConfig::default()
+    };
+    run::crawl(
+        pattern,
+        config,
+        false,
+        &ClientConfig::default(),
+        &mut |_| Ok(()),
+        &mut |_, _| {},
+    )
+}
+
 /// Figures of one site.
 #[derive(Clone, Debug, Default)]
 pub struct SiteFigures {
@@ -356,20 +399,9 @@ fn evaluate_against(
     let server = Server::start(0, static_dir(site.root.clone()))
         .map_err(|e| format!("{}: cannot serve: {e}", site.name))?;
     let base = server.url();
-    let politeness = Politeness::unthrottled(8);
-    let config = MapConfig {
-        politeness: politeness.clone(),
-        ..MapConfig::default()
-    };
     let entry = format!("{base}/{}", site.entry);
     let example = format!("{base}/{}", site.example);
-    let learned = run::learn(
-        &entry,
-        &example,
-        config,
-        &ClientConfig::default(),
-        &mut |_, _| {},
-    )?;
+    let learned = learn_local(&entry, &example)?;
     log(format!(
         "{}: mapped {} pages, {} targets in {:.1} s\n{}",
         site.name,
@@ -383,20 +415,7 @@ fn evaluate_against(
         .targets()
         .map(|t| site_path(&learned.map.nodes[t as usize].url))
         .collect();
-    let crawl = |pattern: Pattern| {
-        run::crawl(
-            pattern,
-            CrawlConfig {
-                politeness: Some(politeness.clone()),
-                ..CrawlConfig::default()
-            },
-            false,
-            &ClientConfig::default(),
-            &mut |_| Ok(()),
-            &mut |_, _| {},
-        )
-    };
-    let crawled = crawl(learned.pattern.clone())?;
+    let crawled = crawl_local(learned.pattern.clone())?;
     let got: Vec<String> = crawled.targets.iter().map(|u| site_path(u)).collect();
     // The review: the user marks the true targets among the near misses shown like the
     // example, and the other pages among the targets to check unlike it.
@@ -436,7 +455,7 @@ fn evaluate_against(
             .pattern
             .relearned(learned.map.clone(), &verdicts, now)
             .map_err(|e| format!("{}: relearning with the review: {e}", site.name))?;
-        let again = crawl(pattern)?;
+        let again = crawl_local(pattern)?;
         again.targets.iter().map(|u| site_path(u)).collect()
     };
     let review = Review {
@@ -753,29 +772,8 @@ pub fn from_example(site: &DevSite) -> Result<FromExample, String> {
     let server = Server::start(0, static_dir(site.root.clone()))
         .map_err(|e| format!("{}: cannot serve: {e}", site.name))?;
     let example = format!("{}/{}", server.url(), site.example);
-    let politeness = Politeness::unthrottled(8);
-    let config = MapConfig {
-        politeness: politeness.clone(),
-        ..MapConfig::default()
-    };
-    let learned = run::learn(
-        &example,
-        &example,
-        config,
-        &ClientConfig::default(),
-        &mut |_, _| {},
-    )?;
-    let crawled = run::crawl(
-        learned.pattern,
-        CrawlConfig {
-            politeness: Some(politeness),
-            ..CrawlConfig::default()
-        },
-        false,
-        &ClientConfig::default(),
-        &mut |_| Ok(()),
-        &mut |_, _| {},
-    )?;
+    let learned = learn_local(&example, &example)?;
+    let crawled = crawl_local(learned.pattern)?;
     let got: Vec<String> = crawled.targets.iter().map(|u| site_path(u)).collect();
     Ok(FromExample {
         truth: truth.len(),

@@ -1022,31 +1022,15 @@ fn bench_once(site: &exemplar::devsites::DevSite, latency: Latency) -> Result<Be
         if !ready {
             return Err("the server did not start".to_string());
         }
-        let politeness = Politeness::unthrottled(8);
+        // As `exemplar eval` learns and crawls: 8 requests in flight, no delay.
         let cpu0 = process_cpu_s();
-        let learned = run::learn(
+        let learned = exemplar::crawl_eval::learn_local(
             &format!("{base}/{}", site.entry),
             &format!("{base}/{}", site.example),
-            MapConfig {
-                politeness: politeness.clone(),
-                ..MapConfig::default()
-            },
-            &ClientConfig::default(),
-            &mut |_, _| {},
         )?;
         let cpu1 = process_cpu_s();
         let (peak_map, _) = memory_kib();
-        let crawled = run::crawl(
-            learned.pattern.clone(),
-            CrawlConfig {
-                politeness: Some(politeness),
-                ..CrawlConfig::default()
-            },
-            false,
-            &ClientConfig::default(),
-            &mut |_| Ok(()),
-            &mut |_, _| {},
-        )?;
+        let crawled = exemplar::crawl_eval::crawl_local(learned.pattern.clone())?;
         let cpu2 = process_cpu_s();
         let (peak, rss) = memory_kib();
         let map_bytes = serde_json::to_vec(&learned.map)
