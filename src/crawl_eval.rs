@@ -23,8 +23,8 @@ fn unthrottled() -> Politeness {
     Politeness::unthrottled(8)
 }
 
-/// Learns a local site from `entry` with `example` ([`unthrottled`], default settings
-/// otherwise, no progress shown).
+/// Learns a local site from `entry` with `example` (8 requests in flight, no delay; default
+/// settings otherwise, no progress shown).
 ///
 /// # Errors
 /// As [`run::learn`].
@@ -42,7 +42,8 @@ pub fn learn_local(entry: &str, example: &str) -> Result<run::Learned, String> {
     )
 }
 
-/// Crawls a local site with `pattern` ([`unthrottled`], no verification, nothing kept).
+/// Crawls a local site with `pattern` (8 requests in flight, no delay, no verification, nothing
+/// kept).
 ///
 /// # Errors
 /// As [`run::crawl`].
