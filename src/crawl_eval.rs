@@ -105,6 +105,9 @@ pub struct SiteFigures {
     pub unseen: Vec<(f64, Unseen)>,
     /// What the heading rule does with pages learning did not see just below θ.
     pub new_pages: NewPages,
+    /// The site learned from its example page as the entry ([`from_example`]), when measured,
+    /// or why that failed.
+    pub from_example: Option<Result<FromExample, String>>,
 }
 
 /// Pages learning did not see ([`unseen`]): five folds over the map's targets and other
@@ -342,7 +345,7 @@ pub fn evaluate(site: &DevSite, log: &mut dyn FnMut(String)) -> Result<SiteFigur
         .filter(|p| p.target)
         .map(|p| p.path.clone())
         .collect();
-    evaluate_against(site, &pages, truth, log)
+    evaluate_against(site, &pages, truth, true, log)
 }
 
 /// The paths of the site's pages that plain links lead to from its entry page (Exemplar's own
@@ -391,6 +394,7 @@ fn evaluate_against(
     site: &DevSite,
     pages: &[SitePage],
     truth: HashSet<String>,
+    with_example_entry: bool,
     log: &mut dyn FnMut(String),
 ) -> Result<SiteFigures, String> {
     let reachable_targets = reachable(site, pages)
@@ -418,6 +422,7 @@ fn evaluate_against(
         .collect();
     let crawled = crawl_local(learned.pattern.clone())?;
     let got: Vec<String> = crawled.targets.iter().map(|u| site_path(u)).collect();
+    let from_example = with_example_entry.then(|| from_example(site, &base, &truth));
     // The review: the user marks the true targets among the near misses shown like the
     // example, and the other pages among the targets to check unlike it.
     let near = pattern::near_misses(&learned.map, &Corrections::default(), NEAR_MISSES_REVIEWED);
@@ -519,6 +524,7 @@ fn evaluate_against(
             .map(|&r| (r, unseen(&learned.map, r)))
             .collect(),
         new_pages: new_pages(&learned.map, &|u| truth.contains(&site_path(u))),
+        from_example,
     })
 }
 
@@ -591,7 +597,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
         &format!(
             "\n## Started from the example page\n\n{FROM_EXAMPLE_INTRO} Same settings and ground truth as above.\n\n"
         ),
-        &sites.iter().collect::<Vec<_>>(),
+        &figures.iter().collect::<Vec<_>>(),
     ));
     for f in &figures {
         misses(&mut md, f);
@@ -681,6 +687,7 @@ pub fn heldout_report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> String 
     let mut errors = String::new();
     let mut review = String::new();
     let mut new_rows = String::new();
+    let mut learned = Vec::new();
     for site in sites {
         if !site.available() {
             missing.push(format!("{} ({})", site.name, site.package));
@@ -692,6 +699,7 @@ pub fn heldout_report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> String 
                 review_row(&mut review, &f);
                 new_pages_row(&mut new_rows, &f);
                 misses(&mut errors, &f);
+                learned.push(f);
             }
             // A site Exemplar cannot learn is a result too: its row says why.
             Err(e) => {
@@ -716,11 +724,10 @@ pub fn heldout_report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> String 
             "\nNew pages below θ (as in *New pages below θ* above):\n\n{NEW_PAGES_HEADER}{new_rows}"
         );
     }
-    let installed: Vec<&DevSite> = sites.iter().filter(|s| s.available()).collect();
-    if !installed.is_empty() {
+    if !learned.is_empty() {
         md.push_str(&from_example_section(
             "\nStarted from the example page (as in *Started from the example page* above):\n\n",
-            &installed,
+            &learned.iter().collect::<Vec<_>>(),
         ));
     }
     md.push_str(&errors);
@@ -757,22 +764,18 @@ pub struct FromExample {
     pub crawl_links: usize,
 }
 
-/// Learns a site from its example page as the entry — the mapper climbs from it to the
-/// listings — and crawls with the pattern, default settings as [`evaluate`]: a user who starts
-/// from the page they want more of.
+/// Learns a site served at `base` from its example page as the entry — the mapper climbs
+/// from it to the listings — and crawls with the pattern, default settings as [`evaluate`]: a
+/// user who starts from the page they want more of. `truth`: the paths of its targets.
 ///
 /// # Errors
-/// When the site cannot be read or served, or learning or the crawl fails.
-pub fn from_example(site: &DevSite) -> Result<FromExample, String> {
-    let truth: HashSet<String> = site
-        .pages()?
-        .into_iter()
-        .filter(|p| p.target)
-        .map(|p| p.path)
-        .collect();
-    let server = Server::start(0, static_dir(site.root.clone()))
-        .map_err(|e| format!("{}: cannot serve: {e}", site.name))?;
-    let example = format!("{}/{}", server.url(), site.example);
+/// When learning or the crawl fails.
+pub fn from_example(
+    site: &DevSite,
+    base: &str,
+    truth: &HashSet<String>,
+) -> Result<FromExample, String> {
+    let example = format!("{base}/{}", site.example);
     let learned = learn_local(&example, &example)?;
     let crawled = crawl_local(learned.pattern)?;
     let got: Vec<String> = crawled.targets.iter().map(|u| site_path(u)).collect();
@@ -791,17 +794,20 @@ const FROM_EXAMPLE_INTRO: &str = "The extension's *This page* entry: learning st
 
 /// A *Started from the example page* table under `heading`: one row per site, learned from its
 /// example page ([`from_example`]); a site where that fails gets the reason in its row.
-fn from_example_section(heading: &str, sites: &[&DevSite]) -> String {
+fn from_example_section(heading: &str, figures: &[&SiteFigures]) -> String {
     let mut md = format!(
         "{heading}| site | targets | found crawling | example collected | precision | recall | links mapping | links crawling |\n|---|---|---|---|---|---|---|---|\n"
     );
-    for site in sites {
-        match from_example(site) {
+    for (name, result) in figures
+        .iter()
+        .filter_map(|f| Some((&f.name, f.from_example.as_ref()?)))
+    {
+        match result {
             Ok(f) => {
                 let _ = writeln!(
                     md,
                     "| {} | {} | {} | {} | {:.1}% | {:.1}% | {} | {} |",
-                    site.name,
+                    name,
                     f.truth,
                     f.crawled,
                     if f.example_collected { "yes" } else { "**no**" },
@@ -815,7 +821,7 @@ fn from_example_section(heading: &str, sites: &[&DevSite]) -> String {
                 let _ = writeln!(
                     md,
                     "| {} | | | | | | | learning failed: {} |",
-                    site.name,
+                    name,
                     e.replace('|', "\\|")
                 );
             }
@@ -865,7 +871,7 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
             .filter(|p| p.label.as_deref() == Some(pick.target.as_str()))
             .map(|p| p.path.clone())
             .collect();
-        match evaluate_against(pick, &pages, truth, log) {
+        match evaluate_against(pick, &pages, truth, false, log) {
             Ok(f) => {
                 let _ = writeln!(
                     md,
