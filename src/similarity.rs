@@ -893,6 +893,89 @@ mod tests {
     }
 
     #[test]
+    fn class_tokens_naming_the_page_leave_its_label() {
+        // MediaWiki stamps the page's name on the body: every page's body label differed, and
+        // two pages of one template compared as a replaced root (cppreference: 0.55 for all).
+        let page = |url: &str, body: &str| {
+            Page::from_html(
+                &format!("<body class='{body}'><div class=nav><a href=x>x</a></div><div class=content><h1>T</h1><p>a</p></div>"),
+                url,
+            )
+            .unwrap()
+        };
+        let a = page(
+            "http://e.com/en/cpp/algorithm/sort.html",
+            "mediawiki ltr page-cpp_algorithm_sort",
+        );
+        let b = page(
+            "http://e.com/en/cpp/container/array.html",
+            "mediawiki ltr page-cpp_container_array",
+        );
+        let outline = View::default().shape(&a.tree).outline();
+        assert!(outline.contains("body.ltr.mediawiki\n"), "{outline}");
+        assert_eq!(
+            compare_pages(&a, &b, &Options::default())
+                .comparison
+                .similarity,
+            1.0
+        );
+        // WordPress's archive pages (`category-news` on /category/news/), case-insensitive.
+        let c = page("http://e.com/category/News/", "archive category-news");
+        let d = page("http://e.com/category/sport/", "archive category-sport");
+        assert_eq!(
+            compare_pages(&c, &d, &Options::default())
+                .comparison
+                .similarity,
+            1.0
+        );
+        // MediaWiki at the site's root: `page-` names the page.
+        let g = page(
+            "http://e.com/wiki/Paris",
+            "mediawiki page-Paris rootpage-Paris",
+        );
+        let h = page(
+            "http://e.com/wiki/Albert_Einstein",
+            "mediawiki page-Albert_Einstein",
+        );
+        assert_eq!(
+            compare_pages(&g, &h, &Options::default())
+                .comparison
+                .similarity,
+            1.0
+        );
+        // A token equal to the page's name, ending with it without a separator, or a template's
+        // word that ends with it (javadoc's layout `flex-box` on `javax/swing/Box.html`) stays.
+        let e = page("http://e.com/table.html", "table");
+        assert!(
+            View::default()
+                .shape(&e.tree)
+                .outline()
+                .contains("body.table\n")
+        );
+        let f = page("http://e.com/box.html", "checkbox");
+        assert!(
+            View::default()
+                .shape(&f.tree)
+                .outline()
+                .contains("body.checkbox\n")
+        );
+        let b = page("http://e.com/api/javax/swing/Box.html", "flex-box");
+        let s = page("http://e.com/api/java/lang/String.html", "flex-box");
+        assert!(
+            View::default()
+                .shape(&b.tree)
+                .outline()
+                .contains("body.flex-box\n")
+        );
+        assert_eq!(
+            compare_pages(&b, &s, &Options::default())
+                .comparison
+                .similarity,
+            1.0
+        );
+    }
+
+    #[test]
     fn id_kinds_separate_pages_of_one_template() {
         let page = |id: &str, url: &str| {
             Page::from_html(

@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 use html5ever::interface::TreeSink;
 use html5ever::tree_builder::{TreeBuilder, TreeBuilderOpts};
@@ -369,12 +370,17 @@ pub fn site_host(url: &str) -> Option<String> {
 }
 
 /// The finer label of an element: its tag plus up to eight sorted, lower-cased class tokens,
-/// leaving out tokens with two or more consecutive digits (per-page ids such as `postid-42`);
-/// `sect1` or `nav-item-2` stay, they name template parts. Hashes the name without building it
-/// (this runs for every element); returns the label and the kept tokens as ranges of `class`.
+/// leaving out the tokens that name the page rather than a part of its template: tokens with
+/// two or more consecutive digits (per-page ids such as `postid-42`; `sect1` or `nav-item-2`
+/// stay) and tokens that end with the page's own name ([`PageName::named_by`]:
+/// MediaWiki's `page-cpp_algorithm_sort` on `sort.html`, WordPress's `category-news` on
+/// `/category/news/`), which differ on every page and, on the `body`, would set every two pages
+/// of one template apart. Hashes the name without building it (this runs for every element);
+/// returns the label and the kept tokens as ranges of `class`.
 fn class_label<'c>(
     tag: &str,
     class: &'c str,
+    name: &PageName,
     buf: &mut Vec<(usize, usize)>,
 ) -> (Label, Vec<&'c str>) {
     buf.clear();
@@ -384,7 +390,7 @@ fn class_label<'c>(
             .as_bytes()
             .windows(2)
             .any(|w| w[0].is_ascii_digit() && w[1].is_ascii_digit());
-        if t.len() <= 40 && !digits {
+        if t.len() <= 40 && !digits && !name.named_by(t) {
             let start = t.as_ptr() as usize - base;
             buf.push((start, start + t.len()));
         }
@@ -404,6 +410,76 @@ fn class_label<'c>(
             }),
         ));
     (label, tokens)
+}
+
+/// The page's name as class tokens embed it: its slug ([`page_slug`]) and the path segment
+/// above it, lower-cased (`sort` and `algorithm` for `/cpp/algorithm/sort.html`).
+struct PageName {
+    slug: String,
+    parent: String,
+}
+
+impl PageName {
+    fn of(url: &Url) -> PageName {
+        let parent = url
+            .path_segments()
+            .map(|s| s.filter(|s| !s.is_empty()).collect::<Vec<_>>())
+            .and_then(|s| s.len().checked_sub(2).map(|i| s[i].to_ascii_lowercase()))
+            .unwrap_or_default();
+        PageName {
+            slug: page_slug(url),
+            parent,
+        }
+    }
+
+    /// Whether a class token names this page rather than a part of its template: it ends with
+    /// a separator and the page's slug (case-insensitive), and either the path segment above
+    /// the page comes before that (`page-cpp_algorithm_sort` on `/cpp/algorithm/sort.html`,
+    /// `category-news` on `/category/news/`) or its first word is one generators follow with
+    /// the page's name (`data/page-naming-classes.txt`: `page-paris` on `/wiki/Paris`). A token
+    /// equal to the name stays (`table` on `table.html`), and so does `flex-box` on `Box.html`:
+    /// a template's word that happens to end with the page's name.
+    fn named_by(&self, token: &str) -> bool {
+        let (t, s) = (token.as_bytes(), self.slug.as_bytes());
+        if s.len() < 2
+            || t.len() < s.len() + 2
+            || !t[t.len() - s.len()..].eq_ignore_ascii_case(s)
+            || !is_separator(t[t.len() - s.len() - 1])
+        {
+            return false;
+        }
+        let before = &t[..t.len() - s.len() - 1];
+        let p = self.parent.as_bytes();
+        let under_parent = p.len() >= 2
+            && before.len() >= p.len()
+            && before[before.len() - p.len()..].eq_ignore_ascii_case(p)
+            && (before.len() == p.len() || is_separator(before[before.len() - p.len() - 1]));
+        let first = before
+            .split(|&b| is_separator(b))
+            .next()
+            .unwrap_or_default();
+        under_parent
+            || page_naming_words()
+                .iter()
+                .any(|w| w.as_bytes().eq_ignore_ascii_case(first))
+    }
+}
+
+fn is_separator(b: u8) -> bool {
+    KIND_SEPARATORS.contains(&char::from(b))
+}
+
+/// The words of `data/page-naming-classes.txt`.
+fn page_naming_words() -> &'static [String] {
+    static WORDS: OnceLock<Vec<String>> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        include_str!("../../data/page-naming-classes.txt")
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(str::to_ascii_lowercase)
+            .collect()
+    })
 }
 
 /// Separators between an id's kind prefix and the page's name (`module-json`, `post_42`).
@@ -785,7 +861,7 @@ impl<'a> Walker<'a> {
         let mut labels: Vec<Label> = Vec::new();
         let mut class_labels: Vec<Label> = Vec::new();
         // Elements whose id names this page with a kind prefix: (node, class label, kind).
-        let slug = page_slug(&self.url);
+        let page_name = PageName::of(&self.url);
         let mut kinds: Vec<(u32, Label, String)> = Vec::new();
         // Ids with a separator (candidate kind declarations) and the slugs of the headings, whose
         // anchors are content rather than kinds.
@@ -977,7 +1053,8 @@ impl<'a> Walker<'a> {
                         Some(class) => match class_cache.get(&(label, class)) {
                             Some(&cl) => cl,
                             None => {
-                                let (cl, tokens) = class_label(&lname, class, &mut token_buf);
+                                let (cl, tokens) =
+                                    class_label(&lname, class, &page_name, &mut token_buf);
                                 if seen_labels.insert(cl) {
                                     class_names.push((cl, class_name(&lname, &tokens)));
                                 }
@@ -990,7 +1067,7 @@ impl<'a> Walker<'a> {
                         None => label,
                     };
                     if let Some(id) = attr(attrs, &local_name!("id")) {
-                        if let Some(kind) = id_kind(id, &slug) {
+                        if let Some(kind) = id_kind(id, &page_name.slug) {
                             kinds.push((out, cl, kind));
                         }
                         if sep_ids.len() < MAX_SEP_IDS && id.contains(KIND_SEPARATORS) {

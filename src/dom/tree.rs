@@ -250,8 +250,9 @@ impl Tree {
     }
 
     /// The finer labels set by [`Tree::with_class_labels`] (empty when none): an element's tag
-    /// plus its class tokens without digit runs (`div.refentry`; `postid-42` is dropped), which
-    /// carry the template a page generator used.
+    /// plus its class tokens but those naming the page (`div.refentry`; `postid-42` and
+    /// `page-cpp_algorithm_sort` on `sort.html` are dropped), which carry the template a page
+    /// generator used.
     pub fn class_labels(&self) -> &[Label] {
         &self.class_labels
     }
