@@ -232,7 +232,8 @@ pub struct Page {
     pub title: String,
     /// The page's main heading: the text of its first `h1`, else of the first element whose
     /// class names a title (`title`, `page-title`, `entry_heading`: Doxygen's `div.title`, which
-    /// many templates use instead of `h1`), text nodes joined by a space, whitespace collapsed,
+    /// many templates use instead of `h1`; DocBook's `refentrytitle`), text nodes joined by a
+    /// space, whitespace collapsed,
     /// at most 300 bytes; empty when there is neither. Generators write the page's
     /// kind into it ("sf::Texture Class Reference"), see [`crate::heading`].
     #[serde(default)]
@@ -744,18 +745,21 @@ const SPACE_CLASS: [u8; 256] = {
 };
 
 /// Whether a class attribute names a title: a token `title` or `heading`, or ending in
-/// `-title`, `_title`, `-heading` or `_heading` (`page-title`, `entry_title`), any case.
+/// `-title`, `_title`, `-heading` or `_heading` (`page-title`, `entry_title`), or DocBook's
+/// `refentrytitle` (the name of a reference page, in an `h2` before the `Synopsis` section's
+/// `refsynopsisdiv-title`), any case.
 fn names_a_title(class: &str) -> bool {
     // Called for every classed element until one is found: no allocation.
     class.split_ascii_whitespace().any(|t| {
-        ["title", "heading"].iter().any(|w| {
-            let Some(cut) = t.len().checked_sub(w.len()) else {
-                return false;
-            };
-            t.is_char_boundary(cut)
-                && t[cut..].eq_ignore_ascii_case(w)
-                && (cut == 0 || t[..cut].ends_with(['-', '_']))
-        })
+        t.eq_ignore_ascii_case("refentrytitle")
+            || ["title", "heading"].iter().any(|w| {
+                let Some(cut) = t.len().checked_sub(w.len()) else {
+                    return false;
+                };
+                t.is_char_boundary(cut)
+                    && t[cut..].eq_ignore_ascii_case(w)
+                    && (cut == 0 || t[..cut].ends_with(['-', '_']))
+            })
     })
 }
 
@@ -1611,6 +1615,15 @@ mod tests {
             "sf::Utf< N > Class Template Reference System module"
         );
         assert_eq!(h("<p class='entry_Heading x'>Post</p>"), "Post");
+        // DocBook reference pages (PostgreSQL, BoostBook): no h1; the page's name comes before
+        // the titled sections.
+        assert_eq!(
+            h(
+                "<div class=refnamediv><h2><span class=refentrytitle>Class template vector</span></h2></div>\
+               <div class=refsynopsisdiv><h2 class=refsynopsisdiv-title>Synopsis</h2></div>"
+            ),
+            "Class template vector"
+        );
         for (class, titled) in [
             ("Title", true),
             ("page-TITLE", true),
@@ -1620,6 +1633,8 @@ mod tests {
             ("itle", false),
             ("é-title", true),
             ("éle", false),
+            ("refentrytitle", true),
+            ("refentrytitles", false),
         ] {
             assert_eq!(names_a_title(class), titled, "{class}");
         }
