@@ -928,6 +928,33 @@ mod tests {
                 .similarity,
             1.0
         );
+        // WordPress files each post's article under its categories and tags.
+        let post = |url: &str, class: &str| {
+            Page::from_html(
+                &format!("<body class='single single-post'><article class='{class}'><h1 class=entry-title>T</h1><div class=entry-content><p>a</p></div></article>"),
+                url,
+            )
+            .unwrap()
+        };
+        let p1 = post(
+            "http://e.com/2024/05/hello-world/",
+            "post-12 post type-post hentry category-news tag-rust",
+        );
+        let p2 = post(
+            "http://e.com/2024/06/another-day/",
+            "post-345 post type-post hentry category-sport Tag-Football tag-cup",
+        );
+        let outline = View::default().shape(&p1.tree).outline();
+        assert!(
+            outline.contains("article.hentry.post.type-post\n"),
+            "{outline}"
+        );
+        assert_eq!(
+            compare_pages(&p1, &p2, &Options::default())
+                .comparison
+                .similarity,
+            1.0
+        );
         // MediaWiki at the site's root: `page-` names the page.
         let g = page(
             "http://e.com/wiki/Paris",

@@ -373,10 +373,10 @@ pub fn site_host(url: &str) -> Option<String> {
 /// The finer label of an element: its tag plus up to eight sorted, lower-cased class tokens,
 /// leaving out the tokens that name the page rather than a part of its template: tokens with
 /// two or more consecutive digits (per-page ids such as `postid-42`; `sect1` or `nav-item-2`
-/// stay) and tokens that end with the page's own name ([`PageName::named_by`]:
-/// MediaWiki's `page-cpp_algorithm_sort` on `sort.html`, WordPress's `category-news` on
-/// `/category/news/`), which differ on every page and, on the `body`, would set every two pages
-/// of one template apart. Hashes the name without building it (this runs for every element);
+/// stay), tokens that end with the page's own name ([`PageName::named_by`]: MediaWiki's
+/// `page-cpp_algorithm_sort` on `sort.html`) and the taxonomy tokens of posts ([`varies`]:
+/// `category-news`), which differ from page to page and, on the `body` or a post's `article`,
+/// would set two pages of one template apart. Hashes the name without building it (this runs for every element);
 /// returns the label and the kept tokens as ranges of `class`.
 fn class_label<'c>(
     tag: &str,
@@ -391,7 +391,7 @@ fn class_label<'c>(
             .as_bytes()
             .windows(2)
             .any(|w| w[0].is_ascii_digit() && w[1].is_ascii_digit());
-        if t.len() <= 40 && !digits && !name.named_by(t) {
+        if t.len() <= 40 && !digits && !name.named_by(t) && !varies(t) {
             let start = t.as_ptr() as usize - base;
             buf.push((start, start + t.len()));
         }
@@ -470,17 +470,31 @@ fn is_separator(b: u8) -> bool {
     KIND_SEPARATORS.contains(&char::from(b))
 }
 
+/// Whether a class token starts with a prefix of `data/varying-class-prefixes.txt` (WordPress's
+/// `category-news`, `tag-rust`: each post's own), case-insensitive.
+fn varies(token: &str) -> bool {
+    static PREFIXES: OnceLock<Vec<String>> = OnceLock::new();
+    PREFIXES
+        .get_or_init(|| data_lines(include_str!("../../data/varying-class-prefixes.txt")))
+        .iter()
+        .any(|p| {
+            token.len() > p.len() && token.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+        })
+}
+
+/// The lines of a data file but blank lines and `#` comments, trimmed and lower-cased.
+fn data_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
 /// The words of `data/page-naming-classes.txt`.
 fn page_naming_words() -> &'static [String] {
     static WORDS: OnceLock<Vec<String>> = OnceLock::new();
-    WORDS.get_or_init(|| {
-        include_str!("../../data/page-naming-classes.txt")
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(str::to_ascii_lowercase)
-            .collect()
-    })
+    WORDS.get_or_init(|| data_lines(include_str!("../../data/page-naming-classes.txt")))
 }
 
 /// Separators between an id's kind prefix and the page's name (`module-json`, `post_42`).
