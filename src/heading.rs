@@ -5,8 +5,8 @@
 //! "QTextOption::Tab Struct". A similarity cannot see that text, and Doxygen builds its
 //! namespace and header pages from the class template, so a class without members scores below
 //! a namespace page. The heading's *template* — its words with those naming the page (the words
-//! of its own URL, and the module words of a qualified name: "Struct std::iter::Map" is
-//! "Struct *") as slots — tells them apart: a page just below θ whose template is a target's,
+//! of its own URL, the module words of a qualified name: "Struct std::iter::Map" is
+//! "Struct *", and the rest of a name the URL cuts short or holds one word of) as slots — tells them apart: a page just below θ whose template is a target's,
 //! and no clearly unlike page's, is likelier a missed target (learning takes it).
 //!
 //! Learning takes such a page as a target ([`promoted`]; `pattern::learn_corrected`), and the
@@ -137,26 +137,84 @@ fn qualified_names(heading: &str, url: &str, names: &HashSet<String>) -> Vec<Str
 /// The lower-case words naming the page at `url` with main heading `heading` — the slots of
 /// its template — as learning and the rule decide them alike: the words of its URL (`own`) but
 /// the site's kind words (`is_kind`), the heading words glued inside the URL (with `frequent`;
-/// None in rules learned before glued names were read), and with `qualified` the module words
-/// of a qualified name.
+/// None in rules learned before glued names were read), with `qualified` the module words
+/// of a qualified name, and with `whole` the rest of a name ([`whole_names`]).
 fn page_names(
     own: HashSet<String>,
     heading: &str,
     url: &str,
     is_kind: impl Fn(&str) -> bool,
     frequent: Option<&HashSet<String>>,
-    qualified: bool,
+    slots: Slots,
 ) -> HashSet<String> {
     let mut names: HashSet<String> = own.into_iter().filter(|w| !is_kind(w)).collect();
     if let Some(frequent) = frequent {
         let glued = glued_names(heading, url, &names, frequent);
         names.extend(glued);
+        if slots.whole {
+            let rest = whole_names(heading, &names, frequent);
+            names.extend(rest);
+        }
     }
-    if qualified {
+    if slots.qualified {
         let module = qualified_names(heading, url, &names);
         names.extend(module);
     }
     names
+}
+
+/// Which heading words besides its URL's words a rule counts as naming a page (each false in
+/// rules learned before it was read).
+#[derive(Clone, Copy, Debug)]
+struct Slots {
+    /// The module words of a qualified name ([`qualified_names`]).
+    qualified: bool,
+    /// The rest of a name ([`whole_names`]).
+    whole: bool,
+}
+
+impl Slots {
+    const ALL: Slots = Slots {
+        qualified: true,
+        whole: true,
+    };
+}
+
+/// Fewest letters of a URL word cut short that names the heading word it begins
+/// ([`whole_names`]): shorter ones begin other words by chance.
+const CUT_MIN_LETTERS: usize = 4;
+
+/// The words of `heading` (lower case) that name the page with the ones its `names` hold:
+/// a word its URL cut short (BoostBook writes "Struct template result<This(Sub)>" to
+/// `resu_1_3_45_….html`, "Function template register_skeleton_and_content" to
+/// `regist_1_3_25_….html`) — one beginning with a name of at least four letters and not
+/// `frequent` on the site's headings — and then every word of a part of the heading (no space
+/// nor a qualified name's separator inside) holding a name: an identifier is one name (`with_p_square_cumulative_distribution_median`
+/// at `with_1_3_….html`, `result<This(Sub)>`), however few of its words the URL carries.
+fn whole_names(heading: &str, names: &HashSet<String>, frequent: &HashSet<String>) -> Vec<String> {
+    let cut = |w: &str| {
+        !names.contains(w)
+            && !frequent.contains(w)
+            && names
+                .iter()
+                .any(|n| n.chars().count() >= CUT_MIN_LETTERS && w.starts_with(n.as_str()))
+    };
+    let mut found: HashSet<String> = words(heading)
+        .map(str::to_lowercase)
+        .filter(|w| cut(w))
+        .collect();
+    // A qualified name's parts are names of their own (`Json::Path`: `Json` may be the site's
+    // kind word); [`qualified_names`] reads them.
+    let parts = heading
+        .split(|c: char| c.is_whitespace() || matches!(c, ':' | '.' | '/'))
+        .filter(|p| !p.is_empty());
+    for part in parts {
+        let ws: Vec<String> = words(part).map(str::to_lowercase).collect();
+        if ws.len() >= 2 && ws.iter().any(|w| names.contains(w) || found.contains(w)) {
+            found.extend(ws.into_iter().filter(|w| !names.contains(w)));
+        }
+    }
+    found.into_iter().collect()
 }
 
 /// The tokens of a heading with a qualified name's separators (`::`, `.`, `/`) gluing their
@@ -307,7 +365,7 @@ impl Templates {
                 &node.url,
                 |w| t.kind_words.contains(w),
                 Some(&frequent),
-                true,
+                Slots::ALL,
             );
             let Some(tpl) = template(&node.heading, &names, &common) else {
                 continue;
@@ -376,6 +434,7 @@ impl Templates {
             common: sorted(&self.common),
             frequent: Some(sorted(&self.frequent)),
             qualified: true,
+            whole_names: true,
         })
     }
 }
@@ -391,8 +450,8 @@ pub const RULE_MIN_TARGETS: usize = 2;
 /// pages of the map ([`promoted`]), and refuses one whose heading follows a template the user
 /// judged unlike the example, as learning left such targets out. The slots of a new page's
 /// template are the words of its URL but the site's kind words, the heading words glued
-/// inside it, and the module words of a qualified name, as learning decided them from the map
-/// (`page_names`, shared with learning).
+/// inside it, the module words of a qualified name and the rest of a name, as learning decided
+/// them from the map (`page_names`, shared with learning).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HeadingRule {
@@ -419,6 +478,12 @@ pub struct HeadingRule {
     /// patterns learned before they did.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub qualified: bool,
+    /// Whether the rest of a name names the page: a heading word its URL cut short
+    /// ("result" at BoostBook's `resu_1_3_45_….html`) and every word of a heading token holding
+    /// a name (`with_p_square_cumulative_distribution_median` at `with_1_3_….html`). False in
+    /// patterns learned before it did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole_names: bool,
 }
 
 impl HeadingRule {
@@ -433,7 +498,10 @@ impl HeadingRule {
             url,
             |w| kinds.contains(w),
             frequent.as_ref(),
-            self.qualified,
+            Slots {
+                qualified: self.qualified,
+                whole: self.whole_names,
+            },
         );
         let common: HashSet<String> = self.common.iter().cloned().collect();
         template(heading, &names, &common)
@@ -861,6 +929,78 @@ mod tests {
             serde_json::from_str(r#"{"templates":[],"kindWords":[],"common":[]}"#)
                 .expect("a rule learned before qualified names");
         assert!(!back.qualified);
+    }
+
+    #[test]
+    fn the_rest_of_a_name_names_the_page() {
+        let rule = HeadingRule {
+            templates: vec!["Struct template *".into(), "Global *".into()],
+            kind_words: ["html", "boost"].map(String::from).to_vec(),
+            frequent: Some(["struct", "template", "global"].map(String::from).to_vec()),
+            qualified: true,
+            whole_names: true,
+            ..HeadingRule::default()
+        };
+        let t = |url: &str, h: &str| rule.template_of(&format!("http://h/doc/html/boost/{url}"), h);
+        // BoostBook cuts long names to five letters; an identifier is one name.
+        assert_eq!(
+            t(
+                "xpressive/op/str/resu_1_3_45_5_3_2_1_6_21_3.html",
+                "Struct template result<This(Sub)>"
+            )
+            .as_deref(),
+            Some("Struct template *")
+        );
+        assert_eq!(
+            t(
+                "accumulators/extract/with_1_3_2_6_3_13_1_1_12_3.html",
+                "Global with_p_square_cumulative_distribution_median"
+            )
+            .as_deref(),
+            Some("Global *")
+        );
+        assert!(rule.takes(
+            "http://h/doc/html/boost/mpi/python/regist_1_3_25_7_20_2_1_1_2.html",
+            "Global register_skeleton_and_content"
+        ));
+        // A kind's word beside a name, or beginning with a name too short to be cut from it,
+        // stays.
+        assert_eq!(
+            t(
+                "container/vector.html",
+                "Class template vector<T, Allocator>"
+            )
+            .as_deref(),
+            Some("Class template * Allocator")
+        );
+        assert_eq!(
+            t("io/ab_1_2.html", "Struct template abstract").as_deref(),
+            None,
+            "no name: a label, not a kind"
+        );
+        // A frequent heading word is a kind's even when a name begins it.
+        assert_eq!(
+            t("x/templ_1_2.html", "Struct template templ").as_deref(),
+            Some("Struct template *")
+        );
+        // Rules learned before read a heading as they did.
+        let before = HeadingRule {
+            whole_names: false,
+            ..rule.clone()
+        };
+        assert_eq!(
+            before
+                .template_of(
+                    "http://h/doc/html/boost/xpressive/op/str/resu_1_3.html",
+                    "Struct template result<This(Sub)>"
+                )
+                .as_deref(),
+            None,
+            "no word of the heading was the page's name"
+        );
+        let back: HeadingRule =
+            serde_json::from_str(r#"{"templates":[],"kindWords":[],"common":[]}"#).unwrap();
+        assert!(!back.whole_names);
     }
 
     /// rustdoc's case on a map: struct pages in many modules are one kind, so a struct of a

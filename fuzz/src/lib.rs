@@ -716,7 +716,7 @@ pub fn check_crawl_inputs(data: &[u8]) {
         }
     }
     // Headings and URLs as a crawl meets them, under a heading rule that reads glued and
-    // qualified names.
+    // qualified names and whole names.
     let rule = exemplar::heading::HeadingRule {
         templates: vec!["* Class Reference".into()],
         unlike: vec!["* File Reference".into()],
@@ -724,6 +724,7 @@ pub fn check_crawl_inputs(data: &[u8]) {
         common: vec!["fuzz".into()],
         frequent: Some(vec!["reference".into()]),
         qualified: true,
+        whole_names: true,
     };
     for line in text.lines().take(16) {
         let _ = rule.takes(line, line);

@@ -1681,6 +1681,7 @@ mod tests {
             common: vec![],
             frequent: None,
             qualified: false,
+            whole_names: false,
         });
         let (pages, progress) = crawl(&p);
         assert_eq!(pages.len(), 6, "taken for their heading");
@@ -1740,6 +1741,7 @@ mod tests {
             common: vec![],
             frequent: None,
             qualified: false,
+            whole_names: false,
         });
         // The example is like itself; the user's "like" on a page stands over its kind.
         let (pages, progress) = crawl(&p);
