@@ -5,9 +5,10 @@
 //! "QTextOption::Tab Struct". A similarity cannot see that text, and Doxygen builds its
 //! namespace and header pages from the class template, so a class without members scores below
 //! a namespace page. The heading's *template* — its words with those naming the page (the words
-//! of its own URL, the module words of a qualified name: "Struct std::iter::Map" is
-//! "Struct *", and the rest of a name the URL cuts short or holds one word of) as slots — tells them apart: a page just below θ whose template is a target's,
-//! and no clearly unlike page's, is likelier a missed target (learning takes it).
+//! of its own URL, the module words of a qualified name: "Struct std::iter::Map" is "Struct
+//! *", and the rest of a name the URL cuts short or holds one word of) as slots — tells them
+//! apart: a page just below θ whose template is a target's, and no clearly unlike page's, is
+//! likelier a missed target (learning takes it).
 //!
 //! Learning takes such a page as a target ([`promoted`]; `pattern::learn_corrected`), and the
 //! review lists it first among the targets to check. Measured on the 18 sites of
@@ -189,8 +190,9 @@ const CUT_MIN_LETTERS: usize = 4;
 /// `resu_1_3_45_….html`, "Function template register_skeleton_and_content" to
 /// `regist_1_3_25_….html`) — one beginning with a name of at least four letters and not
 /// `frequent` on the site's headings — and then every word of a part of the heading (no space
-/// nor a qualified name's separator inside) holding a name: an identifier is one name (`with_p_square_cumulative_distribution_median`
-/// at `with_1_3_….html`, `result<This(Sub)>`), however few of its words the URL carries.
+/// nor a qualified name's separator inside) holding a name: an identifier is one name
+/// (`with_p_square_cumulative_distribution_median` at `with_1_3_….html`, `result<This(Sub)>`),
+/// however few of its words the URL carries.
 fn whole_names(heading: &str, names: &HashSet<String>, frequent: &HashSet<String>) -> Vec<String> {
     let cut = |w: &str| {
         !names.contains(w)
@@ -479,8 +481,8 @@ pub struct HeadingRule {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub qualified: bool,
     /// Whether the rest of a name names the page: a heading word its URL cut short
-    /// ("result" at BoostBook's `resu_1_3_45_….html`) and every word of a heading token holding
-    /// a name (`with_p_square_cumulative_distribution_median` at `with_1_3_….html`). False in
+    /// ("result" at BoostBook's `resu_1_3_45_….html`) and every word of a part of the heading
+    /// (no space nor `::` inside) holding a name (`with_p_square_cumulative_distribution_median` at `with_1_3_….html`). False in
     /// patterns learned before it did.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub whole_names: bool,

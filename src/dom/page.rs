@@ -233,9 +233,8 @@ pub struct Page {
     /// The page's main heading: the text of its first `h1`, else of the first element whose
     /// class names a title (`title`, `page-title`, `entry_heading`: Doxygen's `div.title`, which
     /// many templates use instead of `h1`; DocBook's `refentrytitle`), text nodes joined by a
-    /// space, whitespace collapsed,
-    /// at most 300 bytes; empty when there is neither. Generators write the page's
-    /// kind into it ("sf::Texture Class Reference"), see [`crate::heading`].
+    /// space, whitespace collapsed, at most 300 bytes; empty when there is neither. Generators
+    /// write the page's kind into it ("sf::Texture Class Reference"), see [`crate::heading`].
     #[serde(default)]
     pub heading: String,
     /// `<meta name=robots>` directives.
@@ -376,8 +375,8 @@ pub fn site_host(url: &str) -> Option<String> {
 /// stay), tokens that end with the page's own name ([`PageName::named_by`]: MediaWiki's
 /// `page-cpp_algorithm_sort` on `sort.html`) and the taxonomy tokens of posts ([`varies`]:
 /// `category-news`), which differ from page to page and, on the `body` or a post's `article`,
-/// would set two pages of one template apart. Hashes the name without building it (this runs for every element);
-/// returns the label and the kept tokens as ranges of `class`.
+/// would set two pages of one template apart. Hashes the name without building it (this runs
+/// for every element); returns the label and the kept tokens as ranges of `class`.
 fn class_label<'c>(
     tag: &str,
     class: &'c str,
