@@ -903,6 +903,11 @@ mod tests {
             )
             .unwrap()
         };
+        let alike = |x: &Page, y: &Page| {
+            compare_pages(x, y, &Options::default())
+                .comparison
+                .similarity
+        };
         let a = page(
             "http://e.com/en/cpp/algorithm/sort.html",
             "mediawiki ltr page-cpp_algorithm_sort",
@@ -913,21 +918,11 @@ mod tests {
         );
         let outline = View::default().shape(&a.tree).outline();
         assert!(outline.contains("body.ltr.mediawiki\n"), "{outline}");
-        assert_eq!(
-            compare_pages(&a, &b, &Options::default())
-                .comparison
-                .similarity,
-            1.0
-        );
+        assert_eq!(alike(&a, &b), 1.0);
         // WordPress's archive pages (`category-news` on /category/news/), case-insensitive.
         let c = page("http://e.com/category/News/", "archive category-news");
         let d = page("http://e.com/category/sport/", "archive category-sport");
-        assert_eq!(
-            compare_pages(&c, &d, &Options::default())
-                .comparison
-                .similarity,
-            1.0
-        );
+        assert_eq!(alike(&c, &d), 1.0);
         // WordPress files each post's article under its categories and tags.
         let post = |url: &str, class: &str| {
             Page::from_html(
@@ -949,12 +944,7 @@ mod tests {
             outline.contains("article.hentry.post.type-post\n"),
             "{outline}"
         );
-        assert_eq!(
-            compare_pages(&p1, &p2, &Options::default())
-                .comparison
-                .similarity,
-            1.0
-        );
+        assert_eq!(alike(&p1, &p2), 1.0);
         // MediaWiki at the site's root: `page-` names the page.
         let g = page(
             "http://e.com/wiki/Paris",
@@ -964,12 +954,7 @@ mod tests {
             "http://e.com/wiki/Albert_Einstein",
             "mediawiki page-Albert_Einstein",
         );
-        assert_eq!(
-            compare_pages(&g, &h, &Options::default())
-                .comparison
-                .similarity,
-            1.0
-        );
+        assert_eq!(alike(&g, &h), 1.0);
         // A token equal to the page's name, ending with it without a separator, or a template's
         // word that ends with it (javadoc's layout `flex-box` on `javax/swing/Box.html`) stays.
         let e = page("http://e.com/table.html", "table");
@@ -994,12 +979,7 @@ mod tests {
                 .outline()
                 .contains("body.flex-box\n")
         );
-        assert_eq!(
-            compare_pages(&b, &s, &Options::default())
-                .comparison
-                .similarity,
-            1.0
-        );
+        assert_eq!(alike(&b, &s), 1.0);
     }
 
     #[test]
