@@ -29,10 +29,26 @@ fn unthrottled() -> Politeness {
 /// # Errors
 /// As [`run::learn`].
 pub fn learn_local(entry: &str, example: &str) -> Result<run::Learned, String> {
-    let config = MapConfig {
-        politeness: unthrottled(),
-        ..MapConfig::default()
-    };
+    learn_quietly(
+        entry,
+        example,
+        MapConfig {
+            politeness: unthrottled(),
+            ..MapConfig::default()
+        },
+    )
+}
+
+/// Learns from `entry` with `example` under `config`, no progress shown (the eval's and the
+/// fixture tests' runs).
+///
+/// # Errors
+/// As [`run::learn`].
+pub fn learn_quietly(
+    entry: &str,
+    example: &str,
+    config: MapConfig,
+) -> Result<run::Learned, String> {
     run::learn(
         entry,
         example,
@@ -48,8 +64,16 @@ pub fn learn_local(entry: &str, example: &str) -> Result<run::Learned, String> {
 /// # Errors
 /// As [`run::crawl`].
 pub fn crawl_local(pattern: Pattern) -> Result<run::Crawled, String> {
+    crawl_quietly(pattern, unthrottled())
+}
+
+/// Crawls with `pattern` at `politeness`, no verification, nothing kept, no progress shown.
+///
+/// # Errors
+/// As [`run::crawl`].
+pub fn crawl_quietly(pattern: Pattern, politeness: Politeness) -> Result<run::Crawled, String> {
     let config = CrawlConfig {
-        politeness: Some(unthrottled()),
+        politeness: Some(politeness),
         ..CrawlConfig::default()
     };
     run::crawl(

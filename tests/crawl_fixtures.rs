@@ -13,8 +13,8 @@ use exemplar::crawler::CrawlConfig;
 use exemplar::fetch::Politeness;
 use exemplar::http::ClientConfig;
 use exemplar::mapper::{MapConfig, NodeState};
-use exemplar::run;
 use exemplar::serve::Server;
+use exemplar::{crawl_eval, run};
 use shop::Shop;
 
 fn fast() -> Politeness {
@@ -38,30 +38,12 @@ fn learn_fast(entry: &str, example: &str, config: MapConfig) -> Result<run::Lear
         politeness: fast(),
         ..config
     };
-    run::learn(
-        entry,
-        example,
-        config,
-        &ClientConfig::default(),
-        &mut |_, _| {},
-    )
+    crawl_eval::learn_quietly(entry, example, config)
 }
 
 /// Crawls with `pattern` at fast politeness, keeping nothing but the counts and URLs.
 fn crawl_fast(pattern: exemplar::pattern::Pattern) -> run::Crawled {
-    let config = CrawlConfig {
-        politeness: Some(fast()),
-        ..CrawlConfig::default()
-    };
-    let crawled = run::crawl(
-        pattern,
-        config,
-        false,
-        &ClientConfig::default(),
-        &mut |_| Ok(()),
-        &mut |_, _| {},
-    );
-    crawled.expect("crawl")
+    crawl_eval::crawl_quietly(pattern, fast()).expect("crawl")
 }
 
 #[test]
