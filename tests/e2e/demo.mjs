@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score,
-  serveDirectory, waitFor,
+  popupOn, serveDirectory, waitFor,
 } from './helpers.mjs';
 
 const EXAMPLE = 'imovel/101-apartamento-2-quartos-lapa.html';
@@ -25,12 +25,7 @@ try {
   const id = new URL(worker.url()).host;
   say(`demo site on ${site.url}; extension ${id} loaded in ${browser.context.browser()?.version() ?? 'Chromium'}`);
 
-  const tab = await browser.context.newPage();
-  await tab.goto(site.url + EXAMPLE);
-  const tabId = await worker.evaluate(async (url) => (await chrome.tabs.query({ url }))[0]?.id, site.url + EXAMPLE);
-  const popup = await browser.context.newPage();
-  await popup.goto(`chrome-extension://${id}/popup.html?tabId=${tabId}`);
-  await popup.locator('#generate:not([hidden])').waitFor();
+  const { popup } = await popupOn(browser.context, worker, site.url + EXAMPLE);
   say(`popup on ${EXAMPLE}: ${await popup.locator('#kind').textContent()} page, ${await popup.locator('#confidence').textContent()} confidence`);
   say(`  evidence: ${(await popup.locator('#summary li').allTextContents()).join('; ')}`);
   // A local site: no need for the polite default delay.

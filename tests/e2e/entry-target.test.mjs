@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score,
-  serveDirectory, waitFor,
+  popupOn, serveDirectory, waitFor,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
@@ -38,12 +38,7 @@ async function call(msg) {
 }
 
 test('started from the example page, the crawl collects it too', { timeout: 180_000 }, async () => {
-  const tab = await browser.context.newPage();
-  await tab.goto(site.url + EXAMPLE);
-  const tabId = await worker.evaluate(async (url) => (await chrome.tabs.query({ url }))[0]?.id, site.url + EXAMPLE);
-  const popup = await browser.context.newPage();
-  await popup.goto(`chrome-extension://${extensionId}/popup.html?tabId=${tabId}`);
-  await popup.locator('#generate:not([hidden])').waitFor();
+  const { tab, popup } = await popupOn(browser.context, worker, site.url + EXAMPLE);
   await popup.locator('#entry-choice').selectOption('current');
   await popup.locator('#advanced summary').click();
   await popup.locator('#delayMs').fill('0');

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
-import { ROOT, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, waitFor } from './helpers.mjs';
+import { ROOT, extensionWithAccess, extensionWorker, launchChromium, popupOn, requireBuilt, waitFor } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const OMEGA = '/usr/lib/cgi-bin/omega/omega';
@@ -152,13 +152,8 @@ let learned; // {crawlerId, seconds, targets}
 test('learning from the search page: a form level filling P, and only reference pages', { skip }, async () => {
   // The popup on the example page: entry = the search page, limits for the whole site, no crawl.
   const example = `${base}/pg/sql-vacuum.html`;
-  const tab = await browser.context.newPage();
-  await tab.goto(example);
   const worker = browser.context.serviceWorkers().find((w) => w.url().startsWith(`chrome-extension://${extensionId}/`));
-  const tabId = await worker.evaluate(async (url) => (await chrome.tabs.query({ url }))[0]?.id, example);
-  const popup = await browser.context.newPage();
-  await popup.goto(`chrome-extension://${extensionId}/popup.html?tabId=${tabId}`);
-  await popup.locator('#generate:not([hidden])').waitFor();
+  const { tab, popup } = await popupOn(browser.context, worker, example);
   await popup.locator('#entry-choice').selectOption('url');
   await popup.locator('#entry-url').fill(`${base}/cgi-bin/omega?DB=pg`);
   await popup.locator('#advanced summary').click();

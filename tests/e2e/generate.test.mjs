@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score,
-  serveDirectory, waitFor,
+  popupOn, serveDirectory, waitFor,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
@@ -93,13 +93,7 @@ async function openPanel(query = '') {
 let clean; // the uninterrupted run of the first test: {levels, targets}
 
 test('example page → pattern → crawl → exports, through the popup and the side panel', async () => {
-  const tab = await browser.context.newPage();
-  await tab.goto(site.url + EXAMPLE);
-  const tabId = await worker.evaluate(async (url) => (await chrome.tabs.query({ url }))[0]?.id, site.url + EXAMPLE);
-
-  const popup = await browser.context.newPage();
-  await popup.goto(`chrome-extension://${extensionId}/popup.html?tabId=${tabId}`);
-  await popup.locator('#generate:not([hidden])').waitFor();
+  const { tab, popup } = await popupOn(browser.context, worker, site.url + EXAMPLE);
   assert.equal(await popup.locator('#kind').textContent(), 'entity');
   // The evidence in words.
   const summary = await popup.locator('#summary li').allTextContents();

@@ -114,6 +114,20 @@ export async function extensionWorker(context) {
   return worker;
 }
 
+/**
+ * The toolbar popup of the extension (worker: `extensionWorker`) for a tab showing `url`, once it
+ * offers to learn from the page: the tab, its id and the popup.
+ */
+export async function popupOn(context, worker, url) {
+  const tab = await context.newPage();
+  await tab.goto(url);
+  const tabId = await worker.evaluate(async (u) => (await chrome.tabs.query({ url: u }))[0]?.id, url);
+  const popup = await context.newPage();
+  await popup.goto(`chrome-extension://${new URL(worker.url()).host}/popup.html?tabId=${tabId}`);
+  await popup.locator('#generate:not([hidden])').waitFor();
+  return { tab, tabId, popup };
+}
+
 /** Throws a clear message when a build product the tests need is missing. */
 export async function requireBuilt(path, what) {
   try {
