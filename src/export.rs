@@ -751,7 +751,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 import scrapy
 from scrapy.http import HtmlResponse
-from scrapy.utils.response import get_base_url
+from scrapy.utils.response import get_base_url, get_meta_refresh
 
 from {name}.items import PageItem
 
@@ -938,6 +938,11 @@ class PatternSpider(scrapy.Spider):
 
     def follow(self, response, level):
         hrefs = response.css("a::attr(href), area::attr(href)").getall()
+        # A refresh to another URL is a link, as Exemplar reads it (METAREFRESH_ENABLED is off:
+        # followed as a redirect, the page would reach the callback of the refresh page's level).
+        refresh = get_meta_refresh(response)[1] if isinstance(response, HtmlResponse) else None
+        if refresh:
+            hrefs.append(refresh)
         yield from self.follow_urls([canonical(response.urljoin(h)) for h in hrefs], level)
         if level - 1 not in FORMS:
             # Not on a search form's result pages (nor does exemplar crawl read scripts there).
@@ -1079,6 +1084,8 @@ ROBOTSTXT_OBEY = {robots}
 DOWNLOAD_DELAY = {delay}
 CONCURRENT_REQUESTS_PER_DOMAIN = {conc}
 AUTOTHROTTLE_ENABLED = False
+# The spider follows a page's refresh to another URL as a link, as Exemplar does.
+METAREFRESH_ENABLED = False
 # The delay as set, not drawn around it (Scrapy 2.19 renamed the setting and deprecated the old).
 if scrapy.version_info >= (2, 19):
     DOWNLOAD_DELAY_JITTER = 0

@@ -456,3 +456,105 @@ fn navigation_written_by_script_is_learned_crawled_and_exported() {
     assert_eq!(count("/docs/menudata.js"), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A help site built like R's: the package index links each topic through an alias page that
+/// only redirects with `<meta http-equiv=refresh>` (`/help/<alias>.html` → `/html/<topic>.html`);
+/// two aliases lead to the same topic, and one redirects off the site.
+fn help_site(path: &str) -> exemplar::serve::Response {
+    use exemplar::serve::Response;
+    let topics = [
+        "apply", "paste", "vector", "list", "matrix", "sum", "mean", "sort",
+    ];
+    let alias = |a: &str| -> Option<&str> {
+        match a {
+            "sapply" => Some("apply"),
+            "elsewhere" => Some("http://example.org/moved.html"),
+            _ => topics.iter().find(|t| **t == a).copied(),
+        }
+    };
+    if path == "/" {
+        let links: String = topics
+            .iter()
+            .chain(&["sapply", "elsewhere"])
+            .map(|a| format!("<tr><td><a href='help/{a}.html'>{a}</a></td></tr>"))
+            .collect();
+        return Response::html(format!(
+            "<html><head><title>Package index</title></head><body><h2>The package</h2>\
+             <table class=index>{links}</table></body></html>"
+        ));
+    }
+    if let Some(a) = path
+        .strip_prefix("/help/")
+        .and_then(|p| p.strip_suffix(".html"))
+        .and_then(alias)
+    {
+        let to = if a.starts_with("http") {
+            a.to_string()
+        } else {
+            format!("../html/{a}.html")
+        };
+        return Response::html(format!(
+            "<!DOCTYPE html><html><head><meta http-equiv='refresh' content='0; url={to}'>\
+             <title>HTTP redirect</title></head><body></body></html>"
+        ));
+    }
+    if let Some(t) = path
+        .strip_prefix("/html/")
+        .and_then(|p| p.strip_suffix(".html"))
+        .filter(|t| topics.contains(t))
+    {
+        return Response::html(format!(
+            "<!DOCTYPE html><html><head><title>R: {t}</title></head><body><div class=container>\
+             <table><tr><td>{t} {{base}}</td><td>R Documentation</td></tr></table>\
+             <h2>The {t} function</h2><h3>Description</h3><p>What {t} does.</p>\
+             <h3>Usage</h3><pre>{t}(x, ...)</pre><h3>Arguments</h3><table><tr><td>x</td>\
+             <td>an object</td></tr></table><hr><div style='text-align: center;'>\
+             <a href='../index.html'>Index</a></div></div></body></html>"
+        ));
+    }
+    Response::not_found()
+}
+
+#[test]
+fn pages_reached_only_through_a_meta_refresh_are_mapped_learned_and_crawled() {
+    let server =
+        Server::start(0, |req: &exemplar::serve::Request| help_site(&req.path)).expect("server");
+    let base = server.url();
+    let learned = learn_fast(
+        &format!("{base}/"),
+        &format!("{base}/html/apply.html"),
+        MapConfig::default(),
+    )
+    .expect("learn");
+    let topics: BTreeSet<String> = ["apply", "paste", "vector", "list", "matrix", "sum", "mean"]
+        .iter()
+        .chain(&["sort"])
+        .map(|t| format!("/html/{t}.html"))
+        .collect();
+    let map = &learned.map;
+    let mapped: Vec<String> = map
+        .targets()
+        .map(|t| map.nodes[t as usize].url.clone())
+        .collect();
+    assert_eq!(paths(&base, &mapped), topics);
+    let p = learned.pattern;
+    // Through the alias level to the topics.
+    assert_eq!(p.levels.len(), 2, "{}", p.render());
+    assert!(
+        p.levels[0].regexes.iter().all(|r| r.contains("help")),
+        "{}",
+        p.render()
+    );
+    let spec = exemplar::export::ScrapySpec::from_pattern(&p);
+    let crawled = crawl_fast(p);
+    assert_eq!(paths(&base, &crawled.targets), topics);
+    assert_eq!(crawled.coverage.missed, Vec::<String>::new());
+
+    // The generated Scrapy spider reads the refresh as a link too.
+    let dir = std::env::temp_dir().join(format!("exemplar-refresh-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    exemplar::export::write_scrapy_project(&spec, &dir).expect("scrapy project");
+    let scraped = common::scrapy_crawl(&dir, &spec.spider_name());
+    assert_eq!(paths(&base, &scraped), topics);
+    let _ = std::fs::remove_dir_all(&dir);
+}

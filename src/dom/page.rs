@@ -95,7 +95,7 @@ pub struct Link {
     pub url: String,
     /// Anchor text, whitespace collapsed (for `<img alt>`-only anchors, the alt text).
     pub text: String,
-    /// The `<a>`/`<area>` element in the page's tree.
+    /// The `<a>`/`<area>` element in the page's tree (`<meta>` for a refresh to another URL).
     pub node: NodeId,
     /// `rel` contains `nofollow`.
     pub nofollow: bool,
@@ -693,6 +693,37 @@ fn attr<'a>(attrs: &'a [html5ever::Attribute], name: &LocalName) -> Option<&'a s
         .iter()
         .find(|a| a.name.local == *name && a.name.ns == ns!())
         .map(|a| &*a.value)
+}
+
+/// The URL of a `<meta http-equiv=refresh>` directive (`0; url=../html/lapply.html`), as HTML's
+/// "shared declarative refresh steps" read it: a delay, `;` or `,`, then the URL, optionally
+/// after `url=` and in quotes. `None` for a refresh of the page itself (no URL).
+fn refresh_url(content: &str) -> Option<&str> {
+    let rest = content.trim_start();
+    let delay_end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(rest.len());
+    if delay_end == 0 {
+        return None;
+    }
+    let rest = rest[delay_end..].trim_start();
+    let rest = rest
+        .strip_prefix(';')
+        .or_else(|| rest.strip_prefix(','))
+        .unwrap_or(rest)
+        .trim_start();
+    let rest = match rest.get(..3) {
+        Some(u) if u.eq_ignore_ascii_case("url") => {
+            let after = rest[3..].trim_start();
+            after.strip_prefix('=').map(str::trim_start).unwrap_or(rest)
+        }
+        _ => rest,
+    };
+    let url = match rest.chars().next() {
+        Some(q @ ('\'' | '"')) => rest[1..].split(q).next().unwrap_or(""),
+        _ => rest.trim_end(),
+    };
+    (!url.is_empty()).then_some(url)
 }
 
 /// Appends `s` to `out` with whitespace runs collapsed to one space, as joining
@@ -1356,6 +1387,20 @@ impl<'a> Walker<'a> {
                 }
             }
             local_name!("meta") => {
+                // A refresh to another URL is a redirect made in the page (R's help aliases,
+                // moved pages on static sites): a browser follows it, so it is a link.
+                if attr(attrs, &local_name!("http-equiv"))
+                    .is_some_and(|h| h.trim().eq_ignore_ascii_case("refresh"))
+                    && let Some(target) = attr(attrs, &local_name!("content")).and_then(refresh_url)
+                    && let Some(url) = self.resolve(base, target)
+                {
+                    links.push(Link {
+                        url,
+                        text: String::new(),
+                        node: out,
+                        nofollow: false,
+                    });
+                }
                 if attr(attrs, &local_name!("name"))
                     .is_some_and(|n| n.eq_ignore_ascii_case("robots"))
                     && let Some(content) = attr(attrs, &local_name!("content"))
@@ -1775,6 +1820,34 @@ mod tests {
         assert_eq!(p.tree.name(p.links[0].node), "a");
         assert_eq!(p.base, "http://example.com/root/");
         assert_eq!(p.same_site_links().count(), 2);
+    }
+
+    #[test]
+    fn a_refresh_to_another_url_is_a_link() {
+        // R's help aliases: a page whose only content is a redirect.
+        let p = page(
+            "<head><meta http-equiv='refresh' content='0; url=../html/Comparison.html'>\
+             <title>HTTP redirect</title></head><body></body>",
+        );
+        let urls: Vec<_> = p.links.iter().map(|l| l.url.as_str()).collect();
+        assert_eq!(urls, ["http://example.com/html/Comparison.html"]);
+        assert_eq!(p.tree.name(p.links[0].node), "meta");
+        for (content, url) in [
+            ("0;URL='moved.html'", Some("moved.html")),
+            ("5, url = \"a b.html\" ", Some("a b.html")),
+            ("2.5;x.html", Some("x.html")),
+            ("0; URL=https://other.org/", Some("https://other.org/")),
+            // The page itself, reloaded; not a refresh at all.
+            ("30", None),
+            ("0; url=", None),
+            ("soon; url=x.html", None),
+            ("", None),
+        ] {
+            assert_eq!(refresh_url(content), url, "{content:?}");
+        }
+        // Other http-equiv directives are not links.
+        let q = page("<head><meta http-equiv=content-type content='0; url=x.html'></head>");
+        assert!(q.links.is_empty());
     }
 
     #[test]
