@@ -35,6 +35,7 @@ mod cli {
                  [--no-target-links]   (do not visit what only target pages link to)
                  [--no-script-links]   (do not read page URLs named in the site's scripts)
                  [--no-defer-barren]   (do not fetch last the URL shapes that yield nothing)
+                 [--max-bytes N]       (the largest page read, default 8388608)
                  [--allow RE]... [--deny RE]... [--ignore-robots] [--quiet]
                  [--like URL]... [--unlike URL]...   (your verdicts over the threshold)
                  [--unlike-heading TEMPLATE]...      (leave out the targets headed so)
@@ -46,7 +47,7 @@ mod cli {
   exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify | --verify-new]
                  [--queries F | --policy adaptive|generic-frequency|thesis|random|values]
                  [--budget N] [--result-pages N]     (patterns with a search-form level)
-                 [--max-pages N] [--delay-ms MS] [--concurrency N] [--quiet]
+                 [--max-pages N] [--max-bytes N] [--delay-ms MS] [--concurrency N] [--quiet]
                  [--state F [--save-every S]]  (saved every S s, default 5, and on Ctrl-C;
                                                 the same command resumes it)
   exemplar export-scrapy pattern.json DIR

@@ -260,6 +260,8 @@ pub struct Crawled {
     /// Stopped by [`Checkpoints::stop`] after saving; the counts are those of the saved state
     /// (requests then in flight are abandoned: the state asks for them again).
     pub interrupted: bool,
+    /// Pages this run skipped for passing the size limit (`CrawlConfig::max_bytes`).
+    pub too_large: Vec<String>,
 }
 
 /// Runs a pattern. Every target page is handed to `sink` (for exports) as it arrives.
@@ -364,6 +366,7 @@ pub fn crawl_from(
     };
     let workers = c.politeness().max_in_flight;
     let mut last = String::new();
+    let mut too_large = Vec::new();
     let mut saver = Saver::new(checkpoints);
     let stats = http::run(&mut c, &client, workers, |c| {
         for e in c.drain_events() {
@@ -375,6 +378,9 @@ pub fn crawl_from(
                     }
                 }
                 crawler::Event::Page { url, .. } => last = url,
+                crawler::Event::Skipped { url, reason } if crate::fetch::is_too_large(&reason) => {
+                    too_large.push(url)
+                }
                 _ => {}
             }
         }
@@ -391,6 +397,7 @@ pub fn crawl_from(
         elapsed: start.elapsed(),
         stats,
         interrupted,
+        too_large,
     })
 }
 

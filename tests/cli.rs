@@ -1625,3 +1625,87 @@ fn a_kind_left_out_by_heading_is_refused_by_a_verifying_crawl() {
     server.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A page past `--max-bytes` is named with the flag that reads it, by `learn` and by `crawl`;
+/// with the limit raised it is read and collected.
+#[test]
+fn pages_past_the_size_limit_are_named_with_the_flag_that_reads_them() {
+    let dir = scratch_dir("max-bytes");
+    let item = |i: usize, paragraphs: usize| {
+        format!(
+            "<!DOCTYPE html><html><head><title>Item {i}</title></head><body><header>Shop</header>\
+             <main><h1>Item {i}</h1><table class=spec><tr><td>size</td><td>{i}</td></tr></table>\
+             {}</main></body></html>",
+            "<p class=desc>About this item, at some length.</p>".repeat(paragraphs)
+        )
+    };
+    let links: String = (1..=4)
+        .map(|i| format!("<li><a href='item{i}.html'>Item {i}</a></li>"))
+        .collect();
+    std::fs::write(
+        dir.join("index.html"),
+        format!("<!DOCTYPE html><title>Shop</title><h1>Items</h1><ul>{links}</ul>"),
+    )
+    .unwrap();
+    for i in 1..=4 {
+        // Item 4 is some 40 KB.
+        let paragraphs = if i == 4 { 800 } else { 3 };
+        std::fs::write(dir.join(format!("item{i}.html")), item(i, paragraphs)).unwrap();
+    }
+    let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(&dir)).unwrap();
+    let base = server.url();
+    let pattern = dir.join("pattern.json");
+    let (entry, example) = (format!("{base}/index.html"), format!("{base}/item1.html"));
+    let learn = |extra: &[&str]| {
+        let mut args = vec![
+            "learn",
+            "--entry",
+            &entry,
+            "--example",
+            &example,
+            "-o",
+            pattern.to_str().unwrap(),
+            "--delay-ms",
+            "0",
+        ];
+        args.extend_from_slice(extra);
+        exemplar(&args)
+    };
+    let out = learn(&["--max-bytes", "16384"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "1 page not read for being larger than 16384 bytes (learn --max-bytes N reads them): {base}/item4.html"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(pattern_targets(&pattern), 3);
+    let (_, stderr) = crawled(pattern.to_str().unwrap(), &["--max-bytes", "16384"]);
+    assert!(
+        stderr.contains(&format!(
+            "1 page not read for being larger than 16384 bytes (crawl --max-bytes N reads them): {base}/item4.html"
+        )),
+        "{stderr}"
+    );
+    let (stdout, stderr) = crawled(pattern.to_str().unwrap(), &[]);
+    assert!(stdout.contains(&format!("{base}/item4.html")), "{stdout}");
+    assert!(!stderr.contains("not read"), "{stderr}");
+
+    let out = learn(&[]);
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("not read"));
+    assert_eq!(pattern_targets(&pattern), 4);
+
+    let out = learn(&["--max-bytes", "100"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--max-bytes 100: give a size from 1024")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// How many targets the pattern in `path` knows from learning.
+fn pattern_targets(path: &std::path::Path) -> usize {
+    known_targets(path.to_str().unwrap()).len()
+}

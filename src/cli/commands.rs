@@ -40,6 +40,39 @@ fn politeness(args: &[String], base: Politeness) -> Result<Politeness, String> {
     Ok(p)
 }
 
+/// `--max-bytes N`: the largest page read, from 1 KiB to 1 GiB (a page is parsed whole).
+fn max_bytes(args: &[String]) -> Result<Option<usize>, String> {
+    const RANGE: std::ops::RangeInclusive<usize> = 1 << 10..=1 << 30;
+    match parse::<usize>(args, "--max-bytes")? {
+        Some(n) if !RANGE.contains(&n) => Err(format!(
+            "--max-bytes {n}: give a size from {} to {} bytes",
+            RANGE.start(),
+            RANGE.end()
+        )),
+        v => Ok(v),
+    }
+}
+
+/// The pages not read for passing the size limit, when there are any, with the flag that reads
+/// them.
+fn print_too_large(urls: &[&str], max_bytes: usize, command: &str) {
+    const SHOWN: usize = 5;
+    if urls.is_empty() {
+        return;
+    }
+    let more = urls.len().saturating_sub(SHOWN);
+    eprintln!(
+        "{} not read for being larger than {max_bytes} bytes ({command} --max-bytes N reads them): {}{}",
+        count(urls.len(), "page"),
+        urls[..urls.len().min(SHOWN)].join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    );
+}
+
 fn create(path: &str) -> Result<BufWriter<File>, String> {
     resume::create(path).map(BufWriter::new)
 }
@@ -53,6 +86,9 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     }
     if let Some(v) = parse(args, "--max-depth")? {
         config.max_depth = v;
+    }
+    if let Some(v) = max_bytes(args)? {
+        config.max_bytes = v;
     }
     if let Some(v) = parse::<u64>(args, "--max-seconds")? {
         config.max_duration_ms = Some(v.saturating_mul(1000));
@@ -171,6 +207,17 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     print!("{}", learned.pattern.render());
     print_forms(&learned);
     print_put_off(&learned.map, &mapped_config);
+    let too_large: Vec<&str> = learned
+        .map
+        .nodes
+        .iter()
+        .filter(|n| {
+            matches!(&n.state, exemplar::mapper::NodeState::Failed { error }
+                if exemplar::fetch::is_too_large(error))
+        })
+        .map(|n| n.url.as_str())
+        .collect();
+    print_too_large(&too_large, mapped_config.max_bytes, "learn");
     print_review(corrected.as_ref().unwrap_or(&learned.map), &learned.pattern);
     println!(
         "mapping: {} fetched{}, {}, {}, {} skipped in {:.1} s ({:?}); pattern written to {out}",
@@ -496,6 +543,9 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     if let Some(v) = parse(args, "--max-pages")? {
         config.max_pages = v;
     }
+    if let Some(v) = max_bytes(args)? {
+        config.max_bytes = v;
+    }
     config.politeness = Some(politeness(args, pattern.politeness.clone())?);
     config.forms = crawl_forms(args)?;
     if !pattern.levels.iter().any(|l| l.form.is_some())
@@ -517,6 +567,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     // not know.
     let verify = switch(args, "--verify") || switch(args, "--verify-new");
     config.verify_new_only = !switch(args, "--verify") && switch(args, "--verify-new");
+    let config_max_bytes = config.max_bytes;
     let state_path = flag(args, "--state");
     let saved = match state_path {
         Some(sp) => resume::load::<CrawlState>(sp)?,
@@ -617,6 +668,8 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
             if p.by_heading == 1 { "its" } else { "their" }
         );
     }
+    let too_large: Vec<&str> = crawled.too_large.iter().map(String::as_str).collect();
+    print_too_large(&too_large, config_max_bytes, "crawl");
     eprintln!(
         "coverage: {} of {} targets known from learning reached; {} missed; {} not known before",
         c.reached,

@@ -720,10 +720,7 @@ impl Crawler {
             return self.skip(url, format!("not HTML ({mt})"));
         }
         if r.truncated {
-            return self.skip(
-                url,
-                format!("larger than {} bytes", self.state.config.max_bytes),
-            );
+            return self.skip(url, crate::fetch::too_large(self.state.config.max_bytes));
         }
         let page = match Page::parse(&r.body, &final_c, r.header("content-type"), &self.parse) {
             Ok(p) => p,

@@ -1288,7 +1288,7 @@ impl Mapper {
             return (
                 r.status,
                 NodeState::Failed {
-                    error: format!("larger than {} bytes", self.state.config.max_bytes),
+                    error: crate::fetch::too_large(self.state.config.max_bytes),
                 },
             );
         }
