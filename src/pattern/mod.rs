@@ -609,6 +609,10 @@ impl Pattern {
             if l.regexes.len() > 12 {
                 let _ = writeln!(s, "    … {} more alternatives", l.regexes.len() - 12);
             }
+            // The level's own pages under its regexes, before the exceptions and the form.
+            for u in l.samples.iter().take(3) {
+                let _ = writeln!(s, "      e.g. {u}");
+            }
             if let Some(first) = l.exclude.first() {
                 let _ = writeln!(
                     s,
@@ -634,9 +638,6 @@ impl Pattern {
                     let shown: Vec<&str> = f.values.iter().take(8).map(String::as_str).collect();
                     let _ = writeln!(s, "    values that led to targets: {}", shown.join(", "));
                 }
-            }
-            for u in l.samples.iter().take(3) {
-                let _ = writeln!(s, "      e.g. {u}");
             }
         }
         let st = &self.stats;
@@ -1899,7 +1900,7 @@ mod tests {
                     paginate: false,
                     from_targets: false,
                     pages: 2,
-                    samples: vec![],
+                    samples: vec!["http://h/item/1".into()],
                     form: None,
                     exclude: vec!["http://h/item/0".into()],
                 },
@@ -1921,7 +1922,14 @@ mod tests {
         assert_eq!(c.step(0, "http://h/item/0"), None, "an exclusion");
         assert!(!c.matches_level(1, "http://h/item/0"));
         assert!(c.matches_level(1, "http://h/item/10"));
-        assert!(p.render().contains("except 1 page seen while learning"));
+        // The level's samples come under its regexes, not under its exceptions.
+        assert!(
+            p.render().contains(
+                "      e.g. http://h/item/1\n    except 1 page seen while learning to be of another kind, e.g. http://h/item/0\n"
+            ),
+            "{}",
+            p.render()
+        );
         assert_eq!(c.step(0, "http://h/list?page=1"), to_level(1, false));
         assert_eq!(c.step(1, "http://h/list?page=2"), to_level(1, true));
         assert_eq!(c.step(1, "http://h/about"), None);
