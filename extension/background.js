@@ -381,6 +381,7 @@ function learnedSummary(learned) {
     targets: learned.targets,
     similarities: learned.similarities,
     nearMisses: learned.nearMisses,
+    thresholdGap: learned.thresholdGap ?? null,
     doubtfulTargets: learned.doubtfulTargets,
     corrections: learned.pattern.corrections ?? { like: [], unlike: [] },
     byHeading: learned.pattern.byHeading ?? [],

@@ -188,9 +188,21 @@ function renderResult() {
   if (result) {
     if (document.activeElement !== $('threshold')) $('threshold').value = result.threshold;
     $('histogram').textContent = histogram(result.similarities ?? [], result.threshold);
+    renderGap(result.thresholdGap);
     renderReview(result);
   }
   refreshPages(crawler, lastCrawl);
+}
+
+/** A clear gap in the scores below θ (Rust's `pattern::threshold_gap`): the pages above it go on
+ * from the targets' scores and have their URL shape, so θ may be too high for this site. */
+function renderGap(gap) {
+  $('gap').hidden = !gap;
+  if (!gap) return;
+  $('gap-text').textContent = `A gap in the scores below θ: ${gap.pages} pages score from ${gap.lowestAbove.toFixed(3)} ` +
+    `to θ, ${gap.urlLikeTargets} of them with URLs shaped like the targets'; the next page scores ` +
+    `${gap.highestBelow.toFixed(3)}. If they are like your example, a lower θ takes them.`;
+  $('gap-theta').textContent = gap.threshold.toFixed(2);
 }
 
 /** The pages mapping left unfetched when it stopped, of URL shapes it fetched last because their
@@ -551,6 +563,8 @@ $('pause').addEventListener('click', () => act(() => send({ type: 'pauseJob', jo
 $('resume').addEventListener('click', () => act(() => send({ type: 'resumeJob', jobId: jobId() })));
 $('cancel').addEventListener('click', () => act(() => send({ type: 'cancelJob', jobId: jobId() })));
 $('run').addEventListener('click', () => act(() => send({ type: 'runCrawler', crawlerId: state.selected, settings: runSettings() }), $('run-error')));
+// The gap's θ goes into the box; Re-learn applies it with the verdicts ticked.
+$('gap-use').addEventListener('click', () => { $('threshold').value = $('gap-theta').textContent; });
 $('relearn').addEventListener('click', () => act(async () => {
   const crawler = selectedCrawler();
   await send({

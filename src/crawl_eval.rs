@@ -295,6 +295,9 @@ pub struct Review {
     pub kinds_unmarked: usize,
     /// Targets of the kinds marked unlike.
     pub kinds_unmarked_targets: usize,
+    /// The gap below θ the review reports ([`pattern::threshold_gap`]), if any: the θ it
+    /// suggests, the pages above it, and how many of them are true targets.
+    pub gap: Option<(f64, usize, usize)>,
     /// Targets the crawl with the relearned pattern collects.
     pub crawled: usize,
     /// Of those, true targets.
@@ -498,6 +501,14 @@ fn evaluate_against(
         kinds: kinds.len(),
         kinds_unmarked: unlike_kinds.len(),
         kinds_unmarked_targets: unlike_kinds.iter().map(|k| k.targets).sum(),
+        gap: pattern::threshold_gap(&learned.map, &Corrections::default()).map(|g| {
+            let above = learned.map.near_misses(g.pages);
+            let true_above = above
+                .iter()
+                .filter(|&&id| truth.contains(&site_path(&learned.map.nodes[id as usize].url)))
+                .count();
+            (g.threshold, g.pages, true_above)
+        }),
         crawled: reviewed.len(),
         crawled_true: reviewed.iter().filter(|g| truth.contains(*g)).count(),
     };
@@ -608,7 +619,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     );
     let _ = writeln!(
         md,
-        "\n## With the review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it), and the {} targets most worth checking: first those learning took below θ for their heading (*taken for their heading* above), then those whose URL differs in one word or number from mostly pages below θ (marked: `iface.Editable.html` among `iface.*.html` pages), then the least similar. It also lists the targets by heading kind: the template of their main heading, the page's own name left out (on assimp `* File Reference` 47 pages, `Assimp * Class Reference` 5), with three sample pages each. The user can mark any near miss *like the example*, any target *unlike* it, and any kind but the example's unlike it (its targets are left out, and a verifying crawl refuses pages headed so), and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL --unlike URL --unlike-heading TEMPLATE`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the near misses, exactly the other pages among the targets to check, and the kinds whose three sample pages are all other pages, and the site is crawled again with the relearned pattern.\n\n{REVIEW_HEADER}{review}",
+        "\n## With the review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it), and the {} targets most worth checking: first those learning took below θ for their heading (*taken for their heading* above), then those whose URL differs in one word or number from mostly pages below θ (marked: `iface.Editable.html` among `iface.*.html` pages), then the least similar. It also lists the targets by heading kind: the template of their main heading, the page's own name left out (on assimp `* File Reference` 47 pages, `Assimp * Class Reference` 5), with three sample pages each. The user can mark any near miss *like the example*, any target *unlike* it, and any kind but the example's unlike it (its targets are left out, and a verifying crawl refuses pages headed so), and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL --unlike URL --unlike-heading TEMPLATE`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the near misses, exactly the other pages among the targets to check, and the kinds whose three sample pages are all other pages, and the site is crawled again with the relearned pattern. *Gap below θ*: when the scores below θ go on from the targets' with no gap among them down to a clear one (at least 0.08 wide and three times any gap above it) and at least 90% of the five or more pages above it have URLs shaped like the targets', the review says so and suggests a θ that takes the pages above it, 0.05 under the lowest of them (or the middle of the gap, when higher; `relearn --threshold`; `pattern::threshold_gap`): on R's help pages (Rd2HTML, a blind run), 285 topic pages score from 0.689 to θ, 269 of them with URLs shaped like the targets', and the nearest other page 0.523; the θ suggested, 0.64, takes every topic page links reach (1,412), and nothing else. The simulated user does not take the suggestion; the column says what it would add.\n\n{REVIEW_HEADER}{review}",
         pattern::DOUBTFUL_SHOWN
     );
     let _ = writeln!(
@@ -649,14 +660,14 @@ fn new_pages_row(md: &mut String, f: &SiteFigures) {
 const TABLE_HEADER: &str = "| site | targets | reachable by links | found mapping (true) | of them taken for their heading (true) | found crawling | precision | recall | links mapping | links crawling | crawl links / targets | levels: alternatives | exceptions | s mapping | s crawling | bar |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 /// The header of the review table ([`Review`]).
-const REVIEW_HEADER: &str = "| site | near misses shown | URL shaped like the targets' | marked like the example | targets to check shown | URL shaped like pages below θ | marked unlike the example | heading kinds shown | kinds marked unlike (their targets) | found crawling | precision | recall |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+const REVIEW_HEADER: &str = "| site | near misses shown | URL shaped like the targets' | marked like the example | targets to check shown | URL shaped like pages below θ | marked unlike the example | heading kinds shown | kinds marked unlike (their targets) | found crawling | precision | recall | gap below θ: θ suggested (pages above it, true) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 /// A site's row of the review table.
 fn review_row(md: &mut String, f: &SiteFigures) {
     let r = &f.review;
     let _ = writeln!(
         md,
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {:.1}% | {:.1}% |",
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {:.1}% | {:.1}% | {} |",
         f.name,
         r.shown,
         r.url_like,
@@ -670,7 +681,16 @@ fn review_row(md: &mut String, f: &SiteFigures) {
         r.crawled,
         100.0 * ratio(r.crawled_true, r.crawled),
         100.0 * ratio(r.crawled_true, f.truth),
+        gap_cell(r.gap),
     );
+}
+
+/// The review's gap below θ as a table cell: "0.61 (285, 285)", or "none".
+fn gap_cell(gap: Option<(f64, usize, usize)>) -> String {
+    match gap {
+        Some((t, pages, true_pages)) => format!("{t:.2} ({pages}, {true_pages})"),
+        None => "none".into(),
+    }
 }
 
 /// A site's row of the per-site table.
@@ -875,7 +895,7 @@ fn misses(md: &mut String, f: &SiteFigures) {
 /// When a site's pages cannot be read.
 pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<String, String> {
     let mut md = String::from(
-        "\n## Beyond the development sites\n\nThe sites of `eval/train-sites.toml` (more Debian documentation by the same four generators), each learned from its entry page and, having no example of its own, from its median-size page of its first entity label (`docs/similarity.md`, *Beyond the development sites*); the target is that label. Default settings, as above; *after the review*: a simulated user marks the true targets among the near misses shown, the other pages among the targets to check and the heading kinds whose samples are all other pages, as in *With the review*. The similarity view was chosen on these sites and the development sites together; the pattern learning and the crawler were not tuned on them.\n\n| site | example | targets | found mapping (true) | of them taken for their heading (true) | found crawling | precision | recall | links mapping | links crawling | bar | precision after the review | recall after the review |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "\n## Beyond the development sites\n\nThe sites of `eval/train-sites.toml` (more Debian documentation by the same four generators), each learned from its entry page and, having no example of its own, from its median-size page of its first entity label (`docs/similarity.md`, *Beyond the development sites*); the target is that label. Default settings, as above; *after the review*: a simulated user marks the true targets among the near misses shown, the other pages among the targets to check and the heading kinds whose samples are all other pages, as in *With the review*. The similarity view was chosen on these sites and the development sites together; the pattern learning and the crawler were not tuned on them.\n\n| site | example | targets | found mapping (true) | of them taken for their heading (true) | found crawling | precision | recall | links mapping | links crawling | bar | precision after the review | recall after the review | gap below θ: θ suggested (pages above it, true) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut missing = Vec::new();
     let mut errors = String::new();
@@ -899,7 +919,7 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
             Ok(f) => {
                 let _ = writeln!(
                     md,
-                    "| {} | `{}` | {} | {} ({}) | {} ({}) | {} | {:.1}% | {:.1}% | {} | {} | {} | {:.1}% | {:.1}% |",
+                    "| {} | `{}` | {} | {} ({}) | {} ({}) | {} | {:.1}% | {:.1}% | {} | {} | {} | {:.1}% | {:.1}% | {} |",
                     f.name,
                     pick.example,
                     f.truth,
@@ -914,7 +934,8 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
                     f.crawl_links,
                     if f.meets_bar() { "met" } else { "not met" },
                     100.0 * ratio(f.review.crawled_true, f.review.crawled),
-                    100.0 * ratio(f.review.crawled_true, f.truth)
+                    100.0 * ratio(f.review.crawled_true, f.truth),
+                    gap_cell(f.review.gap)
                 );
                 new_pages_row(&mut new_rows, &f);
                 misses(&mut errors, &f);
@@ -922,7 +943,7 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
             Err(e) => {
                 let _ = writeln!(
                     md,
-                    "| {} | `{}` | | | | | | | | | learning failed: {} | | |",
+                    "| {} | `{}` | | | | | | | | | learning failed: {} | | | |",
                     site.name,
                     pick.example,
                     e.replace('|', "\\|")

@@ -389,6 +389,16 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
             println!("  {:.3} {url} {}{}", n.similarity, n.url, named(&n.heading));
         }
     }
+    if let Some(gap) = pattern::threshold_gap(map, corrections) {
+        println!(
+            "a gap in the scores below θ: {} score from {:.3} to θ, {} of them with URLs shaped like the targets', the next page {:.3}; if they are like the example, relearn --threshold {:.2} takes them",
+            count(gap.pages, "page"),
+            gap.lowest_above,
+            gap.url_like_targets,
+            gap.highest_below,
+            gap.threshold
+        );
+    }
     let doubtful = pattern::doubtful_targets(
         map,
         corrections,

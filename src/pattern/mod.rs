@@ -44,7 +44,9 @@ use crate::url_pattern::{self, UrlPattern};
 mod forms;
 mod review;
 pub use forms::{DEFAULT_BUDGET, DEFAULT_RESULT_PAGES, FormLevel, QueryPolicy, template};
-pub use review::{DOUBTFUL_SHOWN, Doubtful, NearMiss, doubtful_targets, near_misses};
+pub use review::{
+    DOUBTFUL_SHOWN, Doubtful, NearMiss, ThresholdGap, doubtful_targets, near_misses, threshold_gap,
+};
 
 /// The pattern format version this build reads and writes.
 pub const VERSION: u32 = 1;

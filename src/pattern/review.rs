@@ -39,20 +39,7 @@ pub struct NearMiss {
 /// user has not already judged unlike it (`corrections`), each with whether its URL looks like
 /// the targets'.
 pub fn near_misses(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<NearMiss> {
-    let mut targets: Vec<&str> = map
-        .targets()
-        .map(|t| map.nodes[t as usize].url.as_str())
-        .collect();
-    // Grouping depends on the order of its input; node ids follow the order responses arrived.
-    targets.sort_unstable();
-    let shapes: Vec<regex::Regex> = url_pattern::group(&targets, url_pattern::DEFAULT_K)
-        .iter()
-        .filter(|g| g.len() >= 2)
-        .filter_map(|g| {
-            let urls: Vec<&str> = g.iter().map(|&i| targets[i]).collect();
-            url_pattern::url_pattern(&urls)?.compile().ok()
-        })
-        .collect();
+    let shapes = TargetShapes::of(map);
     let judged: HashSet<&str> = corrections.unlike.iter().map(String::as_str).collect();
     map.near_misses(n + judged.len())
         .into_iter()
@@ -60,16 +47,124 @@ pub fn near_misses(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<Ne
         .take(n)
         .map(|id| {
             let node = &map.nodes[id as usize];
-            let normalized = url_pattern::normalize(&node.url).unwrap_or_else(|| node.url.clone());
             NearMiss {
                 url: node.url.clone(),
                 title: node.title.clone(),
                 heading: node.heading.clone(),
                 similarity: node.similarity.unwrap_or(0.0),
-                url_like_targets: shapes.iter().any(|r| r.is_match(&normalized)),
+                url_like_targets: shapes.matches(&node.url),
             }
         })
         .collect()
+}
+
+/// The shapes of the targets' URLs: a generalisation of each group of two or more target URLs
+/// ([`url_pattern::group`]), made without looking at non-targets.
+struct TargetShapes(Vec<regex::Regex>);
+
+impl TargetShapes {
+    fn of(map: &SiteMap) -> TargetShapes {
+        let mut targets: Vec<&str> = map
+            .targets()
+            .map(|t| map.nodes[t as usize].url.as_str())
+            .collect();
+        // Grouping depends on the order of its input; node ids follow the order responses
+        // arrived.
+        targets.sort_unstable();
+        TargetShapes(
+            url_pattern::group(&targets, url_pattern::DEFAULT_K)
+                .iter()
+                .filter(|g| g.len() >= 2)
+                .filter_map(|g| {
+                    let urls: Vec<&str> = g.iter().map(|&i| targets[i]).collect();
+                    url_pattern::url_pattern(&urls)?.compile().ok()
+                })
+                .collect(),
+        )
+    }
+
+    fn matches(&self, url: &str) -> bool {
+        let normalized = url_pattern::normalize(url).unwrap_or_else(|| url.to_string());
+        self.0.iter().any(|r| r.is_match(&normalized))
+    }
+}
+
+/// A clear gap in the scores below θ ([`threshold_gap`]): the pages between it and θ go on from
+/// the targets' scores with no gap of their own and have the targets' URL shape; the pages below
+/// it are far from all of them. A θ of the wrong height for the site, most likely: R's help
+/// pages score from 0.647 to θ, the nearest page of another kind 0.523.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThresholdGap {
+    /// A θ that takes the pages above the gap: [`GAP_MARGIN`] under the lowest of them, or the
+    /// middle of the gap when that is higher; two decimals.
+    pub threshold: f64,
+    /// The lowest score above the gap.
+    pub lowest_above: f32,
+    /// The highest score below it.
+    pub highest_below: f32,
+    /// The pages between the gap and θ.
+    pub pages: usize,
+    /// Of those, pages whose URL is shaped like the targets' (at least [`GAP_MIN_SHAPED`] of
+    /// them: a package the targets' URLs did not show, `stats4` among `base`, `utils`…, may
+    /// not be).
+    pub url_like_targets: usize,
+}
+
+/// Fewest pages between a gap and θ for [`threshold_gap`]: a page or two is the near misses'
+/// business.
+const GAP_MIN_PAGES: usize = 5;
+/// Narrowest gap [`threshold_gap`] reports, and how many times wider than any gap above it
+/// (between the lowest target and the pages below θ) it must be.
+const GAP_MIN_WIDTH: f32 = 0.08;
+const GAP_MIN_RATIO: f32 = 3.0;
+/// Least share of the pages above the gap whose URL is shaped like the targets'.
+pub const GAP_MIN_SHAPED: f64 = 0.9;
+/// How far under the lowest page above a gap the θ [`threshold_gap`] suggests lies.
+pub const GAP_MARGIN: f64 = 0.05;
+/// How far below θ [`threshold_gap`] looks.
+const GAP_MAX_DEPTH: f64 = 0.3;
+
+/// The first clear gap in the scores of the fetched pages below θ ([`ThresholdGap`]), when
+/// nearly every page above it has a URL shaped like the targets' and none was judged unlike the
+/// example (`corrections`). `None` on most sites: a suggestion for the user, who judges whether
+/// the pages above the gap are what they want (`relearn --threshold`).
+pub fn threshold_gap(map: &SiteMap, corrections: &Corrections) -> Option<ThresholdGap> {
+    let lowest_target = map
+        .targets()
+        .filter_map(|t| map.nodes[t as usize].similarity)
+        .filter(|&s| f64::from(s) >= map.threshold)
+        .min_by(f32::total_cmp)?;
+    let below = map.near_misses(usize::MAX);
+    let shapes = TargetShapes::of(map);
+    let unlike: HashSet<&str> = corrections.unlike.iter().map(String::as_str).collect();
+    let mut widest_above = 0f32;
+    let mut prev = lowest_target;
+    let mut shaped = 0;
+    for (i, &id) in below.iter().enumerate() {
+        let node = &map.nodes[id as usize];
+        let s = node.similarity.unwrap_or(0.0);
+        let gap = prev - s;
+        if i >= GAP_MIN_PAGES && gap >= GAP_MIN_WIDTH && gap >= GAP_MIN_RATIO * widest_above {
+            // Near the pages it takes: a verifying crawl judges new pages by it, and nothing was
+            // seen lower down to say how far the kind reaches.
+            let threshold = (f64::from(prev) - GAP_MARGIN).max(f64::from(prev + s) / 2.0);
+            return (shaped as f64 >= GAP_MIN_SHAPED * i as f64).then(|| ThresholdGap {
+                threshold: (threshold * 100.0).round() / 100.0,
+                lowest_above: prev,
+                highest_below: s,
+                pages: i,
+                url_like_targets: shaped,
+            });
+        }
+        if f64::from(s) < map.threshold - GAP_MAX_DEPTH || unlike.contains(node.url.as_str()) {
+            return None;
+        }
+        shaped += usize::from(shapes.matches(&node.url));
+        widest_above = widest_above.max(gap);
+        prev = s;
+    }
+    None
 }
 
 /// A target the user may want to check ([`doubtful_targets`]).
@@ -261,6 +356,89 @@ mod tests {
             nodes,
             ..SiteMap::default()
         }
+    }
+
+    /// A help site like R's: topic pages from 0.95 down to 0.66 with no gap among them, the
+    /// targets above θ and `below` more under it down to 0.66; the news and an index far below.
+    fn help_site(below: usize) -> SiteMap {
+        let (t, p) = (NodeState::Target, NodeState::Page);
+        let mut nodes = vec![node("index.html", p.clone(), 0.4)];
+        for i in 0..12 {
+            let score = 0.95 - 0.006 * i as f32;
+            nodes.push(node(&format!("html/topic{i}.html"), t.clone(), score));
+        }
+        for i in 0..below {
+            let score = 0.87 - 0.21 * i as f32 / (below - 1) as f32;
+            nodes.push(node(
+                &format!("html/topic{}.html", 12 + i),
+                p.clone(),
+                score,
+            ));
+        }
+        nodes.push(node("news.html", p.clone(), 0.52));
+        nodes.push(node("html/00Index.html", p.clone(), 0.45));
+        SiteMap {
+            entry: "http://docs.test/index.html".into(),
+            example: "http://docs.test/html/topic0.html".into(),
+            threshold: 0.875,
+            nodes,
+            ..SiteMap::default()
+        }
+    }
+
+    #[test]
+    fn a_clear_gap_below_theta_is_reported_with_the_theta_that_takes_the_pages_above_it() {
+        let map = help_site(40);
+        let gap = threshold_gap(&map, &Corrections::default()).expect("a gap");
+        let below = map.near_misses(usize::MAX).len();
+        assert_eq!(below, 40 + 2);
+        assert_eq!((gap.pages, gap.url_like_targets), (40, 40));
+        assert!((gap.lowest_above - 0.66).abs() < 1e-4, "{gap:?}");
+        assert!((gap.highest_below - 0.52).abs() < 1e-4, "{gap:?}");
+        // 0.05 under the lowest page above the gap, over its middle (0.59); two decimals.
+        assert_eq!(gap.threshold, 0.61);
+        // A narrow gap: its middle.
+        let mut narrow = map.clone();
+        for n in narrow
+            .nodes
+            .iter_mut()
+            .filter(|n| n.url.ends_with("news.html"))
+        {
+            n.similarity = Some(0.57);
+        }
+        let gap = threshold_gap(&narrow, &Corrections::default()).expect("a gap");
+        assert_eq!((gap.threshold, gap.pages), (0.62, 40));
+
+        // Too few pages above the gap: the near misses show them.
+        assert_eq!(threshold_gap(&help_site(3), &Corrections::default()), None);
+        // A page above it judged unlike the example: no suggestion.
+        let judged = Corrections {
+            unlike: vec!["http://docs.test/html/topic30.html".into()],
+            ..Corrections::default()
+        };
+        assert_eq!(threshold_gap(&map, &judged), None);
+        // Pages above it with URLs of another shape: no suggestion.
+        let mut others = map.clone();
+        for n in others
+            .nodes
+            .iter_mut()
+            .filter(|n| n.state == NodeState::Page)
+        {
+            n.url = n.url.replace("html/topic", "news/item-");
+        }
+        assert_eq!(threshold_gap(&others, &Corrections::default()), None);
+        // A gap (0.61 to 0.52) under three times as wide as one above it (0.80 to 0.75): none.
+        let mut steps = map.clone();
+        for n in steps
+            .nodes
+            .iter_mut()
+            .filter(|n| n.state == NodeState::Page)
+        {
+            if n.similarity.is_some_and(|s| s < 0.8 && s > 0.6) {
+                n.similarity = n.similarity.map(|s| s - 0.04);
+            }
+        }
+        assert_eq!(threshold_gap(&steps, &Corrections::default()), None);
     }
 
     fn urls(list: &[Doubtful]) -> Vec<&str> {

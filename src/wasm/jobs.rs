@@ -85,6 +85,9 @@ struct Learned<'a> {
     similarities: Vec<f32>,
     /// The pages most similar to the example below θ, for the user to judge.
     near_misses: Vec<pattern::NearMiss>,
+    /// A clear gap in the scores below θ and the θ that takes the pages above it
+    /// ([`pattern::threshold_gap`]), for the user to judge.
+    threshold_gap: Option<pattern::ThresholdGap>,
     /// The targets most worth checking ([`pattern::doubtful_targets`]), for the user to judge.
     doubtful_targets: Vec<pattern::Doubtful>,
     /// The targets by heading template ([`crate::heading::kinds`]), for a verdict on a kind.
@@ -349,7 +352,8 @@ impl Job {
     /// counted as targets or not whatever their similarity, and kinds of target by heading left
     /// out; recorded in the pattern). Returns `{pattern, patternJson,
     /// rendered, threshold, targets: [{url, title, similarity}], similarities, nearMisses:
-    /// [{url, title, heading, similarity, urlLikeTargets}], doubtfulTargets: [{url, title,
+    /// [{url, title, heading, similarity, urlLikeTargets}], thresholdGap: {threshold, lowestAbove,
+    /// highestBelow, pages, urlLikeTargets} or null, doubtfulTargets: [{url, title,
     /// heading, similarity, urlUnlikeTargets, byHeading}], headingKinds: [{template, targets,
     /// samples, example, unlike}], leftUnfetched: [{shape, pages}]}` (the pattern's `byHeading` lists the pages taken below θ
     /// for their heading, `unlikeByHeading` the targets left out by a kind's verdict). Throws when no page is a target, for a verdict on a page mapping did
@@ -410,6 +414,7 @@ impl Job {
             targets,
             similarities,
             near_misses: pattern::near_misses(&map, &pattern.corrections, NEAR_MISSES),
+            threshold_gap: pattern::threshold_gap(&map, &pattern.corrections),
             doubtful_targets: pattern::doubtful_targets(
                 &map,
                 &pattern.corrections,
