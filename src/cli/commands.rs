@@ -594,7 +594,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
             }
             if snap.config() != &config || snap.verifies() != verify {
                 return Err(format!(
-                    "{sp} saves a crawl with other settings (--max-pages, --delay-ms, --concurrency, --verify or the form options): run the same command to resume, or remove it to start over"
+                    "{sp} saves a crawl with other settings (--max-pages, --max-bytes, --delay-ms, --concurrency, --verify or the form options): run the same command to resume, or remove it to start over"
                 ));
             }
             let exports = Exports::resume(&paths, &saved.exports)?;

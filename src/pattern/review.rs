@@ -91,13 +91,13 @@ impl TargetShapes {
 
 /// A clear gap in the scores below θ ([`threshold_gap`]): the pages between it and θ go on from
 /// the targets' scores with no gap of their own and have the targets' URL shape; the pages below
-/// it are far from all of them. A θ of the wrong height for the site, most likely: R's help
-/// pages score from 0.647 to θ, the nearest page of another kind 0.523.
+/// it are far from all of them. A θ of the wrong height for the site, most likely: 285 of R's
+/// help pages score from 0.689 to θ, the nearest page of another kind 0.523.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ThresholdGap {
-    /// A θ that takes the pages above the gap: [`GAP_MARGIN`] under the lowest of them, or the
-    /// middle of the gap when that is higher; two decimals.
+    /// A θ that takes the pages above the gap: 0.05 under the lowest of them, or the middle of
+    /// the gap when that is higher; two decimals.
     pub threshold: f64,
     /// The lowest score above the gap.
     pub lowest_above: f32,
@@ -105,23 +105,23 @@ pub struct ThresholdGap {
     pub highest_below: f32,
     /// The pages between the gap and θ.
     pub pages: usize,
-    /// Of those, pages whose URL is shaped like the targets' (at least [`GAP_MIN_SHAPED`] of
-    /// them: a package the targets' URLs did not show, `stats4` among `base`, `utils`…, may
-    /// not be).
+    /// Of those, pages whose URL is shaped like the targets' (at least 90% of them: a package
+    /// the targets' URLs did not show, `stats4` among `base`, `utils`…, may not be).
     pub url_like_targets: usize,
 }
 
 /// Fewest pages between a gap and θ for [`threshold_gap`]: a page or two is the near misses'
 /// business.
 const GAP_MIN_PAGES: usize = 5;
-/// Narrowest gap [`threshold_gap`] reports, and how many times wider than any gap above it
-/// (between the lowest target and the pages below θ) it must be.
+/// Narrowest gap [`threshold_gap`] reports.
 const GAP_MIN_WIDTH: f32 = 0.08;
+/// How many times wider than any gap above it (between the lowest target and the pages below
+/// θ) a gap [`threshold_gap`] reports must be.
 const GAP_MIN_RATIO: f32 = 3.0;
 /// Least share of the pages above the gap whose URL is shaped like the targets'.
-pub const GAP_MIN_SHAPED: f64 = 0.9;
+const GAP_MIN_SHAPED: f64 = 0.9;
 /// How far under the lowest page above a gap the θ [`threshold_gap`] suggests lies.
-pub const GAP_MARGIN: f64 = 0.05;
+const GAP_MARGIN: f64 = 0.05;
 /// How far below θ [`threshold_gap`] looks.
 const GAP_MAX_DEPTH: f64 = 0.3;
 
