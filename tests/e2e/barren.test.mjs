@@ -9,9 +9,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import {
-  ROOT, crawlDone, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, serveDirectory, waitFor,
-} from './helpers.mjs';
+import { ROOT, crawlDone, directoryInBrowser, waitFor } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const FNS = 80;
@@ -22,10 +20,9 @@ const list = (hrefs) => `<nav><a href="/index.html">Home</a></nav><ul class="lis
 const item = (i) => page(`Item ${i}`, `<div class="item"><h1>Item ${i}</h1><table class="spec"><tr><td>a</td><td>${i}</td></tr>` +
   `<tr><td>b</td><td>x</td></tr></table><p class="desc">Description of item ${i}.</p></div>`);
 
-let dir, site, ext, browser, call, extensionId;
+let dir, site, browser, call, extensionId, close;
 
 before(async () => {
-  await requireBuilt(join(BUILT, 'pkg/exemplar_bg.wasm'), 'the extension');
   dir = await mkdtemp(join(tmpdir(), 'exemplar-barren-'));
   await mkdir(join(dir, 'fn'));
   await mkdir(join(dir, 'item'));
@@ -36,22 +33,11 @@ before(async () => {
     await writeFile(join(dir, f), page(`f${i}`, `<h2>Function f${i}</h2><p>Signature of f${i}.</p><a href="/index.html">Home</a>`));
   }
   for (let i = 1; i <= ITEMS; i++) await writeFile(join(dir, `item/${i}.html`), item(i));
-  site = await serveDirectory(dir);
-  ext = await extensionWithAccess(BUILT);
-  browser = await launchChromium({ extension: ext.dir });
-  const worker = await extensionWorker(browser.context);
-  extensionId = new URL(worker.url()).host;
-  call = async (msg) => {
-    const reply = await worker.evaluate((m) => globalThis.exemplarDispatch(m), msg);
-    if (!reply.ok) throw new Error(`${msg.type}: ${reply.error}`);
-    return reply.result;
-  };
+  ({ site, browser, extensionId, call, close } = await directoryInBrowser(dir, BUILT));
 });
 
 after(async () => {
-  await browser?.close();
-  await site?.close();
-  await ext?.remove();
+  await close?.();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

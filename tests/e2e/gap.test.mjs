@@ -8,9 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import {
-  ROOT, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, serveDirectory, waitFor,
-} from './helpers.mjs';
+import { ROOT, directoryInBrowser, waitFor } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const TOPICS = 40;
@@ -23,10 +21,9 @@ const topic = (i, sections) => page(`Topic ${i}`, `<div class="container"><table
   SECTIONS.slice(0, sections).map((s) => `<h3>${s}</h3><div class="${s}"><p>Text of ${s}.</p><pre>code()</pre></div>`).join('') +
   '<hr><div class="foot"><a href="../index.html">Index</a></div></div>');
 
-let dir, site, ext, browser, call, extensionId;
+let dir, site, browser, call, extensionId, close;
 
 before(async () => {
-  await requireBuilt(join(BUILT, 'pkg/exemplar_bg.wasm'), 'the extension');
   dir = await mkdtemp(join(tmpdir(), 'exemplar-gap-'));
   await mkdir(join(dir, 't'));
   for (let i = 0; i < TOPICS; i++) {
@@ -35,22 +32,11 @@ before(async () => {
   const links = Array.from({ length: TOPICS }, (_, i) => `<li><a href="t/topic${i}.html">topic ${i}</a></li>`).join('');
   await writeFile(join(dir, 'index.html'), page('Index', `<h1>Topics</h1><ul>${links}</ul><p><a href="news.html">News</a></p>`));
   await writeFile(join(dir, 'news.html'), page('News', '<h1>News</h1><dl><dt>1.0</dt><dd><ul><li>Change</li></ul></dd></dl>'));
-  site = await serveDirectory(dir);
-  ext = await extensionWithAccess(BUILT);
-  browser = await launchChromium({ extension: ext.dir });
-  const worker = await extensionWorker(browser.context);
-  extensionId = new URL(worker.url()).host;
-  call = async (msg) => {
-    const reply = await worker.evaluate((m) => globalThis.exemplarDispatch(m), msg);
-    if (!reply.ok) throw new Error(`${msg.type}: ${reply.error}`);
-    return reply.result;
-  };
+  ({ site, browser, extensionId, call, close } = await directoryInBrowser(dir, BUILT));
 });
 
 after(async () => {
-  await browser?.close();
-  await site?.close();
-  await ext?.remove();
+  await close?.();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

@@ -239,8 +239,15 @@ export async function devSiteInBrowser(name, built, serve = {}) {
   await requireBuilt(join(built, 'pkg/exemplar_bg.wasm'), 'the extension');
   const spec = await devSite(name);
   if (!spec.installed) return { spec, close: async () => {} };
+  return { spec, ...await directoryInBrowser(spec.root, built, serve) };
+}
+
+/** The directory `root` served on 127.0.0.1 with the built extension (`built`: dist/chrome) in
+ * Chromium: {site, browser, worker, extensionId, dispatch, call, close}, as devSiteInBrowser. */
+export async function directoryInBrowser(root, built, serve = {}) {
+  await requireBuilt(join(built, 'pkg/exemplar_bg.wasm'), 'the extension');
   const ext = await extensionWithAccess(built);
-  const site = await serveDirectory(spec.root, serve);
+  const site = await serveDirectory(root, serve);
   const browser = await launchChromium({ extension: ext.dir });
   const worker = await extensionWorker(browser.context);
   const dispatch = (msg) => worker.evaluate((m) => globalThis.exemplarDispatch(m), msg);
@@ -254,7 +261,7 @@ export async function devSiteInBrowser(name, built, serve = {}) {
     await site.close();
     await ext.remove();
   };
-  return { spec, site, browser, worker, dispatch, call, close };
+  return { site, browser, worker, extensionId: new URL(worker.url()).host, dispatch, call, close };
 }
 
 /** Learns the served dev site from its entry and example (no delay, 4 requests at once) and waits
