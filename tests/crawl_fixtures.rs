@@ -41,6 +41,17 @@ fn learn_fast(entry: &str, example: &str, config: MapConfig) -> Result<run::Lear
     crawl_eval::learn_quietly(entry, example, config)
 }
 
+/// Writes the Scrapy project of `spec` into a fresh directory named after `what`, runs its
+/// spider ([`common::scrapy_crawl`]) and removes the project; returns the URLs of the items.
+fn scrapy_crawl_spec(spec: &exemplar::export::ScrapySpec, what: &str) -> Vec<String> {
+    let dir = std::env::temp_dir().join(format!("exemplar-{what}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    exemplar::export::write_scrapy_project(spec, &dir).expect("scrapy project");
+    let scraped = common::scrapy_crawl(&dir, &spec.spider_name());
+    let _ = std::fs::remove_dir_all(&dir);
+    scraped
+}
+
 /// Crawls with `pattern` at fast politeness, keeping nothing but the counts and URLs.
 fn crawl_fast(pattern: exemplar::pattern::Pattern) -> run::Crawled {
     crawl_eval::crawl_quietly(pattern, fast()).expect("crawl")
@@ -292,12 +303,8 @@ fn items_linked_only_from_other_items_are_mapped_learned_and_crawled() {
     let crawled = crawl(p);
     assert_eq!(paths(&base, &crawled.targets), items);
     // The Scrapy export follows items to items as well.
-    let dir = std::env::temp_dir().join(format!("exemplar-catalogue-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    exemplar::export::write_scrapy_project(&spec, &dir).expect("scrapy project");
-    let scraped = common::scrapy_crawl(&dir, &spec.spider_name());
+    let scraped = scrapy_crawl_spec(&spec, "catalogue");
     assert_eq!(paths(&base, &scraped), items);
-    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(crawled.coverage.missed, Vec::<String>::new());
     assert!(
         crawled.progress.fetched <= 21,
@@ -447,14 +454,10 @@ fn navigation_written_by_script_is_learned_crawled_and_exported() {
     assert_eq!(count("/private/stats.js"), 0, "disallowed by robots.txt");
 
     // The generated Scrapy spider reads the menu as well.
-    let dir = std::env::temp_dir().join(format!("exemplar-scripted-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    exemplar::export::write_scrapy_project(&spec, &dir).expect("scrapy project");
     hits.lock().expect("log").clear();
-    let scraped = common::scrapy_crawl(&dir, &spec.spider_name());
+    let scraped = scrapy_crawl_spec(&spec, "scripted");
     assert_eq!(paths(&base, &scraped), classes);
     assert_eq!(count("/docs/menudata.js"), 1);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A help site built like R's: the package index links each topic through an alias page that
@@ -551,10 +554,6 @@ fn pages_reached_only_through_a_meta_refresh_are_mapped_learned_and_crawled() {
     assert_eq!(crawled.coverage.missed, Vec::<String>::new());
 
     // The generated Scrapy spider reads the refresh as a link too.
-    let dir = std::env::temp_dir().join(format!("exemplar-refresh-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    exemplar::export::write_scrapy_project(&spec, &dir).expect("scrapy project");
-    let scraped = common::scrapy_crawl(&dir, &spec.spider_name());
+    let scraped = scrapy_crawl_spec(&spec, "refresh");
     assert_eq!(paths(&base, &scraped), topics);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -136,35 +136,48 @@ pub fn threshold_gap(map: &SiteMap, corrections: &Corrections) -> Option<Thresho
         .filter(|&s| f64::from(s) >= map.threshold)
         .min_by(f32::total_cmp)?;
     let below = map.near_misses(usize::MAX);
-    let shapes = TargetShapes::of(map);
-    let unlike: HashSet<&str> = corrections.unlike.iter().map(String::as_str).collect();
+    let score = |id: u32| map.nodes[id as usize].similarity.unwrap_or(0.0);
+    // The scores alone first: on most sites there is no gap, and the URL shapes are not needed.
     let mut widest_above = 0f32;
     let mut prev = lowest_target;
-    let mut shaped = 0;
+    let mut cut = None;
     for (i, &id) in below.iter().enumerate() {
-        let node = &map.nodes[id as usize];
-        let s = node.similarity.unwrap_or(0.0);
+        let s = score(id);
         let gap = prev - s;
         if i >= GAP_MIN_PAGES && gap >= GAP_MIN_WIDTH && gap >= GAP_MIN_RATIO * widest_above {
-            // Near the pages it takes: a verifying crawl judges new pages by it, and nothing was
-            // seen lower down to say how far the kind reaches.
-            let threshold = (f64::from(prev) - GAP_MARGIN).max(f64::from(prev + s) / 2.0);
-            return (shaped as f64 >= GAP_MIN_SHAPED * i as f64).then(|| ThresholdGap {
-                threshold: (threshold * 100.0).round() / 100.0,
-                lowest_above: prev,
-                highest_below: s,
-                pages: i,
-                url_like_targets: shaped,
-            });
+            cut = Some((i, prev, s));
+            break;
         }
-        if f64::from(s) < map.threshold - GAP_MAX_DEPTH || unlike.contains(node.url.as_str()) {
+        if f64::from(s) < map.threshold - GAP_MAX_DEPTH {
             return None;
         }
-        shaped += usize::from(shapes.matches(&node.url));
         widest_above = widest_above.max(gap);
         prev = s;
     }
-    None
+    let (pages, lowest_above, highest_below) = cut?;
+    let above: Vec<&str> = below[..pages]
+        .iter()
+        .map(|&id| map.nodes[id as usize].url.as_str())
+        .collect();
+    if above
+        .iter()
+        .any(|u| corrections.unlike.iter().any(|j| j == u))
+    {
+        return None;
+    }
+    let shapes = TargetShapes::of(map);
+    let shaped = above.iter().filter(|u| shapes.matches(u)).count();
+    // Near the pages it takes: a verifying crawl judges new pages by it, and nothing was seen
+    // lower down to say how far the kind reaches.
+    let threshold =
+        (f64::from(lowest_above) - GAP_MARGIN).max(f64::from(lowest_above + highest_below) / 2.0);
+    (shaped as f64 >= GAP_MIN_SHAPED * pages as f64).then(|| ThresholdGap {
+        threshold: (threshold * 100.0).round() / 100.0,
+        lowest_above,
+        highest_below,
+        pages,
+        url_like_targets: shaped,
+    })
 }
 
 /// A target the user may want to check ([`doubtful_targets`]).
