@@ -17,6 +17,7 @@
 // |                 |                                         | storage.session, started once (also on         |
 // |                 |                                         | permissions.onAdded)                           |
 // | 'runCrawler'    | crawlerId, settings?                    | {jobId}: runs a saved crawler again            |
+// |                 |   (over the crawler's: maxBytes, …)     |                                                |
 // |                 |   settings.forms?: {queries?, policy?,  |   (forms: its form levels' queries: values as   |
 // |                 |   budget?}                              |   a list or text, one a line or comma-separated)|
 // | 'pauseJob' / 'resumeJob' / 'cancelJob' | jobId            | the job's status                               |
@@ -24,7 +25,8 @@
 // |                 |                                         |   (crawls of form levels: progress.queries,    |
 // |                 |                                         |   queryBudget (all form levels), lastQuery:    |
 // |                 |                                         |   the last query event, formLevels: {level:   |
-// |                 |                                         |   {issued, budget}})                          |
+// |                 |                                         |   {issued, budget}}); tooLarge: {count, urls}: |
+// |                 |                                         |   pages not read, past settings.maxBytes      |
 // | 'relearn'       | jobId, threshold, like?, unlike?,       | the learning result at that θ (no refetching)  |
 // |                 |   unlikeHeadings?                       |   with the user's verdicts (replacing earlier  |
 // |                 |   like/unlike: URLs the user judged     |   ones); the crawler's pattern is replaced     |
@@ -66,6 +68,9 @@ const DEFAULT_SETTINGS = {
   timeoutMs: 30_000,
   crawlAfterLearning: true,
   verify: false,
+  // robots.txt and robots meta tags (nofollow); off: the user's choice for a site that asks
+  // robots not to follow its links (gitweb asks so on every page).
+  obeyRobots: true,
 };
 
 // ------------------------------------------------------------------ page kinds
@@ -121,6 +126,8 @@ const settingsOf = (given) => {
     if (!(Number.isInteger(s[k]) && s[k] >= 1)) throw new Error(`${k} must be a whole number ≥ 1`);
   }
   if (!(Number.isInteger(s.delayMs) && s.delayMs >= 0)) throw new Error('delayMs must be a whole number ≥ 0');
+  // As the command line's --max-bytes: a page below 1 KiB is no page, past 1 GiB no tab holds it.
+  if (!(s.maxBytes >= 1024 && s.maxBytes <= 2 ** 30)) throw new Error('the page size limit (maxBytes) must be between 1 KiB and 1 GiB');
   return s;
 };
 
@@ -166,7 +173,7 @@ function queryBudget(patternJson, forms) {
   return formLevels.reduce((n, l) => n + (forms.budget ?? l.form.budget ?? 100), 0);
 }
 
-const politeness = (s) => ({ delayMs: s.delayMs, maxInFlight: s.concurrency, maxInFlightPerHost: s.concurrency });
+const politeness = (s) => ({ delayMs: s.delayMs, maxInFlight: s.concurrency, maxInFlightPerHost: s.concurrency, obeyRobots: s.obeyRobots });
 
 /** Throws a clear error unless the extension may fetch from `url`'s origin. */
 async function requireAccess(url) {
@@ -250,6 +257,12 @@ async function runCrawler({ crawlerId, settings }) {
   const forms = formsOf(givenForms);
   const s = settingsOf({ ...crawler.settings, ...rest });
   await requireAccess(crawler.entry);
+  // A larger page size asked for (the panel's "Crawl again reading pages up to"): the crawler
+  // keeps it, or its next run would skip the same pages again.
+  if (rest.maxBytes !== undefined && crawler.settings?.maxBytes !== s.maxBytes) {
+    crawler.settings = { ...crawler.settings, maxBytes: s.maxBytes };
+    await db.put('crawlers', crawler);
+  }
   // With the example page kept from learning, the crawl compares with it the targets learning
   // did not know (a re-run's new pages) — or every target when the settings say `verify`.
   const example = crawler.exampleBody ? crawler : null;
@@ -267,6 +280,7 @@ function newRecord(kind, fields) {
   return {
     id: db.newId(kind), kind, status: 'running', startedAt: now, updatedAt: now,
     progress: null, current: '', errors: [], error: null, stopped: null, result: null, snapshot: null,
+    tooLarge: { count: 0, urls: [] },
     ...fields,
   };
 }
@@ -322,6 +336,13 @@ function noteError(record, url, what) {
   if (record.errors.length > MAX_ERRORS) record.errors.shift();
 }
 
+/** A page not read for passing the page size limit: counted, and the first ones named. */
+function noteTooLarge(record, url) {
+  record.tooLarge ??= { count: 0, urls: [] };
+  record.tooLarge.count += 1;
+  if (record.tooLarge.urls.length < MAX_ERRORS) record.tooLarge.urls.push(url);
+}
+
 async function onEvents(run, events) {
   const { record } = run;
   for (const e of events) {
@@ -332,6 +353,9 @@ async function onEvents(run, events) {
       if (st.state === 'httpError') noteError(record, e.url, `HTTP ${st.status}`);
       else if (st.state === 'failed') noteError(record, e.url, st.error);
       else if (st.state === 'offSite') noteError(record, e.url, `redirected off the site to ${st.final_url ?? st.finalUrl}`);
+      else if (st.state === 'tooLarge') noteTooLarge(record, e.url);
+    } else if (e.type === 'tooLarge') {
+      noteTooLarge(record, e.url);
     } else if (e.type === 'page' && (e.status === 0 || e.status >= 400)) {
       noteError(record, e.url, e.status ? `HTTP ${e.status}` : 'failed');
     } else if (e.type === 'query') {
@@ -497,7 +521,7 @@ function statusOf(record) {
     current: run ? run.control.current : record.current, errors: record.errors.slice(-10), errorCount: record.errors.length,
     stopped: record.stopped, error: record.error, result: record.result, settings: record.settings,
     forms: record.forms ?? null, queryBudget: record.queryBudget ?? null, lastQuery: record.lastQuery ?? null,
-    formLevels: record.formLevels ?? {},
+    formLevels: record.formLevels ?? {}, tooLarge: record.tooLarge ?? { count: 0, urls: [] },
   };
 }
 

@@ -88,9 +88,58 @@ function renderJob(job) {
   $('job-now').hidden = !$('job-current').textContent;
   $('job-error').textContent = job.error ?? '';
   $('job-errors').replaceChildren(...(job.errors ?? []).map((e) => el('li', `${e.url}: ${e.what}`)));
+  renderTooLarge($('job-too-large'), job);
   $('pause').hidden = job.status !== 'running';
   $('resume').hidden = job.status !== 'paused';
   $('cancel').hidden = !['running', 'paused'].includes(job.status);
+}
+
+const MIB = 1024 * 1024;
+const fmtMb = (bytes) => `${+(bytes / MIB).toFixed(3)} MB`;
+
+/**
+ * Pages a job did not read for passing the page size limit, in `box` (the job card's, or the
+ * learned crawler's for its generation): their count and first URLs, and a button that runs the
+ * job again reading pages up to a larger size (four times the limit, which the user may change).
+ */
+function renderTooLarge(box, job) {
+  const { count = 0, urls = [] } = job?.tooLarge ?? {};
+  box.hidden = count === 0;
+  if (count === 0) return;
+  // Built again only when the job or the count changes, so the size typed in stays.
+  const key = `${job.id}:${count}`;
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  const limit = job.settings?.maxBytes ?? 0;
+  const pages = count === 1 ? '1 page was' : `${count} pages were`;
+  const when = job.kind === 'learn' ? 'while learning' : 'by this crawl';
+  const list = el('ul', undefined, 'small');
+  list.append(...urls.map((u) => el('li', u, 'url')));
+  if (count > urls.length) list.append(el('li', `and ${count - urls.length} more`));
+  const details = el('details');
+  details.append(el('summary', 'Pages not read'), list);
+  const size = el('input');
+  Object.assign(size, { type: 'number', min: '0.001', max: '1024', step: 'any', className: 'too-large-mb' });
+  size.value = String(+(Math.min(limit * 4, 2 ** 30) / MIB).toFixed(3));
+  size.setAttribute('aria-label', 'Max page size (MB)');
+  const error = el('p', undefined, 'error');
+  error.setAttribute('role', 'alert');
+  const again = el('button', job.kind === 'learn' ? 'Learn again reading pages up to' : 'Crawl again reading pages up to');
+  again.type = 'button';
+  again.addEventListener('click', () => act(() => againWithLargerPages(job, Math.round(Number(size.value) * MIB)), error));
+  const buttons = el('div', undefined, 'buttons');
+  buttons.append(again, size, el('span', 'MB', 'small'));
+  const text = el('p', `${pages} not read ${when}: larger than ${fmtMb(limit)}, the page size limit.`, 'small');
+  text.setAttribute('role', 'status');
+  box.replaceChildren(text, details, buttons, error);
+}
+
+/** Starts a job again (a generation, or a saved crawler's run) reading pages up to `maxBytes`. */
+function againWithLargerPages(job, maxBytes) {
+  if (job.kind === 'learn') {
+    return send({ type: 'startLearn', exampleUrl: job.example, entryUrl: job.entry, settings: { ...job.settings, maxBytes } });
+  }
+  return send({ type: 'runCrawler', crawlerId: job.crawlerId, settings: { maxBytes, ...(job.forms ? { forms: job.forms } : {}) } });
 }
 
 // ------------------------------------------------------------------ the selected crawler
@@ -184,6 +233,7 @@ function renderResult() {
 
   const result = learnJob?.status === 'done' ? learnJob.result : null;
   renderLeftUnfetched(result?.leftUnfetched ?? []);
+  renderTooLarge($('learn-too-large'), learnJob);
   $('threshold-box').hidden = !result;
   if (result) {
     if (document.activeElement !== $('threshold')) $('threshold').value = result.threshold;

@@ -4,6 +4,8 @@
 import { hostPattern } from './lib/site-access.js';
 
 const $ = (id) => document.getElementById(id);
+/** The page size limit is shown in MB (MiB), kept in bytes. */
+const MIB = 1024 * 1024;
 const send = async (msg) => {
   const reply = await chrome.runtime.sendMessage(msg);
   if (!reply?.ok) throw new Error(reply?.error ?? 'no reply from Exemplar');
@@ -55,6 +57,7 @@ async function showGenerate() {
     if (input.type === 'checkbox') input.checked = v;
     else input.value = v;
   }
+  $('maxMb').value = defaults.maxBytes / MIB;
   const sameSite = tab.referrer && new URL(tab.referrer).host === new URL(tab.url).host;
   $('entry-choice').querySelector('[value=referrer]').hidden = !sameSite;
   $('generate').hidden = false;
@@ -79,7 +82,9 @@ function settings() {
   const s = {};
   for (const k of ['maxPages', 'maxDepth', 'delayMs', 'concurrency']) s[k] = Math.round(Number($(k).value));
   s.threshold = Number($('threshold').value);
+  s.maxBytes = Math.round(Number($('maxMb').value) * MIB);
   s.crawlAfterLearning = $('crawlAfterLearning').checked;
+  s.obeyRobots = $('obeyRobots').checked;
   return s;
 }
 

@@ -25,17 +25,6 @@ pub const USER_AGENT: &str = concat!(
     " (+https://exemplar.dev/bot; structure-driven crawler)"
 );
 
-/// The reason the mapper and the crawler give for a page they did not read because its body
-/// passed the size limit (`max_bytes` of their configs).
-pub fn too_large(max_bytes: usize) -> String {
-    format!("larger than {max_bytes} bytes")
-}
-
-/// Whether a failure or skip reason is [`too_large`]'s.
-pub fn is_too_large(reason: &str) -> bool {
-    reason.starts_with("larger than ") && reason.ends_with(" bytes")
-}
-
 /// What a request is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -125,7 +125,12 @@ impl Mapped {
             &pattern::Corrections::default(),
             http::now_ms(),
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(
+            |e| match self.progress.nofollow_hint("learn --ignore-robots") {
+                Some(hint) => format!("{e}. {hint}"),
+                None => e.to_string(),
+            },
+        )?;
         Ok(Learned {
             pattern,
             map,
@@ -378,9 +383,7 @@ pub fn crawl_from(
                     }
                 }
                 crawler::Event::Page { url, .. } => last = url,
-                crawler::Event::Skipped { url, reason } if crate::fetch::is_too_large(&reason) => {
-                    too_large.push(url)
-                }
+                crawler::Event::TooLarge { url, .. } => too_large.push(url),
                 _ => {}
             }
         }

@@ -96,7 +96,12 @@ fn learns_the_shop_and_crawls_it_again_after_it_grows() {
     assert_eq!(state("/admin/panel"), Some(NodeState::Disallowed));
     assert_eq!(state("/slow"), Some(NodeState::Page));
     assert!(
-        matches!(state("/huge"), Some(NodeState::Failed { error }) if error.contains("larger than")),
+        matches!(
+            state("/huge"),
+            Some(NodeState::TooLarge {
+                max_bytes: 1_048_576
+            })
+        ),
         "{:?}",
         state("/huge")
     );

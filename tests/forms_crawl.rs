@@ -930,3 +930,103 @@ fn a_recorded_omega_map_learns_levels_that_run_through_the_form() {
     assert_eq!(pattern.stats.targets_reached, targets);
     assert!(sim.false_targets.is_empty(), "{:?}", sim.false_targets);
 }
+
+/// A table browser like Datasette's: the home page links the table, whose listing pages ten
+/// rows at a time ("next" links) and carries a filter form (a column, an operator, a value). A
+/// filter without a column is ignored (the first page again); "is not" a value lists the whole
+/// table. Mapping's probes of the form lead to rows, but the listing's links reach every row:
+/// the form must not take the listing's level (a blind run on Datasette learned a pattern whose
+/// only way to the listing was the form, reaching none of its rows, and whose crawl filled the
+/// form with the operator's default, getting the first page a hundred times).
+#[test]
+fn a_filter_form_does_not_replace_the_links_that_reach_every_row() {
+    const ROWS: usize = 60;
+    let page = |title: &str, body: &str| {
+        exemplar::serve::Response::html(format!(
+            "<!DOCTYPE html><html><head><title>{title}</title></head><body>\
+             <nav><a href='/'>home</a> <a href='/db'>db</a></nav><main>{body}</main></body></html>"
+        ))
+    };
+    let listing = move |rows: &[usize], next: Option<String>| {
+        let form = "<form action='/db/t'><select name=_filter_column><option value=''>- column -</option>\
+                    <option>name</option></select><select name=_filter_op><option>exact</option>\
+                    <option>not</option></select><input name=_filter_value><input type=submit value=Apply></form>";
+        let body: String = rows
+            .iter()
+            .map(|i| format!("<tr><td><a href='/db/t/row{i}'>row{i}</a></td><td>{i}</td></tr>"))
+            .collect();
+        let next = next.map_or(String::new(), |n| {
+            format!("<p><a href='/db/t?{n}'>next page</a></p>")
+        });
+        page("t", &format!("<h1>t</h1>{form}<table>{body}</table>{next}"))
+    };
+    let server = Server::start(0, move |req: &exemplar::serve::Request| {
+        let (path, query) = req.path.split_once('?').unwrap_or((&req.path, ""));
+        let param = |k: &str| {
+            query
+                .split('&')
+                .find_map(|kv| kv.strip_prefix(&format!("{k}=")))
+                .unwrap_or("")
+                .to_string()
+        };
+        match path {
+            "/" => page("Home", "<h1>Databases</h1><a href='/db'>db</a>"),
+            "/db" => page("db", "<h1>db</h1><ul><li><a href='/db/t'>t</a> (60 rows)</li></ul>"),
+            "/db/t" => {
+                let (column, op, value) = (param("_filter_column"), param("_filter_op"), param("_filter_value"));
+                if column == "name" && op == "exact" {
+                    let rows: Vec<usize> = value.strip_prefix("row").and_then(|i| i.parse().ok()).filter(|&i| i < ROWS).into_iter().collect();
+                    return listing(&rows, None);
+                }
+                let start: usize = param("_next").parse().unwrap_or(0).min(ROWS);
+                let end = (start + 10).min(ROWS);
+                let keep = if column == "name" && op == "not" {
+                    format!("_filter_column=name&_filter_op=not&_filter_value={value}&")
+                } else {
+                    String::new()
+                };
+                listing(&(start..end).collect::<Vec<_>>(), (end < ROWS).then(|| format!("{keep}_next={end}")))
+            }
+            p => match p.strip_prefix("/db/t/row").and_then(|i| i.parse::<usize>().ok()) {
+                Some(i) if i < ROWS => page(
+                    &format!("row{i}"),
+                    &format!("<h1>t: row{i}</h1><dl><dt>name</dt><dd>row{i}</dd><dt>n</dt><dd>{i}</dd></dl>\
+                              <p><a href='/db/t/row{i}.json'>json</a></p>"),
+                ),
+                _ => exemplar::serve::Response {
+                    status: 404,
+                    ..exemplar::serve::Response::html(String::new())
+                },
+            },
+        }
+    })
+    .expect("server");
+    let base = server.url();
+    let learned = run::learn(
+        &format!("{base}/"),
+        &format!("{base}/db/t/row5"),
+        MapConfig {
+            politeness: fast(),
+            ..MapConfig::default()
+        },
+        &ClientConfig::default(),
+        &mut |_, _| {},
+    )
+    .expect("learns");
+    let rows: BTreeSet<String> = (0..ROWS).map(|i| format!("{base}/db/t/row{i}")).collect();
+    let p = &learned.pattern;
+    assert_eq!(
+        p.known_targets.iter().cloned().collect::<BTreeSet<_>>(),
+        rows
+    );
+    assert_eq!(p.stats.targets_reached, ROWS, "{}", p.render());
+    let crawled = crawl(p, CrawlForms::default());
+    let got: BTreeSet<String> = crawled.targets.iter().cloned().collect();
+    assert_eq!(got, rows, "{}", p.render());
+    assert_eq!(
+        crawled.progress.queries,
+        0,
+        "links reach every row: no query is needed\n{}",
+        p.render()
+    );
+}

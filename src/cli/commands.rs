@@ -211,10 +211,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         .map
         .nodes
         .iter()
-        .filter(|n| {
-            matches!(&n.state, exemplar::mapper::NodeState::Failed { error }
-                if exemplar::fetch::is_too_large(error))
-        })
+        .filter(|n| matches!(&n.state, exemplar::mapper::NodeState::TooLarge { .. }))
         .map(|n| n.url.as_str())
         .collect();
     print_too_large(&too_large, mapped_config.max_bytes, "learn");

@@ -137,6 +137,14 @@ pub enum Event {
         /// Why.
         reason: String,
     },
+    /// A page not read: its body passed the size limit ([`CrawlConfig::max_bytes`]).
+    #[serde(rename_all = "camelCase")]
+    TooLarge {
+        /// URL.
+        url: String,
+        /// The limit it passed.
+        max_bytes: usize,
+    },
     /// A query of a form level was answered (its result pages and documents fetched).
     #[serde(rename_all = "camelCase")]
     Query {
@@ -720,7 +728,10 @@ impl Crawler {
             return self.skip(url, format!("not HTML ({mt})"));
         }
         if r.truncated {
-            return self.skip(url, crate::fetch::too_large(self.state.config.max_bytes));
+            self.state.progress.skipped += 1;
+            let max_bytes = self.state.config.max_bytes;
+            self.events.push_back(Event::TooLarge { url, max_bytes });
+            return None;
         }
         let page = match Page::parse(&r.body, &final_c, r.header("content-type"), &self.parse) {
             Ok(p) => p,
@@ -734,6 +745,15 @@ impl Crawler {
             return self.skip(url, format!("same content as {of}"));
         }
         self.state.signatures.insert(signature, url.clone());
+        // As mapping does: no link of a page whose robots meta tag says `nofollow`, nor a
+        // `rel=nofollow` link, unless robots are not obeyed.
+        if self.politeness().obey_robots {
+            for (l, u) in page.links.iter().zip(links.iter_mut()) {
+                if page.robots.nofollow || l.nofollow {
+                    *u = None;
+                }
+            }
+        }
         let doc = item.doc.then(|| DocTerms::from_page(&page));
         if item.target {
             let judged = match self.judge(&url, &page) {

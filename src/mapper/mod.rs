@@ -63,7 +63,8 @@ pub struct MapConfig {
     pub allow: Vec<String>,
     /// URLs matching one of these regexes are never followed.
     pub deny: Vec<String>,
-    /// Follow `rel=nofollow` links and pages with `<meta name=robots content=nofollow>`.
+    /// Follow `rel=nofollow` links and pages with `<meta name=robots content=nofollow>` (also
+    /// done when [`Politeness::obey_robots`](crate::fetch::Politeness::obey_robots) is off).
     pub follow_nofollow: bool,
     /// Delay, concurrency, robots.txt.
     pub politeness: Politeness,
@@ -153,6 +154,12 @@ pub enum NodeState {
     OffSite {
         /// Where it went.
         final_url: String,
+    },
+    /// Not read: its body passed the size limit ([`MapConfig::max_bytes`] of the mapping).
+    #[serde(rename_all = "camelCase")]
+    TooLarge {
+        /// The limit it passed.
+        max_bytes: usize,
     },
     /// Network error, or a page that could not be parsed.
     Failed {
@@ -415,6 +422,9 @@ impl SiteMap {
                 NodeState::NotHtml { .. } => "is not an HTML page".to_string(),
                 NodeState::HttpError { status } => format!("answered HTTP {status}"),
                 NodeState::OffSite { .. } => "redirects off the site".to_string(),
+                NodeState::TooLarge { max_bytes } => {
+                    format!("is larger than {max_bytes} bytes, the size limit it was mapped with")
+                }
                 NodeState::Failed { .. } => "could not be fetched or read".to_string(),
             };
             Err(format!("{url} {why}, so it was never measured"))
@@ -632,6 +642,26 @@ pub struct Progress {
     /// Script requests answered ([`MapConfig::script_links`]); they count in the page budget.
     #[serde(default)]
     pub scripts: usize,
+    /// Pages whose links were not followed: their robots meta tag says `nofollow` (followed
+    /// with [`MapConfig::follow_nofollow`], or when robots.txt is not obeyed).
+    #[serde(default)]
+    pub nofollow: usize,
+}
+
+impl Progress {
+    /// Why a mapping whose learning found nothing may have stopped short, when pages' robots
+    /// meta tags kept their links unfollowed (gitweb writes `nofollow` into every page), or
+    /// None. `ignore` names how the user ignores robots (a flag, a setting).
+    pub fn nofollow_hint(&self, ignore: &str) -> Option<String> {
+        (self.nofollow > 0).then(|| {
+            format!(
+                "{} asked robots not to follow {} links (<meta name=\"robots\" content=\"nofollow\">), \
+                 and they were not followed; {ignore} follows them",
+                crate::pattern::count(self.nofollow, "page"),
+                if self.nofollow == 1 { "its" } else { "their" },
+            )
+        })
+    }
 }
 
 /// Errors creating or restoring a mapper.
@@ -1204,7 +1234,7 @@ impl Mapper {
         n.state = state.clone();
         match &state {
             NodeState::Target => self.state.progress.targets += 1,
-            NodeState::HttpError { .. } | NodeState::Failed { .. } => {
+            NodeState::HttpError { .. } | NodeState::Failed { .. } | NodeState::TooLarge { .. } => {
                 self.state.progress.errors += 1
             }
             NodeState::OffSite { .. } => self.state.progress.skipped += 1,
@@ -1287,8 +1317,8 @@ impl Mapper {
         if r.truncated {
             return (
                 r.status,
-                NodeState::Failed {
-                    error: crate::fetch::too_large(self.state.config.max_bytes),
+                NodeState::TooLarge {
+                    max_bytes: self.state.config.max_bytes,
                 },
             );
         }
@@ -1320,7 +1350,12 @@ impl Mapper {
         n.heading.clone_from(&page.heading);
         // Links to follow: nofollow ones dropped (unless configured), then the GET equivalents
         // of submit-button pagination, as links.
-        let follow_all = self.state.config.follow_nofollow;
+        // Not obeying robots.txt (the user's choice) covers the robots meta tag too.
+        let follow_all =
+            self.state.config.follow_nofollow || !self.state.config.politeness.obey_robots;
+        if page.robots.nofollow && !follow_all {
+            self.state.progress.nofollow += 1;
+        }
         let mut links: Vec<Option<String>> = if page.robots.nofollow && !follow_all {
             Vec::new()
         } else {

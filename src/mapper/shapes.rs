@@ -117,10 +117,7 @@ fn shape_or_kind(url: &str, kind: bool) -> String {
     );
     out.push('*');
     if !query.is_empty() {
-        let mut keys: Vec<&str> = query
-            .split('&')
-            .map(|kv| kv.split_once('=').map_or(kv, |(k, _)| k))
-            .collect();
+        let mut keys: Vec<&str> = crate::canon::query_names(query).collect();
         keys.sort_unstable();
         keys.dedup();
         out.push('?');
@@ -274,6 +271,10 @@ mod tests {
         assert_eq!(
             shape("https://h/cal?y=2&month=2024-06"),
             "h/cal*?month=*&y=*"
+        );
+        assert_eq!(
+            shape("http://h/gitweb.cgi?p=x.git;a=commit;h=1f2e"),
+            "h/gitweb*?a=*&h=*&p=*"
         );
         assert_eq!(shape("http://h/"), "h/*");
         assert_eq!(shape("http://127.0.0.1:8080/a1/b"), "127.0.0.1:8080/a*/b*");

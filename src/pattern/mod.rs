@@ -1010,8 +1010,12 @@ pub fn learn(
         .max()
         .unwrap_or(shortest)
         .clamp(shortest, shortest + 8);
-    // (The bare levels, the same as run, what they do, the number of levels.)
-    let mut best: Option<(Vec<Level>, Vec<Level>, Simulation, usize)> = None;
+    // Each depth is also judged without its forms: a form's template level takes the
+    // alternatives of the level that match its submissions, and where the same listing is
+    // reached by links too (a table browser's filter form over its paginated rows) the links
+    // alone may reach more targets than the form's queries. On a tie the forms stay.
+    // (The bare levels, the same as run, what they do, the number of levels, with forms.)
+    let mut best: Option<(Vec<Level>, Vec<Level>, Simulation, usize, bool)> = None;
     let forms = forms::Annotator::new(map, &tree.parent);
     for n in shortest..=deepest {
         let levels = levels_for(map, &tree, &dist, &targets, n, config, false);
@@ -1020,19 +1024,26 @@ pub fn learn(
         }
         let mut as_run = levels.clone();
         forms.annotate(&mut as_run)?;
-        let sim = simulate_levels(&as_run, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())?;
-        let better = match &best {
-            None => true,
-            Some((_, _, b, _)) => {
-                sim.targets_reached > b.targets_reached
-                    || (sim.targets_reached == b.targets_reached && sim.fetched < b.fetched)
+        let with_forms = as_run != levels;
+        let mut candidates = vec![(as_run, with_forms)];
+        if with_forms {
+            candidates.push((levels.clone(), false));
+        }
+        for (run_levels, with_forms) in candidates {
+            let sim = simulate_levels(&run_levels, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())?;
+            let better = match &best {
+                None => true,
+                Some((_, _, b, _, _)) => {
+                    sim.targets_reached > b.targets_reached
+                        || (sim.targets_reached == b.targets_reached && sim.fetched < b.fetched)
+                }
+            };
+            if better {
+                best = Some((levels.clone(), run_levels, sim, n, with_forms));
             }
-        };
-        if better {
-            best = Some((levels, as_run, sim, n));
         }
     }
-    let Some((plain_levels, mut levels, _, n)) = best else {
+    let Some((plain_levels, mut levels, _, n, with_forms)) = best else {
         return Err(PatternError("no pattern could be built".into()));
     };
     // Targets that lead to targets the levels miss (mapping expands targets last,
@@ -1053,7 +1064,9 @@ pub fn learn(
                 && sim.targets_reached == plain.targets_reached
                 && sim.unfetched_targets > plain.unfetched_targets);
         if reach && sim.false_targets.len() <= plain.false_targets.len() {
-            forms.annotate(&mut looped)?;
+            if with_forms {
+                forms.annotate(&mut looped)?;
+            }
             levels = looped;
         }
     }
@@ -1447,6 +1460,14 @@ fn simulate_levels(
     if map.nodes.is_empty() {
         return Ok(sim);
     }
+    // A form page's submissions are links of the map, not of the page: a crawl makes them
+    // only into a form level (it fills the form the level holds), never by following links.
+    let submitted: HashSet<(u32, u32)> = map
+        .forms
+        .iter()
+        .flat_map(|f| f.submissions.iter().map(move |s| (f.page, s.node)))
+        .collect();
+    let into_form = |step: Option<Step>| matches!(step, Some(Step::Level { level, .. }) if levels[level - 1].form.is_some());
     let mut visited = vec![false; map.nodes.len()];
     let mut queue: VecDeque<(u32, usize, u32)> = VecDeque::new();
     visited[0] = true;
@@ -1461,7 +1482,11 @@ fn simulate_levels(
                 continue;
             }
             let url = &map.nodes[v as usize].url;
-            match compiled.step(level, url) {
+            let step = compiled.step(level, url);
+            if submitted.contains(&(id, v)) && !into_form(step) {
+                continue;
+            }
+            match step {
                 Some(Step::Target) => {
                     visited[v as usize] = true;
                     sim.fetched += 1;

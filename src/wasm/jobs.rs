@@ -386,8 +386,15 @@ impl Job {
             None => m.site_map().clone(),
         };
         let (pattern, map) =
-            pattern::learn_from_map_corrected(map, config, &corrections, ms(now_ms))
-                .map_err(error)?;
+            pattern::learn_from_map_corrected(map, config, &corrections, ms(now_ms)).map_err(
+                |e| match m
+                    .progress()
+                    .nofollow_hint("turning off Obey robots in the limits")
+                {
+                    Some(hint) => error(format!("{e}. {hint}")),
+                    None => error(e),
+                },
+            )?;
         // The entry page when the pattern collects it: the map keeps it a listing.
         let targets = map
             .nodes
