@@ -1014,8 +1014,7 @@ pub fn learn(
     // alternatives of the level that match its submissions, and where the same listing is
     // reached by links too (a table browser's filter form over its paginated rows) the links
     // alone may reach more targets than the form's queries. On a tie the forms stay.
-    // (The bare levels, the same as run, what they do, the number of levels, with forms.)
-    let mut best: Option<(Vec<Level>, Vec<Level>, Simulation, usize, bool)> = None;
+    let mut best: Option<Candidate> = None;
     let forms = forms::Annotator::new(map, &tree.parent);
     for n in shortest..=deepest {
         let levels = levels_for(map, &tree, &dist, &targets, n, config, false);
@@ -1033,17 +1032,31 @@ pub fn learn(
             let sim = simulate_levels(&run_levels, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())?;
             let better = match &best {
                 None => true,
-                Some((_, _, b, _, _)) => {
-                    sim.targets_reached > b.targets_reached
-                        || (sim.targets_reached == b.targets_reached && sim.fetched < b.fetched)
+                Some(b) => {
+                    sim.targets_reached > b.sim.targets_reached
+                        || (sim.targets_reached == b.sim.targets_reached
+                            && sim.fetched < b.sim.fetched)
                 }
             };
             if better {
-                best = Some((levels.clone(), run_levels, sim, n, with_forms));
+                best = Some(Candidate {
+                    plain: levels.clone(),
+                    run: run_levels,
+                    sim,
+                    n,
+                    with_forms,
+                });
             }
         }
     }
-    let Some((plain_levels, mut levels, _, n, with_forms)) = best else {
+    let Some(Candidate {
+        plain: plain_levels,
+        run: mut levels,
+        n,
+        with_forms,
+        ..
+    }) = best
+    else {
         return Err(PatternError("no pattern could be built".into()));
     };
     // Targets that lead to targets the levels miss (mapping expands targets last,
@@ -1136,6 +1149,16 @@ pub fn learn(
     pattern.stats.estimated_fetches = sim.fetched;
     pattern.take_entry(entry_like(map));
     Ok(pattern)
+}
+
+/// One number of levels [`learn`] tried: the levels learned, the same as a crawl runs them
+/// (with their search forms, or without), and what they do on the map.
+struct Candidate {
+    plain: Vec<Level>,
+    run: Vec<Level>,
+    sim: Simulation,
+    n: usize,
+    with_forms: bool,
 }
 
 /// Whether the map's entry page scored at least the map's θ. Mapping keeps the entry a page
