@@ -173,7 +173,7 @@ pub fn search_form(page: &Page) -> Option<(FormSpec, String)> {
         .into_iter()
         .filter(|s| s.method == Method::Get)
         .find_map(|s| {
-            let name = s.text_fields().next()?.name.clone();
+            let name = s.query_field()?.name.clone();
             (!name.is_empty()).then_some((s, name))
         })
 }

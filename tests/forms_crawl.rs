@@ -24,20 +24,24 @@ fn fast() -> Politeness {
 
 fn learn(lib: &Library) -> (Server, run::Learned) {
     let server = Server::start(0, lib.handler()).expect("server");
+    let learned = learn_from(&server, "/book/3");
+    (server, learned)
+}
+
+/// Learns from the server's home page and the example at `example` (a path), unthrottled.
+fn learn_from(server: &Server, example: &str) -> run::Learned {
     let base = server.url();
-    let config = MapConfig {
-        politeness: fast(),
-        ..MapConfig::default()
-    };
-    let learned = run::learn(
+    run::learn(
         &format!("{base}/"),
-        &format!("{base}/book/3"),
-        config,
+        &format!("{base}{example}"),
+        MapConfig {
+            politeness: fast(),
+            ..MapConfig::default()
+        },
         &ClientConfig::default(),
         &mut |_, _| {},
     )
-    .expect("learns");
-    (server, learned)
+    .expect("learns")
 }
 
 fn book_ids(base: &str, urls: &[String]) -> BTreeSet<usize> {
@@ -491,21 +495,6 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
 }
 
 /// Learns the site `server` serves from its home page, with `/item/2` as the example.
-fn learn_items(server: &Server) -> run::Learned {
-    let base = server.url();
-    run::learn(
-        &format!("{base}/"),
-        &format!("{base}/item/2"),
-        MapConfig {
-            politeness: fast(),
-            ..MapConfig::default()
-        },
-        &ClientConfig::default(),
-        &mut |_, _| {},
-    )
-    .expect("learns")
-}
-
 /// A search box whose action is a static page (a script-driven search, as Sphinx's): every
 /// submission gives the same bytes, so the form is recognised as ignoring its values and dropped;
 /// the pattern is learned from links alone.
@@ -541,7 +530,7 @@ fn a_form_that_ignores_its_values_is_dropped() {
         }
     })
     .expect("server");
-    let learned = learn_items(&server);
+    let learned = learn_from(&server, "/item/2");
     let form = &learned.map.forms[0];
     assert!(form.submissions.len() > 1);
     assert!(
@@ -604,7 +593,7 @@ fn a_search_box_submitting_to_its_own_page_is_tried_once() {
         }
     })
     .expect("server");
-    let learned = learn_items(&server);
+    let learned = learn_from(&server, "/item/2");
     let map = &learned.map;
     assert_eq!(map.forms.len(), 1, "one form, not one per page");
     let form = &map.forms[0];
@@ -1002,17 +991,7 @@ fn a_filter_form_does_not_replace_the_links_that_reach_every_row() {
     })
     .expect("server");
     let base = server.url();
-    let learned = run::learn(
-        &format!("{base}/"),
-        &format!("{base}/db/t/row5"),
-        MapConfig {
-            politeness: fast(),
-            ..MapConfig::default()
-        },
-        &ClientConfig::default(),
-        &mut |_, _| {},
-    )
-    .expect("learns");
+    let learned = learn_from(&server, "/db/t/row5");
     let rows: BTreeSet<String> = (0..ROWS).map(|i| format!("{base}/db/t/row{i}")).collect();
     let p = &learned.pattern;
     assert_eq!(

@@ -207,11 +207,13 @@ impl FormSpec {
         self.skip.is_none()
     }
 
-    /// The fields a query generator fills with terms (free text).
-    pub fn text_fields(&self) -> impl Iterator<Item = &Field> {
+    /// The field a query generator fills with terms: the first named text input (`type=text`,
+    /// `search` or unknown). Not a textarea — it holds prose, messages or code (Datasette's SQL
+    /// box answered every word with HTTP 400) — nor a number, e-mail, URL or phone field.
+    pub fn query_field(&self) -> Option<&Field> {
         self.fields
             .iter()
-            .filter(|f| f.is_free_text() && !f.name.is_empty())
+            .find(|f| f.kind == ControlKind::Text && !f.name.is_empty())
     }
 
     /// The encoded `name=value&…` pairs of a submission with `values`, in the fields' document
@@ -521,13 +523,14 @@ fn skip_reason(form: &Form, fields: &[Field], page_url: &str) -> Option<SkipReas
     None
 }
 
-/// Whether the form looks like a search form: a free-text field, a submit control (or a lone
-/// text field, submitted by Enter), and a search word in a field's name, id or label, the
-/// form's name or id, or its action's path and query.
+/// Whether the form looks like a search form: a text input (a textarea holds prose or code, not
+/// a query: [`FormSpec::query_field`]), a submit control (or a lone text input, submitted by
+/// Enter), and a search word in a field's name, id or label, the form's name or id, or its
+/// action's path and query.
 fn is_search(form: &Form, fields: &[Field]) -> bool {
     let texts = fields
         .iter()
-        .filter(|f| matches!(f.kind, ControlKind::Text | ControlKind::TextArea))
+        .filter(|f| f.kind == ControlKind::Text)
         .count();
     let submit = fields.iter().any(|f| f.kind.is_submit());
     if texts == 0 || !(submit || texts == 1) {
@@ -706,6 +709,33 @@ mod tests {
         assert!(spec("<form action=/buscar><input name=t></form>")[0].search);
         assert!(!spec("<form action=/x><input name=t><input type=submit></form>")[0].search);
         assert!(!spec("<form action=/search><select name=a><option>1</select></form>")[0].search);
+    }
+
+    /// Datasette's SQL box: a textarea holds prose or code; words typed into it are no query.
+    #[test]
+    fn a_textarea_is_no_query_field() {
+        let sql = &spec(
+            "<form action=/db method=get><textarea name=sql>select * from t</textarea>\
+             <input type=submit value='Run SQL'></form>",
+        )[0];
+        assert_eq!(sql.query_field(), None);
+        assert!(!sql.search);
+        let s = &spec(
+            "<form action=/search><textarea name=notes></textarea><input type=number name=n>\
+             <input type=search name=q><input type=submit></form>",
+        )[0];
+        assert_eq!(s.query_field().map(|f| f.name.as_str()), Some("q"));
+        assert!(s.search);
+        let terms = ["alpha".to_string()];
+        assert_eq!(
+            query::plan(sql, &terms, 10),
+            Vec::<Vec<(String, String)>>::new(),
+            "nothing to fill"
+        );
+        assert_eq!(
+            query::plan(s, &terms, 10),
+            [vec![("q".to_string(), "alpha".to_string())]]
+        );
     }
 
     #[test]

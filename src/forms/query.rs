@@ -214,9 +214,9 @@ impl Policy for Enumeration {
 }
 
 /// The thesis's query plan (thesis `004` §4.2): every choice combination of `spec` (see
-/// [`Enumeration`]) crossed with every term in the form's first free-text field, at most `cap`
-/// entries; without a text field, the combinations alone; without choice fields, the terms
-/// alone.
+/// [`Enumeration`]) crossed with every term in the form's query field
+/// ([`FormSpec::query_field`]), at most `cap` entries; without one, the combinations alone;
+/// without choice fields, the terms alone.
 pub fn plan(spec: &FormSpec, terms: &[String], cap: usize) -> Vec<Vec<(String, String)>> {
     let mut combos = Vec::new();
     let mut e = Enumeration::new(spec, cap);
@@ -226,7 +226,7 @@ pub fn plan(spec: &FormSpec, terms: &[String], cap: usize) -> Vec<Vec<(String, S
     if combos.is_empty() {
         combos.push(Vec::new());
     }
-    let text = spec.text_fields().next().map(|f| f.name.clone());
+    let text = spec.query_field().map(|f| f.name.clone());
     let mut out = Vec::new();
     match text {
         Some(name) if !terms.is_empty() => {

@@ -15,6 +15,11 @@
 //! pages, or found on one, ends its barrenness for good ([`Change::revived`]): what was put off
 //! for it comes back in its turn.
 //!
+//! A *file type* is the host and a file name extension (`**/*.json`): it is barren once
+//! [`BARREN_AFTER`] of its pages were answered and none of them was HTML, whatever their shape
+//! yielded — Datasette offers each row as `.json` and `.csv` beside the page, and a quarter of
+//! a 10,000-page budget went to them.
+//!
 //! Kept in memory only: [`Shapes::of_map`] derives the same counts from a map on restore.
 use std::collections::HashMap;
 
@@ -69,11 +74,25 @@ impl KindYield {
     }
 }
 
-/// Yields by shape and by kind. See the module docs.
+/// How the pages of one file type were answered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct TypeYield {
+    html: u32,
+    other: u32,
+}
+
+impl TypeYield {
+    fn is_barren(&self) -> bool {
+        self.other >= BARREN_AFTER && self.html == 0
+    }
+}
+
+/// Yields by shape, by kind and by file type. See the module docs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Shapes {
     by_shape: HashMap<String, Yield>,
     by_kind: HashMap<String, KindYield>,
+    by_type: HashMap<String, TypeYield>,
 }
 
 /// What counting one fetched page changed ([`Shapes::fetched`]).
@@ -94,6 +113,27 @@ pub fn shape(url: &str) -> String {
 /// The kind of a canonical URL: its shape without directories (see the module docs).
 pub fn kind(url: &str) -> String {
     shape_or_kind(url, true)
+}
+
+/// The file type of a canonical URL, when its file name has an extension of one to eight letters
+/// and digits: `h/**/*.json` (see the module docs). Not a URL: a key.
+pub fn file_type(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let path = rest.split(['?', '#']).next().unwrap_or(rest);
+    let (host, path) = path.split_once('/')?;
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let (_, ext) = file.rsplit_once('.')?;
+    ((1..=8).contains(&ext.len()) && ext.bytes().all(|b| b.is_ascii_alphanumeric()))
+        .then(|| format!("{host}/**/*.{}", ext.to_ascii_lowercase()))
+}
+
+/// Whether a node's answer was HTML: `None` when it does not tell (an error, a duplicate).
+fn html_of(state: &NodeState) -> Option<bool> {
+    match state {
+        NodeState::Page | NodeState::Target | NodeState::TooLarge { .. } => Some(true),
+        NodeState::NotHtml { .. } => Some(false),
+        _ => None,
+    }
 }
 
 fn shape_or_kind(url: &str, kind: bool) -> String {
@@ -142,6 +182,7 @@ impl Shapes {
                     parent.map(|p| p.url.as_str()),
                     n.state == NodeState::Target,
                 );
+                s.answered(&n.url, &n.state);
             }
         }
         s
@@ -174,6 +215,19 @@ impl Shapes {
         Change { barren, revived }
     }
 
+    /// A page was answered with `state`: returns the file type this made barren, if any.
+    pub fn answered(&mut self, url: &str, state: &NodeState) -> Option<String> {
+        let (key, html) = (file_type(url)?, html_of(state)?);
+        let t = self.by_type.entry(key.clone()).or_default();
+        let was = t.is_barren();
+        if html {
+            t.html += 1;
+        } else {
+            t.other += 1;
+        }
+        (!was && t.is_barren()).then_some(key)
+    }
+
     /// A page fetched earlier, first found on `parent`, became a target. Returns whether
     /// pages of a shape or kind that was barren no longer are ([`Change::revived`]).
     pub fn promoted(&mut self, url: &str, parent: Option<&str>) -> bool {
@@ -204,13 +258,23 @@ impl Shapes {
         )
     }
 
-    /// Whether `url` is of a barren shape, or of a barren kind and a shape that yielded nothing.
+    /// Whether `url` is of a barren file type: none of its pages answered was HTML.
+    pub fn never_html(&self, url: &str) -> bool {
+        file_type(url).is_some_and(|k| self.by_type.get(&k).is_some_and(TypeYield::is_barren))
+    }
+
+    /// Whether `url` is of a barren file type or shape, or of a barren kind and a shape that
+    /// yielded nothing.
     pub fn is_barren(&self, url: &str) -> bool {
         self.barren_key(url).is_some()
     }
 
     /// The barren shape or kind `url` is of (see [`Shapes::is_barren`]).
     pub fn barren_key(&self, url: &str) -> Option<String> {
+        // First: a row's `.json` is of the row's shape, which yielded.
+        if self.never_html(url) {
+            return file_type(url);
+        }
         let key = shape(url);
         match self.by_shape.get(&key) {
             Some(y) if y.is_barren() => return Some(key),
@@ -322,6 +386,44 @@ mod tests {
         fetch_n(&mut s, BARREN_AFTER, |i| format!("http://h/gn.f{i}.html"));
         assert!(s.promoted("http://h/t.html", Some("http://h/gn.f3.html")));
         assert!(!s.is_barren("http://h/gn.other.html"));
+    }
+
+    #[test]
+    fn a_file_type_is_barren_when_never_html() {
+        assert_eq!(
+            file_type("http://h/db/packages/bash.json?_shape=array").as_deref(),
+            Some("h/**/*.json")
+        );
+        assert_eq!(file_type("http://h/a/B.CSV").as_deref(), Some("h/**/*.csv"));
+        assert_eq!(file_type("http://h/db/packages/bash"), None);
+        assert_eq!(file_type("http://h/a.b/c"), None, "a directory's dot");
+        assert_eq!(file_type("http://h/x.tar-gz"), None);
+        let json = NodeState::NotHtml {
+            media_type: "application/json".into(),
+        };
+        let mut s = Shapes::default();
+        // The rows' shapes yield; their alternates are of those shapes.
+        s.fetched("http://h/p/bash", None, true);
+        let fired: Vec<String> = (0..BARREN_AFTER)
+            .filter_map(|i| s.answered(&format!("http://h/p/row{i}.json"), &json))
+            .collect();
+        assert_eq!(fired, ["h/**/*.json"], "fires once, on the last");
+        assert!(s.is_barren("http://h/p/bash.json"));
+        assert!(!s.is_barren("http://h/p/bash"));
+        // One HTML answer of the type, and it is not barren.
+        let mut s = Shapes::default();
+        s.answered("http://h/a.json", &NodeState::Page);
+        for i in 0..BARREN_AFTER {
+            s.answered(&format!("http://h/p/row{i}.json"), &json);
+        }
+        assert!(!s.is_barren("http://h/p/row1.json"));
+        // Errors tell nothing.
+        let mut s = Shapes::default();
+        let gone = NodeState::HttpError { status: 404 };
+        for i in 0..2 * BARREN_AFTER {
+            s.answered(&format!("http://h/p/row{i}.json"), &gone);
+        }
+        assert!(!s.is_barren("http://h/p/row1.json"));
     }
 
     /// Each module's few functions: no shape reaches fifty pages, their kind does.

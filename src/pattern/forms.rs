@@ -214,16 +214,23 @@ pub fn template(spec: &FormSpec, query_field: Option<&str>) -> String {
 pub(super) struct Annotator<'a> {
     map: &'a SiteMap,
     parents: &'a [Option<u32>],
+    max_exclusions: f64,
     worked: OnceCell<HashSet<u32>>,
-    strict: OnceCell<Vec<String>>,
+    strict: OnceCell<super::Generalised>,
 }
 
 impl<'a> Annotator<'a> {
-    /// For levels learned from `map`, whose breadth-first tree has these `parents`.
-    pub(super) fn new(map: &'a SiteMap, parents: &'a [Option<u32>]) -> Annotator<'a> {
+    /// For levels learned from `map`, whose breadth-first tree has these `parents`, with
+    /// [`super::LearnConfig::max_exclusions`].
+    pub(super) fn new(
+        map: &'a SiteMap,
+        parents: &'a [Option<u32>],
+        max_exclusions: f64,
+    ) -> Annotator<'a> {
         Annotator {
             map,
             parents,
+            max_exclusions,
             worked: OnceCell::new(),
             strict: OnceCell::new(),
         }
@@ -258,9 +265,11 @@ impl<'a> Annotator<'a> {
     /// Result pages link any document of the site, not only what the levels' pages linked
     /// while the target regexes were generalised: the target level is generalised again
     /// against every fetched page that is not a target, so no document a query returns is
-    /// taken for a target. By URL, not by node id: ids follow the order responses arrived in,
-    /// and the regexes' order follows their input's.
-    fn strict_targets(&self) -> &[String] {
+    /// taken for a target; as for any level, a few known negatives are listed as exclusions
+    /// rather than split around (gitweb's two merge commits below the threshold cut its commit
+    /// hashes into 36 regexes by first letters). By URL, not by node id: ids follow the order
+    /// responses arrived in, and the regexes' order follows their input's.
+    fn strict_targets(&self) -> &super::Generalised {
         self.strict.get_or_init(|| {
             let map = self.map;
             let mut pos: Vec<&str> = map
@@ -277,7 +286,7 @@ impl<'a> Annotator<'a> {
                 .map(|n| n.url.as_str())
                 .collect();
             neg.sort_unstable();
-            super::generalise(&pos, &neg, url_pattern::DEFAULT_K)
+            super::generalise_excluding(&pos, &neg, url_pattern::DEFAULT_K, self.max_exclusions)
         })
     }
 
@@ -334,7 +343,7 @@ fn annotate(levels: &mut Vec<Level>, with: &Annotator<'_>) -> Result<(), Pattern
         }
         attached.insert(f);
         let form = &map.forms[f];
-        let query_field = form.spec.text_fields().next().map(|fl| fl.name.clone());
+        let query_field = form.spec.query_field().map(|fl| fl.name.clone());
         let mut values: Vec<String> = Vec::new();
         for s in &form.submissions {
             if !worked.contains(&s.node) {
@@ -379,9 +388,10 @@ fn annotate(levels: &mut Vec<Level>, with: &Annotator<'_>) -> Result<(), Pattern
     // The target level, generalised over the whole map ([`Annotator::strict_targets`]).
     let strict = with.strict_targets();
     if let Some(target) = levels.last_mut()
-        && !strict.is_empty()
+        && !strict.regexes.is_empty()
     {
-        target.regexes = strict.to_vec();
+        target.regexes.clone_from(&strict.regexes);
+        target.exclude.clone_from(&strict.exclude);
     }
     Ok(())
 }
@@ -542,14 +552,16 @@ mod tests {
                 level(r"^http://127\.0\.0\.1:8080/pg/(sql|app)-[a-z]\.html$"),
             ];
             let parents: Vec<Option<u32>> = map.nodes.iter().map(|n| n.parent).collect();
-            Annotator::new(map, &parents)
+            Annotator::new(map, &parents, super::super::DEFAULT_MAX_EXCLUSIONS)
                 .annotate(&mut levels)
                 .expect("annotates");
             assert!(levels[0].form.is_some(), "{levels:?}");
-            levels[1].regexes.clone()
+            (levels[1].regexes.clone(), levels[1].exclude.clone())
         };
         let forwards = target_regexes(&map_with(&[0, 1, 2, 3, 4]));
-        assert_eq!(forwards.len(), 2, "{forwards:?}");
+        // One regex; the one known negative it matches is listed.
+        assert_eq!(forwards.0.len(), 1, "{forwards:?}");
+        assert_eq!(forwards.1.len(), 1, "{forwards:?}");
         assert_eq!(target_regexes(&map_with(&[3, 2, 1, 0, 4])), forwards);
         assert_eq!(target_regexes(&map_with(&[1, 0, 3, 2, 4])), forwards);
     }

@@ -1015,7 +1015,7 @@ pub fn learn(
     // reached by links too (a table browser's filter form over its paginated rows) the links
     // alone may reach more targets than the form's queries. On a tie the forms stay.
     let mut best: Option<Candidate> = None;
-    let forms = forms::Annotator::new(map, &tree.parent);
+    let forms = forms::Annotator::new(map, &tree.parent, config.max_exclusions);
     for n in shortest..=deepest {
         let levels = levels_for(map, &tree, &dist, &targets, n, config, false);
         if levels.iter().any(|l| l.regexes.is_empty()) {
@@ -1400,8 +1400,25 @@ fn split(urls: &[&str], neg: &[&str], out: &mut Generalised, depth: usize, ratio
             }
         }
     }
-    // Split by the character after the common prefix.
     let cut = prefix.len();
+    // Split by the structure of what follows the common prefix first: URLs of one skeleton
+    // (gitweb's `;h=*` beside `;h=*/*/*` and `diff;h=*`) are one kind more often than URLs that
+    // share a first letter, and each skeleton may generalise on its own.
+    let mut shapes: Vec<(String, Vec<&str>)> = Vec::new();
+    for &u in urls {
+        let s = skeleton(&u[cut..]);
+        match shapes.iter_mut().find(|(k, _)| *k == s) {
+            Some((_, g)) => g.push(u),
+            None => shapes.push((s, vec![u])),
+        }
+    }
+    if shapes.len() > 1 {
+        for (_, g) in shapes {
+            split(&g, neg, out, depth + 1, ratio);
+        }
+        return;
+    }
+    // Then by the character after the common prefix.
     let mut groups: Vec<(Option<char>, Vec<&str>)> = Vec::new();
     for &u in urls {
         let c = u[cut..].chars().next();
@@ -1419,6 +1436,20 @@ fn split(urls: &[&str], neg: &[&str], out: &mut Generalised, depth: usize, ratio
     for (_, g) in groups {
         split(&g, neg, out, depth + 1, ratio);
     }
+}
+
+/// The punctuation of `s` with each run of ASCII letters and digits as one mark (NUL, which no
+/// URL holds; `*` here): `;h=3f9a/x` → `;*=*/*`.
+fn skeleton(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if !c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('\0') {
+            out.push('\0');
+        }
+    }
+    out
 }
 
 fn common_prefix<'a>(urls: &[&'a str]) -> &'a str {
@@ -1885,6 +1916,46 @@ mod tests {
             set.is_match("http://h/sql-createtable.html"),
             "still general: {r:?}"
         );
+    }
+
+    /// gitweb's commit pages, as a blind run learned them: 40-digit hashes beside `h=HEAD`,
+    /// `h=refs/heads/main`, the bare `a=commit` and two `commitdiff` pages over the threshold,
+    /// while the other commitdiff pages are known negatives. Split by first character, the
+    /// hashes made 36 regexes, some literal; split by structure, one regex takes every hash.
+    #[test]
+    fn a_split_follows_the_urls_structure_before_their_letters() {
+        let base = "http://h/gw.cgi?p=r.git;a=commit";
+        let hashes: Vec<String> = (0..40u64)
+            .map(|i| {
+                (0..5)
+                    .map(|k| format!("{:08x}", (i + 1).wrapping_mul(0x9e37_79b9 + k)))
+                    .collect()
+            })
+            .collect();
+        let mut pos: Vec<String> = hashes.iter().map(|h| format!("{base};h={h}")).collect();
+        pos.extend([
+            base.to_string(),
+            format!("{base};h=HEAD"),
+            format!("{base};h=refs/heads/main"),
+            format!("{base}diff;h={}", hashes[0]),
+            format!("{base}diff;h={}", hashes[1]),
+        ]);
+        let neg: Vec<String> = hashes[2..]
+            .iter()
+            .map(|h| format!("{base}diff;h={h}"))
+            .collect();
+        let pos: Vec<&str> = pos.iter().map(String::as_str).collect();
+        let neg: Vec<&str> = neg.iter().map(String::as_str).collect();
+        let g = generalise_excluding(&pos, &neg, 2, 0.5);
+        let hash_re = r"^http://h/gw\.cgi\?p=r\.git;a=commit;h=[A-Za-z0-9]+$";
+        assert!(g.regexes.iter().any(|r| r == hash_re), "{g:#?}");
+        assert!(g.regexes.len() <= 5, "{g:#?}");
+        let set = RegexSet::new(&g.regexes).expect("compiles");
+        assert!(pos.iter().all(|p| set.is_match(p)));
+        assert!(!neg.iter().any(|n| set.is_match(n)), "{g:#?}");
+        assert!(set.is_match(&format!(
+            "{base};h=0123456789abcdef0123456789abcdef01234567"
+        )));
     }
 
     #[test]

@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score,
-  popupOn, serveDirectory, waitFor,
+  clickExample, popupOn, serveDirectory, waitFor,
 } from './helpers.mjs';
 
 const EXAMPLE = 'imovel/101-apartamento-2-quartos-lapa.html';
@@ -31,8 +31,7 @@ try {
   // A local site: no need for the polite default delay.
   await popup.locator('#advanced summary').click();
   await popup.locator('#delayMs').fill('0');
-  await popup.locator('#example').click();
-  await popup.waitForFunction(() => document.getElementById('status').dataset.jobId);
+  await clickExample(popup);
   say(`clicked "This is an example page": ${await popup.locator('#status').textContent()}`);
   await popup.close();
 

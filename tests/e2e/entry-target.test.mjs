@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score,
-  popupOn, serveDirectory, waitFor,
+  clickExample, learnEnded, popupOn, serveDirectory, waitFor,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
@@ -43,15 +43,10 @@ test('started from the example page, the crawl collects it too', { timeout: 180_
   await popup.locator('#advanced summary').click();
   await popup.locator('#delayMs').fill('0');
   await popup.locator('#concurrency').fill('4');
-  await popup.locator('#example').click();
-  await popup.waitForFunction(() => document.getElementById('status').dataset.jobId);
-  const jobId = await popup.evaluate(() => document.getElementById('status').dataset.jobId);
+  const jobId = await clickExample(popup);
   await popup.close();
 
-  const learn = await waitFor(async () => {
-    const s = await call({ type: 'status', jobId });
-    return s.status !== 'running' && s;
-  }, 'learning', 120_000, 200);
+  const learn = await learnEnded(call, jobId, 120_000);
   assert.equal(learn.status, 'done', learn.error);
   assert.equal(learn.entry, site.url + EXAMPLE);
   assert.equal(learn.result.targets.length, entities.length, 'the entry among the targets learning found');
@@ -82,10 +77,7 @@ test('an entry page like the example is the first target to check, and "not like
   const { jobId } = await call({
     type: 'startLearn', entryUrl: entry, exampleUrl: site.url + EXAMPLE, settings: { delayMs: 0, concurrency: 4 },
   });
-  const learn = await waitFor(async () => {
-    const s = await call({ type: 'status', jobId });
-    return s.status !== 'running' && s;
-  }, 'learning', 120_000, 200);
+  const learn = await learnEnded(call, jobId, 120_000);
   assert.equal(learn.status, 'done', learn.error);
   const crawlOf = (after) => waitFor(async () => (await call({ type: 'status' })).jobs
     .find((j) => j.kind === 'crawl' && j.crawlerId === learn.crawlerId && j.status !== 'running' && j.startedAt > after),

@@ -14,7 +14,9 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
-import { ROOT, extensionWithAccess, extensionWorker, launchChromium, popupOn, requireBuilt, waitFor } from './helpers.mjs';
+import {
+  ROOT, clickExample, extensionWithAccess, extensionWorker, launchChromium, popupOn, requireBuilt, waitFor,
+} from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const OMEGA = '/usr/lib/cgi-bin/omega/omega';
@@ -160,9 +162,7 @@ test('learning from the search page: a form level filling P, and only reference 
   for (const [k, v] of Object.entries(LEARN)) await popup.locator(`#${k}`).fill(String(v));
   await popup.locator('#crawlAfterLearning').uncheck();
   const started = Date.now();
-  await popup.locator('#example').click();
-  await popup.waitForFunction(() => document.getElementById('status').dataset.jobId);
-  const jobId = await popup.evaluate(() => document.getElementById('status').dataset.jobId);
+  const jobId = await clickExample(popup);
   await popup.close();
   await tab.close();
   const learn = await finished(jobId, 150_000);

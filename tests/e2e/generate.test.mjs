@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score,
-  popupOn, serveDirectory, waitFor,
+  clickExample, popupOn, serveDirectory, waitFor,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
@@ -103,9 +103,7 @@ test('example page → pattern → crawl → exports, through the popup and the 
   assert.equal(await popup.locator('#delayMs').inputValue(), '250', 'polite default delay');
   await popup.locator('#delayMs').fill('0');
   await popup.locator('#concurrency').fill('4');
-  await popup.locator('#example').click();
-  await popup.waitForFunction(() => document.getElementById('status').dataset.jobId);
-  const jobId = await popup.evaluate(() => document.getElementById('status').dataset.jobId);
+  const jobId = await clickExample(popup);
   assert.match(await popup.locator('#status').textContent(), /^Learning from http:\/\/127\.0\.0\.1:\d+\/: progress/);
   await popup.close();
 

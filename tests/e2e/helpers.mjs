@@ -128,6 +128,21 @@ export async function popupOn(context, worker, url) {
   return { tab, tabId, popup };
 }
 
+/** Clicks the popup's "This is an example page" and waits for the learning job it starts: its id. */
+export async function clickExample(popup) {
+  await popup.locator('#example').click();
+  await popup.waitForFunction(() => document.getElementById('status').dataset.jobId);
+  return popup.evaluate(() => document.getElementById('status').dataset.jobId);
+}
+
+/** Waits for the learning job `jobId` to end: its status (done or not). */
+export async function learnEnded(call, jobId, timeoutMs = 240_000) {
+  return waitFor(async () => {
+    const s = await call({ type: 'status', jobId });
+    return s.status !== 'running' && s;
+  }, 'learning', timeoutMs, 200);
+}
+
 /** Throws a clear message when a build product the tests need is missing. */
 export async function requireBuilt(path, what) {
   try {
@@ -271,10 +286,7 @@ export async function learnAndCrawl({ spec, site, call }) {
     type: 'startLearn', exampleUrl: site.url + spec.example, entryUrl: site.url + spec.entry,
     settings: { delayMs: 0, concurrency: 4 },
   });
-  const learn = await waitFor(async () => {
-    const s = await call({ type: 'status', jobId });
-    return s.status !== 'running' && s;
-  }, 'learning', 240_000, 250);
+  const learn = await learnEnded(call, jobId);
   if (learn.status !== 'done') throw new Error(`learning ${learn.status}: ${learn.error}`);
   const crawl = await crawlDone(call, learn.crawlerId);
   return { learn, crawl };

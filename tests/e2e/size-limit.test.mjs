@@ -7,7 +7,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, directoryInBrowser, popupOn, storedPages, waitFor } from './helpers.mjs';
+import {
+  ROOT, clickExample, crawlDone, directoryInBrowser, learnEnded, popupOn, storedPages, waitFor,
+} from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const ITEMS = 6;
@@ -45,16 +47,11 @@ test('pages past the size limit are named in the panel, and a run with a larger 
   assert.equal(await popup.locator('#maxMb').inputValue(), '8', 'the default limit, in MB');
   await popup.locator('#maxMb').fill(String(LIMIT / (1024 * 1024)));
   await popup.locator('#delayMs').fill('0');
-  await popup.locator('#example').click();
-  await popup.waitForFunction(() => document.getElementById('status').dataset.jobId);
-  const jobId = await popup.evaluate(() => document.getElementById('status').dataset.jobId);
+  const jobId = await clickExample(popup);
   await popup.close();
   await tab.close();
 
-  const learn = await waitFor(async () => {
-    const s = await call({ type: 'status', jobId });
-    return s.status !== 'running' && s;
-  }, 'learning', 120_000, 200);
+  const learn = await learnEnded(call, jobId, 120_000);
   assert.equal(learn.status, 'done', learn.error);
   assert.equal(learn.settings.maxBytes, LIMIT);
   assert.deepEqual(learn.tooLarge, { count: 1, urls: [big] });
