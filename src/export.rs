@@ -936,13 +936,28 @@ class PatternSpider(scrapy.Spider):
                     response, formnumber=i, clickdata={{"name": name, "value": value}},
                     callback=self.parse_level, cb_kwargs={{"level": level, "page": page + 1}})
 
-    def follow(self, response, level):
-        hrefs = response.css("a::attr(href), area::attr(href)").getall()
+    def hrefs(self, response):
+        """The page's links as Exemplar follows them: none when its robots meta tag says
+        nofollow (or none), and no rel=nofollow link, while robots are obeyed."""
+        obey = self.settings.getbool("ROBOTSTXT_OBEY")
+        if obey:
+            for meta in response.css("meta"):
+                if meta.attrib.get("name", "").lower() != "robots":
+                    continue
+                words = {{w.strip().lower() for w in meta.attrib.get("content", "").split(",")}}
+                if words & {{"nofollow", "none"}}:
+                    return []
+        hrefs = [a.attrib["href"] for a in response.css("a[href], area[href]")
+                 if not (obey and "nofollow" in a.attrib.get("rel", "").lower().split())]
         # A refresh to another URL is a link, as Exemplar reads it (METAREFRESH_ENABLED is off:
         # followed as a redirect, the page would reach the callback of the refresh page's level).
         refresh = get_meta_refresh(response)[1] if isinstance(response, HtmlResponse) else None
         if refresh:
             hrefs.append(refresh)
+        return hrefs
+
+    def follow(self, response, level):
+        hrefs = self.hrefs(response)
         yield from self.follow_urls([canonical(response.urljoin(h)) for h in hrefs], level)
         if level - 1 not in FORMS:
             # Not on a search form's result pages (nor does exemplar crawl read scripts there).
@@ -1023,7 +1038,7 @@ class PatternSpider(scrapy.Spider):
         yield self.item(response, level)
         if COMPILED[-1][1] or FROM_TARGETS is not None:
             # Targets that link to further targets, or back to the level before them.
-            hrefs = response.css("a::attr(href), area::attr(href)").getall()
+            hrefs = self.hrefs(response)
             yield from self.follow_targets([canonical(response.urljoin(h)) for h in hrefs])
             yield from self.include_scripts(response, len(COMPILED), True)
 

@@ -329,8 +329,8 @@ pub struct Token {
 
 /// Algorithm 5 (`Tokenize`): repeatedly takes the longest leftmost prefix of `s` that matches one
 /// leaf of the regex tree — a run of ASCII letters, a run of ASCII digits, or one other character
-/// — except that a run of letters and digits alternating at least twice (`3f9a`, a commit hash)
-/// is one [`Class::AlphaNum`] token, an identifier. The texts of the tokens concatenate back to
+/// — except that a run of letters and digits alternating at least three times (`3f9a`, a commit
+/// hash) is one [`Class::AlphaNum`] token, an identifier ([`IDENTIFIER_RUNS`]). The texts of the tokens concatenate back to
 /// `s`.
 pub fn tokenize(s: &str) -> Vec<Token> {
     spans(s)
@@ -342,13 +342,14 @@ pub fn tokenize(s: &str) -> Vec<Token> {
         .collect()
 }
 
-/// A run of letters and digits that alternates between them at least this often (three runs:
-/// `3f9a`, `lib32gcc`, a 40-digit hex hash) is one [`Class::AlphaNum`] token, an identifier:
-/// cut into its letter and digit runs, hashes and codes would give each value its own sequence of
-/// runs, and the alignment one optional column per difference (gitweb's commit hashes made 38
-/// alternatives that accepted 82.7% of unseen hashes). Two runs are a word and a number
-/// (`page12`, `Silvio8`) and stay apart, as the thesis' tokenizer cuts them.
-const IDENTIFIER_RUNS: usize = 3;
+/// A run of letters and digits made of at least this many letter and digit runs (`3f9a`, a
+/// 40-digit hex hash) is one [`Class::AlphaNum`] token, an identifier: cut into its runs,
+/// hashes and codes would give each value its own sequence of runs, and the alignment one
+/// optional column per difference (gitweb's commit hashes made 38 alternatives that accepted
+/// 82.7% of unseen hashes). Fewer runs are words and numbers (`page12`, `Silvio8`, `lib32gcc`,
+/// and Doxygen's `_1_1Vector2`, where three runs taken as one identifier misaligned SFML's class
+/// names) and stay apart, as the thesis' tokenizer cuts them.
+const IDENTIFIER_RUNS: usize = 4;
 
 /// [`tokenize`] without the copies: each token as its leaf and byte range.
 fn spans(s: &str) -> Vec<(Class, Range<usize>)> {
@@ -498,8 +499,9 @@ fn rows_regex(rows: &[Vec<String>]) -> String {
 /// - columns missing in some values are optional; consecutive ones missing in the same values
 ///   form one optional group: `app-pgdump`, `pgbench` → `[A-Za-z]+(?:-[A-Za-z]+)?`.
 ///
-/// Infixes too long to align, or without a common structure and no query parameters (the
-/// average value fills fewer than half the aligned columns), are generalised as a whole: one
+/// Infixes too long to align, or without a common structure and no query parameters (no symbol
+/// in every value, and the average value fills fewer than half the aligned columns; see
+/// [`MIN_FILL`]), are generalised as a whole: one
 /// class of the characters seen (`[A-Za-z0-9\-\~]+`). `""` for no values.
 pub fn level_regex(values: &[&str]) -> String {
     let mut seen = HashSet::new();
@@ -663,10 +665,11 @@ fn coarse_regex(infixes: &[&str]) -> String {
     format!("{class}{quant}")
 }
 
-/// Below this share of the aligned columns filled by the average value, the values have no
-/// common structure to align (each package name its own run of words, digits and symbols:
-/// Datasette's rows gave 40 columns, most optional) and the infix is one class
-/// ([`coarse_regex`]) — unless it holds query parameters ([`has_query`]).
+/// Below this share of the aligned columns filled by the average value, and with no symbol
+/// column every value has (SFML's `classsf_1_1Texture` and `structsf_1_1Event_1_1SizeEvent`
+/// share their `_`), the values have no common structure to align (each package name its own
+/// run of words, digits and symbols: Datasette's rows gave 40 columns, most optional) and the
+/// infix is one class ([`coarse_regex`]) — unless it holds query parameters ([`has_query`]).
 const MIN_FILL: f64 = 0.5;
 
 /// Whether an infix holds query parameters (`?`, `&`, `;`, `=`): their keys are structure even
@@ -781,10 +784,6 @@ fn infix_regex(infixes: &[&str]) -> String {
     let Some(al) = align(&shapes) else {
         return coarse_regex(infixes);
     };
-    let filled: usize = tokens.iter().map(Vec::len).sum();
-    if (filled as f64) < MIN_FILL * (tokens.len() * al.order.len()) as f64 && !has_query(infixes) {
-        return coarse_regex(infixes);
-    }
 
     let ncols = al
         .order
@@ -830,6 +829,19 @@ fn infix_regex(infixes: &[&str]) -> String {
         }
     }
     let full = |p: &[u64]| p.iter().map(|w| w.count_ones() as usize).sum::<usize>() == shapes.len();
+    // No common structure: no symbol every value has, and the average value fills fewer than
+    // half the columns.
+    let shared_symbol = al.order.iter().any(|&c| {
+        matches!(cols.get(c), Some(Some(col)) if matches!(col.class, Class::Punct(_)))
+            && full(&presence[c])
+    });
+    let filled: usize = tokens.iter().map(Vec::len).sum();
+    if !shared_symbol
+        && (filled as f64) < MIN_FILL * (tokens.len() * al.order.len()) as f64
+        && !has_query(infixes)
+    {
+        return coarse_regex(infixes);
+    }
 
     let piece = |c: usize, key: bool| -> Piece {
         let Some(Some(col)) = cols.get(c) else {
@@ -1183,7 +1195,8 @@ mod tests {
             texts("page12"),
             [("page".into(), Class::Alpha), ("12".into(), Class::Digit)]
         );
-        // Three or more: one identifier.
+        // Three are words and numbers (Doxygen's `_1_1Vector2`); four or more, one identifier.
+        assert_eq!(texts("1Vector2").len(), 3);
         assert_eq!(
             texts("h=3f9a;x"),
             [
@@ -1225,6 +1238,20 @@ mod tests {
         assert!(matches(&re, "http://h/db/packages/coreutils"));
         assert!(!matches(&re, "http://h/db/packages/bash.json"));
         assert!(!matches(&re, "http://h/db/packages/bash.csv?_size=max"));
+        // Names that share a separator are aligned, however they differ.
+        let re = level_regex(&[
+            "classsf_1_1Texture.html",
+            "classsf_1_1Vector2.html",
+            "structsf_1_1Event_1_1SizeEvent.html",
+            "structsf_1_1Font_1_1Info.html",
+            "classsf_1_1Shader_1_1CurrentTextureType.html",
+        ]);
+        assert!(re.contains("_1_1"), "{re}");
+        assert!(
+            !regex::Regex::new(&format!("^{re}$"))
+                .expect("compiles")
+                .is_match("Event_8hpp_source.html")
+        );
         // Names of one structure are still aligned.
         assert_eq!(
             level_regex(&["sql-vacuum", "sql-analyze", "app-pgdump", "pgbench"]),

@@ -371,6 +371,81 @@ fn scrapy_follows_links_to_deeper_levels_as_the_crawler_does() {
     assert_scrapy_collects(&path, &dir, &crawled);
 }
 
+/// The robots meta tag's `nofollow` and `rel=nofollow` links: `exemplar crawl` and the generated
+/// spider follow neither while the pattern obeys robots, and both when it does not. A listing
+/// asks robots not to follow its links; another marks one of its two links `nofollow`.
+#[test]
+fn scrapy_obeys_nofollow_as_the_crawler_does() {
+    let dir = temp_dir("scrapy-nofollow");
+    let site = dir.join("site");
+    std::fs::create_dir_all(site.join("list")).expect("mkdir");
+    std::fs::create_dir_all(site.join("item")).expect("mkdir");
+    let write = |path: &str, head: &str, body: &str| {
+        let html = format!(
+            "<!doctype html><html><head><title>{path}</title>{head}</head><body>{body}</body></html>"
+        );
+        std::fs::write(site.join(path), html).expect("write");
+    };
+    write(
+        "index.html",
+        "",
+        "<a href='/list/a.html'>a</a> <a href='/list/b.html'>b</a>",
+    );
+    write(
+        "list/a.html",
+        "<meta name='ROBOTS' content='index, NoFollow'>",
+        "<a href='/item/a1.html'>a1</a> <a href='/item/a2.html'>a2</a>",
+    );
+    write(
+        "list/b.html",
+        "",
+        "<a href='/item/b1.html'>b1</a> <a rel='external nofollow' href='/item/b2.html'>b2</a>",
+    );
+    for item in ["a1", "a2", "b1", "b2"] {
+        write(
+            &format!("item/{item}.html"),
+            "",
+            "<a href='/index.html'>home</a>",
+        );
+    }
+    let server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(&site)).expect("serve");
+    let base = server.url().trim_end_matches('/').to_string();
+    let host = base.trim_start_matches("http://").to_string();
+    let quoted = base.replace('.', "\\.");
+    let level = |re: &str| serde_json::json!({"regexes": [format!("^{quoted}/{re}$")], "paginate": false, "pages": 1, "samples": []});
+    let items = |names: &[&str]| -> BTreeSet<String> {
+        names
+            .iter()
+            .map(|n| format!("{base}/item/{n}.html"))
+            .collect()
+    };
+    for (obey, expected) in [
+        (true, items(&["b1"])),
+        (false, items(&["a1", "a2", "b1", "b2"])),
+    ] {
+        let pattern = serde_json::json!({
+            "version": 1,
+            "site": host,
+            "entry": format!("{base}/index.html"),
+            "example": format!("{base}/item/b1.html"),
+            "scope": {"site": host, "includeSubdomains": false, "allow": [], "deny": []},
+            "levels": [level("list/[a-z]+\\.html"), level("item/[a-z0-9]+\\.html")],
+            "politeness": {"delayMs": 0, "maxInFlight": 4, "maxInFlightPerHost": 2, "obeyRobots": obey},
+        });
+        let path = dir.join(format!("pattern-{obey}.json"));
+        std::fs::write(&path, pattern.to_string()).expect("write pattern");
+        let crawled = crawl_urls(&path);
+        assert_eq!(crawled, expected, "exemplar crawl, obeying robots: {obey}");
+        assert_eq!(
+            scrapy_urls(&path, &dir.join(format!("scrapy-{obey}"))),
+            expected,
+            "Scrapy, obeying robots: {obey}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A module's class list linked only from class pages (Qt's D-Bus and network modules): the
 /// entry links one module's list; a class of it links another module's list ("see also"),
 /// whose classes are reachable no other way. Learning marks the list level as followed from

@@ -1009,3 +1009,79 @@ fn a_filter_form_does_not_replace_the_links_that_reach_every_row() {
         p.render()
     );
 }
+
+/// A search form whose default choice finds nothing for a word: rows are listed only by
+/// "is not" (as Datasette's filter operator), and no link reaches them. Learning's working
+/// submissions chose "not"; the pattern's form keeps that choice, so a crawl's queries list
+/// the rows (with the form's default, "exact", they would find none).
+#[test]
+fn a_form_level_keeps_the_choices_that_worked() {
+    const ROWS: usize = 30;
+    let names = [
+        "apple", "banana", "cherry", "damson", "elder", "fig", "grape", "hazel", "iris", "juniper",
+        "kiwi", "lemon", "mango", "nectar", "olive", "peach", "quince", "raisin", "sloe",
+        "tamarind", "ugli", "vanilla", "walnut", "xigua", "yam", "zucchini", "acorn", "bramble",
+        "clove", "date",
+    ];
+    let page = |title: &str, body: &str| {
+        exemplar::serve::Response::html(format!(
+            "<!DOCTYPE html><html><head><title>{title}</title></head><body>\
+             <nav><a href='/'>home</a></nav><main>{body}</main></body></html>"
+        ))
+    };
+    let form = "<form action='/search'><select name=op><option>exact</option><option>not</option>\
+                </select><input name=q><input type=submit value=Search></form>";
+    let server = Server::start(0, move |req: &exemplar::serve::Request| {
+        let (path, query) = req.path.split_once('?').unwrap_or((&req.path, ""));
+        let param = |k: &str| {
+            query
+                .split('&')
+                .find_map(|kv| kv.strip_prefix(&format!("{k}=")))
+                .unwrap_or("")
+                .to_string()
+        };
+        match path {
+            "/" => page(
+                "Fruit",
+                &format!("<h1>Fruit</h1><p>Search the fruit.</p>{form}"),
+            ),
+            "/search" => {
+                let (op, q) = (param("op"), param("q"));
+                let rows: String = names
+                    .iter()
+                    .filter(|n| if op == "not" { **n != q } else { **n == q })
+                    .map(|n| format!("<li><a href='/fruit/{n}'>{n}</a></li>"))
+                    .collect();
+                page("Results", &format!("<h1>Results</h1>{form}<ul>{rows}</ul>"))
+            }
+            p => match p.strip_prefix("/fruit/").filter(|n| names.contains(n)) {
+                Some(n) => page(
+                    n,
+                    &format!(
+                        "<h1>{n}</h1><dl><dt>name</dt><dd>{n}</dd><dt>kind</dt><dd>fruit</dd></dl>"
+                    ),
+                ),
+                None => exemplar::serve::Response {
+                    status: 404,
+                    ..exemplar::serve::Response::html(String::new())
+                },
+            },
+        }
+    })
+    .expect("server");
+    let base = server.url();
+    let learned = learn_from(&server, "/fruit/fig");
+    let p = &learned.pattern;
+    let fl = p
+        .levels
+        .iter()
+        .find_map(|l| l.form.as_ref())
+        .unwrap_or_else(|| panic!("a form level: {}", p.render()));
+    let op = fl.form.fields.iter().find(|f| f.name == "op").expect("op");
+    assert_eq!(op.value, "not", "the choice that worked");
+    let rows: BTreeSet<String> = names.iter().map(|n| format!("{base}/fruit/{n}")).collect();
+    let crawled = crawl(p, CrawlForms::default());
+    let got: BTreeSet<String> = crawled.targets.iter().cloned().collect();
+    assert_eq!(got, rows, "{}", p.render());
+    assert_eq!(ROWS, names.len());
+}

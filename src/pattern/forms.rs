@@ -74,7 +74,8 @@ impl QueryPolicy {
 pub struct FormLevel {
     /// Readable template: the action path with fixed fields and `*` for filled ones.
     pub template: String,
-    /// The form as found on the site.
+    /// The form as found on the site, each select and radio group set to the choice that led
+    /// to targets while learning (a crawl keeps it: [`FormSpec::pairs`] sends the defaults).
     pub form: FormSpec,
     /// The free-text field queries fill (None: only choice fields, enumerated).
     #[serde(default)]
@@ -163,6 +164,63 @@ impl FormLevel {
             None => format!("^{}{sep}.*$", url_pattern::escape(action)),
         }
     }
+}
+
+/// `spec` with each select and radio group set to the value most of the submissions that worked
+/// gave it (`worked`: their pairs; of equal counts the default, else the first seen), when it
+/// is one of its options. A crawl's queries fill the query field and keep the other fields' defaults, and
+/// learning saw which choices reach targets: Datasette's filter operator lists nothing for a
+/// word by default (`=`), the whole table with "is not".
+fn with_working_choices(spec: &FormSpec, worked: &[&[(String, String)]]) -> FormSpec {
+    let mut out = spec.clone();
+    let mut names: Vec<&str> = Vec::new();
+    for f in &spec.fields {
+        let choice = (f.kind == ControlKind::Select && !f.multiple) || f.kind == ControlKind::Radio;
+        if choice && !f.name.is_empty() && !f.disabled && !names.contains(&f.name.as_str()) {
+            names.push(&f.name);
+        }
+    }
+    for name in names {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for (_, v) in worked
+            .iter()
+            .flat_map(|pairs| pairs.iter())
+            .filter(|(k, _)| k == name)
+        {
+            match counts.iter_mut().find(|(c, _)| *c == v) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((v, 1)),
+            }
+        }
+        // The first of the most frequent (`max_by_key` takes the last), unless the default is
+        // as frequent.
+        let Some(&(best, most)) = counts.iter().rev().max_by_key(|(_, n)| *n) else {
+            continue;
+        };
+        let default = spec
+            .fields
+            .iter()
+            .find(|f| f.name == name && (f.kind == ControlKind::Select || f.checked))
+            .map(|f| f.value.as_str());
+        if counts.iter().any(|&(v, n)| Some(v) == default && n == most) {
+            continue;
+        }
+        let radio_has = |v: &str| {
+            spec.fields
+                .iter()
+                .any(|f| f.kind == ControlKind::Radio && f.name == name && f.value == v)
+        };
+        for f in out.fields.iter_mut().filter(|f| f.name == name) {
+            match f.kind {
+                ControlKind::Select if f.options.iter().any(|o| o == best) => {
+                    f.value = best.to_string();
+                }
+                ControlKind::Radio if radio_has(best) => f.checked = f.value == best,
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 /// The readable template of a form: action path, fixed fields with their values, filled fields
@@ -345,10 +403,12 @@ fn annotate(levels: &mut Vec<Level>, with: &Annotator<'_>) -> Result<(), Pattern
         let form = &map.forms[f];
         let query_field = form.spec.query_field().map(|fl| fl.name.clone());
         let mut values: Vec<String> = Vec::new();
+        let mut worked_pairs: Vec<&[(String, String)]> = Vec::new();
         for s in &form.submissions {
             if !worked.contains(&s.node) {
                 continue;
             }
+            worked_pairs.push(&s.values);
             if let Some(q) = &query_field
                 && let Some((_, v)) = s.values.iter().find(|(k, _)| k == q)
                 && !values.contains(v)
@@ -358,7 +418,7 @@ fn annotate(levels: &mut Vec<Level>, with: &Annotator<'_>) -> Result<(), Pattern
         }
         let fl = FormLevel {
             template: template(&form.spec, query_field.as_deref()),
-            form: form.spec.clone(),
+            form: with_working_choices(&form.spec, &worked_pairs),
             query_field,
             values,
             thesis_terms: form.terms.clone(),
@@ -408,6 +468,39 @@ mod tests {
         )
         .expect("parses");
         crate::forms::valid_forms(&page).remove(0)
+    }
+
+    #[test]
+    fn the_choices_that_worked_become_the_defaults() {
+        let page = Page::from_html(
+            "<form action=/s><select name=op><option>exact<option>not</select>\
+             <input type=radio name=in value=title checked><input type=radio name=in value=body>\
+             <select name=lang><option>en<option>pt</select><input name=q></form>",
+            "http://h/",
+        )
+        .expect("parses");
+        let spec = crate::forms::valid_forms(&page).remove(0);
+        let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let a = vec![pair("op", "not"), pair("in", "body"), pair("lang", "pt")];
+        let b = vec![pair("op", "not"), pair("in", "title"), pair("lang", "en")];
+        let c = vec![pair("op", "exact"), pair("in", "body"), pair("lang", "xx")];
+        let set = with_working_choices(&spec, &[&a, &b, &c]);
+        // The most frequent value; of a tie the default, else the first seen; never a value
+        // the field lacks.
+        assert_eq!(
+            set.pairs(&[("q", "w")]),
+            [
+                pair("op", "not"),
+                pair("in", "body"),
+                pair("lang", "en"),
+                pair("q", "w")
+            ]
+        );
+        let d = vec![pair("lang", "pt")];
+        let set = with_working_choices(&spec, &[&d, &c]);
+        assert_eq!(set.pairs(&[]).get(2), Some(&pair("lang", "pt")));
+        let none = with_working_choices(&spec, &[&vec![pair("lang", "xx")]]);
+        assert_eq!(none, spec, "nothing usable worked: the defaults stay");
     }
 
     fn level(query_field: Option<&str>) -> FormLevel {
