@@ -28,6 +28,23 @@ fn learn(lib: &Library) -> (Server, run::Learned) {
     (server, learned)
 }
 
+/// The value of `k` in a query string (`""` when absent).
+fn query_param(query: &str, k: &str) -> String {
+    query
+        .split('&')
+        .find_map(|kv| kv.strip_prefix(&format!("{k}=")))
+        .unwrap_or("")
+        .to_string()
+}
+
+/// An empty 404 answer.
+fn not_found() -> exemplar::serve::Response {
+    exemplar::serve::Response {
+        status: 404,
+        ..exemplar::serve::Response::html(String::new())
+    }
+}
+
 /// Learns from the server's home page and the example at `example` (a path), unthrottled.
 fn learn_from(server: &Server, example: &str) -> run::Learned {
     let base = server.url();
@@ -522,10 +539,7 @@ fn a_form_that_ignores_its_values_is_dropped() {
                     &format!("Item {i}"),
                     &format!("<article><h1>Item {i}</h1><p>Details of item {i}.</p></article>"),
                 ),
-                None => exemplar::serve::Response {
-                    status: 404,
-                    ..exemplar::serve::Response::html(String::new())
-                },
+                None => not_found(),
             },
         }
     })
@@ -585,10 +599,7 @@ fn a_search_box_submitting_to_its_own_page_is_tried_once() {
                          <a href='/'>home</a></article>"
                     ),
                 ),
-                None => exemplar::serve::Response {
-                    status: 404,
-                    ..exemplar::serve::Response::html(String::new())
-                },
+                None => not_found(),
             },
         }
     })
@@ -716,10 +727,7 @@ fn map_in_memory(
     let respond = |url: &str| {
         let path = url.splitn(4, '/').nth(3).unwrap_or("");
         let resp = if url.ends_with("robots.txt") {
-            exemplar::serve::Response {
-                status: 404,
-                ..exemplar::serve::Response::html(String::new())
-            }
+            not_found()
         } else {
             lib.respond(&format!("/{path}"))
         };
@@ -951,13 +959,7 @@ fn a_filter_form_does_not_replace_the_links_that_reach_every_row() {
     };
     let server = Server::start(0, move |req: &exemplar::serve::Request| {
         let (path, query) = req.path.split_once('?').unwrap_or((&req.path, ""));
-        let param = |k: &str| {
-            query
-                .split('&')
-                .find_map(|kv| kv.strip_prefix(&format!("{k}=")))
-                .unwrap_or("")
-                .to_string()
-        };
+        let param = |k: &str| query_param(query, k);
         match path {
             "/" => page("Home", "<h1>Databases</h1><a href='/db'>db</a>"),
             "/db" => page("db", "<h1>db</h1><ul><li><a href='/db/t'>t</a> (60 rows)</li></ul>"),
@@ -982,10 +984,7 @@ fn a_filter_form_does_not_replace_the_links_that_reach_every_row() {
                     &format!("<h1>t: row{i}</h1><dl><dt>name</dt><dd>row{i}</dd><dt>n</dt><dd>{i}</dd></dl>\
                               <p><a href='/db/t/row{i}.json'>json</a></p>"),
                 ),
-                _ => exemplar::serve::Response {
-                    status: 404,
-                    ..exemplar::serve::Response::html(String::new())
-                },
+                _ => not_found(),
             },
         }
     })
@@ -1033,13 +1032,7 @@ fn a_form_level_keeps_the_choices_that_worked() {
                 </select><input name=q><input type=submit value=Search></form>";
     let server = Server::start(0, move |req: &exemplar::serve::Request| {
         let (path, query) = req.path.split_once('?').unwrap_or((&req.path, ""));
-        let param = |k: &str| {
-            query
-                .split('&')
-                .find_map(|kv| kv.strip_prefix(&format!("{k}=")))
-                .unwrap_or("")
-                .to_string()
-        };
+        let param = |k: &str| query_param(query, k);
         match path {
             "/" => page(
                 "Fruit",
@@ -1061,10 +1054,7 @@ fn a_form_level_keeps_the_choices_that_worked() {
                         "<h1>{n}</h1><dl><dt>name</dt><dd>{n}</dd><dt>kind</dt><dd>fruit</dd></dl>"
                     ),
                 ),
-                None => exemplar::serve::Response {
-                    status: 404,
-                    ..exemplar::serve::Response::html(String::new())
-                },
+                None => not_found(),
             },
         }
     })

@@ -269,7 +269,7 @@ impl Shapes {
         self.barren_key(url).is_some()
     }
 
-    /// The barren shape or kind `url` is of (see [`Shapes::is_barren`]).
+    /// The barren file type, shape or kind `url` is of (see [`Shapes::is_barren`]).
     pub fn barren_key(&self, url: &str) -> Option<String> {
         // First: a row's `.json` is of the row's shape, which yielded.
         if self.never_html(url) {

@@ -499,7 +499,7 @@ mod tests {
         let d = vec![pair("lang", "pt")];
         let set = with_working_choices(&spec, &[&d, &c]);
         assert_eq!(set.pairs(&[]).get(2), Some(&pair("lang", "pt")));
-        let none = with_working_choices(&spec, &[&vec![pair("lang", "xx")]]);
+        let none = with_working_choices(&spec, &[&[pair("lang", "xx")]]);
         assert_eq!(none, spec, "nothing usable worked: the defaults stay");
     }
 
