@@ -330,8 +330,8 @@ pub struct Token {
 /// Algorithm 5 (`Tokenize`): repeatedly takes the longest leftmost prefix of `s` that matches one
 /// leaf of the regex tree — a run of ASCII letters, a run of ASCII digits, or one other character
 /// — except that a run of letters and digits alternating at least three times (`3f9a`, a commit
-/// hash) is one [`Class::AlphaNum`] token, an identifier ([`IDENTIFIER_RUNS`]). The texts of the tokens concatenate back to
-/// `s`.
+/// hash) is one [`Class::AlphaNum`] token, an identifier. The texts of the tokens concatenate
+/// back to `s`.
 pub fn tokenize(s: &str) -> Vec<Token> {
     spans(s)
         .into_iter()
@@ -500,9 +500,9 @@ fn rows_regex(rows: &[Vec<String>]) -> String {
 ///   form one optional group: `app-pgdump`, `pgbench` → `[A-Za-z]+(?:-[A-Za-z]+)?`.
 ///
 /// Infixes too long to align, or without a common structure and no query parameters (no symbol
-/// in every value, and the average value fills fewer than half the aligned columns; see
-/// [`MIN_FILL`]), are generalised as a whole: one
-/// class of the characters seen (`[A-Za-z0-9\-\~]+`). `""` for no values.
+/// in every value, and the average value fills fewer than half the aligned columns), are
+/// generalised as a whole: one class of the characters seen (`[A-Za-z0-9\-\~]+`). `""` for no
+/// values.
 pub fn level_regex(values: &[&str]) -> String {
     let mut seen = HashSet::new();
     let distinct: Vec<&str> = values.iter().copied().filter(|v| seen.insert(*v)).collect();

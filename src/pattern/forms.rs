@@ -168,9 +168,9 @@ impl FormLevel {
 
 /// `spec` with each select and radio group set to the value most of the submissions that worked
 /// gave it (`worked`: their pairs; of equal counts the default, else the first seen), when it
-/// is one of its options. A crawl's queries fill the query field and keep the other fields' defaults, and
-/// learning saw which choices reach targets: Datasette's filter operator lists nothing for a
-/// word by default (`=`), the whole table with "is not".
+/// is one of its options. A crawl's queries fill the query field and keep the other fields'
+/// defaults, and learning saw which choices reach targets: Datasette's filter operator lists
+/// nothing for a word by default (`=`), the whole table with "is not".
 fn with_working_choices(spec: &FormSpec, worked: &[&[(String, String)]]) -> FormSpec {
     let mut out = spec.clone();
     let mut names: Vec<&str> = Vec::new();
