@@ -336,12 +336,55 @@ pub enum TrapReason {
     FacetBudget,
 }
 
+impl TrapReason {
+    /// What the limit is, for a user: `past 5000 URLs of one shape`.
+    pub fn describe(self, l: &TrapLimits) -> String {
+        match self {
+            TrapReason::TooLong => format!("longer than {} characters", l.max_url_len),
+            TrapReason::RepeatedSegments => format!(
+                "a path segment repeated more than {} times",
+                l.max_segment_repeats
+            ),
+            TrapReason::TooDeep => format!("deeper than {} path segments", l.max_path_depth),
+            TrapReason::TooManyParams => {
+                format!("more than {} query parameters", l.max_query_params)
+            }
+            TrapReason::ShapeBudget => format!(
+                "past {} URLs of one shape (digits and query values aside)",
+                l.max_per_shape
+            ),
+            TrapReason::FacetBudget => format!(
+                "past {} sets of query parameters on one path",
+                l.max_facets_per_path
+            ),
+        }
+    }
+}
+
+/// The URLs the guard refused for one reason: how many, the first, and the limit in words.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refusal {
+    /// The reason.
+    pub reason: TrapReason,
+    /// URLs refused for it.
+    pub count: usize,
+    /// The first of them.
+    pub example: String,
+    /// [`TrapReason::describe`] with the guard's limits.
+    pub limit: String,
+}
+
 /// The stateful trap guard (serde data, part of snapshots).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TrapGuard {
     limits: TrapLimits,
     shapes: HashMap<String, usize>,
     facets: HashMap<String, BTreeSet<String>>,
+    /// What was refused, by reason in the order first met: a user is told (gitweb's one shape
+    /// had 147,745 links refused, silently).
+    #[serde(default)]
+    refused: Vec<Refusal>,
 }
 
 impl TrapGuard {
@@ -351,11 +394,32 @@ impl TrapGuard {
             limits,
             shapes: HashMap::new(),
             facets: HashMap::new(),
+            refused: Vec::new(),
         }
     }
 
-    /// Checks a new URL (call once per distinct URL); `Some` means skip it.
+    /// Checks a new URL (call once per distinct URL); `Some` means skip it, and is counted
+    /// ([`TrapGuard::refusals`]).
     pub fn check(&mut self, url: &str) -> Option<TrapReason> {
+        let reason = self.verdict(url)?;
+        match self.refused.iter_mut().find(|r| r.reason == reason) {
+            Some(r) => r.count += 1,
+            None => self.refused.push(Refusal {
+                reason,
+                count: 1,
+                example: url.to_string(),
+                limit: reason.describe(&self.limits),
+            }),
+        }
+        Some(reason)
+    }
+
+    /// What the guard refused so far, by reason.
+    pub fn refusals(&self) -> &[Refusal] {
+        &self.refused
+    }
+
+    fn verdict(&mut self, url: &str) -> Option<TrapReason> {
         let l = &self.limits;
         if url.len() > l.max_url_len {
             return Some(TrapReason::TooLong);
@@ -680,6 +744,26 @@ mod tests {
         assert_eq!(
             query_names("p=x.git;a=commit&h=1;;f").collect::<Vec<_>>(),
             ["p", "a", "h", "f"]
+        );
+        // What was refused is counted by reason, with the first URL and the limit in words.
+        g.check(&format!("{cgi};a=tree;h=fe;hb=c"));
+        g.check(&format!("http://h/{}", "x".repeat(2000)));
+        assert_eq!(
+            g.refusals(),
+            [
+                Refusal {
+                    reason: TrapReason::ShapeBudget,
+                    count: 2,
+                    example: format!("{cgi};a=tree;h=ff;hb=b"),
+                    limit: "past 100 URLs of one shape (digits and query values aside)".into(),
+                },
+                Refusal {
+                    reason: TrapReason::TooLong,
+                    count: 1,
+                    example: format!("http://h/{}", "x".repeat(2000)),
+                    limit: "longer than 1024 characters".into(),
+                },
+            ]
         );
     }
 

@@ -46,6 +46,8 @@ pub struct Learned {
     pub map: SiteMap,
     /// Final counts of the mapping.
     pub progress: mapper::Progress,
+    /// The links the trap guard refused while mapping, by reason.
+    pub traps: Vec<crate::canon::Refusal>,
     /// Why mapping stopped.
     pub stopped: Option<mapper::StopReason>,
     /// Wall time.
@@ -102,6 +104,8 @@ pub struct Mapped {
     pub config: MapConfig,
     /// Final counts.
     pub progress: mapper::Progress,
+    /// The links the trap guard refused, by reason.
+    pub traps: Vec<crate::canon::Refusal>,
     /// Why mapping stopped.
     pub stopped: Option<mapper::StopReason>,
     /// Wall time of this run.
@@ -135,6 +139,7 @@ impl Mapped {
             pattern,
             map,
             progress: self.progress,
+            traps: self.traps,
             stopped: self.stopped,
             elapsed: self.elapsed,
             stats: self.stats,
@@ -190,6 +195,7 @@ pub fn map_site(
     saver.result()?;
     Ok(Mapped {
         progress: m.progress(),
+        traps: m.trap_refusals().to_vec(),
         stopped: m.stopped(),
         config: m.config().clone(),
         map: m.into_site_map(),
@@ -267,6 +273,8 @@ pub struct Crawled {
     pub interrupted: bool,
     /// Pages this run skipped for passing the size limit (`CrawlConfig::max_bytes`).
     pub too_large: Vec<String>,
+    /// The links the trap guard refused, by reason (a resumed crawl's included).
+    pub traps: Vec<crate::canon::Refusal>,
 }
 
 /// Runs a pattern. Every target page is handed to `sink` (for exports) as it arrives.
@@ -401,6 +409,7 @@ pub fn crawl_from(
         stats,
         interrupted,
         too_large,
+        traps: c.trap_refusals().to_vec(),
     })
 }
 

@@ -1197,6 +1197,84 @@ fn learn_without_a_target_fails_but_keeps_the_map() {
     assert_eq!(map.targets().count(), 0);
 }
 
+/// Links the trap guard refuses are named after learning, by reason, with the first one and the
+/// limit: a page links ever deeper copies of itself (`/a/a/a/…`) and sixty overlong URLs.
+#[test]
+fn learn_names_the_links_the_trap_guard_refused() {
+    use exemplar::serve::{Response, Server};
+    let item = |i: u32| {
+        format!(
+            "<html><head><title>Item {i}</title></head><body><div class=item><h1>Item {i}</h1>\
+             <p class=d>text {i}</p></div></body></html>"
+        )
+    };
+    let server = Server::start(0, move |req| match req.path.as_str() {
+        "/" => {
+            let long: String = (0..60)
+                .map(|i| format!("<a href='/q?{i}={}'>long</a>", "x".repeat(1100)))
+                .collect();
+            Response::html(format!(
+                "<html><body><a href='/item/1'>1</a><a href='/item/2'>2</a>\
+                 <a href='/a/'>a</a>{long}</body></html>"
+            ))
+        }
+        p if p.starts_with("/a/") => Response::html(format!(
+            "<html><body><h2>{p}</h2><a href='{p}a/'>deeper</a></body></html>"
+        )),
+        "/item/1" => Response::html(item(1)),
+        "/item/2" => Response::html(item(2)),
+        _ => Response::not_found(),
+    })
+    .unwrap();
+    let dir = scratch_dir("traps");
+    let pattern = dir.join("pattern.json");
+    let (entry, example) = (server.url() + "/", server.url() + "/item/1");
+    let args = learn_args(&entry, &example, pattern.to_str().unwrap(), "0");
+    let out = stdout_of(exemplar(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
+    let base = server.url();
+    assert!(
+        out.contains(&format!(
+            "trap guard: 60 links not followed, longer than 1024 characters (e.g. {base}/q?0=xxx"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "trap guard: 1 link not followed, a path segment repeated more than 2 times (e.g. {base}/a/a/a/)"
+        )),
+        "{out}"
+    );
+    // A crawl names them too: a pattern whose first level pages through the copies.
+    let host = base.trim_start_matches("http://");
+    let quoted = base.replace('.', "\\.");
+    let level = |re: String, paginate: bool| serde_json::json!({"regexes": [re], "paginate": paginate, "pages": 1, "samples": []});
+    let hand = serde_json::json!({
+        "version": 1,
+        "site": host,
+        "entry": format!("{base}/"),
+        "example": format!("{base}/item/1"),
+        "scope": {"site": host, "includeSubdomains": false, "allow": [], "deny": []},
+        "levels": [
+            level(format!("^{quoted}/(?:a/)+$"), true),
+            level(format!("^{quoted}/item/[0-9]+$"), false),
+        ],
+        "politeness": {"delayMs": 0, "maxInFlight": 2, "maxInFlightPerHost": 2, "obeyRobots": true},
+    });
+    let hand_path = dir.join("hand.json");
+    std::fs::write(&hand_path, hand.to_string()).unwrap();
+    let out = exemplar(&["crawl", hand_path.to_str().unwrap(), "--quiet"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "trap guard: 1 link not followed, a path segment repeated more than 2 times (e.g. {base}/a/a/a/)"
+        )),
+        "{stderr}"
+    );
+}
+
 /// Ctrl-C while a request hangs (a server that holds the connection for a minute, longer than
 /// the 30 s request timeout) saves and ends the mapping at once, without waiting for the
 /// request; the state asks for the page again on resume.

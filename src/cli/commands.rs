@@ -216,6 +216,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         .collect();
     print_too_large(&too_large, mapped_config.max_bytes, "learn");
     print_review(corrected.as_ref().unwrap_or(&learned.map), &learned.pattern);
+    print_traps(&learned.traps, false);
     println!(
         "mapping: {} fetched{}, {}, {}, {} skipped in {:.1} s ({:?}); pattern written to {out}",
         count(learned.progress.fetched, "page"),
@@ -500,6 +501,23 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Names the links the trap guard refused, by reason (on stderr where the run's summary is).
+fn print_traps(refused: &[exemplar::canon::Refusal], stderr: bool) {
+    for r in refused {
+        let line = format!(
+            "trap guard: {} not followed, {} (e.g. {})",
+            count(r.count, "link"),
+            r.limit,
+            r.example
+        );
+        if stderr {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    }
+}
+
 /// `--save-every S` (default 5 s), only with `--state`.
 fn save_every(args: &[String], state: Option<&str>) -> Result<std::time::Duration, String> {
     let every: f64 = parse(args, "--save-every")?.unwrap_or(5.0);
@@ -677,6 +695,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     }
     let too_large: Vec<&str> = crawled.too_large.iter().map(String::as_str).collect();
     print_too_large(&too_large, config_max_bytes, "crawl");
+    print_traps(&crawled.traps, true);
     eprintln!(
         "coverage: {} of {} targets known from learning reached; {} missed; {} not known before",
         c.reached,

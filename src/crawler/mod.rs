@@ -514,6 +514,11 @@ impl Crawler {
         p
     }
 
+    /// The links the trap guard refused so far, by reason (part of [`Progress::skipped`]).
+    pub fn trap_refusals(&self) -> &[crate::canon::Refusal] {
+        self.state.traps.refusals()
+    }
+
     /// Why it stopped, once it has.
     pub fn stopped(&self) -> Option<StopReason> {
         self.state.stopped

@@ -1105,6 +1105,11 @@ impl Mapper {
         p
     }
 
+    /// The links the trap guard refused so far, by reason (part of [`Progress::skipped`]).
+    pub fn trap_refusals(&self) -> &[canon::Refusal] {
+        self.state.traps.refusals()
+    }
+
     /// Why it stopped, once it has.
     pub fn stopped(&self) -> Option<StopReason> {
         self.state.stopped
