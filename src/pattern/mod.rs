@@ -1320,8 +1320,8 @@ fn distances(map: &SiteMap) -> Vec<Option<u32>> {
 }
 
 /// The most general regexes covering `pos` that match none of `neg`: URLsim groups
-/// generalised with the regex tree, split on the next character after their common prefix
-/// while a known negative matches.
+/// generalised with the regex tree, split while a known negative matches — by the punctuation
+/// skeleton of what follows their common prefix, then by its next character.
 pub fn generalise(pos: &[&str], neg: &[&str], k: usize) -> Vec<String> {
     generalise_excluding(pos, neg, k, 0.0).regexes
 }
