@@ -1,6 +1,8 @@
 //! The `exemplar` command line, run as a real process: the demo job on the bundled demo site
 //! (what `./build.sh` prints), and errors with exit codes.
 
+mod common;
+
 use std::collections::{BTreeSet, HashMap};
 use std::process::Command;
 
@@ -1247,21 +1249,13 @@ fn learn_names_the_links_the_trap_guard_refused() {
         "{out}"
     );
     // A crawl names them too: a pattern whose first level pages through the copies.
-    let host = base.trim_start_matches("http://");
-    let quoted = base.replace('.', "\\.");
-    let level = |re: String, paginate: bool| serde_json::json!({"regexes": [re], "paginate": paginate, "pages": 1, "samples": []});
-    let hand = serde_json::json!({
-        "version": 1,
-        "site": host,
-        "entry": format!("{base}/"),
-        "example": format!("{base}/item/1"),
-        "scope": {"site": host, "includeSubdomains": false, "allow": [], "deny": []},
-        "levels": [
-            level(format!("^{quoted}/(?:a/)+$"), true),
-            level(format!("^{quoted}/item/[0-9]+$"), false),
-        ],
-        "politeness": {"delayMs": 0, "maxInFlight": 2, "maxInFlightPerHost": 2, "obeyRobots": true},
-    });
+    let hand = common::hand_pattern(
+        &base,
+        "",
+        "item/1",
+        &[("(?:a/)+", true), ("item/[0-9]+", false)],
+        true,
+    );
     let hand_path = dir.join("hand.json");
     std::fs::write(&hand_path, hand.to_string()).unwrap();
     let out = exemplar(&["crawl", hand_path.to_str().unwrap(), "--quiet"]);

@@ -341,18 +341,17 @@ fn scrapy_follows_links_to_deeper_levels_as_the_crawler_does() {
     let server =
         exemplar::serve::Server::start(0, exemplar::serve::static_dir(&site)).expect("serve");
     let base = server.url();
-    let host = base.trim_start_matches("http://").trim_end_matches('/');
-    let quoted = base.trim_end_matches('/').replace('.', "\\.");
-    let level = |re: &str| serde_json::json!({"regexes": [format!("^{quoted}/{re}$")], "paginate": false, "pages": 1, "samples": []});
-    let pattern = serde_json::json!({
-        "version": 1,
-        "site": host,
-        "entry": format!("{}/index.html", base.trim_end_matches('/')),
-        "example": format!("{}/item/a1.html", base.trim_end_matches('/')),
-        "scope": {"site": host, "includeSubdomains": false, "allow": [], "deny": []},
-        "levels": [level("section/[a-z]+\\.html"), level("list/[a-z]+-[0-9]+\\.html"), level("item/[a-z0-9]+\\.html")],
-        "politeness": {"delayMs": 0, "maxInFlight": 4, "maxInFlightPerHost": 2, "obeyRobots": true},
-    });
+    let pattern = common::hand_pattern(
+        base.trim_end_matches('/'),
+        "index.html",
+        "item/a1.html",
+        &[
+            ("section/[a-z]+\\.html", false),
+            ("list/[a-z]+-[0-9]+\\.html", false),
+            ("item/[a-z0-9]+\\.html", false),
+        ],
+        true,
+    );
     let path = dir.join("pattern.json");
     std::fs::write(&path, pattern.to_string()).expect("write pattern");
     exemplar::pattern::Pattern::from_json(&pattern.to_string()).expect("valid pattern");
@@ -411,9 +410,6 @@ fn scrapy_obeys_nofollow_as_the_crawler_does() {
     let server =
         exemplar::serve::Server::start(0, exemplar::serve::static_dir(&site)).expect("serve");
     let base = server.url().trim_end_matches('/').to_string();
-    let host = base.trim_start_matches("http://").to_string();
-    let quoted = base.replace('.', "\\.");
-    let level = |re: &str| serde_json::json!({"regexes": [format!("^{quoted}/{re}$")], "paginate": false, "pages": 1, "samples": []});
     let items = |names: &[&str]| -> BTreeSet<String> {
         names
             .iter()
@@ -424,15 +420,16 @@ fn scrapy_obeys_nofollow_as_the_crawler_does() {
         (true, items(&["b1"])),
         (false, items(&["a1", "a2", "b1", "b2"])),
     ] {
-        let pattern = serde_json::json!({
-            "version": 1,
-            "site": host,
-            "entry": format!("{base}/index.html"),
-            "example": format!("{base}/item/b1.html"),
-            "scope": {"site": host, "includeSubdomains": false, "allow": [], "deny": []},
-            "levels": [level("list/[a-z]+\\.html"), level("item/[a-z0-9]+\\.html")],
-            "politeness": {"delayMs": 0, "maxInFlight": 4, "maxInFlightPerHost": 2, "obeyRobots": obey},
-        });
+        let pattern = common::hand_pattern(
+            &base,
+            "index.html",
+            "item/b1.html",
+            &[
+                ("list/[a-z]+\\.html", false),
+                ("item/[a-z0-9]+\\.html", false),
+            ],
+            obey,
+        );
         let path = dir.join(format!("pattern-{obey}.json"));
         std::fs::write(&path, pattern.to_string()).expect("write pattern");
         let crawled = crawl_urls(&path);

@@ -272,8 +272,10 @@ impl Shapes {
     /// The barren file type, shape or kind `url` is of (see [`Shapes::is_barren`]).
     pub fn barren_key(&self, url: &str) -> Option<String> {
         // First: a row's `.json` is of the row's shape, which yielded.
-        if self.never_html(url) {
-            return file_type(url);
+        if let Some(key) = file_type(url)
+            && self.by_type.get(&key).is_some_and(TypeYield::is_barren)
+        {
+            return Some(key);
         }
         let key = shape(url);
         match self.by_shape.get(&key) {

@@ -1,7 +1,37 @@
 //! Helpers shared by integration-test crates (a module, not a test crate of its own).
+// Each test crate uses some of them.
+#![allow(dead_code)]
 
 use std::path::Path;
 use std::process::Command;
+
+/// A pattern written by hand for the site at `base` (no trailing `/`): `entry` and `example`
+/// paths, one level per `(regex, paginate)` with the regex anchored after `{base}/`, no delay.
+pub fn hand_pattern(
+    base: &str,
+    entry: &str,
+    example: &str,
+    levels: &[(&str, bool)],
+    obey_robots: bool,
+) -> serde_json::Value {
+    let host = base.trim_start_matches("http://");
+    let quoted = base.replace('.', "\\.");
+    let levels: Vec<serde_json::Value> = levels
+        .iter()
+        .map(|(re, paginate)| {
+            serde_json::json!({"regexes": [format!("^{quoted}/{re}$")], "paginate": paginate, "pages": 1, "samples": []})
+        })
+        .collect();
+    serde_json::json!({
+        "version": 1,
+        "site": host,
+        "entry": format!("{base}/{entry}"),
+        "example": format!("{base}/{example}"),
+        "scope": {"site": host, "includeSubdomains": false, "allow": [], "deny": []},
+        "levels": levels,
+        "politeness": {"delayMs": 0, "maxInFlight": 4, "maxInFlightPerHost": 2, "obeyRobots": obey_robots},
+    })
+}
 
 /// Runs spider `name` of a generated Scrapy project in `project` with the Scrapy of the
 /// repository's `.venv` (`./build.sh setup` installs it), its items written to `items.jsonl`
