@@ -326,6 +326,7 @@ async function checkpoint(run) {
   const { record, job, control } = run;
   record.snapshot = job.snapshot();
   record.progress = job.progress();
+  record.traps = job.trapRefusals();
   record.current = control.current;
   record.updatedAt = Date.now();
   await db.put('jobs', record);
@@ -522,6 +523,7 @@ function statusOf(record) {
     stopped: record.stopped, error: record.error, result: record.result, settings: record.settings,
     forms: record.forms ?? null, queryBudget: record.queryBudget ?? null, lastQuery: record.lastQuery ?? null,
     formLevels: record.formLevels ?? {}, tooLarge: record.tooLarge ?? { count: 0, urls: [] },
+    traps: run ? run.job.trapRefusals() : record.traps ?? [],
   };
 }
 

@@ -89,9 +89,31 @@ function renderJob(job) {
   $('job-error').textContent = job.error ?? '';
   $('job-errors').replaceChildren(...(job.errors ?? []).map((e) => el('li', `${e.url}: ${e.what}`)));
   renderTooLarge($('job-too-large'), job);
+  renderTraps($('job-traps'), job);
   $('pause').hidden = job.status !== 'running';
   $('resume').hidden = job.status !== 'paused';
   $('cancel').hidden = !['running', 'paused'].includes(job.status);
+}
+
+/**
+ * The links the trap guard did not follow (Rust's `canon::Refusal`, one per bound): how many, the
+ * bound in words and the first link refused, so a trap or a budget that left pages out is seen.
+ */
+function renderTraps(box, job) {
+  const traps = job?.traps ?? [];
+  box.hidden = traps.length === 0;
+  if (box.hidden) return;
+  const total = traps.reduce((n, t) => n + t.count, 0);
+  const when = job.kind === 'learn' ? 'while learning' : 'by this crawl';
+  const text = el('p', `${total} ${total === 1 ? 'link was' : 'links were'} not followed ${when}: the trap guard's bounds on URLs (endless calendars, facet combinations, repeated paths).`);
+  const list = el('ul');
+  for (const t of traps) {
+    const li = el('li', `${t.limit}: ${t.count} ${t.count === 1 ? 'link' : 'links'}, e.g. `);
+    li.dataset.reason = t.reason;
+    li.append(el('span', t.example, 'url'));
+    list.append(li);
+  }
+  box.replaceChildren(text, list);
 }
 
 const MIB = 1024 * 1024;
@@ -234,6 +256,7 @@ function renderResult() {
   const result = learnJob?.status === 'done' ? learnJob.result : null;
   renderLeftUnfetched(result?.leftUnfetched ?? []);
   renderTooLarge($('learn-too-large'), learnJob);
+  renderTraps($('learn-traps'), learnJob);
   $('threshold-box').hidden = !result;
   if (result) {
     if (document.activeElement !== $('threshold')) $('threshold').value = result.threshold;

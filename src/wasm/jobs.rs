@@ -328,6 +328,17 @@ impl Job {
         }
     }
 
+    /// The links the trap guard did not follow so far, one entry per bound that refused any:
+    /// `[{reason, count, example, limit}]` (`limit` is the bound in words, `example` the first
+    /// link refused), so a user sees what a crawler trap or a budget left out.
+    #[wasm_bindgen(js_name = trapRefusals)]
+    pub fn trap_refusals(&self) -> Result<JsValue, js_sys::Error> {
+        match &self.inner {
+            Inner::Learn(m) => to_js(&m.trap_refusals()),
+            Inner::Crawl(c) => to_js(&c.trap_refusals()),
+        }
+    }
+
     /// Why the job stopped (`"exhausted"`, `"maxPages"`, `"maxDuration"`, `"cancelled"`), or
     /// `undefined` while it runs.
     pub fn stopped(&self) -> Result<JsValue, js_sys::Error> {
