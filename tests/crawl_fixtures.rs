@@ -1,6 +1,7 @@
 //! Mapping, learning and crawling the fixture shop over real HTTP on 127.0.0.1: pagination,
 //! facets, shortcuts, a calendar trap, session ids, redirects, 404/500, a slow page, non-HTML
-//! links, robots.txt, and a site that grows between learning and crawling.
+//! links, robots.txt, and a site that grows between learning and crawling; pages under aliases
+//! their links carry (a repository browser's `h=HEAD`).
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -561,4 +562,77 @@ fn pages_reached_only_through_a_meta_refresh_are_mapped_learned_and_crawled() {
     // The generated Scrapy spider reads the refresh as a link too.
     let scraped = scrapy_crawl_spec(&spec, "refresh");
     assert_eq!(paths(&base, &scraped), topics);
+}
+
+/// A repository browser like gitweb: commits at `/commit?h=<hash>`, the newest also at
+/// `/commit?h=HEAD`, whose links carry `HEAD` where the other URL's carry the hash.
+fn repository(path: &str) -> exemplar::serve::Response {
+    use exemplar::serve::Response;
+    const HASHES: [&str; 5] = ["9f3ab07", "c41e2d9", "5b8d0fa", "e07c6b1", "a923f22"];
+    let commit = |h: &str, i: usize| {
+        let parent = i
+            .checked_sub(1)
+            .map(|p| format!("<a href='/commit?h={}'>parent</a>", HASHES[p]))
+            .unwrap_or_default();
+        Response::html(format!(
+            "<html><head><title>commit</title></head><body><div class=nav>\
+             <a href='/log?h={h}'>log</a> <a href='/tree?hb={h}'>tree</a></div>\
+             <table class=commit><tr><td>message</td><td>Change number {}</td></tr>\
+             <tr><td>parent</td><td>{parent}</td></tr></table>\
+             <div class=files><a href='/blob?f=README;hb={h}'>README</a></div></body></html>",
+            ["one", "two", "three", "four", "five"][i]
+        ))
+    };
+    match path.split_once('?') {
+        None if path == "/" => Response::html(
+            "<html><body><a href='/log'>log</a> <a href='/commit?h=HEAD'>last commit</a>\
+             </body></html>",
+        ),
+        Some(("/log", _)) | None if path.starts_with("/log") => {
+            let rows: String = HASHES
+                .iter()
+                .rev()
+                .map(|h| format!("<li><a href='/commit?h={h}'>{h}</a></li>"))
+                .collect();
+            Response::html(format!("<html><body><ul>{rows}</ul></body></html>"))
+        }
+        Some(("/commit", q)) => {
+            let h = q.strip_prefix("h=").unwrap_or(q);
+            let h = if h == "HEAD" { HASHES[4] } else { h };
+            match HASHES.iter().position(|x| *x == h) {
+                Some(i) => commit(q.strip_prefix("h=").unwrap_or(q), i),
+                None => Response::not_found(),
+            }
+        }
+        _ => Response::not_found(),
+    }
+}
+
+#[test]
+fn a_commit_under_an_alias_whose_links_carry_it_is_collected_once() {
+    let server =
+        Server::start(0, |req: &exemplar::serve::Request| repository(&req.path)).expect("server");
+    let base = server.url();
+    let learned = learn_fast(
+        &format!("{base}/"),
+        &format!("{base}/commit?h=5b8d0fa"),
+        MapConfig::default(),
+    )
+    .expect("learn");
+    // The head commit is one page, under whichever URL mapping met first.
+    assert_eq!(
+        learned.map.targets().count(),
+        5,
+        "{}",
+        learned.pattern.render()
+    );
+    let duplicates = learned
+        .map
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.state, NodeState::Duplicate { .. }) && n.url.contains("/commit"))
+        .count();
+    assert_eq!(duplicates, 1);
+    let crawled = crawl_fast(learned.pattern);
+    assert_eq!(crawled.targets.len(), 5, "{:?}", crawled.targets);
 }

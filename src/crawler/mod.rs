@@ -20,7 +20,7 @@ use crate::fetch::{
     RequestKind,
 };
 use crate::forms::query::DocTerms;
-use crate::mapper::{ExamplePage, StopReason, canonical_links, page_signature};
+use crate::mapper::{ExamplePage, StopReason, canonical_links, page_signatures};
 use crate::pattern::{Compiled, Pattern, Step};
 use crate::script_links::{self, Include, ScriptTable};
 use crate::similarity::Example;
@@ -743,13 +743,15 @@ impl Crawler {
             Err(e) => return self.error(url, item.level, r.status, e.to_string()),
         };
         let mut links = canonical_links(&page);
-        let signature = page_signature(&page, &links);
-        if let Some(of) = self.state.signatures.get(&signature) {
+        let signatures = page_signatures(&page, &links);
+        if let Some(of) = signatures.iter().find_map(|s| self.state.signatures.get(s)) {
             let of = of.clone();
             self.state.aliases.insert(url.clone(), of.clone());
             return self.skip(url, format!("same content as {of}"));
         }
-        self.state.signatures.insert(signature, url.clone());
+        for s in signatures {
+            self.state.signatures.insert(s, url.clone());
+        }
         // As mapping does: no link of a page whose robots meta tag says `nofollow`, nor a
         // `rel=nofollow` link, unless robots are not obeyed.
         if self.politeness().obey_robots {

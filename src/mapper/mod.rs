@@ -1351,12 +1351,19 @@ impl Mapper {
         let size = r.body.len();
         drop(r);
         let links = canonical_links(&page);
-        let signature = page_signature(&page, &links);
-        match self.state.signatures.get(&signature) {
-            Some(&of) if of != node => return (200, NodeState::Duplicate { of }),
-            _ => {
-                self.state.signatures.insert(signature, node);
-            }
+        let signatures = page_signatures(&page, &links);
+        let seen = signatures.iter().find_map(|s| {
+            self.state
+                .signatures
+                .get(s)
+                .copied()
+                .filter(|&of| of != node)
+        });
+        if let Some(of) = seen {
+            return (200, NodeState::Duplicate { of });
+        }
+        for s in signatures {
+            self.state.signatures.insert(s, node);
         }
         let verdict = self.example.compare(&page);
         let similar = self.place(node, &verdict);
@@ -1654,6 +1661,33 @@ pub(crate) fn canonical_links(page: &Page) -> Vec<Option<String>> {
 /// The content signature of a page that tells the same page under several URLs: title, text
 /// terms, tree size and canonical links (`links` from [`canonical_links`]).
 pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
+    signature_of(page, links, false)
+}
+
+/// A second signature for a page whose links carry one of its own URL's query values
+/// ([`alias_values`]), those values read as "this page's": the same page asked for under an
+/// alias (gitweb's commit as `h=HEAD` and as `h=<hash>`) links to its neighbours with
+/// whichever value it was asked with (`a=log;h=HEAD`, `a=tree;…;hb=HEAD`). A second one, not
+/// a replacement: the same page under URLs with and without a parameter (`?p=r.git;a=summary`
+/// and `?p=r.git`) matches by the plain one only. `None` when no link carries such a value.
+pub(crate) fn alias_signature(page: &Page, links: &[Option<String>]) -> Option<u64> {
+    let own = canon::canonicalize(&page.url)?;
+    let values = alias_values(&own);
+    links
+        .iter()
+        .flatten()
+        .any(|l| matches!(with_own_values(l, &values), std::borrow::Cow::Owned(_)))
+        .then(|| signature_of(page, links, true))
+}
+
+/// Both signatures of a page: [`page_signature`] and, when there is one, [`alias_signature`].
+pub(crate) fn page_signatures(page: &Page, links: &[Option<String>]) -> Vec<u64> {
+    std::iter::once(page_signature(page, links))
+        .chain(alias_signature(page, links))
+        .collect()
+}
+
+fn signature_of(page: &Page, links: &[Option<String>], aliases: bool) -> u64 {
     // Streamed: the signature of title, terms, size and links joined as text, never built.
     let mut s = canon::Signature::new();
     s.push(&page.title);
@@ -1674,14 +1708,18 @@ pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
     // answered with the listing, whose links name the listing without the query).
     let own = canon::canonicalize(&page.url);
     let bare = own.as_deref().map(|u| u.split('?').next().unwrap_or(u));
-    let mut sorted: Vec<&str> = links
+    let own_values = match &own {
+        Some(own) if aliases => alias_values(own),
+        _ => Vec::new(),
+    };
+    let mut sorted: Vec<std::borrow::Cow<'_, str>> = links
         .iter()
         .flatten()
         .map(|l| {
             if own.as_deref() == Some(l.as_str()) || bare == Some(l.as_str()) {
-                "(this page)"
+                "(this page)".into()
             } else {
-                l.as_str()
+                with_own_values(l, &own_values)
             }
         })
         .collect();
@@ -1689,9 +1727,61 @@ pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
     sorted.dedup();
     for l in sorted {
         s.push("\n");
-        s.push(l);
+        s.push(&l);
     }
     s.finish()
+}
+
+/// The values of `url`'s query parameters an alias may be: not numbers (terms keep no
+/// numbers, so pages that differ only in a number and in links carrying it must stay apart:
+/// `?id=41`, `?page=2`), at least 3 characters.
+fn alias_values(url: &str) -> Vec<&str> {
+    let Some((_, query)) = url.split_once('?') else {
+        return Vec::new();
+    };
+    query
+        .split(['&', ';'])
+        .filter_map(|kv| kv.split_once('=').map(|(_, v)| v))
+        .filter(|v| v.len() >= 3 && !v.bytes().all(|b| b.is_ascii_digit()))
+        .collect()
+}
+
+/// `link` with each query parameter whose value is one of `own` ([`alias_values`] of the page's
+/// URL) written `name=(own)`; unchanged (borrowed) when none is.
+fn with_own_values<'a>(link: &'a str, own: &[&str]) -> std::borrow::Cow<'a, str> {
+    let Some((path, query)) = link.split_once('?') else {
+        return link.into();
+    };
+    let value = |kv: &'a str| kv.split_once('=').map(|(_, v)| v);
+    if own.is_empty()
+        || !query
+            .split(['&', ';'])
+            .any(|kv| value(kv).is_some_and(|v| own.contains(&v)))
+    {
+        return link.into();
+    }
+    let mut out = String::with_capacity(link.len());
+    out.push_str(path);
+    out.push('?');
+    let mut rest = query;
+    loop {
+        // Each parameter with the separator that follows it, kept as it was.
+        let end = rest.find(['&', ';']).unwrap_or(rest.len());
+        let kv = &rest[..end];
+        match kv.split_once('=') {
+            Some((name, v)) if own.contains(&v) => {
+                out.push_str(name);
+                out.push_str("=(own)");
+            }
+            _ => out.push_str(kv),
+        }
+        if end == rest.len() {
+            break;
+        }
+        out.push_str(&rest[end..end + 1]);
+        rest = &rest[end + 1..];
+    }
+    out.into()
 }
 
 #[cfg(test)]
@@ -2225,6 +2315,59 @@ mod tests {
         // Another page with the same body links to itself elsewhere: still one page only when
         // the self links are the difference, not the other links.
         assert_ne!(plain, signature(&at("http://shop.test/b")));
+    }
+
+    #[test]
+    fn a_page_under_an_alias_whose_links_carry_it_counts_once() {
+        // gitweb's head commit as `h=HEAD` and as `h=<hash>`: its neighbours' links carry the
+        // value it was asked with.
+        let signature = |page: &Page| {
+            let links = canonical_links(page);
+            alias_signature(page, &links).unwrap_or_else(|| page_signature(page, &links))
+        };
+        let commit = |h: &str, parent: &str, text: &str| {
+            let cgi = "/cgi-bin/gitweb.cgi?p=r.git";
+            Page::from_html(
+                &format!(
+                    "<a href='{cgi};a=log;h={h}'>log</a> <a href='{cgi};a=tree;h=7684cbf;hb={h}'>tree</a> \
+                     <a href='{cgi};a=commit;h={parent}'>parent</a> <p>{text}</p>"
+                ),
+                &format!("http://git.test{cgi};a=commit;h={h}"),
+            )
+            .expect("page")
+        };
+        let head = signature(&commit("HEAD", "ce41fb3", "Fix the parser"));
+        assert_eq!(
+            head,
+            signature(&commit("a923f22", "ce41fb3", "Fix the parser"))
+        );
+        // Another commit with the same message is another page: its parent differs.
+        assert_ne!(
+            head,
+            signature(&commit("b1c2d3e", "a923f22", "Fix the parser"))
+        );
+        // Pages that differ only in a number their links carry stay apart (terms keep no
+        // numbers): an order and its print link.
+        let order = |n: u32| {
+            Page::from_html(
+                &format!("<a href='/order?id={n}&print=yes'>Print</a> <p>Order {n}</p>"),
+                &format!("http://shop.test/order?id={n}"),
+            )
+            .expect("page")
+        };
+        assert_ne!(signature(&order(4101)), signature(&order(4102)));
+        assert_eq!(
+            alias_values("http://h/x?p=r.git;a=commit;h=HEAD&n=12&b=ab"),
+            ["r.git", "commit", "HEAD"]
+        );
+        assert_eq!(
+            with_own_values("http://h/x?a=1;hb=HEAD&b=2", &["HEAD", "3"]),
+            "http://h/x?a=1;hb=(own)&b=2"
+        );
+        assert!(matches!(
+            with_own_values("http://h/x?b=2", &["HEAD"]),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]
