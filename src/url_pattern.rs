@@ -199,14 +199,11 @@ pub fn group(urls: &[&str], k: usize) -> Vec<Vec<usize>> {
 /// ```text
 /// Any ── AlphaNum ── Alpha   [A-Za-z]+
 ///     │           └─ Digit   [0-9]+
-///     ├─ Symbol ──── Punct(c) for every character c that is not an ASCII letter or digit
-///     ├─ Name(n)     a query parameter's name, for every name n
-///     └─ Value       a query parameter's value
+///     └─ Symbol ──── Punct(c) for every character c that is not an ASCII letter or digit
 /// ```
 ///
 /// `Alpha`, `Digit` and `Punct` are the leaves [`tokenize`] cuts strings with; a symbol token is
-/// always one character (`--` is two tokens). `Name` and `Value` are ours: in a query string a
-/// parameter's name and its value are one token each (see [`tokenize`]).
+/// always one character (`--` is two tokens).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
     /// The root: any non-empty string.
@@ -221,12 +218,6 @@ pub enum Class {
     Symbol,
     /// That one character.
     Punct(char),
-    /// The name of a query parameter (a hash of it): one token, aligned only with the same
-    /// name and always kept literal — a query's names are its structure.
-    Name(u64),
-    /// The value of a query parameter, `[^&;/?]+`: one token, never cut, aligned only with other
-    /// values and generalised to the class of the characters its column holds.
-    Value,
 }
 
 impl Class {
@@ -245,7 +236,7 @@ impl Class {
     pub fn parent(self) -> Option<Class> {
         match self {
             Class::Any => None,
-            Class::AlphaNum | Class::Symbol | Class::Name(_) | Class::Value => Some(Class::Any),
+            Class::AlphaNum | Class::Symbol => Some(Class::Any),
             Class::Alpha | Class::Digit => Some(Class::AlphaNum),
             Class::Punct(_) => Some(Class::Symbol),
         }
@@ -285,8 +276,6 @@ impl Class {
             Class::Digit => "[0-9]+".to_string(),
             Class::Symbol => "[^A-Za-z0-9]".to_string(),
             Class::Punct(c) => escape(c.encode_utf8(&mut [0; 4])),
-            Class::Name(_) => "[^&;=/?]+".to_string(),
-            Class::Value => "[^&;/?]+".to_string(),
         }
     }
 }
@@ -301,12 +290,7 @@ impl Class {
 pub fn one_token_variants(url: &str, sole_name: bool) -> Vec<String> {
     let normalized = normalize(url).unwrap_or_else(|| url.to_string());
     let tokens = tokenize(&normalized);
-    let is_word = |t: &Token| {
-        matches!(
-            t.class,
-            Class::Alpha | Class::Digit | Class::AlphaNum | Class::Value
-        )
-    };
+    let is_word = |t: &Token| matches!(t.class, Class::Alpha | Class::Digit | Class::AlphaNum);
     // The file name: the tokens after the last '/' and before its last '.' (the extension).
     let name_start = tokens
         .iter()
@@ -338,22 +322,16 @@ pub fn one_token_variants(url: &str, sole_name: bool) -> Vec<String> {
 pub struct Token {
     /// The fragment.
     pub text: String,
-    /// Its class: [`Class::Alpha`], [`Class::Digit`], [`Class::Punct`], [`Class::AlphaNum`]
-    /// for an identifier, [`Class::Name`] and [`Class::Value`] for a query parameter's name and
-    /// value (see [`tokenize`]).
+    /// Its class: [`Class::Alpha`], [`Class::Digit`], [`Class::Punct`], or [`Class::AlphaNum`]
+    /// for an identifier (see [`tokenize`]).
     pub class: Class,
 }
 
 /// Algorithm 5 (`Tokenize`): repeatedly takes the longest leftmost prefix of `s` that matches one
 /// leaf of the regex tree — a run of ASCII letters, a run of ASCII digits, or one other character
 /// — except that a run of letters and digits alternating at least three times (`3f9a`, a commit
-/// hash) is one [`Class::AlphaNum`] token, an identifier; and after a `?`, each parameter's
-/// name is one [`Class::Name`] token and its value (from its `=` to the next `&` or `;`) one
-/// [`Class::Value`] token: names align with the same name only (cut into runs, `_next` and
-/// `_facet` shared a column, and the regex took any name), and a value's characters say nothing
-/// of its structure (Datasette's `_next=gir1~2E2-caribou-1~2E0`, cut into runs, made every page
-/// token its own sequence, and the pagination regex learned from some missed the others). The
-/// texts of the tokens concatenate back to `s`.
+/// hash) is one [`Class::AlphaNum`] token, an identifier. The texts of the tokens concatenate
+/// back to `s`.
 pub fn tokenize(s: &str) -> Vec<Token> {
     spans(s)
         .into_iter()
@@ -373,70 +351,11 @@ pub fn tokenize(s: &str) -> Vec<Token> {
 /// names) and stay apart, as the thesis' tokenizer cuts them.
 const IDENTIFIER_RUNS: usize = 4;
 
-/// Where a string being tokenized is: in a URL's path, or in its query string at a parameter's
-/// name or value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Place {
-    Path,
-    Name,
-    Value,
-}
-
 /// [`tokenize`] without the copies: each token as its leaf and byte range.
 fn spans(s: &str) -> Vec<(Class, Range<usize>)> {
-    spans_from(s, Place::Path).0
-}
-
-/// The end of a run whose first character was taken from `it`: the offset of the next of
-/// `stops`, or the end of `s`; the run's other characters are taken from `it`.
-fn run_end(
-    s: &str,
-    it: &mut std::iter::Peekable<std::str::CharIndices<'_>>,
-    stops: &[char],
-) -> usize {
-    while let Some(&(i, d)) = it.peek() {
-        if stops.contains(&d) {
-            return i;
-        }
-        it.next();
-    }
-    s.len()
-}
-
-/// A stable hash (FNV-1a) of a query parameter's name, for [`Class::Name`].
-fn name_hash(name: &str) -> u64 {
-    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// Where a string that starts at `place` ends (an infix starts where its prefix ends).
-fn place_after(s: &str, place: Place) -> Place {
-    spans_from(s, place).1
-}
-
-/// [`spans`] of a string that starts at `place`, and the place where it ends.
-fn spans_from(s: &str, mut place: Place) -> (Vec<(Class, Range<usize>)>, Place) {
     let mut out = Vec::new();
     let mut it = s.char_indices().peekable();
     while let Some((start, c)) = it.next() {
-        if place == Place::Value && !matches!(c, '&' | ';') {
-            // The whole value, to the next separator.
-            let end = run_end(s, &mut it, &['&', ';']);
-            out.push((Class::Value, start..end));
-            continue;
-        }
-        if place == Place::Name && !matches!(c, '&' | ';' | '=') {
-            // The whole name, to its `=` or the next separator.
-            let end = run_end(s, &mut it, &['&', ';', '=']);
-            out.push((Class::Name(name_hash(&s[start..end])), start..end));
-            continue;
-        }
-        place = match (place, c) {
-            (Place::Path, '?') | (Place::Name | Place::Value, '&' | ';') => Place::Name,
-            (Place::Name, '=') => Place::Value,
-            (p, _) => p,
-        };
         let class = Class::of(c);
         if !matches!(class, Class::Alpha | Class::Digit) {
             out.push((class, start..start + c.len_utf8()));
@@ -463,7 +382,7 @@ fn spans_from(s: &str, mut place: Place) -> (Vec<(Class, Range<usize>)>, Place) 
             out.push((Class::AlphaNum, start..end));
         }
     }
-    (out, place)
+    out
 }
 
 /// The byte offsets where [`spans`] cuts `s`, from 0 to `s.len()` included.
@@ -598,9 +517,8 @@ pub fn level_regex(values: &[&str]) -> String {
         .iter()
         .map(|v| v.get(p..v.len() - s).unwrap_or_default())
         .collect();
-    let prefix = first.get(..p).unwrap_or_default();
-    let mut out = escape(prefix);
-    out.push_str(&infix_regex(&infixes, place_after(prefix, Place::Path)));
+    let mut out = escape(first.get(..p).unwrap_or_default());
+    out.push_str(&infix_regex(&infixes));
     out.push_str(&escape(first.get(first.len() - s..).unwrap_or_default()));
     out
 }
@@ -663,8 +581,6 @@ struct Column<'a> {
     /// Whether some token is `/` or `?` (a symbol class must then include it).
     slash: bool,
     question: bool,
-    /// The texts of a column of query values (its first text only, for other columns).
-    values: Vec<&'a str>,
 }
 
 /// One piece of a rendered column.
@@ -675,8 +591,6 @@ enum Piece {
     Repeat(&'static str),
     /// A class matching exactly one character.
     One(String),
-    /// A class matching one or more characters (the body, without quantifier), built.
-    Chars(String),
 }
 
 impl Piece {
@@ -684,7 +598,6 @@ impl Piece {
         match self {
             Piece::Literal(s, _) | Piece::One(s) => s.clone(),
             Piece::Repeat(b) => format!("{b}+"),
-            Piece::Chars(b) => format!("{b}+"),
         }
     }
 
@@ -693,7 +606,6 @@ impl Piece {
             Piece::Literal(s, true) | Piece::One(s) => format!("{s}?"),
             Piece::Literal(s, false) => format!("(?:{s})?"),
             Piece::Repeat(b) => format!("{b}*"),
-            Piece::Chars(b) => format!("{b}*"),
         }
     }
 }
@@ -731,31 +643,6 @@ fn coarse_regex(infixes: &[&str]) -> String {
         let question = infixes.iter().any(|f| f.contains('?'));
         return format!("{}{quant}", any_char(slash, question));
     }
-    format!("{}{quant}", chars_class(infixes))
-}
-
-/// The class of a column of query values ([`Class::Value`]): the characters seen, as
-/// [`coarse_regex`] builds it; when a value is not ASCII (canonical URLs percent-encode, so
-/// rarely), any character but a separator, and `/` and `?` unless seen.
-fn value_class(values: &[&str]) -> String {
-    if values.iter().all(|v| v.chars().all(|c| c.is_ascii_graphic())) {
-        return chars_class(values);
-    }
-    let mut class = String::from("[^&;");
-    if !values.iter().any(|v| v.contains('/')) {
-        class.push('/');
-    }
-    if !values.iter().any(|v| v.contains('?')) {
-        class.push('?');
-    }
-    class.push(']');
-    class
-}
-
-/// A class (no quantifier) of the ASCII characters of `texts`: letters (both cases), digits
-/// and each symbol met.
-fn chars_class(texts: &[&str]) -> String {
-    let chars = || texts.iter().flat_map(|f| f.chars());
     let mut symbols: Vec<char> = chars().filter(|c| !c.is_ascii_alphanumeric()).collect();
     symbols.sort_unstable();
     symbols.dedup();
@@ -775,7 +662,7 @@ fn chars_class(texts: &[&str]) -> String {
         class.push(c);
     }
     class.push(']');
-    class
+    format!("{class}{quant}")
 }
 
 /// Below this share of the aligned columns filled by the average value, and with no symbol
@@ -800,9 +687,7 @@ fn score(t: Class, col: Class) -> Option<i32> {
         (Class::Punct(_), Class::Punct(_) | Class::Symbol) => Some(1),
         (Class::Alpha, Class::Alpha)
         | (Class::Digit, Class::Digit)
-        | (Class::AlphaNum, Class::AlphaNum)
-        | (Class::Value, Class::Value) => Some(4),
-        (Class::Name(a), Class::Name(b)) if a == b => Some(10),
+        | (Class::AlphaNum, Class::AlphaNum) => Some(4),
         (Class::Alpha | Class::Digit, Class::AlphaNum)
         | (Class::AlphaNum, Class::Alpha | Class::Digit) => Some(3),
         (Class::Alpha, Class::Digit) | (Class::Digit, Class::Alpha) => Some(1),
@@ -878,11 +763,8 @@ fn align(shapes: &[Vec<Class>]) -> Option<Alignment> {
 }
 
 /// The regex of the infixes of one level (at least two, not all equal).
-fn infix_regex(infixes: &[&str], place: Place) -> String {
-    let tokens: Vec<Vec<(Class, Range<usize>)>> = infixes
-        .iter()
-        .map(|f| spans_from(f, place).0)
-        .collect();
+fn infix_regex(infixes: &[&str]) -> String {
+    let tokens: Vec<Vec<(Class, Range<usize>)>> = infixes.iter().map(|f| spans(f)).collect();
     if tokens.iter().any(|t| t.len() > MAX_TOKENS) {
         return coarse_regex(infixes);
     }
@@ -924,7 +806,6 @@ fn infix_regex(infixes: &[&str], place: Place) -> String {
                         equal: true,
                         slash: text == "/",
                         question: text == "?",
-                        values: vec![text],
                     })
                 }
                 Some(col) => {
@@ -933,9 +814,6 @@ fn infix_regex(infixes: &[&str], place: Place) -> String {
                     col.equal &= col.text == text;
                     col.slash |= text == "/";
                     col.question |= text == "?";
-                    if *leaf == Class::Value {
-                        col.values.push(text);
-                    }
                 }
             }
         }
@@ -969,7 +847,7 @@ fn infix_regex(infixes: &[&str], place: Place) -> String {
         let Some(Some(col)) = cols.get(c) else {
             return Piece::Literal(String::new(), false);
         };
-        let symbol = matches!(col.class, Class::Punct(_) | Class::Name(_));
+        let symbol = matches!(col.class, Class::Punct(_));
         if col.equal && (symbol || key || col.count >= 2) {
             return Piece::Literal(escape(col.text), col.text.chars().count() == 1);
         }
@@ -989,9 +867,6 @@ fn infix_regex(infixes: &[&str], place: Place) -> String {
                 Piece::One(s)
             }
             Class::Any => Piece::Repeat(any_char(col.slash, col.question)),
-            Class::Value => Piece::Chars(value_class(&col.values)),
-            // Aligned with the same name only, so always equal (kept above).
-            Class::Name(_) => Piece::Literal(escape(col.text), false),
         }
     };
     // A word right before a constant `=` in the same group is a key (`?page=`): keep it literal.
@@ -1308,57 +1183,6 @@ mod tests {
 
         let re = pattern(&["http://h/a/show.php?id=1", "http://h/b/show.php?id=22"]);
         assert_eq!(re, r"^http://h/[A-Za-z]+/show\.php\?id=[0-9]+$");
-    }
-
-    /// Datasette's table pages by a token of the last row's key: cut into runs, each token had
-    /// its own sequence and the regex learned from some missed the others.
-    #[test]
-    fn query_values_are_one_token() {
-        let texts = |s: &str| -> Vec<(String, Class)> {
-            tokenize(s).into_iter().map(|t| (t.text, t.class)).collect()
-        };
-        let t = |s: &str, c: Class| (s.to_string(), c);
-        assert_eq!(
-            texts("t?_next=gir1~2E2-x&n="),
-            [
-                t("t", Class::Alpha),
-                t("?", Class::Punct('?')),
-                t("_next", Class::Name(name_hash("_next"))),
-                t("=", Class::Punct('=')),
-                t("gir1~2E2-x", Class::Value),
-                t("&", Class::Punct('&')),
-                t("n", Class::Name(name_hash("n"))),
-                t("=", Class::Punct('=')),
-            ]
-        );
-        let seen = [
-            "http://h/db/packages?_next=blosxom",
-            "http://h/db/packages?_next=elpa-js2-mode",
-            "http://h/db/packages?_next=libc6",
-        ];
-        let re = pattern(&seen);
-        assert_eq!(re, r"^http://h/db/packages\?_next=[A-Za-z0-9\-]+$");
-        let mut with_facet = seen.to_vec();
-        with_facet.extend([
-            "http://h/db/packages?_facet=priority&_next=abiword",
-            "http://h/db/packages?_facet=priority&_next=zsh",
-        ]);
-        let re = pattern(&with_facet);
-        for unseen in ["gir1-2-caribou-1-0", "python3-gensio", "x"] {
-            assert!(matches(&re, &format!("http://h/db/packages?_next={unseen}")), "{re}");
-            assert!(
-                matches(&re, &format!("http://h/db/packages?_facet=priority&_next={unseen}")),
-                "{re}"
-            );
-        }
-        // A value is no way into other parameters: another facet is not taken.
-        assert!(!matches(&re, "http://h/db/packages?_next=a&_facet=maintainer"), "{re}");
-        assert!(!matches(&re, "http://h/db/packages?_next=a&b=c"), "{re}");
-        // The path's words are cut as before; so are the parameters' names.
-        assert_eq!(
-            pattern(&["http://h/list?sort=name", "http://h/list?sort=date"]),
-            r"^http://h/list\?sort=[A-Za-z]+$"
-        );
     }
 
     #[test]
