@@ -1009,10 +1009,11 @@ fn a_filter_form_does_not_replace_the_links_that_reach_every_row() {
     );
 }
 
-/// A search form whose default choice finds nothing for a word: rows are listed only by
-/// "is not" (as Datasette's filter operator), and no link reaches them. Learning's working
-/// submissions chose "not"; the pattern's form keeps that choice, so a crawl's queries list
-/// the rows (with the form's default, "exact", they would find none).
+/// A search form whose default choices find nothing for a word: rows are listed only by
+/// "is not" (as Datasette's filter operator) with the unchecked box "include all" ticked, and no
+/// link reaches them. Learning's working submissions chose "not" and ticked the box; the
+/// pattern's form keeps those choices, so a crawl's queries list the rows (with the form's
+/// defaults, "exact" and the box unticked, they would find none).
 #[test]
 fn a_form_level_keeps_the_choices_that_worked() {
     const ROWS: usize = 30;
@@ -1029,7 +1030,8 @@ fn a_form_level_keeps_the_choices_that_worked() {
         ))
     };
     let form = "<form action='/search'><select name=op><option>exact</option><option>not</option>\
-                </select><input name=q><input type=submit value=Search></form>";
+                </select><input type=checkbox name=all value=yes><input name=q>\
+                <input type=submit value=Search></form>";
     let server = Server::start(0, move |req: &exemplar::serve::Request| {
         let (path, query) = req.path.split_once('?').unwrap_or((&req.path, ""));
         let param = |k: &str| query_param(query, k);
@@ -1039,10 +1041,10 @@ fn a_form_level_keeps_the_choices_that_worked() {
                 &format!("<h1>Fruit</h1><p>Search the fruit.</p>{form}"),
             ),
             "/search" => {
-                let (op, q) = (param("op"), param("q"));
+                let (op, q, all) = (param("op"), param("q"), param("all") == "yes");
                 let rows: String = names
                     .iter()
-                    .filter(|n| if op == "not" { **n != q } else { **n == q })
+                    .filter(|n| all && if op == "not" { **n != q } else { **n == q })
                     .map(|n| format!("<li><a href='/fruit/{n}'>{n}</a></li>"))
                     .collect();
                 page("Results", &format!("<h1>Results</h1>{form}<ul>{rows}</ul>"))
@@ -1069,6 +1071,13 @@ fn a_form_level_keeps_the_choices_that_worked() {
         .unwrap_or_else(|| panic!("a form level: {}", p.render()));
     let op = fl.form.fields.iter().find(|f| f.name == "op").expect("op");
     assert_eq!(op.value, "not", "the choice that worked");
+    let all = fl
+        .form
+        .fields
+        .iter()
+        .find(|f| f.name == "all")
+        .expect("all");
+    assert!(all.checked, "the box the working submissions ticked");
     let rows: BTreeSet<String> = names.iter().map(|n| format!("{base}/fruit/{n}")).collect();
     let crawled = crawl(p, CrawlForms::default());
     let got: BTreeSet<String> = crawled.targets.iter().cloned().collect();

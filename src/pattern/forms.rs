@@ -168,9 +168,11 @@ impl FormLevel {
 
 /// `spec` with each select and radio group set to the value most of the submissions that worked
 /// gave it (`worked`: their pairs; of equal counts the default, else the first seen), when it
-/// is one of its options. A crawl's queries fill the query field and keep the other fields'
+/// is one of its options, and each checkbox checked or not as most of them had it (of equal
+/// counts, its default). A crawl's queries fill the query field and keep the other fields'
 /// defaults, and learning saw which choices reach targets: Datasette's filter operator lists
-/// nothing for a word by default (`=`), the whole table with "is not".
+/// nothing for a word by default (`=`), the whole table with "is not"; learning submits every
+/// checkbox checked, which a crawl with the defaults would not.
 fn with_working_choices(spec: &FormSpec, worked: &[&[(String, String)]]) -> FormSpec {
     let mut out = spec.clone();
     let mut names: Vec<&str> = Vec::new();
@@ -217,6 +219,23 @@ fn with_working_choices(spec: &FormSpec, worked: &[&[(String, String)]]) -> Form
                 }
                 ControlKind::Radio if radio_has(best) => f.checked = f.value == best,
                 _ => {}
+            }
+        }
+    }
+    if !worked.is_empty() {
+        for f in out
+            .fields
+            .iter_mut()
+            .filter(|f| f.kind == ControlKind::Checkbox && !f.name.is_empty() && !f.disabled)
+        {
+            let value = if f.value.is_empty() { "on" } else { &f.value };
+            let on = worked
+                .iter()
+                .filter(|pairs| pairs.iter().any(|(k, v)| *k == f.name && v == value))
+                .count();
+            let off = worked.len() - on;
+            if on != off {
+                f.checked = on > off;
             }
         }
     }
@@ -501,6 +520,35 @@ mod tests {
         assert_eq!(set.pairs(&[]).get(2), Some(&pair("lang", "pt")));
         let none = with_working_choices(&spec, &[&[pair("lang", "xx")]]);
         assert_eq!(none, spec, "nothing usable worked: the defaults stay");
+
+        // Checkboxes as most of the submissions that worked had them; of a tie, the default.
+        let page = Page::from_html(
+            "<form action=/s><input type=checkbox name=all value=1>\
+             <input type=checkbox name=exact checked><input type=checkbox name=x value=y>\
+             <input name=q></form>",
+            "http://h/",
+        )
+        .expect("parses");
+        let spec = crate::forms::valid_forms(&page).remove(0);
+        assert_eq!(
+            spec.pairs(&[("q", "w")]),
+            [pair("exact", "on"), pair("q", "w")]
+        );
+        let a = vec![pair("all", "1"), pair("x", "y")];
+        let b = vec![pair("all", "1"), pair("exact", "on")];
+        let c = vec![pair("all", "1"), pair("x", "y")];
+        let set = with_working_choices(&spec, &[&a, &b, &c, &c]);
+        assert_eq!(
+            set.pairs(&[("q", "w")]),
+            [pair("all", "1"), pair("x", "y"), pair("q", "w")],
+            "all: 4 of 4; exact: 1 of 4; x: 3 of 4"
+        );
+        let set = with_working_choices(&spec, &[&b, &[pair("x", "y")]]);
+        assert_eq!(
+            set.pairs(&[]),
+            [pair("exact", "on"), pair("q", "")],
+            "all, exact and x: 1 of 2 each, so their defaults"
+        );
     }
 
     fn level(query_field: Option<&str>) -> FormLevel {
