@@ -1646,9 +1646,6 @@ fn parent_url(nodes: &[Node], node: u32) -> Option<&str> {
         .map(|p| p.url.as_str())
 }
 
-/// Content signature of a page: title and visible text terms, so the same page under several
-/// URLs (session ids, tracking parameters, aliases) counts once while pages that differ only
-/// in their links' query strings still match.
 /// The canonical URL of each of the page's links (None where a link does not canonicalise), in
 /// `page.links` order: computed once per page for both the signature and the expansion.
 pub(crate) fn canonical_links(page: &Page) -> Vec<Option<String>> {
@@ -1668,8 +1665,10 @@ pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
 /// ([`alias_values`]), those values read as "this page's": the same page asked for under an
 /// alias (gitweb's commit as `h=HEAD` and as `h=<hash>`) links to its neighbours with
 /// whichever value it was asked with (`a=log;h=HEAD`, `a=tree;…;hb=HEAD`). A second one, not
-/// a replacement: the same page under URLs with and without a parameter (`?p=r.git;a=summary`
-/// and `?p=r.git`) matches by the plain one only. `None` when no link carries such a value.
+/// a replacement: reading a value as "this page's" also tells apart copies the plain one
+/// matches (a link whose value is one page's own and not the other's: on gitweb, a replacement
+/// found two duplicates fewer), so a page is a copy when either matches. `None` when no link
+/// carries such a value.
 pub(crate) fn alias_signature(page: &Page, links: &[Option<String>]) -> Option<u64> {
     let own = canon::canonicalize(&page.url)?;
     let values = alias_values(&own);
