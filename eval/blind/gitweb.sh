@@ -65,7 +65,7 @@ for _ in $(seq 50); do curl -fs -o /dev/null "$base;a=summary" && break; sleep 0
 cd "$WORK"
 "$BIN" learn --entry "$base;a=summary" --example "$base;a=commit;h=$EXAMPLE" --ignore-robots \
   --delay-ms 0 --concurrency 4 --quiet -o pattern.json --map map.json > learn.out 2> learn.err
-"$BIN" crawl pattern.json --csv crawl.csv --delay-ms 0 --concurrency 4 --quiet 2> crawl.err
+"$BIN" crawl pattern.json --csv crawl.csv --delay-ms 0 --concurrency 4 --quiet > crawl.out 2> crawl.err
 grep '^mapping:' learn.out || true
 head -2 crawl.err
 
