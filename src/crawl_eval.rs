@@ -295,13 +295,24 @@ pub struct Review {
     pub kinds_unmarked: usize,
     /// Targets of the kinds marked unlike.
     pub kinds_unmarked_targets: usize,
-    /// The gap below θ the review reports ([`pattern::threshold_gap`]), if any: the θ it
-    /// suggests, the pages above it, and how many of them are true targets.
-    pub gap: Option<(f64, usize, usize)>,
+    /// The gap below θ the review reports ([`pattern::threshold_gap`]), if any.
+    pub gap: Option<ReviewGap>,
     /// Targets the crawl with the relearned pattern collects.
     pub crawled: usize,
     /// Of those, true targets.
     pub crawled_true: usize,
+}
+
+/// The gap below θ a review reports, scored: the θ it suggests, the pages above that θ, and how
+/// many of them are true targets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReviewGap {
+    /// The θ suggested.
+    pub threshold: f64,
+    /// Pages at or above it and below the learned θ.
+    pub pages: usize,
+    /// Of those, true targets.
+    pub true_pages: usize,
 }
 
 /// How many near misses the review shows.
@@ -507,7 +518,11 @@ fn evaluate_against(
                 .iter()
                 .filter(|&&id| truth.contains(&site_path(&learned.map.nodes[id as usize].url)))
                 .count();
-            (g.threshold, g.pages, true_above)
+            ReviewGap {
+                threshold: g.threshold,
+                pages: g.pages,
+                true_pages: true_above,
+            }
         }),
         crawled: reviewed.len(),
         crawled_true: reviewed.iter().filter(|g| truth.contains(*g)).count(),
@@ -681,14 +696,14 @@ fn review_row(md: &mut String, f: &SiteFigures) {
         r.crawled,
         100.0 * ratio(r.crawled_true, r.crawled),
         100.0 * ratio(r.crawled_true, f.truth),
-        gap_cell(r.gap),
+        gap_cell(r.gap.as_ref()),
     );
 }
 
 /// The review's gap below θ as a table cell: "0.61 (285, 285)", or "none".
-fn gap_cell(gap: Option<(f64, usize, usize)>) -> String {
+fn gap_cell(gap: Option<&ReviewGap>) -> String {
     match gap {
-        Some((t, pages, true_pages)) => format!("{t:.2} ({pages}, {true_pages})"),
+        Some(g) => format!("{:.2} ({}, {})", g.threshold, g.pages, g.true_pages),
         None => "none".into(),
     }
 }
@@ -935,7 +950,7 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
                     if f.meets_bar() { "met" } else { "not met" },
                     100.0 * ratio(f.review.crawled_true, f.review.crawled),
                     100.0 * ratio(f.review.crawled_true, f.truth),
-                    gap_cell(f.review.gap)
+                    gap_cell(f.review.gap.as_ref())
                 );
                 new_pages_row(&mut new_rows, &f);
                 misses(&mut errors, &f);
