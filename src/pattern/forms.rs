@@ -168,8 +168,9 @@ impl FormLevel {
 
 /// `spec` with each select and radio group set to the value most of the submissions that worked
 /// gave it (`worked`: their pairs; of equal counts the default, else the first seen), when it
-/// is one of its options, and each checkbox checked or not as most of them had it (of equal
-/// counts, its default). A crawl's queries fill the query field and keep the other fields'
+/// is one of its options (a multiple select to that one option: learning submits one at a
+/// time), and each checkbox checked or not as most of them had it (of equal counts, its
+/// default). A crawl's queries fill the query field and keep the other fields'
 /// defaults, and learning saw which choices reach targets: Datasette's filter operator lists
 /// nothing for a word by default (`=`), the whole table with "is not"; learning submits every
 /// checkbox checked, which a crawl with the defaults would not.
@@ -177,7 +178,7 @@ fn with_working_choices(spec: &FormSpec, worked: &[&[(String, String)]]) -> Form
     let mut out = spec.clone();
     let mut names: Vec<&str> = Vec::new();
     for f in &spec.fields {
-        let choice = (f.kind == ControlKind::Select && !f.multiple) || f.kind == ControlKind::Radio;
+        let choice = f.kind == ControlKind::Select || f.kind == ControlKind::Radio;
         if choice && !f.name.is_empty() && !f.disabled && !names.contains(&f.name.as_str()) {
             names.push(&f.name);
         }
@@ -199,12 +200,21 @@ fn with_working_choices(spec: &FormSpec, worked: &[&[(String, String)]]) -> Form
         let Some(&(best, most)) = counts.iter().rev().max_by_key(|(_, n)| *n) else {
             continue;
         };
-        let default = spec
+        // The default: a select's value (a multiple select's selected options), the checked
+        // radio's.
+        let defaults: Vec<&str> = match spec
             .fields
             .iter()
             .find(|f| f.name == name && (f.kind == ControlKind::Select || f.checked))
-            .map(|f| f.value.as_str());
-        if counts.iter().any(|&(v, n)| Some(v) == default && n == most) {
+        {
+            Some(f) if f.multiple => f.selected.iter().map(String::as_str).collect(),
+            Some(f) => vec![f.value.as_str()],
+            None => Vec::new(),
+        };
+        if counts
+            .iter()
+            .any(|&(v, n)| defaults.contains(&v) && n == most)
+        {
             continue;
         }
         let radio_has = |v: &str| {
@@ -214,6 +224,10 @@ fn with_working_choices(spec: &FormSpec, worked: &[&[(String, String)]]) -> Form
         };
         for f in out.fields.iter_mut().filter(|f| f.name == name) {
             match f.kind {
+                // Learning submits one option of a multiple select at a time.
+                ControlKind::Select if f.multiple && f.options.iter().any(|o| o == best) => {
+                    f.selected = vec![best.to_string()];
+                }
                 ControlKind::Select if f.options.iter().any(|o| o == best) => {
                     f.value = best.to_string();
                 }
@@ -549,6 +563,27 @@ mod tests {
             [pair("exact", "on"), pair("q", "")],
             "all, exact and x: 1 of 2 each, so their defaults"
         );
+
+        // A multiple select: the option most of them had, unless a default one is as frequent.
+        let page = Page::from_html(
+            "<form action=/s><select name=cat multiple><option>a<option selected>b<option>c\
+             </select><input name=q></form>",
+            "http://h/",
+        )
+        .expect("parses");
+        let spec = crate::forms::valid_forms(&page).remove(0);
+        assert_eq!(
+            spec.pairs(&[("q", "w")]),
+            [pair("cat", "b"), pair("q", "w")]
+        );
+        let (a, b, c) = (
+            vec![pair("cat", "a")],
+            vec![pair("cat", "b")],
+            vec![pair("cat", "c")],
+        );
+        let set = with_working_choices(&spec, &[&c, &a, &c]);
+        assert_eq!(set.pairs(&[("q", "w")]), [pair("cat", "c"), pair("q", "w")]);
+        assert_eq!(with_working_choices(&spec, &[&c, &b]), spec);
     }
 
     fn level(query_field: Option<&str>) -> FormLevel {
