@@ -168,8 +168,8 @@ impl FormLevel {
 
 /// `spec` with each select and radio group set to the value most of the submissions that worked
 /// gave it (`worked`: their pairs; of equal counts the default, else the first seen), when it
-/// is one of its options (a multiple select to that one option: learning submits one at a
-/// time), and each checkbox checked or not as most of them had it (of equal counts, its
+/// is one of its options (a multiple select to that one option when no other is as frequent:
+/// learning submits one at a time), and each checkbox checked or not as most of them had it (of equal counts, its
 /// default). A crawl's queries fill the query field and keep the other fields'
 /// defaults, and learning saw which choices reach targets: Datasette's filter operator lists
 /// nothing for a word by default (`=`), the whole table with "is not"; learning submits every
@@ -224,9 +224,13 @@ fn with_working_choices(spec: &FormSpec, worked: &[&[(String, String)]]) -> Form
         };
         for f in out.fields.iter_mut().filter(|f| f.name == name) {
             match f.kind {
-                // Learning submits one option of a multiple select at a time.
-                ControlKind::Select if f.multiple && f.options.iter().any(|o| o == best) => {
-                    f.selected = vec![best.to_string()];
+                // Learning submits one option of a multiple select at a time; options as
+                // frequent (a form of choices only, enumerated) leave its defaults.
+                ControlKind::Select if f.multiple => {
+                    let alone = counts.iter().filter(|&&(_, n)| n == most).count() == 1;
+                    if alone && f.options.iter().any(|o| o == best) {
+                        f.selected = vec![best.to_string()];
+                    }
                 }
                 ControlKind::Select if f.options.iter().any(|o| o == best) => {
                     f.value = best.to_string();
@@ -584,6 +588,11 @@ mod tests {
         let set = with_working_choices(&spec, &[&c, &a, &c]);
         assert_eq!(set.pairs(&[("q", "w")]), [pair("cat", "c"), pair("q", "w")]);
         assert_eq!(with_working_choices(&spec, &[&c, &b]), spec);
+        assert_eq!(
+            with_working_choices(&spec, &[&c, &a]),
+            spec,
+            "a tie: the defaults"
+        );
     }
 
     fn level(query_field: Option<&str>) -> FormLevel {
