@@ -524,17 +524,28 @@ fn help_site(path: &str) -> exemplar::serve::Response {
     Response::not_found()
 }
 
-#[test]
-fn pages_reached_only_through_a_meta_refresh_are_mapped_learned_and_crawled() {
+/// `site` (path and query → answer) served on 127.0.0.1 and learned from its home page and the
+/// example at `example` (a path) with the default settings: the server (kept running), its base
+/// URL and what was learned.
+fn serve_and_learn(
+    site: fn(&str) -> exemplar::serve::Response,
+    example: &str,
+) -> (Server, String, run::Learned) {
     let server =
-        Server::start(0, |req: &exemplar::serve::Request| help_site(&req.path)).expect("server");
+        Server::start(0, move |req: &exemplar::serve::Request| site(&req.path)).expect("server");
     let base = server.url();
     let learned = learn_fast(
         &format!("{base}/"),
-        &format!("{base}/html/apply.html"),
+        &format!("{base}{example}"),
         MapConfig::default(),
     )
     .expect("learn");
+    (server, base, learned)
+}
+
+#[test]
+fn pages_reached_only_through_a_meta_refresh_are_mapped_learned_and_crawled() {
+    let (_server, base, learned) = serve_and_learn(help_site, "/html/apply.html");
     let topics: BTreeSet<String> = ["apply", "paste", "vector", "list", "matrix", "sum", "mean"]
         .iter()
         .chain(&["sort"])
@@ -610,15 +621,7 @@ fn repository(path: &str) -> exemplar::serve::Response {
 
 #[test]
 fn a_commit_under_an_alias_whose_links_carry_it_is_collected_once() {
-    let server =
-        Server::start(0, |req: &exemplar::serve::Request| repository(&req.path)).expect("server");
-    let base = server.url();
-    let learned = learn_fast(
-        &format!("{base}/"),
-        &format!("{base}/commit?h=5b8d0fa"),
-        MapConfig::default(),
-    )
-    .expect("learn");
+    let (_server, _, learned) = serve_and_learn(repository, "/commit?h=5b8d0fa");
     // The head commit is one page, under whichever URL mapping met first.
     assert_eq!(
         learned.map.targets().count(),

@@ -29,6 +29,14 @@ fn learn(lib: &Library) -> (Server, run::Learned) {
 }
 
 /// The value of `k` in a query string (`""` when absent).
+/// The field of `form` named `name`.
+fn field<'a>(form: &'a exemplar::forms::FormSpec, name: &str) -> &'a exemplar::forms::Field {
+    form.fields
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no field {name}: {:?}", form.fields))
+}
+
 fn query_param(query: &str, k: &str) -> String {
     query
         .split('&')
@@ -869,12 +877,7 @@ fn a_choice_only_form_is_enumerated_by_the_crawl_and_by_scrapy() {
         .expect("a form level");
     assert_eq!(form.query_field, None, "choice fields only");
     assert!(form.template.contains("shelf=*"), "{}", form.template);
-    let shelf = form
-        .form
-        .fields
-        .iter()
-        .find(|f| f.name == "shelf")
-        .expect("shelf field");
+    let shelf = field(&form.form, "shelf");
     assert!(shelf.multiple && shelf.selected.is_empty(), "{shelf:?}");
     assert!(
         form.form
@@ -1069,15 +1072,11 @@ fn a_form_level_keeps_the_choices_that_worked() {
         .iter()
         .find_map(|l| l.form.as_ref())
         .unwrap_or_else(|| panic!("a form level: {}", p.render()));
-    let op = fl.form.fields.iter().find(|f| f.name == "op").expect("op");
-    assert_eq!(op.value, "not", "the choice that worked");
-    let all = fl
-        .form
-        .fields
-        .iter()
-        .find(|f| f.name == "all")
-        .expect("all");
-    assert!(all.checked, "the box the working submissions ticked");
+    assert_eq!(field(&fl.form, "op").value, "not", "the choice that worked");
+    assert!(
+        field(&fl.form, "all").checked,
+        "the box the working submissions ticked"
+    );
     let rows: BTreeSet<String> = names.iter().map(|n| format!("{base}/fruit/{n}")).collect();
     let crawled = crawl(p, CrawlForms::default());
     let got: BTreeSet<String> = crawled.targets.iter().cloned().collect();

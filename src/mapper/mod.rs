@@ -1657,36 +1657,39 @@ pub(crate) fn canonical_links(page: &Page) -> Vec<Option<String>> {
 
 /// The content signature of a page that tells the same page under several URLs: title, text
 /// terms, tree size and canonical links (`links` from [`canonical_links`]).
+#[cfg(test)]
 pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
-    signature_of(page, links, false)
+    let own = canon::canonicalize(&page.url);
+    signature_of(page, links, own.as_deref(), &[])
 }
 
-/// A second signature for a page whose links carry one of its own URL's query values
-/// ([`alias_values`]), those values read as "this page's": the same page asked for under an
-/// alias (gitweb's commit as `h=HEAD` and as `h=<hash>`) links to its neighbours with
-/// whichever value it was asked with (`a=log;h=HEAD`, `a=tree;…;hb=HEAD`). A second one, not
-/// a replacement: reading a value as "this page's" also tells apart copies the plain one
-/// matches (a link whose value is one page's own and not the other's: on gitweb, a replacement
-/// found two duplicates fewer), so a page is a copy when either matches. `None` when no link
-/// carries such a value.
-pub(crate) fn alias_signature(page: &Page, links: &[Option<String>]) -> Option<u64> {
-    let own = canon::canonicalize(&page.url)?;
-    let values = alias_values(&own);
-    links
-        .iter()
-        .flatten()
-        .any(|l| matches!(with_own_values(l, &values), std::borrow::Cow::Owned(_)))
-        .then(|| signature_of(page, links, true))
-}
-
-/// Both signatures of a page: [`page_signature`] and, when there is one, [`alias_signature`].
+/// The signatures of a page: the plain one (title, text terms, tree size and canonical links)
+/// and, for a page whose links
+/// carry one of its own URL's query values ([`alias_values`]), a second reading those values
+/// as "this page's": the same page asked for under an alias (gitweb's commit as `h=HEAD` and
+/// as `h=<hash>`) links to its neighbours with whichever value it was asked with
+/// (`a=log;h=HEAD`, `a=tree;…;hb=HEAD`). A second one, not a replacement: reading a value as
+/// "this page's" also tells apart copies the plain one matches (a link whose value is one
+/// page's own and not the other's: on gitweb, a replacement found two duplicates fewer), so a
+/// page is a copy when either matches.
 pub(crate) fn page_signatures(page: &Page, links: &[Option<String>]) -> Vec<u64> {
-    std::iter::once(page_signature(page, links))
-        .chain(alias_signature(page, links))
-        .collect()
+    let own = canon::canonicalize(&page.url);
+    let values = own.as_deref().map_or_else(Vec::new, alias_values);
+    let mut out = vec![signature_of(page, links, own.as_deref(), &[])];
+    if !values.is_empty() && links.iter().flatten().any(|l| carries(l, &values)) {
+        out.push(signature_of(page, links, own.as_deref(), &values));
+    }
+    out
 }
 
-fn signature_of(page: &Page, links: &[Option<String>], aliases: bool) -> u64 {
+/// The signature of a page whose canonical URL is `own`, its links' query values among
+/// `own_values` read as "this page's" ([`with_own_values`]).
+fn signature_of(
+    page: &Page,
+    links: &[Option<String>],
+    own: Option<&str>,
+    own_values: &[&str],
+) -> u64 {
     // Streamed: the signature of title, terms, size and links joined as text, never built.
     let mut s = canon::Signature::new();
     s.push(&page.title);
@@ -1705,20 +1708,15 @@ fn signature_of(page: &Page, links: &[Option<String>], aliases: bool) -> u64 {
     // links alone: they count as one link to "this page".
     // With a query, the page's URL without it is "this page" too (a listing's filter form
     // answered with the listing, whose links name the listing without the query).
-    let own = canon::canonicalize(&page.url);
-    let bare = own.as_deref().map(|u| u.split('?').next().unwrap_or(u));
-    let own_values = match &own {
-        Some(own) if aliases => alias_values(own),
-        _ => Vec::new(),
-    };
+    let bare = own.map(|u| u.split('?').next().unwrap_or(u));
     let mut sorted: Vec<std::borrow::Cow<'_, str>> = links
         .iter()
         .flatten()
         .map(|l| {
-            if own.as_deref() == Some(l.as_str()) || bare == Some(l.as_str()) {
+            if own == Some(l.as_str()) || bare == Some(l.as_str()) {
                 "(this page)".into()
             } else {
-                with_own_values(l, &own_values)
+                with_own_values(l, own_values)
             }
         })
         .collect();
@@ -1745,20 +1743,24 @@ fn alias_values(url: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Whether a query parameter of `link` has one of the values `own`.
+fn carries(link: &str, own: &[&str]) -> bool {
+    link.split_once('?').is_some_and(|(_, query)| {
+        query
+            .split(['&', ';'])
+            .any(|kv| kv.split_once('=').is_some_and(|(_, v)| own.contains(&v)))
+    })
+}
+
 /// `link` with each query parameter whose value is one of `own` ([`alias_values`] of the page's
 /// URL) written `name=(own)`; unchanged (borrowed) when none is.
 fn with_own_values<'a>(link: &'a str, own: &[&str]) -> std::borrow::Cow<'a, str> {
+    if own.is_empty() || !carries(link, own) {
+        return link.into();
+    }
     let Some((path, query)) = link.split_once('?') else {
         return link.into();
     };
-    let value = |kv: &'a str| kv.split_once('=').map(|(_, v)| v);
-    if own.is_empty()
-        || !query
-            .split(['&', ';'])
-            .any(|kv| value(kv).is_some_and(|v| own.contains(&v)))
-    {
-        return link.into();
-    }
     let mut out = String::with_capacity(link.len());
     out.push_str(path);
     out.push('?');
@@ -2322,7 +2324,9 @@ mod tests {
         // value it was asked with.
         let signature = |page: &Page| {
             let links = canonical_links(page);
-            alias_signature(page, &links).unwrap_or_else(|| page_signature(page, &links))
+            *page_signatures(page, &links)
+                .last()
+                .expect("the plain signature")
         };
         let commit = |h: &str, parent: &str, text: &str| {
             let cgi = "/cgi-bin/gitweb.cgi?p=r.git";

@@ -507,16 +507,19 @@ mod tests {
         crate::forms::valid_forms(&page).remove(0)
     }
 
+    /// The first form of a page at `http://h/` made of `html`.
+    fn form_of(html: &str) -> FormSpec {
+        let page = Page::from_html(html, "http://h/").expect("parses");
+        crate::forms::valid_forms(&page).remove(0)
+    }
+
     #[test]
     fn the_choices_that_worked_become_the_defaults() {
-        let page = Page::from_html(
+        let spec = form_of(
             "<form action=/s><select name=op><option>exact<option>not</select>\
              <input type=radio name=in value=title checked><input type=radio name=in value=body>\
              <select name=lang><option>en<option>pt</select><input name=q></form>",
-            "http://h/",
-        )
-        .expect("parses");
-        let spec = crate::forms::valid_forms(&page).remove(0);
+        );
         let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
         let a = vec![pair("op", "not"), pair("in", "body"), pair("lang", "pt")];
         let b = vec![pair("op", "not"), pair("in", "title"), pair("lang", "en")];
@@ -540,14 +543,11 @@ mod tests {
         assert_eq!(none, spec, "nothing usable worked: the defaults stay");
 
         // Checkboxes as most of the submissions that worked had them; of a tie, the default.
-        let page = Page::from_html(
+        let spec = form_of(
             "<form action=/s><input type=checkbox name=all value=1>\
              <input type=checkbox name=exact checked><input type=checkbox name=x value=y>\
              <input name=q></form>",
-            "http://h/",
-        )
-        .expect("parses");
-        let spec = crate::forms::valid_forms(&page).remove(0);
+        );
         assert_eq!(
             spec.pairs(&[("q", "w")]),
             [pair("exact", "on"), pair("q", "w")]
@@ -569,13 +569,10 @@ mod tests {
         );
 
         // A multiple select: the option most of them had, unless a default one is as frequent.
-        let page = Page::from_html(
+        let spec = form_of(
             "<form action=/s><select name=cat multiple><option>a<option selected>b<option>c\
              </select><input name=q></form>",
-            "http://h/",
-        )
-        .expect("parses");
-        let spec = crate::forms::valid_forms(&page).remove(0);
+        );
         assert_eq!(
             spec.pairs(&[("q", "w")]),
             [pair("cat", "b"), pair("q", "w")]
