@@ -113,8 +113,13 @@ impl Robots {
         }
     }
 
-    /// Whether the URL may be fetched.
+    /// Whether the URL may be fetched. Without rules, any URL (not parsed: the frontier asks at
+    /// every poll for each URL it looks at, and most sites have no rules; a URL that does not
+    /// parse has no host and is refused before this is asked).
     pub fn allowed(&self, url: &str) -> bool {
+        if self.rules.is_empty() && !self.disallow_all {
+            return true;
+        }
         let path = match url::Url::parse(url) {
             Ok(u) => {
                 let mut p = u.path().to_string();
