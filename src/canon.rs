@@ -281,33 +281,50 @@ pub(crate) fn written_origin(url: &str) -> Option<&str> {
     } else {
         return None;
     };
-    let rest = &url[scheme..];
-    let authority = &rest[..rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len())];
+    let rest = &url.as_bytes()[scheme..];
+    let end = rest
+        .iter()
+        .position(|b| matches!(b, b'/' | b'?' | b'#' | b'\\'))
+        .unwrap_or(rest.len());
+    let authority = &url[scheme..scheme + end];
     let (host, port) = match authority.split_once(':') {
         Some((h, p)) => (h, Some(p)),
         None => (authority, None),
     };
-    let plain = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-';
-    if !host.bytes().all(plain)
-        || host
-            .split('.')
-            .any(|label| label.is_empty() || label.starts_with("xn--"))
-    {
+    // One pass over the host (this runs for many URLs per page): plain bytes, no empty label,
+    // no `xn--` label; where the last label starts.
+    let h = host.as_bytes();
+    let mut label = 0;
+    for (i, &b) in h.iter().enumerate() {
+        if b == b'.' {
+            if i == label {
+                return None;
+            }
+            label = i + 1;
+        } else if !(b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            || (i == label && h[i..].starts_with(b"xn--"))
+        {
+            return None;
+        }
+    }
+    if label == h.len() {
         return None;
     }
-    if host
-        .rsplit('.')
-        .next()
-        .is_some_and(|l| l.starts_with(|c: char| c.is_ascii_digit()))
-    {
-        let labels: Vec<&str> = host.split('.').collect();
-        let canonical = |l: &&str| {
+    if h[label].is_ascii_digit() {
+        let canonical = |l: &str| {
             l.len() <= 3
                 && l.bytes().all(|b| b.is_ascii_digit())
                 && (l.len() == 1 || !l.starts_with('0'))
                 && l.parse::<u16>().is_ok_and(|v| v <= 255)
         };
-        if labels.len() != 4 || !labels.iter().all(canonical) {
+        let mut labels = 0;
+        for l in host.split('.') {
+            labels += 1;
+            if labels > 4 || !canonical(l) {
+                return None;
+            }
+        }
+        if labels != 4 {
             return None;
         }
     }
