@@ -63,8 +63,7 @@ fn demo_learns_a_pattern_and_crawls_exactly_the_entity_pages() {
 #[test]
 fn learn_and_crawl_commands_write_pattern_and_exports() {
     let (example, roles) = roles();
-    let dir = std::env::temp_dir().join(format!("exemplar-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("exports");
     let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).unwrap();
     let base = server.url();
     let pattern = dir.join("pattern.json");
@@ -129,7 +128,6 @@ fn learn_and_crawl_commands_write_pattern_and_exports() {
     let out = exemplar(&["crawl", pattern.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid pattern"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -320,7 +318,7 @@ fn targets_to_check(stdout: &str) -> Vec<(f64, bool, String)> {
 struct Demo {
     server: exemplar::serve::Server,
     base: String,
-    dir: std::path::PathBuf,
+    dir: Scratch,
 }
 
 impl Demo {
@@ -430,7 +428,6 @@ impl Demo {
 impl Drop for Demo {
     fn drop(&mut self) {
         self.server.stop();
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -1363,8 +1360,24 @@ fn interrupt(child: &std::process::Child) {
     assert_eq!(sent, 0, "SIGINT sent");
 }
 
+/// A scratch directory, removed when dropped: also when the test fails.
+struct Scratch(std::path::PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// A fresh scratch directory named after `name`.
-fn scratch_dir(name: &str) -> std::path::PathBuf {
+fn scratch_dir(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!(
         "exemplar-cli-{name}-{}-{}",
         std::process::id(),
@@ -1374,7 +1387,7 @@ fn scratch_dir(name: &str) -> std::path::PathBuf {
             .as_nanos()
     ));
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 /// `serve --latency-ms` answers each request after the latency asked (a remote site's round
@@ -1535,7 +1548,6 @@ fn a_verifying_crawl_says_which_new_pages_it_took_for_their_heading() {
         "every class page named by its heading"
     );
     server.stop();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A kind of target by heading left out: `learn` lists SFML's targets by heading template (the
@@ -1693,7 +1705,6 @@ fn a_kind_left_out_by_heading_is_refused_by_a_verifying_crawl() {
         "another struct kind is kept: {stdout}"
     );
     server.stop();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A page past `--max-bytes` is named with the flag that reads it, by `learn` and by `crawl`;
@@ -1722,7 +1733,8 @@ fn pages_past_the_size_limit_are_named_with_the_flag_that_reads_them() {
         let paragraphs = if i == 4 { 800 } else { 3 };
         std::fs::write(dir.join(format!("item{i}.html")), item(i, paragraphs)).unwrap();
     }
-    let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(&dir)).unwrap();
+    let server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(dir.to_path_buf())).unwrap();
     let base = server.url();
     let pattern = dir.join("pattern.json");
     let (entry, example) = (format!("{base}/index.html"), format!("{base}/item1.html"));
@@ -1772,7 +1784,6 @@ fn pages_past_the_size_limit_are_named_with_the_flag_that_reads_them() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("--max-bytes 100: give a size from 1024")
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// How many targets the pattern in `path` knows from learning.

@@ -55,9 +55,10 @@ for _ in $(seq 100); do curl -fs -o /dev/null "$base/" && break; sleep 0.2; done
 grep '^mapping:' learn.out || true
 head -1 crawl.err
 
-python3 - <<'EOF'
-import csv, json, re, urllib.parse
-truth = {l.rstrip("\n") for l in open("truth.txt")}
+python3 - "$ROOT/eval/blind" <<'EOF'
+import re, sys, urllib.parse
+sys.path.insert(0, sys.argv[1])
+from score import report
 
 def row_of(url):
     """The package a row page shows: Datasette escapes `.` and others in a row's URL as `~2E`."""
@@ -67,15 +68,6 @@ def row_of(url):
         return None
     return re.sub(r"~([0-9A-Fa-f]{2})", lambda x: chr(int(x.group(1), 16)), m.group(1))
 
-def score(what, urls):
-    rows = [row_of(u) for u in urls]
-    true = {r for r in rows if r in truth}
-    false = sum(1 for r in rows if r not in truth)
-    print(f"{what}: {len(urls)} target URLs, {len(true)} of {len(truth)} rows, {false} not rows; "
-          f"precision {len(true) / max(len(true) + false, 1):.1%}, recall {len(true) / len(truth):.1%}")
-
-nodes = json.load(open("map.json"))["nodes"]
-score("map", [n["url"] for n in nodes if n["state"] == "target"])
-score("crawl", [row["url"] for row in csv.DictReader(open("crawl.csv"))])
+report(row_of, "rows")
 EOF
 echo "files in $WORK"

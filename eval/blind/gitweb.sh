@@ -69,10 +69,11 @@ cd "$WORK"
 grep '^mapping:' learn.out || true
 head -2 crawl.err
 
-python3 - "$repo" <<'EOF'
-import csv, json, re, subprocess, sys
+python3 - "$repo" "$ROOT/eval/blind" <<'EOF'
+import re, subprocess, sys
 repo = sys.argv[1]
-truth = set(open("truth.txt").read().split())
+sys.path.insert(0, sys.argv[2])
+from score import report
 resolved = {}
 
 def commit_of(url):
@@ -88,17 +89,6 @@ def commit_of(url):
         resolved[h] = out or None
     return resolved[h]
 
-def score(what, urls):
-    commits = [commit_of(u) for u in urls]
-    true = {c for c in commits if c in truth}
-    false = sum(1 for c in commits if c not in truth)
-    copies = sum(1 for c in commits if c in truth) - len(true)
-    print(f"{what}: {len(urls)} target URLs, {len(true)} of {len(truth)} commits, "
-          f"{copies} more URLs of a commit counted, {false} not commit pages; "
-          f"precision {len(true) / max(len(true) + false, 1):.1%}, recall {len(true) / len(truth):.1%}")
-
-nodes = json.load(open("map.json"))["nodes"]
-score("map", [n["url"] for n in nodes if n["state"] == "target"])
-score("crawl", [row["url"] for row in csv.DictReader(open("crawl.csv"))])
+report(commit_of, "commits")
 EOF
 echo "files in $WORK"

@@ -5,40 +5,33 @@
 // shape yielded nothing, the rest come last, the listing and its items are fetched, and the
 // panel says which pages were left unfetched.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, directoryInBrowser, waitFor } from './helpers.mjs';
+import { ROOT, crawlDone, filesInBrowser, itemPage, sitePage, waitFor } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const FNS = 80;
 const ITEMS = 10;
 
-const page = (title, body) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
 const list = (hrefs) => `<nav><a href="/index.html">Home</a></nav><ul class="list">${hrefs.map((h) => `<li><a href="${h}">${h}</a></li>`).join('')}</ul>`;
-const item = (i) => page(`Item ${i}`, `<div class="item"><h1>Item ${i}</h1><table class="spec"><tr><td>a</td><td>${i}</td></tr>` +
-  `<tr><td>b</td><td>x</td></tr></table><p class="desc">Description of item ${i}.</p></div>`);
 
-let dir, site, browser, call, extensionId, close;
+let site, browser, call, extensionId, close;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'exemplar-barren-'));
-  await mkdir(join(dir, 'fn'));
-  await mkdir(join(dir, 'item'));
-  const fns = Array.from({ length: FNS }, (_, i) => `/fn/f${i}.html`);
-  await writeFile(join(dir, 'index.html'), page('Home', list([...fns, '/list.html'])));
-  await writeFile(join(dir, 'list.html'), page('Items', list(Array.from({ length: ITEMS }, (_, i) => `/item/${i + 1}.html`))));
+  const fns = Array.from({ length: FNS }, (_, i) => `fn/f${i}.html`);
+  const files = {
+    'index.html': sitePage('Home', list([...fns.map((f) => `/${f}`), '/list.html'])),
+    'list.html': sitePage('Items', list(Array.from({ length: ITEMS }, (_, i) => `/item/${i + 1}.html`))),
+  };
   for (const [i, f] of fns.entries()) {
-    await writeFile(join(dir, f), page(`f${i}`, `<h2>Function f${i}</h2><p>Signature of f${i}.</p><a href="/index.html">Home</a>`));
+    files[f] = sitePage(`f${i}`, `<h2>Function f${i}</h2><p>Signature of f${i}.</p><a href="/index.html">Home</a>`);
   }
-  for (let i = 1; i <= ITEMS; i++) await writeFile(join(dir, `item/${i}.html`), item(i));
-  ({ site, browser, extensionId, call, close } = await directoryInBrowser(dir, BUILT));
+  for (let i = 1; i <= ITEMS; i++) files[`item/${i}.html`] = itemPage(i);
+  ({ site, browser, extensionId, call, close } = await filesInBrowser('barren', files, BUILT));
 });
 
 after(async () => {
   await close?.();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 test('under a page budget, a URL shape that yields nothing comes last', { timeout: 180_000 }, async () => {

@@ -4,40 +4,33 @@
 // above θ; the panel reports the gap below the rest and the θ that takes them, and Re-learn with
 // that θ takes every topic and nothing else, fetching nothing again.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, directoryInBrowser, waitFor } from './helpers.mjs';
+import { ROOT, filesInBrowser, sitePage, waitFor } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const TOPICS = 40;
 const SECTIONS = ['usage', 'arguments', 'details', 'value', 'note', 'references', 'see-also', 'examples',
   'author', 'source', 'warning', 'section'];
 
-const page = (title, body) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
-const topic = (i, sections) => page(`Topic ${i}`, `<div class="container"><table class="head"><tr><td>t${i}</td>` +
+const topic = (i, sections) => sitePage(`Topic ${i}`, `<div class="container"><table class="head"><tr><td>t${i}</td>` +
   `<td>R Documentation</td></tr></table><h2>Topic ${i}</h2><h3>Description</h3><p>About topic ${i}.</p>` +
   SECTIONS.slice(0, sections).map((s) => `<h3>${s}</h3><div class="${s}"><p>Text of ${s}.</p><pre>code()</pre></div>`).join('') +
   '<hr><div class="foot"><a href="../index.html">Index</a></div></div>');
 
-let dir, site, browser, call, extensionId, close;
+let site, browser, call, extensionId, close;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'exemplar-gap-'));
-  await mkdir(join(dir, 't'));
-  for (let i = 0; i < TOPICS; i++) {
-    await writeFile(join(dir, `t/topic${i}.html`), topic(i, 12 - Math.floor((i * 7) / TOPICS)));
-  }
+  const files = {};
+  for (let i = 0; i < TOPICS; i++) files[`t/topic${i}.html`] = topic(i, 12 - Math.floor((i * 7) / TOPICS));
   const links = Array.from({ length: TOPICS }, (_, i) => `<li><a href="t/topic${i}.html">topic ${i}</a></li>`).join('');
-  await writeFile(join(dir, 'index.html'), page('Index', `<h1>Topics</h1><ul>${links}</ul><p><a href="news.html">News</a></p>`));
-  await writeFile(join(dir, 'news.html'), page('News', '<h1>News</h1><dl><dt>1.0</dt><dd><ul><li>Change</li></ul></dd></dl>'));
-  ({ site, browser, extensionId, call, close } = await directoryInBrowser(dir, BUILT));
+  files['index.html'] = sitePage('Index', `<h1>Topics</h1><ul>${links}</ul><p><a href="news.html">News</a></p>`);
+  files['news.html'] = sitePage('News', '<h1>News</h1><dl><dt>1.0</dt><dd><ul><li>Change</li></ul></dd></dl>');
+  ({ site, browser, extensionId, call, close } = await filesInBrowser('gap', files, BUILT));
 });
 
 after(async () => {
   await close?.();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 test('a gap below θ is reported in the panel, and its θ takes the pages above it', { timeout: 180_000 }, async () => {

@@ -1,8 +1,8 @@
 // Shared helpers for the browser end-to-end tests (not a test file: node --test only runs *.test.mjs).
 import { createServer } from 'node:http';
-import { cp, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, relative, resolve, sep } from 'node:path';
+import { dirname, extname, join, normalize, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -277,6 +277,33 @@ export async function directoryInBrowser(root, built, serve = {}) {
     await ext.remove();
   };
   return { site, browser, worker, extensionId: new URL(worker.url()).host, dispatch, call, close };
+}
+
+/** A page of a small written site: `title` and the body's HTML. */
+export const sitePage = (title, body) =>
+  `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
+
+/** Item `i` of a small written site: a detail page (heading, a table of two rows, a description). */
+export const itemPage = (i) => sitePage(`Item ${i}`, `<div class="item"><h1>Item ${i}</h1><table class="spec">` +
+  `<tr><td>a</td><td>${i}</td></tr><tr><td>b</td><td>x</td></tr></table><p class="desc">Description of item ${i}.</p></div>`);
+
+/** A small site written for one test: `files` (an object, path relative to the site root → HTML;
+ * folders are made) in a temporary folder named after `name`, served with the built extension
+ * in Chromium, as directoryInBrowser; `close` also removes the folder. */
+export async function filesInBrowser(name, files, built, serve = {}) {
+  const dir = await mkdtemp(join(tmpdir(), `exemplar-${name}-`));
+  const removeDir = () => rm(dir, { recursive: true, force: true });
+  try {
+    for (const [path, html] of Object.entries(files)) {
+      await mkdir(dirname(join(dir, path)), { recursive: true });
+      await writeFile(join(dir, path), html);
+    }
+    const opened = await directoryInBrowser(dir, built, serve);
+    return { ...opened, close: async () => { await opened.close(); await removeDir(); } };
+  } catch (e) {
+    await removeDir();
+    throw e;
+  }
 }
 
 /** Learns the served dev site from its entry and example (no delay, 4 requests at once) and waits

@@ -2,34 +2,30 @@
 // gitweb writes into every page), in the real extension: learning with robots obeyed stops at
 // the entry and says why and what follows them; with "Obey robots" off it learns every item.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, directoryInBrowser, waitFor } from './helpers.mjs';
+import { ROOT, filesInBrowser, waitFor } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const ITEMS = 5;
 const page = (title, body) => '<!doctype html><html><head><meta name="robots" content="index, nofollow">' +
   `<title>${title}</title></head><body>${body}</body></html>`;
 
-let dir, site, call, close;
+let site, call, close;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'exemplar-robots-'));
-  await mkdir(join(dir, 'items'));
+  const files = {};
   for (let i = 0; i < ITEMS; i++) {
-    await writeFile(join(dir, `items/item${i}.html`), page(`Item ${i}`,
-      `<h1>Item ${i}</h1><table><tr><th>Price</th><td>${i} EUR</td></tr></table><p><a href="../index.html">All</a></p>`));
+    files[`items/item${i}.html`] = page(`Item ${i}`,
+      `<h1>Item ${i}</h1><table><tr><th>Price</th><td>${i} EUR</td></tr></table><p><a href="../index.html">All</a></p>`);
   }
   const links = Array.from({ length: ITEMS }, (_, i) => `<li><a href="items/item${i}.html">Item ${i}</a></li>`).join('');
-  await writeFile(join(dir, 'index.html'), page('Shop', `<h1>Shop</h1><ul>${links}</ul>`));
-  ({ site, call, close } = await directoryInBrowser(dir, BUILT));
+  files['index.html'] = page('Shop', `<h1>Shop</h1><ul>${links}</ul>`);
+  ({ site, call, close } = await filesInBrowser('robots', files, BUILT));
 });
 
 after(async () => {
   await close?.();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 async function learn(settings) {

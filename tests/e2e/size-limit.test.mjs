@@ -3,40 +3,35 @@
 // reading pages up to" collects it (and the crawler keeps the larger limit), "Learn again" takes
 // it as a target.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
-  ROOT, clickExample, crawlDone, directoryInBrowser, learnEnded, popupOn, storedPages, waitFor,
+  ROOT, clickExample, crawlDone, filesInBrowser, learnEnded, popupOn, sitePage, storedPages, waitFor,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const ITEMS = 6;
 const LIMIT = 32 * 1024;
 
-const page = (title, body) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
 // The last item's description is 64 KiB of text: one text node, the same structure as the others.
-const item = (i) => page(`Item ${i}`, `<div class="shop"><h1>Item ${i}</h1><table class="spec">` +
+const item = (i) => sitePage(`Item ${i}`, `<div class="shop"><h1>Item ${i}</h1><table class="spec">` +
   `<tr><th>Price</th><td>${10 + i} EUR</td></tr><tr><th>Stock</th><td>${i * 3}</td></tr></table>` +
   `<p class="desc">${i === ITEMS - 1 ? 'A long description. '.repeat(3300) : `About item ${i}.`}</p>` +
   '<p><a href="../index.html">All items</a></p></div>');
 
-let dir, site, browser, worker, call, extensionId, close;
+let site, browser, worker, call, extensionId, close;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'exemplar-size-'));
-  await mkdir(join(dir, 'items'));
-  for (let i = 0; i < ITEMS; i++) await writeFile(join(dir, `items/item${i}.html`), item(i));
+  const files = {};
+  for (let i = 0; i < ITEMS; i++) files[`items/item${i}.html`] = item(i);
   const links = Array.from({ length: ITEMS }, (_, i) => `<li><a href="items/item${i}.html">Item ${i}</a></li>`).join('');
-  await writeFile(join(dir, 'index.html'), page('Shop', `<h1>Shop</h1><ul class="items">${links}</ul><p><a href="about.html">About</a></p>`));
-  await writeFile(join(dir, 'about.html'), page('About', '<h1>About</h1><p>A shop.</p>'));
-  ({ site, browser, worker, extensionId, call, close } = await directoryInBrowser(dir, BUILT));
+  files['index.html'] = sitePage('Shop', `<h1>Shop</h1><ul class="items">${links}</ul><p><a href="about.html">About</a></p>`);
+  files['about.html'] = sitePage('About', '<h1>About</h1><p>A shop.</p>');
+  ({ site, browser, worker, extensionId, call, close } = await filesInBrowser('size', files, BUILT));
 });
 
 after(async () => {
   await close?.();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 test('pages past the size limit are named in the panel, and a run with a larger limit reads them', { timeout: 240_000 }, async () => {

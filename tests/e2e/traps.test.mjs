@@ -3,39 +3,31 @@
 // guard follows none of those six; the job's status names them per bound (how many, the bound in
 // words, the first link), and the panel shows them on the job card and under the learned crawler.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, directoryInBrowser, learnEnded } from './helpers.mjs';
+import { ROOT, filesInBrowser, itemPage, learnEnded, sitePage } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const ITEMS = 3;
 const LONG = 5;
 
-const page = (title, body) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
-const item = (i) => page(`Item ${i}`, `<div class="item"><h1>Item ${i}</h1><table class="spec"><tr><td>a</td><td>${i}</td></tr>` +
-  `<tr><td>b</td><td>x</td></tr></table><p class="desc">Description of item ${i}.</p></div>`);
 const longHref = (i) => `/search.html?q=${i}${'x'.repeat(1100)}`;
 
-let dir, site, browser, call, extensionId, close;
+let site, browser, call, extensionId, close;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'exemplar-traps-'));
-  await mkdir(join(dir, 'item'));
   const links = [
     ...Array.from({ length: ITEMS }, (_, i) => `/item/${i + 1}.html`),
     ...Array.from({ length: LONG }, (_, i) => longHref(i)),
     '/a/a/a/',
   ];
-  await writeFile(join(dir, 'index.html'), page('Home', `<ul>${links.map((h) => `<li><a href="${h}">link</a></li>`).join('')}</ul>`));
-  for (let i = 1; i <= ITEMS; i++) await writeFile(join(dir, `item/${i}.html`), item(i));
-  ({ site, browser, extensionId, call, close } = await directoryInBrowser(dir, BUILT));
+  const files = { 'index.html': sitePage('Home', `<ul>${links.map((h) => `<li><a href="${h}">link</a></li>`).join('')}</ul>`) };
+  for (let i = 1; i <= ITEMS; i++) files[`item/${i}.html`] = itemPage(i);
+  ({ site, browser, extensionId, call, close } = await filesInBrowser('traps', files, BUILT));
 });
 
 after(async () => {
   await close?.();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 test('the links the trap guard did not follow are named in the status and the panel', { timeout: 180_000 }, async () => {
