@@ -57,7 +57,7 @@ mod cli {
   exemplar similarity A B [--threshold T]        (files or URLs)
   exemplar eval [--sites dev-sites.toml] [--train-sites train-sites.toml] [--heldout-sites heldout-sites.toml]
                 [--out docs/crawl.md] [--only NAME]
-  exemplar bench-crawl [--site NAME]
+  exemplar bench-crawl [--site NAME] [--runs N]   (the median of N runs per row, default 3)
   exemplar demo DIR --entry FILE --example FILE
   exemplar eval-similarity [--sites dev-sites.toml] [--train-sites train-sites.toml] [--grid] [--out docs/similarity.md]
   exemplar eval-forms --search URL --documents N [--example URL] [--prefix /pg/]

@@ -983,18 +983,40 @@ pub fn bench_crawl(args: &[String]) -> Result<(), String> {
             site.name
         ));
     }
+    let runs: usize = match flag(args, "--runs") {
+        Some(n) => n
+            .parse()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or(format!("--runs: not a positive number: {n:?}"))?,
+        None => 3,
+    };
     println!(
-        "bench-crawl: {} served on 127.0.0.1 by a separate process, 8 requests in flight\n",
+        "bench-crawl: {} served on 127.0.0.1 by a separate process, 8 requests in flight; \
+         each row the median of {runs} runs (by core CPU per page), after a warm-up run\n",
         site.name
     );
+    // The first run of a process pays for cold caches (the server's file reads, our code):
+    // one unthrottled run warms them. Only its memory is reported: peaks are the process's,
+    // so later runs' would include the runs before them.
+    let mut memory = bench_once(site, BENCH_LATENCIES[0])?.memory;
     println!(
         "| server latency | run | pages | wall s | pages/s | network's limit, pages/s | core CPU ms/page | core CPU / wall | core elapsed ms/page | process CPU / wall |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
-    let mut memory = String::new();
     let mut shares = Vec::new();
     for latency in BENCH_LATENCIES {
-        let m = bench_once(site, latency)?;
+        let all = (0..runs)
+            .map(|_| bench_once(site, latency))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Mapping's and crawling's medians are taken apart (they may come from different runs).
+        let median = |cpu: fn(&BenchRun) -> f64| {
+            let mut sorted: Vec<&BenchRun> = all.iter().collect();
+            sorted.sort_by(|a, b| cpu(a).total_cmp(&cpu(b)));
+            sorted[sorted.len() / 2]
+        };
+        let mapping = median(|r| cpu_per_page(&r.map));
+        let crawling = median(|r| cpu_per_page(&r.crawl));
         // 8 requests always on the network: what no driver can beat at this latency.
         let limit = if latency.max_ms == 0 {
             "–".to_string()
@@ -1002,8 +1024,8 @@ pub fn bench_crawl(args: &[String]) -> Result<(), String> {
             format!("{:.0}", 8000.0 / latency.mean_ms())
         };
         for (what, st, cpu) in [
-            ("mapping", &m.map, m.map_cpu),
-            ("crawling", &m.crawl, m.crawl_cpu),
+            ("mapping", &mapping.map, mapping.map_cpu),
+            ("crawling", &crawling.crawl, crawling.crawl_cpu),
         ] {
             let wall = st.wall_time.as_secs_f64().max(1e-9);
             let pages = st.results.max(1) as f64;
@@ -1024,12 +1046,8 @@ pub fn bench_crawl(args: &[String]) -> Result<(), String> {
                 100.0 * cpu / wall
             );
         }
-        if memory.is_empty() {
-            // The first run's: later runs' peaks are the process's, not their own.
-            memory = m.memory;
-        }
         if latency.max_ms == 0 {
-            let per_page = 1000.0 * m.map.driver_cpu.as_secs_f64() / m.map.results.max(1) as f64;
+            let per_page = 1000.0 * cpu_per_page(&mapping.map);
             let polite = Politeness::default();
             // The delay spaces request starts on a host, whatever the concurrency.
             let interval = polite.delay_ms.max(1) as f64;
@@ -1062,6 +1080,11 @@ pub fn bench_crawl(args: &[String]) -> Result<(), String> {
         }
     );
     Ok(())
+}
+
+/// The driver thread's CPU seconds per page of a run.
+fn cpu_per_page(s: &exemplar::http::RunStats) -> f64 {
+    s.driver_cpu.as_secs_f64() / s.results.max(1) as f64
 }
 
 /// One `bench-crawl` run: mapping and crawling statistics, their process CPU seconds, and the
