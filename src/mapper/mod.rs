@@ -1496,6 +1496,8 @@ impl Mapper {
         let depth = self.state.map.nodes[node as usize].depth;
         // Appended to those recorded before (a script's links arrive after the page's).
         let mut links: Vec<u32> = std::mem::take(&mut self.state.map.nodes[node as usize].links);
+        // A listing may link thousands of pages: deduplicated through a set, not a scan.
+        let mut linked: HashSet<u32> = links.iter().copied().collect();
         for url in canonical {
             let Some(url) = url else {
                 continue;
@@ -1547,7 +1549,7 @@ impl Mapper {
                     id
                 }
             };
-            if id != node && !links.contains(&id) {
+            if id != node && linked.insert(id) {
                 links.push(id);
             }
         }
