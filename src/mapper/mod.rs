@@ -1666,9 +1666,8 @@ pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
 }
 
 /// The signatures of a page: the plain one (title, text terms, tree size and canonical links)
-/// and, for a page whose links
-/// carry one of its own URL's query values ([`alias_values`]), a second reading those values
-/// as "this page's": the same page asked for under an alias (gitweb's commit as `h=HEAD` and
+/// and, for a page whose links carry one of its own URL's query values ([`alias_values`]), a
+/// second reading those values as "this page's": the same page asked for under an alias (gitweb's commit as `h=HEAD` and
 /// as `h=<hash>`) links to its neighbours with whichever value it was asked with
 /// (`a=log;h=HEAD`, `a=tree;…;hb=HEAD`). A second one, not a replacement: reading a value as
 /// "this page's" also tells apart copies the plain one matches (a link whose value is one
