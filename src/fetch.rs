@@ -548,39 +548,49 @@ impl<T: Clone> Frontier<T> {
         true
     }
 
-    /// Moves the URLs of `urls` that wait in their turn behind those queued first, keeping
-    /// their order; one pass over the queue. Returns how many moved.
-    pub fn promote(&mut self, urls: &HashSet<&str>) -> usize {
+    /// Moves the entries to which `rank` gives a rank behind those queued first, those put off
+    /// only where `put_off` also holds: by rank, and within a rank those in their turn (in
+    /// queue order) before those put off (in their order). One pass over each queue, whatever
+    /// the number of ranks: moving rank by rank, one pass each, cost mapping a pass over the
+    /// whole queue per name of each target found. Returns how many moved.
+    pub fn promote_ranked(
+        &mut self,
+        rank: impl Fn(&Queued<T>) -> Option<u32>,
+        put_off: impl Fn(&Queued<T>) -> bool,
+    ) -> usize {
         let first = self.first.min(self.queue.len());
-        if urls.is_empty() || first == self.queue.len() {
+        let in_turn = self.queue.range(first..).any(|q| rank(q).is_some());
+        let later = self.later.iter().any(|q| rank(q).is_some() && put_off(q));
+        if !in_turn && !later {
             return 0;
         }
-        let rest: Vec<Queued<T>> = self.queue.drain(first..).collect();
-        let (moved, stay): (Vec<Queued<T>>, Vec<Queued<T>>) = rest
-            .into_iter()
-            .partition(|q| urls.contains(q.url.as_str()));
-        let n = moved.len();
-        self.queue.extend(moved);
-        self.queue.extend(stay);
-        self.first = first + n;
-        n
-    }
-
-    /// Moves the URLs of `urls` that were put off behind those queued first, keeping their
-    /// order; one pass over those put off. Returns how many moved.
-    pub fn promote_put_off(&mut self, urls: &HashSet<&str>) -> usize {
-        if urls.is_empty() || self.later.is_empty() {
-            return 0;
+        let mut moved: Vec<(u32, bool, Queued<T>)> = Vec::new();
+        if in_turn {
+            let mut stay = VecDeque::with_capacity(self.queue.len());
+            for (i, q) in mem::take(&mut self.queue).into_iter().enumerate() {
+                match rank(&q) {
+                    Some(r) if i >= first => moved.push((r, false, q)),
+                    _ => stay.push_back(q),
+                }
+            }
+            self.queue = stay;
         }
-        let (moved, later): (VecDeque<Queued<T>>, VecDeque<Queued<T>>) = mem::take(&mut self.later)
-            .into_iter()
-            .partition(|q| urls.contains(q.url.as_str()));
-        self.later = later;
-        let first = self.first.min(self.queue.len());
-        let n = moved.len();
-        for (i, q) in moved.into_iter().enumerate() {
-            self.queue.insert(first + i, q);
+        if later {
+            let mut stay = VecDeque::with_capacity(self.later.len());
+            for q in mem::take(&mut self.later) {
+                match rank(&q) {
+                    Some(r) if put_off(&q) => moved.push((r, true, q)),
+                    _ => stay.push_back(q),
+                }
+            }
+            self.later = stay;
         }
+        // Stable: each queue's order holds within a rank.
+        moved.sort_by_key(|&(r, put_off, _)| (r, put_off));
+        let n = moved.len();
+        let tail = self.queue.split_off(first);
+        self.queue.extend(moved.into_iter().map(|(_, _, q)| q));
+        self.queue.extend(tail);
         self.first = first + n;
         n
     }
@@ -1195,11 +1205,11 @@ mod tests {
         f.push("http://h/c".into(), 6);
         // b moves ahead of c, behind y.
         assert_eq!(
-            f.promote(&HashSet::from(["http://h/b", "http://h/nowhere"])),
+            f.promote_ranked(named(&["http://h/b", "http://h/nowhere"]), |_| true),
             1
         );
         assert_eq!(
-            f.promote(&HashSet::from(["http://h/b"])),
+            f.promote_ranked(named(&["http://h/b"]), |_| true),
             0,
             "already ahead"
         );
@@ -1278,7 +1288,7 @@ mod tests {
         assert!(!f.resume_later());
     }
 
-    /// URLs put off come back: in their turn with `undefer`, first with `promote_put_off`.
+    /// URLs put off come back: in their turn with `undefer`, first with `promote_ranked`.
     #[test]
     fn urls_put_off_can_be_taken_back_or_promoted() {
         let mut f = unlimited(1, 1);
@@ -1296,9 +1306,13 @@ mod tests {
         };
         assert_eq!(urls(&f), ["a", "b", "fn/x", "fn/y", "gn/z"]);
         assert_eq!(f.iter_put_off().count(), 1);
-        let named = HashSet::from(["http://h/gn/z", "http://h/fn/y"]);
-        assert_eq!(f.promote(&named), 1, "those in turn only");
-        assert_eq!(f.promote_put_off(&named), 1);
+        let both = named(&["http://h/gn/z", "http://h/fn/y"]);
+        assert_eq!(
+            f.promote_ranked(&both, |q| !q.url.contains("/gn/")),
+            1,
+            "those put off only where put_off holds"
+        );
+        assert_eq!(f.promote_ranked(&both, |_| true), 1);
         assert_eq!(urls(&f), ["fn/y", "gn/z", "a", "b", "fn/x"]);
         assert_eq!(f.iter_put_off().count(), 0);
         assert_eq!(
@@ -1306,6 +1320,70 @@ mod tests {
             3,
             "both moved ahead of those in turn"
         );
+    }
+
+    /// Rank 0 for the URLs of `urls`.
+    fn named(urls: &[&'static str]) -> impl Fn(&Queued<u32>) -> Option<u32> {
+        let urls = urls.to_vec();
+        move |q| urls.contains(&q.url.as_str()).then_some(0)
+    }
+
+    /// The promotion `promote_ranked` stands for, one rank at a time: the entries of the rank
+    /// in their turn move behind those queued first, then those put off behind them.
+    fn promote_rank_by_rank(
+        f: &mut Frontier<u32>,
+        ranks: &[Vec<u32>],
+        put_off: impl Fn(&Queued<u32>) -> bool,
+    ) {
+        for items in ranks {
+            let first = f.first.min(f.queue.len());
+            let rest: Vec<_> = f.queue.drain(first..).collect();
+            let (moved, stay): (Vec<_>, Vec<_>) =
+                rest.into_iter().partition(|q| items.contains(&q.item));
+            let (moved_later, later): (Vec<_>, Vec<_>) = mem::take(&mut f.later)
+                .into_iter()
+                .partition(|q| items.contains(&q.item) && put_off(q));
+            f.later = later.into();
+            f.first = first + moved.len() + moved_later.len();
+            f.queue
+                .extend(moved.into_iter().chain(moved_later).chain(stay));
+        }
+    }
+
+    proptest::proptest! {
+        /// One pass by rank moves the same entries to the same places as moving each rank in
+        /// turn (an entry of several ranks by its first).
+        #[test]
+        fn promoting_by_rank_at_once_is_promoting_rank_by_rank(
+            kinds in proptest::collection::vec(0u8..3, 0..40),
+            ranks in proptest::collection::vec(proptest::collection::vec(0u32..40, 0..8), 0..5),
+        ) {
+            let mut a = unlimited(1, 1);
+            for (i, kind) in kinds.iter().enumerate() {
+                let url = format!("http://h/{}{i}", if i % 4 == 0 { "b/" } else { "" });
+                match kind {
+                    0 => a.push(url, i as u32),
+                    1 => a.push_first(url, i as u32),
+                    _ => a.push_later(url, i as u32),
+                };
+            }
+            let mut b = a.clone();
+            let put_off = |q: &Queued<u32>| !q.url.contains("/b/");
+            let rank_of = |q: &Queued<u32>| {
+                ranks.iter().position(|r| r.contains(&q.item)).map(|r| r as u32)
+            };
+            let n = a.promote_ranked(rank_of, put_off);
+            promote_rank_by_rank(&mut b, &ranks, put_off);
+            let order = |f: &Frontier<u32>| -> (Vec<u32>, Vec<u32>, usize) {
+                (
+                    f.queue.iter().map(|q| q.item).collect(),
+                    f.later.iter().map(|q| q.item).collect(),
+                    f.first,
+                )
+            };
+            proptest::prop_assert_eq!(order(&a), order(&b));
+            proptest::prop_assert_eq!(n + kinds.iter().filter(|&&k| k == 1).count(), a.first);
+        }
     }
 
     /// A frontier without robots.txt or delay, with these connection limits.

@@ -26,6 +26,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::dom::hash::FxHashMap;
 use crate::dom::{Label, NodeId, Page, Tree};
 use crate::rtdm::{self, Comparison, Prepared};
 
@@ -152,14 +153,7 @@ impl View {
             }
             bottom[i] = labels.len() as NodeId - 1;
         }
-        let mut names: Vec<(Label, String)> = tree
-            .labels()
-            .iter()
-            .filter(|&&l| l != Label::TEXT)
-            .map(|&l| (l, tree.label_name(l).to_string()))
-            .collect();
-        names.sort();
-        names.dedup();
+        let names = names_of(tree, tree.labels());
         Tree::from_preorder(labels, &parents, names).unwrap_or_else(|_| tree.clone())
     }
 
@@ -177,7 +171,6 @@ impl View {
         }
         let mut labels: Vec<Label> = Vec::with_capacity(tree.len());
         let mut parents: Vec<Option<NodeId>> = Vec::with_capacity(tree.len());
-        let mut names: Vec<(Label, String)> = Vec::new();
         // (source node, parent in the output)
         let mut stack: Vec<(NodeId, Option<NodeId>)> = vec![(tree.root(), None)];
         let mut kept: Vec<NodeId> = Vec::new();
@@ -188,9 +181,6 @@ impl View {
             let label = label_of(node);
             labels.push(label);
             parents.push(parent);
-            if label != Label::TEXT {
-                names.push((label, tree.label_name(label).to_string()));
-            }
             if self.max_depth.is_some_and(|d| depths[node as usize] >= d) {
                 continue;
             }
@@ -216,8 +206,7 @@ impl View {
             // Push in reverse so children pop in document order.
             stack.extend(kept.iter().rev().map(|&c| (c, Some(out))));
         }
-        names.sort();
-        names.dedup();
+        let names = names_of(tree, &labels);
         match Tree::from_preorder(labels, &parents, names) {
             Ok(t) => t,
             // Unreachable: the walk emits a preorder by construction.
@@ -244,7 +233,8 @@ impl View {
         // Trie nodes: label, children in first-seen order.
         let mut labels: Vec<Label> = vec![self.label_of(tree, 0)];
         let mut kids: Vec<Vec<u32>> = vec![Vec::new()];
-        let mut index: HashMap<(u32, Label), u32> = HashMap::new();
+        // Integer keys: Fx, not SipHash (built for every page mapped).
+        let mut index: FxHashMap<(u32, Label), u32> = FxHashMap::default();
         // The source node that made each trie node.
         let mut owner: Vec<NodeId> = vec![0];
         // trie node of each source node (preorder: parents come first)
@@ -286,15 +276,25 @@ impl View {
             parents.push(parent);
             stack.extend(kids[t as usize].iter().rev().map(|&c| (c, Some(out))));
         }
-        let mut names: Vec<(Label, String)> = out_labels
-            .iter()
-            .filter(|l| **l != Label::TEXT)
-            .map(|&l| (l, tree.label_name(l).to_string()))
-            .collect();
-        names.sort();
-        names.dedup();
+        let names = names_of(tree, &out_labels);
         Tree::from_preorder(out_labels, &parents, names).unwrap_or_else(|_| tree.clone())
     }
+}
+
+/// The names, in `tree`, of the distinct labels of `labels` but text's, sorted by label: one
+/// name per label, not one per node (views are built for every page mapped).
+fn names_of(tree: &Tree, labels: &[Label]) -> Vec<(Label, String)> {
+    let mut distinct: Vec<Label> = labels
+        .iter()
+        .copied()
+        .filter(|&l| l != Label::TEXT)
+        .collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    distinct
+        .into_iter()
+        .map(|l| (l, tree.label_name(l).to_string()))
+        .collect()
 }
 
 /// The branching depth of every node: the number of its proper ancestors that have two or more

@@ -32,6 +32,7 @@ pub use forms::{
 use serde::{Deserialize, Serialize};
 
 use crate::canon::{self, CompiledScope, Scope, TrapGuard, TrapLimits};
+use crate::dom::hash::FxHashMap;
 use crate::dom::{Page, ParseOptions};
 pub use crate::fetch::Poll;
 use crate::fetch::{
@@ -956,32 +957,44 @@ impl Mapper {
     /// in their turn move ahead.
     fn name_target(&mut self, url: &str) {
         let canonical = canon::canonicalize(url).unwrap_or_else(|| url.to_string());
-        for v in url_pattern::one_token_variants(&canonical, true) {
-            let h = name_hash(&v);
+        // The pages waiting under each new name, ranked by the name's place among the variants
+        // (a page by its first): moved name by name, in one pass.
+        let mut rank: FxHashMap<u32, u32> = FxHashMap::default();
+        for (r, v) in url_pattern::one_token_variants(&canonical, true)
+            .iter()
+            .enumerate()
+        {
+            let h = name_hash(v);
             if !self.target_names.insert(h) {
                 continue;
             }
-            let ids = self.waiting.remove(&h).unwrap_or_default();
             // Those fetched since, in flight or moved ahead by another name are not waiting.
-            let urls: HashSet<&str> = ids
-                .iter()
-                .filter_map(|&id| self.state.map.nodes.get(id as usize))
-                .filter(|node| node.state == NodeState::Discovered)
-                .map(|node| node.url.as_str())
-                .collect();
-            self.state.frontier.promote(&urls);
-            // Those of a barren shape or kind wait among the pages put off (a long queue: it
-            // is looked through only for them).
-            if self.state.frontier.iter_put_off().next().is_some() {
-                // Not those of a file type never HTML: named like a target or not, no page.
-                let put_off: HashSet<&str> = urls
-                    .iter()
-                    .copied()
-                    .filter(|url| self.shapes.is_barren(url) && !self.shapes.never_html(url))
-                    .collect();
-                self.state.frontier.promote_put_off(&put_off);
+            for id in self.waiting.remove(&h).unwrap_or_default() {
+                let waiting = self
+                    .state
+                    .map
+                    .nodes
+                    .get(id as usize)
+                    .is_some_and(|node| node.state == NodeState::Discovered);
+                if waiting {
+                    rank.entry(id).or_insert(r as u32);
+                }
             }
         }
+        if rank.is_empty() {
+            return;
+        }
+        let shapes = &self.shapes;
+        self.state.frontier.promote_ranked(
+            |q| {
+                (!q.item.script)
+                    .then(|| rank.get(&q.item.node).copied())
+                    .flatten()
+            },
+            // Those of a barren shape or kind wait among the pages put off; not those of a
+            // file type never HTML: named like a target or not, no page.
+            |q| shapes.is_barren(&q.url) && !shapes.never_html(&q.url),
+        );
     }
 
     /// Indexes a URL waiting in its turn by its one-token variants.
