@@ -344,14 +344,19 @@ impl Page {
 /// arena, with nesting bounded (see [`DepthGuard`]) at four times `max_depth`, well past where the
 /// walk flattens.
 pub(super) fn parse_html(html: &str, opts: &ParseOptions) -> Arena {
-    let guard = tree_builder(opts);
+    let guard = tree_builder(opts, html.len());
     tokenize(html, &guard);
     guard.inner.sink.finish()
 }
 
-/// The token sink chain `parse_html` feeds: depth guard, tree builder, arena sink.
-pub(super) fn tree_builder(opts: &ParseOptions) -> DepthGuard<TreeBuilder<u32, Sink>> {
-    let builder = TreeBuilder::new(Sink::new(opts.max_nodes), TreeBuilderOpts::default());
+/// The token sink chain `parse_html` feeds for a document of `bytes` bytes: depth guard, tree
+/// builder, arena sink.
+pub(super) fn tree_builder(
+    opts: &ParseOptions,
+    bytes: usize,
+) -> DepthGuard<TreeBuilder<u32, Sink>> {
+    let sink = Sink::for_source(opts.max_nodes, bytes);
+    let builder = TreeBuilder::new(sink, TreeBuilderOpts::default());
     DepthGuard::new(builder, opts.max_depth.saturating_mul(4).max(64))
 }
 
@@ -906,8 +911,9 @@ impl<'a> Walker<'a> {
         // First pass over the head for <base>: links anywhere resolve against it.
         let base = self.find_base().unwrap_or_else(|| self.url.clone());
 
-        let mut labels: Vec<Label> = Vec::new();
-        let mut class_labels: Vec<Label> = Vec::new();
+        // One entry per element or text node the walk keeps: at most one per arena node.
+        let mut labels: Vec<Label> = Vec::with_capacity(self.nodes.len());
+        let mut class_labels: Vec<Label> = Vec::with_capacity(self.nodes.len());
         // Elements whose id names this page with a kind prefix: (node, class label, kind).
         let page_name = PageName::of(&self.url);
         let mut kinds: Vec<(u32, Label, String)> = Vec::new();
@@ -922,7 +928,7 @@ impl<'a> Walker<'a> {
         let mut class_names: Vec<(Label, String)> = Vec::new();
         let mut token_buf: Vec<(usize, usize)> = Vec::new();
         let mut class_cache: FxHashMap<(Label, &'a str), Label> = FxHashMap::default();
-        let mut parents: Vec<Option<NodeId>> = Vec::new();
+        let mut parents: Vec<Option<NodeId>> = Vec::with_capacity(self.nodes.len());
         let mut names: Vec<(Label, String)> = Vec::new();
         let mut seen_labels: FxHashSet<Label> = FxHashSet::default();
 

@@ -4,9 +4,11 @@
 //! Owns the language data's loading (stop-word lists are data files under `data/stopwords/`),
 //! not the choice of which text is visible (that is the page walk's, in `dom::page`).
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use super::hash::FxHashSet;
+
 use encoding_rs::{Encoding, UTF_8};
 
 /// Stop words of the supported languages (English, Portuguese, Spanish), from `data/stopwords`.
@@ -48,12 +50,19 @@ struct StopWords {
 /// NUL byte is not packed, so padding cannot make two words one).
 fn pack(word: &str) -> Option<u64> {
     let b = word.as_bytes();
-    if b.is_empty() || b.len() > 8 || b.contains(&0) {
+    if b.is_empty() || b.len() > 8 {
         return None;
     }
-    let mut k = [0u8; 8];
-    k[..b.len()].copy_from_slice(b);
-    Some(u64::from_le_bytes(k))
+    // Shifted in byte by byte: a copy of a variable length is a call to memcpy, once per word
+    // of every page.
+    let mut k = 0u64;
+    for (i, &c) in b.iter().enumerate() {
+        if c == 0 {
+            return None;
+        }
+        k |= u64::from(c) << (8 * i);
+    }
+    Some(k)
 }
 
 impl StopWords {
@@ -89,42 +98,46 @@ fn is_ideographic(c: char) -> bool {
 /// `f` per term.
 pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     let stop = stop_words();
-    let mut word = String::new();
-    // Characters in `word` (after lower-casing) and whether one is a letter.
-    let mut chars = 0usize;
-    let mut has_letter = false;
     // A word is long enough with two characters; a lone ideograph is a term by itself.
-    let mut flush = |word: &mut String, chars: &mut usize, has_letter: &mut bool, ideo: bool| {
-        if *has_letter && (*chars >= 2 || ideo) && !stop.contains(word) {
+    let mut emit = |word: &str, chars: usize, has_letter: bool, ideo: bool| {
+        if has_letter && (chars >= 2 || ideo) && !stop.contains(word) {
             f(word);
         }
-        word.clear();
-        *chars = 0;
-        *has_letter = false;
     };
+    let mut word = Word::default();
     let bytes = text.as_bytes();
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         if b.is_ascii() {
             if b.is_ascii_alphanumeric() {
-                // ASCII fast path: a run of ASCII letters and digits is copied at once (same
+                // ASCII fast path: a run of ASCII letters and digits is taken at once (same
                 // classes as below).
                 let start = i;
-                while bytes.get(i).is_some_and(u8::is_ascii_alphanumeric) {
+                let mut upper = false;
+                let mut letter = false;
+                while let Some(&c) = bytes.get(i).filter(|c| c.is_ascii_alphanumeric()) {
+                    upper |= c.is_ascii_uppercase();
+                    letter |= c.is_ascii_alphabetic();
                     i += 1;
                 }
                 let run = text.get(start..i).unwrap_or("");
-                has_letter |= run.bytes().any(|c| c.is_ascii_alphabetic());
-                let from = word.len();
-                word.push_str(run);
-                if let Some(new) = word.get_mut(from..) {
+                // A whole word in lower case (nothing before it, ASCII or the end after it, so
+                // no letter of another script continues it): read in place, not copied.
+                if word.text.is_empty() && !upper && bytes.get(i).is_none_or(u8::is_ascii) {
+                    emit(run, run.len(), letter, false);
+                    continue;
+                }
+                word.has_letter |= letter;
+                let from = word.text.len();
+                word.text.push_str(run);
+                if let Some(new) = word.text.get_mut(from..) {
                     new.make_ascii_lowercase();
                 }
-                chars += run.len();
+                word.chars += run.len();
                 continue;
             }
-            if !word.is_empty() {
-                flush(&mut word, &mut chars, &mut has_letter, false);
+            if !word.text.is_empty() {
+                word.flush(false, &mut emit);
             }
             i += 1;
             continue;
@@ -136,21 +149,40 @@ pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
         };
         i += c.len_utf8();
         if is_ideographic(c) {
-            flush(&mut word, &mut chars, &mut has_letter, false);
-            word.push(c);
-            has_letter = true;
-            flush(&mut word, &mut chars, &mut has_letter, true);
+            word.flush(false, &mut emit);
+            word.text.push(c);
+            word.has_letter = true;
+            word.flush(true, &mut emit);
         } else if c.is_alphanumeric() {
-            has_letter |= c.is_alphabetic();
+            word.has_letter |= c.is_alphabetic();
             for l in c.to_lowercase() {
-                word.push(l);
-                chars += 1;
+                word.text.push(l);
+                word.chars += 1;
             }
         } else {
-            flush(&mut word, &mut chars, &mut has_letter, false);
+            word.flush(false, &mut emit);
         }
     }
-    flush(&mut word, &mut chars, &mut has_letter, false);
+    word.flush(false, &mut emit);
+}
+
+/// The word [`for_each_term`] is reading: its lower-cased text, its characters and whether one
+/// is a letter.
+#[derive(Default)]
+struct Word {
+    text: String,
+    chars: usize,
+    has_letter: bool,
+}
+
+impl Word {
+    /// Hands the word to `emit` (text, characters, has a letter, is an ideograph) and empties it.
+    fn flush(&mut self, ideo: bool, emit: &mut impl FnMut(&str, usize, bool, bool)) {
+        emit(&self.text, self.chars, self.has_letter, ideo);
+        self.text.clear();
+        self.chars = 0;
+        self.has_letter = false;
+    }
 }
 
 /// A page's terms in document order, kept in one buffer: a page has thousands of terms, and
@@ -281,6 +313,22 @@ const CURRENCY_CODES: [&[u8; 3]; 13] = [
     b"INR",
 ];
 
+/// The bytes a price marker of [`count_prices`] may start with: `$`, the lead bytes of
+/// `£ ¥` (0xc2), `€ ₹ ₩ ₽` (0xe2) and `元` (0xe5), and the capital letters of ISO codes.
+const PRICE_START: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'$' as usize] = true;
+    t[0xc2] = true;
+    t[0xe2] = true;
+    t[0xe5] = true;
+    let mut c = b'A';
+    while c <= b'Z' {
+        t[c as usize] = true;
+        c += 1;
+    }
+    t
+};
+
 /// Counts price-looking strings: a currency symbol or ISO code next to a number
 /// (`R$ 450.000`, `$12.99`, `1.200,00 €`, `EUR 35`).
 ///
@@ -294,6 +342,11 @@ pub fn count_prices(text: &str) -> usize {
     let mut count = 0;
     let mut i = 0;
     while i < b.len() {
+        // Most bytes start no marker: skipped through a table, not the match below.
+        if !PRICE_START[b[i] as usize] {
+            i += 1;
+            continue;
+        }
         let len = match b[i] {
             b'$' => 1,
             // £ ¥
@@ -341,8 +394,9 @@ pub fn count_prices(text: &str) -> usize {
 /// Decodes response bytes to text, choosing the charset from a byte-order mark, then the HTTP
 /// `Content-Type` header's `charset`, then a `<meta charset>` / `http-equiv` declaration in the
 /// first 1024 bytes, then UTF-8. Malformed sequences become U+FFFD (lossy, never an error).
-/// Returns the text and the name of the encoding used.
-pub fn decode(bytes: &[u8], content_type: Option<&str>) -> (String, &'static str) {
+/// Returns the text (borrowed when the bytes are valid UTF-8 already) and the name of the
+/// encoding used.
+pub fn decode<'a>(bytes: &'a [u8], content_type: Option<&str>) -> (Cow<'a, str>, &'static str) {
     let enc = Encoding::for_bom(bytes)
         .map(|(e, _)| e)
         .or_else(|| {
@@ -361,7 +415,7 @@ pub fn decode(bytes: &[u8], content_type: Option<&str>) -> (String, &'static str
         enc
     };
     let (text, used, _had_errors) = enc.decode(bytes);
-    (text.into_owned(), used.name())
+    (text, used.name())
 }
 
 /// The `charset` parameter of a `Content-Type` value.
@@ -513,12 +567,12 @@ mod tests {
         assert!(decode(latin1, None).0.contains("São Paulo"));
         assert_eq!(decode(latin1, None).1, "windows-1252");
         let (t, e) = decode(b"<p>S\xe3o", Some("text/html; charset=ISO-8859-1"));
-        assert_eq!((t.as_str(), e), ("<p>São", "windows-1252"));
+        assert_eq!((&*t, e), ("<p>São", "windows-1252"));
         let (t, e) = decode(
             "\u{feff}<p>ok".as_bytes(),
             Some("text/html; charset=latin1"),
         );
-        assert_eq!((t.as_str(), e), ("<p>ok", "UTF-8"));
+        assert_eq!((&*t, e), ("<p>ok", "UTF-8"));
         let (t, _) = decode(b"<p>bad \xff\xfe byte", None);
         assert!(t.contains('\u{fffd}'));
         let (_, e) = decode(

@@ -88,7 +88,7 @@ impl<S: TokenSink> TokenSink for Recorder<S> {
 type Chain = Recorder<DepthGuard<TreeBuilder<u32, Sink>>>;
 
 fn chain(max_nodes: usize, cap: u32) -> Chain {
-    let builder = TreeBuilder::new(Sink::new(max_nodes), TreeBuilderOpts::default());
+    let builder = TreeBuilder::new(Sink::for_source(max_nodes, 0), TreeBuilderOpts::default());
     Recorder {
         inner: DepthGuard::new(builder, cap),
         log: RefCell::new(Vec::new()),
@@ -197,7 +197,7 @@ mod tests {
     fn compare_pages(html: &str) -> Result<(), String> {
         let opts = ParseOptions::default();
         let ours = Page::from_html(html, URL).map_err(|e| format!("ours failed: {e:?}"))?;
-        let guard = tree_builder(&opts);
+        let guard = tree_builder(&opts, html.len());
         let tokenizer = Tokenizer::new(guard, TokenizerOpts::default());
         let input = BufferQueue::default();
         input.push_back(StrTendril::from(html));
