@@ -66,6 +66,11 @@ fn parse(url: &str) -> Option<Url> {
 /// The form of `url` that levels and patterns are computed on: the WHATWG serialisation without
 /// fragment. `None` if `url` is not a URL with a host and a `/`-rooted path.
 pub fn normalize(url: &str) -> Option<String> {
+    // Most URLs are written as the parser would write them (the mapper normalizes every URL it
+    // queues, several times).
+    if let Some(written) = crate::canon::written_parsed(url) {
+        return Some(written.to_string());
+    }
     parse(url).map(String::from)
 }
 
@@ -289,31 +294,61 @@ impl Class {
 /// PostgreSQL page is `*.html`).
 pub fn one_token_variants(url: &str, sole_name: bool) -> Vec<String> {
     let normalized = normalize(url).unwrap_or_else(|| url.to_string());
-    let tokens = tokenize(&normalized);
-    let is_word = |t: &Token| matches!(t.class, Class::Alpha | Class::Digit | Class::AlphaNum);
+    variant_spans(&normalized, sole_name)
+        .into_iter()
+        .map(|r| {
+            let (before, after) = (&normalized[..r.start], &normalized[r.end..]);
+            let mut key = String::with_capacity(normalized.len() + 1);
+            key.push_str(before);
+            key.push('\u{0}');
+            key.push_str(after);
+            key
+        })
+        .collect()
+}
+
+/// [`one_token_variants`], each hashed, without building it: equal variants have equal hashes
+/// (a variant is the text before the blanked token, the mark, and the text after it; the mark
+/// occurs once, so equal variants are cut the same way). The mapper indexes the URLs it queues
+/// by these, several per link.
+pub fn one_token_variant_hashes(url: &str, sole_name: bool) -> Vec<u64> {
+    use std::hash::Hasher;
+    let normalized = normalize(url).unwrap_or_else(|| url.to_string());
+    variant_spans(&normalized, sole_name)
+        .into_iter()
+        .map(|r| {
+            let mut h = crate::dom::hash::FxHasher::default();
+            h.write(&normalized.as_bytes()[..r.start]);
+            h.write_u8(0);
+            h.write(&normalized.as_bytes()[r.end..]);
+            h.finish()
+        })
+        .collect()
+}
+
+/// The byte ranges, in `normalized`, of the tokens [`one_token_variants`] blanks.
+fn variant_spans(normalized: &str, sole_name: bool) -> Vec<Range<usize>> {
+    let tokens = spans(normalized);
+    let is_word = |c: &Class| matches!(c, Class::Alpha | Class::Digit | Class::AlphaNum);
     // The file name: the tokens after the last '/' and before its last '.' (the extension).
     let name_start = tokens
         .iter()
-        .rposition(|t| t.class == Class::Punct('/'))
+        .rposition(|(c, _)| *c == Class::Punct('/'))
         .map_or(0, |i| i + 1);
     let name_end = tokens[name_start..]
         .iter()
-        .rposition(|t| t.class == Class::Punct('.'))
+        .rposition(|(c, _)| *c == Class::Punct('.'))
         .map_or(tokens.len(), |i| name_start + i);
     let name_words = tokens[name_start..name_end]
         .iter()
-        .filter(|t| is_word(t))
+        .filter(|(c, _)| is_word(c))
         .count();
-    (0..tokens.len())
-        .filter(|&i| is_word(&tokens[i]))
-        .filter(|&i| sole_name || name_words >= 2 || !(name_start..name_end).contains(&i))
-        .map(|i| {
-            let mut key = String::with_capacity(normalized.len() + 2);
-            for (j, t) in tokens.iter().enumerate() {
-                key.push_str(if i == j { "\u{0}" } else { &t.text });
-            }
-            key
-        })
+    tokens
+        .into_iter()
+        .enumerate()
+        .filter(|(_, (c, _))| is_word(c))
+        .filter(|&(i, _)| sole_name || name_words >= 2 || !(name_start..name_end).contains(&i))
+        .map(|(_, (_, r))| r)
         .collect()
 }
 
@@ -932,6 +967,39 @@ mod tests {
         let keys = one_token_variants("http://docs.test/a/pgbench.html", true);
         assert_eq!(keys.len(), 6, "{keys:?}");
         assert!(keys.contains(&"http://docs.test/a/\u{0}.html".to_string()));
+    }
+
+    #[test]
+    fn variants_hashed_are_equal_exactly_where_the_variants_are() {
+        let urls = [
+            "http://docs.test/a/page-12.html",
+            "http://docs.test/a/page-13.html",
+            "http://docs.test/b/page-12.html",
+            "http://docs.test/a/pgbench.html",
+            "http://docs.test/a/pg.html",
+            "http://docs.test/a/page-12.htm",
+            "http://docs.test/a/page12.html",
+            "http://docs.test/a/page-12.html?x=1",
+        ];
+        let mut by_text: Vec<(String, u64)> = Vec::new();
+        for u in urls {
+            for sole in [false, true] {
+                let texts = one_token_variants(u, sole);
+                let hashes = one_token_variant_hashes(u, sole);
+                assert_eq!(texts.len(), hashes.len(), "{u}");
+                by_text.extend(texts.into_iter().zip(hashes));
+            }
+        }
+        let shared = by_text
+            .iter()
+            .filter(|(t, _)| by_text.iter().filter(|(o, _)| o == t).count() > 2)
+            .count();
+        assert!(shared > 0, "some URLs share a variant");
+        for (t, h) in &by_text {
+            for (o, g) in &by_text {
+                assert_eq!(t == o, h == g, "{t:?} {o:?}");
+            }
+        }
     }
 
     fn pattern(urls: &[&str]) -> String {

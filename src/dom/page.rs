@@ -821,6 +821,30 @@ fn http_without_fragment(mut u: Url) -> Option<String> {
     Some(u.into())
 }
 
+/// `href` resolved against an http(s) `base` without the URL parser, when it is a relative
+/// path of characters the parser copies as they are, without dot segments (`sql-vacuum.html`,
+/// `../` excluded): the base's directory followed by `href`, as joining writes it. Most links
+/// of a page are such, and joining each one was about 2% of mapping's CPU time. `None` means
+/// "join it".
+fn join_plain(base: &Url, href: &str) -> Option<String> {
+    let plain = !href.is_empty()
+        && !href.starts_with('/')
+        && href
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~/!$&'()*+,=@".contains(&b))
+        && !href.split('/').any(|seg| seg == "." || seg == "..");
+    if !plain || !matches!(base.scheme(), "http" | "https") {
+        return None;
+    }
+    // Special URLs always have a path starting with `/`: the directory ends at its last `/`.
+    let path_end = base.as_str().len() - base[url::Position::AfterPath..].len();
+    let dir = base.as_str()[..path_end].rfind('/')? + 1;
+    let mut joined = String::with_capacity(dir + href.len());
+    joined.push_str(&base.as_str()[..dir]);
+    joined.push_str(href);
+    Some(joined)
+}
+
 /// One walk over the arena in document order producing the [`Page`].
 struct Walker<'a> {
     nodes: &'a [RawNode],
@@ -902,6 +926,9 @@ impl<'a> Walker<'a> {
                 .same_document
                 .get_or_init(|| http_without_fragment(base.clone()))
                 .clone();
+        }
+        if let Some(joined) = join_plain(base, href) {
+            return Some(joined);
         }
         http_without_fragment(base.join(href).ok()?)
     }
@@ -1650,6 +1677,27 @@ fn unreachable_tree() -> Tree {
     match Tree::from_preorder(vec![Label::of("html")], &[None], vec![]) {
         Ok(t) => t,
         Err(_) => unreachable!("a one-node preorder is always valid"),
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A link joined without the parser is what the parser joins.
+        #[test]
+        fn a_plain_relative_link_joins_as_the_parser_joins(
+            base in "https?://h(:8080)?(/[a-zA-Z0-9.%-]{0,4}){0,3}/?(\\?[a-z=&]{0,4})?(#[a-z]{0,3})?",
+            href in "((\\.|\\.\\.|[a-zA-Z0-9._~!$&'()*+,=@:%?# -]{0,4})/?){0,3}",
+        ) {
+            let base = Url::parse(&base).expect("a base URL");
+            if let Some(fast) = join_plain(&base, &href) {
+                let parsed = base.join(&href).ok().and_then(http_without_fragment);
+                prop_assert_eq!(Some(fast), parsed, "{} + {:?}", base, href);
+            }
+        }
     }
 }
 

@@ -816,15 +816,6 @@ pub struct Mapper {
     shapes: shapes::Shapes,
 }
 
-/// A one-token variant of a URL, hashed. Kept only in memory (derived again on restore), so any
-/// hash stable within one run would do.
-fn name_hash(variant: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    variant.hash(&mut h);
-    h.finish()
-}
-
 impl Mapper {
     /// A mapper for the site of `entry`, looking for pages like `example`.
     ///
@@ -960,11 +951,11 @@ impl Mapper {
         // The pages waiting under each new name, ranked by the name's place among the variants
         // (a page by its first): moved name by name, in one pass.
         let mut rank: FxHashMap<u32, u32> = FxHashMap::default();
-        for (r, v) in url_pattern::one_token_variants(&canonical, true)
-            .iter()
+        // Kept only in memory (derived again on restore): any hash stable within a run does.
+        for (r, h) in url_pattern::one_token_variant_hashes(&canonical, true)
+            .into_iter()
             .enumerate()
         {
-            let h = name_hash(v);
             if !self.target_names.insert(h) {
                 continue;
             }
@@ -999,8 +990,8 @@ impl Mapper {
 
     /// Indexes a URL waiting in its turn by its one-token variants.
     fn wait(&mut self, url: &str, id: u32) {
-        for v in url_pattern::one_token_variants(url, true) {
-            self.waiting.entry(name_hash(&v)).or_default().push(id);
+        for h in url_pattern::one_token_variant_hashes(url, true) {
+            self.waiting.entry(h).or_default().push(id);
         }
     }
 
@@ -1015,10 +1006,7 @@ impl Mapper {
             self.state.frontier.push_later(url, item);
             return;
         }
-        let names: Vec<u64> = url_pattern::one_token_variants(&url, true)
-            .iter()
-            .map(|v| name_hash(v))
-            .collect();
+        let names = url_pattern::one_token_variant_hashes(&url, true);
         if names.iter().any(|h| self.target_names.contains(h)) {
             self.state.frontier.push_first(url, item);
             return;
