@@ -550,9 +550,9 @@ impl<T: Clone> Frontier<T> {
 
     /// Moves the entries to which `rank` gives a rank behind those queued first, those put off
     /// only where `put_off` also holds: by rank, and within a rank those in their turn (in
-    /// queue order) before those put off (in their order). One pass over each queue, whatever
-    /// the number of ranks: moving rank by rank, one pass each, cost mapping a pass over the
-    /// whole queue per name of each target found. Returns how many moved.
+    /// queue order) before those put off (in their order). One pass over each queue whatever
+    /// the number of ranks (a pass per rank cost mapping one pass over the whole queue per
+    /// name of each target found). Returns how many moved.
     pub fn promote_ranked(
         &mut self,
         rank: impl Fn(&Queued<T>) -> Option<u32>,
@@ -568,9 +568,10 @@ impl<T: Clone> Frontier<T> {
         if in_turn {
             let mut stay = VecDeque::with_capacity(self.queue.len());
             for (i, q) in mem::take(&mut self.queue).into_iter().enumerate() {
-                match rank(&q) {
-                    Some(r) if i >= first => moved.push((r, false, q)),
-                    _ => stay.push_back(q),
+                // Those queued first stay where they are.
+                match (i >= first).then(|| rank(&q)).flatten() {
+                    Some(r) => moved.push((r, false, q)),
+                    None => stay.push_back(q),
                 }
             }
             self.queue = stay;
