@@ -827,12 +827,11 @@ fn http_without_fragment(mut u: Url) -> Option<String> {
 /// of a page are such, and joining each one was about 2% of mapping's CPU time. `None` means
 /// "join it".
 fn join_plain(base: &Url, href: &str) -> Option<String> {
+    // No `:`: before any `/` it would make a scheme.
     let plain = !href.is_empty()
         && !href.starts_with('/')
-        && href
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-._~/!$&'()*+,=@".contains(&b))
-        && !href.split('/').any(|seg| seg == "." || seg == "..");
+        && !href.contains(':')
+        && crate::canon::plain_path(href);
     if !plain || !matches!(base.scheme(), "http" | "https") {
         return None;
     }
