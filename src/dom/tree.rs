@@ -285,6 +285,88 @@ impl Tree {
             .with_id_prefixes(id_prefixes))
     }
 
+    /// The tree with node `i` replaced by a chain of `weights[i]` nodes with its label (at least
+    /// one), the last of which holds its children: what [`Tree::from_preorder`] builds from that
+    /// expansion, computed in one pass from this tree's sizes and hashes instead of walked
+    /// again (node weights as shape, `similarity::View::weigh`; the expansion is about twenty
+    /// times the tree, once per page compared). Class and kind labels and id prefixes are not
+    /// carried over. `None` when `weights` is not one per node or the expansion would not fit
+    /// a tree.
+    pub fn chained(&self, weights: &[u32]) -> Option<Tree> {
+        let n = self.len();
+        if weights.len() != n {
+            return None;
+        }
+        let w = |i: usize| weights[i].max(1);
+        // Expanded subtree sizes, bottom-up, in u64 so the bound below is checked, not wrapped.
+        let mut sub: Vec<u64> = (0..n).map(|i| u64::from(w(i))).collect();
+        for i in (1..n).rev() {
+            let p = self.parents[i] as usize;
+            sub[p] += sub[i];
+        }
+        let total = sub[0];
+        if total >= u64::from(NONE) {
+            return None;
+        }
+        let total = total as usize;
+        // First expanded node of each node's chain (preorder: a chain, then its subtrees).
+        let mut next = 0u32;
+        let top: Vec<u32> = (0..n)
+            .map(|i| {
+                let first = next;
+                next += w(i);
+                first
+            })
+            .collect();
+        let mut labels = Vec::with_capacity(total);
+        let mut parents = Vec::with_capacity(total);
+        let mut depths = Vec::with_capacity(total);
+        let mut sizes = Vec::with_capacity(total);
+        for i in 0..n {
+            let (parent, depth) = match self.parent(i as NodeId) {
+                // Hangs from the last node of its parent's chain.
+                Some(p) => {
+                    let bottom = top[p as usize] + w(p as usize) - 1;
+                    (bottom, depths[bottom as usize] + 1)
+                }
+                None => (NONE, 0),
+            };
+            for j in 0..w(i) {
+                labels.push(self.labels[i]);
+                parents.push(if j == 0 { parent } else { top[i] + j - 1 });
+                depths.push(depth + j);
+                sizes.push((sub[i] - u64::from(j)) as u32);
+            }
+        }
+        // Hashes as `finish` computes them: children before parents (reverse preorder of the
+        // tree), a chain from its bottom up.
+        let mut hashes = vec![0u64; total];
+        for i in (0..n).rev() {
+            let seed = mix(0x9e37_79b9_7f4a_7c15 ^ u64::from(self.labels[i].0));
+            let bottom = (top[i] + w(i) - 1) as usize;
+            let mut h = seed;
+            for c in self.children(i as NodeId) {
+                h = mix(h.rotate_left(5) ^ hashes[top[c as usize] as usize]);
+            }
+            hashes[bottom] = mix(h ^ u64::from(sizes[bottom]));
+            for k in (top[i] as usize..bottom).rev() {
+                let h = mix(seed.rotate_left(5) ^ hashes[k + 1]);
+                hashes[k] = mix(h ^ u64::from(sizes[k]));
+            }
+        }
+        Some(Tree {
+            labels,
+            sizes,
+            parents,
+            depths,
+            hashes,
+            names: self.names.clone(),
+            class_labels: Vec::new(),
+            kind_labels: Vec::new(),
+            id_prefixes: Vec::new(),
+        })
+    }
+
     /// Number of nodes.
     pub fn len(&self) -> usize {
         self.labels.len()
@@ -491,6 +573,49 @@ mod tests {
         assert_eq!(t.depth(8), 3);
         assert_eq!(t.parent(8), Some(7));
         assert_eq!(t.height(), 3);
+    }
+
+    /// The chain expansion written out node by node and built by `from_preorder`.
+    fn chained_by_hand(t: &Tree, weights: &[u32]) -> Tree {
+        let mut labels = Vec::new();
+        let mut parents: Vec<Option<NodeId>> = Vec::new();
+        let mut bottom = vec![0; t.len()];
+        for i in 0..t.len() {
+            let mut parent = t.parent(i as NodeId).map(|p| bottom[p as usize]);
+            for _ in 0..weights[i].max(1) {
+                labels.push(t.label(i as NodeId));
+                parents.push(parent);
+                parent = Some(labels.len() as NodeId - 1);
+            }
+            bottom[i] = labels.len() as NodeId - 1;
+        }
+        Tree::from_preorder(labels, &parents, t.names.clone()).unwrap()
+    }
+
+    proptest::proptest! {
+        /// One pass over sizes and hashes builds what the node-by-node expansion builds:
+        /// labels, parents, depths, sizes and structural hashes alike.
+        #[test]
+        fn a_chained_tree_is_its_expansion_built_node_by_node(
+            shape in proptest::collection::vec((0u8..6, 0usize..4, 0u32..5), 0..40),
+        ) {
+            let names = ["a", "b", "c", "#text"];
+            let mut labels = vec![Label::of("r")];
+            let mut parents: Vec<Option<NodeId>> = vec![None];
+            let mut weights = vec![3];
+            let mut path: Vec<NodeId> = vec![0];
+            for (k, &(up, name, weight)) in shape.iter().enumerate() {
+                path.truncate(path.len() - (up as usize % path.len()));
+                labels.push(Label::of(names[name]));
+                parents.push(path.last().copied());
+                weights.push(weight);
+                path.push(k as NodeId + 1);
+            }
+            let names = names.iter().filter(|n| **n != "#text").map(|n| (Label::of(n), n.to_string()));
+            let t = Tree::from_preorder(labels, &parents, names.collect()).unwrap();
+            proptest::prop_assert_eq!(t.chained(&weights), Some(chained_by_hand(&t, &weights)));
+            proptest::prop_assert_eq!(t.chained(&weights[1..]), None);
+        }
     }
 
     #[test]
