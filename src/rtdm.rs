@@ -71,6 +71,7 @@
 //! assert!(!example.is_similar(&page, 0.95));
 //! ```
 
+use crate::dom::tree::Chained;
 use crate::dom::{Label, NodeId, Tree};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -247,6 +248,22 @@ impl Rtdm {
         self.core.similar(a.view(), b.view(), theta)
     }
 
+    /// Distance, similarity and sizes of a prepared tree and `tree` with node weights as chains:
+    /// `self.compare(a, &Prepared::new(tree.chained(weights)?))`, without building that tree
+    /// (its children lists are built in this workspace, from the tree's). `None` as
+    /// [`Tree::chained`].
+    pub fn compare_chained(
+        &mut self,
+        a: &Prepared,
+        tree: &Tree,
+        weights: &[u32],
+    ) -> Option<Comparison> {
+        let parts = tree.chained_parts(weights)?;
+        self.lists_b.build_chained(tree, &parts);
+        let d = self.core.exact(a.view(), self.lists_b.view());
+        Some(comparison(d, tree_size(&a.tree), parts.sizes.len() as u32))
+    }
+
     /// Exact distance between two unprepared trees.
     pub fn tree_distance(&mut self, a: &Tree, b: &Tree) -> u32 {
         self.lists_a.build(a);
@@ -305,7 +322,7 @@ fn comparison(distance: u32, size_a: u32, size_b: u32) -> Comparison {
 }
 
 /// A node as seen from its parent's children list: what the DP needs, inline.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Kid {
     hash: u64,
     node: NodeId,
@@ -372,6 +389,44 @@ impl Lists {
         }
         self.off.push(self.kids.len() as u32);
         self.root = (n > 0).then(|| Kid::of(tree, 0));
+    }
+
+    /// The lists of `tree` with node weights as chains, from [`Tree::chained_parts`]: what
+    /// [`Lists::build`] makes of [`Tree::chained`], without that tree. A chain node's list is
+    /// the next node of its chain; the last one's, the first nodes of its children's chains.
+    fn build_chained(&mut self, tree: &Tree, parts: &Chained) {
+        let Chained { top, sizes, hashes } = parts;
+        let total = sizes.len();
+        self.off.clear();
+        self.kids.clear();
+        self.classes.clear();
+        self.off.reserve(total + 1);
+        self.kids.reserve(total.saturating_sub(1));
+        self.classes.reserve(total);
+        let kid = |label: Label, x: u32| Kid {
+            hash: hashes[x as usize],
+            node: x,
+            size: sizes[x as usize],
+            label,
+            cls: 0,
+        };
+        for (i, chain) in top.windows(2).enumerate() {
+            let label = tree.label(i as NodeId);
+            for x in chain[0]..chain[1] - 1 {
+                self.off.push(self.kids.len() as u32);
+                self.kids.push(kid(label, x + 1));
+                self.classes.push(1);
+            }
+            let lo = self.kids.len();
+            self.off.push(lo as u32);
+            for c in tree.children(i as NodeId) {
+                self.kids.push(kid(tree.label(c), top[c as usize]));
+            }
+            let count = self.number_classes(lo);
+            self.classes.push(count);
+        }
+        self.off.push(self.kids.len() as u32);
+        self.root = (total > 0).then(|| kid(tree.label(0), 0));
     }
 
     /// Numbers the classes of identical subtrees in `kids[lo..]`; returns how many there are.
@@ -1770,6 +1825,31 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Children lists built from the tree and its weights are those of the chained tree,
+        /// kid by kid, and so compare alike.
+        #[test]
+        fn chained_lists_are_the_chained_trees(
+            x in proptest::collection::vec(proptest::num::u8::ANY, 0..40),
+            y in proptest::collection::vec(proptest::num::u8::ANY, 0..40),
+            w in proptest::collection::vec(0u32..6, 40),
+        ) {
+            let (a, b) = (random_tree(&x), random_tree(&y));
+            let weights = &w[..b.len()];
+            let chained = b.chained(weights).unwrap();
+            let (mut by_tree, mut in_place) = (Lists::default(), Lists::default());
+            by_tree.build(&chained);
+            in_place.build_chained(&b, &b.chained_parts(weights).unwrap());
+            proptest::prop_assert_eq!(&in_place.off, &by_tree.off);
+            proptest::prop_assert_eq!(&in_place.kids, &by_tree.kids);
+            proptest::prop_assert_eq!(&in_place.classes, &by_tree.classes);
+            proptest::prop_assert_eq!(in_place.root, by_tree.root);
+            let example = Prepared::new(a);
+            proptest::prop_assert_eq!(
+                Rtdm::new().compare_chained(&example, &b, weights),
+                Some(example.compare(&Prepared::new(chained)))
+            );
+        }
+
         #[test]
         fn upper_bound_is_at_least_the_distance(
             x in proptest::collection::vec(proptest::num::u8::ANY, 0..60),

@@ -123,24 +123,32 @@ impl View {
         self.weigh(&shaped)
     }
 
+    /// The weight of each node of `tree` ([`View::weigh`]), or `None` when every weight is 1.
+    fn weights(&self, tree: &Tree) -> Option<Vec<u32>> {
+        if self.top_weight == 0 || self.top_depth == 0 {
+            return None;
+        }
+        // Clamped as `Options::validate` bounds them, for views that were never validated.
+        let (w, t) = (
+            self.top_weight.min(MAX_TOP_WEIGHT),
+            self.top_depth.min(MAX_TOP_DEPTH),
+        );
+        let weights: Vec<u32> = branching_depths(tree)
+            .into_iter()
+            .map(|d| 1 + w * t.saturating_sub(d))
+            .collect();
+        weights.iter().any(|&w| w > 1).then_some(weights)
+    }
+
     /// Node weights as tree shape: a node of weight `w` ([`View::top_weight`]) becomes a chain
     /// of `w` nodes with its label, the last of which holds its children. RTDM then counts it
     /// `w` times when it is inserted or deleted and not at all when matched (a chain of single
     /// children matches down to its end), which is RTDM with weighted nodes, computed by the
     /// unweighted core. Depths are the branching depths of the shaped tree.
     pub fn weigh(&self, tree: &Tree) -> Tree {
-        let depths = branching_depths(tree);
-        // Clamped as `Options::validate` bounds them, for views that were never validated.
-        let (w, t) = (
-            self.top_weight.min(MAX_TOP_WEIGHT),
-            self.top_depth.min(MAX_TOP_DEPTH),
-        );
-        let weight = |d: u32| 1 + w * t.saturating_sub(d);
-        if depths.iter().all(|&d| weight(d) == 1) {
-            return tree.clone();
-        }
-        let weights: Vec<u32> = depths.iter().map(|&d| weight(d)).collect();
-        tree.chained(&weights).unwrap_or_else(|| tree.clone())
+        self.weights(tree)
+            .and_then(|w| tree.chained(&w))
+            .unwrap_or_else(|| tree.clone())
     }
 
     /// The compared shape of a tree: labels, collapsing and depth cut, without weights
@@ -652,8 +660,18 @@ impl Example {
         let comparison = match self.compared.get(&key) {
             Some(&c) => c,
             None => {
-                let other = Prepared::new(self.options.view.weighed(shaped));
-                let c = self.rtdm.compare(&self.prepared, &other);
+                // The weighted view is compared without being built (about twenty times the
+                // shaped one).
+                let weights = self.options.view.weights(&shaped);
+                let chained =
+                    weights.and_then(|w| self.rtdm.compare_chained(&self.prepared, &shaped, &w));
+                let c = match chained {
+                    Some(c) => c,
+                    None => {
+                        let other = Prepared::new(self.options.view.weighed(shaped));
+                        self.rtdm.compare(&self.prepared, &other)
+                    }
+                };
                 if self.compared.len() >= MAX_COMPARED {
                     self.compared.clear();
                 }

@@ -80,6 +80,17 @@ pub const MAX_ID_PREFIXES: usize = 512;
 /// Longer id prefixes are not kept ([`Tree::id_prefixes`]).
 pub const MAX_ID_PREFIX_LEN: usize = 48;
 
+/// Parts of a chained tree ([`Tree::chained_parts`]).
+pub(crate) struct Chained {
+    /// The chained node that starts each node's chain, then the chained tree's size: node `i`'s
+    /// chain is `top[i]..top[i + 1]`.
+    pub(crate) top: Vec<u32>,
+    /// Subtree size of every chained node, in preorder.
+    pub(crate) sizes: Vec<u32>,
+    /// Structural hash of every chained node, in preorder.
+    pub(crate) hashes: Vec<u64>,
+}
+
 /// Marker for "no parent" in [`Tree::parent`]'s storage.
 const NONE: u32 = u32::MAX;
 
@@ -288,70 +299,29 @@ impl Tree {
     /// The tree with node `i` replaced by a chain of `weights[i]` nodes with its label (at least
     /// one), the last of which holds its children: what [`Tree::from_preorder`] builds from that
     /// expansion, computed in one pass from this tree's sizes and hashes instead of walked
-    /// again (node weights as shape, `similarity::View::weigh`; the expansion is about twenty
-    /// times the tree, once per page compared). Class and kind labels and id prefixes are not
-    /// carried over. `None` when `weights` is not one per node or the expansion would not fit
-    /// a tree.
+    /// again (node weights as shape, `similarity::View::weigh`). Class and kind labels and id
+    /// prefixes are not carried over. `None` when `weights` is not one per node or the
+    /// expansion would not fit a tree.
     pub fn chained(&self, weights: &[u32]) -> Option<Tree> {
-        let n = self.len();
-        if weights.len() != n {
-            return None;
-        }
-        let w = |i: usize| weights[i].max(1);
-        // Expanded subtree sizes, bottom-up, in u64 so the bound below is checked, not wrapped.
-        let mut sub: Vec<u64> = (0..n).map(|i| u64::from(w(i))).collect();
-        for i in (1..n).rev() {
-            let p = self.parents[i] as usize;
-            sub[p] += sub[i];
-        }
-        let total = sub[0];
-        if total >= u64::from(NONE) {
-            return None;
-        }
-        let total = total as usize;
-        // First expanded node of each node's chain (preorder: a chain, then its subtrees).
-        let mut next = 0u32;
-        let top: Vec<u32> = (0..n)
-            .map(|i| {
-                let first = next;
-                next += w(i);
-                first
-            })
-            .collect();
+        let Chained { top, sizes, hashes } = self.chained_parts(weights)?;
+        let total = sizes.len();
         let mut labels = Vec::with_capacity(total);
         let mut parents = Vec::with_capacity(total);
         let mut depths = Vec::with_capacity(total);
-        let mut sizes = Vec::with_capacity(total);
-        for i in 0..n {
+        for (i, chain) in top.windows(2).enumerate() {
+            let first = chain[0];
             let (parent, depth) = match self.parent(i as NodeId) {
                 // Hangs from the last node of its parent's chain.
                 Some(p) => {
-                    let bottom = top[p as usize] + w(p as usize) - 1;
+                    let bottom = top[p as usize + 1] - 1;
                     (bottom, depths[bottom as usize] + 1)
                 }
                 None => (NONE, 0),
             };
-            for j in 0..w(i) {
+            for j in 0..chain[1] - first {
                 labels.push(self.labels[i]);
-                parents.push(if j == 0 { parent } else { top[i] + j - 1 });
+                parents.push(if j == 0 { parent } else { first + j - 1 });
                 depths.push(depth + j);
-                sizes.push((sub[i] - u64::from(j)) as u32);
-            }
-        }
-        // Hashes as `finish` computes them: children before parents (reverse preorder of the
-        // tree), a chain from its bottom up.
-        let mut hashes = vec![0u64; total];
-        for i in (0..n).rev() {
-            let seed = mix(0x9e37_79b9_7f4a_7c15 ^ u64::from(self.labels[i].0));
-            let bottom = (top[i] + w(i) - 1) as usize;
-            let mut h = seed;
-            for c in self.children(i as NodeId) {
-                h = mix(h.rotate_left(5) ^ hashes[top[c as usize] as usize]);
-            }
-            hashes[bottom] = mix(h ^ u64::from(sizes[bottom]));
-            for k in (top[i] as usize..bottom).rev() {
-                let h = mix(seed.rotate_left(5) ^ hashes[k + 1]);
-                hashes[k] = mix(h ^ u64::from(sizes[k]));
             }
         }
         Some(Tree {
@@ -365,6 +335,56 @@ impl Tree {
             kind_labels: Vec::new(),
             id_prefixes: Vec::new(),
         })
+    }
+
+    /// Sizes and structural hashes of [`Tree::chained`]'s nodes, and where each node's chain
+    /// starts: what RTDM's children lists need, without the rest of the tree
+    /// (`rtdm::Rtdm::compare_chained`).
+    pub(crate) fn chained_parts(&self, weights: &[u32]) -> Option<Chained> {
+        let n = self.len();
+        if weights.len() != n {
+            return None;
+        }
+        let w = |i: usize| weights[i].max(1);
+        // Chained subtree sizes, bottom-up, in u64 so the bound below is checked, not wrapped.
+        let mut sub: Vec<u64> = (0..n).map(|i| u64::from(w(i))).collect();
+        for i in (1..n).rev() {
+            let p = self.parents[i] as usize;
+            sub[p] += sub[i];
+        }
+        if sub[0] >= u64::from(NONE) {
+            return None;
+        }
+        let total = sub[0] as usize;
+        // First node of each node's chain (preorder: a chain, then its subtrees), and the end.
+        let mut next = 0u32;
+        let mut top: Vec<u32> = Vec::with_capacity(n + 1);
+        for i in 0..n {
+            top.push(next);
+            next += w(i);
+        }
+        top.push(next);
+        let mut sizes = Vec::with_capacity(total);
+        for (i, &s) in sub.iter().enumerate() {
+            sizes.extend((0..w(i)).map(|j| (s - u64::from(j)) as u32));
+        }
+        // Hashes as `finish` computes them: children before parents (reverse preorder of the
+        // tree), a chain from its bottom up.
+        let mut hashes = vec![0u64; total];
+        for i in (0..n).rev() {
+            let seed = mix(0x9e37_79b9_7f4a_7c15 ^ u64::from(self.labels[i].0));
+            let bottom = top[i + 1] as usize - 1;
+            let mut h = seed;
+            for c in self.children(i as NodeId) {
+                h = mix(h.rotate_left(5) ^ hashes[top[c as usize] as usize]);
+            }
+            hashes[bottom] = mix(h ^ u64::from(sizes[bottom]));
+            for k in (top[i] as usize..bottom).rev() {
+                let h = mix(seed.rotate_left(5) ^ hashes[k + 1]);
+                hashes[k] = mix(h ^ u64::from(sizes[k]));
+            }
+        }
+        Some(Chained { top, sizes, hashes })
     }
 
     /// Number of nodes.
