@@ -154,14 +154,20 @@ impl View {
     /// The compared shape of a tree: labels, collapsing and depth cut, without weights
     /// (identity for [`View::FULL`]). Iterative; keeps preorder. What `exemplar outline` prints.
     pub fn shape(&self, tree: &Tree) -> Tree {
+        self.shape_with(tree, true)
+    }
+
+    /// [`View::shape`], with the label names (for display) or without them (to compare: RTDM
+    /// and structural hashes read labels only).
+    fn shape_with(&self, tree: &Tree, named: bool) -> Tree {
         if *self == View::FULL {
             return tree.clone();
         }
         if self.collapse == Collapse::Merge {
-            return self.merged(tree, None);
+            return self.merged(tree, None, named);
         }
         if self.collapse == Collapse::All && self.merge_above > 0 {
-            return self.merged(tree, Some(self.merge_above));
+            return self.merged(tree, Some(self.merge_above), named);
         }
         let mut labels: Vec<Label> = Vec::with_capacity(tree.len());
         let mut parents: Vec<Option<NodeId>> = Vec::with_capacity(tree.len());
@@ -200,7 +206,11 @@ impl View {
             // Push in reverse so children pop in document order.
             stack.extend(kept.iter().rev().map(|&c| (c, Some(out))));
         }
-        let names = names_of(tree, &labels);
+        let names = if named {
+            names_of(tree, &labels)
+        } else {
+            Vec::new()
+        };
         match Tree::from_preorder(labels, &parents, names) {
             Ok(t) => t,
             // Unreachable: the walk emits a preorder by construction.
@@ -223,7 +233,7 @@ impl View {
     /// The label-path trie of `tree` (see [`Collapse::Merge`]); with `all_from`, a node at that
     /// branching depth or deeper joins a trie node only if it made it, so below that depth only
     /// the first sibling of each label is kept, with its own subtree ([`Collapse::All`]).
-    fn merged(&self, tree: &Tree, all_from: Option<u32>) -> Tree {
+    fn merged(&self, tree: &Tree, all_from: Option<u32>, named: bool) -> Tree {
         // Trie nodes: label, children in first-seen order.
         let mut labels: Vec<Label> = vec![self.label_of(tree, 0)];
         let mut kids: Vec<Vec<u32>> = vec![Vec::new()];
@@ -231,34 +241,49 @@ impl View {
         let mut index: FxHashMap<(u32, Label), u32> = FxHashMap::default();
         // The source node that made each trie node.
         let mut owner: Vec<NodeId> = vec![0];
-        // trie node of each source node (preorder: parents come first)
+        // Trie node and branching depth ([`branching_depths`]) of each source node visited
+        // (preorder: parents come first). A node left out leaves out its whole subtree, which
+        // is skipped (the depth cut leaves out most of a page).
         let mut trie_of: Vec<u32> = vec![0; tree.len()];
-        let depths = branching_depths(tree);
-        for n in 1..tree.len() as NodeId {
-            let Some(p) = tree.parent(n) else { continue };
-            if self.max_depth.is_some_and(|d| depths[n as usize] > d) {
-                trie_of[n as usize] = u32::MAX;
+        let mut depths: Vec<u32> = vec![0; tree.len()];
+        let sizes = tree.sizes();
+        // Whether node `p`, which has a child, has two or more: its first child's subtree
+        // does not reach its end.
+        let branches = |p: usize| p + 1 + (sizes[p + 1] as usize) < p + sizes[p] as usize;
+        let mut n = 1;
+        while n < tree.len() {
+            let next = n + sizes[n] as usize;
+            let Some(p) = tree.parent(n as NodeId) else {
+                n = next;
+                continue;
+            };
+            let p = p as usize;
+            let depth = depths[p] + u32::from(branches(p));
+            depths[n] = depth;
+            if self.max_depth.is_some_and(|d| depth > d) {
+                n = next;
                 continue;
             }
-            let pt = trie_of[p as usize];
-            let l = self.label_of(tree, n);
-            if pt == u32::MAX || (!self.text && l == Label::TEXT) {
-                trie_of[n as usize] = u32::MAX;
+            let pt = trie_of[p];
+            let l = self.label_of(tree, n as NodeId);
+            if !self.text && l == Label::TEXT {
+                n = next;
                 continue;
             }
             let t = *index.entry((pt, l)).or_insert_with(|| {
                 labels.push(l);
                 kids.push(Vec::new());
-                owner.push(n);
+                owner.push(n as NodeId);
                 let id = (labels.len() - 1) as u32;
                 kids[pt as usize].push(id);
                 id
             });
-            if all_from.is_some_and(|m| depths[n as usize] >= m) && owner[t as usize] != n {
-                trie_of[n as usize] = u32::MAX;
+            if all_from.is_some_and(|m| depth >= m) && owner[t as usize] != n as NodeId {
+                n = next;
                 continue;
             }
-            trie_of[n as usize] = t;
+            trie_of[n] = t;
+            n += 1;
         }
         // Emit the trie in preorder.
         let mut out_labels = Vec::with_capacity(labels.len());
@@ -270,7 +295,11 @@ impl View {
             parents.push(parent);
             stack.extend(kids[t as usize].iter().rev().map(|&c| (c, Some(out))));
         }
-        let names = names_of(tree, &out_labels);
+        let names = if named {
+            names_of(tree, &out_labels)
+        } else {
+            Vec::new()
+        };
         Tree::from_preorder(out_labels, &parents, names).unwrap_or_else(|_| tree.clone())
     }
 }
@@ -655,7 +684,7 @@ impl Example {
     pub fn compare(&mut self, page: &Page) -> Verdict {
         let agreement = self.agreement(&page.tree);
         let place = self.place_agreement(&page.url);
-        let shaped = self.options.view.shape(&page.tree);
+        let shaped = self.options.view.shape_with(&page.tree, false);
         let key = (shaped.hash(shaped.root()), shaped.len() as u32);
         let comparison = match self.compared.get(&key) {
             Some(&c) => c,
@@ -794,6 +823,90 @@ pub fn compare_pages(a: &Page, b: &Page, options: &Options) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`View::merged`] written plainly: every node visited, depths from [`branching_depths`].
+    fn merged_reference(
+        view: &View,
+        tree: &Tree,
+        all_from: Option<u32>,
+    ) -> Vec<(Label, Option<NodeId>)> {
+        let mut labels: Vec<Label> = vec![view.label_of(tree, 0)];
+        let mut kids: Vec<Vec<u32>> = vec![Vec::new()];
+        let mut index: HashMap<(u32, Label), u32> = HashMap::new();
+        let mut owner: Vec<NodeId> = vec![0];
+        let mut trie_of: Vec<u32> = vec![0; tree.len()];
+        let depths = branching_depths(tree);
+        for n in 1..tree.len() as NodeId {
+            let p = tree.parent(n).unwrap();
+            let l = view.label_of(tree, n);
+            let pt = trie_of[p as usize];
+            if view.max_depth.is_some_and(|d| depths[n as usize] > d)
+                || pt == u32::MAX
+                || (!view.text && l == Label::TEXT)
+            {
+                trie_of[n as usize] = u32::MAX;
+                continue;
+            }
+            let t = *index.entry((pt, l)).or_insert_with(|| {
+                labels.push(l);
+                kids.push(Vec::new());
+                owner.push(n);
+                kids[pt as usize].push(labels.len() as u32 - 1);
+                labels.len() as u32 - 1
+            });
+            let keep = !all_from.is_some_and(|m| depths[n as usize] >= m) || owner[t as usize] == n;
+            trie_of[n as usize] = if keep { t } else { u32::MAX };
+        }
+        let mut out = Vec::new();
+        let mut stack: Vec<(u32, Option<NodeId>)> = vec![(0, None)];
+        while let Some((t, parent)) = stack.pop() {
+            let id = out.len() as NodeId;
+            out.push((labels[t as usize], parent));
+            stack.extend(kids[t as usize].iter().rev().map(|&c| (c, Some(id))));
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// The merged views skip left-out subtrees and take depths on the way: the same trees
+        /// as visiting every node.
+        #[test]
+        fn merged_views_are_the_plainly_merged_trees(
+            shape in proptest::collection::vec((0u8..5, 0usize..4), 0..60),
+            max_depth in proptest::option::of(0u32..5),
+            merge_above in 0u32..4,
+            merge in proptest::bool::ANY,
+            text in proptest::bool::ANY,
+        ) {
+            let names = ["div", "p", "a", "#text"];
+            let mut labels = vec![Label::of("html")];
+            let mut parents: Vec<Option<NodeId>> = vec![None];
+            let mut path: Vec<NodeId> = vec![0];
+            for (k, &(up, name)) in shape.iter().enumerate() {
+                path.truncate(path.len() - (up as usize % path.len()));
+                labels.push(Label::of(names[name]));
+                parents.push(path.last().copied());
+                // Text has no children.
+                if names[name] != "#text" {
+                    path.push(k as NodeId + 1);
+                }
+            }
+            let tree = Tree::from_preorder(labels, &parents, Vec::new()).unwrap();
+            let view = View {
+                collapse: if merge { Collapse::Merge } else { Collapse::All },
+                max_depth,
+                text,
+                merge_above: if merge { 0 } else { merge_above.max(1) },
+                ..View::default()
+            };
+            let all_from = (!merge).then_some(view.merge_above);
+            let shaped = view.shape(&tree);
+            let got: Vec<(Label, Option<NodeId>)> = (0..shaped.len() as NodeId)
+                .map(|n| (shaped.label(n), shaped.parent(n)))
+                .collect();
+            proptest::prop_assert_eq!(got, merged_reference(&view, &tree, all_from));
+        }
+    }
 
     fn t(s: &str) -> Tree {
         Tree::parse_shape(s).unwrap()
