@@ -854,7 +854,7 @@ mod tests {
                 kids[pt as usize].push(labels.len() as u32 - 1);
                 labels.len() as u32 - 1
             });
-            let keep = !all_from.is_some_and(|m| depths[n as usize] >= m) || owner[t as usize] == n;
+            let keep = all_from.is_none_or(|m| depths[n as usize] < m) || owner[t as usize] == n;
             trie_of[n as usize] = if keep { t } else { u32::MAX };
         }
         let mut out = Vec::new();
