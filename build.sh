@@ -11,6 +11,7 @@
 #   ./build.sh wasm             only the wasm build + extension/pkg, www/pkg, dist/
 #   ./build.sh eval [ARGS]      learn + crawl the dev, further and held-out sites on 127.0.0.1 (docs/crawl.md)
 #   ./build.sh bench-crawl      map + crawl the largest dev site: pages/s, CPU share, memory
+#   ./build.sh bench-instructions [REV...]  mapping's instructions (callgrind), against each REV
 #   ./build.sh eval-similarity [ARGS]   exemplar eval-similarity ARGS (release build)
 #   ./build.sh train-classifier [ARGS]  exemplar train-classifier ARGS (release build)
 #   ./build.sh eval-forms [ARGS]  query policies against Xapian Omega over the PostgreSQL docs on
@@ -432,7 +433,7 @@ cli() {
   cargo run --release --bin exemplar -- "$@"
 }
 
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
 
 cmd=${1:-}
 [[ $# -gt 0 ]] && shift
@@ -444,6 +445,7 @@ case $cmd in
   wasm) cmd_wasm; summary ;;
   eval) install_debs "${HELDOUT_SITE_PACKAGES[@]}" && cli eval "$@" ;;
   bench-crawl) cli bench-crawl "$@" | tee docs/bench-crawl.md ;;
+  bench-instructions) run_script bench/instructions.sh "$@" ;;
   eval-similarity) cli eval-similarity "$@" ;;
   train-classifier) cli train-classifier "$@" ;;
   eval-forms) cmd_eval_forms "$@" ;;
