@@ -41,9 +41,10 @@ trap cleanup EXIT
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 BASE=http://127.0.0.1:$PORT
 
-# measure LABEL BINARY: prints "pages instructions" and leaves the site map in $WORK/LABEL.map.json.
+# measure LABEL BINARY: sets PAGES and TOTAL (instructions) and leaves the site map in
+# $WORK/LABEL.map.json. Not run in a subshell, so cleanup sees the server it starts.
 measure() {
-  local label=$1 bin=$2 out pages total
+  local label=$1 bin=$2 out
   "$bin" serve "$SITE" --port "$PORT" >/dev/null 2>&1 &
   SERVER=$!
   for _ in $(seq 100); do
@@ -56,28 +57,24 @@ measure() {
     "$bin" learn --entry "$BASE/$ENTRY" --example "$BASE/$EXAMPLE" \
     -o "$WORK/$label.pattern.json" --map "$WORK/$label.map.json" \
     --delay-ms 0 --concurrency 8 --quiet 2>/dev/null)
-  kill "$SERVER" 2>/dev/null
+  kill "$SERVER" 2>/dev/null || true
   wait "$SERVER" 2>/dev/null || true
   SERVER=''
-  pages=$(sed -n 's/^mapping: \([0-9]*\) pages fetched.*/\1/p' <<<"$out")
-  [[ -n $pages ]] || die "$label: exemplar learn printed no mapping summary"
+  PAGES=$(sed -n 's/^mapping: \([0-9]*\) pages fetched.*/\1/p' <<<"$out")
+  [[ -n $PAGES ]] || die "$label: exemplar learn printed no mapping summary"
   # Thread 1 is the driver: parse, similarity, bookkeeping (the others are the HTTP client's).
-  total=$(sed -n 's/^totals: *//p' "$WORK/$label".cg.*-01)
-  [[ -n $total ]] || die "$label: no callgrind totals for the main thread"
-  echo "$pages $total"
+  TOTAL=$(sed -n 's/^totals: *//p' "$WORK/$label".cg.*-01)
+  [[ -n $TOTAL ]] || die "$label: no callgrind totals for the main thread"
 }
 
-build_tree() {
-  cargo build --release --bin exemplar >&2
-  echo "${CARGO_TARGET_DIR:-$ROOT/target}/release/exemplar"
-}
-
+# build_rev REV N: builds revision REV in a scratch worktree; sets BIN. (Not a subshell: the
+# worktree is recorded for cleanup.)
 build_rev() {
   local rev=$1 dir=$WORK/rev-$2
   git -C "$ROOT" worktree add --detach "$dir" "$rev" >/dev/null 2>&1 || die "no revision $rev"
   WORKTREES+=("$dir")
   cargo build --release --bin exemplar --manifest-path "$dir/Cargo.toml" --target-dir "$WORK/target" >&2
-  echo "$WORK/target/release/exemplar"
+  BIN=$WORK/target/release/exemplar
 }
 
 row() {
@@ -90,16 +87,17 @@ echo "Instructions of the mapping thread of \`exemplar learn\` (entry $ENTRY, ex
 echo
 echo "| code | pages | instructions | per page | ratio to this tree | same site map |"
 echo "|---|---|---|---|---|---|"
-bin=$(build_tree)
-read -r pages total < <(measure tree "$bin")
+cargo build --release --bin exemplar >&2
+measure tree "${CARGO_TARGET_DIR:-$ROOT/target}/release/exemplar"
+total=$TOTAL
 row "this tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src Cargo.toml Cargo.lock || echo ', modified'))" \
-  "$pages" "$total" 1 –
+  "$PAGES" "$TOTAL" 1 –
 n=0
 for rev in "$@"; do
   n=$((n + 1))
-  bin=$(build_rev "$rev" "$n")
-  read -r p t < <(measure "rev$n" "$bin")
+  build_rev "$rev" "$n"
+  measure "rev$n" "$BIN"
   same=no
   cmp -s "$WORK/tree.map.json" "$WORK/rev$n.map.json" && same=yes
-  row "$rev" "$p" "$t" "$(awk -v a="$t" -v b="$total" 'BEGIN { printf "%.3f", a / b }')" "$same"
+  row "$rev" "$PAGES" "$TOTAL" "$(awk -v a="$TOTAL" -v b="$total" 'BEGIN { printf "%.3f", a / b }')" "$same"
 done
