@@ -366,14 +366,19 @@ struct Lists {
 const SHORT_LIST: usize = 16;
 
 impl Lists {
-    fn build(&mut self, tree: &Tree) {
-        let n = tree.len();
+    /// Empties the lists for a tree of `n` nodes (capacity kept: the workspace reuses them).
+    fn reset(&mut self, n: usize) {
         self.off.clear();
         self.kids.clear();
         self.classes.clear();
         self.off.reserve(n + 1);
         self.kids.reserve(n.saturating_sub(1));
         self.classes.reserve(n);
+    }
+
+    fn build(&mut self, tree: &Tree) {
+        let n = tree.len();
+        self.reset(n);
         let sizes = tree.sizes();
         for i in 0..n {
             let lo = self.kids.len();
@@ -397,12 +402,7 @@ impl Lists {
     fn build_chained(&mut self, tree: &Tree, parts: &Chained) {
         let Chained { top, sizes, hashes } = parts;
         let total = sizes.len();
-        self.off.clear();
-        self.kids.clear();
-        self.classes.clear();
-        self.off.reserve(total + 1);
-        self.kids.reserve(total.saturating_sub(1));
-        self.classes.reserve(total);
+        self.reset(total);
         let kid = |label: Label, x: u32| Kid {
             hash: hashes[x as usize],
             node: x,

@@ -115,12 +115,13 @@ impl View {
         self.weighed(self.shape(tree))
     }
 
-    /// [`View::weigh`] of a shaped tree, which is itself when the view has no weights.
+    /// [`View::weigh`] of a shaped tree, which is itself when the view has no weights (or
+    /// their chains would not fit a tree).
     fn weighed(&self, shaped: Tree) -> Tree {
-        if self.top_weight == 0 || self.top_depth == 0 {
-            return shaped;
+        match self.weights(&shaped).and_then(|w| shaped.chained(&w)) {
+            Some(chained) => chained,
+            None => shaped,
         }
-        self.weigh(&shaped)
     }
 
     /// The weight of each node of `tree` ([`View::weigh`]), or `None` when every weight is 1.
@@ -690,16 +691,14 @@ impl Example {
             Some(&c) => c,
             None => {
                 // The weighted view is compared without being built (about twenty times the
-                // shaped one).
+                // shaped one). Without weights, or chains too long for a tree, the view is the
+                // shaped tree itself ([`View::weighed`]).
                 let weights = self.options.view.weights(&shaped);
                 let chained =
                     weights.and_then(|w| self.rtdm.compare_chained(&self.prepared, &shaped, &w));
                 let c = match chained {
                     Some(c) => c,
-                    None => {
-                        let other = Prepared::new(self.options.view.weighed(shaped));
-                        self.rtdm.compare(&self.prepared, &other)
-                    }
+                    None => self.rtdm.compare(&self.prepared, &Prepared::new(shaped)),
                 };
                 if self.compared.len() >= MAX_COMPARED {
                     self.compared.clear();
