@@ -368,11 +368,8 @@ fn page_bytes(p: &Page) -> usize {
                 .map(|o| size_of::<String>() + o.len())
                 .sum::<usize>();
     }
-    total += p
-        .terms
-        .iter()
-        .map(|t| size_of::<u32>() + t.len())
-        .sum::<usize>();
+    // The visible text; its terms are split only when asked for.
+    total += s(&p.text);
     total
 }
 

@@ -642,6 +642,24 @@ impl Signature {
         }
     }
 
+    /// Appends a piece of ASCII letters and digits lower-cased: what [`Signature::push`] of
+    /// the lower-cased piece gives (a piece with whitespace would not be normalised).
+    pub fn push_ascii_lowercase(&mut self, piece: &str) {
+        let Some(&first) = piece.as_bytes().first() else {
+            return;
+        };
+        debug_assert!(!piece.bytes().any(|b| b.is_ascii_whitespace()));
+        if self.space {
+            self.h = fnv_step(self.h, b' ');
+            self.space = false;
+        }
+        self.started = true;
+        self.h = fnv_step(self.h, first.to_ascii_lowercase());
+        for &b in &piece.as_bytes()[1..] {
+            self.h = fnv_step(self.h, b.to_ascii_lowercase());
+        }
+    }
+
     /// The signature of everything pushed.
     pub fn finish(&self) -> u64 {
         self.h

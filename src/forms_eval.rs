@@ -468,7 +468,7 @@ impl Site {
         self.fetched += 1;
         let d = DocTerms {
             id: url.to_string(),
-            terms: page.terms.to_vec(),
+            terms: page.terms().to_vec(),
         };
         self.docs.insert(url.to_string(), d.clone());
         Ok(d)

@@ -274,7 +274,7 @@ pub fn extract_named(page: &Page) -> Vec<(&'static str, f64)> {
         ("dl_items_log", ln1p(count("dt") as f64)),
         ("table_rows_log", ln1p(count("tr") as f64)),
         ("images_log", ln1p(page.image_count as f64)),
-        ("prices_log", ln1p(page.price_count as f64)),
+        ("prices_log", ln1p(page.price_count() as f64)),
         ("forms", page.forms.len().min(3) as f64),
         ("text_inputs", text_inputs.min(3) as f64),
         ("path_depth", segments.len().min(4) as f64),

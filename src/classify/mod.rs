@@ -142,7 +142,7 @@ pub fn summary(page: &Page) -> Vec<String> {
         ));
     }
     out.push(format!("{} on this site", plural(links, "link", "links")));
-    out.push(plural(page.price_count, "price", "prices"));
+    out.push(plural(page.price_count(), "price", "prices"));
     out.push(plural(page.image_count, "image", "images"));
     if !page.forms.is_empty() {
         out.push(plural(page.forms.len(), "form", "forms"));

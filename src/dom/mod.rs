@@ -10,7 +10,7 @@
 //! )?;
 //! assert_eq!(page.title, "Casa");
 //! assert_eq!(page.links[0].url, "http://example.com/imovel/2");
-//! assert_eq!(page.price_count, 1);
+//! assert_eq!(page.price_count(), 1);
 //! assert_eq!(page.tree.outline(), "html\n  head\n    title\n      #text\n  body\n    p\n      #text\n    a\n      #text\n");
 //! # Ok::<(), exemplar::dom::Error>(())
 //! ```

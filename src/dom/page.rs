@@ -248,19 +248,46 @@ pub struct Page {
     pub forms: Vec<Form>,
     /// Every form control (including those of no form), in document order.
     pub controls: Vec<Control>,
-    /// Visible-text terms of the body in document order (lower-case, stop words removed).
-    pub terms: text::Terms,
+    /// Visible text of the body: its text nodes joined by a space, whitespace collapsed.
+    #[serde(default)]
+    pub text: String,
+    /// [`Page::terms`], split from `text` when first asked for: most pages are only signed
+    /// ([`text::sign_words`]), and splitting every page into terms was a tenth of mapping's work.
+    #[serde(skip)]
+    terms: TermsOnce,
     /// Characters of visible body text (whitespace collapsed).
     pub text_chars: usize,
     /// Characters of visible text inside links.
     pub link_text_chars: usize,
     /// `<img>` elements in the body.
     pub image_count: usize,
-    /// Price-looking strings in the visible text.
-    pub price_count: usize,
+}
+
+/// A page's terms, split from its text once. Two pages' are equal whenever their texts are:
+/// they are computed from it, whether they have been yet or not.
+#[derive(Clone, Debug, Default)]
+struct TermsOnce(OnceLock<text::Terms>);
+
+impl PartialEq for TermsOnce {
+    fn eq(&self, _: &TermsOnce) -> bool {
+        true
+    }
 }
 
 impl Page {
+    /// Visible-text terms of the body in document order (lower-case, stop words removed): the
+    /// words forms are filled with.
+    pub fn terms(&self) -> &text::Terms {
+        self.terms
+            .0
+            .get_or_init(|| text::Terms::of_text(&self.text))
+    }
+
+    /// Price-looking strings in the visible text.
+    pub fn price_count(&self) -> usize {
+        text::count_prices(&self.text)
+    }
+
     /// Parses response bytes. `url` is the final URL (after redirects); `content_type` the HTTP
     /// header, used for its charset.
     ///
@@ -1253,8 +1280,6 @@ impl<'a> Walker<'a> {
             }
         }
 
-        let terms = text::Terms::of_text(&visible);
-        let price_count = text::count_prices(&visible);
         let text_chars = visible.chars().count();
 
         // An instance id names the page's main element (Sphinx's `section#module-json` holds
@@ -1310,11 +1335,11 @@ impl<'a> Walker<'a> {
             scripts,
             forms,
             controls,
-            terms,
+            text: visible,
+            terms: TermsOnce::default(),
             text_chars,
             link_text_chars,
             image_count,
-            price_count,
         }
     }
 
@@ -1915,7 +1940,7 @@ mod tests {
             "html\n  head\n    title\n      #text\n    style\n    script\n  body\n    p\n      #text\n      b\n        #text\n    noscript\n    svg\n      foreignobject\n"
         );
         assert_eq!(p.title, "A page");
-        assert_eq!(p.terms.to_vec(), ["hi"]);
+        assert_eq!(p.terms().to_vec(), ["hi"]);
     }
 
     #[test]
@@ -1932,8 +1957,8 @@ mod tests {
             }
         );
         assert_eq!(p.image_count, 2);
-        assert_eq!(p.price_count, 1);
-        assert_eq!(p.terms.to_vec(), ["apartamento", "ver", "fotos"]);
+        assert_eq!(p.price_count(), 1);
+        assert_eq!(p.terms().to_vec(), ["apartamento", "ver", "fotos"]);
         assert_eq!(p.text_chars, "Apartamento R$ 450.000 Ver fotos".len());
         assert!(p.link_text_chars >= "Ver fotos".len());
     }
@@ -2009,7 +2034,7 @@ mod tests {
         // Nesting past 4 × max_depth is dropped before tree building (DepthGuard); the content
         // is kept.
         assert_eq!(p.tree.len(), 4 * max as usize + 6); // html head body, divs, #text p #text
-        assert_eq!(p.terms.to_vec(), ["deep", "text"]);
+        assert_eq!(p.terms().to_vec(), ["deep", "text"]);
     }
 
     #[test]
@@ -2046,7 +2071,7 @@ mod tests {
             &ParseOptions::default(),
         )
         .unwrap();
-        assert_eq!(p.terms.to_vec(), ["ação"]);
+        assert_eq!(p.terms().to_vec(), ["ação"]);
         assert_eq!(p.encoding, "windows-1252");
     }
 

@@ -53,7 +53,7 @@ impl DocTerms {
     pub fn from_page(page: &Page) -> DocTerms {
         DocTerms {
             id: page.url.clone(),
-            terms: page.terms.to_vec(),
+            terms: page.terms().to_vec(),
         }
     }
 }
@@ -294,9 +294,9 @@ pub fn generic_frequency(word: &str) -> u64 {
 pub fn thesis_terms(example: &Page, form_page: &Page, n: usize) -> Vec<String> {
     let mut count: HashMap<&str, (usize, usize)> = HashMap::new();
     for (pos, t) in example
-        .terms
+        .terms()
         .iter()
-        .chain(form_page.terms.iter())
+        .chain(form_page.terms().iter())
         .enumerate()
     {
         count.entry(t).or_insert((0, pos)).0 += 1;
@@ -853,7 +853,7 @@ impl Policy for Adaptive {
 /// queries.
 pub fn frequent_terms(page: &Page) -> Vec<String> {
     let mut count: HashMap<&str, (usize, usize)> = HashMap::new();
-    for (pos, t) in page.terms.iter().enumerate() {
+    for (pos, t) in page.terms().iter().enumerate() {
         count.entry(t).or_insert((0, pos)).0 += 1;
     }
     let mut ranked: Vec<(&str, usize, usize)> =

@@ -1659,14 +1659,14 @@ pub(crate) fn canonical_links(page: &Page) -> Vec<Option<String>> {
 }
 
 /// The content signature of a page that tells the same page under several URLs: title, text
-/// terms, tree size and canonical links (`links` from [`canonical_links`]).
+/// words, tree size and canonical links (`links` from [`canonical_links`]).
 #[cfg(test)]
 pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
     let own = canon::canonicalize(&page.url);
     signature_of(page, links, own.as_deref(), &[])
 }
 
-/// The signatures of a page: the plain one (title, text terms, tree size and canonical links)
+/// The signatures of a page: the plain one (title, text words, tree size and canonical links)
 /// and, for a page whose links carry one of its own URL's query values ([`alias_values`]), a
 /// second reading those values as "this page's": the same page asked for under an alias (gitweb's commit as `h=HEAD` and
 /// as `h=<hash>`) links to its neighbours with whichever value it was asked with
@@ -1692,14 +1692,12 @@ fn signature_of(
     own: Option<&str>,
     own_values: &[&str],
 ) -> u64 {
-    // Streamed: the signature of title, terms, size and links joined as text, never built.
+    // Streamed: the signature of title, words, size and links joined as text, never built. The
+    // words are the terms with their stop words (`sign_words`: no term list is made for it).
     let mut s = canon::Signature::new();
     s.push(&page.title);
     s.push("\n");
-    for t in page.terms.iter() {
-        s.push(t);
-        s.push(" ");
-    }
+    crate::dom::text::sign_words(&page.text, &mut s);
     // Pages with no text at all (frames, images) are told apart by their structure size.
     s.push(&page.tree.len().to_string());
     // Terms keep no numbers, so two listings that differ only in numbered items ("Part 1041"…)

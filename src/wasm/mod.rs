@@ -266,7 +266,7 @@ pub fn parse_page(html: &str, url: &str) -> Result<JsValue, js_sys::Error> {
         links: page.links.len(),
         forms: page.forms.len(),
         images: page.image_count,
-        prices: page.price_count,
+        prices: page.price_count(),
         height: page.tree.height(),
     })
 }
