@@ -642,22 +642,23 @@ impl Signature {
         }
     }
 
-    /// Appends a piece of ASCII letters and digits lower-cased: what [`Signature::push`] of
-    /// the lower-cased piece gives (a piece with whitespace would not be normalised).
-    pub fn push_ascii_lowercase(&mut self, piece: &str) {
-        let Some(&first) = piece.as_bytes().first() else {
-            return;
-        };
-        debug_assert!(!piece.bytes().any(|b| b.is_ascii_whitespace()));
+    /// The hash a word pushed now would be hashed from: the pending space (the one between
+    /// pieces) included. For hashing a word byte by byte ([`fnv_step`]) before deciding whether
+    /// to keep it ([`Signature::keep_word`]).
+    pub fn word_start(&self) -> u64 {
         if self.space {
-            self.h = fnv_step(self.h, b' ');
-            self.space = false;
+            fnv_step(self.h, b' ')
+        } else {
+            self.h
         }
+    }
+
+    /// Appends a word hashed from [`Signature::word_start`] (`hash`, at least one byte, no
+    /// whitespace) and a space after it: what `push(word)` and `push(" ")` give.
+    pub fn keep_word(&mut self, hash: u64) {
+        self.h = hash;
         self.started = true;
-        self.h = fnv_step(self.h, first.to_ascii_lowercase());
-        for &b in &piece.as_bytes()[1..] {
-            self.h = fnv_step(self.h, b.to_ascii_lowercase());
-        }
+        self.space = true;
     }
 
     /// The signature of everything pushed.
@@ -673,7 +674,8 @@ pub fn bytes_signature(bytes: &[u8]) -> u64 {
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 
-fn fnv_step(h: u64, b: u8) -> u64 {
+/// One byte of FNV-1a.
+pub fn fnv_step(h: u64, b: u8) -> u64 {
     (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
 }
 
