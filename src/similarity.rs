@@ -235,9 +235,11 @@ impl View {
     /// branching depth or deeper joins a trie node only if it made it, so below that depth only
     /// the first sibling of each label is kept, with its own subtree ([`Collapse::All`]).
     fn merged(&self, tree: &Tree, all_from: Option<u32>, named: bool) -> Tree {
-        // Trie nodes: label, children in first-seen order.
+        // Trie nodes: label, children in first-seen order as linked lists (first child, last
+        // child, next sibling; `NONE` for none), not a Vec per node.
+        const NONE: u32 = u32::MAX;
         let mut labels: Vec<Label> = vec![self.label_of(tree, 0)];
-        let mut kids: Vec<Vec<u32>> = vec![Vec::new()];
+        let (mut first, mut last, mut next_sibling) = (vec![NONE], vec![NONE], vec![NONE]);
         // Integer keys: Fx, not SipHash (built for every page mapped).
         let mut index: FxHashMap<(u32, Label), u32> = FxHashMap::default();
         // The source node that made each trie node.
@@ -272,11 +274,17 @@ impl View {
                 continue;
             }
             let t = *index.entry((pt, l)).or_insert_with(|| {
+                let id = labels.len() as u32;
                 labels.push(l);
-                kids.push(Vec::new());
+                first.push(NONE);
+                last.push(NONE);
+                next_sibling.push(NONE);
                 owner.push(n as NodeId);
-                let id = (labels.len() - 1) as u32;
-                kids[pt as usize].push(id);
+                match last[pt as usize] {
+                    NONE => first[pt as usize] = id,
+                    prev => next_sibling[prev as usize] = id,
+                }
+                last[pt as usize] = id;
                 id
             });
             if all_from.is_some_and(|m| depth >= m) && owner[t as usize] != n as NodeId {
@@ -289,12 +297,17 @@ impl View {
         // Emit the trie in preorder.
         let mut out_labels = Vec::with_capacity(labels.len());
         let mut parents: Vec<Option<NodeId>> = Vec::with_capacity(labels.len());
-        let mut stack: Vec<(u32, Option<NodeId>)> = vec![(0, None)];
-        while let Some((t, parent)) = stack.pop() {
+        // The next siblings still to visit once the current subtree is done.
+        let mut stack: Vec<(u32, Option<NodeId>)> = Vec::new();
+        let mut visit = Some((0u32, None));
+        while let Some((t, parent)) = visit.or_else(|| stack.pop()) {
             let out = out_labels.len() as NodeId;
             out_labels.push(labels[t as usize]);
             parents.push(parent);
-            stack.extend(kids[t as usize].iter().rev().map(|&c| (c, Some(out))));
+            if next_sibling[t as usize] != NONE {
+                stack.push((next_sibling[t as usize], parent));
+            }
+            visit = (first[t as usize] != NONE).then(|| (first[t as usize], Some(out)));
         }
         let names = if named {
             names_of(tree, &out_labels)

@@ -764,21 +764,10 @@ fn refresh_url(content: &str) -> Option<&str> {
 /// whole; only bytes that may start a non-ASCII space are decoded.
 fn push_collapsed(out: &mut String, s: &str) {
     let b = s.as_bytes();
-    // Length of the whitespace character at byte `i` (a character boundary), or 0.
-    let space_at = |i: usize| -> usize {
-        match SPACE_CLASS[b[i] as usize] {
-            0 => 0,
-            1 => 1,
-            _ => match s.get(i..).and_then(|t| t.chars().next()) {
-                Some(c) if c.is_whitespace() => c.len_utf8(),
-                _ => 0,
-            },
-        }
-    };
     let mut i = 0;
     let mut first = true;
     while i < b.len() {
-        let n = space_at(i);
+        let n = space_at(s, i);
         if n > 0 {
             i += n;
             continue;
@@ -787,10 +776,13 @@ fn push_collapsed(out: &mut String, s: &str) {
         // (0x80–0xbf) are never taken for spaces, so `i` only stops on character boundaries.
         let start = i;
         loop {
-            while i < b.len() && (SPACE_CLASS[b[i] as usize] == 0 || space_at(i) == 0) {
+            while let Some(&c) = b.get(i) {
+                if SPACE_CLASS[c as usize] != 0 && space_at(s, i) != 0 {
+                    break;
+                }
                 i += 1;
             }
-            if i + 1 < b.len() && b[i] == b' ' && space_at(i + 1) == 0 {
+            if b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(|_| space_at(s, i + 1) == 0) {
                 i += 1;
                 continue;
             }
@@ -801,6 +793,19 @@ fn push_collapsed(out: &mut String, s: &str) {
         }
         first = false;
         out.push_str(&s[start..i]);
+    }
+}
+
+/// Length of the whitespace character at byte `i` of `s` (a character boundary), or 0.
+#[inline(always)]
+fn space_at(s: &str, i: usize) -> usize {
+    match s.as_bytes().get(i).map(|&c| SPACE_CLASS[c as usize]) {
+        None | Some(0) => 0,
+        Some(1) => 1,
+        _ => match s.get(i..).and_then(|t| t.chars().next()) {
+            Some(c) if c.is_whitespace() => c.len_utf8(),
+            _ => 0,
+        },
     }
 }
 
@@ -999,7 +1004,9 @@ impl<'a> Walker<'a> {
         let mut forms: Vec<Form> = Vec::new();
         let mut form_index: FxHashMap<u32, usize> = FxHashMap::default();
         let mut controls: Vec<Control> = Vec::new();
-        let mut visible = String::new();
+        // Sized ahead (documentation pages hold about 11 bytes of text per node): growing it
+        // from nothing took a dozen reallocations per page.
+        let mut visible = String::with_capacity((self.nodes.len() * 8).min(1 << 20));
         let mut link_text_chars = 0usize;
         let mut image_count = 0usize;
         // label-for id -> label text; labels wrapping a control: control index -> label raw
