@@ -330,16 +330,20 @@ pub(crate) fn written_origin(url: &str) -> Option<&str> {
         return None;
     }
     if h[label].is_ascii_digit() {
-        let canonical = |l: &str| {
-            l.len() <= 3
-                && l.bytes().all(|b| b.is_ascii_digit())
-                && (l.len() == 1 || !l.starts_with('0'))
-                && l.parse::<u16>().is_ok_and(|v| v <= 255)
-        };
-        let mut labels = 0;
-        for l in host.split('.') {
-            labels += 1;
-            if labels > 4 || !canonical(l) {
+        // Canonical dotted IPv4 only: four labels of one to three digits, no leading zero, none
+        // above 255 (read in one pass: every link of a site served from an address comes here).
+        let (mut labels, mut value, mut digits) = (0, 0u32, 0);
+        for &b in h.iter().chain([b'.'].iter()) {
+            if b == b'.' {
+                labels += 1;
+                if digits == 0 || value > 255 || labels > 4 {
+                    return None;
+                }
+                (value, digits) = (0, 0);
+            } else if b.is_ascii_digit() && digits < 3 && !(digits == 1 && value == 0) {
+                value = value * 10 + u32::from(b - b'0');
+                digits += 1;
+            } else {
                 return None;
             }
         }
@@ -706,10 +710,18 @@ mod tests {
             Some("127.0.0.1:8080")
         );
         assert_eq!(plain_site_key("http://h-1.org"), Some("h-1.org"));
+        assert_eq!(plain_site_key("http://0.10.200.255/"), Some("0.10.200.255"));
         for url in [
             "http://Example.com/", // case
             "http://127.1/",       // IPv4 shorthand
             "http://0x7f.0.0.1/",  // hex IPv4
+            "http://01.2.3.4/",    // leading zero (octal)
+            "http://1.2.3.010/",   // leading zero (octal)
+            "http://256.1.1.1/",   // above 255
+            "http://1.2.3.4.5/",   // five labels
+            "http://1.2.3/",       // three labels
+            "http://1.2.3.1234/",  // four digits
+            "http://1.2..4/",      // empty label
             "http://h.org:80/",    // default port
             "https://h.org:0443/", // leading zero
             "http://u@h.org/",     // userinfo
