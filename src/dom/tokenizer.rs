@@ -269,6 +269,32 @@ struct Tokenizer<'a, S: TokenSink> {
     /// The script double-escape temporary buffer (lower-cased letters).
     temp: String,
     scratch: String,
+    /// Atoms of recent short names by their packed lower-cased bytes ([`packed_name`]), in
+    /// pairs of entries (the more recent first): a page repeats a few dozen tag and attribute
+    /// names hundreds of times, and interning one (hashing it to look it up in the static set)
+    /// cost several times a look here. Pairs, because two names of one slot often alternate
+    /// (`<p class=…>`).
+    names: [(u64, LocalName); NAME_CACHE],
+}
+
+/// Entries of [`Tokenizer::names`] (a power of two).
+const NAME_CACHE: usize = 128;
+
+/// A name of 1 to 8 bytes, ASCII letters lower-cased, as an integer (little-endian, zero
+/// padded); `None` for longer or empty names and names with a NUL (which becomes U+FFFD).
+fn packed_name(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.is_empty() || b.len() > 8 {
+        return None;
+    }
+    let mut k = 0u64;
+    for (i, &c) in b.iter().enumerate() {
+        if c == 0 {
+            return None;
+        }
+        k |= u64::from(c.to_ascii_lowercase()) << (8 * i);
+    }
+    Some(k)
 }
 
 impl<'a, S: TokenSink> Tokenizer<'a, S> {
@@ -296,6 +322,7 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             doctype: Doctype::default(),
             temp: String::new(),
             scratch: String::new(),
+            names: std::array::from_fn(|_| (0, LocalName::default())),
         }
     }
 
@@ -343,6 +370,21 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
     /// An atom for the name in `src[a..b]`: ASCII letters lower-cased, NUL as U+FFFD.
     fn name(&mut self, a: usize, b: usize) -> LocalName {
         let s = slice(self.src, a, b);
+        if let Some(k) = packed_name(s) {
+            // Fibonacci hashing: the top bits of the product pick the pair.
+            let pair = (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (65 - NAME_CACHE.trailing_zeros()))
+                as usize
+                * 2;
+            if self.names[pair].0 != k {
+                if self.names[pair + 1].0 != k {
+                    let bytes = k.to_le_bytes();
+                    let lower = std::str::from_utf8(&bytes[..s.len()]).unwrap_or(s);
+                    self.names[pair + 1] = (k, LocalName::from(lower));
+                }
+                self.names.swap(pair, pair + 1);
+            }
+            return self.names[pair].1.clone();
+        }
         if !s.bytes().any(|c| c.is_ascii_uppercase() || c == 0) {
             return LocalName::from(s);
         }
