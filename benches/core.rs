@@ -339,7 +339,7 @@ fn tree_bytes(t: &Tree) -> usize {
     n * (4 * 4 + 8) + t.class_labels().len() * 4 + names
 }
 
-/// Approximate heap bytes of a page: the tree plus links, forms, controls and terms (struct
+/// Approximate heap bytes of a page: the tree plus links, forms, controls and visible text (struct
 /// sizes plus string lengths).
 fn page_bytes(p: &Page) -> usize {
     use std::mem::size_of;
