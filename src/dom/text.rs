@@ -199,9 +199,10 @@ const UPPER: u8 = 4;
 
 /// Appends to `sig` the words of `text` as [`for_each_term`] splits them, stop words kept, each
 /// followed by a space: what `for w in words { sig.push(w); sig.push(" ") }` gives, without
-/// copying a word or looking one up (each byte is hashed as it is read). A page's content signature: stop words tell pages apart
-/// as well as any word, and skipping the lookup (and the terms' buffer) saves most of what
-/// splitting every page's text into terms cost.
+/// copying a word or looking one up (each byte is hashed as it is read). A page's content
+/// signature: stop words tell pages apart as well as any word (two Doxygen index pages whose
+/// only entries are `BE_NCONST` and `LE_NCONST` differ by `be` and `le`), and skipping the
+/// lookup and the terms' buffer saves most of what splitting every page into terms cost.
 pub fn sign_words(text: &str, sig: &mut Signature) {
     // The word is hashed as it is read, from what the signature is before it (`start`), and
     // kept or dropped when it ends.
