@@ -50,7 +50,11 @@ struct StopWords {
 /// A word of 1 to 8 bytes as an integer: its bytes, little-endian, zero-padded (a word with a
 /// NUL byte is not packed, so padding cannot make two words one).
 fn pack(word: &str) -> Option<u64> {
-    let b = word.as_bytes();
+    pack_bytes(word.as_bytes(), false)
+}
+
+/// [`pack`] of `b`, ASCII letters lower-cased when `lower` (the tokenizer's name cache).
+pub(super) fn pack_bytes(b: &[u8], lower: bool) -> Option<u64> {
     if b.is_empty() || b.len() > 8 {
         return None;
     }
@@ -61,6 +65,7 @@ fn pack(word: &str) -> Option<u64> {
         if c == 0 {
             return None;
         }
+        let c = if lower { c.to_ascii_lowercase() } else { c };
         k |= u64::from(c) << (8 * i);
     }
     Some(k)

@@ -283,18 +283,7 @@ const NAME_CACHE: usize = 128;
 /// A name of 1 to 8 bytes, ASCII letters lower-cased, as an integer (little-endian, zero
 /// padded); `None` for longer or empty names and names with a NUL (which becomes U+FFFD).
 fn packed_name(s: &str) -> Option<u64> {
-    let b = s.as_bytes();
-    if b.is_empty() || b.len() > 8 {
-        return None;
-    }
-    let mut k = 0u64;
-    for (i, &c) in b.iter().enumerate() {
-        if c == 0 {
-            return None;
-        }
-        k |= u64::from(c.to_ascii_lowercase()) << (8 * i);
-    }
-    Some(k)
+    super::text::pack_bytes(s.as_bytes(), true)
 }
 
 impl<'a, S: TokenSink> Tokenizer<'a, S> {
