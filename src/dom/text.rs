@@ -5,6 +5,7 @@
 //! not the choice of which text is visible (that is the page walk's, in `dom::page`).
 
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use super::hash::FxHashSet;
@@ -103,54 +104,61 @@ fn is_ideographic(c: char) -> bool {
 /// ideographs one by one; drops stop words, single letters and tokens without a letter. Calls
 /// `f` per term.
 pub fn for_each_term(text: &str, f: impl FnMut(&str)) {
-    for_each_word(text, Some(stop_words()), f);
+    let mut sink = TermSink {
+        stop: stop_words(),
+        f,
+        text: String::new(),
+        chars: 0,
+        letter: false,
+    };
+    scan_words(text, &mut sink);
 }
 
-/// The words of [`for_each_term`], stop words dropped only when `stop` is given.
-fn for_each_word(text: &str, stop: Option<&StopWords>, mut f: impl FnMut(&str)) {
-    // A word is long enough with two characters; a lone ideograph is a term by itself.
-    let mut emit = |word: &str, chars: usize, has_letter: bool, ideo: bool| {
-        if has_letter && (chars >= 2 || ideo) && !stop.is_some_and(|s| s.contains(word)) {
-            f(word);
-        }
-    };
-    let mut word = Word::default();
+/// What [`scan_words`] reports as it reads text. The scanner alone decides where words begin
+/// and end; a sink decides what a word becomes: a term's text ([`for_each_term`]) or a hash in
+/// a page's signature ([`sign_words`]). Its calls are inlined into the scanner's loop, so a
+/// sink that ignores one costs nothing.
+trait WordSink {
+    /// An ASCII letter or digit as it is read (`class` its [`ASCII_CLASS`] entry), before the
+    /// run it belongs to is reported.
+    #[inline(always)]
+    fn byte(&mut self, _b: u8, _class: u8) {}
+    /// A run of ASCII letters and digits, `text[run]`, `seen` the union of their classes. (The
+    /// range, not the slice: a sink that does not read the run pays nothing for cutting it.)
+    fn ascii_run(&mut self, text: &str, run: Range<usize>, seen: u8);
+    /// A letter or digit outside ASCII: the word goes on.
+    fn alphanumeric(&mut self, c: char);
+    /// An ideograph: a word by itself (ideographic scripts put no space between words).
+    fn ideograph(&mut self, c: char);
+    /// A separator, or the end of the text: the word read so far, if any, ends.
+    fn end_word(&mut self);
+}
+
+/// Reads `text` once and reports its words to `sink`: a word is a maximal run of letters and
+/// digits (Unicode-aware); each ideograph is a word by itself; anything else separates words.
+#[inline(always)]
+fn scan_words(text: &str, sink: &mut impl WordSink) {
     let bytes = text.as_bytes();
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
         if b.is_ascii() {
             if ASCII_CLASS[b as usize] != 0 {
-                // ASCII fast path: a run of ASCII letters and digits is taken at once (same
-                // classes as below).
-                let start = i;
+                // ASCII fast path: a run of ASCII letters and digits is taken at once.
+                let from = i;
                 let mut seen = 0u8;
-                while let Some(&k) = bytes.get(i).map(|&c| &ASCII_CLASS[c as usize]) {
+                while let Some(&c) = bytes.get(i) {
+                    let k = ASCII_CLASS[c as usize];
                     if k == 0 {
                         break;
                     }
                     seen |= k;
+                    sink.byte(c, k);
                     i += 1;
                 }
-                let (upper, letter) = (seen & UPPER != 0, seen & LETTER != 0);
-                let run = text.get(start..i).unwrap_or("");
-                // A whole word in lower case (nothing before it, ASCII or the end after it, so
-                // no letter of another script continues it): read in place, not copied.
-                if word.text.is_empty() && !upper && bytes.get(i).is_none_or(u8::is_ascii) {
-                    emit(run, run.len(), letter, false);
-                    continue;
-                }
-                word.has_letter |= letter;
-                let from = word.text.len();
-                word.text.push_str(run);
-                if let Some(new) = word.text.get_mut(from..) {
-                    new.make_ascii_lowercase();
-                }
-                word.chars += run.len();
+                sink.ascii_run(text, from..i, seen);
                 continue;
             }
-            if !word.text.is_empty() {
-                word.flush(false, &mut emit);
-            }
+            sink.end_word();
             i += 1;
             continue;
         }
@@ -161,21 +169,14 @@ fn for_each_word(text: &str, stop: Option<&StopWords>, mut f: impl FnMut(&str)) 
         };
         i += c.len_utf8();
         if is_ideographic(c) {
-            word.flush(false, &mut emit);
-            word.text.push(c);
-            word.has_letter = true;
-            word.flush(true, &mut emit);
+            sink.ideograph(c);
         } else if c.is_alphanumeric() {
-            word.has_letter |= c.is_alphabetic();
-            for l in c.to_lowercase() {
-                word.text.push(l);
-                word.chars += 1;
-            }
+            sink.alphanumeric(c);
         } else {
-            word.flush(false, &mut emit);
+            sink.end_word();
         }
     }
-    word.flush(false, &mut emit);
+    sink.end_word();
 }
 
 /// ASCII bytes by what they are in a word: [`DIGIT`], [`LETTER`] (with [`UPPER`] for capitals),
@@ -202,6 +203,86 @@ const DIGIT: u8 = 1;
 const LETTER: u8 = 2;
 const UPPER: u8 = 4;
 
+/// The terms' sink: builds each word's lower-cased text and hands the kept ones to `f`.
+struct TermSink<'s, F> {
+    stop: &'s StopWords,
+    f: F,
+    /// The word being read, lower-cased (empty between words).
+    text: String,
+    /// Its characters.
+    chars: usize,
+    /// Whether one of them is a letter.
+    letter: bool,
+}
+
+impl<F: FnMut(&str)> TermSink<'_, F> {
+    /// Hands `word` to `f` if it is a term: it has a letter, and two characters or is an
+    /// ideograph, and is not a stop word.
+    fn emit(stop: &StopWords, f: &mut F, word: &str, chars: usize, letter: bool, ideo: bool) {
+        if letter && (chars >= 2 || ideo) && !stop.contains(word) {
+            f(word);
+        }
+    }
+
+    fn flush(&mut self, ideo: bool) {
+        Self::emit(
+            self.stop,
+            &mut self.f,
+            &self.text,
+            self.chars,
+            self.letter,
+            ideo,
+        );
+        self.text.clear();
+        self.chars = 0;
+        self.letter = false;
+    }
+}
+
+impl<F: FnMut(&str)> WordSink for TermSink<'_, F> {
+    #[inline(always)]
+    fn ascii_run(&mut self, text: &str, run: Range<usize>, seen: u8) {
+        let (upper, letter) = (seen & UPPER != 0, seen & LETTER != 0);
+        let ascii_after = text.as_bytes().get(run.end).is_none_or(u8::is_ascii);
+        let run = text.get(run).unwrap_or("");
+        // A whole word in lower case (nothing before it, nothing but ASCII or the end after
+        // it, so no letter of another script continues it): read in place, not copied.
+        if self.text.is_empty() && !upper && ascii_after {
+            Self::emit(self.stop, &mut self.f, run, run.len(), letter, false);
+            return;
+        }
+        self.letter |= letter;
+        let from = self.text.len();
+        self.text.push_str(run);
+        if let Some(new) = self.text.get_mut(from..) {
+            new.make_ascii_lowercase();
+        }
+        self.chars += run.len();
+    }
+
+    fn alphanumeric(&mut self, c: char) {
+        self.letter |= c.is_alphabetic();
+        for l in c.to_lowercase() {
+            self.text.push(l);
+            self.chars += 1;
+        }
+    }
+
+    fn ideograph(&mut self, c: char) {
+        self.flush(false);
+        self.text.push(c);
+        self.letter = true;
+        self.flush(true);
+    }
+
+    #[inline(always)]
+    fn end_word(&mut self) {
+        if !self.text.is_empty() {
+            self.flush(false);
+        }
+    }
+}
+
 /// Appends to `sig` the words of `text` as [`for_each_term`] splits them, stop words kept, each
 /// followed by a space: what `for w in words { sig.push(w); sig.push(" ") }` gives, without
 /// copying a word or looking one up (each byte is hashed as it is read). A page's content
@@ -209,87 +290,72 @@ const UPPER: u8 = 4;
 /// only entries are `BE_NCONST` and `LE_NCONST` differ by `be` and `le`), and skipping the
 /// lookup and the terms' buffer saves most of what splitting every page into terms cost.
 pub fn sign_words(text: &str, sig: &mut Signature) {
-    // The word is hashed as it is read, from what the signature is before it (`start`), and
-    // kept or dropped when it ends.
-    let mut start = sig.word_start();
-    let (mut h, mut chars, mut letter) = (start, 0usize, false);
-    macro_rules! flush {
-        () => {
-            if letter && chars >= 2 {
-                sig.keep_word(h);
-                start = sig.word_start();
-            }
-            (h, chars, letter) = (start, 0, false);
-        };
-    }
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if b.is_ascii() {
-            if ASCII_CLASS[b as usize] != 0 {
-                let from = i;
-                let mut seen = 0u8;
-                while let Some(&c) = bytes.get(i) {
-                    let k = ASCII_CLASS[c as usize];
-                    if k == 0 {
-                        break;
-                    }
-                    seen |= k;
-                    // Capitals lower-cased: their class's UPPER bit (4) shifted to 0x20.
-                    h = fnv_step(h, c | ((k & UPPER) << 3));
-                    i += 1;
-                }
-                letter |= seen & LETTER != 0;
-                chars += i - from;
-                continue;
-            }
-            if chars > 0 {
-                flush!();
-            }
-            i += 1;
-            continue;
-        }
-        let Some(c) = text.get(i..).and_then(|t| t.chars().next()) else {
-            break;
-        };
-        i += c.len_utf8();
-        if is_ideographic(c) {
-            // A word by itself, always kept.
-            flush!();
-            sig.keep_word(c.encode_utf8(&mut [0; 4]).bytes().fold(h, fnv_step));
-            start = sig.word_start();
-            h = start;
-        } else if c.is_alphanumeric() {
-            letter |= c.is_alphabetic();
-            for l in c.to_lowercase() {
-                h = l.encode_utf8(&mut [0; 4]).bytes().fold(h, fnv_step);
-                chars += 1;
-            }
-        } else {
-            flush!();
-        }
-    }
-    if letter && chars >= 2 {
-        sig.keep_word(h);
-    }
+    let start = sig.word_start();
+    let mut sink = SignSink {
+        sig,
+        start,
+        h: start,
+        chars: 0,
+        letter: false,
+    };
+    scan_words(text, &mut sink);
 }
 
-/// The word [`for_each_term`] is reading: its lower-cased text, its characters and whether one
-/// is a letter.
-#[derive(Default)]
-struct Word {
-    text: String,
+/// The signature's sink: hashes each word as it is read, from what the signature is before it
+/// (`start`), and keeps or drops it when it ends.
+struct SignSink<'s> {
+    sig: &'s mut Signature,
+    start: u64,
+    /// The word's hash so far.
+    h: u64,
     chars: usize,
-    has_letter: bool,
+    letter: bool,
 }
 
-impl Word {
-    /// Hands the word to `emit` (text, characters, has a letter, is an ideograph) and empties it.
-    fn flush(&mut self, ideo: bool, emit: &mut impl FnMut(&str, usize, bool, bool)) {
-        emit(&self.text, self.chars, self.has_letter, ideo);
-        self.text.clear();
-        self.chars = 0;
-        self.has_letter = false;
+impl SignSink<'_> {
+    /// Keeps the word (its hash becomes the signature's) and starts the next one after it.
+    fn keep(&mut self, h: u64) {
+        self.sig.keep_word(h);
+        self.start = self.sig.word_start();
+    }
+}
+
+impl WordSink for SignSink<'_> {
+    #[inline(always)]
+    fn byte(&mut self, b: u8, class: u8) {
+        // Capitals lower-cased: their class's UPPER bit (4) shifted to 0x20.
+        self.h = fnv_step(self.h, b | ((class & UPPER) << 3));
+    }
+
+    #[inline(always)]
+    fn ascii_run(&mut self, _text: &str, run: Range<usize>, seen: u8) {
+        self.letter |= seen & LETTER != 0;
+        self.chars += run.end - run.start;
+    }
+
+    fn alphanumeric(&mut self, c: char) {
+        self.letter |= c.is_alphabetic();
+        for l in c.to_lowercase() {
+            self.h = l.encode_utf8(&mut [0; 4]).bytes().fold(self.h, fnv_step);
+            self.chars += 1;
+        }
+    }
+
+    fn ideograph(&mut self, c: char) {
+        // A word by itself, always kept.
+        self.end_word();
+        self.keep(c.encode_utf8(&mut [0; 4]).bytes().fold(self.h, fnv_step));
+        self.h = self.start;
+    }
+
+    #[inline(always)]
+    fn end_word(&mut self) {
+        if self.chars > 0 {
+            if self.letter && self.chars >= 2 {
+                self.keep(self.h);
+            }
+            (self.h, self.chars, self.letter) = (self.start, 0, false);
+        }
     }
 }
 
