@@ -28,7 +28,7 @@ pub struct PageRecord {
     pub heading: Option<String>,
     /// Similarity to the example, when measured.
     pub similarity: Option<f64>,
-    /// Level of the page it was found on.
+    /// The pattern level of the page whose link led to it (0 = the entry page).
     pub level: Option<usize>,
     /// Taken below θ because its heading follows the targets' (a verifying crawl's
     /// `TargetPage::by_heading`).
