@@ -5,6 +5,8 @@
 #[path = "fixtures/library.rs"]
 mod library;
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -332,52 +334,26 @@ fn snapshots_mid_query_lose_nothing() {
     assert_eq!(again, targets);
 }
 
-/// Runs the exported Scrapy project (from .venv) with `-a queries=FILE`; the URLs it collected.
-fn scrapy_urls(
-    project: &std::path::Path,
-    base: &str,
-    queries: &std::path::Path,
-    dir: &std::path::Path,
-) -> Vec<String> {
-    scrapy_run(project, base, Some(queries), dir)
+/// Runs the exported Scrapy project with `-a queries=FILE`; the URLs it collected.
+fn scrapy_urls(project: &std::path::Path, base: &str, queries: &std::path::Path) -> Vec<String> {
+    scrapy_run(project, base, Some(queries))
 }
 
-/// Runs the exported Scrapy project (from .venv), with `-a queries=FILE` when given; the URLs it
+/// Runs the exported Scrapy project ([`common::scrapy_crawl_args`]: the venv's Scrapy, then
+/// Debian's, which must agree), with `-a queries=FILE` when given and no delay; the URLs it
 /// collected.
 fn scrapy_run(
     project: &std::path::Path,
     base: &str,
     queries: Option<&std::path::Path>,
-    dir: &std::path::Path,
 ) -> Vec<String> {
     let port = base.rsplit(':').next().expect("port");
-    let items = dir.join("items.jsonl");
-    let scrapy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
-    let out = std::process::Command::new(&scrapy)
-        .current_dir(project)
-        .args(["crawl", &format!("site_127_0_0_1_{port}"), "-O"])
-        .arg(&items)
-        .args(
-            queries
-                .map(|q| vec!["-a".to_string(), format!("queries={}", q.display())])
-                .unwrap_or_default(),
-        )
-        .args(["-s", "LOG_LEVEL=WARNING", "-s", "DOWNLOAD_DELAY=0"])
-        .output()
-        .expect("scrapy (./build.sh setup installs it into .venv)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::read_to_string(&items)
-        .expect("items")
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("json line");
-            v["url"].as_str().expect("url").to_string()
-        })
-        .collect()
+    let queries = queries.map(|q| format!("queries={}", q.display()));
+    let mut args = vec!["-s", "DOWNLOAD_DELAY=0"];
+    if let Some(q) = &queries {
+        args.extend(["-a", q]);
+    }
+    common::scrapy_crawl_args(project, &format!("site_127_0_0_1_{port}"), &args)
 }
 
 fn exemplar(args: &[&str]) -> std::process::Output {
@@ -455,9 +431,7 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
     // with the buttons: the same URL set.
     let project = dir.join("scrapy");
     exemplar_ok(&["export-scrapy", pattern_s, project.to_str().expect("utf-8")]);
-    let scraped: BTreeSet<String> = scrapy_urls(&project, &base, &queries, &dir)
-        .into_iter()
-        .collect();
+    let scraped: BTreeSet<String> = scrapy_urls(&project, &base, &queries).into_iter().collect();
     assert_eq!(
         scraped, want,
         "Scrapy and exemplar crawl collect the same books"
@@ -703,7 +677,7 @@ fn a_post_search_form_is_learned_crawled_and_exported() {
         pattern.to_str().expect("utf-8"),
         project.to_str().expect("utf-8"),
     ]);
-    let scraped = scrapy_urls(&project, &base, &queries, &dir);
+    let scraped = scrapy_urls(&project, &base, &queries);
     assert_eq!(book_ids(&base, &scraped), want);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -893,9 +867,7 @@ fn a_choice_only_form_is_enumerated_by_the_crawl_and_by_scrapy() {
     assert!(stderr.contains("forms: 9 queries issued"), "{stderr}");
     let project = dir.join("scrapy");
     exemplar_ok(&["export-scrapy", pattern_s, project.to_str().expect("utf-8")]);
-    let scraped: BTreeSet<String> = scrapy_run(&project, &base, None, &dir)
-        .into_iter()
-        .collect();
+    let scraped: BTreeSet<String> = scrapy_run(&project, &base, None).into_iter().collect();
     assert_eq!(scraped, want, "Scrapy submits the same combinations");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1688,9 +1688,6 @@ impl<'a> Walker<'a> {
             local_name!("button") | local_name!("textarea") => {
                 // A button's text is its caption when it has no value; a textarea's text is
                 // its initial value.
-                if let Some(c) = controls.iter_mut().rev().find(|c| c.value.is_empty()) {
-                    let _ = c;
-                }
                 if let Some(c) = controls.last_mut()
                     && c.value.is_empty()
                     && matches!(

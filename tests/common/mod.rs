@@ -33,13 +33,38 @@ pub fn hand_pattern(
     })
 }
 
+/// Debian's own Scrapy (`python3-scrapy`, 2.8 in bookworm; `./build.sh setup` installs it): what
+/// a user who takes Scrapy from the distribution rather than PyPI runs a generated project with.
+pub const DEBIAN_SCRAPY: &str = "/usr/bin/scrapy";
+
 /// Runs spider `name` of a generated Scrapy project in `project` with the Scrapy of the
 /// repository's `.venv` (`./build.sh setup` installs it), its items written to `items.jsonl`
-/// there; returns the URLs of the items, in the order scraped. Panics with Scrapy's stderr when
-/// the crawl fails or Scrapy warns of a deprecated setting or API.
+/// there; returns the URLs of the items, in the order scraped. Then runs it again with Debian's
+/// Scrapy ([`DEBIAN_SCRAPY`], eleven minor versions older), which must collect the same URLs: a
+/// generated project works with both. Panics with Scrapy's stderr when a crawl fails or Scrapy
+/// warns of a deprecated setting or API.
 pub fn scrapy_crawl(project: &Path, name: &str) -> Vec<String> {
-    let scrapy = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
-    let out = Command::new(&scrapy)
+    scrapy_crawl_args(project, name, &[])
+}
+
+/// [`scrapy_crawl`] with more arguments for `scrapy crawl` (`-a queries=FILE`, `-s NAME=VALUE`).
+pub fn scrapy_crawl_args(project: &Path, name: &str, args: &[&str]) -> Vec<String> {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
+    let urls = scrapy_crawl_with(&venv, project, name, args);
+    let mut sorted = urls.clone();
+    sorted.sort();
+    let mut debian = scrapy_crawl_with(Path::new(DEBIAN_SCRAPY), project, name, args);
+    debian.sort();
+    assert_eq!(
+        debian, sorted,
+        "Debian's Scrapy collects what the venv's does"
+    );
+    urls
+}
+
+/// One run of spider `name` by the `scrapy` command at `scrapy`.
+fn scrapy_crawl_with(scrapy: &Path, project: &Path, name: &str, args: &[&str]) -> Vec<String> {
+    let out = Command::new(scrapy)
         .current_dir(project)
         .args([
             "crawl",
@@ -49,14 +74,16 @@ pub fn scrapy_crawl(project: &Path, name: &str) -> Vec<String> {
             "-s",
             "LOG_LEVEL=WARNING",
         ])
+        .args(args)
         .output()
-        .expect("scrapy (./build.sh setup installs it into .venv)");
+        .unwrap_or_else(|e| panic!("{} (./build.sh setup installs it): {e}", scrapy.display()));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "scrapy: {stderr}");
+    assert!(out.status.success(), "{}: {stderr}", scrapy.display());
     // The project follows the Scrapy it is run with: no setting or API it deprecates.
     assert!(
         !stderr.contains("ScrapyDeprecationWarning"),
-        "scrapy: {stderr}"
+        "{}: {stderr}",
+        scrapy.display()
     );
     let jsonl = std::fs::read_to_string(project.join("items.jsonl")).expect("items");
     jsonl
