@@ -29,7 +29,7 @@ TRAIN_SITE_PACKAGES=(libbox2d-doc libassimp-doc libjsoncpp-doc libcommons-io-jav
 # qtbase5-doc-html (held out for ./build.sh eval, below) is also read by tests/learn_determinism.rs:
 # Qt links many pages only from its class pages.
 APT_PACKAGES=(chromium chromium-driver firefox-esr postgresql-doc-15 libcommons-lang3-java-doc libsfml-doc python3.11-doc
-  xapian-omega xapian-tools qtbase5-doc-html python3-scrapy "${TRAIN_SITE_PACKAGES[@]}")
+  xapian-omega xapian-tools qtbase5-doc-html python3-scrapy redis-server "${TRAIN_SITE_PACKAGES[@]}")
 # What ./build.sh eval-forms needs (also in APT_PACKAGES, so setup installs them).
 OMEGA_PACKAGES=(xapian-omega xapian-tools postgresql-doc-15)
 # The held-out sites of ./build.sh eval (eval/heldout-sites.toml): installed by eval (setup

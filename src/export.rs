@@ -746,12 +746,17 @@ value — the values that led to targets while Exemplar learned, or yours with
 pages are paged with the form's pagination buttons, as a browser would click them.
 """
 import re
+import time
 import unicodedata
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 import scrapy
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider
 from scrapy.http import HtmlResponse
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.response import get_base_url, get_meta_refresh
+from twisted.internet.defer import Deferred
 
 from {name}.items import PageItem
 
@@ -929,23 +934,50 @@ class PatternSpider(scrapy.Spider):
     allowed_domains = [{domains}]
     start_urls = [{entry}]
 
+    @classmethod
+    def from_crawler(cls, crawler, *args, **kwargs):
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
+        crawler.signals.connect(spider.on_response, signal=signals.response_received)
+        return spider
+
+    def on_response(self, **_):
+        self.idle_since = None
+
+    def on_idle(self):
+        """With a request queue shared between machines (scrapy-redis), an empty queue may be
+        filled again by another machine's pages: stay open MAX_IDLE_TIME_BEFORE_CLOSE seconds
+        (scrapy-redis's setting) of idleness before closing, instead of stopping at once."""
+        wait = self.settings.getfloat("MAX_IDLE_TIME_BEFORE_CLOSE", 0)
+        if wait <= 0:
+            return
+        now = time.monotonic()
+        if self.idle_since is None:
+            self.idle_since = now
+        if now - self.idle_since < wait:
+            raise DontCloseSpider
+
     def __init__(self, *args, queries=None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.idle_since = None
         self.queries = None
         if queries:
             with open(queries, encoding="utf-8") as f:
                 self.queries = [line.strip() for line in f
                                 if line.strip() and not line.startswith("#")]
         self.started = set()
-        # Script URL -> its page URLs once read (None while asked); pages waiting for it.
+        # Script URL -> its page URLs once read (None while fetched); Deferreds of the pages
+        # waiting for it.
         self.script_urls = {{}}
         self.script_waiting = {{}}
 
-    def parse(self, response):
+    async def parse(self, response):
         if ENTRY_TARGET:
             yield self.item(response, 0)
-        yield from self.follow(response, 0)
-        yield from self.submit(0)
+        async for r in self.follow(response, 0):
+            yield r
+        for r in self.submit(0):
+            yield r
 
     def submit(self, level):
         form = FORMS.get(level)
@@ -1004,14 +1036,16 @@ class PatternSpider(scrapy.Spider):
             hrefs.append(refresh)
         return hrefs
 
-    def follow(self, response, level):
+    async def follow(self, response, level):
         hrefs = self.hrefs(response)
-        yield from self.follow_urls([canonical(response.urljoin(h)) for h in hrefs], level)
+        for r in self.follow_urls([canonical(response.urljoin(h)) for h in hrefs], level):
+            yield r
         if level - 1 not in FORMS:
             # Not on a search form's result pages (nor does exemplar crawl read scripts there).
-            yield from self.include_scripts(response, level, False)
+            async for r in self.include_scripts(response, level, False):
+                yield r
 
-    def include_scripts(self, response, level, target):
+    async def include_scripts(self, response, level, target):
         if not SCRIPT_LINKS:
             return
         base = get_base_url(response)
@@ -1019,29 +1053,44 @@ class PatternSpider(scrapy.Spider):
             url = canonical(response.urljoin(src))
             if urlsplit(url).hostname not in self.allowed_domains:
                 continue
-            if url in self.script_urls:
-                if self.script_urls[url] is None:
-                    self.script_waiting[url].append((base, level, target))
-                else:
-                    yield from self.follow_script(self.script_urls[url], base, level, target)
-            elif len(self.script_urls) < MAX_SCRIPTS:
-                self.script_urls[url] = None
-                self.script_waiting[url] = [(base, level, target)]
-                yield scrapy.Request(url, callback=self.parse_script, cb_kwargs={{"script": url}},
-                                     errback=self.script_failed, priority=10,
-                                     meta={{"handle_httpstatus_all": True}})
+            if url not in self.script_urls and len(self.script_urls) >= MAX_SCRIPTS:
+                continue
+            for r in self.follow_script(await self.read_script(url), base, level, target):
+                yield r
 
-    def parse_script(self, response, script):
-        ok = 200 <= response.status < 300 and not isinstance(response, HtmlResponse)
-        urls = page_urls(response.body.decode("utf-8", "replace")) if ok else []
-        self.script_urls[script] = urls
-        for base, level, target in self.script_waiting.pop(script, []):
-            yield from self.follow_script(urls, base, level, target)
+    async def read_script(self, url):
+        """The page URLs script `url` names. This process fetches each script once, straight
+        through the downloader (its delay, concurrency and robots.txt apply), not through the
+        scheduler: with a scheduler shared between machines (scrapy-redis) another machine would
+        read the answer, and the pages waiting for it here would never see it."""
+        if url in self.script_urls:
+            if self.script_urls[url] is None:
+                # Being fetched for another page of this process: wait for it.
+                waiter = Deferred()
+                self.script_waiting[url].append(waiter)
+                return await maybe_deferred_to_future(waiter)
+            return self.script_urls[url]
+        self.script_urls[url] = None
+        self.script_waiting[url] = []
+        request = scrapy.Request(url, dont_filter=True, meta={{"handle_httpstatus_all": True}})
+        try:
+            response = await self.download(request)
+            ok = 200 <= response.status < 300 and not isinstance(response, HtmlResponse)
+            urls = page_urls(response.body.decode("utf-8", "replace")) if ok else []
+        except Exception:
+            # Refused by robots.txt, or failed: no links, as Exemplar reads it.
+            urls = []
+        self.script_urls[url] = urls
+        for waiter in self.script_waiting.pop(url):
+            waiter.callback(urls)
+        return urls
 
-    def script_failed(self, failure):
-        script = failure.request.cb_kwargs["script"]
-        self.script_urls[script] = []
-        self.script_waiting.pop(script, None)
+    def download(self, request):
+        engine = self.crawler.engine
+        if hasattr(engine, "download_async"):
+            # Scrapy 2.14 and later (download() is deprecated there).
+            return engine.download_async(request)
+        return maybe_deferred_to_future(engine.download(request))
 
     def follow_script(self, urls, base, level, target):
         links = [canonical(urljoin(base, u)) for u in urls]
@@ -1069,11 +1118,14 @@ class PatternSpider(scrapy.Spider):
                     yield scrapy.Request(url, callback=self.parse_level,
                                          cb_kwargs={{"level": deeper + 1}})
 
-    def parse_level(self, response, level, page=0):
-        yield from self.follow(response, level)
+    async def parse_level(self, response, level, page=0):
+        async for r in self.follow(response, level):
+            yield r
         if page:
-            yield from self.paginate(response, level, page)
-        yield from self.submit(level)
+            for r in self.paginate(response, level, page):
+                yield r
+        for r in self.submit(level):
+            yield r
 
     def item(self, response, level):
         return PageItem(
@@ -1082,13 +1134,15 @@ class PatternSpider(scrapy.Spider):
             level=level,
         )
 
-    def parse_target(self, response, level):
+    async def parse_target(self, response, level):
         yield self.item(response, level)
         if COMPILED[-1][1] or FROM_TARGETS is not None:
             # Targets that link to further targets, or back to the level before them.
             hrefs = self.hrefs(response)
-            yield from self.follow_targets([canonical(response.urljoin(h)) for h in hrefs])
-            yield from self.include_scripts(response, len(COMPILED), True)
+            for r in self.follow_targets([canonical(response.urljoin(h)) for h in hrefs]):
+                yield r
+            async for r in self.include_scripts(response, len(COMPILED), True):
+                yield r
 
     def follow_targets(self, urls):
         n = len(COMPILED)
@@ -1136,6 +1190,8 @@ class PatternSpider(scrapy.Spider):
     );
     let settings = format!(
         r#"# Scrapy settings generated by Exemplar.
+import os
+
 import scrapy
 
 BOT_NAME = {name_s}
@@ -1161,12 +1217,18 @@ SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 FEED_EXPORT_ENCODING = "utf-8"
 
-# Many machines, one crawl: with scrapy-redis (pip install scrapy-redis) every machine runs
-# `scrapy crawl {name}` against a shared Redis scheduler and duplicate filter.
-# SCHEDULER = "scrapy_redis.scheduler.Scheduler"
-# DUPEFILTER_CLASS = "scrapy_redis.dupefilter.RFPDupeFilter"
-# SCHEDULER_PERSIST = True
-# REDIS_URL = "redis://localhost:6379"
+# Many machines, one crawl: `pip install scrapy-redis`, then on every machine
+# `REDIS_URL=redis://HOST:6379 scrapy crawl {name}`. The machines share one request queue and
+# one duplicate filter in that Redis (scrapy-redis), so a page is fetched by one of them (the
+# entry page and the scripts read for links, by each). Both are kept when a machine finishes (the others go on with them): before crawling the
+# site again, delete the keys `{name}:requests` and `{name}:dupefilter`.
+if os.environ.get("REDIS_URL"):
+    SCHEDULER = "scrapy_redis.scheduler.Scheduler"
+    DUPEFILTER_CLASS = "scrapy_redis.dupefilter.RFPDupeFilter"
+    SCHEDULER_PERSIST = True
+    REDIS_URL = os.environ["REDIS_URL"]
+    # Seconds a machine with nothing to do waits for work from the others before it stops.
+    MAX_IDLE_TIME_BEFORE_CLOSE = 30
 "#,
         name_s = py_str(&name),
         spiders = py_str(&format!("{name}.spiders")),
@@ -1191,7 +1253,7 @@ FEED_EXPORT_ENCODING = "utf-8"
         (
             "README.md".into(),
             format!(
-                "# {name}: a Scrapy project generated by Exemplar\n\nRun: `pip install scrapy && scrapy crawl {name} -O pages.jsonl`.\n\nOn many machines: install `scrapy-redis`, uncomment the scrapy-redis settings in `{name}/settings.py`, point `REDIS_URL` at a shared Redis and run the same command on every machine.\n\nThe spider follows the pattern's rules exactly and drops the same session-id parameters; unlike `exemplar crawl` it does not recognise one page served under two URLs by its content.\n"
+                "# {name}: a Scrapy project generated by Exemplar\n\nRun: `pip install scrapy && scrapy crawl {name} -O pages.jsonl`.\n\nOn many machines: `pip install scrapy-redis`, then run `REDIS_URL=redis://HOST:6379 scrapy crawl {name} -O pages.jsonl` on every machine, with one Redis for all: they share one request queue and one duplicate filter there, so a page is fetched by one of them (the entry page and the scripts read for links, by each). The queue and the filter outlast the crawl; delete the keys `{name}:requests` and `{name}:dupefilter` before crawling the site again.\n\nThe spider follows the pattern's rules exactly and drops the same session-id parameters; unlike `exemplar crawl` it does not recognise one page served under two URLs by its content.\n"
             ),
         ),
     ]

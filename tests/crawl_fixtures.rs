@@ -467,6 +467,95 @@ fn navigation_written_by_script_is_learned_crawled_and_exported() {
     assert_eq!(count("/docs/menudata.js"), 2);
 }
 
+/// Many machines, one crawl, as the generated project's README says: two processes of the
+/// spider share one Redis through scrapy-redis (`REDIS_URL=… scrapy crawl NAME`) on the scripted
+/// docs site, which answers each request after 400 ms so that both take part (an idle process
+/// waits for work from the other, here 6 s, and polls the queue every 5 s, Scrapy's heartbeat). Together they
+/// collect every class, none twice. The class list is linked only from a script: each process
+/// reads the scripts itself, straight through its downloader (through the shared scheduler the
+/// answer could go to the other process, away from the pages waiting for it).
+#[test]
+fn two_spider_processes_sharing_one_redis_collect_every_target_once() {
+    let server = Server::start(0, |req: &exemplar::serve::Request| {
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        scripted_docs(&req.path)
+    })
+    .expect("server");
+    let base = server.url();
+    let config = MapConfig {
+        script_links: true,
+        ..MapConfig::default()
+    };
+    let learned = learn_fast(
+        &format!("{base}/docs/index.html"),
+        &format!("{base}/docs/class_1.html"),
+        config,
+    )
+    .expect("learn");
+    let spec = exemplar::export::ScrapySpec::from_pattern(&learned.pattern);
+    let dir = std::env::temp_dir().join(format!("exemplar-redis-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    exemplar::export::write_scrapy_project(&spec, &dir).expect("scrapy project");
+    let redis = common::Redis::start();
+    let scrapy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
+    let spawn = |out: &str| {
+        std::process::Command::new(&scrapy)
+            .current_dir(&dir)
+            .env("REDIS_URL", redis.url())
+            .args([
+                "crawl",
+                &spec.spider_name(),
+                "-O",
+                out,
+                "-s",
+                "LOG_LEVEL=WARNING",
+            ])
+            // One request at a time: a process takes from the shared queue only what it fetches.
+            .args([
+                "-s",
+                "MAX_IDLE_TIME_BEFORE_CLOSE=6",
+                "-s",
+                "CONCURRENT_REQUESTS=1",
+            ])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("scrapy (./build.sh setup installs it and scrapy-redis into .venv)")
+    };
+    let runs = [spawn("a.jsonl"), spawn("b.jsonl")];
+    let mut each = Vec::new();
+    for (run, out) in runs.into_iter().zip(["a.jsonl", "b.jsonl"]) {
+        let done = run.wait_with_output().expect("scrapy ran");
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert!(done.status.success(), "scrapy: {stderr}");
+        // scrapy-redis itself may warn of Scrapy APIs it still uses; the project must not.
+        assert!(
+            !stderr
+                .lines()
+                .any(|l| l.contains("ScrapyDeprecationWarning")
+                    && l.contains(dir.to_str().unwrap_or("-"))),
+            "scrapy: {stderr}"
+        );
+        let items = std::fs::read_to_string(dir.join(out)).expect("items");
+        let urls: Vec<String> = items
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("json line");
+                v["url"].as_str().expect("url").to_string()
+            })
+            .collect();
+        each.push(urls);
+    }
+    let all: Vec<String> = each.concat();
+    let classes: BTreeSet<String> = (1..=12).map(|k| format!("/docs/class_{k}.html")).collect();
+    // `paths` also asserts that no page was collected twice, by one process or by both.
+    assert_eq!(paths(&base, &all), classes);
+    assert!(
+        each.iter().all(|urls| !urls.is_empty()),
+        "both processes collected classes: {each:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A help site built like R's: the package index links each topic through an alias page that
 /// only redirects with `<meta http-equiv=refresh>` (`/help/<alias>.html` → `/html/<topic>.html`);
 /// two aliases lead to the same topic, and one redirects off the site.

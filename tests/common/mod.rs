@@ -94,3 +94,46 @@ fn scrapy_crawl_with(scrapy: &Path, project: &Path, name: &str, args: &[&str]) -
         })
         .collect()
 }
+
+/// A Redis server of its own (Debian's `redis-server`, which `./build.sh setup` installs) on a
+/// free port of 127.0.0.1, nothing saved to disk; stopped when dropped.
+pub struct Redis {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl Redis {
+    /// Starts it and waits until it accepts connections.
+    pub fn start() -> Redis {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server (./build.sh setup installs Debian's redis-server)");
+        let redis = Redis { child, port };
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return redis;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        panic!("redis-server did not start on port {port}");
+    }
+
+    /// Its URL, as `REDIS_URL` takes it.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
