@@ -469,15 +469,17 @@ fn navigation_written_by_script_is_learned_crawled_and_exported() {
 
 /// Many machines, one crawl, as the generated project's README says: two processes of the
 /// spider share one Redis through scrapy-redis (`REDIS_URL=… scrapy crawl NAME`) on the scripted
-/// docs site, which answers each request after 400 ms so that both take part (an idle process
-/// waits for work from the other, here 6 s, and polls the queue every 5 s, Scrapy's heartbeat). Together they
-/// collect every class, none twice. The class list is linked only from a script: each process
+/// docs site, which answers each request after 500 ms, one request at a time per process. Both
+/// start together; the one whose requests reach Redis second finds every link of the entry
+/// page known and is idle at once: it takes part because it waits for work (here 6 s; it polls
+/// the queue every 5 s, Scrapy's heartbeat) instead of stopping. Together they collect every
+/// class, none twice. The class list is linked only from a script: each process
 /// reads the scripts itself, straight through its downloader (through the shared scheduler the
 /// answer could go to the other process, away from the pages waiting for it).
 #[test]
 fn two_spider_processes_sharing_one_redis_collect_every_target_once() {
     let server = Server::start(0, |req: &exemplar::serve::Request| {
-        std::thread::sleep(std::time::Duration::from_millis(400));
+        std::thread::sleep(std::time::Duration::from_millis(500));
         scripted_docs(&req.path)
     })
     .expect("server");
@@ -535,15 +537,7 @@ fn two_spider_processes_sharing_one_redis_collect_every_target_once() {
                     && l.contains(dir.to_str().unwrap_or("-"))),
             "scrapy: {stderr}"
         );
-        let items = std::fs::read_to_string(dir.join(out)).expect("items");
-        let urls: Vec<String> = items
-            .lines()
-            .map(|l| {
-                let v: serde_json::Value = serde_json::from_str(l).expect("json line");
-                v["url"].as_str().expect("url").to_string()
-            })
-            .collect();
-        each.push(urls);
+        each.push(common::item_urls(&dir.join(out)));
     }
     let all: Vec<String> = each.concat();
     let classes: BTreeSet<String> = (1..=12).map(|k| format!("/docs/class_{k}.html")).collect();

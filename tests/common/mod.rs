@@ -85,8 +85,13 @@ fn scrapy_crawl_with(scrapy: &Path, project: &Path, name: &str, args: &[&str]) -
         "{}: {stderr}",
         scrapy.display()
     );
-    let jsonl = std::fs::read_to_string(project.join("items.jsonl")).expect("items");
-    jsonl
+    item_urls(&project.join("items.jsonl"))
+}
+
+/// The `url` of every item of a Scrapy JSON Lines feed, in order.
+pub fn item_urls(jsonl: &Path) -> Vec<String> {
+    std::fs::read_to_string(jsonl)
+        .expect("items")
         .lines()
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).expect("json line");
