@@ -473,7 +473,7 @@ fn navigation_written_by_script_is_learned_crawled_and_exported() {
 /// start together; the one whose requests reach Redis second finds every link of the entry
 /// page known and is idle at once: it takes part because it waits for work (here 6 s; it polls
 /// the queue every 5 s, Scrapy's heartbeat) instead of stopping. Together they collect every
-/// class, none twice. The class list is linked only from a script: each process
+/// class, none twice; a third process started after them collects nothing. The class list is linked only from a script: each process
 /// reads the scripts itself, straight through its downloader (through the shared scheduler the
 /// answer could go to the other process, away from the pages waiting for it).
 #[test]
@@ -500,32 +500,19 @@ fn two_spider_processes_sharing_one_redis_collect_every_target_once() {
     exemplar::export::write_scrapy_project(&spec, &dir).expect("scrapy project");
     let redis = common::Redis::start();
     let scrapy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
-    let spawn = |out: &str| {
-        std::process::Command::new(&scrapy)
-            .current_dir(&dir)
+    let name = spec.spider_name();
+    // One request at a time: a process takes from the shared queue only what it fetches.
+    let spawn = |out: &str, idle_s: &str| {
+        common::scrapy_command(&scrapy, &dir, &name, out)
             .env("REDIS_URL", redis.url())
-            .args([
-                "crawl",
-                &spec.spider_name(),
-                "-O",
-                out,
-                "-s",
-                "LOG_LEVEL=WARNING",
-            ])
-            // One request at a time: a process takes from the shared queue only what it fetches.
-            .args([
-                "-s",
-                "MAX_IDLE_TIME_BEFORE_CLOSE=6",
-                "-s",
-                "CONCURRENT_REQUESTS=1",
-            ])
+            .args(["-s", &format!("MAX_IDLE_TIME_BEFORE_CLOSE={idle_s}")])
+            .args(["-s", "CONCURRENT_REQUESTS=1"])
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("scrapy (./build.sh setup installs it and scrapy-redis into .venv)")
     };
-    let runs = [spawn("a.jsonl"), spawn("b.jsonl")];
-    let mut each = Vec::new();
-    for (run, out) in runs.into_iter().zip(["a.jsonl", "b.jsonl"]) {
+    // Its items, once it ends well.
+    let finish = |run: std::process::Child, out: &str| {
         let done = run.wait_with_output().expect("scrapy ran");
         let stderr = String::from_utf8_lossy(&done.stderr);
         assert!(done.status.success(), "scrapy: {stderr}");
@@ -537,8 +524,10 @@ fn two_spider_processes_sharing_one_redis_collect_every_target_once() {
                     && l.contains(dir.to_str().unwrap_or("-"))),
             "scrapy: {stderr}"
         );
-        each.push(common::item_urls(&dir.join(out)));
-    }
+        common::item_urls(&dir.join(out))
+    };
+    let (a, b) = (spawn("a.jsonl", "6"), spawn("b.jsonl", "6"));
+    let each = [finish(a, "a.jsonl"), finish(b, "b.jsonl")];
     let all: Vec<String> = each.concat();
     let classes: BTreeSet<String> = (1..=12).map(|k| format!("/docs/class_{k}.html")).collect();
     // `paths` also asserts that no page was collected twice, by one process or by both.
@@ -547,6 +536,10 @@ fn two_spider_processes_sharing_one_redis_collect_every_target_once() {
         each.iter().all(|urls| !urls.is_empty()),
         "both processes collected classes: {each:?}"
     );
+    // The queue and the seen set outlast a process (SCHEDULER_PERSIST): a machine that starts
+    // once the others are done finds every page known and collects nothing again.
+    let late = finish(spawn("c.jsonl", "1"), "c.jsonl");
+    assert_eq!(late, Vec::<String>::new());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -64,16 +64,7 @@ pub fn scrapy_crawl_args(project: &Path, name: &str, args: &[&str]) -> Vec<Strin
 
 /// One run of spider `name` by the `scrapy` command at `scrapy`.
 fn scrapy_crawl_with(scrapy: &Path, project: &Path, name: &str, args: &[&str]) -> Vec<String> {
-    let out = Command::new(scrapy)
-        .current_dir(project)
-        .args([
-            "crawl",
-            name,
-            "-O",
-            "items.jsonl",
-            "-s",
-            "LOG_LEVEL=WARNING",
-        ])
+    let out = scrapy_command(scrapy, project, name, "items.jsonl")
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("{} (./build.sh setup installs it): {e}", scrapy.display()));
@@ -86,6 +77,15 @@ fn scrapy_crawl_with(scrapy: &Path, project: &Path, name: &str, args: &[&str]) -
         scrapy.display()
     );
     item_urls(&project.join("items.jsonl"))
+}
+
+/// `scrapy crawl NAME` in `project` by the `scrapy` command at `scrapy`, its items written to
+/// `items` (a JSON Lines feed, relative to `project`), warnings and errors logged only.
+pub fn scrapy_command(scrapy: &Path, project: &Path, name: &str, items: &str) -> Command {
+    let mut cmd = Command::new(scrapy);
+    cmd.current_dir(project)
+        .args(["crawl", name, "-O", items, "-s", "LOG_LEVEL=WARNING"]);
+    cmd
 }
 
 /// The `url` of every item of a Scrapy JSON Lines feed, in order.
