@@ -1,10 +1,13 @@
 #![no_main]
-// `sink.rs` and `tokenizer.rs` are included whole; the fuzz target uses part of them.
+// `sink.rs`, `builder.rs` and `tokenizer.rs` are included whole; the fuzz target uses part of them.
 #![allow(dead_code)]
-//! Our HTML tokenizer against html5ever's: the same tokens and the same built tree for any
-//! input, with the product's depth-guard cap and a tiny one (`src/dom/tokenizer_diff.rs`).
+//! Our HTML tokenizer against html5ever's, and our tree builder against html5ever's wherever it
+//! does not give up: the same tokens and the same built tree for any input, with the product's
+//! depth-guard cap and a tiny one (`src/dom/tokenizer_diff.rs`).
 use libfuzzer_sys::fuzz_target;
 
+#[path = "../../src/dom/builder.rs"]
+mod builder;
 #[path = "../../src/dom/sink.rs"]
 mod sink;
 #[path = "../../src/dom/tokenizer.rs"]

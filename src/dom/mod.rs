@@ -14,6 +14,7 @@
 //! assert_eq!(page.tree.outline(), "html\n  head\n    title\n      #text\n  body\n    p\n      #text\n    a\n      #text\n");
 //! # Ok::<(), exemplar::dom::Error>(())
 //! ```
+mod builder;
 pub(crate) mod hash;
 mod page;
 mod sink;

@@ -17,6 +17,7 @@ use html5ever::{LocalName, local_name, ns};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
+use super::builder::FastBuilder;
 use super::hash::{FxHashMap, FxHashSet};
 use super::sink::{Arena, DepthGuard, NIL, RawData, RawNode, Sink};
 use super::text;
@@ -367,13 +368,27 @@ impl Page {
     }
 }
 
-/// Runs our tokenizer ([`super::tokenizer`]) and html5ever's tree builder over `html` into the
-/// arena, with nesting bounded (see [`DepthGuard`]) at four times `max_depth`, well past where the
-/// walk flattens.
+/// Runs our tokenizer ([`super::tokenizer`]) and our tree builder for the common case
+/// ([`FastBuilder`]) over `html` into the arena; when the page takes a path that builder does
+/// not follow, parses it again with html5ever's tree builder. Nesting is bounded (see
+/// [`DepthGuard`]) at four times `max_depth`, well past where the walk flattens.
 pub(super) fn parse_html(html: &str, opts: &ParseOptions) -> Arena {
+    let fast = DepthGuard::new(
+        FastBuilder::new(Sink::for_source(opts.max_nodes, html.len())),
+        depth_cap(opts),
+    );
+    tokenize(html, &fast);
+    if let Some(arena) = fast.inner.finish() {
+        return arena;
+    }
     let guard = tree_builder(opts, html.len());
     tokenize(html, &guard);
     guard.inner.sink.finish()
+}
+
+/// The nesting [`DepthGuard`] lets through.
+pub(super) fn depth_cap(opts: &ParseOptions) -> u32 {
+    opts.max_depth.saturating_mul(4).max(64)
 }
 
 /// The token sink chain `parse_html` feeds for a document of `bytes` bytes: depth guard, tree
@@ -384,7 +399,7 @@ pub(super) fn tree_builder(
 ) -> DepthGuard<TreeBuilder<u32, Sink>> {
     let sink = Sink::for_source(opts.max_nodes, bytes);
     let builder = TreeBuilder::new(sink, TreeBuilderOpts::default());
-    DepthGuard::new(builder, opts.max_depth.saturating_mul(4).max(64))
+    DepthGuard::new(builder, depth_cap(opts))
 }
 
 /// A page from an arena built elsewhere (the tokenizer's differential tests).
