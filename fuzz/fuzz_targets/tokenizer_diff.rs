@@ -12,6 +12,10 @@ mod builder;
 mod sink;
 #[path = "../../src/dom/tokenizer.rs"]
 mod tokenizer;
+/// What the tokenizer uses of the crate's `dom::text`.
+mod text {
+    pub use exemplar::dom::text::pack_bytes;
+}
 #[path = "../../src/dom/tokenizer_diff.rs"]
 mod tokenizer_diff;
 

@@ -54,8 +54,10 @@ fn pack(word: &str) -> Option<u64> {
     pack_bytes(word.as_bytes(), false)
 }
 
-/// [`pack`] of `b`, ASCII letters lower-cased when `lower` (the tokenizer's name cache).
-pub(super) fn pack_bytes(b: &[u8], lower: bool) -> Option<u64> {
+/// [`pack`] of `b`, ASCII letters lower-cased when `lower` (the tokenizer's name cache). Public
+/// only for the `tokenizer_diff` fuzz target, which includes the tokenizer by path.
+#[doc(hidden)]
+pub fn pack_bytes(b: &[u8], lower: bool) -> Option<u64> {
     if b.is_empty() || b.len() > 8 {
         return None;
     }
