@@ -3,14 +3,14 @@
 //! Owns building the arena from tokens for documents that only take the well-trodden paths of
 //! the WHATWG tree-construction algorithm: implied `html`/`head`/`body`, head elements, raw
 //! text, block and inline elements, implied end tags (`p`, `li`, `dd`, `dt`), properly nested
-//! formatting elements, forms and their controls, and tables without misplaced content. It
-//! follows html5ever 0.40's rules line by line for those paths and calls the same [`Sink`]
-//! methods in the same order, so the arena is the one html5ever would build. At the first token
-//! that would take any other path — misnested formatting elements (the adoption agency's
-//! re-parenting, reconstruction), foster parenting, `template`, `select`, foreign content
-//! (`svg`, `math`), framesets, ruby, a `<table>` whose quirks-mode handling is unknown — it gives
-//! up, and the caller parses the page again with html5ever's tree builder
-//! ([`super::page::parse_html`]).
+//! formatting elements, forms and their controls, tables without misplaced content, and inline
+//! SVG icons. It follows html5ever 0.40's rules line by line for those paths and calls the same
+//! [`Sink`] methods in the same order, so the arena is the one html5ever would build. At the
+//! first token that would take any other path — misnested formatting elements (the adoption
+//! agency's re-parenting, reconstruction), foster parenting, `template`, `select`, MathML, HTML
+//! inside SVG, framesets, ruby, a `<table>` inside a `<p>` under a doctype whose quirks mode is
+//! not worked out here — it gives up, and the caller parses the page again with html5ever's tree
+//! builder ([`super::page::parse_html`]).
 //!
 //! It exists for speed: html5ever's tree builder asks the sink for element names at every
 //! scope check, clones each formatting tag (attributes included) into its list of active
@@ -88,7 +88,7 @@ enum Step {
 struct State {
     mode: Mode,
     orig_mode: Option<Mode>,
-    /// Open elements with their local names (all in the HTML namespace).
+    /// Open elements with their local names: in the HTML namespace, except from `svg_from` up.
     open: Vec<(u32, LocalName)>,
     /// Active formatting elements; `None` is a marker.
     formatting: Vec<Option<(u32, LocalName)>>,
@@ -280,6 +280,20 @@ fn td_th(n: &LocalName) -> bool {
     matches!(*n, local_name!("td") | local_name!("th"))
 }
 
+/// Headings (`h1`–`h6`): tree construction closes one with another; the page walk uses their
+/// slugs as anchors.
+pub(super) fn is_heading(n: &LocalName) -> bool {
+    matches!(
+        *n,
+        local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6")
+    )
+}
+
 fn cursory_implied_end(n: &LocalName) -> bool {
     matches!(
         *n,
@@ -293,18 +307,6 @@ fn cursory_implied_end(n: &LocalName) -> bool {
             | local_name!("rp")
             | local_name!("rt")
             | local_name!("rtc")
-    )
-}
-
-fn heading(n: &LocalName) -> bool {
-    matches!(
-        *n,
-        local_name!("h1")
-            | local_name!("h2")
-            | local_name!("h3")
-            | local_name!("h4")
-            | local_name!("h5")
-            | local_name!("h6")
     )
 }
 
@@ -1011,9 +1013,9 @@ impl State {
                 self.insert_tag(sink, t, true)?;
                 Ok(Step::Done)
             }
-            ref n if heading(n) => {
+            ref n if is_heading(n) => {
                 self.close_p_in_button_scope();
-                if self.open.last().is_some_and(|(_, n)| heading(n)) {
+                if self.open.last().is_some_and(|(_, n)| is_heading(n)) {
                     self.pop()?;
                 }
                 self.insert_tag(sink, t, true)?;
@@ -1230,11 +1232,11 @@ impl State {
                     self.pop_until_named(&name);
                 }
             }
-            ref n if heading(n) => {
-                if self.in_scope(default_scope, |_, n| heading(n)) {
+            ref n if is_heading(n) => {
+                if self.in_scope(default_scope, |_, n| is_heading(n)) {
                     self.generate_implied_end(None);
                     while let Some((_, n)) = self.open.pop() {
-                        if heading(&n) {
+                        if is_heading(&n) {
                             break;
                         }
                     }

@@ -17,7 +17,7 @@ use html5ever::{LocalName, local_name, ns};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use super::builder::FastBuilder;
+use super::builder::{FastBuilder, is_heading};
 use super::hash::{FxHashMap, FxHashSet};
 use super::sink::{Arena, DepthGuard, NIL, RawData, RawNode, Sink};
 use super::text;
@@ -689,19 +689,6 @@ fn class_name(tag: &str, tokens: &[&str]) -> String {
         name.push_str(&t.to_ascii_lowercase());
     }
     name
-}
-
-/// Headings (`h1`–`h6`), whose slugs generators use as anchors.
-fn is_heading(name: &LocalName) -> bool {
-    matches!(
-        *name,
-        local_name!("h1")
-            | local_name!("h2")
-            | local_name!("h3")
-            | local_name!("h4")
-            | local_name!("h5")
-            | local_name!("h6")
-    )
 }
 
 /// The name of a closed non-element (the document, when the page has no root element).

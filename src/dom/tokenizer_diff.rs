@@ -172,16 +172,25 @@ pub(crate) fn compare(html: &str, max_nodes: usize, cap: u32) -> Result<(), Stri
             our_tokens.get(i)
         ));
     }
-    let (a, b) = (dump(&ref_arena), dump(&our_arena));
-    if a != b {
-        let line = a.lines().zip(b.lines()).find(|(x, y)| x != y);
-        return Err(format!(
-            "arena differs (cap {cap}): {line:?} ({} / {} lines)",
-            a.lines().count(),
-            b.lines().count()
-        ));
+    same_arenas("arena", cap, &ref_arena, &our_arena)?;
+    if let Some(fast) = run_fast(html, max_nodes, cap) {
+        same_arenas("our tree builder's arena", cap, &our_arena, &fast)?;
     }
-    compare_builders(html, max_nodes, cap).map(|_| ())
+    Ok(())
+}
+
+/// `Ok` when the arenas are the same node for node, else their first differing line.
+fn same_arenas(what: &str, cap: u32, reference: &Arena, ours: &Arena) -> Result<(), String> {
+    let (a, b) = (dump(reference), dump(ours));
+    if a == b {
+        return Ok(());
+    }
+    let line = a.lines().zip(b.lines()).find(|(x, y)| x != y);
+    Err(format!(
+        "{what} differs (cap {cap}): {line:?} ({} / {} lines)",
+        a.lines().count(),
+        b.lines().count()
+    ))
 }
 
 /// Our tokenizer into our tree builder: the arena, or `None` when the builder gave up.
@@ -198,15 +207,7 @@ pub(crate) fn compare_builders(html: &str, max_nodes: usize, cap: u32) -> Result
         return Ok(false);
     };
     let (_, reference) = run_ours(html, max_nodes, cap);
-    let (a, b) = (dump(&reference), dump(&fast));
-    if a != b {
-        let line = a.lines().zip(b.lines()).find(|(x, y)| x != y);
-        return Err(format!(
-            "fast builder's arena differs (cap {cap}): {line:?} ({} / {} lines)",
-            a.lines().count(),
-            b.lines().count()
-        ));
-    }
+    same_arenas("our tree builder's arena", cap, &reference, &fast)?;
     Ok(true)
 }
 
