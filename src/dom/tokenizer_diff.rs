@@ -779,4 +779,43 @@ mod tests {
     fn dev_site_commons_lang() {
         site("/usr/share/doc/libcommons-lang3-java/api");
     }
+
+    /// Every page of the other sites of `eval/*.toml` (training, further and held-out sites:
+    /// Boost, GTK 4, Qt 5, Rust's documentation, …), as for the dev sites above. Their packages
+    /// are installed by `./build.sh eval`, not by setup, hence ignored by default; run with
+    /// `cargo test --release --lib other_doc_sites -- --ignored --nocapture` (a few minutes).
+    #[test]
+    #[ignore = "needs the site packages ./build.sh eval installs"]
+    fn other_doc_sites_build_html5evers_trees() {
+        let dev = [
+            "/usr/share/doc/python3.11/html",
+            "/usr/share/doc/postgresql-doc-15/html",
+            "/usr/share/doc/libsfml-dev/html",
+            "/usr/share/doc/libcommons-lang3-java/api",
+        ];
+        let mut roots: Vec<String> = Vec::new();
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("eval");
+        for entry in std::fs::read_dir(dir).expect("eval/").flatten() {
+            if entry.path().extension().is_none_or(|x| x != "toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path()).expect("readable toml");
+            for line in text.lines() {
+                let Some(v) = line.trim().strip_prefix("root") else {
+                    continue;
+                };
+                let Some(v) = v.trim().strip_prefix('=') else {
+                    continue;
+                };
+                let root = v.split('#').next().unwrap_or("").trim().trim_matches('"');
+                if !root.is_empty() && !dev.contains(&root) && !roots.iter().any(|r| r == root) {
+                    roots.push(root.to_string());
+                }
+            }
+        }
+        assert!(roots.len() >= 10, "roots read from eval/*.toml: {roots:?}");
+        for root in &roots {
+            site(root);
+        }
+    }
 }
