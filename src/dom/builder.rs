@@ -485,6 +485,23 @@ fn formatting(n: &LocalName) -> bool {
     )
 }
 
+/// Common start tags with no rule of their own in body ("any other start tag").
+fn ordinary(n: &LocalName) -> bool {
+    matches!(
+        *n,
+        local_name!("span")
+            | local_name!("sup")
+            | local_name!("sub")
+            | local_name!("var")
+            | local_name!("kbd")
+            | local_name!("abbr")
+            | local_name!("cite")
+            | local_name!("dfn")
+            | local_name!("samp")
+            | local_name!("label")
+    )
+}
+
 /// Start tags handled in "in body" by the "in head" rules (`template` aside).
 fn head_element(n: &LocalName) -> bool {
     matches!(
@@ -995,7 +1012,29 @@ impl State {
             return self.end_tag_in_body(sink, t);
         }
         let name = t.name.clone();
+        // Every arm is a set of names of its own, so their order is free: the start tags pages
+        // use most come first.
         match name {
+            local_name!("a") => {
+                if self
+                    .formatting_after_marker()
+                    .any(|(_, n)| *n == local_name!("a"))
+                {
+                    // Misnested links: the adoption agency.
+                    return Err(Unsupported);
+                }
+                self.reconstruct_formatting()?;
+                self.insert_formatting(sink, t)
+            }
+            ref n if formatting(n) => {
+                self.reconstruct_formatting()?;
+                self.insert_formatting(sink, t)
+            }
+            ref n if ordinary(n) => {
+                self.reconstruct_formatting()?;
+                self.insert_tag(sink, t, true)?;
+                Ok(Step::Done)
+            }
             ref n if unsupported_in_body(n) => Err(Unsupported),
             local_name!("html") => {
                 let html = self.open.first().ok_or(Unsupported)?.0;
@@ -1073,21 +1112,6 @@ impl State {
                 self.insert_tag(sink, t, true)?;
                 Ok(Step::Done)
             }
-            local_name!("a") => {
-                if self
-                    .formatting_after_marker()
-                    .any(|(_, n)| *n == local_name!("a"))
-                {
-                    // Misnested links: the adoption agency.
-                    return Err(Unsupported);
-                }
-                self.reconstruct_formatting()?;
-                self.insert_formatting(sink, t)
-            }
-            ref n if formatting(n) => {
-                self.reconstruct_formatting()?;
-                self.insert_formatting(sink, t)
-            }
             local_name!("svg") => {
                 self.reconstruct_formatting()?;
                 let push = !t.self_closing;
@@ -1162,7 +1186,11 @@ impl State {
 
     fn end_tag_in_body(&mut self, sink: &Sink, t: Tag) -> Res<Step> {
         let name = t.name;
+        // As in `in_body`, the commonest end tags first.
         match name {
+            local_name!("a") | local_name!("nobr") => self.adoption_agency(&name)?,
+            ref n if formatting(n) => self.adoption_agency(n)?,
+            ref n if ordinary(n) => self.any_other_end_tag(n),
             local_name!("template") => {}
             local_name!("body") => {
                 if self.in_scope_named(default_scope, &local_name!("body")) {
@@ -1243,8 +1271,6 @@ impl State {
                     }
                 }
             }
-            local_name!("a") | local_name!("nobr") => self.adoption_agency(&name)?,
-            ref n if formatting(n) => self.adoption_agency(n)?,
             local_name!("applet") | local_name!("marquee") | local_name!("object") => {
                 // Never opened here (their start tags give up), so never in scope: ignored.
             }
