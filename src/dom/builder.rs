@@ -15,7 +15,7 @@
 //! It exists for speed: html5ever's tree builder asks the sink for element names at every
 //! scope check and clones each formatting tag (attributes included) into its list of active
 //! formatting elements; this one keeps names beside the handles and no tags. Mapping the
-//! PostgreSQL documentation runs 2.43 G instructions with it against 2.63 G with html5ever's
+//! PostgreSQL documentation runs 2.42 G instructions with it against 2.63 G with html5ever's
 //! builder alone (`./build.sh bench-instructions`). The differential tests (`tokenizer_diff`,
 //! its fuzz target, and every page of the development sites) compare both builders' arenas.
 
