@@ -387,7 +387,7 @@ pub(super) fn parse_html(html: &str, opts: &ParseOptions) -> Arena {
 }
 
 /// The nesting [`DepthGuard`] lets through.
-pub(super) fn depth_cap(opts: &ParseOptions) -> u32 {
+fn depth_cap(opts: &ParseOptions) -> u32 {
     opts.max_depth.saturating_mul(4).max(64)
 }
 
