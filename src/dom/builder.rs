@@ -1185,7 +1185,7 @@ impl State {
     }
 
     fn end_tag_in_body(&mut self, sink: &Sink, t: Tag) -> Res<Step> {
-        let name = t.name;
+        let name = t.name.clone();
         // As in `in_body`, the commonest end tags first.
         match name {
             local_name!("a") | local_name!("nobr") => self.adoption_agency(&name)?,
@@ -1199,16 +1199,7 @@ impl State {
             }
             local_name!("html") => {
                 if self.in_scope_named(default_scope, &local_name!("body")) {
-                    return Ok(Step::Again(
-                        Mode::AfterBody,
-                        Tok::Tag(Tag {
-                            kind: TagKind::EndTag,
-                            name,
-                            self_closing: t.self_closing,
-                            attrs: t.attrs,
-                            had_duplicate_attributes: t.had_duplicate_attributes,
-                        }),
-                    ));
+                    return Ok(Step::Again(Mode::AfterBody, Tok::Tag(t)));
                 }
             }
             ref n if block_end(n) => {
@@ -1232,16 +1223,12 @@ impl State {
             local_name!("option") => return Err(Unsupported),
             local_name!("br") => {
                 // Read as `<br>`, attributes dropped.
-                return self.in_body(
-                    sink,
-                    Tok::Tag(Tag {
-                        kind: TagKind::StartTag,
-                        name,
-                        self_closing: t.self_closing,
-                        attrs: Vec::new(),
-                        had_duplicate_attributes: t.had_duplicate_attributes,
-                    }),
-                );
+                let br = Tag {
+                    kind: TagKind::StartTag,
+                    attrs: Vec::new(),
+                    ..t
+                };
+                return self.in_body(sink, Tok::Tag(br));
             }
             local_name!("p") => {
                 if !self.in_scope_named(button_scope, &local_name!("p")) {

@@ -156,8 +156,10 @@ pub(crate) fn dump(arena: &Arena) -> String {
 }
 
 /// Whether both tokenizers give the same tokens and the same arena for `html` (node cap
-/// `max_nodes`, depth guard cap `cap`); the first difference otherwise.
-pub(crate) fn compare(html: &str, max_nodes: usize, cap: u32) -> Result<(), String> {
+/// `max_nodes`, depth guard cap `cap`), and our tree builder html5ever's arena unless it gave
+/// up: `Ok(true)` when it built the page, `Ok(false)` when it gave up, the first difference
+/// otherwise.
+pub(crate) fn compare(html: &str, max_nodes: usize, cap: u32) -> Result<bool, String> {
     let (ref_tokens, ref_arena) = run_reference(html, max_nodes, cap);
     let (our_tokens, our_arena) = run_ours(html, max_nodes, cap);
     if ref_tokens != our_tokens {
@@ -173,10 +175,11 @@ pub(crate) fn compare(html: &str, max_nodes: usize, cap: u32) -> Result<(), Stri
         ));
     }
     same_arenas("arena", cap, &ref_arena, &our_arena)?;
-    if let Some(fast) = run_fast(html, max_nodes, cap) {
-        same_arenas("our tree builder's arena", cap, &our_arena, &fast)?;
-    }
-    Ok(())
+    let Some(fast) = run_fast(html, max_nodes, cap) else {
+        return Ok(false);
+    };
+    same_arenas("our tree builder's arena", cap, &our_arena, &fast)?;
+    Ok(true)
 }
 
 /// `Ok` when the arenas are the same node for node, else their first differing line.
@@ -198,17 +201,6 @@ pub(crate) fn run_fast(html: &str, max_nodes: usize, cap: u32) -> Option<Arena> 
     let sink = DepthGuard::new(FastBuilder::new(Sink::for_source(max_nodes, 0)), cap);
     tokenize(html, &sink);
     sink.inner.finish()
-}
-
-/// Whether our tree builder builds html5ever's arena for `html` (both fed by our tokenizer):
-/// `Ok(true)` when it did, `Ok(false)` when it gave up, the first difference otherwise.
-pub(crate) fn compare_builders(html: &str, max_nodes: usize, cap: u32) -> Result<bool, String> {
-    let Some(fast) = run_fast(html, max_nodes, cap) else {
-        return Ok(false);
-    };
-    let (_, reference) = run_ours(html, max_nodes, cap);
-    same_arenas("our tree builder's arena", cap, &reference, &fast)?;
-    Ok(true)
 }
 
 #[cfg(test)]
@@ -545,15 +537,16 @@ mod tests {
         "&amp=",
     ];
 
-    fn fragment_string() -> impl Strategy<Value = String> {
-        proptest::collection::vec(0..FRAGMENTS.len(), 0..40)
-            .prop_map(|ix| ix.into_iter().map(|i| FRAGMENTS[i]).collect())
+    /// Strings of up to 40 of `fragments`.
+    fn string_of(fragments: &'static [&'static str]) -> impl Strategy<Value = String> {
+        proptest::collection::vec(0..fragments.len(), 0..40)
+            .prop_map(move |ix| ix.into_iter().map(|i| fragments[i]).collect())
     }
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 6000, ..ProptestConfig::default() })]
         #[test]
-        fn random_fragment_strings_agree(html in fragment_string()) {
+        fn random_fragment_strings_agree(html in string_of(FRAGMENTS)) {
             for cap in [2048, 3] {
                 prop_assert!(compare(&html, 1 << 20, cap).is_ok(), "{:?}: {:?}", html, compare(&html, 1 << 20, cap));
             }
@@ -669,19 +662,10 @@ mod tests {
     /// How many of [`TREE_FRAGMENTS`] (the last ones) always make our builder give up.
     const GIVE_UP_FRAGMENTS: usize = 7;
 
-    fn tree_string_of(fragments: &'static [&'static str]) -> impl Strategy<Value = String> {
-        proptest::collection::vec(0..fragments.len(), 0..40)
-            .prop_map(move |ix| ix.into_iter().map(|i| fragments[i]).collect())
-    }
-
-    fn tree_string() -> impl Strategy<Value = String> {
-        tree_string_of(TREE_FRAGMENTS)
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig { cases: 6000, ..ProptestConfig::default() })]
         #[test]
-        fn random_documents_build_html5evers_tree(html in tree_string()) {
+        fn random_documents_build_html5evers_tree(html in string_of(TREE_FRAGMENTS)) {
             for cap in [2048, 3] {
                 prop_assert!(compare(&html, 1 << 20, cap).is_ok(), "{:?}: {:?}", html, compare(&html, 1 << 20, cap));
             }
@@ -694,14 +678,14 @@ mod tests {
     #[test]
     fn our_tree_builder_builds_most_random_documents() {
         let mut runner = proptest::test_runner::TestRunner::deterministic();
-        let strategy = tree_string_of(&TREE_FRAGMENTS[..TREE_FRAGMENTS.len() - GIVE_UP_FRAGMENTS]);
+        let strategy = string_of(&TREE_FRAGMENTS[..TREE_FRAGMENTS.len() - GIVE_UP_FRAGMENTS]);
         let (mut built, n) = (0, 3000);
         for _ in 0..n {
             let html = strategy
                 .new_tree(&mut runner)
                 .expect("a document")
                 .current();
-            built += usize::from(compare_builders(&html, 1 << 20, 2048).expect("same tree"));
+            built += usize::from(compare(&html, 1 << 20, 2048).expect("same tree"));
         }
         eprintln!("our tree builder built {built} of {n} random documents");
         assert!(built * 2 >= n, "built only {built} of {n}");
@@ -740,8 +724,7 @@ mod tests {
             let html = String::from_utf8_lossy(&bytes);
             let max_nodes = ParseOptions::default().max_nodes;
             let r = compare(&html, max_nodes, 2048)
-                .and_then(|()| compare_pages(&html))
-                .and_then(|()| compare_builders(&html, max_nodes, 2048));
+                .and_then(|fast| compare_pages(&html).map(|()| fast));
             match r {
                 Ok(fast) => built += usize::from(fast),
                 Err(e) => panic!("{}: {e}", f.display()),
@@ -787,35 +770,18 @@ mod tests {
     #[test]
     #[ignore = "needs the site packages ./build.sh eval installs"]
     fn other_doc_sites_build_html5evers_trees() {
-        let dev = [
-            "/usr/share/doc/python3.11/html",
-            "/usr/share/doc/postgresql-doc-15/html",
-            "/usr/share/doc/libsfml-dev/html",
-            "/usr/share/doc/libcommons-lang3-java/api",
-        ];
-        let mut roots: Vec<String> = Vec::new();
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("eval");
-        for entry in std::fs::read_dir(dir).expect("eval/").flatten() {
-            if entry.path().extension().is_none_or(|x| x != "toml") {
-                continue;
-            }
-            let text = std::fs::read_to_string(entry.path()).expect("readable toml");
-            for line in text.lines() {
-                let Some(v) = line.trim().strip_prefix("root") else {
-                    continue;
-                };
-                let Some(v) = v.trim().strip_prefix('=') else {
-                    continue;
-                };
-                let root = v.split('#').next().unwrap_or("").trim().trim_matches('"');
-                if !root.is_empty() && !dev.contains(&root) && !roots.iter().any(|r| r == root) {
-                    roots.push(root.to_string());
-                }
+        use crate::devsites::{DEFAULT_SITES, HELDOUT_SITES, TRAIN_SITES, load};
+        let sites = |path: &str| load(Path::new(path)).expect("a site list of eval/");
+        let dev: Vec<PathBuf> = sites(DEFAULT_SITES).into_iter().map(|s| s.root).collect();
+        let mut roots: Vec<PathBuf> = Vec::new();
+        for site in sites(TRAIN_SITES).into_iter().chain(sites(HELDOUT_SITES)) {
+            if !dev.contains(&site.root) && !roots.contains(&site.root) {
+                roots.push(site.root);
             }
         }
         assert!(roots.len() >= 10, "roots read from eval/*.toml: {roots:?}");
         for root in &roots {
-            site(root);
+            site(&root.to_string_lossy());
         }
     }
 }
