@@ -54,6 +54,9 @@ pub struct Learned {
     pub elapsed: Duration,
     /// Core time and results.
     pub stats: http::RunStats,
+    /// θ lowered from mapping's, when only the example reached it
+    /// ([`pattern::lowered_threshold`]); the pattern's θ is then this one's `to`.
+    pub lowered: Option<pattern::LoweredThreshold>,
 }
 
 /// Maps the site from `entry` and learns the pattern of pages like `example`.
@@ -118,13 +121,15 @@ pub struct Mapped {
 
 impl Mapped {
     /// Learns the pattern from the map; the learned map has the pages taken for their heading
-    /// as targets ([`pattern::learn_from_map`]).
+    /// as targets ([`pattern::learn_from_map`]). When only the example reached mapping's θ,
+    /// at θ taken from the scores instead ([`pattern::at_learning_threshold`]).
     ///
     /// # Errors
     /// No pattern (no target found).
     pub fn learn(self) -> Result<Learned, String> {
+        let (map, lowered) = pattern::at_learning_threshold(self.map);
         let (pattern, map) = pattern::learn_from_map_corrected(
-            self.map,
+            map,
             &self.config,
             &pattern::Corrections::default(),
             http::now_ms(),
@@ -143,6 +148,7 @@ impl Mapped {
             stopped: self.stopped,
             elapsed: self.elapsed,
             stats: self.stats,
+            lowered,
         })
     }
 }

@@ -205,6 +205,9 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         .unwrap_or("pattern.json");
     write_pattern(&learned.pattern, out)?;
     print!("{}", learned.pattern.render());
+    if let Some(l) = &learned.lowered {
+        println!("{}", lowered_note(l));
+    }
     print_forms(&learned);
     print_put_off(&learned.map, &mapped_config);
     let too_large: Vec<&str> = learned
@@ -230,6 +233,14 @@ pub fn learn(args: &[String]) -> Result<(), String> {
             .unwrap_or(exemplar::mapper::StopReason::Exhausted),
     );
     Ok(())
+}
+
+/// Why the pattern's θ is not mapping's ([`pattern::lowered_threshold`]).
+fn lowered_note(l: &pattern::LoweredThreshold) -> String {
+    format!(
+        "θ lowered from {:.3} to {:.3}: no page but the example reached {:.3}; {} of the other {} fetched pages score {:.3} or more, where their scores split in two (Otsu's cut). Check the targets below; relearn --threshold T takes another θ",
+        l.from, l.to, l.from, l.pages, l.scored, l.to
+    )
 }
 
 /// " and N scripts read" after the pages fetched, when scripts were ([`exemplar::script_links`]).
@@ -491,7 +502,11 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
         }
     }
     let (pattern, corrected) = old
-        .relearned(map.with_threshold(threshold), &verdicts, http::now_ms())
+        .relearned(
+            pattern::relabelled(&map, threshold),
+            &verdicts,
+            http::now_ms(),
+        )
         .map_err(|e| e.to_string())?;
     let out = flag(args, "-o").or(flag(args, "--out")).unwrap_or(path);
     write_pattern(&pattern, out)?;

@@ -219,6 +219,11 @@ pub struct SiteMap {
     /// The place weight applied to pages outside the example's directory ([`Node::unplaced`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub place_weight: f64,
+    /// The θ at which relabelling decides which directories hold look-alikes, when not the
+    /// map's θ ([`SiteMap::with_threshold`]): mapping's θ for a map whose θ was lowered because
+    /// only the example reached it ([`crate::pattern::lowered_threshold`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place_threshold: Option<f64>,
     /// Every URL met, by id.
     pub nodes: Vec<Node>,
     /// The forms met, with what mapping did with them.
@@ -358,7 +363,7 @@ impl SiteMap {
                 .iter()
                 .zip(&places)
                 .filter_map(|(n, p)| Some((p.as_deref()?, f64::from(n.unplaced?)))),
-            self.threshold,
+            self.place_threshold.unwrap_or(self.threshold),
         );
         let weight = 1.0 - self.place_weight.clamp(0.0, 1.0);
         for (node, place) in self.nodes.iter_mut().zip(&places) {
@@ -843,6 +848,7 @@ impl Mapper {
                 example: example.url.clone(),
                 threshold: config.similarity.threshold,
                 place_weight: config.similarity.place_weight,
+                place_threshold: None,
                 target_links: config.expand_targets,
                 scripted: BTreeMap::new(),
                 nodes: vec![Node {

@@ -43,10 +43,12 @@ use crate::url_pattern::{self, UrlPattern};
 
 mod forms;
 mod review;
+mod threshold;
 pub use forms::{DEFAULT_BUDGET, DEFAULT_RESULT_PAGES, FormLevel, QueryPolicy, template};
 pub use review::{
     DOUBTFUL_SHOWN, Doubtful, NearMiss, ThresholdGap, doubtful_targets, near_misses, threshold_gap,
 };
+pub use threshold::{LoweredThreshold, at_learning_threshold, lowered_threshold, relabelled};
 
 /// The pattern format version this build reads and writes.
 pub const VERSION: u32 = 1;
@@ -1638,6 +1640,7 @@ mod tests {
             example: "http://h/item/1".into(),
             threshold: 0.86,
             place_weight: 0.0,
+            place_threshold: None,
             nodes: vec![node("http://h/", 0.3, vec![])],
             forms: vec![],
             target_links: false,

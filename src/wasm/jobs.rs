@@ -88,6 +88,9 @@ struct Learned<'a> {
     /// A clear gap in the scores below θ and the θ that takes the pages above it
     /// ([`pattern::threshold_gap`]), for the user to judge.
     threshold_gap: Option<pattern::ThresholdGap>,
+    /// θ lowered from mapping's because only the example reached it
+    /// ([`pattern::lowered_threshold`]): learned at the θ its scores give.
+    threshold_lowered: Option<pattern::LoweredThreshold>,
     /// The targets most worth checking ([`pattern::doubtful_targets`]), for the user to judge.
     doubtful_targets: Vec<pattern::Doubtful>,
     /// The targets by heading template ([`crate::heading::kinds`]), for a verdict on a kind.
@@ -357,14 +360,16 @@ impl Job {
     }
 
     /// Learning jobs: the navigation pattern learned from the map so far, at θ = `threshold`
-    /// (default: the θ the map was made with; another θ relabels the fetched pages without
+    /// (default: the θ the map was made with, or when only the example reached it the θ its
+    /// scores give, `pattern::lowered_threshold`; another θ relabels the fetched pages without
     /// refetching anything, see `SiteMap::with_threshold`), with the user's verdicts
     /// `corrections` (`{like: [url], unlike: [url], unlikeHeadings: [template]}`, optional: pages
     /// counted as targets or not whatever their similarity, and kinds of target by heading left
     /// out; recorded in the pattern). Returns `{pattern, patternJson,
     /// rendered, threshold, targets: [{url, title, similarity}], similarities, nearMisses:
     /// [{url, title, heading, similarity, urlLikeTargets}], thresholdGap: {threshold, lowestAbove,
-    /// highestBelow, pages, urlLikeTargets} or null, doubtfulTargets: [{url, title,
+    /// highestBelow, pages, urlLikeTargets} or null, thresholdLowered: {from, to, pages, scored}
+    /// or null, doubtfulTargets: [{url, title,
     /// heading, similarity, urlUnlikeTargets, byHeading}], headingKinds: [{template, targets,
     /// samples, example, unlike}], leftUnfetched: [{shape, pages}]}` (the pattern's `byHeading` lists the pages taken below θ
     /// for their heading, `unlikeByHeading` the targets left out by a kind's verdict). Throws when no page is a target, for a verdict on a page mapping did
@@ -392,9 +397,9 @@ impl Job {
                     .map_err(|e| error(format!("corrections: {e}")))?
             };
         let config = m.config();
-        let map = match threshold {
-            Some(t) => m.site_map().with_threshold(t),
-            None => m.site_map().clone(),
+        let (map, threshold_lowered) = match threshold {
+            Some(t) => (pattern::relabelled(m.site_map(), t), None),
+            None => pattern::at_learning_threshold(m.site_map().clone()),
         };
         let (pattern, map) =
             pattern::learn_from_map_corrected(map, config, &corrections, ms(now_ms)).map_err(
@@ -433,6 +438,7 @@ impl Job {
             similarities,
             near_misses: pattern::near_misses(&map, &pattern.corrections, NEAR_MISSES),
             threshold_gap: pattern::threshold_gap(&map, &pattern.corrections),
+            threshold_lowered,
             doubtful_targets: pattern::doubtful_targets(
                 &map,
                 &pattern.corrections,
