@@ -407,6 +407,7 @@ function learnedSummary(learned) {
     similarities: learned.similarities,
     nearMisses: learned.nearMisses,
     thresholdGap: learned.thresholdGap ?? null,
+    thresholdLowered: learned.thresholdLowered ?? null,
     doubtfulTargets: learned.doubtfulTargets,
     corrections: learned.pattern.corrections ?? { like: [], unlike: [] },
     byHeading: learned.pattern.byHeading ?? [],
@@ -606,7 +607,10 @@ async function relearn({ jobId, threshold, like, unlike, unlikeHeadings }) {
   } finally {
     job.free();
   }
+  const before = record.result?.thresholdLowered;
   record.result = learnedSummary(learned);
+  // Still at the θ learning took from the scores: the reason for it still holds.
+  if (before && learned.threshold === before.to) record.result.thresholdLowered = before;
   await db.put('jobs', record);
   const crawler = await db.get('crawlers', record.crawlerId);
   if (crawler) {

@@ -262,6 +262,7 @@ function renderResult() {
     if (document.activeElement !== $('threshold')) $('threshold').value = result.threshold;
     $('histogram').textContent = histogram(result.similarities ?? [], result.threshold);
     renderGap(result.thresholdGap);
+    renderLowered(result.thresholdLowered);
     renderReview(result);
   }
   refreshPages(crawler, lastCrawl);
@@ -276,6 +277,16 @@ function renderGap(gap) {
     `to θ, ${gap.urlLikeTargets} of them with URLs shaped like the targets'; the next page scores ` +
     `${gap.highestBelow.toFixed(3)}. If they are like your example, a lower θ takes them.`;
   $('gap-theta').textContent = gap.threshold.toFixed(2);
+}
+
+/** θ taken from the scores because only the example reached the default (Rust's
+ * `pattern::lowered_threshold`): said, so that the user checks the targets it gives. */
+function renderLowered(lowered) {
+  $('lowered').hidden = !lowered;
+  if (!lowered) return;
+  $('lowered').textContent = `θ lowered from ${lowered.from.toFixed(3)} to ${lowered.to.toFixed(3)}: no page but your ` +
+    `example reached ${lowered.from.toFixed(3)}. ${lowered.pages} of the other ${lowered.scored} pages fetched score ` +
+    `${lowered.to.toFixed(3)} or more, where the scores split in two. Check the targets below; another θ re-learns.`;
 }
 
 /** The pages mapping left unfetched when it stopped, of URL shapes it fetched last because their
