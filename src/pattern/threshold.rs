@@ -8,7 +8,10 @@
 //! pages of the example's kind above the others. A learning run that would end so takes θ
 //! from the scores instead — Otsu's cut of the fetched pages' similarities
 //! ([`similarity::auto_threshold`]) — and says so; the user judges the targets it gives as any
-//! others. A θ the user chose is never replaced: callers apply this only to the map's own θ.
+//! others. Only the θ mapping ran with (the default, or one given to `exemplar learn`) is
+//! replaced so; a θ given to relabel a map (`relearn --threshold`, the panel's θ) never is.
+//! Which directories hold look-alikes (the place weight) stays decided at mapping's θ
+//! ([`relabelled`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -40,10 +43,11 @@ pub struct LoweredThreshold {
     pub scored: usize,
 }
 
-/// The θ to learn at when no page but the example reached the map's θ, if the scores of the
-/// fetched pages have a cut between 0.5 and the map's θ that takes at least two more pages
-/// ([`MIN_TAKEN`]) out of at least twenty scored ([`MIN_SCORED`]). `None` whenever another page
-/// is a target already, and on maps too small to judge.
+/// The θ to learn at when no page but the example reached the θ `map` was mapped with, if the
+/// scores of the fetched pages have a cut between 0.5 and that θ that takes at least two more
+/// pages out of at least twenty scored and explains at least 80% of their variance (two groups,
+/// not an even spread). `None` whenever another page is a target already, on maps too small to
+/// judge, and on a map relabelled at a lowered θ already.
 pub fn lowered_threshold(map: &SiteMap) -> Option<LoweredThreshold> {
     let example = crate::canon::canonicalize(&map.example).unwrap_or_else(|| map.example.clone());
     let is_example = |url: &str| url == example || url == map.example;
@@ -54,7 +58,14 @@ pub fn lowered_threshold(map: &SiteMap) -> Option<LoweredThreshold> {
     {
         return None;
     }
-    let scores = scores(map);
+    // Every fetched HTML page as mapping scored it, the entry included (it is a page of the
+    // site), the example left out (it scores 1 against itself whatever the site).
+    let scores: Vec<f64> = map
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.state, NodeState::Page | NodeState::Target) && !is_example(&n.url))
+        .filter_map(|n| n.similarity.map(f64::from))
+        .collect();
     if scores.len() < MIN_SCORED {
         return None;
     }
@@ -69,18 +80,6 @@ pub fn lowered_threshold(map: &SiteMap) -> Option<LoweredThreshold> {
         pages,
         scored: scores.len(),
     })
-}
-
-/// Every fetched HTML page's similarity as `map` scores it, the entry included (it is a page of
-/// the site), the example left out (it scores 1 against itself whatever the site).
-fn scores(map: &SiteMap) -> Vec<f64> {
-    let example = crate::canon::canonicalize(&map.example).unwrap_or_else(|| map.example.clone());
-    map.nodes
-        .iter()
-        .filter(|n| matches!(n.state, NodeState::Page | NodeState::Target))
-        .filter(|n| n.url != example && n.url != map.example)
-        .filter_map(|n| n.similarity.map(f64::from))
-        .collect()
 }
 
 /// A cut to three decimals, rounded down so that no page it takes falls below it.
