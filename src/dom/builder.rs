@@ -3,11 +3,11 @@
 //! Owns building the arena from tokens for documents that only take the well-trodden paths of
 //! the WHATWG tree-construction algorithm: implied `html`/`head`/`body`, head elements, raw
 //! text, block and inline elements, implied end tags (`p`, `li`, `dd`, `dt`), properly nested
-//! formatting elements, forms and their controls, tables without misplaced content, and inline
-//! SVG icons. It follows html5ever 0.40's rules line by line for those paths and calls the same
+//! formatting elements, forms and their controls (`select` as html5ever 0.40 parses it, with
+//! no insertion mode of its own), tables without misplaced content, and inline SVG icons. It follows html5ever 0.40's rules line by line for those paths and calls the same
 //! [`Sink`] methods in the same order, so the arena is the one html5ever would build. At the
 //! first token that would take any other path — misnested formatting elements (the adoption
-//! agency's re-parenting, reconstruction), foster parenting, `template`, `select`, MathML, HTML
+//! agency's re-parenting, reconstruction), foster parenting, `template`, MathML, HTML
 //! inside SVG, framesets, ruby, a `<table>` inside a `<p>` under a doctype whose quirks mode is
 //! not worked out here — it gives up, and the caller parses the page again with html5ever's tree
 //! builder ([`super::page::parse_html`]).
@@ -530,9 +530,6 @@ fn unsupported_in_body(n: &LocalName) -> bool {
             | local_name!("marquee")
             | local_name!("object")
             | local_name!("image")
-            | local_name!("select")
-            | local_name!("option")
-            | local_name!("optgroup")
             | local_name!("rb")
             | local_name!("rtc")
             | local_name!("rp")
@@ -1036,6 +1033,29 @@ impl State {
                 Ok(Step::Done)
             }
             ref n if unsupported_in_body(n) => Err(Unsupported),
+            // html5ever 0.40 parses `select` as the current HTML standard does (no "in select"
+            // mode): a `select` in scope is closed by another, `option` and `optgroup` close
+            // an open option.
+            local_name!("select") => {
+                if self.in_scope_named(default_scope, &local_name!("select")) {
+                    self.pop_until_named(&local_name!("select"));
+                } else {
+                    self.reconstruct_formatting()?;
+                    self.insert_tag(sink, t, true)?;
+                }
+                Ok(Step::Done)
+            }
+            local_name!("option") | local_name!("optgroup") => {
+                if self.in_scope_named(default_scope, &local_name!("select")) {
+                    let optgroup = local_name!("optgroup");
+                    self.generate_implied_end((name == local_name!("option")).then_some(&optgroup));
+                } else if self.current_is(&local_name!("option")) {
+                    self.pop()?;
+                }
+                self.reconstruct_formatting()?;
+                self.insert_tag(sink, t, true)?;
+                Ok(Step::Done)
+            }
             local_name!("html") => {
                 let html = self.open.first().ok_or(Unsupported)?.0;
                 sink.add_attrs_if_missing(&html, t.attrs);
@@ -1139,7 +1159,11 @@ impl State {
             | local_name!("keygen")
             | local_name!("wbr")
             | local_name!("input") => {
-                // `input` would first close an open `select`; `select` is never open here.
+                if name == local_name!("input")
+                    && self.in_scope_named(default_scope, &local_name!("select"))
+                {
+                    self.pop_until_named(&local_name!("select"));
+                }
                 self.reconstruct_formatting()?;
                 self.insert_tag(sink, t, false)?;
                 Ok(Step::Done)
@@ -1150,6 +1174,9 @@ impl State {
             }
             local_name!("hr") => {
                 self.close_p_in_button_scope();
+                if self.in_scope_named(default_scope, &local_name!("select")) {
+                    self.generate_implied_end(None);
+                }
                 self.insert_tag(sink, t, false)?;
                 Ok(Step::Done)
             }
@@ -1220,7 +1247,6 @@ impl State {
                     self.open.remove(i);
                 }
             }
-            local_name!("option") => return Err(Unsupported),
             local_name!("br") => {
                 // Read as `<br>`, attributes dropped.
                 let br = Tag {
