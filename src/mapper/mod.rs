@@ -206,6 +206,25 @@ pub struct Node {
     pub form: Option<u32>,
 }
 
+#[cfg(test)]
+impl Node {
+    /// A fetched page one link from the entry, scored `similarity` (unit tests' maps).
+    pub(crate) fn scored(url: String, state: NodeState, similarity: f32) -> Node {
+        Node {
+            url,
+            parent: Some(0),
+            depth: 1,
+            state,
+            similarity: Some(similarity),
+            unplaced: None,
+            title: String::new(),
+            heading: String::new(),
+            links: Vec::new(),
+            form: None,
+        }
+    }
+}
+
 /// The map of a site: node 0 is the entry page.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -324,18 +324,7 @@ mod tests {
     use crate::mapper::Node;
 
     fn node(url: &str, state: NodeState, similarity: f32) -> Node {
-        Node {
-            url: format!("http://docs.test/{url}"),
-            parent: Some(0),
-            depth: 1,
-            state,
-            similarity: Some(similarity),
-            unplaced: None,
-            title: String::new(),
-            heading: String::new(),
-            links: Vec::new(),
-            form: None,
-        }
+        Node::scored(format!("http://docs.test/{url}"), state, similarity)
     }
 
     /// A gi-docgen-like site: class pages (targets), interface pages that the template makes

@@ -134,18 +134,7 @@ mod tests {
     use crate::mapper::Node;
 
     fn node(url: &str, state: NodeState, similarity: f32) -> Node {
-        Node {
-            url: format!("http://sql.test/{url}"),
-            parent: Some(0),
-            depth: 1,
-            state,
-            similarity: Some(similarity),
-            unplaced: None,
-            title: String::new(),
-            heading: String::new(),
-            links: Vec::new(),
-            form: None,
-        }
+        Node::scored(format!("http://sql.test/{url}"), state, similarity)
     }
 
     /// A site like SQLite's documentation: the example interface page alone above θ, the
