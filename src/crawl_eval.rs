@@ -132,6 +132,9 @@ pub struct SiteFigures {
     /// The site learned from its example page as the entry ([`from_example`]), when measured,
     /// or why that failed.
     pub from_example: Option<Result<FromExample, String>>,
+    /// θ taken from the scores because only the example reached the default
+    /// ([`crate::pattern::lowered_threshold`]).
+    pub lowered: Option<crate::pattern::LoweredThreshold>,
 }
 
 /// Pages learning did not see ([`unseen`]): five folds over the map's targets and other
@@ -542,6 +545,7 @@ fn evaluate_against(
         .collect();
     wrong.sort();
     Ok(SiteFigures {
+        lowered: learned.lowered.clone(),
         name: site.name.clone(),
         truth: truth.len(),
         reachable: reachable_targets,
@@ -629,7 +633,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     }
     let _ = writeln!(
         md,
-        "\nReading the table: *found mapping* counts the pages the mapper judged similar to the example (θ = {}, the default view, kind and place weights), and those learning took below θ for their heading, with how many of them are true targets; the crawl then collects what the pattern learned from them reaches. When *found crawling* equals *found mapping* and precision equals the mapping's, the pattern and the crawler lose nothing: the remaining errors are similarity decisions. SFML's two class pages without members look less like the example than the namespace, group and header pages Doxygen builds from the same template (`docs/similarity.md`, *What remains*); their headings (\"sf::Utf< N > Class Template Reference\", \"sf::Shader::CurrentTextureType Struct Reference\") follow class and struct pages' and no clearly unlike page's, so learning takes them.",
+        "\nReading the table: *found mapping* counts the pages the mapper judged similar to the example (θ = {}, the default view, kind and place weights; on a site where only the example reaches it, the θ its scores give, as the site's notes below say), and those learning took below θ for their heading, with how many of them are true targets; the crawl then collects what the pattern learned from them reaches. When *found crawling* equals *found mapping* and precision equals the mapping's, the pattern and the crawler lose nothing: the remaining errors are similarity decisions. SFML's two class pages without members look less like the example than the namespace, group and header pages Doxygen builds from the same template (`docs/similarity.md`, *What remains*); their headings (\"sf::Utf< N > Class Template Reference\", \"sf::Shader::CurrentTextureType Struct Reference\") follow class and struct pages' and no clearly unlike page's, so learning takes them.",
         crate::similarity::DEFAULT_THRESHOLD
     );
     let _ = writeln!(
@@ -891,8 +895,15 @@ fn from_example_section(heading: &str, figures: &[&SiteFigures]) -> String {
 
 /// A site's missed and wrong pages under its name, when it has any.
 fn misses(md: &mut String, f: &SiteFigures) {
-    if !f.missed.is_empty() || !f.wrong.is_empty() {
+    if !f.missed.is_empty() || !f.wrong.is_empty() || f.lowered.is_some() {
         let _ = writeln!(md, "\n**{}**", f.name);
+        if let Some(l) = &f.lowered {
+            let _ = writeln!(
+                md,
+                "- learned at θ = {:.3}: no page but the example reached {:.3}, and the scores of the other {} pages fetched split in two there (Otsu's cut; {} pages above it)",
+                l.to, l.from, l.scored, l.pages
+            );
+        }
         if !f.missed.is_empty() {
             let _ = writeln!(md, "- missed (first 10): {}", f.missed.join(", "));
         }

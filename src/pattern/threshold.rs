@@ -106,7 +106,12 @@ fn separation(scores: &[f64], cut: f64) -> f64 {
 /// [`lowered_threshold`] gives one (with that θ), as it is otherwise.
 pub fn at_learning_threshold(map: SiteMap) -> (SiteMap, Option<LoweredThreshold>) {
     match lowered_threshold(&map) {
-        Some(lowered) => (relabelled(&map, lowered.to), Some(lowered)),
+        // As `relabelled` does, the map being as mapped.
+        Some(lowered) => {
+            let mut placed = map;
+            placed.place_threshold = Some(placed.threshold);
+            (placed.with_threshold(lowered.to), Some(lowered))
+        }
         None => (map, None),
     }
 }
