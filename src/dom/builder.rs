@@ -4,8 +4,9 @@
 //! the WHATWG tree-construction algorithm: implied `html`/`head`/`body`, head elements, raw
 //! text, block and inline elements, implied end tags (`p`, `li`, `dd`, `dt`), properly nested
 //! formatting elements, forms and their controls (`select` as html5ever 0.40 parses it, with
-//! no insertion mode of its own), tables without misplaced content, and inline SVG icons. It follows html5ever 0.40's rules line by line for those paths and calls the same
-//! [`Sink`] methods in the same order, so the arena is the one html5ever would build. At the
+//! no insertion mode of its own), tables without misplaced content, and inline SVG icons. It
+//! follows html5ever 0.40's rules line by line for those paths and calls the same [`Sink`]
+//! methods in the same order, so the arena is the one html5ever would build. At the
 //! first token that would take any other path — misnested formatting elements (the adoption
 //! agency's re-parenting, reconstruction), foster parenting, `template`, MathML, HTML
 //! inside SVG, framesets, ruby, a `<table>` inside a `<p>` under a doctype whose quirks mode is
