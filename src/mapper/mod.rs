@@ -238,11 +238,6 @@ pub struct SiteMap {
     /// The place weight applied to pages outside the example's directory ([`Node::unplaced`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub place_weight: f64,
-    /// The θ at which relabelling decides which directories hold look-alikes, when not the
-    /// map's θ ([`SiteMap::with_threshold`]): mapping's θ for a map whose θ was lowered because
-    /// only the example reached it ([`crate::pattern::lowered_threshold`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub place_threshold: Option<f64>,
     /// Every URL met, by id.
     pub nodes: Vec<Node>,
     /// The forms met, with what mapping did with them.
@@ -341,9 +336,16 @@ impl SiteMap {
     /// it may stay unknown until the site is mapped again. The entry page stays a page, as
     /// while mapping.
     pub fn with_threshold(&self, threshold: f64) -> SiteMap {
+        self.with_threshold_placed_at(threshold, threshold)
+    }
+
+    /// [`SiteMap::with_threshold`], deciding which directories hold look-alikes at
+    /// `place_threshold` instead of `threshold` (mapping's θ, for a θ taken from the scores:
+    /// [`crate::pattern::relabelled`]).
+    pub fn with_threshold_placed_at(&self, threshold: f64, place_threshold: f64) -> SiteMap {
         let mut map = self.clone();
         map.threshold = threshold;
-        map.place_look_alikes();
+        map.place_look_alikes(place_threshold);
         for (i, node) in map.nodes.iter_mut().enumerate() {
             if i == 0 || !matches!(node.state, NodeState::Page | NodeState::Target) {
                 continue;
@@ -360,10 +362,10 @@ impl SiteMap {
     }
 
     /// Sets the similarity of the pages outside the example's directory from their similarity
-    /// before the place weight, at the map's θ: whole in directories holding enough look-alikes
-    /// ([`similarity::supported_places`]), weighted elsewhere. What mapping does page by page,
-    /// done over the whole map (for another θ).
-    fn place_look_alikes(&mut self) {
+    /// before the place weight, at θ = `threshold`: whole in directories holding enough
+    /// look-alikes ([`similarity::supported_places`]), weighted elsewhere. What mapping does page
+    /// by page, done over the whole map (for another θ).
+    fn place_look_alikes(&mut self, threshold: f64) {
         let example = similarity::place(&self.example);
         // The entry page is never a target, so never a look-alike (as while mapping).
         let places: Vec<Option<Vec<String>>> = self
@@ -382,7 +384,7 @@ impl SiteMap {
                 .iter()
                 .zip(&places)
                 .filter_map(|(n, p)| Some((p.as_deref()?, f64::from(n.unplaced?)))),
-            self.place_threshold.unwrap_or(self.threshold),
+            threshold,
         );
         let weight = 1.0 - self.place_weight.clamp(0.0, 1.0);
         for (node, place) in self.nodes.iter_mut().zip(&places) {
@@ -867,7 +869,6 @@ impl Mapper {
                 example: example.url.clone(),
                 threshold: config.similarity.threshold,
                 place_weight: config.similarity.place_weight,
-                place_threshold: None,
                 target_links: config.expand_targets,
                 scripted: BTreeMap::new(),
                 nodes: vec![Node {

@@ -704,7 +704,6 @@ mod tests {
                 example: format!("{base}/pg/sql-x.html"),
                 threshold: 0.875,
                 place_weight: 0.0,
-                place_threshold: None,
                 nodes,
                 forms: vec![MappedForm {
                     page: 0,

@@ -1640,7 +1640,6 @@ mod tests {
             example: "http://h/item/1".into(),
             threshold: 0.86,
             place_weight: 0.0,
-            place_threshold: None,
             nodes: vec![node("http://h/", 0.3, vec![])],
             forms: vec![],
             target_links: false,

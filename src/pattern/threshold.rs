@@ -26,7 +26,7 @@ const MIN_TAKEN: usize = 2;
 /// Lowest θ taken: below it the "kind" would be most of a site's pages by chance.
 const LOWEST: f64 = 0.5;
 /// Least share of the scores' variance the cut must explain (between the two groups): an even
-/// spread of scores gives 0.75, whatever its range, and two groups more (SQLite's 0.82).
+/// spread of scores gives 0.75, whatever its range, and two groups more.
 const MIN_SEPARATION: f64 = 0.8;
 
 /// θ lowered from mapping's because only the example reached it ([`lowered_threshold`]).
@@ -47,14 +47,13 @@ pub struct LoweredThreshold {
 /// scores of the fetched pages have a cut between 0.5 and that θ that takes at least two more
 /// pages out of at least twenty scored and explains at least 80% of their variance (two groups,
 /// not an even spread). `None` whenever another page is a target already, on maps too small to
-/// judge, and on a map relabelled at a lowered θ already.
+/// judge.
 pub fn lowered_threshold(map: &SiteMap) -> Option<LoweredThreshold> {
     let example = crate::canon::canonicalize(&map.example).unwrap_or_else(|| map.example.clone());
     let is_example = |url: &str| url == example || url == map.example;
-    if map.place_threshold.is_some()
-        || map
-            .targets()
-            .any(|t| !is_example(&map.nodes[t as usize].url))
+    if map
+        .targets()
+        .any(|t| !is_example(&map.nodes[t as usize].url))
     {
         return None;
     }
@@ -107,11 +106,10 @@ fn separation(scores: &[f64], cut: f64) -> f64 {
 pub fn at_learning_threshold(map: SiteMap) -> (SiteMap, Option<LoweredThreshold>) {
     match lowered_threshold(&map) {
         // As `relabelled` does, the map being as mapped.
-        Some(lowered) => {
-            let mut placed = map;
-            placed.place_threshold = Some(placed.threshold);
-            (placed.with_threshold(lowered.to), Some(lowered))
-        }
+        Some(lowered) => (
+            map.with_threshold_placed_at(lowered.to, map.threshold),
+            Some(lowered),
+        ),
         None => (map, None),
     }
 }
@@ -124,13 +122,12 @@ pub fn at_learning_threshold(map: SiteMap) -> (SiteMap, Option<LoweredThreshold>
 /// about the library beside its C interface pages), and the cut was taken from the scores as
 /// mapping weighted them. Learning and relearning at the pattern's θ label the same pages.
 pub fn relabelled(map: &SiteMap, threshold: f64) -> SiteMap {
-    if lowered_threshold(map).is_some() {
-        let mut placed = map.clone();
-        placed.place_threshold = Some(map.threshold);
-        placed.with_threshold(threshold)
+    let place_at = if lowered_threshold(map).is_some() {
+        map.threshold
     } else {
-        map.with_threshold(threshold)
-    }
+        threshold
+    };
+    map.with_threshold_placed_at(threshold, place_at)
 }
 
 #[cfg(test)]
@@ -236,7 +233,6 @@ mod tests {
             "re-placed, /about/ would be taken"
         );
         let (learned, _) = at_learning_threshold(map.clone());
-        assert_eq!(learned.place_threshold, Some(0.875));
         assert_eq!(learned.targets().count(), 31);
         assert!(
             learned
