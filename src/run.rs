@@ -57,6 +57,9 @@ pub struct Learned {
     /// θ lowered from mapping's, when only the example reached it
     /// ([`pattern::lowered_threshold`]); the pattern's θ is then this one's `to`.
     pub lowered: Option<pattern::LoweredThreshold>,
+    /// The θ the scores would have given, not taken because mapping's θ was the user's
+    /// ([`Mapped::learn_at_given_threshold`]); the pattern's θ is mapping's.
+    pub cut_not_taken: Option<pattern::LoweredThreshold>,
 }
 
 /// Maps the site from `entry` and learns the pattern of pages like `example`.
@@ -126,8 +129,29 @@ impl Mapped {
     ///
     /// # Errors
     /// No pattern (no target found).
-    pub fn learn(self) -> Result<Learned, String> {
-        let (map, lowered) = pattern::at_learning_threshold(self.map);
+    pub fn learn(mut self) -> Result<Learned, String> {
+        let (map, lowered) = pattern::at_learning_threshold(std::mem::take(&mut self.map));
+        self.learn_from(map, lowered, None)
+    }
+
+    /// Learns the pattern at mapping's θ, which the user gave: a θ chosen by hand is never
+    /// replaced. When only the example reached it, the θ the scores would have given is
+    /// [`Learned::cut_not_taken`], for the user to take with `relearn --threshold`.
+    ///
+    /// # Errors
+    /// No pattern (no target found).
+    pub fn learn_at_given_threshold(mut self) -> Result<Learned, String> {
+        let cut = pattern::lowered_threshold(&self.map);
+        let map = std::mem::take(&mut self.map);
+        self.learn_from(map, None, cut)
+    }
+
+    fn learn_from(
+        self,
+        map: SiteMap,
+        lowered: Option<pattern::LoweredThreshold>,
+        cut_not_taken: Option<pattern::LoweredThreshold>,
+    ) -> Result<Learned, String> {
         let (pattern, map) = pattern::learn_from_map_corrected(
             map,
             &self.config,
@@ -149,6 +173,7 @@ impl Mapped {
             elapsed: self.elapsed,
             stats: self.stats,
             lowered,
+            cut_not_taken,
         })
     }
 }

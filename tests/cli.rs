@@ -1790,3 +1790,59 @@ fn pages_past_the_size_limit_are_named_with_the_flag_that_reads_them() {
 fn pattern_targets(path: &std::path::Path) -> usize {
     known_targets(path.to_str().unwrap()).len()
 }
+
+/// On a site where only the example reaches the default θ, `learn` takes θ from the scores and
+/// says why; a θ given with `--threshold` is the user's and stays, and `learn` names the cut
+/// with the `relearn` command that takes it, which then finds what the default run found.
+#[test]
+fn a_theta_given_by_hand_is_kept_where_the_default_is_lowered() {
+    let server = exemplar::serve::Server::start(0, |req: &exemplar::serve::Request| {
+        common::c_api::site(&req.path)
+    })
+    .unwrap();
+    let base = server.url();
+    let dir = scratch_dir("given-theta");
+    let path = |name: &str| dir.0.join(name).to_string_lossy().into_owned();
+    let (entry, example) = (format!("{base}/"), format!("{base}/c3ref/f0.html"));
+    let learn = |pattern: &str, map: &str, extra: &[&str]| {
+        let mut args = learn_args(&entry, &example, pattern, "0");
+        args.extend(["--map".to_string(), map.to_string()]);
+        args.extend(extra.iter().map(|s| s.to_string()));
+        stdout_of(
+            Command::new(env!("CARGO_BIN_EXE_exemplar"))
+                .args(&args)
+                .output()
+                .unwrap(),
+        )
+    };
+    // The default θ: lowered, and said so.
+    let (lowered, lowered_map) = (path("lowered.json"), path("lowered-map.json"));
+    let stdout = learn(&lowered, &lowered_map, &[]);
+    let theta = pattern(&lowered).similarity.threshold;
+    assert!((0.5..0.6).contains(&theta), "{theta}\n{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "θ lowered from 0.875 to {theta:.3}: no page but the example reached 0.875; 27 of the other 60 fetched pages"
+        )),
+        "{stdout}"
+    );
+    let interfaces = known_targets(&lowered);
+    assert_eq!(interfaces.len(), 28, "{interfaces:?}");
+    // θ given by hand: kept, the example alone, and the cut named with the command taking it.
+    let (given, given_map) = (path("given.json"), path("given-map.json"));
+    let stdout = learn(&given, &given_map, &["--threshold", "0.875"]);
+    assert_eq!(pattern(&given).similarity.threshold, 0.875);
+    assert_eq!(known_targets(&given), BTreeSet::from([example.clone()]));
+    assert!(!stdout.contains("θ lowered"), "{stdout}");
+    let command = format!("relearn {given} --map {given_map} --threshold {theta:.3}");
+    assert!(
+        stdout.contains(&format!(
+            "no page but the example reached θ 0.875 (given with --threshold); 27 of the other 60 fetched pages score {theta:.3} or more"
+        )) && stdout.contains(&command),
+        "{stdout}"
+    );
+    let args: Vec<&str> = command.split(' ').collect();
+    stdout_of(exemplar(&args));
+    assert_eq!(pattern(&given).similarity.threshold, theta);
+    assert_eq!(known_targets(&given), interfaces);
+}

@@ -183,7 +183,12 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         w.flush().map_err(|e| format!("{map_out}: {e}"))?;
     }
     let mapped_config = mapped.config.clone();
-    let mut learned = mapped.learn()?;
+    // A θ given by hand is the user's: never replaced by the scores' cut, only named beside it.
+    let mut learned = if parse::<f64>(args, "--threshold")?.is_some() {
+        mapped.learn_at_given_threshold()?
+    } else {
+        mapped.learn()?
+    };
     let verdicts = corrections(args);
     // The map with the verdicts applied, when there are any (no copy of the map otherwise).
     let corrected = if verdicts.is_empty() {
@@ -207,6 +212,9 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     print!("{}", learned.pattern.render());
     if let Some(l) = &learned.lowered {
         println!("{}", lowered_note(l));
+    }
+    if let Some(cut) = &learned.cut_not_taken {
+        println!("{}", cut_not_taken_note(cut, out, map_out));
     }
     print_forms(&learned);
     print_put_off(&learned.map, &mapped_config);
@@ -240,6 +248,24 @@ fn lowered_note(l: &pattern::LoweredThreshold) -> String {
     format!(
         "θ lowered from {:.3} to {:.3}: no page but the example reached {:.3}; {} of the other {} fetched pages score {:.3} or more, where their scores split in two (Otsu's cut). Check the targets below; relearn --threshold T takes another θ",
         l.from, l.to, l.from, l.pages, l.scored, l.to
+    )
+}
+
+/// Why θ given with `learn --threshold` found the example alone, and the θ that would not.
+fn cut_not_taken_note(
+    cut: &pattern::LoweredThreshold,
+    pattern_out: &str,
+    map_out: Option<&str>,
+) -> String {
+    let map = map_out.unwrap_or("MAP");
+    let keep = if map_out.is_none() {
+        " (learn --map MAP keeps the map)"
+    } else {
+        ""
+    };
+    format!(
+        "no page but the example reached θ {:.3} (given with --threshold); {} of the other {} fetched pages score {:.3} or more, where their scores split in two (Otsu's cut): relearn {pattern_out} --map {map} --threshold {:.3} takes them{keep}",
+        cut.from, cut.pages, cut.scored, cut.to, cut.to
     )
 }
 

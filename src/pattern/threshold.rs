@@ -8,8 +8,8 @@
 //! pages of the example's kind above the others. A learning run that would end so takes θ
 //! from the scores instead — Otsu's cut of the fetched pages' similarities
 //! ([`similarity::auto_threshold`]) — and says so; the user judges the targets it gives as any
-//! others. Only the θ mapping ran with (the default, or one given to `exemplar learn`) is
-//! replaced so; a θ given to relabel a map (`relearn --threshold`, the panel's θ) never is.
+//! others. Only the default θ mapping ran with is replaced so; a θ the user chose (`exemplar
+//! learn --threshold`, `relearn --threshold`, the panel's θ) never is: `learn` then names the cut.
 //! Which directories hold look-alikes (the place weight) stays decided at mapping's θ
 //! ([`relabelled`]).
 

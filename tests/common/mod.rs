@@ -2,6 +2,8 @@
 // Each test crate uses some of them.
 #![allow(dead_code)]
 
+pub mod c_api;
+
 use std::path::Path;
 use std::process::Command;
 
