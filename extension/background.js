@@ -408,6 +408,7 @@ function learnedSummary(learned) {
     nearMisses: learned.nearMisses,
     thresholdGap: learned.thresholdGap ?? null,
     thresholdLowered: learned.thresholdLowered ?? null,
+    thresholdCut: learned.thresholdCut ?? null,
     doubtfulTargets: learned.doubtfulTargets,
     corrections: learned.pattern.corrections ?? { like: [], unlike: [] },
     byHeading: learned.pattern.byHeading ?? [],
@@ -445,7 +446,10 @@ async function finishLearn(run) {
   const { record, job } = run;
   let learned;
   try {
-    learned = job.learnPattern(undefined, Date.now());
+    // A θ the user set in the limits is kept even where only the example reaches it (the panel
+    // then names the θ the scores give); the default θ is lowered to that one.
+    const theta = record.settings.threshold;
+    learned = job.learnPattern(theta === defaultThreshold() ? undefined : theta, Date.now());
   } catch (e) {
     record.status = 'failed';
     record.error = explainLearnError(e, record);

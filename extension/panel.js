@@ -262,7 +262,7 @@ function renderResult() {
     if (document.activeElement !== $('threshold')) $('threshold').value = result.threshold;
     $('histogram').textContent = histogram(result.similarities ?? [], result.threshold);
     renderGap(result.thresholdGap);
-    renderLowered(result.thresholdLowered);
+    renderLowered(result.thresholdLowered, result.thresholdCut);
     renderReview(result);
   }
   refreshPages(crawler, lastCrawl);
@@ -280,9 +280,15 @@ function renderGap(gap) {
 }
 
 /** θ taken from the scores because only the example reached the default (Rust's
- * `pattern::lowered_threshold`): said, so that the user checks the targets it gives. */
-function renderLowered(lowered) {
-  $('lowered').hidden = !lowered;
+ * `pattern::lowered_threshold`): said, so that the user checks the targets it gives. When the
+ * user set θ, it is kept and the θ the scores give is named (`cut`). */
+function renderLowered(lowered, cut) {
+  $('lowered').hidden = !lowered && !cut;
+  if (cut) {
+    $('lowered').textContent = `No page but your example reached θ ${cut.from.toFixed(3)}, the θ you set. ` +
+      `${cut.pages} of the other ${cut.scored} pages fetched score ${cut.to.toFixed(3)} or more, where the scores ` +
+      `split in two: re-learn at θ = ${cut.to.toFixed(3)} to take them.`;
+  }
   if (!lowered) return;
   $('lowered').textContent = `θ lowered from ${lowered.from.toFixed(3)} to ${lowered.to.toFixed(3)}: no page but your ` +
     `example reached ${lowered.from.toFixed(3)}. ${lowered.pages} of the other ${lowered.scored} pages fetched score ` +

@@ -91,6 +91,9 @@ struct Learned<'a> {
     /// θ lowered from mapping's because only the example reached it
     /// ([`pattern::lowered_threshold`]): learned at the θ its scores give.
     threshold_lowered: Option<pattern::LoweredThreshold>,
+    /// Learned at the θ mapping ran with, which the user set, and only the example reached it:
+    /// the θ the scores give, which a re-learn takes ([`pattern::lowered_threshold`]).
+    threshold_cut: Option<pattern::LoweredThreshold>,
     /// The targets most worth checking ([`pattern::doubtful_targets`]), for the user to judge.
     doubtful_targets: Vec<pattern::Doubtful>,
     /// The targets by heading template ([`crate::heading::kinds`]), for a verdict on a kind.
@@ -369,7 +372,8 @@ impl Job {
     /// rendered, threshold, targets: [{url, title, similarity}], similarities, nearMisses:
     /// [{url, title, heading, similarity, urlLikeTargets}], thresholdGap: {threshold, lowestAbove,
     /// highestBelow, pages, urlLikeTargets} or null, thresholdLowered: {from, to, pages, scored}
-    /// or null, doubtfulTargets: [{url, title,
+    /// or null, thresholdCut: the same, when `threshold` is the θ mapping ran with and only the
+    /// example reached it (not taken: a θ set by the user is kept), or null, doubtfulTargets: [{url, title,
     /// heading, similarity, urlUnlikeTargets, byHeading}], headingKinds: [{template, targets,
     /// samples, example, unlike}], leftUnfetched: [{shape, pages}]}` (the pattern's `byHeading` lists the pages taken below θ
     /// for their heading, `unlikeByHeading` the targets left out by a kind's verdict). Throws when no page is a target, for a verdict on a page mapping did
@@ -401,6 +405,10 @@ impl Job {
             Some(t) => (pattern::relabelled(m.site_map(), t), None),
             None => pattern::at_learning_threshold(m.site_map().clone()),
         };
+        // A θ the user set is never replaced; at mapping's own θ the cut is named instead.
+        let threshold_cut = threshold
+            .filter(|&t| t == m.site_map().threshold)
+            .and_then(|_| pattern::lowered_threshold(m.site_map()));
         let (pattern, map) =
             pattern::learn_from_map_corrected(map, config, &corrections, ms(now_ms)).map_err(
                 |e| match m
@@ -439,6 +447,7 @@ impl Job {
             near_misses: pattern::near_misses(&map, &pattern.corrections, NEAR_MISSES),
             threshold_gap: pattern::threshold_gap(&map, &pattern.corrections),
             threshold_lowered,
+            threshold_cut,
             doubtful_targets: pattern::doubtful_targets(
                 &map,
                 &pattern.corrections,

@@ -89,3 +89,36 @@ test('θ is taken from the scores when only the example reaches it, and the pane
   assert.equal(other.thresholdLowered, null);
   assert.equal(other.threshold, 0.6);
 });
+
+test('a θ the user set is kept where only the example reaches it, and the panel names the θ the scores give', { timeout: 180_000 }, async () => {
+  const example = `${site.url}c3ref/f0.html`;
+  const { jobId } = await call({
+    type: 'startLearn', entryUrl: `${site.url}index.html`, exampleUrl: example,
+    settings: { delayMs: 0, concurrency: 2, crawlAfterLearning: false, threshold: 0.9 },
+  });
+  const learn = await waitFor(async () => {
+    const s = await call({ type: 'status', jobId });
+    return s.status !== 'running' && s;
+  }, 'learning', 120_000, 250);
+  assert.equal(learn.status, 'done', learn.error);
+  assert.equal(learn.result.threshold, 0.9);
+  assert.equal(learn.result.thresholdLowered, null);
+  assert.deepEqual(learn.result.targets.map((t) => t.url), [example]);
+  const cut = learn.result.thresholdCut;
+  assert.ok(cut, 'the cut named');
+  assert.equal(cut.from, 0.9);
+  assert.deepEqual([cut.pages, cut.scored], [INTERFACES + EXTENSION - 1, DOCS + 3 + INTERFACES + EXTENSION - 1]);
+  assert.ok(cut.to >= 0.5 && cut.to < 0.6, JSON.stringify(cut));
+
+  const panel = await browser.context.newPage();
+  await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${learn.crawlerId}`);
+  await panel.locator('#lowered:not([hidden])').waitFor();
+  assert.equal(await panel.locator('#lowered').textContent(),
+    `No page but your example reached θ 0.900, the θ you set. ${cut.pages} of the other ${cut.scored} pages ` +
+    `fetched score ${cut.to.toFixed(3)} or more, where the scores split in two: re-learn at θ = ${cut.to.toFixed(3)} to take them.`);
+  assert.equal(Number(await panel.locator('#threshold').inputValue()), 0.9);
+  // Re-learning at the θ named takes every interface page, as the default θ's run did.
+  const result = await call({ type: 'relearn', jobId, threshold: cut.to });
+  assert.equal(result.targets.length, INTERFACES + EXTENSION);
+  assert.equal(result.thresholdCut, null);
+});
