@@ -251,7 +251,7 @@ fn lowered_note(l: &pattern::LoweredThreshold) -> String {
     )
 }
 
-/// Why θ given with `learn --threshold` found the example alone, and the θ that would not.
+/// Why a θ given with `learn --threshold` found the example alone, and the θ the scores give.
 fn cut_not_taken_note(
     cut: &pattern::LoweredThreshold,
     pattern_out: &str,
