@@ -36,7 +36,8 @@ APT_PACKAGES=(chromium chromium-driver firefox-esr postgresql-doc-15 libcommons-
 OMEGA_PACKAGES=(xapian-omega xapian-tools postgresql-doc-15)
 # The held-out sites of ./build.sh eval (eval/heldout-sites.toml): installed by eval (setup
 # installs Qt's for a test; the others no test needs).
-HELDOUT_SITE_PACKAGES=(openjdk-17-doc qtbase5-doc-html libgtk-4-doc rust-doc libboost1.81-doc yard-doc erlang-doc sqlite3-doc)
+HELDOUT_SITE_PACKAGES=(openjdk-17-doc qtbase5-doc-html libgtk-4-doc rust-doc libboost1.81-doc yard-doc erlang-doc sqlite3-doc
+  liblablgtk2-ocaml-doc)
 WASM_TARGET=wasm32-unknown-unknown
 WASM_FILE=target/$WASM_TARGET/release/exemplar.wasm
 DEMO_SITE=tests/fixtures/demo-site
