@@ -503,6 +503,63 @@ fn ordinary(n: &LocalName) -> bool {
     )
 }
 
+/// The encoding hint html5ever's tree builder returns for a `meta` element's attributes: its
+/// `charset` value, or, with `http-equiv="content-type"`, the `content` value when a charset
+/// can be read from it (the spec's algorithm for extracting a character encoding from a meta
+/// element, whose outcome alone matters here).
+fn charset_hint(attrs: &[Attribute]) -> Option<StrTendril> {
+    let attr = |name: LocalName| {
+        attrs
+            .iter()
+            .find(|a| a.name.ns == ns!() && a.name.local == name)
+            .map(|a| &a.value)
+    };
+    if let Some(charset) = attr(local_name!("charset")) {
+        return Some(charset.clone());
+    }
+    let content = attr(local_name!("content"))?;
+    (attr(local_name!("http-equiv")).is_some_and(|v| v.eq_ignore_ascii_case("content-type"))
+        && declares_charset(content))
+    .then(|| content.clone())
+}
+
+/// Whether the spec's algorithm for extracting a character encoding from a meta element finds
+/// one in `content` (`charset`, optional whitespace, `=`, then a value; a quoted value needs its
+/// closing quote).
+fn declares_charset(content: &str) -> bool {
+    let b = content.as_bytes();
+    let mut pos = 0;
+    loop {
+        loop {
+            match b.get(pos..pos + "charset".len()) {
+                None => return false,
+                Some(w) if w.eq_ignore_ascii_case(b"charset") => break,
+                Some(_) => pos += 1,
+            }
+        }
+        pos += "charset".len();
+        pos += b[pos..]
+            .iter()
+            .take_while(|c| c.is_ascii_whitespace())
+            .count();
+        match b.get(pos) {
+            None => return false,
+            Some(b'=') => break,
+            Some(_) => {}
+        }
+    }
+    pos += 1;
+    pos += b[pos..]
+        .iter()
+        .take_while(|c| c.is_ascii_whitespace())
+        .count();
+    match b.get(pos) {
+        None => false,
+        Some(&q @ (b'"' | b'\'')) => b[pos + 1..].contains(&q),
+        Some(_) => true,
+    }
+}
+
 /// Start tags handled in "in body" by the "in head" rules (`template` aside).
 fn head_element(n: &LocalName) -> bool {
     matches!(
@@ -900,10 +957,14 @@ impl State {
                 | local_name!("bgsound")
                 | local_name!("link")
                 | local_name!("meta") => {
-                    // html5ever returns an encoding hint for `charset`, which the tokenizer
-                    // treats as Continue.
+                    // html5ever returns an encoding hint for a charset declaration, which the
+                    // tokenizer treats as a pause (`tokenizer::emit_tag`); its value is unused.
+                    let hint = (t.name == local_name!("meta")).then(|| charset_hint(&t.attrs));
                     self.insert_tag(sink, t, false)?;
-                    Ok(Step::Done)
+                    Ok(match hint.flatten() {
+                        Some(value) => Step::Out(TokenSinkResult::EncodingIndicator(value)),
+                        None => Step::Done,
+                    })
                 }
                 local_name!("title") => self.raw_text(sink, t, RawKind::Rcdata),
                 // Scripting is on (html5ever's default), so `noscript` is raw text.

@@ -457,10 +457,20 @@ impl<'a, S: TokenSink> Tokenizer<'a, S> {
             )) => State::ScriptDoubleEscaped,
             TokenSinkResult::Plaintext => State::Plaintext,
             // Scripts are never run, so a `Script` pause just continues; encoding hints are
-            // the decoder's business (done before parsing).
-            TokenSinkResult::Continue
-            | TokenSinkResult::Script(_)
-            | TokenSinkResult::EncodingIndicator(_) => State::Data,
+            // the decoder's business (done before parsing). html5ever's tokenizer returns to
+            // its driver at both, and drops a U+FEFF that starts the input it is fed again
+            // (its `discard_bom` is never cleared): so is one right after such a tag here.
+            TokenSinkResult::Script(_) | TokenSinkResult::EncodingIndicator(_) => {
+                if self
+                    .src
+                    .get(self.pos..)
+                    .is_some_and(|rest| rest.starts_with('\u{feff}'))
+                {
+                    self.pos += '\u{feff}'.len_utf8();
+                }
+                State::Data
+            }
+            TokenSinkResult::Continue => State::Data,
         };
     }
 

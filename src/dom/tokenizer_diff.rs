@@ -264,6 +264,14 @@ mod tests {
             "",
             "\u{feff}<p>bom",
             "\u{feff}\u{feff}x",
+            // html5ever drops a U+FEFF right after a tag at which its tokenizer returns to the
+            // driver (a script's end, a charset declaration), and only there.
+            "<script>x</script>\u{feff}y",
+            "<script>x</script>\u{feff}\u{feff}y",
+            "<meta charset=utf-8>\u{feff}y",
+            "<head><meta http-equiv=content-type content='text/html; charset=utf-8'>\u{feff}y",
+            "<p>\u{feff}y</p><b>\u{feff}</b>",
+            "<script>x</script >\u{feff}<style>\u{feff}</style>",
             "plain text",
             "a\r\nb\rc\n\rd\r",
             "<p>a\r\n<b\r\nclass='x\r\ny'\r>",
