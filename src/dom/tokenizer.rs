@@ -15,8 +15,10 @@
 //!
 //! It reproduces html5ever 0.40's token stream, not just the specification, where the two could
 //! differ in the built tree: NUL in data is a `NullCharacterToken`, CDATA's NULs too, duplicate
-//! attributes are dropped (the first is kept), and a `ParseError` token is sent wherever one of
-//! html5ever's decides whether the tree builder drops the newline right after `<pre>`,
+//! attributes are dropped (the first is kept), a U+FEFF right after a script's end tag or a
+//! charset declaration is dropped (html5ever's tokenizer is fed again there and drops a leading
+//! one each time), and a `ParseError` token is sent wherever one of html5ever's decides whether
+//! the tree builder drops the newline right after `<pre>`,
 //! `<listing>` or `<textarea>` (it stops waiting at any token, errors included): for `</>`, for a
 //! numeric reference without `;` in text, and before a start tag with an error inside it (which
 //! `DepthGuard` may drop). Other parse errors are not reported. The differential tests
