@@ -201,9 +201,11 @@ setup_node() {
     echo "    npm missing: npm@$NPM_PIN into .tools/"
     fetch_npm_package npm "$NPM_PIN" "$NPM_SHA512" .tools/npm
     mkdir -p .tools/bin
-    printf '#!/bin/sh\nexec node "%s/.tools/npm/bin/%s-cli.js" "$@"\n' "$ROOT" npm >.tools/bin/npm
-    printf '#!/bin/sh\nexec node "%s/.tools/npm/bin/%s-cli.js" "$@"\n' "$ROOT" npx >.tools/bin/npx
-    chmod +x .tools/bin/npm .tools/bin/npx
+    local tool
+    for tool in npm npx; do
+      printf '#!/bin/sh\nexec node "%s/.tools/npm/bin/%s-cli.js" "$@"\n' "$ROOT" "$tool" >".tools/bin/$tool"
+      chmod +x ".tools/bin/$tool"
+    done
     PATH=$ROOT/.tools/bin:$PATH
   fi
   echo "    node $(node --version), npm $(npm --version)"

@@ -362,8 +362,7 @@ impl Templates {
                 .collect(),
             ..Templates::default()
         };
-        let example =
-            crate::canon::canonicalize(&map.example).unwrap_or_else(|| map.example.clone());
+        let example = map.canonical_example();
         // Templates of pages well below θ, and the example's own: the site names the example's
         // kind in its heading, so pages well below θ that share it are that kind scoring low (a
         // site whose pages hold their content straight under `body`), not another kind that

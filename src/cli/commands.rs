@@ -93,7 +93,9 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     if let Some(v) = parse::<u64>(args, "--max-seconds")? {
         config.max_duration_ms = Some(v.saturating_mul(1000));
     }
-    if let Some(v) = parse(args, "--threshold")? {
+    // A θ given by hand is the user's: never replaced by the scores' cut, only named beside it.
+    let given_threshold = parse::<f64>(args, "--threshold")?;
+    if let Some(v) = given_threshold {
         config.similarity.threshold = v;
     }
     config.include_subdomains = switch(args, "--include-subdomains");
@@ -183,8 +185,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         w.flush().map_err(|e| format!("{map_out}: {e}"))?;
     }
     let mapped_config = mapped.config.clone();
-    // A θ given by hand is the user's: never replaced by the scores' cut, only named beside it.
-    let mut learned = if parse::<f64>(args, "--threshold")?.is_some() {
+    let mut learned = if given_threshold.is_some() {
         mapped.learn_at_given_threshold()?
     } else {
         mapped.learn()?

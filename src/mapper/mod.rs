@@ -319,6 +319,12 @@ impl SiteMap {
         Ok(())
     }
 
+    /// The example's URL as the map's nodes spell it: canonical, or as given when it does not
+    /// parse (map URLs are canonical; the example's is as the user gave it).
+    pub fn canonical_example(&self) -> String {
+        canon::canonicalize(&self.example).unwrap_or_else(|| self.example.clone())
+    }
+
     /// Ids of target nodes.
     pub fn targets(&self) -> impl Iterator<Item = u32> + '_ {
         self.nodes

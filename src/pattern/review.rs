@@ -232,8 +232,7 @@ pub fn doubtful_targets(
 ) -> Vec<Doubtful> {
     let judged: HashSet<&str> = corrections.like.iter().map(String::as_str).collect();
     let by_heading: HashSet<&str> = by_heading.iter().map(String::as_str).collect();
-    // Map URLs are canonical; the example's is as the user gave it.
-    let example = crate::canon::canonicalize(&map.example).unwrap_or_else(|| map.example.clone());
+    let example = map.canonical_example();
     let shapes = ShapeCounts::of(map);
     let mut targets: Vec<Doubtful> = map
         .targets()

@@ -49,7 +49,7 @@ pub struct LoweredThreshold {
 /// not an even spread). `None` whenever another page is a target already, on maps too small to
 /// judge.
 pub fn lowered_threshold(map: &SiteMap) -> Option<LoweredThreshold> {
-    let example = crate::canon::canonicalize(&map.example).unwrap_or_else(|| map.example.clone());
+    let example = map.canonical_example();
     let is_example = |url: &str| url == example || url == map.example;
     if map
         .targets()
