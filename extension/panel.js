@@ -435,6 +435,9 @@ function kindRow(kind) {
   box.disabled = kind.example;
   const label = el('label');
   label.append(box, ' ', el('span', String(kind.targets), 'num'), ' ', el('code', kind.template));
+  // The core's one kind that is not a template of words: headings that start with a section
+  // number (`heading::NUMBERED`).
+  if (kind.template === '#') label.append(' ', el('span', 'headings that start with a section number (chapters, sections)'));
   if (kind.example) label.append(' ', el('span', "(your example's)"));
   const li = el('li');
   li.append(label);

@@ -28,7 +28,8 @@
 //! The user can also judge a kind ([`kinds`]: the targets grouped by heading template,
 //! assimp's "* File Reference" 88, "* Struct Reference" 40): the targets of a kind judged unlike the
 //! example are left out ([`Judgement::left_out`]) and a verifying crawl refuses pages of that
-//! kind. Where θ lets a whole kind through (assimp's header pages among its classes), one verdict
+//! kind. One kind is not made of words: the headings that start with a section number
+//! ([`NUMBERED`]), a manual's chapters among reference pages headed by their name (Erlang's). Where θ lets a whole kind through (assimp's header pages among its classes), one verdict
 //! settles it; no verdict on one page is stretched to its kind (SFML's member-less class
 //! template "sf::Utf< N > Class Template Reference" is one doubtful page, not a reason to drop
 //! every class template).
@@ -245,10 +246,49 @@ fn name_tokens(heading: &str) -> Vec<String> {
 /// slots, one space apart. Templates come from users and imported patterns too; anything else
 /// (markup, control characters) is refused, not printed or matched.
 pub fn is_template(text: &str) -> bool {
-    !text.is_empty()
-        && text
-            .split(' ')
-            .all(|t| t == "*" || (!t.is_empty() && t.chars().all(char::is_alphabetic)))
+    text == NUMBERED
+        || !text.is_empty()
+            && text
+                .split(' ')
+                .all(|t| t == "*" || (!t.is_empty() && t.chars().all(char::is_alphabetic)))
+}
+
+/// The kind of the headings that start with a section number ([`numbered`]), in
+/// [`HeadingKind::template`], `Corrections::unlike_headings` and [`HeadingRule::unlike`]: a
+/// kind made by the number, not by the words (their templates stay what [`template`] makes).
+pub const NUMBERED: &str = "#";
+
+/// Whether `heading` starts with a section number — digits, dot-separated, with or without a
+/// final dot — then a space and a letter: "2 gen_server Behaviour", "53.26. pg_index". A
+/// manual numbers its chapters and sections; generators of reference pages do not number the
+/// pages of the things they document (Erlang's user's-guide chapters pass θ beside its module
+/// pages, and only their number tells them apart: one verdict on this kind leaves them out).
+pub fn numbered(heading: &str) -> bool {
+    let b = heading.trim_start().as_bytes();
+    let mut i = 0;
+    loop {
+        let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits == 0 {
+            return false;
+        }
+        i += digits;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            if b.get(i).is_some_and(u8::is_ascii_digit) {
+                continue;
+            }
+        }
+        break;
+    }
+    let spaces = b[i..]
+        .iter()
+        .take_while(|c| c.is_ascii_whitespace())
+        .count();
+    spaces > 0
+        && heading.trim_start()[i + spaces..]
+            .chars()
+            .next()
+            .is_some_and(char::is_alphabetic)
 }
 
 /// Fewest letters of the URL word a glued name must hold ([`glued_names`]): shorter ones are
@@ -296,6 +336,8 @@ pub struct Templates {
     well_below: HashSet<String>,
     /// Templates the user judged unlike the example (kinds left out).
     unlike: HashSet<String>,
+    /// Fetched pages whose heading starts with a section number ([`numbered`]).
+    numbered: HashSet<u32>,
     /// URL words too many of the site's URLs carry to name a page ([`NAME_SHARE`]).
     kind_words: HashSet<String>,
     /// Words on most of the site's headings.
@@ -373,6 +415,9 @@ impl Templates {
             if node.heading.is_empty() {
                 continue;
             }
+            if numbered(&node.heading) {
+                t.numbered.insert(*id);
+            }
             let names = page_names(
                 own,
                 &node.heading,
@@ -410,9 +455,11 @@ impl Templates {
         t
     }
 
-    /// Whether node `node`'s heading follows a template the user judged unlike the example.
+    /// Whether node `node`'s heading follows a template the user judged unlike the example, or
+    /// starts with a section number when the user judged [`NUMBERED`] headings unlike it.
     pub fn of_unlike_kind(&self, node: u32) -> bool {
         self.template(node).is_some_and(|t| self.unlike.contains(t))
+            || self.unlike.contains(NUMBERED) && self.numbered.contains(&node)
     }
 
     /// A page's heading template (None without a heading or with only its name in it).
@@ -425,6 +472,7 @@ impl Templates {
     pub fn like_targets(&self, node: u32) -> bool {
         self.template(node)
             .is_some_and(|t| self.of_targets.contains_key(t) && !self.well_below.contains(t))
+            && !self.of_unlike_kind(node)
     }
 
     /// The rule these templates make for pages met later ([`HeadingRule`]); None when no
@@ -539,9 +587,10 @@ impl HeadingRule {
     /// unlike the example ([`HeadingRule::unlike`]).
     pub fn refuses(&self, url: &str, heading: &str) -> bool {
         !self.unlike.is_empty()
-            && self
-                .template_of(url, heading)
-                .is_some_and(|t| self.unlike.contains(&t))
+            && (self.unlike.iter().any(|t| t == NUMBERED) && numbered(heading)
+                || self
+                    .template_of(url, heading)
+                    .is_some_and(|t| self.unlike.contains(&t)))
     }
 }
 
@@ -634,7 +683,8 @@ pub fn judge(map: &SiteMap, verdicts: &Verdicts) -> Judgement {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HeadingKind {
-    /// The heading template ("* File Reference").
+    /// The heading template ("* File Reference"), or [`NUMBERED`]: the headings that start
+    /// with a section number, whatever their words (a target may be counted in both).
     pub template: String,
     /// Targets whose heading follows it (with those a verdict on the kind left out).
     pub targets: usize,
@@ -663,10 +713,17 @@ pub fn kinds(map: &SiteMap, left_out: &[String], unlike_kinds: &[String]) -> Vec
         .collect();
     for (i, node) in map.nodes.iter().enumerate() {
         let counted = node.state == NodeState::Target || left_out.contains(node.url.as_str());
-        if let Some(tpl) = t.template(i as u32).filter(|_| counted) {
+        if !counted {
+            continue;
+        }
+        let is_example = example.as_deref() == Some(node.url.as_str());
+        // A numbered heading is of its words' kind and of the numbered kind: a chapter is
+        // left out by either verdict.
+        let numbered_kind = t.numbered.contains(&(i as u32)).then_some(NUMBERED);
+        for tpl in t.template(i as u32).into_iter().chain(numbered_kind) {
             let entry = by_template.entry(tpl).or_default();
             entry.0.push(&node.url);
-            entry.1 |= example.as_deref() == Some(node.url.as_str());
+            entry.1 |= is_example;
         }
     }
     let mut out: Vec<HeadingKind> = by_template
@@ -1490,6 +1547,99 @@ mod tests {
             urls_of(&map, judge(&map, &classes).left_out),
             ["http://h/class-Font.html", "http://h/class-Sprite.html"]
         );
+    }
+
+    #[test]
+    fn section_numbers_are_told_from_names_that_start_with_a_digit() {
+        for h in [
+            "2 gen_server Behaviour",
+            "53.26. pg_index",
+            "1.1. Introduction",
+            "  14 Processes",
+            "3.2 Überblick",
+        ] {
+            assert!(numbered(h), "{h:?}");
+        }
+        for h in [
+            "lists",
+            "3D Graphics",
+            "2",
+            "1. ",
+            "1.2.",
+            "2 + 2",
+            "Chapter 5. Sets",
+            "",
+            "v1.2 Notes",
+        ] {
+            assert!(!numbered(h), "{h:?}");
+        }
+        assert!(is_template(NUMBERED));
+        assert!(!is_template("##") && !is_template("# *"));
+    }
+
+    /// Erlang's documentation (erl_docgen): a module page is headed by its name alone, a
+    /// user's-guide chapter in the same directory by its section number and title, and both
+    /// pass θ. The chapters' words make a kind of their own each (or none), their number makes
+    /// one kind: judged unlike, it leaves out every chapter, vetoes the band, and the rule
+    /// refuses numbered pages met later.
+    #[test]
+    fn numbered_headings_are_one_kind_whatever_their_words() {
+        use NodeState::{Page, Target};
+        let mut nodes = vec![node("index.html", Page, 0.3, "Reference Manual")];
+        for name in ["lists", "maps", "string", "array"] {
+            nodes.push(node(&format!("{name}.html"), Target, 0.97, name));
+        }
+        for (url, h) in [
+            ("gen_server_concepts.html", "2 gen_server Behaviour"),
+            ("statem.html", "3 gen_statem Behaviour"),
+            ("maps_chapter.html", "5 Maps"),
+            ("logger_chapter.html", "3 Logging"),
+        ] {
+            nodes.push(node(url, Target, 0.93, h));
+        }
+        nodes.push(node("processes.html", Page, 0.86, "14 Processes"));
+        let map = SiteMap {
+            threshold: 0.875,
+            example: "http://h/lists.html".into(),
+            nodes,
+            ..SiteMap::default()
+        };
+        let k = kinds(&map, &[], &[]);
+        let summary: Vec<(&str, usize, bool)> = k
+            .iter()
+            .map(|k| (k.template.as_str(), k.targets, k.example))
+            .collect();
+        assert_eq!(summary, [(NUMBERED, 4, false), ("* Behaviour", 2, false)]);
+        let verdicts = Verdicts {
+            unlike_kinds: [NUMBERED].into_iter().collect(),
+            ..Verdicts::default()
+        };
+        let j = judge(&map, &verdicts);
+        assert_eq!(
+            urls_of(&map, j.left_out.clone()),
+            [
+                "http://h/gen_server_concepts.html",
+                "http://h/logger_chapter.html",
+                "http://h/maps_chapter.html",
+                "http://h/statem.html"
+            ]
+        );
+        assert!(j.promoted.is_empty());
+        let rule = j.rule.expect("a rule");
+        assert_eq!(rule.unlike, [NUMBERED]);
+        assert!(rule.refuses("http://h/efficiency.html", "7 Efficiency Guide"));
+        assert!(!rule.refuses("http://h/queue.html", "queue"));
+        assert!(!rule.takes("http://h/sup_princ.html", "5 Supervisor Behaviour"));
+        // Left-out targets are still counted, and the kind says it was judged.
+        let left = urls_of(&map, j.left_out);
+        let k = kinds(&map, &left, &[NUMBERED.to_string()]);
+        assert_eq!(
+            (k[0].template.as_str(), k[0].targets, k[0].unlike),
+            (NUMBERED, 4, true)
+        );
+        // Without the verdict nothing numbered is refused.
+        let plain = judge(&map, &Verdicts::default()).rule;
+        assert!(plain.is_none_or(|r| !r.refuses("http://h/x.html", "7 Efficiency Guide")));
     }
 
     fn urls_of(map: &SiteMap, ids: Vec<u32>) -> Vec<String> {

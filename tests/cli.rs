@@ -1846,3 +1846,194 @@ fn a_theta_given_by_hand_is_kept_where_the_default_is_lowered() {
     assert_eq!(pattern(&given).similarity.threshold, theta);
     assert_eq!(known_targets(&given), interfaces);
 }
+
+/// A manual whose reference pages and user's-guide chapters share one layout and one directory,
+/// as Erlang's do: a module page is headed by its name alone, a chapter by its section number
+/// and title. Twelve modules, eight chapters (a ninth, `added.html`, only when `grown`), the
+/// home page and two lists.
+fn manual(path: &str, grown: bool) -> exemplar::serve::Response {
+    use exemplar::serve::Response;
+    const MODULES: [&str; 12] = [
+        "lists",
+        "maps",
+        "string",
+        "array",
+        "queue",
+        "sets",
+        "dict",
+        "proplists",
+        "binary",
+        "calendar",
+        "timer",
+        "random",
+    ];
+    const CHAPTERS: [(&str, &str); 9] = [
+        ("intro", "1 Introduction"),
+        ("gen_server_concepts", "2 gen_server Behaviour"),
+        ("statem", "3 gen_statem Behaviour"),
+        ("events", "4 gen_event Behaviour"),
+        ("sup_princ", "5 Supervisor Behaviour"),
+        ("spec_proc", "6 Special Processes"),
+        ("applications", "7 Applications"),
+        ("release_handling", "8 Release Handling"),
+        ("added", "9 Appendix of Terms"),
+    ];
+    let chapters = if grown { 9 } else { 8 };
+    let page = |title: &str, content: &str| {
+        let menu: String = MODULES
+            .iter()
+            .map(|m| format!("<li><a href='/lib/{m}.html'>{m}</a></li>"))
+            .collect();
+        Response::html(format!(
+            "<!DOCTYPE html><html><head><title>{title}</title></head><body>\
+             <div class=top><a href='/'>Home</a> <a href='/lib/index.html'>Reference</a> \
+             <a href='/lib/guide.html'>Guide</a></div><div class=menu><ul>{menu}</ul></div>\
+             <div class=content>{content}</div></body></html>"
+        ))
+    };
+    let body = |h1: &str, items: usize| {
+        let dl: String = (0..items)
+            .map(|i| format!("<dt><code>f{i}(X)</code></dt><dd><p>Does {i}.</p></dd>"))
+            .collect();
+        format!("<h1>{h1}</h1><p>About {h1}.</p><h3>Contents</h3><dl>{dl}</dl>")
+    };
+    match path {
+        "/" => page(
+            "Home",
+            "<h1>Manual</h1><p><a href='lib/index.html'>Reference</a> <a href='lib/guide.html'>Guide</a></p>",
+        ),
+        "/lib/index.html" => {
+            let links: String = MODULES
+                .iter()
+                .map(|m| format!("<li><a href='{m}.html'>{m}</a></li>"))
+                .collect();
+            Response::html(format!(
+                "<!DOCTYPE html><title>Reference</title><h1>Reference</h1><ul>{links}</ul>"
+            ))
+        }
+        "/lib/guide.html" => {
+            let links: String = CHAPTERS[..chapters]
+                .iter()
+                .map(|(f, t)| format!("<li><a href='{f}.html'>{t}</a></li>"))
+                .collect();
+            Response::html(format!(
+                "<!DOCTYPE html><title>Guide</title><h1>User's Guide</h1><ol>{links}</ol>"
+            ))
+        }
+        _ => {
+            let name = path
+                .strip_prefix("/lib/")
+                .and_then(|p| p.strip_suffix(".html"))
+                .unwrap_or("");
+            if let Some(i) = MODULES.iter().position(|m| *m == name) {
+                page(name, &body(name, 3 + i % 3))
+            } else if let Some(i) = CHAPTERS[..chapters].iter().position(|(f, _)| *f == name) {
+                page(CHAPTERS[i].1, &body(CHAPTERS[i].1, 3 + i % 3))
+            } else {
+                Response::not_found()
+            }
+        }
+    }
+}
+
+/// Section-numbered headings as one kind: on a manual whose chapters pass θ beside the module
+/// pages, `learn` lists the numbered headings as a kind (`#`), `relearn --unlike-heading '#'`
+/// leaves out every chapter without fetching, and a verifying crawl of the site grown by a
+/// chapter since refuses the new one too.
+#[test]
+fn numbered_headings_are_a_kind_the_user_can_leave_out() {
+    let grown = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let g = std::sync::Arc::clone(&grown);
+    let server = exemplar::serve::Server::start(0, move |req: &exemplar::serve::Request| {
+        manual(&req.path, g.load(std::sync::atomic::Ordering::SeqCst))
+    })
+    .unwrap();
+    let base = server.url();
+    let dir = scratch_dir("numbered");
+    let path = |name: &str| dir.0.join(name).to_string_lossy().into_owned();
+    let (pattern_file, map) = (path("pattern.json"), path("map.json"));
+    let mut args = learn_args(
+        &format!("{base}/"),
+        &format!("{base}/lib/lists.html"),
+        &pattern_file,
+        "0",
+    );
+    args.extend(["--map".to_string(), map.clone()]);
+    let learned = stdout_of(exemplar(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
+    let targets = known_targets(&pattern_file);
+    let chapter = |u: &String| {
+        !u.contains("/lib/")
+            || ["intro", "_", "statem", "events", "applications"]
+                .iter()
+                .any(|c| u.contains(c))
+    };
+    assert_eq!(
+        targets.iter().filter(|u| chapter(u)).count(),
+        8,
+        "the chapters pass θ: {targets:?}\n{learned}"
+    );
+    assert_eq!(targets.len(), 20, "{targets:?}");
+    assert!(
+        learned.lines().any(
+            |l| l.split_whitespace().collect::<Vec<_>>()[..].starts_with(&[
+                "8",
+                "#",
+                "(headings",
+                "that",
+                "start"
+            ]) && l.contains("a section number: chapters, sections)  e.g. ")
+        ),
+        "{learned}"
+    );
+    let left = path("left.json");
+    let requests = server.requests();
+    let out = stdout_of(exemplar(&[
+        "relearn",
+        &pattern_file,
+        "--map",
+        &map,
+        "--unlike-heading",
+        "#",
+        "-o",
+        &left,
+    ]));
+    assert_eq!(server.requests(), requests, "relearn fetches nothing");
+    assert!(
+        out.contains("  8 targets left out: headed as you judged not like the example"),
+        "{out}"
+    );
+    let modules = known_targets(&left);
+    assert_eq!(modules.len(), 12, "{modules:?}");
+    assert!(!modules.iter().any(chapter), "{modules:?}");
+    let json = |p: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let relearned = json(&left);
+    assert_eq!(
+        relearned["corrections"]["unlikeHeadings"],
+        serde_json::json!(["#"])
+    );
+    assert_eq!(relearned["headingRule"]["unlike"], serde_json::json!(["#"]));
+    let (stdout, _) = crawled(&left, &["--verify"]);
+    let got: BTreeSet<String> = stdout.lines().map(String::from).collect();
+    assert_eq!(got, modules);
+    // The site gains a chapter. The first pattern's levels lead to the chapters; with the
+    // verdict's rule in it, a verifying crawl refuses them by their number, the new one too.
+    grown.store(true, std::sync::atomic::Ordering::SeqCst);
+    let mut first = json(&pattern_file);
+    first["headingRule"] = relearned["headingRule"].clone();
+    let ruled = path("ruled.json");
+    std::fs::write(&ruled, first.to_string()).unwrap();
+    let (stdout, stderr) = crawled(&ruled, &["--verify"]);
+    let got: BTreeSet<String> = stdout.lines().map(String::from).collect();
+    assert_eq!(got, modules, "{stderr}");
+    let rejected: usize = stderr
+        .split(" rejected by verification")
+        .next()
+        .and_then(|s| s.rsplit(", ").next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(rejected >= 9, "every chapter, the new one too: {stderr}");
+}

@@ -475,8 +475,13 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
             let mark = if k.unlike { 'x' } else { ' ' };
             let example = if k.example { " (the example's)" } else { "" };
             let sample = k.samples.first().map_or("", String::as_str);
+            let what = if k.template == exemplar::heading::NUMBERED {
+                " (headings that start with a section number: chapters, sections)"
+            } else {
+                ""
+            };
             println!(
-                "  {:>5} {mark}{}{example}  e.g. {sample}",
+                "  {:>5} {mark}{}{what}{example}  e.g. {sample}",
                 k.targets,
                 named(&k.template)
             );
