@@ -29,7 +29,8 @@
 //! assimp's "* File Reference" 88, "* Struct Reference" 40): the targets of a kind judged unlike the
 //! example are left out ([`Judgement::left_out`]) and a verifying crawl refuses pages of that
 //! kind. One kind is not made of words: the headings that start with a section number
-//! ([`NUMBERED`]), a manual's chapters among reference pages headed by their name (Erlang's). Where θ lets a whole kind through (assimp's header pages among its classes), one verdict
+//! ([`NUMBERED`]), a manual's chapters among reference pages headed by their name (Erlang's).
+//! Where θ lets a whole kind through (assimp's header pages among its classes), one verdict
 //! settles it; no verdict on one page is stretched to its kind (SFML's member-less class
 //! template "sf::Utf< N > Class Template Reference" is one doubtful page, not a reason to drop
 //! every class template).
@@ -264,30 +265,32 @@ pub const NUMBERED: &str = "#";
 /// pages of the things they document (Erlang's user's-guide chapters pass θ beside its module
 /// pages, and only their number tells them apart: one verdict on this kind leaves them out).
 pub fn numbered(heading: &str) -> bool {
-    let b = heading.trim_start().as_bytes();
+    let h = heading.trim_start();
+    let count = |from: usize, f: fn(&u8) -> bool| {
+        h.as_bytes()
+            .get(from..)
+            .map_or(0, |rest| rest.iter().take_while(|c| f(c)).count())
+    };
     let mut i = 0;
     loop {
-        let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let digits = count(i, u8::is_ascii_digit);
         if digits == 0 {
             return false;
         }
         i += digits;
-        if b.get(i) == Some(&b'.') {
+        if h.as_bytes().get(i) == Some(&b'.') {
             i += 1;
-            if b.get(i).is_some_and(u8::is_ascii_digit) {
+            if h.as_bytes().get(i).is_some_and(u8::is_ascii_digit) {
                 continue;
             }
         }
         break;
     }
-    let spaces = b[i..]
-        .iter()
-        .take_while(|c| c.is_ascii_whitespace())
-        .count();
+    let spaces = count(i, u8::is_ascii_whitespace);
+    // Digits, dots and ASCII spaces are one byte each: `i + spaces` is a character boundary.
     spaces > 0
-        && heading.trim_start()[i + spaces..]
-            .chars()
-            .next()
+        && h.get(i + spaces..)
+            .and_then(|rest| rest.chars().next())
             .is_some_and(char::is_alphabetic)
 }
 
