@@ -274,8 +274,9 @@ pub fn new_pages(map: &crate::mapper::SiteMap, is_target: &dyn Fn(&str) -> bool)
 /// [`NEAR_MISSES_REVIEWED`] pages most similar to the example below θ and the
 /// [`pattern::DOUBTFUL_SHOWN`] targets worth checking ([`pattern::doubtful_targets`]). A simulated
 /// user marks the true targets among the near misses like the example, the other pages among
-/// the targets to check unlike it, and the heading kinds ([`crate::heading::kinds`]) whose
-/// sample pages shown are all other pages unlike it (never the example's kind); the pattern is
+/// the targets to check unlike it, the heading kinds ([`crate::heading::kinds`]) whose sample
+/// pages shown are all other pages unlike it (never the example's kind), and the kinds of pages
+/// below θ ([`crate::heading::kinds_below`]) whose samples are all true targets like it; the pattern is
 /// relearned from the same map (nothing fetched) and the site crawled again.
 #[derive(Clone, Debug, Default)]
 pub struct Review {
@@ -298,6 +299,12 @@ pub struct Review {
     pub kinds_unmarked: usize,
     /// Targets of the kinds marked unlike.
     pub kinds_unmarked_targets: usize,
+    /// Heading kinds of pages below θ shown ([`crate::heading::kinds_below`]).
+    pub kinds_below: usize,
+    /// Of those, kinds whose samples are all true targets: marked like the example.
+    pub kinds_marked: usize,
+    /// Pages below θ of the kinds marked like.
+    pub kinds_marked_pages: usize,
     /// The gap below θ the review reports ([`pattern::threshold_gap`]), if any.
     pub gap: Option<ReviewGap>,
     /// Targets the crawl with the relearned pattern collects.
@@ -489,22 +496,30 @@ fn evaluate_against(
         .iter()
         .filter(|k| !k.example && k.samples.iter().all(|u| !truth.contains(&site_path(u))))
         .collect();
-    let reviewed: Vec<String> = if like.is_empty() && unlike.is_empty() && unlike_kinds.is_empty() {
-        got.clone()
-    } else {
-        let verdicts = Corrections {
-            like: like.clone(),
-            unlike: unlike.clone(),
-            unlike_headings: unlike_kinds.iter().map(|k| k.template.clone()).collect(),
+    let below = crate::heading::kinds_below(&learned.map, &[]);
+    let like_kinds: Vec<&crate::heading::KindBelow> = below
+        .iter()
+        .filter(|k| k.samples.iter().all(|u| truth.contains(&site_path(u))))
+        .collect();
+    let reviewed: Vec<String> =
+        if like.is_empty() && unlike.is_empty() && unlike_kinds.is_empty() && like_kinds.is_empty()
+        {
+            got.clone()
+        } else {
+            let verdicts = Corrections {
+                like: like.clone(),
+                unlike: unlike.clone(),
+                unlike_headings: unlike_kinds.iter().map(|k| k.template.clone()).collect(),
+                like_headings: like_kinds.iter().map(|k| k.template.clone()).collect(),
+            };
+            let now = learned.pattern.stats.learned_at_ms;
+            let (pattern, _) = learned
+                .pattern
+                .relearned(learned.map.clone(), &verdicts, now)
+                .map_err(|e| format!("{}: relearning with the review: {e}", site.name))?;
+            let again = crawl_local(pattern)?;
+            again.targets.iter().map(|u| site_path(u)).collect()
         };
-        let now = learned.pattern.stats.learned_at_ms;
-        let (pattern, _) = learned
-            .pattern
-            .relearned(learned.map.clone(), &verdicts, now)
-            .map_err(|e| format!("{}: relearning with the review: {e}", site.name))?;
-        let again = crawl_local(pattern)?;
-        again.targets.iter().map(|u| site_path(u)).collect()
-    };
     let review = Review {
         shown: near.len(),
         url_like: near.iter().filter(|n| n.url_like_targets).count(),
@@ -515,6 +530,9 @@ fn evaluate_against(
         kinds: kinds.len(),
         kinds_unmarked: unlike_kinds.len(),
         kinds_unmarked_targets: unlike_kinds.iter().map(|k| k.targets).sum(),
+        kinds_below: below.len(),
+        kinds_marked: like_kinds.len(),
+        kinds_marked_pages: like_kinds.iter().map(|k| k.pages).sum(),
         gap: pattern::threshold_gap(&learned.map, &Corrections::default()).map(|g| {
             let above = learned.map.near_misses(g.pages);
             let true_above = above
@@ -638,8 +656,9 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     );
     let _ = writeln!(
         md,
-        "\n## With the review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it), and the {} targets most worth checking: first those learning took below θ for their heading (*taken for their heading* above), then those whose URL differs in one word or number from mostly pages below θ (marked: `iface.Editable.html` among `iface.*.html` pages), then the least similar. It also lists the targets by heading kind: the template of their main heading, the page's own name left out (on assimp `* File Reference` 47 pages, `Assimp * Class Reference` 5), with three sample pages each. The user can mark any near miss *like the example*, any target *unlike* it, and any kind but the example's unlike it (its targets are left out, and a verifying crawl refuses pages headed so), and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL --unlike URL --unlike-heading TEMPLATE`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the near misses, exactly the other pages among the targets to check, and the kinds whose three sample pages are all other pages, and the site is crawled again with the relearned pattern. *Gap below θ*: when the scores below θ go on from the targets' with no gap among them down to a clear one (at least 0.08 wide and three times any gap above it) and at least 90% of the five or more pages above it have URLs shaped like the targets', the review says so and suggests a θ that takes the pages above it, 0.05 under the lowest of them (or the middle of the gap, when higher; `relearn --threshold`; `pattern::threshold_gap`): on R's help pages (Rd2HTML, a blind run), 285 topic pages score from 0.689 to θ, 269 of them with URLs shaped like the targets', and the nearest other page 0.523; the θ suggested, 0.64, takes every topic page links reach (1,412), and nothing else. The simulated user does not take the suggestion; the column says what it would add.\n\n{REVIEW_HEADER}{review}",
-        pattern::DOUBTFUL_SHOWN
+        "\n## With the review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it), and the {} targets most worth checking: first those learning took below θ for their heading (*taken for their heading* above), then those whose URL differs in one word or number from mostly pages below θ (marked: `iface.Editable.html` among `iface.*.html` pages), then the least similar. It also lists the targets by heading kind: the template of their main heading, the page's own name left out (on assimp `* File Reference` 47 pages, `Assimp * Class Reference` 5), or their section number (`#`: a manual's numbered chapters), with three sample pages each; and the kinds of the pages below θ the same way, the largest first (at most {}; LablGTK's `Class virtual *`). The user can mark any near miss *like the example*, any target *unlike* it, any kind but the example's unlike it (its targets are left out, and a verifying crawl refuses pages headed so), and any kind below θ like it (its pages are targets whatever their similarity, and a verifying crawl takes pages headed so), and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL --unlike URL --unlike-heading TEMPLATE --like-heading TEMPLATE`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the near misses, exactly the other pages among the targets to check, the kinds of targets whose three sample pages are all other pages, and the kinds below θ whose three sample pages are all true targets, and the site is crawled again with the relearned pattern. *Gap below θ*: when the scores below θ go on from the targets' with no gap among them down to a clear one (at least 0.08 wide and three times any gap above it) and at least 90% of the five or more pages above it have URLs shaped like the targets', the review says so and suggests a θ that takes the pages above it, 0.05 under the lowest of them (or the middle of the gap, when higher; `relearn --threshold`; `pattern::threshold_gap`): on R's help pages (Rd2HTML, a blind run), 285 topic pages score from 0.689 to θ, 269 of them with URLs shaped like the targets', and the nearest other page 0.523; the θ suggested, 0.64, takes every topic page links reach (1,412), and nothing else. The simulated user does not take the suggestion; the column says what it would add.\n\n{REVIEW_HEADER}{review}",
+        pattern::DOUBTFUL_SHOWN,
+        crate::heading::KINDS_BELOW_SHOWN
     );
     let _ = writeln!(
         md,
@@ -679,14 +698,14 @@ fn new_pages_row(md: &mut String, f: &SiteFigures) {
 const TABLE_HEADER: &str = "| site | targets | reachable by links | found mapping (true) | of them taken for their heading (true) | found crawling | precision | recall | links mapping | links crawling | crawl links / targets | levels: alternatives | exceptions | s mapping | s crawling | bar |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 /// The header of the review table ([`Review`]).
-const REVIEW_HEADER: &str = "| site | near misses shown | URL shaped like the targets' | marked like the example | targets to check shown | URL shaped like pages below θ | marked unlike the example | heading kinds shown | kinds marked unlike (their targets) | found crawling | precision | recall | gap below θ: θ suggested (pages above it, true) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+const REVIEW_HEADER: &str = "| site | near misses shown | URL shaped like the targets' | marked like the example | targets to check shown | URL shaped like pages below θ | marked unlike the example | heading kinds shown | kinds marked unlike (their targets) | kinds below θ shown | kinds marked like (their pages) | found crawling | precision | recall | gap below θ: θ suggested (pages above it, true) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 /// A site's row of the review table.
 fn review_row(md: &mut String, f: &SiteFigures) {
     let r = &f.review;
     let _ = writeln!(
         md,
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {:.1}% | {:.1}% | {} |",
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} ({}) | {} | {:.1}% | {:.1}% | {} |",
         f.name,
         r.shown,
         r.url_like,
@@ -697,6 +716,9 @@ fn review_row(md: &mut String, f: &SiteFigures) {
         r.kinds,
         r.kinds_unmarked,
         r.kinds_unmarked_targets,
+        r.kinds_below,
+        r.kinds_marked,
+        r.kinds_marked_pages,
         r.crawled,
         100.0 * ratio(r.crawled_true, r.crawled),
         100.0 * ratio(r.crawled_true, f.truth),

@@ -341,6 +341,8 @@ pub struct Templates {
     unlike: HashSet<String>,
     /// Fetched pages whose heading starts with a section number ([`numbered`]).
     numbered: HashSet<u32>,
+    /// Templates the user judged like the example (kinds below θ taken).
+    like: HashSet<String>,
     /// URL words too many of the site's URLs carry to name a page ([`NAME_SHARE`]).
     kind_words: HashSet<String>,
     /// Words on most of the site's headings.
@@ -461,8 +463,27 @@ impl Templates {
     /// Whether node `node`'s heading follows a template the user judged unlike the example, or
     /// starts with a section number when the user judged [`NUMBERED`] headings unlike it.
     pub fn of_unlike_kind(&self, node: u32) -> bool {
-        self.template(node).is_some_and(|t| self.unlike.contains(t))
-            || self.unlike.contains(NUMBERED) && self.numbered.contains(&node)
+        self.of_kind(&self.unlike, node)
+    }
+
+    /// Whether node `node`'s heading is of a kind the user judged like the example.
+    pub fn of_like_kind(&self, node: u32) -> bool {
+        self.of_kind(&self.like, node)
+    }
+
+    fn of_kind(&self, kinds: &HashSet<String>, node: u32) -> bool {
+        self.template(node).is_some_and(|t| kinds.contains(t))
+            || kinds.contains(NUMBERED) && self.numbered.contains(&node)
+    }
+
+    /// Whether `kind` is the template of a fetched page's heading, or [`NUMBERED`] with a
+    /// numbered heading among them.
+    pub fn names_kind(&self, kind: &str) -> bool {
+        if kind == NUMBERED {
+            !self.numbered.is_empty()
+        } else {
+            self.by_node.values().any(|t| t == kind)
+        }
     }
 
     /// A page's heading template (None without a heading or with only its name in it).
@@ -487,7 +508,7 @@ impl Templates {
             .filter(|&(t, &k)| k >= RULE_MIN_TARGETS && !self.well_below.contains(t))
             .map(|(t, _)| t.clone())
             .collect();
-        if templates.is_empty() && self.unlike.is_empty() {
+        if templates.is_empty() && self.unlike.is_empty() && self.like.is_empty() {
             return None;
         }
         // Sorted: one map makes one pattern document.
@@ -502,6 +523,7 @@ impl Templates {
         Some(HeadingRule {
             templates: templates.into_iter().collect(),
             unlike: sorted(&self.unlike),
+            like: sorted(&self.like),
             kind_words: sorted(&self.kind_words),
             common: sorted(&self.common),
             frequent: Some(sorted(&self.frequent)),
@@ -533,6 +555,10 @@ pub struct HeadingRule {
     /// whose heading follows one is refused whatever its similarity.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unlike: Vec<String>,
+    /// Templates the user judged like the example (`Corrections::like_headings`, [`kinds_below`]):
+    /// a page whose heading follows one is taken whatever its similarity.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub like: Vec<String>,
     /// Lower-case URL words too many of the site's URLs carry to name a page (`html`,
     /// Doxygen's `classsf`): they stay in a template.
     pub kind_words: Vec<String>,
@@ -587,14 +613,24 @@ impl HeadingRule {
     }
 
     /// Whether a page at `url` with main heading `heading` follows a template the user judged
+    /// like the example ([`HeadingRule::like`]).
+    pub fn likes(&self, url: &str, heading: &str) -> bool {
+        follows(&self.like, || self.template_of(url, heading), heading)
+    }
+
+    /// Whether a page at `url` with main heading `heading` follows a template the user judged
     /// unlike the example ([`HeadingRule::unlike`]).
     pub fn refuses(&self, url: &str, heading: &str) -> bool {
-        !self.unlike.is_empty()
-            && (self.unlike.iter().any(|t| t == NUMBERED) && numbered(heading)
-                || self
-                    .template_of(url, heading)
-                    .is_some_and(|t| self.unlike.contains(&t)))
+        follows(&self.unlike, || self.template_of(url, heading), heading)
     }
+}
+
+/// Whether a heading whose template `template` gives is of one of `kinds` (the template, or
+/// [`NUMBERED`] for a numbered heading); the template is made only when there are kinds.
+fn follows(kinds: &[String], template: impl FnOnce() -> Option<String>, heading: &str) -> bool {
+    !kinds.is_empty()
+        && (kinds.iter().any(|k| k == NUMBERED) && numbered(heading)
+            || template().is_some_and(|t| kinds.contains(&t)))
 }
 
 /// The pages learning takes as targets for their heading: fetched pages within [`WELL_BELOW`]
@@ -622,6 +658,8 @@ pub struct Verdicts<'a> {
     pub unlike: HashSet<&'a str>,
     /// Heading templates judged unlike the example.
     pub unlike_kinds: HashSet<&'a str>,
+    /// Heading templates judged like the example ([`kinds_below`]).
+    pub like_kinds: HashSet<&'a str>,
 }
 
 /// What learning decides by heading with a user's verdicts ([`judge`]).
@@ -629,6 +667,10 @@ pub struct Verdicts<'a> {
 pub struct Judgement {
     /// Pages just below θ taken as targets ([`promoted`]). Node ids, by URL.
     pub promoted: Vec<u32>,
+    /// Pages below θ taken as targets because their heading follows a template the user
+    /// judged like the example ([`Verdicts::like_kinds`]), whatever their similarity; none of
+    /// them promoted. Node ids, by URL.
+    pub liked: Vec<u32>,
     /// Targets left out because their heading follows a template the user judged unlike the
     /// example; never the example, nor a page judged like it. Node ids, by URL.
     pub left_out: Vec<u32>,
@@ -639,7 +681,8 @@ pub struct Judgement {
 /// [`promoted`], the targets the kinds judged unlike leave out, and the rule learning applied,
 /// for a map with the user's page verdicts applied (`SiteMap::correct`).
 pub fn judge(map: &SiteMap, verdicts: &Verdicts) -> Judgement {
-    let t = Templates::judged(map, &verdicts.unlike, &verdicts.unlike_kinds);
+    let mut t = Templates::judged(map, &verdicts.unlike, &verdicts.unlike_kinds);
+    t.like = verdicts.like_kinds.iter().map(|k| k.to_string()).collect();
     let low = map.threshold - WELL_BELOW;
     let by_url = |ids: &mut Vec<u32>| {
         ids.sort_by(|a, b| map.nodes[*a as usize].url.cmp(&map.nodes[*b as usize].url));
@@ -660,6 +703,23 @@ pub fn judge(map: &SiteMap, verdicts: &Verdicts) -> Judgement {
         .filter(|&i| t.like_targets(i))
         .collect();
     by_url(&mut promoted);
+    // Pages of a kind the user judged like the example, whatever their similarity.
+    let mut liked: Vec<u32> = map
+        .nodes
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(i, n)| {
+            n.state == NodeState::Page
+                && n.similarity.is_some()
+                && !n.url.contains(crate::fetch::POST_MARK)
+                && !verdicts.unlike.contains(n.url.as_str())
+                && !promoted.contains(&(*i as u32))
+        })
+        .map(|(i, _)| i as u32)
+        .filter(|&i| t.of_like_kind(i) && !t.of_unlike_kind(i))
+        .collect();
+    by_url(&mut liked);
     let example = crate::canon::canonicalize(&map.example);
     let mut left_out: Vec<u32> = map
         .nodes
@@ -677,6 +737,7 @@ pub fn judge(map: &SiteMap, verdicts: &Verdicts) -> Judgement {
     by_url(&mut left_out);
     Judgement {
         promoted,
+        liked,
         left_out,
         rule: t.rule(),
     }
@@ -751,6 +812,88 @@ pub fn kinds(map: &SiteMap, left_out: &[String], unlike_kinds: &[String]) -> Vec
         b.targets
             .cmp(&a.targets)
             .then_with(|| a.template.cmp(&b.template))
+    });
+    out
+}
+
+/// One kind of page below θ, by heading ([`kinds_below`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KindBelow {
+    /// The heading template ("Class virtual *").
+    pub template: String,
+    /// Fetched pages below θ whose heading follows it (those a verdict took included).
+    pub pages: usize,
+    /// Up to [`KIND_SAMPLES`] of them, by URL.
+    pub samples: Vec<String>,
+    /// The highest similarity among them.
+    pub best: f32,
+    /// The example's heading follows it: these are pages named as the example is, scoring low.
+    pub example: bool,
+    /// The user judged the kind like the example: its pages are targets.
+    pub like: bool,
+}
+
+/// How many kinds below θ [`kinds_below`] lists (besides those judged like the example).
+pub const KINDS_BELOW_SHOWN: usize = 10;
+
+/// The fetched pages below θ grouped by heading template, for a verdict that takes a whole kind
+/// (LablGTK's "Class virtual *" classes score 0.66–0.86 against a plain class): the templates of
+/// two or more such pages, the largest kinds first (a verdict there takes the most pages), at
+/// most [`KINDS_BELOW_SHOWN`], and every template judged like (`like_kinds`). Counted on the map as
+/// mapped or corrected alike (a page a verdict took is still below θ).
+pub fn kinds_below(map: &SiteMap, like_kinds: &[String]) -> Vec<KindBelow> {
+    let t = Templates::of(map);
+    let example = map.canonical_example();
+    let example_template = map
+        .nodes
+        .iter()
+        .position(|n| n.url == example)
+        .and_then(|i| t.template(i as u32));
+    let mut by_template: HashMap<&str, (Vec<&str>, f32)> = like_kinds
+        .iter()
+        .map(|k| (k.as_str(), (Vec::new(), 0.0)))
+        .collect();
+    for (i, node) in map.nodes.iter().enumerate() {
+        let Some(s) = node.similarity else { continue };
+        let below = f64::from(s) < map.threshold
+            && matches!(node.state, NodeState::Page | NodeState::Target)
+            && !node.url.contains(crate::fetch::POST_MARK);
+        if let Some(tpl) = t.template(i as u32).filter(|_| below) {
+            let entry = by_template.entry(tpl).or_default();
+            entry.0.push(&node.url);
+            entry.1 = entry.1.max(s);
+        }
+    }
+    let mut out: Vec<KindBelow> = by_template
+        .into_iter()
+        .map(|(template, (mut urls, best))| {
+            urls.sort_unstable();
+            KindBelow {
+                template: template.to_string(),
+                pages: urls.len(),
+                samples: urls
+                    .iter()
+                    .take(KIND_SAMPLES)
+                    .map(|u| u.to_string())
+                    .collect(),
+                best,
+                example: example_template == Some(template),
+                like: like_kinds.iter().any(|k| k == template),
+            }
+        })
+        .filter(|k| k.like || k.pages >= RULE_MIN_TARGETS)
+        .collect();
+    out.sort_by(|a, b| {
+        b.pages
+            .cmp(&a.pages)
+            .then_with(|| b.best.total_cmp(&a.best))
+            .then_with(|| a.template.cmp(&b.template))
+    });
+    let mut shown = 0;
+    out.retain(|k| {
+        shown += 1;
+        k.like || shown <= KINDS_BELOW_SHOWN
     });
     out
 }
@@ -1444,7 +1587,9 @@ mod tests {
             promoted: taken,
             rule,
             left_out,
+            liked,
         } = judge(&map, &Verdicts::default());
+        assert!(liked.is_empty());
         assert!(taken.is_empty() && left_out.is_empty());
         let rule = rule.expect("two classes share a template");
         assert!(rule.unlike.is_empty());
@@ -1643,6 +1788,119 @@ mod tests {
         // Without the verdict nothing numbered is refused.
         let plain = judge(&map, &Verdicts::default()).rule;
         assert!(plain.is_none_or(|r| !r.refuses("http://h/x.html", "7 Efficiency Guide")));
+    }
+
+    /// ocamldoc (LablGTK): a class is headed "Class *", a virtual class "Class virtual *", and
+    /// virtual classes score 0.66–0.86 against a plain one. The kinds below θ list them; judged
+    /// like the example, every page of the kind is a target whatever its similarity (not one
+    /// judged unlike by itself), and the rule takes such pages met later.
+    #[test]
+    fn a_kind_below_theta_judged_like_is_taken_whatever_its_similarity() {
+        use NodeState::{Page, Target};
+        let mut nodes = vec![node("index.html", Page, 0.3, "LablGTK")];
+        for (m, name, s) in [
+            ("Gw", "window", 1.0),
+            ("Gb", "button", 0.95),
+            ("Gl", "label", 0.9),
+        ] {
+            let h = format!("Class {m}.{name}");
+            nodes.push(node(&format!("{m}.{name}-c.html"), Target, s, &h));
+        }
+        for (m, name, s) in [
+            ("Ga", "action_group", 0.86),
+            ("Gs", "ml_signals", 0.76),
+            ("Gf", "focus", 0.66),
+        ] {
+            let h = format!("Class virtual {m}.{name}");
+            nodes.push(node(&format!("{m}.{name}-c.html"), Page, s, &h));
+        }
+        for name in ["Mw", "Mo", "Mt"] {
+            nodes.push(node(
+                &format!("{name}.html"),
+                Page,
+                0.7,
+                &format!("Module {name}"),
+            ));
+        }
+        nodes.push(node("Gx.box-c.html", Page, 0.6, "Class Gx.box"));
+        // Other pages, so that "Class" is not on most headings (the site's name).
+        for page in [
+            "Intro", "Guide", "News", "Faq", "Build", "Authors", "Changes", "Terms",
+        ] {
+            nodes.push(node(&format!("{page}.html"), Page, 0.3, page));
+        }
+        let map = SiteMap {
+            threshold: 0.875,
+            example: "http://h/Gw.window-c.html".into(),
+            nodes,
+            ..SiteMap::default()
+        };
+        let below = kinds_below(&map, &[]);
+        let summary: Vec<(&str, usize, bool, bool)> = below
+            .iter()
+            .map(|k| (k.template.as_str(), k.pages, k.example, k.like))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("Class virtual *", 3, false, false),
+                ("Module *", 3, false, false)
+            ]
+        );
+        assert_eq!(below[0].best, 0.86);
+        assert_eq!(below[0].samples[0], "http://h/Ga.action_group-c.html");
+        let focus = "http://h/Gf.focus-c.html";
+        let verdicts = Verdicts {
+            like_kinds: ["Class virtual *"].into_iter().collect(),
+            unlike: [focus].into_iter().collect(),
+            ..Verdicts::default()
+        };
+        let j = judge(&map, &verdicts);
+        assert_eq!(
+            urls_of(&map, j.liked),
+            [
+                "http://h/Ga.action_group-c.html",
+                "http://h/Gs.ml_signals-c.html"
+            ]
+        );
+        let rule = j.rule.expect("a rule");
+        assert_eq!(rule.like, ["Class virtual *"]);
+        assert!(rule.likes(
+            "http://h/GEdit.combo_box-c.html",
+            "Class virtual GEdit.combo_box"
+        ));
+        assert!(!rule.likes("http://h/GEdit.html", "Module GEdit"));
+        // Listed as judged, with the pages it took; a kind judged like is listed even when
+        // fewer than two pages are left of it.
+        let liked = kinds_below(
+            &map,
+            &["Class virtual *".to_string(), "Struct *".to_string()],
+        );
+        assert!(
+            liked
+                .iter()
+                .any(|k| k.template == "Class virtual *" && k.like && k.pages == 3)
+        );
+        assert!(
+            liked
+                .iter()
+                .any(|k| k.template == "Struct *" && k.like && k.pages == 0)
+        );
+        // The example's kind below θ is marked as such once two pages hold it.
+        let mut more = map.clone();
+        more.nodes
+            .push(node("Gy.tag-c.html", Page, 0.62, "Class Gy.tag"));
+        let k = kinds_below(&more, &[]);
+        assert!(
+            k.iter()
+                .any(|k| k.template == "Class *" && k.example && k.pages == 2),
+            "{k:?}"
+        );
+        assert!(Templates::of(&map).names_kind("Class virtual *"));
+        assert!(
+            !Templates::of(&map).names_kind("Struct *")
+                && !Templates::of(&map).names_kind(NUMBERED)
+        );
     }
 
     fn urls_of(map: &SiteMap, ids: Vec<u32>) -> Vec<String> {

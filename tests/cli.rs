@@ -1645,8 +1645,8 @@ fn a_kind_left_out_by_heading_is_refused_by_a_verifying_crawl() {
     assert_eq!(json["unlikeByHeading"].as_array().map(Vec::len), Some(n));
     assert_eq!(json["headingRule"]["unlike"], serde_json::json!([KIND]));
 
-    // --like-heading takes the kind back; a kind not left out, or text that is no template,
-    // is refused with the reason.
+    // --like-heading takes the kind back (it is not taken whatever its similarity); a kind of
+    // no page of the map, or text that is no template, is refused with the reason.
     let back = file("back.json");
     let out = stdout_of(exemplar(&[
         "relearn",
@@ -1660,11 +1660,16 @@ fn a_kind_left_out_by_heading_is_refused_by_a_verifying_crawl() {
     ]));
     assert!(!out.contains("left out: headed as"), "{out}");
     assert_eq!(targets(&back).len(), before.len());
+    let taken_back = std::fs::read_to_string(&back).unwrap();
+    assert!(
+        !taken_back.contains("likeHeadings") && !taken_back.contains("unlikeHeadings"),
+        "taken back, not taken whatever its similarity"
+    );
     for (flag, kind, why) in [
         (
             "--like-heading",
             "sf * Nothing",
-            "is not a kind the pattern leaves out",
+            "is no kind of the map's pages",
         ),
         ("--unlike-heading", "<b>sf</b>", "is not a heading template"),
     ] {

@@ -719,7 +719,8 @@ pub fn check_crawl_inputs(data: &[u8]) {
     // qualified names and whole names.
     let rule = exemplar::heading::HeadingRule {
         templates: vec!["* Class Reference".into()],
-        unlike: vec!["* File Reference".into()],
+        unlike: vec!["* File Reference".into(), "#".into()],
+        like: vec!["Class virtual *".into()],
         kind_words: vec!["html".into(), "class".into()],
         common: vec!["fuzz".into()],
         frequent: Some(vec!["reference".into()]),
@@ -730,6 +731,8 @@ pub fn check_crawl_inputs(data: &[u8]) {
         let _ = rule.takes(line, line);
         let _ = rule.refuses("http://fuzz.test/a_b_8h.html", line);
         let _ = rule.refuses("http://fuzz.test/std/io/struct.A_b.html", line);
+        let _ = rule.likes("http://fuzz.test/G.a_b-c.html", line);
+        let _ = exemplar::heading::numbered(line);
         if exemplar::heading::is_template(line) {
             assert!(!line.chars().any(char::is_control), "{line:?}");
         }

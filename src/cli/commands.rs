@@ -369,14 +369,15 @@ fn print_forms(learned: &run::Learned) {
     }
 }
 
-/// `--like URL`…, `--unlike URL`… and `--unlike-heading TEMPLATE`…: the user's verdicts on
-/// pages of the map and on kinds of target by heading.
+/// `--like URL`…, `--unlike URL`…, `--unlike-heading TEMPLATE`… and `--like-heading
+/// TEMPLATE`…: the user's verdicts on pages of the map and on kinds of page by heading.
 fn corrections(args: &[String]) -> Corrections {
     let urls = |name: &str| flags(args, name).into_iter().map(String::from).collect();
     Corrections {
         like: urls("--like"),
         unlike: urls("--unlike"),
         unlike_headings: urls("--unlike-heading"),
+        like_headings: urls("--like-heading"),
     }
 }
 
@@ -487,6 +488,24 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
             );
         }
     }
+    // Kinds of the pages below θ: a whole kind taken where θ cuts through it.
+    let below = exemplar::heading::kinds_below(map, &corrections.like_headings);
+    if !below.is_empty() {
+        println!(
+            "pages below θ by heading, with the best similarity among them (+ taken; relearn --like-heading TEMPLATE takes a kind whatever its similarity):"
+        );
+        for k in below {
+            let mark = if k.like { '+' } else { ' ' };
+            let example = if k.example { " (the example's)" } else { "" };
+            let sample = k.samples.first().map_or("", String::as_str);
+            println!(
+                "  {:>5} {:.3} {mark}{}{example}  e.g. {sample}",
+                k.pages,
+                k.best,
+                named(&k.template)
+            );
+        }
+    }
 }
 
 /// `exemplar relearn`: the pattern again from the map it was learned from, at another θ or with
@@ -516,21 +535,29 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
     if !(0.0..=1.0).contains(&threshold) {
         return Err(format!("--threshold {threshold} is outside [0, 1]"));
     }
-    let mut verdicts = old
-        .corrections
-        .merged(&corrections(args))
-        .map_err(|e| e.to_string())?;
-    // --like-heading takes a kind back: the pattern's verdict on it is dropped.
-    for kind in flags(args, "--like-heading") {
-        if flags(args, "--unlike-heading").contains(&kind) {
+    // A verdict on a kind the pattern judged the other way takes that verdict back (a kind
+    // left out is taken back by --like-heading, not taken whatever its similarity); on any
+    // other kind it stands.
+    let mut newer = corrections(args);
+    let mut old_verdicts = old.corrections.clone();
+    newer.like_headings.retain(|k| {
+        let back = old_verdicts.unlike_headings.contains(k);
+        old_verdicts.unlike_headings.retain(|h| h != k);
+        !back
+    });
+    newer.unlike_headings.retain(|k| {
+        let back = old_verdicts.like_headings.contains(k);
+        old_verdicts.like_headings.retain(|h| h != k);
+        !back
+    });
+    let verdicts = old_verdicts.merged(&newer).map_err(|e| e.to_string())?;
+    // A kind taken or left out names the map's pages (a mistyped template takes nothing).
+    let templates = exemplar::heading::Templates::of(&map);
+    for k in newer.like_headings.iter().chain(&newer.unlike_headings) {
+        if !templates.names_kind(k) {
             return Err(format!(
-                "{kind:?} is given both --like-heading and --unlike-heading"
+                "{k:?} is no kind of the map's pages (the lists of `learn` and `relearn` name them)"
             ));
-        }
-        let before = verdicts.unlike_headings.len();
-        verdicts.unlike_headings.retain(|h| h.as_str() != kind);
-        if verdicts.unlike_headings.len() == before {
-            return Err(format!("{kind:?} is not a kind the pattern leaves out"));
         }
     }
     let (pattern, corrected) = old

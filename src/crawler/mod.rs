@@ -865,7 +865,13 @@ impl Crawler {
         // heading) is refused, as learning left such targets out.
         let pattern = &self.state.pattern;
         let corrections = &pattern.corrections;
-        let liked = corrections.like.iter().any(|u| u == url);
+        let liked = corrections.like.iter().any(|u| u == url)
+            || pattern
+                .heading_rule
+                .as_ref()
+                .is_some_and(|rule| rule.likes(url, &page.heading))
+                && !corrections.unlike.iter().any(|u| u == url)
+                && !unlike_kind(pattern, url, &page.heading);
         let mut by_heading = false;
         if liked {
             // Taken whatever its score.
@@ -1701,6 +1707,7 @@ mod tests {
         p.heading_rule = Some(crate::heading::HeadingRule {
             templates: vec!["Item *".into()],
             unlike: vec![],
+            like: vec![],
             kind_words: vec!["item".into()],
             common: vec![],
             frequent: None,
@@ -1761,6 +1768,7 @@ mod tests {
         p.heading_rule = Some(crate::heading::HeadingRule {
             templates: vec![],
             unlike: vec!["Item *".into()],
+            like: vec![],
             kind_words: vec!["item".into()],
             common: vec![],
             frequent: None,

@@ -209,19 +209,27 @@ pub struct Corrections {
     /// targets headed so are left out, except the example and pages judged like it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unlike_headings: Vec<String>,
+    /// Heading templates like the example ([`crate::heading::kinds_below`]: "Class virtual *"):
+    /// pages headed so are targets whatever their similarity, unless judged unlike one by one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub like_headings: Vec<String>,
 }
 
 impl Corrections {
     /// Whether there is no verdict.
     pub fn is_empty(&self) -> bool {
-        self.like.is_empty() && self.unlike.is_empty() && self.unlike_headings.is_empty()
+        self.like.is_empty()
+            && self.unlike.is_empty()
+            && self.unlike_headings.is_empty()
+            && self.like_headings.is_empty()
     }
 
-    /// These verdicts, then `newer` ones over them (a page's latest verdict wins), canonicalised,
-    /// sorted and deduplicated; the heading templates judged unlike are both sets'.
+    /// These verdicts, then `newer` ones over them (a page's or a kind's latest verdict wins),
+    /// canonicalised, sorted and deduplicated.
     ///
     /// # Errors
-    /// A URL that is not absolute, or one `newer` marks both ways.
+    /// A URL that is not absolute, a template that is not one, or a page or a kind `newer`
+    /// marks both ways.
     pub fn merged(&self, newer: &Corrections) -> Result<Corrections, PatternError> {
         let canonical = |urls: &[String]| -> Result<BTreeSet<String>, PatternError> {
             urls.iter()
@@ -252,19 +260,43 @@ impl Corrections {
         }
         like.extend(new_like);
         unlike.extend(new_unlike);
-        let mut headings = BTreeSet::new();
-        for h in self.unlike_headings.iter().chain(&newer.unlike_headings) {
-            if !crate::heading::is_template(h) {
-                return Err(PatternError(format!(
-                    "{h:?} is not a heading template (words and * one space apart, as the targets by heading list them)"
-                )));
-            }
-            headings.insert(h.clone());
+        let templates = |list: &[String]| -> Result<BTreeSet<String>, PatternError> {
+            list.iter()
+                .map(|h| {
+                    if crate::heading::is_template(h) {
+                        Ok(h.clone())
+                    } else {
+                        Err(PatternError(format!(
+                            "{h:?} is not a heading template (words and * one space apart, as the kinds by heading list them)"
+                        )))
+                    }
+                })
+                .collect()
+        };
+        let (new_like_h, new_unlike_h) = (
+            templates(&newer.like_headings)?,
+            templates(&newer.unlike_headings)?,
+        );
+        if let Some(h) = new_like_h.intersection(&new_unlike_h).next() {
+            return Err(PatternError(format!(
+                "{h:?} is marked both like and unlike the example"
+            )));
         }
+        let mut like_h = templates(&self.like_headings)?;
+        let mut unlike_h = templates(&self.unlike_headings)?;
+        for h in &new_like_h {
+            unlike_h.remove(h);
+        }
+        for h in &new_unlike_h {
+            like_h.remove(h);
+        }
+        like_h.extend(new_like_h);
+        unlike_h.extend(new_unlike_h);
         Ok(Corrections {
             like: like.into_iter().collect(),
             unlike: unlike.into_iter().collect(),
-            unlike_headings: headings.into_iter().collect(),
+            unlike_headings: unlike_h.into_iter().collect(),
+            like_headings: like_h.into_iter().collect(),
         })
     }
 }
@@ -434,10 +466,15 @@ impl Pattern {
             return Err(PatternError("pattern has no levels".into()));
         }
         let rule = self.heading_rule.as_ref();
-        let templates = self.corrections.unlike_headings.iter().chain(
-            rule.into_iter()
-                .flat_map(|r| r.templates.iter().chain(&r.unlike)),
-        );
+        let templates = self
+            .corrections
+            .unlike_headings
+            .iter()
+            .chain(&self.corrections.like_headings)
+            .chain(
+                rule.into_iter()
+                    .flat_map(|r| r.templates.iter().chain(&r.unlike).chain(&r.like)),
+            );
         for t in templates {
             if !crate::heading::is_template(t) {
                 return Err(PatternError(format!("{t:?} is not a heading template")));
@@ -549,6 +586,10 @@ impl Pattern {
                         "; {} not like it",
                         count(c.unlike_headings.len(), "heading kind")
                     )
+                } + &if c.like_headings.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {} like it", count(c.like_headings.len(), "heading kind"))
                 }
             );
         }
@@ -827,9 +868,15 @@ pub fn learn_corrected(
             .iter()
             .map(String::as_str)
             .collect(),
+        like_kinds: corrections
+            .like_headings
+            .iter()
+            .map(String::as_str)
+            .collect(),
     };
     let judgement = crate::heading::judge(&map, &verdicts);
     let by_heading = promote(&mut map, &judgement.promoted);
+    promote(&mut map, &judgement.liked);
     let rule = judgement.rule;
     let unlike_by_heading: Vec<String> = judgement
         .left_out
@@ -1585,11 +1632,31 @@ fn simulate_levels(
 #[cfg(test)]
 mod tests {
     #[test]
+    fn kind_verdicts_merge_with_the_latest_winning() {
+        let c = |like: &[&str], unlike: &[&str]| Corrections {
+            like_headings: like.iter().map(|s| s.to_string()).collect(),
+            unlike_headings: unlike.iter().map(|s| s.to_string()).collect(),
+            ..Corrections::default()
+        };
+        let old = c(&["Class virtual *"], &["* File Reference", "#"]);
+        let m = old
+            .merged(&c(&["* File Reference"], &["Class virtual *"]))
+            .expect("merged");
+        assert_eq!(m, c(&["* File Reference"], &["#", "Class virtual *"]));
+        assert!(!m.is_empty() && c(&[], &[]).is_empty());
+        let both = old.merged(&c(&["Struct *"], &["Struct *"]));
+        assert!(both.is_err_and(|e| e.0.contains("both like and unlike")));
+        let bad = old.merged(&c(&["<b>x</b>"], &[]));
+        assert!(bad.is_err_and(|e| e.0.contains("not a heading template")));
+    }
+
+    #[test]
     fn corrections_merge_with_the_latest_verdict_winning() {
         let c = |like: &[&str], unlike: &[&str]| Corrections {
             like: like.iter().map(|s| s.to_string()).collect(),
             unlike: unlike.iter().map(|s| s.to_string()).collect(),
             unlike_headings: vec![],
+            like_headings: vec![],
         };
         let old = c(
             &["http://a.test/x#top", "http://a.test/y"],
@@ -1837,6 +1904,7 @@ mod tests {
                 like: if like { vec![entry.clone()] } else { vec![] },
                 unlike: if like { vec![] } else { vec![entry.clone()] },
                 unlike_headings: vec![],
+                like_headings: vec![],
             };
             p.relearned(map.clone(), &c, 0)
         };

@@ -230,7 +230,21 @@ pub fn doubtful_targets(
     entry_target: bool,
     n: usize,
 ) -> Vec<Doubtful> {
-    let judged: HashSet<&str> = corrections.like.iter().map(String::as_str).collect();
+    let mut judged: HashSet<&str> = corrections.like.iter().map(String::as_str).collect();
+    // Pages of a kind the user judged like the example are judged too.
+    if !corrections.like_headings.is_empty() {
+        let kinds: HashSet<&str> = corrections
+            .like_headings
+            .iter()
+            .map(String::as_str)
+            .collect();
+        let t = crate::heading::Templates::of(map);
+        judged.extend(
+            map.targets()
+                .filter(|&i| t.template(i).is_some_and(|k| kinds.contains(k)))
+                .map(|i| map.nodes[i as usize].url.as_str()),
+        );
+    }
     let by_heading: HashSet<&str> = by_heading.iter().map(String::as_str).collect();
     let example = map.canonical_example();
     let shapes = ShapeCounts::of(map);
