@@ -414,6 +414,7 @@ function learnedSummary(learned) {
     byHeading: learned.pattern.byHeading ?? [],
     unlikeByHeading: learned.pattern.unlikeByHeading ?? [],
     headingKinds: learned.headingKinds ?? [],
+    headingKindsBelow: learned.headingKindsBelow ?? [],
     leftUnfetched: learned.leftUnfetched ?? [],
     stats: learned.pattern.stats,
   };
@@ -593,7 +594,7 @@ function stringList(value, name) {
   return value;
 }
 
-async function relearn({ jobId, threshold, like, unlike, unlikeHeadings }) {
+async function relearn({ jobId, threshold, like, unlike, unlikeHeadings, likeHeadings }) {
   await ready;
   const record = await db.get('jobs', jobId);
   if (!record || record.kind !== 'learn') throw new Error(`no learning job ${jobId}`);
@@ -601,6 +602,7 @@ async function relearn({ jobId, threshold, like, unlike, unlikeHeadings }) {
   if (typeof threshold !== 'number') throw new Error('threshold must be a number');
   const corrections = {
     like: urlList(like, 'like'), unlike: urlList(unlike, 'unlike'), unlikeHeadings: stringList(unlikeHeadings, 'unlikeHeadings'),
+    likeHeadings: stringList(likeHeadings, 'likeHeadings'),
   };
   const job = Job.restore(record.snapshot);
   let learned;

@@ -394,7 +394,8 @@ function renderReview(result) {
   const corrections = result.corrections ?? { like: [], unlike: [] };
   const leftOut = result.unlikeByHeading ?? [];
   const kinds = result.headingKinds ?? [];
-  const key = JSON.stringify([result.threshold, corrections, (result.nearMisses ?? []).map((n) => n.url), result.targets.length, kinds]);
+  const below = result.headingKindsBelow ?? [];
+  const key = JSON.stringify([result.threshold, corrections, (result.nearMisses ?? []).map((n) => n.url), result.targets.length, kinds, below]);
   if ($('review-box').dataset.key === key) return;
   $('review-box').dataset.key = key;
   const liked = new Set(corrections.like);
@@ -420,6 +421,8 @@ function renderReview(result) {
   // Kinds by heading: a choice only where the targets have two or more, or one was left out.
   $('kinds-box').hidden = kinds.length < 2 && !kinds.some((k) => k.unlike);
   $('heading-kinds').replaceChildren(...kinds.map(kindRow));
+  $('kinds-below-box').hidden = below.length === 0;
+  $('heading-kinds-below').replaceChildren(...below.map(kindBelowRow));
   $('left-out').hidden = leftOut.length === 0;
   $('left-out').textContent = leftOut.length === 0 ? '' : `${leftOut.length} ${leftOut.length === 1 ? 'target' : 'targets'} left out for their heading (${leftOut.slice(0, 3).map(pathOf).join(', ')}${leftOut.length > 3 ? ', …' : ''}). Untick the kind to take them back.`;
 }
@@ -438,6 +441,28 @@ function kindRow(kind) {
   // The core's one kind that is not a template of words: headings that start with a section
   // number (`heading::NUMBERED`).
   if (kind.template === '#') label.append(' ', el('span', 'headings that start with a section number (chapters, sections)'));
+  if (kind.example) label.append(' ', el('span', "(your example's)"));
+  const li = el('li');
+  li.append(label);
+  const [first] = kind.samples;
+  if (first) {
+    const sample = pageLink(first);
+    sample.title = kind.samples.join('\n');
+    li.append(' e.g. ', sample);
+  }
+  return li;
+}
+
+/** One row of the kinds below θ: a checkbox carrying the template (ticked: taken whatever the
+ * similarity), how many pages, the best similarity among them, the template, and its first
+ * sample page (all samples on hover). */
+function kindBelowRow(kind) {
+  const box = el('input');
+  box.type = 'checkbox';
+  box.dataset.template = kind.template;
+  box.checked = kind.like;
+  const label = el('label');
+  label.append(box, ' ', el('span', String(kind.pages), 'num'), ' ', el('span', kind.best.toFixed(3), 'num'), ' ', el('code', kind.template));
   if (kind.example) label.append(' ', el('span', "(your example's)"));
   const li = el('li');
   li.append(label);
@@ -664,6 +689,7 @@ $('relearn').addEventListener('click', () => act(async () => {
     type: 'relearn', jobId: crawler.learnJobId, threshold: Number($('threshold').value),
     like: ticked('near-misses'), unlike: ticked('weak-targets'),
     unlikeHeadings: [...$('heading-kinds').querySelectorAll('input:checked')].map((box) => box.dataset.template),
+    likeHeadings: [...$('heading-kinds-below').querySelectorAll('input:checked')].map((box) => box.dataset.template),
   });
 }, $('relearn-error')));
 for (const format of ['pattern', 'jsonl', 'csv', 'warc', 'scrapy']) {

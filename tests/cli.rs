@@ -2042,3 +2042,191 @@ fn numbered_headings_are_a_kind_the_user_can_leave_out() {
         .unwrap_or_else(|| panic!("{stderr}"));
     assert!(rejected >= 9, "every chapter, the new one too: {stderr}");
 }
+
+/// An OCaml API documented as ocamldoc does, in `dir`: ten classes headed "Class G.*" and six
+/// virtual classes headed "Class virtual G.*" (fewer sections: they score about 0.78 against
+/// a class), eight prose pages, and an index of them all; `extra` more virtual classes.
+fn ocaml_api(dir: &std::path::Path, extra: &[&str]) {
+    let page = |title: &str, h1: &str, body: &str| {
+        format!(
+            "<!DOCTYPE html><html><head><title>{title}</title></head><body><div class=navbar>\
+             <a href='index.html'>Up</a></div><h1>{h1}</h1>{body}</body></html>"
+        )
+    };
+    const CLASSES: [&str; 10] = [
+        "window", "button", "label", "entry", "frame", "notebook", "paned", "table", "image",
+        "scale",
+    ];
+    let mut virtuals = vec![
+        "action_group",
+        "ml_signals",
+        "focus",
+        "drag_ops",
+        "misc_ops",
+        "gobject_ops",
+    ];
+    virtuals.extend_from_slice(extra);
+    for (i, c) in CLASSES.iter().enumerate() {
+        let methods: String = (0..3 + i % 4)
+            .map(|m| {
+                format!(
+                    "<pre><span class=keyword>method</span> <code>m{m} : unit</code></pre>\
+                     <div class=info><p>Does {m}.</p></div>"
+                )
+            })
+            .collect();
+        let body = format!(
+            "<pre><span>class</span> <code>{c}</code></pre><div class=info><p>About {c}.</p></div>\
+             <ul><li>inherits</li></ul><hr>{methods}"
+        );
+        std::fs::write(
+            dir.join(format!("G.{c}-c.html")),
+            page(
+                c,
+                &format!("Class <a href='type_{c}.html'>G.{c}</a>"),
+                &body,
+            ),
+        )
+        .unwrap();
+    }
+    for (i, v) in virtuals.iter().enumerate() {
+        let methods: String = (0..2 + i % 3)
+            .map(|m| {
+                format!("<pre><span class=keyword>method</span> <code>m{m} : unit</code></pre>")
+            })
+            .collect();
+        let body = format!(
+            "<pre><span>class virtual</span> <code>{v}</code></pre><hr>{methods}\
+             <table><tr><td>x</td></tr></table>"
+        );
+        std::fs::write(
+            dir.join(format!("G.{v}-c.html")),
+            page(
+                v,
+                &format!("Class virtual <a href='type_{v}.html'>G.{v}</a>"),
+                &body,
+            ),
+        )
+        .unwrap();
+    }
+    for i in 0..8 {
+        let paras: String = (0..=i % 3).map(|j| format!("<p>Para {j}.</p>")).collect();
+        std::fs::write(
+            dir.join(format!("doc{i}.html")),
+            page(&format!("Doc {i}"), &format!("Doc {i}"), &paras),
+        )
+        .unwrap();
+    }
+    let links: String = CLASSES
+        .iter()
+        .chain(&virtuals)
+        .map(|c| format!("<li><a href='G.{c}-c.html'>{c}</a></li>"))
+        .chain((0..8).map(|i| format!("<li><a href='doc{i}.html'>Doc {i}</a></li>")))
+        .collect();
+    std::fs::write(
+        dir.join("index.html"),
+        page("Index", "Index of classes", &format!("<ul>{links}</ul>")),
+    )
+    .unwrap();
+}
+
+/// A kind of page below θ taken: `learn` lists the pages below θ by heading (the virtual
+/// classes, their best similarity), `relearn --like-heading` takes them all whatever their
+/// similarity without fetching, a verifying crawl collects them and a virtual class added
+/// since (the pattern's rule), and `--unlike-heading` on the kind takes the verdict back.
+#[test]
+fn a_kind_below_theta_taken_by_heading() {
+    let site = scratch_dir("kinds-below");
+    ocaml_api(&site.0, &[]);
+    let mut server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(site.0.clone())).unwrap();
+    let base = server.url();
+    let dir = scratch_dir("kinds-below-out");
+    let path = |name: &str| dir.0.join(name).to_string_lossy().into_owned();
+    let (pattern_file, map) = (path("pattern.json"), path("map.json"));
+    let mut args = learn_args(
+        &format!("{base}/index.html"),
+        &format!("{base}/G.window-c.html"),
+        &pattern_file,
+        "0",
+    );
+    args.extend(["--map".to_string(), map.clone()]);
+    let learned = stdout_of(exemplar(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
+    let classes = known_targets(&pattern_file);
+    assert_eq!(classes.len(), 10, "{learned}");
+    assert!(
+        !classes
+            .iter()
+            .any(|u| u.contains("_ops") || u.contains("focus"))
+    );
+    let kind = learned
+        .lines()
+        .skip_while(|l| !l.starts_with("pages below θ by heading"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("{learned}"));
+    let cells: Vec<&str> = kind.split_whitespace().collect();
+    assert_eq!(cells[0], "6", "{kind}");
+    let best: f64 = cells[1].parse().unwrap();
+    assert!((0.5..0.875).contains(&best), "{kind}");
+    assert!(kind.contains(" Class virtual *  e.g. "), "{kind}");
+
+    let taken = path("taken.json");
+    let requests = server.requests();
+    let out = stdout_of(exemplar(&[
+        "relearn",
+        &pattern_file,
+        "--map",
+        &map,
+        "--like-heading",
+        "Class virtual *",
+        "-o",
+        &taken,
+    ]));
+    assert_eq!(server.requests(), requests, "relearn fetches nothing");
+    assert!(out.contains("1 heading kind like it"), "{out}");
+    assert!(out.contains("+  Class virtual *"), "{out}");
+    let all = known_targets(&taken);
+    assert_eq!(all.len(), 16, "{all:?}");
+    assert!(all.is_superset(&classes));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&taken).unwrap()).unwrap();
+    assert_eq!(
+        json["corrections"]["likeHeadings"],
+        serde_json::json!(["Class virtual *"])
+    );
+    assert_eq!(
+        json["headingRule"]["like"],
+        serde_json::json!(["Class virtual *"])
+    );
+
+    // A virtual class added since: a verifying crawl takes it by its heading, whatever its
+    // similarity, and the prose pages stay out.
+    ocaml_api(&site.0, &["new_signals"]);
+    let (stdout, stderr) = crawled(&taken, &["--verify"]);
+    let got: BTreeSet<String> = stdout.lines().map(String::from).collect();
+    let mut expected = all.clone();
+    expected.insert(format!("{base}/G.new_signals-c.html"));
+    assert_eq!(got, expected, "{stderr}");
+
+    // --unlike-heading on the kind takes the verdict back: the classes alone again.
+    let back = path("back.json");
+    stdout_of(exemplar(&[
+        "relearn",
+        &taken,
+        "--map",
+        &map,
+        "--unlike-heading",
+        "Class virtual *",
+        "-o",
+        &back,
+    ]));
+    assert_eq!(known_targets(&back), classes);
+    assert!(
+        !std::fs::read_to_string(&back)
+            .unwrap()
+            .contains("likeHeadings")
+    );
+    server.stop();
+}

@@ -98,6 +98,9 @@ struct Learned<'a> {
     doubtful_targets: Vec<pattern::Doubtful>,
     /// The targets by heading template ([`crate::heading::kinds`]), for a verdict on a kind.
     heading_kinds: Vec<crate::heading::HeadingKind>,
+    /// The pages below θ by heading template ([`crate::heading::kinds_below`]), for a verdict
+    /// that takes a kind.
+    heading_kinds_below: Vec<crate::heading::KindBelow>,
     /// The URL shapes mapping fetched last for yielding nothing, with their pages it left
     /// unfetched ([`crate::mapper::shapes::left_unfetched`]).
     left_unfetched: Vec<LeftUnfetched>,
@@ -366,16 +369,17 @@ impl Job {
     /// (default: the θ the map was made with, or when only the example reached it the θ its
     /// scores give, `pattern::lowered_threshold`; another θ relabels the fetched pages without
     /// refetching anything, see `SiteMap::with_threshold`), with the user's verdicts
-    /// `corrections` (`{like: [url], unlike: [url], unlikeHeadings: [template]}`, optional: pages
-    /// counted as targets or not whatever their similarity, and kinds of target by heading left
-    /// out; recorded in the pattern). Returns `{pattern, patternJson,
+    /// `corrections` (`{like: [url], unlike: [url], unlikeHeadings: [template], likeHeadings:
+    /// [template]}`, optional: pages counted as targets or not whatever their similarity, kinds
+    /// of target by heading left out, and kinds of page below θ taken; recorded in the pattern). Returns `{pattern, patternJson,
     /// rendered, threshold, targets: [{url, title, similarity}], similarities, nearMisses:
     /// [{url, title, heading, similarity, urlLikeTargets}], thresholdGap: {threshold, lowestAbove,
     /// highestBelow, pages, urlLikeTargets} or null, thresholdLowered: {from, to, pages, scored}
     /// or null, thresholdCut: the same, when `threshold` is the θ mapping ran with and only the
     /// example reached it (not taken: a θ set by the user is kept), or null, doubtfulTargets: [{url, title,
     /// heading, similarity, urlUnlikeTargets, byHeading}], headingKinds: [{template, targets,
-    /// samples, example, unlike}], leftUnfetched: [{shape, pages}]}` (the pattern's `byHeading` lists the pages taken below θ
+    /// samples, example, unlike}], headingKindsBelow: [{template, pages, samples, best, example,
+    /// like}], leftUnfetched: [{shape, pages}]}` (the pattern's `byHeading` lists the pages taken below θ
     /// for their heading, `unlikeByHeading` the targets left out by a kind's verdict). Throws when no page is a target, for a verdict on a page mapping did
     /// not fetch, or on a crawl job.
     #[wasm_bindgen(js_name = learnPattern)]
@@ -459,6 +463,10 @@ impl Job {
                 &map,
                 &pattern.unlike_by_heading,
                 &pattern.corrections.unlike_headings,
+            ),
+            heading_kinds_below: crate::heading::kinds_below(
+                &map,
+                &pattern.corrections.like_headings,
             ),
             left_unfetched: crate::mapper::shapes::left_unfetched(&map, config)
                 .into_iter()
