@@ -30,6 +30,9 @@
 //! example are left out ([`Judgement::left_out`]) and a verifying crawl refuses pages of that
 //! kind. One kind is not made of words: the headings that start with a section number
 //! ([`NUMBERED`]), a manual's chapters among reference pages headed by their name (Erlang's).
+//! The other way round, the pages below θ grouped by template ([`kinds_below`]) let the user
+//! take a whole kind that θ cuts through, whatever its similarity (LablGTK's "Class virtual *"
+//! classes, 0.66–0.86 against a plain class): the rule then takes such pages a crawl meets.
 //! Where θ lets a whole kind through (assimp's header pages among its classes), one verdict
 //! settles it; no verdict on one page is stretched to its kind (SFML's member-less class
 //! template "sf::Utf< N > Class Template Reference" is one doubtful page, not a reason to drop
