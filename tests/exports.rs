@@ -190,7 +190,7 @@ fn learned_pattern_validates_against_the_json_schema() {
         exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).expect("serve");
     let dir = temp_dir("schema");
     let (pattern, _, _) = learn_and_crawl(&server.url(), &dir);
-    let script = r#"
+    let script = r##"
 import json, sys
 import jsonschema
 schema = json.load(open(sys.argv[1]))
@@ -223,12 +223,18 @@ assert list(v.iter_errors(ok)), "qualified is a boolean"
 ok["headingRule"]["qualified"] = True
 ok["headingRule"]["unlike"] = "* File Reference"
 assert list(v.iter_errors(ok)), "unlike is a list"
+# A kind below θ taken, and numbered headings left out.
+ok["corrections"] = {"like": [], "unlike": [], "likeHeadings": ["Class virtual *"], "unlikeHeadings": ["#"]}
+ok["headingRule"] = {"templates": ["Class *"], "like": ["Class virtual *"], "unlike": ["#"], "kindWords": [], "common": []}
+v.validate(ok)
+ok["headingRule"]["like"] = "Class virtual *"
+assert list(v.iter_errors(ok)), "like is a list"
 del ok["headingRule"]
 for wrong in ({"like": "http://a.test/x"}, {"likes": []}):
     ok["corrections"] = wrong
     assert list(v.iter_errors(ok)), wrong
 print("ok")
-"#;
+"##;
     let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/pattern-1.schema.json");
     let out = Command::new(venv("python"))
         .args(["-c", script])
