@@ -431,38 +431,32 @@ function renderReview(result) {
  * targets, the template as text, and its first sample page (all samples on hover). The
  * example's kind cannot be left out. */
 function kindRow(kind) {
-  const box = el('input');
-  box.type = 'checkbox';
-  box.dataset.template = kind.template;
-  box.checked = kind.unlike;
-  box.disabled = kind.example;
-  const label = el('label');
-  label.append(box, ' ', el('span', String(kind.targets), 'num'), ' ', el('code', kind.template));
   // The core's one kind that is not a template of words: headings that start with a section
   // number (`heading::NUMBERED`).
-  if (kind.template === '#') label.append(' ', el('span', 'headings that start with a section number (chapters, sections)'));
-  if (kind.example) label.append(' ', el('span', "(your example's)"));
-  const li = el('li');
-  li.append(label);
-  const [first] = kind.samples;
-  if (first) {
-    const sample = pageLink(first);
-    sample.title = kind.samples.join('\n');
-    li.append(' e.g. ', sample);
-  }
-  return li;
+  const note = kind.template === '#' ? 'headings that start with a section number (chapters, sections)' : null;
+  return kindItem(kind, kind.unlike, kind.example, [String(kind.targets)], note);
 }
 
 /** One row of the kinds below θ: a checkbox carrying the template (ticked: taken whatever the
  * similarity), how many pages, the best similarity among them, the template, and its first
  * sample page (all samples on hover). */
 function kindBelowRow(kind) {
+  return kindItem(kind, kind.like, false, [String(kind.pages), kind.best.toFixed(3)], null);
+}
+
+/** A kind's row: its checkbox, figures, template, note, whether it is the example's, and its
+ * first sample page. */
+function kindItem(kind, checked, disabled, figures, note) {
   const box = el('input');
   box.type = 'checkbox';
   box.dataset.template = kind.template;
-  box.checked = kind.like;
+  box.checked = checked;
+  box.disabled = disabled;
   const label = el('label');
-  label.append(box, ' ', el('span', String(kind.pages), 'num'), ' ', el('span', kind.best.toFixed(3), 'num'), ' ', el('code', kind.template));
+  label.append(box, ' ');
+  for (const f of figures) label.append(el('span', f, 'num'), ' ');
+  label.append(el('code', kind.template));
+  if (note) label.append(' ', el('span', note));
   if (kind.example) label.append(' ', el('span', "(your example's)"));
   const li = el('li');
   li.append(label);
