@@ -707,6 +707,7 @@ pub fn judge(map: &SiteMap, verdicts: &Verdicts) -> Judgement {
         .collect();
     by_url(&mut promoted);
     // Pages of a kind the user judged like the example, whatever their similarity.
+    let taken: HashSet<u32> = promoted.iter().copied().collect();
     let mut liked: Vec<u32> = map
         .nodes
         .iter()
@@ -717,7 +718,7 @@ pub fn judge(map: &SiteMap, verdicts: &Verdicts) -> Judgement {
                 && n.similarity.is_some()
                 && !n.url.contains(crate::fetch::POST_MARK)
                 && !verdicts.unlike.contains(n.url.as_str())
-                && !promoted.contains(&(*i as u32))
+                && !taken.contains(&(*i as u32))
         })
         .map(|(i, _)| i as u32)
         .filter(|&i| t.of_like_kind(i) && !t.of_unlike_kind(i))
@@ -795,19 +796,12 @@ pub fn kinds(map: &SiteMap, left_out: &[String], unlike_kinds: &[String]) -> Vec
     }
     let mut out: Vec<HeadingKind> = by_template
         .into_iter()
-        .map(|(template, (mut urls, example))| {
-            urls.sort_unstable();
-            HeadingKind {
-                template: template.to_string(),
-                targets: urls.len(),
-                samples: urls
-                    .iter()
-                    .take(KIND_SAMPLES)
-                    .map(|u| u.to_string())
-                    .collect(),
-                example,
-                unlike: unlike_kinds.iter().any(|k| k == template),
-            }
+        .map(|(template, (mut urls, example))| HeadingKind {
+            template: template.to_string(),
+            targets: urls.len(),
+            samples: samples(&mut urls),
+            example,
+            unlike: unlike_kinds.iter().any(|k| k == template),
         })
         .filter(|k| k.unlike || k.targets >= RULE_MIN_TARGETS)
         .collect();
@@ -817,6 +811,15 @@ pub fn kinds(map: &SiteMap, left_out: &[String], unlike_kinds: &[String]) -> Vec
             .then_with(|| a.template.cmp(&b.template))
     });
     out
+}
+
+/// A kind's first [`KIND_SAMPLES`] pages by URL (`urls` is sorted).
+fn samples(urls: &mut [&str]) -> Vec<String> {
+    urls.sort_unstable();
+    urls.iter()
+        .take(KIND_SAMPLES)
+        .map(|u| u.to_string())
+        .collect()
 }
 
 /// One kind of page below θ, by heading ([`kinds_below`]).
@@ -870,20 +873,13 @@ pub fn kinds_below(map: &SiteMap, like_kinds: &[String]) -> Vec<KindBelow> {
     }
     let mut out: Vec<KindBelow> = by_template
         .into_iter()
-        .map(|(template, (mut urls, best))| {
-            urls.sort_unstable();
-            KindBelow {
-                template: template.to_string(),
-                pages: urls.len(),
-                samples: urls
-                    .iter()
-                    .take(KIND_SAMPLES)
-                    .map(|u| u.to_string())
-                    .collect(),
-                best,
-                example: example_template == Some(template),
-                like: like_kinds.iter().any(|k| k == template),
-            }
+        .map(|(template, (mut urls, best))| KindBelow {
+            template: template.to_string(),
+            pages: urls.len(),
+            samples: samples(&mut urls),
+            best,
+            example: example_template == Some(template),
+            like: like_kinds.iter().any(|k| k == template),
         })
         .filter(|k| k.like || k.pages >= RULE_MIN_TARGETS)
         .collect();

@@ -1353,6 +1353,22 @@ fn learn_args(entry: &str, example: &str, pattern: &str, delay_ms: &str) -> Vec<
     .to_vec()
 }
 
+/// The stdout of a quiet `exemplar learn` from `entry` with `example` that writes `pattern` and
+/// the site map `map`, with `extra` arguments; the run must succeed.
+fn learned_with_map(
+    entry: &str,
+    example: &str,
+    pattern: &str,
+    map: &str,
+    extra: &[&str],
+) -> String {
+    let mut args = learn_args(entry, example, pattern, "0");
+    args.extend(["--map", map].iter().chain(extra).map(|s| s.to_string()));
+    stdout_of(exemplar(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    ))
+}
+
 /// Ctrl-C for a child process: SIGINT.
 fn interrupt(child: &std::process::Child) {
     // SAFETY: sending SIGINT to our own child process.
@@ -1566,16 +1582,13 @@ fn a_kind_left_out_by_heading_is_refused_by_a_verifying_crawl() {
     let base = server.url();
     let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
     let (pattern, map) = (file("pattern.json"), file("map.json"));
-    let mut args = learn_args(
+    let learned = learned_with_map(
         &format!("{base}/{}", site.entry),
         &format!("{base}/{}", site.example),
         &pattern,
-        "0",
+        &map,
+        &[],
     );
-    args.extend(["--map".to_string(), map.clone()]);
-    let learned = stdout_of(exemplar(
-        &args.iter().map(String::as_str).collect::<Vec<_>>(),
-    ));
     let kinds: Vec<&str> = learned
         .lines()
         .skip_while(|l| !l.starts_with("targets by heading"))
@@ -1810,15 +1823,7 @@ fn a_theta_given_by_hand_is_kept_where_the_default_is_lowered() {
     let path = |name: &str| dir.0.join(name).to_string_lossy().into_owned();
     let (entry, example) = (format!("{base}/"), format!("{base}/c3ref/f0.html"));
     let learn = |pattern: &str, map: &str, extra: &[&str]| {
-        let mut args = learn_args(&entry, &example, pattern, "0");
-        args.extend(["--map".to_string(), map.to_string()]);
-        args.extend(extra.iter().map(|s| s.to_string()));
-        stdout_of(
-            Command::new(env!("CARGO_BIN_EXE_exemplar"))
-                .args(&args)
-                .output()
-                .unwrap(),
-        )
+        learned_with_map(&entry, &example, pattern, map, extra)
     };
     // The default θ: lowered, and said so.
     let (lowered, lowered_map) = (path("lowered.json"), path("lowered-map.json"));
@@ -1957,16 +1962,13 @@ fn numbered_headings_are_a_kind_the_user_can_leave_out() {
     let dir = scratch_dir("numbered");
     let path = |name: &str| dir.0.join(name).to_string_lossy().into_owned();
     let (pattern_file, map) = (path("pattern.json"), path("map.json"));
-    let mut args = learn_args(
+    let learned = learned_with_map(
         &format!("{base}/"),
         &format!("{base}/lib/lists.html"),
         &pattern_file,
-        "0",
+        &map,
+        &[],
     );
-    args.extend(["--map".to_string(), map.clone()]);
-    let learned = stdout_of(exemplar(
-        &args.iter().map(String::as_str).collect::<Vec<_>>(),
-    ));
     let targets = known_targets(&pattern_file);
     let chapter = |u: &String| {
         !u.contains("/lib/")
@@ -2144,16 +2146,13 @@ fn a_kind_below_theta_taken_by_heading() {
     let dir = scratch_dir("kinds-below-out");
     let path = |name: &str| dir.0.join(name).to_string_lossy().into_owned();
     let (pattern_file, map) = (path("pattern.json"), path("map.json"));
-    let mut args = learn_args(
+    let learned = learned_with_map(
         &format!("{base}/index.html"),
         &format!("{base}/G.window-c.html"),
         &pattern_file,
-        "0",
+        &map,
+        &[],
     );
-    args.extend(["--map".to_string(), map.clone()]);
-    let learned = stdout_of(exemplar(
-        &args.iter().map(String::as_str).collect::<Vec<_>>(),
-    ));
     let classes = known_targets(&pattern_file);
     assert_eq!(classes.len(), 10, "{learned}");
     assert!(
@@ -2187,6 +2186,17 @@ fn a_kind_below_theta_taken_by_heading() {
     assert_eq!(server.requests(), requests, "relearn fetches nothing");
     assert!(out.contains("1 heading kind like it"), "{out}");
     assert!(out.contains("+  Class virtual *"), "{out}");
+    // Pages of a kind judged like the example are judged: not among the targets to check.
+    let to_check: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("targets to check"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert!(
+        !to_check.is_empty() && to_check.iter().all(|l| !l.contains("Class virtual")),
+        "{out}"
+    );
     let all = known_targets(&taken);
     assert_eq!(all.len(), 16, "{all:?}");
     assert!(all.is_superset(&classes));

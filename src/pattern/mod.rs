@@ -244,22 +244,6 @@ impl Corrections {
                 })
                 .collect()
         };
-        let (new_like, new_unlike) = (canonical(&newer.like)?, canonical(&newer.unlike)?);
-        if let Some(u) = new_like.intersection(&new_unlike).next() {
-            return Err(PatternError(format!(
-                "{u} is marked both like and unlike the example"
-            )));
-        }
-        let mut like = canonical(&self.like)?;
-        let mut unlike = canonical(&self.unlike)?;
-        for u in &new_like {
-            unlike.remove(u);
-        }
-        for u in &new_unlike {
-            like.remove(u);
-        }
-        like.extend(new_like);
-        unlike.extend(new_unlike);
         let templates = |list: &[String]| -> Result<BTreeSet<String>, PatternError> {
             list.iter()
                 .map(|h| {
@@ -273,32 +257,55 @@ impl Corrections {
                 })
                 .collect()
         };
-        let (new_like_h, new_unlike_h) = (
-            templates(&newer.like_headings)?,
-            templates(&newer.unlike_headings)?,
-        );
-        if let Some(h) = new_like_h.intersection(&new_unlike_h).next() {
-            return Err(PatternError(format!(
-                "{h:?} is marked both like and unlike the example"
-            )));
-        }
-        let mut like_h = templates(&self.like_headings)?;
-        let mut unlike_h = templates(&self.unlike_headings)?;
-        for h in &new_like_h {
-            unlike_h.remove(h);
-        }
-        for h in &new_unlike_h {
-            like_h.remove(h);
-        }
-        like_h.extend(new_like_h);
-        unlike_h.extend(new_unlike_h);
+        let (like, unlike) = latest_wins(
+            (canonical(&self.like)?, canonical(&self.unlike)?),
+            (canonical(&newer.like)?, canonical(&newer.unlike)?),
+            |u| u.to_string(),
+        )?;
+        let (like_headings, unlike_headings) = latest_wins(
+            (
+                templates(&self.like_headings)?,
+                templates(&self.unlike_headings)?,
+            ),
+            (
+                templates(&newer.like_headings)?,
+                templates(&newer.unlike_headings)?,
+            ),
+            |h| format!("{h:?}"),
+        )?;
         Ok(Corrections {
-            like: like.into_iter().collect(),
-            unlike: unlike.into_iter().collect(),
-            unlike_headings: unlike_h.into_iter().collect(),
-            like_headings: like_h.into_iter().collect(),
+            like,
+            unlike,
+            unlike_headings,
+            like_headings,
         })
     }
+}
+
+/// Verdicts of one sort (pages, or kinds by heading), `(like, unlike)`: the `old` ones, then the
+/// `new` ones over them (the latest verdict on an item wins), sorted; an item `new` marks both
+/// ways is refused, named by `name`.
+fn latest_wins(
+    old: (BTreeSet<String>, BTreeSet<String>),
+    new: (BTreeSet<String>, BTreeSet<String>),
+    name: impl Fn(&str) -> String,
+) -> Result<(Vec<String>, Vec<String>), PatternError> {
+    let ((mut like, mut unlike), (new_like, new_unlike)) = (old, new);
+    if let Some(both) = new_like.intersection(&new_unlike).next() {
+        return Err(PatternError(format!(
+            "{} is marked both like and unlike the example",
+            name(both)
+        )));
+    }
+    for item in &new_like {
+        unlike.remove(item);
+    }
+    for item in &new_unlike {
+        like.remove(item);
+    }
+    like.extend(new_like);
+    unlike.extend(new_unlike);
+    Ok((like.into_iter().collect(), unlike.into_iter().collect()))
 }
 
 fn schema_url() -> String {

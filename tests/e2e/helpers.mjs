@@ -143,6 +143,15 @@ export async function learnEnded(call, jobId, timeoutMs = 240_000) {
   }, 'learning', timeoutMs, 200);
 }
 
+/** Clicks the panel's Re-learn and waits until the learning job's status satisfies `done`. */
+export async function relearnFromPanel(panel, call, jobId, done) {
+  await panel.locator('#relearn').click();
+  return waitFor(async () => {
+    const s = await call({ type: 'status', jobId });
+    return done(s) && s;
+  }, 're-learning', 30_000, 100);
+}
+
 /** Throws a clear message when a build product the tests need is missing. */
 export async function requireBuilt(path, what) {
   try {

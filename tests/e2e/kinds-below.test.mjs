@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, filesInBrowser, sitePage, waitFor } from './helpers.mjs';
+import { ROOT, filesInBrowser, learnEnded, relearnFromPanel, sitePage } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const CLASSES = ['window', 'button', 'label', 'entry', 'frame', 'notebook', 'paned', 'table', 'image', 'scale'];
@@ -41,23 +41,12 @@ after(async () => {
   await close?.();
 });
 
-async function relearnFromPanel(panel, jobId, done) {
-  await panel.locator('#relearn').click();
-  return waitFor(async () => {
-    const s = await call({ type: 'status', jobId });
-    return done(s) && s;
-  }, 're-learning', 30_000, 100);
-}
-
 test('a kind of page below θ ticked in the panel is taken whatever its similarity', { timeout: 180_000 }, async () => {
   const { jobId } = await call({
     type: 'startLearn', entryUrl: `${site.url}index.html`, exampleUrl: `${site.url}G.window-c.html`,
     settings: { delayMs: 0, concurrency: 2, crawlAfterLearning: false },
   });
-  const learn = await waitFor(async () => {
-    const s = await call({ type: 'status', jobId });
-    return s.status !== 'running' && s;
-  }, 'learning', 120_000, 250);
+  const learn = await learnEnded(call, jobId, 120_000);
   assert.equal(learn.status, 'done', learn.error);
   const classes = CLASSES.map((c) => `${site.url}G.${c}-c.html`).sort();
   const virtuals = VIRTUALS.map((v) => `${site.url}G.${v}-c.html`).sort();
@@ -74,7 +63,7 @@ test('a kind of page below θ ticked in the panel is taken whatever its similari
   const row = panel.locator('#heading-kinds-below li').filter({ has: panel.locator(`input[data-template="${KIND}"]`) });
   assert.equal(await row.textContent(), ` ${VIRTUALS.length} ${kind.best.toFixed(3)} ${KIND} e.g. /G.action_group-c.html`);
   await row.locator('input').check();
-  const taken = await relearnFromPanel(panel, jobId, (s) => (s.result.corrections.likeHeadings ?? []).length > 0);
+  const taken = await relearnFromPanel(panel, call, jobId, (s) => (s.result.corrections.likeHeadings ?? []).length > 0);
   assert.deepEqual(taken.result.corrections, { like: [], unlike: [], likeHeadings: [KIND] });
   assert.deepEqual(taken.result.targets.map((t) => t.url).sort(), [...classes, ...virtuals].sort());
   assert.ok(taken.result.headingKindsBelow.find((k) => k.template === KIND)?.like);
@@ -83,6 +72,6 @@ test('a kind of page below θ ticked in the panel is taken whatever its similari
 
   // Unticked: the verdict is taken back.
   await panel.locator(`#heading-kinds-below input[data-template="${KIND}"]`).uncheck();
-  const back = await relearnFromPanel(panel, jobId, (s) => !s.result.corrections.likeHeadings);
+  const back = await relearnFromPanel(panel, call, jobId, (s) => !s.result.corrections.likeHeadings);
   assert.deepEqual(back.result.targets.map((t) => t.url).sort(), classes);
 });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, filesInBrowser, sitePage, waitFor } from './helpers.mjs';
+import { ROOT, filesInBrowser, learnEnded, sitePage } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const INTERFACES = 24;
@@ -49,10 +49,7 @@ test('θ is taken from the scores when only the example reaches it, and the pane
     type: 'startLearn', entryUrl: `${site.url}index.html`, exampleUrl: `${site.url}c3ref/f0.html`,
     settings: { delayMs: 0, concurrency: 2, crawlAfterLearning: false },
   });
-  const learn = await waitFor(async () => {
-    const s = await call({ type: 'status', jobId });
-    return s.status !== 'running' && s;
-  }, 'learning', 120_000, 250);
+  const learn = await learnEnded(call, jobId, 120_000);
   assert.equal(learn.status, 'done', learn.error);
   const interfaces = [
     ...Array.from({ length: INTERFACES }, (_, i) => `${site.url}c3ref/f${i}.html`),
@@ -96,10 +93,7 @@ test('a θ the user set is kept where only the example reaches it, and the panel
     type: 'startLearn', entryUrl: `${site.url}index.html`, exampleUrl: example,
     settings: { delayMs: 0, concurrency: 2, crawlAfterLearning: false, threshold: 0.9 },
   });
-  const learn = await waitFor(async () => {
-    const s = await call({ type: 'status', jobId });
-    return s.status !== 'running' && s;
-  }, 'learning', 120_000, 250);
+  const learn = await learnEnded(call, jobId, 120_000);
   assert.equal(learn.status, 'done', learn.error);
   assert.equal(learn.result.threshold, 0.9);
   assert.equal(learn.result.thresholdLowered, null);

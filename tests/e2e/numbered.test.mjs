@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, filesInBrowser, sitePage, waitFor } from './helpers.mjs';
+import { ROOT, filesInBrowser, learnEnded, relearnFromPanel, sitePage } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const MODULES = ['lists', 'maps', 'string', 'array', 'queue', 'sets', 'dict', 'proplists', 'binary',
@@ -44,10 +44,7 @@ test('numbered headings are one kind in the panel, and leaving it out keeps the 
     type: 'startLearn', entryUrl: `${site.url}index.html`, exampleUrl: `${site.url}lib/lists.html`,
     settings: { delayMs: 0, concurrency: 2, crawlAfterLearning: false },
   });
-  const learn = await waitFor(async () => {
-    const s = await call({ type: 'status', jobId });
-    return s.status !== 'running' && s;
-  }, 'learning', 120_000, 250);
+  const learn = await learnEnded(call, jobId, 120_000);
   assert.equal(learn.status, 'done', learn.error);
   const modules = MODULES.map((m) => `${site.url}lib/${m}.html`).sort();
   const chapters = CHAPTERS.map(([f]) => `${site.url}lib/${f}.html`).sort();
@@ -63,11 +60,7 @@ test('numbered headings are one kind in the panel, and leaving it out keeps the 
   const row = panel.locator('#heading-kinds li').filter({ has: panel.locator('input[data-template="#"]') });
   assert.match(await row.textContent(), /^ 8 # headings that start with a section number \(chapters, sections\) e\.g\. /);
   await row.locator('input').check();
-  await panel.locator('#relearn').click();
-  const left = await waitFor(async () => {
-    const s = await call({ type: 'status', jobId });
-    return (s.result.unlikeByHeading ?? []).length > 0 && s;
-  }, 're-learning', 30_000, 100);
+  const left = await relearnFromPanel(panel, call, jobId, (s) => (s.result.unlikeByHeading ?? []).length > 0);
   assert.deepEqual(left.result.corrections, { like: [], unlike: [], unlikeHeadings: ['#'] });
   assert.deepEqual([...left.result.unlikeByHeading].sort(), chapters);
   assert.deepEqual(left.result.targets.map((t) => t.url).sort(), modules);

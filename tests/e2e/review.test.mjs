@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, score, storedPages, waitFor } from './helpers.mjs';
+import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, relearnFromPanel, score, storedPages } from './helpers.mjs';
 
 const SITE = 'sfml';
 
@@ -25,14 +25,6 @@ const rowsWith = (panel, list, badge) => panel.locator(`#${list} li`).evaluateAl
   .map((li) => li.querySelector('input').dataset.url), badge);
 
 /** Clicks "Re-learn" in `panel` and waits for learning job `jobId`'s status to satisfy `done`. */
-async function relearnFromPanel(panel, jobId, done) {
-  await panel.locator('#relearn').click();
-  return waitFor(async () => {
-    const s = await env.call({ type: 'status', jobId });
-    return done(s) && s;
-  }, 're-learning', 30_000, 100);
-}
-
 test(`${SITE}: the targets taken for their heading are shown, and the user's verdicts stand`, { timeout: 300_000 }, async (t) => {
   const { spec, site, browser, worker, dispatch, call } = env;
   if (!spec.installed) return t.skip(`${spec.root} is not installed (./build.sh setup)`);
@@ -91,7 +83,7 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   // check, so the verdict can be taken back.
   const [doubted] = [...byHeading].sort();
   await panel.locator(`#weak-targets input[data-url="${doubted}"]`).check();
-  const unliked = await relearnFromPanel(panel, jobId, (s) => s.result.corrections.unlike.length > 0);
+  const unliked = await relearnFromPanel(panel, env.call, jobId, (s) => s.result.corrections.unlike.length > 0);
   assert.deepEqual(unliked.result.corrections, { like: [], unlike: [doubted] });
   assert.equal(unliked.result.targets.length, truth.length - 1);
   assert.ok(!unliked.result.targets.some((x) => x.url === doubted));
@@ -103,7 +95,7 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
 
   // Changed their mind: untick it; re-learning takes it for its heading again.
   await panel.locator(`#weak-targets input[data-url="${doubted}"]`).uncheck();
-  const retracted = await relearnFromPanel(panel, jobId, (s) => s.result.corrections.unlike.length === 0);
+  const retracted = await relearnFromPanel(panel, env.call, jobId, (s) => s.result.corrections.unlike.length === 0);
   assert.deepEqual(retracted.result.corrections, { like: [], unlike: [] });
   assert.equal(retracted.result.targets.length, truth.length);
   assert.deepEqual([...retracted.result.byHeading].sort(), [...byHeading].sort());
@@ -121,7 +113,7 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   const kind = kinds.find((k) => !k.example);
   assert.equal(kind.template, 'sf Event * Struct Reference');
   await panel.locator('#heading-kinds input').nth(kinds.indexOf(kind)).check();
-  const leftOut = await relearnFromPanel(panel, jobId, (s) => (s.result.unlikeByHeading ?? []).length > 0);
+  const leftOut = await relearnFromPanel(panel, env.call, jobId, (s) => (s.result.unlikeByHeading ?? []).length > 0);
   assert.deepEqual(leftOut.result.corrections, { like: [], unlike: [], unlikeHeadings: [kind.template] });
   assert.equal(leftOut.result.targets.length, truth.length - kind.targets);
   assert.equal(leftOut.result.unlikeByHeading.length, kind.targets);
@@ -136,7 +128,7 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   await panel.waitForFunction((template) => [...document.querySelectorAll('#levels .heading-refused li')]
     .some((li) => li.textContent === template), kind.template);
   await panel.locator('#heading-kinds input').nth(kinds.indexOf(kind)).uncheck();
-  const back = await relearnFromPanel(panel, jobId, (s) => (s.result.unlikeByHeading ?? []).length === 0 && !s.result.corrections.unlikeHeadings);
+  const back = await relearnFromPanel(panel, env.call, jobId, (s) => (s.result.unlikeByHeading ?? []).length === 0 && !s.result.corrections.unlikeHeadings);
   assert.equal(back.result.targets.length, truth.length);
   await panel.waitForFunction(() => document.getElementById('left-out').hidden);
 
@@ -154,7 +146,7 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   await panel.waitForFunction((url) => !document.querySelector(`#weak-targets input[data-url="${url}"]`)?.checked, doubted);
   const [nearest] = retracted.result.nearMisses;
   await panel.locator(`#near-misses input[data-url="${nearest.url}"]`).check();
-  const liked = await relearnFromPanel(panel, jobId, (s) => s.result.corrections.like.length > 0);
+  const liked = await relearnFromPanel(panel, env.call, jobId, (s) => s.result.corrections.like.length > 0);
   assert.deepEqual(liked.result.corrections, { like: [nearest.url], unlike: [] });
   assert.ok(liked.result.targets.some((x) => x.url === nearest.url));
   assert.ok(!liked.result.nearMisses.some((n) => n.url === nearest.url));
