@@ -473,7 +473,9 @@ fn evaluate_against(
     let from_example = with_example_entry.then(|| from_example(site, &base, &truth));
     // The review: the user marks the true targets among the near misses shown like the
     // example, and the other pages among the targets to check unlike it.
-    let near = pattern::near_misses(&learned.map, &Corrections::default(), NEAR_MISSES_REVIEWED);
+    // The review starts from the verdicts learning proposed (kinds of another manual section).
+    let proposed = &learned.pattern.corrections;
+    let near = pattern::near_misses(&learned.map, proposed, NEAR_MISSES_REVIEWED);
     let like: Vec<String> = near
         .iter()
         .filter(|n| truth.contains(&site_path(&n.url)))
@@ -481,7 +483,7 @@ fn evaluate_against(
         .collect();
     let doubtful = pattern::doubtful_targets(
         &learned.map,
-        &Corrections::default(),
+        proposed,
         &learned.pattern.by_heading,
         learned.pattern.entry_target,
         pattern::DOUBTFUL_SHOWN,
@@ -491,12 +493,18 @@ fn evaluate_against(
         .filter(|d| !truth.contains(&site_path(&d.url)))
         .map(|d| d.url.clone())
         .collect();
-    let kinds = crate::heading::kinds(&learned.map, &[], &[]);
+    let kinds = crate::heading::kinds(
+        &learned.map,
+        &learned.pattern.unlike_by_heading,
+        &proposed.unlike_headings,
+    );
     let unlike_kinds: Vec<&crate::heading::HeadingKind> = kinds
         .iter()
-        .filter(|k| !k.example && k.samples.iter().all(|u| !truth.contains(&site_path(u))))
+        .filter(|k| {
+            !k.example && !k.unlike && k.samples.iter().all(|u| !truth.contains(&site_path(u)))
+        })
         .collect();
-    let below = crate::heading::kinds_below(&learned.map, &[]);
+    let below = crate::heading::kinds_below(&learned.map, &proposed.like_headings);
     let like_kinds: Vec<&crate::heading::KindBelow> = below
         .iter()
         .filter(|k| k.samples.iter().all(|u| truth.contains(&site_path(u))))
@@ -506,12 +514,14 @@ fn evaluate_against(
         {
             got.clone()
         } else {
-            let verdicts = Corrections {
-                like: like.clone(),
-                unlike: unlike.clone(),
-                unlike_headings: unlike_kinds.iter().map(|k| k.template.clone()).collect(),
-                like_headings: like_kinds.iter().map(|k| k.template.clone()).collect(),
-            };
+            let verdicts = proposed
+                .merged(&Corrections {
+                    like: like.clone(),
+                    unlike: unlike.clone(),
+                    unlike_headings: unlike_kinds.iter().map(|k| k.template.clone()).collect(),
+                    like_headings: like_kinds.iter().map(|k| k.template.clone()).collect(),
+                })
+                .map_err(|e| format!("{}: the review's verdicts: {e}", site.name))?;
             let now = learned.pattern.stats.learned_at_ms;
             let (pattern, _) = learned
                 .pattern
@@ -533,7 +543,7 @@ fn evaluate_against(
         kinds_below: below.len(),
         kinds_marked: like_kinds.len(),
         kinds_marked_pages: like_kinds.iter().map(|k| k.pages).sum(),
-        gap: pattern::threshold_gap(&learned.map, &Corrections::default()).map(|g| {
+        gap: pattern::threshold_gap(&learned.map, proposed).map(|g| {
             let above = learned.map.near_misses(g.pages);
             let true_above = above
                 .iter()

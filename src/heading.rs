@@ -30,6 +30,10 @@
 //! example are left out ([`Judgement::left_out`]) and a verifying crawl refuses pages of that
 //! kind. One kind is not made of words: the headings that start with a section number
 //! ([`NUMBERED`]), a manual's chapters among reference pages headed by their name (Erlang's).
+//! A manual page's section glued to its name ("gitattributes(5)", [`manual_sections`]) is a
+//! word of its template whatever the site's other headings say, and a first learning proposes
+//! to leave out the kinds of another section than the example's ([`other_sections`]): Git's
+//! file formats and overviews are built and headed like its commands but for the section.
 //! The other way round, the pages below θ grouped by template ([`kinds_below`]) let the user
 //! take a whole kind that θ cuts through, whatever its similarity (LablGTK's "Class virtual *"
 //! classes, 0.66–0.86 against a plain class): the rule then takes such pages a crawl meets.
@@ -252,9 +256,54 @@ fn name_tokens(heading: &str) -> Vec<String> {
 pub fn is_template(text: &str) -> bool {
     text == NUMBERED
         || !text.is_empty()
-            && text
-                .split(' ')
-                .all(|t| t == "*" || (!t.is_empty() && t.chars().all(char::is_alphabetic)))
+            && text.split(' ').all(|t| {
+                t == "*"
+                    || (!t.is_empty() && t.chars().all(char::is_alphabetic))
+                    || section_token(t)
+            })
+}
+
+/// Whether `token` is a manual section as [`template`] writes it: `(1)`, `(3p)` — a digit and
+/// up to [`SECTION_SUFFIX`] lower-case letters or digits in parentheses.
+fn section_token(token: &str) -> bool {
+    token
+        .strip_prefix('(')
+        .and_then(|t| t.strip_suffix(')'))
+        .is_some_and(|inner| {
+            let mut cs = inner.chars();
+            cs.next().is_some_and(|c| c.is_ascii_digit())
+                && inner.len() <= 1 + SECTION_SUFFIX
+                && cs.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        })
+}
+
+/// Most characters after a manual section's number (`3pm`, `1ssl`).
+const SECTION_SUFFIX: usize = 5;
+
+/// The manual sections glued to a name in `heading` — "git-commit(1) Manual Page",
+/// "gitattributes(5)", "LS(1)", "printf(3p)" — as (byte offset, token in lower case: `(1)`).
+/// A manual page's section is its kind by convention (commands, system calls, library
+/// functions, file formats, overviews), written after its name on every manual site, and its
+/// words do not say it: a page headed "gitattributes(5) Manual Page" is headed like a command's
+/// page but for the section. A parenthesis after a space ("Chapter (1)"), holding more than a
+/// number and a short suffix ("f(int)", "v(2.0)") or followed by a letter is not one.
+pub fn manual_sections(heading: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, _) in heading.match_indices('(') {
+        let glued = heading[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        let Some(len) = heading[i..].find(')') else {
+            continue;
+        };
+        let token = heading[i..=i + len].to_lowercase();
+        let after = heading[i + len + 1..].chars().next();
+        if glued && section_token(&token) && !after.is_some_and(|c| c.is_alphanumeric()) {
+            out.push((i, token));
+        }
+    }
+    out
 }
 
 /// The kind of the headings that start with a section number ([`numbered`]), in
@@ -310,24 +359,47 @@ const GLUED_MIN_LETTERS: usize = 3;
 /// names the page: a heading without the page's name is a label ("Note", "Caution": the first
 /// titled element of a PostgreSQL reference page is often an admonition), not a kind next to a
 /// name.
+///
+/// With `sections`, a manual section glued to a name ([`manual_sections`]) is a word of the
+/// template that names a kind however many headings carry it ("git * (1) Manual Page",
+/// "* (5) Manual Page"); rules learned before sections were read have none.
 pub fn template(
     heading: &str,
     names: &HashSet<String>,
     common: &HashSet<String>,
+    sections: bool,
 ) -> Option<String> {
-    let mut out: Vec<&str> = Vec::new();
+    let mut out: Vec<String> = Vec::new();
     let (mut kind, mut named) = (false, false);
+    let mut marks = if sections {
+        manual_sections(heading)
+    } else {
+        Vec::new()
+    }
+    .into_iter()
+    .peekable();
+    let start = heading.as_ptr() as usize;
     for w in words(heading) {
+        // `words` yields slices of `heading`: their offsets order them among the sections.
+        let at = w.as_ptr() as usize - start;
+        while let Some((_, section)) = marks.next_if(|(i, _)| *i < at) {
+            kind = true;
+            out.push(section);
+        }
         let lower = w.to_lowercase();
         if names.contains(&lower) {
             named = true;
-            if out.last() != Some(&"*") {
-                out.push("*");
+            if out.last().map(String::as_str) != Some("*") {
+                out.push("*".into());
             }
         } else {
             kind |= !common.contains(&lower) && !is_stop_word(&lower);
-            out.push(w);
+            out.push(w.into());
         }
+    }
+    for (_, section) in marks {
+        kind = true;
+        out.push(section);
     }
     (kind && named).then(|| out.join(" "))
 }
@@ -434,7 +506,7 @@ impl Templates {
                 Some(&frequent),
                 Slots::ALL,
             );
-            let Some(tpl) = template(&node.heading, &names, &common) else {
+            let Some(tpl) = template(&node.heading, &names, &common, true) else {
                 continue;
             };
             if node.url == example || node.url == map.example {
@@ -532,6 +604,7 @@ impl Templates {
             frequent: Some(sorted(&self.frequent)),
             qualified: true,
             whole_names: true,
+            sections: true,
         })
     }
 }
@@ -585,6 +658,10 @@ pub struct HeadingRule {
     /// patterns learned before it did.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub whole_names: bool,
+    /// Whether a manual section glued to a name is a word of a template ([`manual_sections`]:
+    /// "* (5) Manual Page"). False in patterns learned before it was.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sections: bool,
 }
 
 impl HeadingRule {
@@ -605,7 +682,7 @@ impl HeadingRule {
             },
         );
         let common: HashSet<String> = self.common.iter().cloned().collect();
-        template(heading, &names, &common)
+        template(heading, &names, &common, self.sections)
     }
 
     /// Whether a page at `url` with main heading `heading` follows one of the targets'
@@ -813,6 +890,49 @@ pub fn kinds(map: &SiteMap, left_out: &[String], unlike_kinds: &[String]) -> Vec
     out
 }
 
+/// The kinds of target learning proposes to leave out before the user's review: the templates
+/// of targets headed with another manual section than the example's ([`manual_sections`]:
+/// "* (5) Manual Page" beside the example's "git * (1) Manual Page"). A manual's sections are
+/// kinds by convention (commands, file formats, overviews), its pages of every section are
+/// built alike, and a user who picks a command's page wants the commands: recorded as the
+/// user's verdicts would be (`Corrections::unlike_headings`), the kinds stay listed, left out,
+/// for the user to take back. Empty when the example's heading has no section. Sorted.
+pub fn other_sections(map: &SiteMap) -> Vec<String> {
+    let example = map.canonical_example();
+    let Some(own) = map
+        .nodes
+        .iter()
+        .find(|n| n.url == example || n.url == map.example)
+        .map(|n| section_set(&n.heading))
+        .filter(|s| !s.is_empty())
+    else {
+        return Vec::new();
+    };
+    let t = Templates::of(map);
+    let mut out = BTreeSet::new();
+    for (i, node) in map.nodes.iter().enumerate() {
+        if node.state != NodeState::Target {
+            continue;
+        }
+        let theirs = section_set(&node.heading);
+        if theirs.is_empty() || !theirs.is_disjoint(&own) {
+            continue;
+        }
+        if let Some(tpl) = t.template(i as u32) {
+            out.insert(tpl.to_string());
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The manual sections of a heading ([`manual_sections`]), as a set.
+fn section_set(heading: &str) -> HashSet<String> {
+    manual_sections(heading)
+        .into_iter()
+        .map(|(_, s)| s)
+        .collect()
+}
+
 /// A kind's first [`KIND_SAMPLES`] pages by URL (`urls` is sorted).
 fn samples(urls: &mut [&str]) -> Vec<String> {
     urls.sort_unstable();
@@ -949,7 +1069,7 @@ mod tests {
 
     #[test]
     fn a_template_keeps_the_kind_words_and_slots_the_name() {
-        let t = |h: &str, n: &[&str]| template(h, &names(n), &names(&["sf", "gtk"]));
+        let t = |h: &str, n: &[&str]| template(h, &names(n), &names(&["sf", "gtk"]), true);
         assert_eq!(
             t(
                 "sf::Utf< N > Class Template Reference System module",
@@ -1787,6 +1907,134 @@ mod tests {
         // Without the verdict nothing numbered is refused.
         let plain = judge(&map, &Verdicts::default()).rule;
         assert!(plain.is_none_or(|r| !r.refuses("http://h/x.html", "7 Efficiency Guide")));
+    }
+
+    #[test]
+    fn manual_sections_are_told_from_other_parentheses() {
+        let sections =
+            |h: &str| -> Vec<String> { manual_sections(h).into_iter().map(|(_, s)| s).collect() };
+        assert_eq!(
+            manual_sections("git-commit(1) Manual Page"),
+            [(10, "(1)".into())]
+        );
+        assert_eq!(sections("LS(1)"), ["(1)"]);
+        assert_eq!(sections("printf(3P) — POSIX"), ["(3p)"]);
+        assert_eq!(sections("openssl-req(1ssl)"), ["(1ssl)"]);
+        assert_eq!(sections("crontab(1) and crontab(5)"), ["(1)", "(5)"]);
+        for h in [
+            "Chapter (1)",
+            "f(int)",
+            "v(2.0)",
+            "x(1)y",
+            "(1) Intro",
+            "size(12345678)",
+            "Größe(",
+            "a(1",
+            "",
+        ] {
+            assert!(sections(h).is_empty(), "{h:?}");
+        }
+        let t = |h: &str, n: &[&str], sections| {
+            template(h, &names(n), &names(&["manual", "page", "git"]), sections)
+        };
+        // The section names the kind however many headings carry it.
+        assert_eq!(
+            t("gitattributes(5) Manual Page", &["gitattributes"], true),
+            Some("* (5) Manual Page".into())
+        );
+        assert_eq!(
+            t("git-commit(1) Manual Page", &["commit"], true),
+            Some("git * (1) Manual Page".into())
+        );
+        // Rules learned before sections were read: only words, here all common.
+        assert_eq!(
+            t("gitattributes(5) Manual Page", &["gitattributes"], false),
+            None
+        );
+        assert!(is_template("* (5) Manual Page") && is_template("* (3pm)"));
+        for bad in ["* (int)", "* (1x2y3z4)", "* ()", "* (1) ", "*(1)"] {
+            assert!(!is_template(bad), "{bad:?}");
+        }
+    }
+
+    /// AsciiDoc's manual pages (Git's): every page is built alike and headed "NAME(N) Manual
+    /// Page". With a command's page as the example, learning proposes to leave out the other
+    /// sections' pages (file formats, overviews), the pattern's rule refuses such pages met
+    /// later, and the user can take a section back.
+    #[test]
+    fn manual_pages_of_another_section_than_the_examples_are_proposed_unlike() {
+        use NodeState::{Page, Target};
+        let mut nodes = vec![node("index.html", Page, 0.5, "git(1) Manual Page")];
+        for name in ["git-commit", "git-add", "git-log", "gitk"] {
+            nodes.push(node(
+                &format!("{name}.html"),
+                Target,
+                0.95,
+                &format!("{name}(1) Manual Page"),
+            ));
+        }
+        for (name, section) in [
+            ("gitattributes", 5),
+            ("githooks", 5),
+            ("gitcli", 7),
+            ("gitglossary", 7),
+        ] {
+            nodes.push(node(
+                &format!("{name}.html"),
+                Target,
+                0.93,
+                &format!("{name}({section}) Manual Page"),
+            ));
+        }
+        nodes.push(node("howto.html", Page, 0.4, "How to use git daemon"));
+        let map = SiteMap {
+            threshold: 0.875,
+            example: "http://h/git-commit.html".into(),
+            nodes,
+            ..SiteMap::default()
+        };
+        let proposed = other_sections(&map);
+        assert_eq!(proposed, ["* (5) Manual Page", "* (7) Manual Page"]);
+        let verdicts = Verdicts {
+            unlike_kinds: proposed.iter().map(String::as_str).collect(),
+            ..Verdicts::default()
+        };
+        let j = judge(&map, &verdicts);
+        assert_eq!(
+            urls_of(&map, j.left_out.clone()),
+            [
+                "http://h/gitattributes.html",
+                "http://h/gitcli.html",
+                "http://h/gitglossary.html",
+                "http://h/githooks.html"
+            ]
+        );
+        let rule = j.rule.expect("a rule");
+        assert!(rule.sections);
+        assert!(rule.refuses("http://h/gitignore.html", "gitignore(5) Manual Page"));
+        assert!(!rule.refuses("http://h/git-push.html", "git-push(1) Manual Page"));
+        assert!(rule.takes("http://h/git-push.html", "git-push(1) Manual Page"));
+        // The kinds list them left out, counted, beside the example's.
+        let left = urls_of(&map, j.left_out);
+        let k = kinds(&map, &left, &proposed);
+        let summary: Vec<(&str, usize, bool, bool)> = k
+            .iter()
+            .map(|k| (k.template.as_str(), k.targets, k.example, k.unlike))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("* (1) Manual Page", 4, true, false),
+                ("* (5) Manual Page", 2, false, true),
+                ("* (7) Manual Page", 2, false, true)
+            ]
+        );
+        // An example without a section proposes nothing.
+        let plain = SiteMap {
+            example: "http://h/howto.html".into(),
+            ..map
+        };
+        assert!(other_sections(&plain).is_empty());
     }
 
     /// ocamldoc (LablGTK): a class is headed "Class *", a virtual class "Class virtual *", and

@@ -152,18 +152,15 @@ impl Mapped {
         lowered: Option<pattern::LoweredThreshold>,
         cut_not_taken: Option<pattern::LoweredThreshold>,
     ) -> Result<Learned, String> {
-        let (pattern, map) = pattern::learn_from_map_corrected(
-            map,
-            &self.config,
-            &pattern::Corrections::default(),
-            http::now_ms(),
-        )
-        .map_err(
-            |e| match self.progress.nofollow_hint("learn --ignore-robots") {
-                Some(hint) => format!("{e}. {hint}"),
-                None => e.to_string(),
-            },
-        )?;
+        let proposed = pattern::Corrections::proposed(&map);
+        let (pattern, map) =
+            pattern::learn_from_map_corrected(map, &self.config, &proposed, http::now_ms())
+                .map_err(
+                    |e| match self.progress.nofollow_hint("learn --ignore-robots") {
+                        Some(hint) => format!("{e}. {hint}"),
+                        None => e.to_string(),
+                    },
+                )?;
         Ok(Learned {
             pattern,
             map,

@@ -2045,6 +2045,154 @@ fn numbered_headings_are_a_kind_the_user_can_leave_out() {
     assert!(rejected >= 9, "every chapter, the new one too: {stderr}");
 }
 
+/// Git's manual (Debian's git-doc, AsciiDoc): every manual page is built alike and headed
+/// "NAME(N) Manual Page", so the file formats (5) and overviews (7) pass θ beside the commands
+/// (1). Learning from a command's page proposes to leave those sections out: the pattern
+/// collects the commands and nothing else, the kinds list shows the two sections left out, and
+/// `relearn --like-heading` takes one back without fetching.
+#[test]
+fn git_manual_pages_of_another_section_than_the_examples_are_left_out() {
+    const ROOT: &str = "/usr/share/doc/git-doc";
+    // The ground truth from the files: a page's section is in its title ("git-add(1)").
+    let mut section: std::collections::BTreeMap<String, String> = Default::default();
+    for entry in std::fs::read_dir(ROOT).expect("git-doc is installed by ./build.sh setup") {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".html") {
+            continue;
+        }
+        let html = std::fs::read_to_string(&path).unwrap();
+        let title = html
+            .split_once("<title>")
+            .and_then(|(_, t)| t.split_once("</title>"))
+            .map_or("", |(t, _)| t);
+        if let Some(n) = title.strip_suffix(')').and_then(|t| t.rsplit_once('(')) {
+            section.insert(name, n.1.to_string());
+        }
+    }
+    let of = |n: &str| section.values().filter(|s| *s == n).count();
+    assert!(of("1") > 100 && of("5") > 5 && of("7") > 5, "{section:?}");
+    let mut server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(std::path::Path::new(ROOT)))
+            .unwrap();
+    let base = server.url();
+    let dir = scratch_dir("git-manual");
+    let path = |name: &str| dir.0.join(name).to_string_lossy().into_owned();
+    let (pattern_file, map) = (path("pattern.json"), path("map.json"));
+    let learned = learned_with_map(
+        &format!("{base}/index.html"),
+        &format!("{base}/git-commit.html"),
+        &pattern_file,
+        &map,
+        &[],
+    );
+    let sections_of = |targets: &BTreeSet<String>| -> BTreeSet<String> {
+        targets
+            .iter()
+            .map(|u| {
+                let name = u.rsplit('/').next().unwrap_or("");
+                section
+                    .get(name)
+                    .cloned()
+                    .unwrap_or_else(|| format!("none: {u}"))
+            })
+            .collect()
+    };
+    let targets = known_targets(&pattern_file);
+    assert_eq!(
+        sections_of(&targets),
+        BTreeSet::from(["1".to_string()]),
+        "{learned}"
+    );
+    assert!(
+        targets.len() * 100 >= of("1") * 95,
+        "{} of {}",
+        targets.len(),
+        of("1")
+    );
+    for (kind, n) in [("5", of("5")), ("7", of("7"))] {
+        let (n, kind) = (n.to_string(), format!("({kind})"));
+        let row = [n.as_str(), "x", "*", &kind, "Manual", "Page", "e.g."];
+        assert!(
+            learned
+                .lines()
+                .any(|l| l.split_whitespace().collect::<Vec<_>>().starts_with(&row)),
+            "section {kind} listed left out with its {n} pages:\n{learned}"
+        );
+    }
+    let p = pattern(&pattern_file);
+    assert_eq!(
+        p.corrections.unlike_headings,
+        ["* (5) Manual Page", "* (7) Manual Page"]
+    );
+    assert_eq!(p.unlike_by_heading.len(), of("5") + of("7"));
+    assert!(p.heading_rule.as_ref().is_some_and(|r| r.sections));
+    // The crawl collects what learning did.
+    let (stdout, _) = crawled(&pattern_file, &[]);
+    let got: BTreeSet<String> = stdout.lines().map(String::from).collect();
+    assert_eq!(got, targets);
+    // Taken back: the file formats are targets again, nothing fetched.
+    let requests = server.requests();
+    let back = path("back.json");
+    let out = stdout_of(exemplar(&[
+        "relearn",
+        &pattern_file,
+        "--map",
+        &map,
+        "--like-heading",
+        "* (5) Manual Page",
+        "-o",
+        &back,
+    ]));
+    assert_eq!(server.requests(), requests, "relearn fetches nothing");
+    let again = known_targets(&back);
+    assert_eq!(
+        sections_of(&again),
+        BTreeSet::from(["1".to_string(), "5".to_string()]),
+        "{out}"
+    );
+    assert_eq!(again.len(), targets.len() + of("5"));
+    assert_eq!(
+        pattern(&back).corrections.unlike_headings,
+        ["* (7) Manual Page"]
+    );
+    // The same verdict given to learn: over learning's proposal, as relearn's is.
+    let at_once = path("at-once.json");
+    learned_with_map(
+        &format!("{base}/index.html"),
+        &format!("{base}/git-commit.html"),
+        &at_once,
+        &path("map2.json"),
+        &["--like-heading", "* (5) Manual Page"],
+    );
+    assert_eq!(known_targets(&at_once), again);
+    // A template naming no kind of the map is refused, the map kept.
+    let out = exemplar(&[
+        "learn",
+        "--entry",
+        &format!("{base}/index.html"),
+        "--example",
+        &format!("{base}/git-commit.html"),
+        "-o",
+        &path("bad.json"),
+        "--map",
+        &path("map3.json"),
+        "--delay-ms",
+        "0",
+        "--quiet",
+        "--like-heading",
+        "* (6) Manual Page",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("\"* (6) Manual Page\" is no kind of the map's pages")
+            && stderr.contains("the map is saved in"),
+        "{stderr}"
+    );
+    server.stop();
+}
+
 /// An OCaml API documented as ocamldoc does, in `dir`: ten classes headed "Class G.*" and six
 /// virtual classes headed "Class virtual G.*" (fewer sections: they score about 0.78 against
 /// a class), eight prose pages, and an index of them all; `extra` more virtual classes.

@@ -716,16 +716,21 @@ pub fn check_crawl_inputs(data: &[u8]) {
         }
     }
     // Headings and URLs as a crawl meets them, under a heading rule that reads glued and
-    // qualified names and whole names.
+    // qualified names, whole names and manual sections.
     let rule = exemplar::heading::HeadingRule {
         templates: vec!["* Class Reference".into()],
-        unlike: vec!["* File Reference".into(), "#".into()],
+        unlike: vec![
+            "* File Reference".into(),
+            "#".into(),
+            "* (5) Manual Page".into(),
+        ],
         like: vec!["Class virtual *".into()],
         kind_words: vec!["html".into(), "class".into()],
         common: vec!["fuzz".into()],
         frequent: Some(vec!["reference".into()]),
         qualified: true,
         whole_names: true,
+        sections: true,
     };
     for line in text.lines().take(16) {
         let _ = rule.takes(line, line);
@@ -733,6 +738,10 @@ pub fn check_crawl_inputs(data: &[u8]) {
         let _ = rule.refuses("http://fuzz.test/std/io/struct.A_b.html", line);
         let _ = rule.likes("http://fuzz.test/G.a_b-c.html", line);
         let _ = exemplar::heading::numbered(line);
+        for (at, section) in exemplar::heading::manual_sections(line) {
+            assert!(line.is_char_boundary(at), "{line:?} at {at}");
+            assert!(exemplar::heading::is_template(&section), "{section:?}");
+        }
         if exemplar::heading::is_template(line) {
             assert!(!line.chars().any(char::is_control), "{line:?}");
         }

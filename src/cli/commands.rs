@@ -185,26 +185,40 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         w.flush().map_err(|e| format!("{map_out}: {e}"))?;
     }
     let mapped_config = mapped.config.clone();
+    let given = corrections(args);
+    // Verdicts are applied to the map as mapped, at learning's θ: learning's own (its
+    // proposals, the pages taken for their heading) may be what they take back.
+    let as_mapped = (!given.is_empty()).then(|| mapped.map.clone());
     let mut learned = if given_threshold.is_some() {
         mapped.learn_at_given_threshold()?
     } else {
         mapped.learn()?
     };
-    let verdicts = corrections(args);
     // The map with the verdicts applied, when there are any (no copy of the map otherwise).
-    let corrected = if verdicts.is_empty() {
-        None
-    } else {
+    let corrected = if let Some(as_mapped) = as_mapped {
+        let hint = |e: String| match map_out {
+            Some(m) => format!(
+                "{e} (the map is saved in {m}: exemplar relearn can apply corrected verdicts without mapping again)"
+            ),
+            None => format!(
+                "{e} (learn --map FILE keeps the map, so that exemplar relearn can apply corrected verdicts without mapping again)"
+            ),
+        };
+        let verdicts =
+            verdicts_over(&learned.pattern.corrections, given, &learned.map).map_err(hint)?;
         let now = learned.pattern.stats.learned_at_ms;
         let (pattern, map) = learned
             .pattern
-            .relearned(learned.map.clone(), &verdicts, now)
-            .map_err(|e| match map_out {
-            Some(m) => format!("{e} (the map is saved in {m}: exemplar relearn can apply corrected verdicts without mapping again)"),
-            None => format!("{e} (learn --map FILE keeps the map, so that exemplar relearn can apply corrected verdicts without mapping again)"),
-        })?;
+            .relearned(
+                pattern::relabelled(&as_mapped, learned.pattern.similarity.threshold),
+                &verdicts,
+                now,
+            )
+            .map_err(|e| hint(e.to_string()))?;
         learned.pattern = pattern;
         Some(map)
+    } else {
+        None
     };
     let out = flag(args, "-o")
         .or(flag(args, "--out"))
@@ -470,7 +484,7 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
     );
     if kinds.len() >= 2 || kinds.iter().any(|k| k.unlike) {
         println!(
-            "targets by heading (x left out; relearn --unlike-heading TEMPLATE leaves a kind out):"
+            "targets by heading (x left out, by a verdict or, learning's own, for another manual section than the example's; relearn --unlike-heading TEMPLATE leaves a kind out, --like-heading takes one back):"
         );
         for k in kinds {
             let mark = if k.unlike { 'x' } else { ' ' };
@@ -508,6 +522,40 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
     }
 }
 
+/// The command line's verdicts `newer` over a pattern's `old` ones (those learning proposed, or
+/// the user's so far). A verdict on a kind the pattern judged the other way takes that verdict
+/// back (a kind left out is taken back by --like-heading, not taken whatever its similarity); on
+/// any other kind it stands, and must name a kind of `map`'s pages (a mistyped template would
+/// take nothing).
+fn verdicts_over(
+    old: &Corrections,
+    mut newer: Corrections,
+    map: &SiteMap,
+) -> Result<Corrections, String> {
+    let mut old = old.clone();
+    newer.like_headings.retain(|k| {
+        let back = old.unlike_headings.contains(k);
+        old.unlike_headings.retain(|h| h != k);
+        !back
+    });
+    newer.unlike_headings.retain(|k| {
+        let back = old.like_headings.contains(k);
+        old.like_headings.retain(|h| h != k);
+        !back
+    });
+    // Malformed verdicts first: text that is no template is told as such.
+    let merged = old.merged(&newer).map_err(|e| e.to_string())?;
+    let templates = exemplar::heading::Templates::of(map);
+    for k in newer.like_headings.iter().chain(&newer.unlike_headings) {
+        if !templates.names_kind(k) {
+            return Err(format!(
+                "{k:?} is no kind of the map's pages (the lists of `learn` and `relearn` name them)"
+            ));
+        }
+    }
+    Ok(merged)
+}
+
 /// `exemplar relearn`: the pattern again from the map it was learned from, at another θ or with
 /// the user's verdicts on some pages (added to those the pattern already records), without
 /// fetching anything.
@@ -535,31 +583,7 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
     if !(0.0..=1.0).contains(&threshold) {
         return Err(format!("--threshold {threshold} is outside [0, 1]"));
     }
-    // A verdict on a kind the pattern judged the other way takes that verdict back (a kind
-    // left out is taken back by --like-heading, not taken whatever its similarity); on any
-    // other kind it stands.
-    let mut newer = corrections(args);
-    let mut old_verdicts = old.corrections.clone();
-    newer.like_headings.retain(|k| {
-        let back = old_verdicts.unlike_headings.contains(k);
-        old_verdicts.unlike_headings.retain(|h| h != k);
-        !back
-    });
-    newer.unlike_headings.retain(|k| {
-        let back = old_verdicts.like_headings.contains(k);
-        old_verdicts.like_headings.retain(|h| h != k);
-        !back
-    });
-    let verdicts = old_verdicts.merged(&newer).map_err(|e| e.to_string())?;
-    // A kind taken or left out names the map's pages (a mistyped template takes nothing).
-    let templates = exemplar::heading::Templates::of(&map);
-    for k in newer.like_headings.iter().chain(&newer.unlike_headings) {
-        if !templates.names_kind(k) {
-            return Err(format!(
-                "{k:?} is no kind of the map's pages (the lists of `learn` and `relearn` name them)"
-            ));
-        }
-    }
+    let verdicts = verdicts_over(&old.corrections, corrections(args), &map)?;
     let (pattern, corrected) = old
         .relearned(
             pattern::relabelled(&map, threshold),

@@ -1713,6 +1713,7 @@ mod tests {
             frequent: None,
             qualified: false,
             whole_names: false,
+            sections: false,
         });
         let (pages, progress) = crawl(&p);
         assert_eq!(pages.len(), 6, "taken for their heading");
@@ -1774,6 +1775,7 @@ mod tests {
             frequent: None,
             qualified: false,
             whole_names: false,
+            sections: false,
         });
         // The example is like itself; the user's "like" on a page stands over its kind.
         let (pages, progress) = crawl(&p);

@@ -216,6 +216,17 @@ pub struct Corrections {
 }
 
 impl Corrections {
+    /// The verdicts learning proposes on a map before the user's review: the kinds of target
+    /// headed with another manual section than the example's, unlike it
+    /// ([`crate::heading::other_sections`]). A first learning starts from these; a relearning
+    /// starts from the pattern's verdicts, where the user may have taken them back.
+    pub fn proposed(map: &SiteMap) -> Corrections {
+        Corrections {
+            unlike_headings: crate::heading::other_sections(map),
+            ..Corrections::default()
+        }
+    }
+
     /// Whether there is no verdict.
     pub fn is_empty(&self) -> bool {
         self.like.is_empty()

@@ -397,18 +397,22 @@ impl Job {
         {
             return Err(error(format!("threshold {t} is outside [0, 1]")));
         }
-        let corrections: pattern::Corrections =
+        // No verdicts given: a first learning, which starts from learning's own proposals.
+        let given: Option<pattern::Corrections> =
             if corrections.is_undefined() || corrections.is_null() {
-                pattern::Corrections::default()
+                None
             } else {
-                serde_wasm_bindgen::from_value(corrections)
-                    .map_err(|e| error(format!("corrections: {e}")))?
+                Some(
+                    serde_wasm_bindgen::from_value(corrections)
+                        .map_err(|e| error(format!("corrections: {e}")))?,
+                )
             };
         let config = m.config();
         let (map, threshold_lowered) = match threshold {
             Some(t) => (pattern::relabelled(m.site_map(), t), None),
             None => pattern::at_learning_threshold(m.site_map().clone()),
         };
+        let corrections = given.unwrap_or_else(|| pattern::Corrections::proposed(&map));
         // A θ the user set is never replaced; at mapping's own θ the cut is named instead.
         let threshold_cut = threshold
             .filter(|&t| t == m.site_map().threshold)
