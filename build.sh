@@ -38,7 +38,7 @@ OMEGA_PACKAGES=(xapian-omega xapian-tools postgresql-doc-15)
 # The held-out sites of ./build.sh eval (eval/heldout-sites.toml): installed by eval (setup
 # installs Qt's and Git's for tests; the others no test needs).
 HELDOUT_SITE_PACKAGES=(openjdk-17-doc qtbase5-doc-html libgtk-4-doc rust-doc libboost1.81-doc yard-doc erlang-doc sqlite3-doc
-  liblablgtk2-ocaml-doc git-doc)
+  liblablgtk2-ocaml-doc git-doc apache2-doc)
 WASM_TARGET=wasm32-unknown-unknown
 WASM_FILE=target/$WASM_TARGET/release/exemplar.wasm
 DEMO_SITE=tests/fixtures/demo-site

@@ -20,7 +20,7 @@ use crate::fetch::{
     RequestKind,
 };
 use crate::forms::query::DocTerms;
-use crate::mapper::{ExamplePage, StopReason, canonical_links, page_signatures};
+use crate::mapper::{ExamplePage, StopReason, body_signature, canonical_links, page_signatures};
 use crate::pattern::{Compiled, Pattern, Step};
 use crate::script_links::{self, Include, ScriptTable};
 use crate::similarity::Example;
@@ -743,7 +743,8 @@ impl Crawler {
             Err(e) => return self.error(url, item.level, r.status, e.to_string()),
         };
         let mut links = canonical_links(&page);
-        let signatures = page_signatures(&page, &links);
+        let mut signatures = page_signatures(&page, &links);
+        signatures.push(body_signature(&r.body));
         if let Some(of) = signatures.iter().find_map(|s| self.state.signatures.get(s)) {
             let of = of.clone();
             self.state.aliases.insert(url.clone(), of.clone());

@@ -1382,9 +1382,11 @@ impl Mapper {
             }
         };
         let size = r.body.len();
+        let body = body_signature(&r.body);
         drop(r);
         let links = canonical_links(&page);
-        let signatures = page_signatures(&page, &links);
+        let mut signatures = page_signatures(&page, &links);
+        signatures.push(body);
         let seen = signatures.iter().find_map(|s| {
             self.state
                 .signatures
@@ -1696,6 +1698,19 @@ pub(crate) fn canonical_links(page: &Page) -> Vec<Option<String>> {
 pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
     let own = canon::canonicalize(&page.url);
     signature_of(page, links, own.as_deref(), &[])
+}
+
+/// The signature of a response's bytes, another signature of its page beside
+/// [`page_signatures`]: the same bytes under two URLs are one document, whatever its relative
+/// links resolve to there. Debian's Apache manual links each untranslated page of `da/`, `de/`…
+/// to the English one (a symbolic link), so the copies' canonical links lead to their own
+/// language's neighbours and their text signatures differ; their bytes do not. Tagged apart from
+/// the text signatures, with which it shares its map.
+pub(crate) fn body_signature(body: &[u8]) -> u64 {
+    body.iter()
+        .fold(canon::bytes_signature(b"\0body\0"), |h, &b| {
+            canon::fnv_step(h, b)
+        })
 }
 
 /// The signatures of a page: the plain one (title, text words, tree size and canonical links)
@@ -2316,6 +2331,80 @@ mod tests {
             "http://shop.test/cat/a.html"
         );
         assert_eq!(item1.depth, 2);
+    }
+
+    /// Debian's Apache manual: each untranslated page of `da/` is the English page (a symbolic
+    /// link), whose relative links lead to `da/`'s neighbours: one page, fetched twice, counted
+    /// once, and the copies of `da/` it links to are not explored as new pages. A translation
+    /// (other bytes) is a page of its own.
+    #[test]
+    fn the_same_bytes_in_another_directory_are_one_page() {
+        let doc = |i: u32| {
+            format!(
+                "<html><head><title>Module {i}</title></head><body><div class=nav>\
+                 <a href='../index.html'>Manual</a> <a href='../../en/mod/m{i}.html'>en</a> \
+                 <a href='../../da/mod/m{i}.html'>da</a></div>{}</body></html>",
+                entity(i)
+            )
+        };
+        let site = |url: &str| {
+            let path = url.trim_start_matches("http://shop.test");
+            match path {
+                "/en/index.html" | "/da/index.html" => html(&listing(
+                    &(1..=4)
+                        .map(|i| format!("mod/m{i}.html"))
+                        .collect::<Vec<_>>(),
+                )),
+                "/da/mod/m2.html" => html(&doc(2).replace("Description", "Beskrivelse")),
+                p => match p
+                    .strip_prefix("/en/mod/m")
+                    .or_else(|| p.strip_prefix("/da/mod/m"))
+                    .and_then(|n| n.strip_suffix(".html"))
+                    .and_then(|n| n.parse().ok())
+                {
+                    Some(i) => html(&doc(i)),
+                    None => item_or_404(p),
+                },
+            }
+        };
+        let mut m = Mapper::new(
+            "http://shop.test/en/index.html",
+            ExamplePage {
+                url: "http://shop.test/en/mod/m1.html".into(),
+                body: doc(1).into_bytes(),
+                content_type: None,
+            },
+            MapConfig::default(),
+        )
+        .expect("mapper");
+        drive(&mut m, &site);
+        let map = m.site_map();
+        let state = |url: &str| {
+            map.nodes
+                .iter()
+                .find(|n| n.url == format!("http://shop.test{url}"))
+                .map(|n| n.state.clone())
+        };
+        for i in [1, 3, 4] {
+            assert!(
+                matches!(
+                    state(&format!("/da/mod/m{i}.html")),
+                    Some(NodeState::Duplicate { .. })
+                ),
+                "{i}: {:?}",
+                state(&format!("/da/mod/m{i}.html"))
+            );
+            assert_eq!(
+                state(&format!("/en/mod/m{i}.html")),
+                Some(NodeState::Target)
+            );
+        }
+        assert_eq!(
+            state("/da/mod/m2.html"),
+            Some(NodeState::Target),
+            "a translation"
+        );
+        assert_eq!(map.targets().count(), 5);
     }
 
     #[test]
