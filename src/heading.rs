@@ -294,7 +294,13 @@ pub fn manual_sections(heading: &str) -> Vec<(usize, String)> {
             .chars()
             .next_back()
             .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'));
-        let Some(len) = heading[i..].find(')') else {
+        // A section is short: look no further for its parenthesis (a long heading of unclosed
+        // parentheses costs no more than a short one).
+        let Some(len) = heading.as_bytes()[i..]
+            .iter()
+            .take(SECTION_SUFFIX + 3)
+            .position(|&b| b == b')')
+        else {
             continue;
         };
         let token = heading[i..=i + len].to_lowercase();

@@ -738,17 +738,24 @@ impl Crawler {
             self.events.push_back(Event::TooLarge { url, max_bytes });
             return None;
         }
+        // The same bytes as a page already seen: a copy, known without parsing it.
+        let body = body_signature(&r.body);
+        if let Some(of) = self.state.signatures.get(&body).cloned() {
+            return self.copy_of(url, of);
+        }
         let page = match Page::parse(&r.body, &final_c, r.header("content-type"), &self.parse) {
             Ok(p) => p,
             Err(e) => return self.error(url, item.level, r.status, e.to_string()),
         };
         let mut links = canonical_links(&page);
         let mut signatures = page_signatures(&page, &links);
-        signatures.push(body_signature(&r.body));
-        if let Some(of) = signatures.iter().find_map(|s| self.state.signatures.get(s)) {
-            let of = of.clone();
-            self.state.aliases.insert(url.clone(), of.clone());
-            return self.skip(url, format!("same content as {of}"));
+        signatures.push(body);
+        if let Some(of) = signatures
+            .iter()
+            .find_map(|s| self.state.signatures.get(s))
+            .cloned()
+        {
+            return self.copy_of(url, of);
         }
         for s in signatures {
             self.state.signatures.insert(s, url.clone());
@@ -1064,6 +1071,12 @@ impl Crawler {
         });
         self.events.push_back(Event::Skipped { url, reason });
         None
+    }
+
+    /// `url` answered with the page `of` already collected or seen: an alias of it, skipped.
+    fn copy_of(&mut self, url: String, of: String) -> Option<DocTerms> {
+        self.state.aliases.insert(url.clone(), of.clone());
+        self.skip(url, format!("same content as {of}"))
     }
 
     fn skip(&mut self, url: String, reason: String) -> Option<DocTerms> {

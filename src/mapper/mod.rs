@@ -1370,6 +1370,11 @@ impl Mapper {
                 },
             );
         }
+        // The same bytes as a page already seen: a copy, known without parsing it.
+        let body = body_signature(&r.body);
+        if let Some(&of) = self.state.signatures.get(&body).filter(|&&of| of != node) {
+            return (r.status, NodeState::Duplicate { of });
+        }
         let page = match Page::parse(&r.body, &final_c, r.header("content-type"), &self.parse) {
             Ok(p) => p,
             Err(e) => {
@@ -1382,7 +1387,6 @@ impl Mapper {
             }
         };
         let size = r.body.len();
-        let body = body_signature(&r.body);
         drop(r);
         let links = canonical_links(&page);
         let mut signatures = page_signatures(&page, &links);
@@ -2335,8 +2339,7 @@ mod tests {
 
     /// Debian's Apache manual: each untranslated page of `da/` is the English page (a symbolic
     /// link), whose relative links lead to `da/`'s neighbours: one page, fetched twice, counted
-    /// once, and the copies of `da/` it links to are not explored as new pages. A translation
-    /// (other bytes) is a page of its own.
+    /// once. A translation (other bytes) is a page of its own.
     #[test]
     fn the_same_bytes_in_another_directory_are_one_page() {
         let doc = |i: u32| {
