@@ -1369,6 +1369,27 @@ fn learned_with_map(
     ))
 }
 
+/// `learn --map` from `{base}/{entry}` with `{base}/{example}` into a fresh scratch directory
+/// named after `name`: the directory, the pattern and map files in it, and learn's stdout.
+fn learned_in_scratch(
+    name: &str,
+    base: &str,
+    entry: &str,
+    example: &str,
+) -> (Scratch, String, String, String) {
+    let dir = scratch_dir(name);
+    let file = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    let (pattern, map) = (file("pattern.json"), file("map.json"));
+    let learned = learned_with_map(
+        &format!("{base}/{entry}"),
+        &format!("{base}/{example}"),
+        &pattern,
+        &map,
+        &[],
+    );
+    (dir, pattern, map, learned)
+}
+
 /// Ctrl-C for a child process: SIGINT.
 fn interrupt(child: &std::process::Child) {
     // SAFETY: sending SIGINT to our own child process.
@@ -1576,19 +1597,12 @@ fn a_kind_left_out_by_heading_is_refused_by_a_verifying_crawl() {
         return;
     };
     const KIND: &str = "sf Event * Struct Reference";
-    let dir = scratch_dir("heading-kinds");
     let mut server =
         exemplar::serve::Server::start(0, exemplar::serve::static_dir(site.root.clone())).unwrap();
     let base = server.url();
+    let (dir, pattern, map, learned) =
+        learned_in_scratch("heading-kinds", &base, &site.entry, &site.example);
     let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
-    let (pattern, map) = (file("pattern.json"), file("map.json"));
-    let learned = learned_with_map(
-        &format!("{base}/{}", site.entry),
-        &format!("{base}/{}", site.example),
-        &pattern,
-        &map,
-        &[],
-    );
     let kinds: Vec<&str> = learned
         .lines()
         .skip_while(|l| !l.starts_with("targets by heading"))
@@ -1959,16 +1973,9 @@ fn numbered_headings_are_a_kind_the_user_can_leave_out() {
     })
     .unwrap();
     let base = server.url();
-    let dir = scratch_dir("numbered");
+    let (dir, pattern_file, map, learned) =
+        learned_in_scratch("numbered", &base, "", "lib/lists.html");
     let path = |name: &str| dir.0.join(name).to_string_lossy().into_owned();
-    let (pattern_file, map) = (path("pattern.json"), path("map.json"));
-    let learned = learned_with_map(
-        &format!("{base}/"),
-        &format!("{base}/lib/lists.html"),
-        &pattern_file,
-        &map,
-        &[],
-    );
     let targets = known_targets(&pattern_file);
     let chapter = |u: &String| {
         !u.contains("/lib/")
@@ -2076,16 +2083,9 @@ fn git_manual_pages_of_another_section_than_the_examples_are_left_out() {
         exemplar::serve::Server::start(0, exemplar::serve::static_dir(std::path::Path::new(ROOT)))
             .unwrap();
     let base = server.url();
-    let dir = scratch_dir("git-manual");
+    let (dir, pattern_file, map, learned) =
+        learned_in_scratch("git-manual", &base, "index.html", "git-commit.html");
     let path = |name: &str| dir.0.join(name).to_string_lossy().into_owned();
-    let (pattern_file, map) = (path("pattern.json"), path("map.json"));
-    let learned = learned_with_map(
-        &format!("{base}/index.html"),
-        &format!("{base}/git-commit.html"),
-        &pattern_file,
-        &map,
-        &[],
-    );
     let sections_of = |targets: &BTreeSet<String>| -> BTreeSet<String> {
         targets
             .iter()
@@ -2291,16 +2291,9 @@ fn a_kind_below_theta_taken_by_heading() {
     let mut server =
         exemplar::serve::Server::start(0, exemplar::serve::static_dir(site.0.clone())).unwrap();
     let base = server.url();
-    let dir = scratch_dir("kinds-below-out");
+    let (dir, pattern_file, map, learned) =
+        learned_in_scratch("kinds-below-out", &base, "index.html", "G.window-c.html");
     let path = |name: &str| dir.0.join(name).to_string_lossy().into_owned();
-    let (pattern_file, map) = (path("pattern.json"), path("map.json"));
-    let learned = learned_with_map(
-        &format!("{base}/index.html"),
-        &format!("{base}/G.window-c.html"),
-        &pattern_file,
-        &map,
-        &[],
-    );
     let classes = known_targets(&pattern_file);
     assert_eq!(classes.len(), 10, "{learned}");
     assert!(
