@@ -1709,12 +1709,26 @@ pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
 /// links resolve to there. Debian's Apache manual links each untranslated page of `da/`, `de/`…
 /// to the English one (a symbolic link), so the copies' canonical links lead to their own
 /// language's neighbours and their text signatures differ; their bytes do not. Tagged apart from
-/// the text signatures, with which it shares its map.
+/// the text signatures, with which it shares its map. Eight bytes a step (a byte a step, as
+/// FNV goes, cost 2.4% of mapping's instructions on the PostgreSQL documentation).
 pub(crate) fn body_signature(body: &[u8]) -> u64 {
-    body.iter()
-        .fold(canon::bytes_signature(b"\0body\0"), |h, &b| {
-            canon::fnv_step(h, b)
-        })
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mix = |h: u64, w: u64| {
+        let h = (h ^ w).wrapping_mul(K);
+        h ^ (h >> 29)
+    };
+    let mut chunks = body.chunks_exact(8);
+    let mut h = canon::bytes_signature(b"\0body\0");
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = mix(h, u64::from_le_bytes(w));
+    }
+    // The last bytes, and the length: a body and the same with zero bytes after it differ.
+    let mut w = [0u8; 8];
+    let rest = chunks.remainder();
+    w[..rest.len()].copy_from_slice(rest);
+    mix(mix(h, u64::from_le_bytes(w)), body.len() as u64)
 }
 
 /// The signatures of a page: the plain one (title, text words, tree size and canonical links)
@@ -2340,6 +2354,22 @@ mod tests {
     /// Debian's Apache manual: each untranslated page of `da/` is the English page (a symbolic
     /// link), whose relative links lead to `da/`'s neighbours: one page, fetched twice, counted
     /// once. A translation (other bytes) is a page of its own.
+    #[test]
+    fn body_signatures_tell_every_byte() {
+        let body = b"<html><body><p>Hello, mirrored world</p></body></html>".to_vec();
+        let sig = body_signature(&body);
+        assert_eq!(sig, body_signature(&body.clone()));
+        for i in 0..body.len() {
+            let mut other = body.clone();
+            other[i] ^= 1;
+            assert_ne!(sig, body_signature(&other), "byte {i}");
+        }
+        let mut longer = body.clone();
+        longer.push(0);
+        assert_ne!(sig, body_signature(&longer));
+        assert_ne!(body_signature(b""), body_signature(&[0]));
+    }
+
     #[test]
     fn the_same_bytes_in_another_directory_are_one_page() {
         let doc = |i: u32| {
