@@ -484,7 +484,7 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
     );
     if kinds.len() >= 2 || kinds.iter().any(|k| k.unlike) {
         println!(
-            "targets by heading (x left out, by a verdict or, learning's own, for another manual section than the example's; relearn --unlike-heading TEMPLATE leaves a kind out, --like-heading takes one back):"
+            "targets by heading (x left out: by your verdict, or by learning for a manual section not the example's; relearn --unlike-heading TEMPLATE leaves a kind out, --like-heading takes one back):"
         );
         for k in kinds {
             let mark = if k.unlike { 'x' } else { ' ' };
