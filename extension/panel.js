@@ -432,11 +432,10 @@ function renderReview(result) {
  * example's kind cannot be left out. */
 function kindRow(kind) {
   // The core's one kind that is not a template of words: headings that start with a section
-  // number (`heading::NUMBERED`). A manual section is a word of a template (`heading::
-  // manual_sections`); learning leaves out those that are not the example's.
-  const section = kind.template.match(/(?:^| )\((\d[a-z0-9]*)\)(?: |$)/);
+  // number (`heading::NUMBERED`). A kind's manual section (`HeadingKind::section`): learning
+  // leaves out those that are not the example's.
   const note = kind.template === '#' ? 'headings that start with a section number (chapters, sections)'
-    : section ? `manual section ${section[1]}${kind.unlike && !kind.example ? ', not your example\'s: left out' : ''}` : null;
+    : kind.section ? `manual section ${kind.section}${kind.unlike && !kind.example ? ', not your example\'s: left out' : ''}` : null;
   return kindItem(kind, kind.unlike, kind.example, [String(kind.targets)], note);
 }
 

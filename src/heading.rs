@@ -845,6 +845,10 @@ pub struct HeadingKind {
     pub example: bool,
     /// The user judged the kind unlike the example: its targets are left out.
     pub unlike: bool,
+    /// The manual section the template holds ([`manual_sections`]: "5" for "* (5) Manual
+    /// Page"), so that no reader parses templates again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
 }
 
 /// How many of a kind's targets [`kinds`] names.
@@ -885,6 +889,10 @@ pub fn kinds(map: &SiteMap, left_out: &[String], unlike_kinds: &[String]) -> Vec
             samples: samples(&mut urls),
             example,
             unlike: unlike_kinds.iter().any(|k| k == template),
+            section: template
+                .split(' ')
+                .find(|t| section_token(t))
+                .map(|t| t.trim_start_matches('(').trim_end_matches(')').to_string()),
         })
         .filter(|k| k.unlike || k.targets >= RULE_MIN_TARGETS)
         .collect();
@@ -1812,12 +1820,8 @@ mod tests {
             (files.as_str(), 3, true)
         );
         // The example's own kind judged unlike leaves the example in.
-        let classes = Verdicts {
-            unlike_kinds: ["* Class Reference"].into_iter().collect(),
-            ..Verdicts::default()
-        };
         assert_eq!(
-            urls_of(&map, judge(&map, &classes).left_out),
+            urls_of(&map, judged_unlike(&map, ["* Class Reference"]).left_out),
             ["http://h/class-Font.html", "http://h/class-Sprite.html"]
         );
     }
@@ -1883,11 +1887,7 @@ mod tests {
             .map(|k| (k.template.as_str(), k.targets, k.example))
             .collect();
         assert_eq!(summary, [(NUMBERED, 4, false), ("* Behaviour", 2, false)]);
-        let verdicts = Verdicts {
-            unlike_kinds: [NUMBERED].into_iter().collect(),
-            ..Verdicts::default()
-        };
-        let j = judge(&map, &verdicts);
+        let j = judged_unlike(&map, [NUMBERED]);
         assert_eq!(
             urls_of(&map, j.left_out.clone()),
             [
@@ -2001,11 +2001,7 @@ mod tests {
         };
         let proposed = other_sections(&map);
         assert_eq!(proposed, ["* (5) Manual Page", "* (7) Manual Page"]);
-        let verdicts = Verdicts {
-            unlike_kinds: proposed.iter().map(String::as_str).collect(),
-            ..Verdicts::default()
-        };
-        let j = judge(&map, &verdicts);
+        let j = judged_unlike(&map, proposed.iter().map(String::as_str));
         assert_eq!(
             urls_of(&map, j.left_out.clone()),
             [
@@ -2035,6 +2031,8 @@ mod tests {
                 ("* (7) Manual Page", 2, false, true)
             ]
         );
+        let sections: Vec<Option<&str>> = k.iter().map(|k| k.section.as_deref()).collect();
+        assert_eq!(sections, [Some("1"), Some("5"), Some("7")]);
         // An example without a section proposes nothing.
         let plain = SiteMap {
             example: "http://h/howto.html".into(),
@@ -2154,6 +2152,15 @@ mod tests {
             !Templates::of(&map).names_kind("Struct *")
                 && !Templates::of(&map).names_kind(NUMBERED)
         );
+    }
+
+    /// [`judge`] with the kinds `unlike` judged unlike the example, and no other verdict.
+    fn judged_unlike<'a>(map: &SiteMap, unlike: impl IntoIterator<Item = &'a str>) -> Judgement {
+        let verdicts = Verdicts {
+            unlike_kinds: unlike.into_iter().collect(),
+            ..Verdicts::default()
+        };
+        judge(map, &verdicts)
     }
 
     fn urls_of(map: &SiteMap, ids: Vec<u32>) -> Vec<String> {

@@ -2203,6 +2203,11 @@ fn ocaml_api(dir: &std::path::Path, extra: &[&str]) {
              <a href='index.html'>Up</a></div><h1>{h1}</h1>{body}</body></html>"
         )
     };
+    // A class page `G.{name}-c.html` headed "{kind} G.{name}".
+    let class = |name: &str, kind: &str, body: &str| {
+        let h1 = format!("{kind} <a href='type_{name}.html'>G.{name}</a>");
+        std::fs::write(dir.join(format!("G.{name}-c.html")), page(name, &h1, body)).unwrap();
+    };
     const CLASSES: [&str; 10] = [
         "window", "button", "label", "entry", "frame", "notebook", "paned", "table", "image",
         "scale",
@@ -2229,15 +2234,7 @@ fn ocaml_api(dir: &std::path::Path, extra: &[&str]) {
             "<pre><span>class</span> <code>{c}</code></pre><div class=info><p>About {c}.</p></div>\
              <ul><li>inherits</li></ul><hr>{methods}"
         );
-        std::fs::write(
-            dir.join(format!("G.{c}-c.html")),
-            page(
-                c,
-                &format!("Class <a href='type_{c}.html'>G.{c}</a>"),
-                &body,
-            ),
-        )
-        .unwrap();
+        class(c, "Class", &body);
     }
     for (i, v) in virtuals.iter().enumerate() {
         let methods: String = (0..2 + i % 3)
@@ -2249,15 +2246,7 @@ fn ocaml_api(dir: &std::path::Path, extra: &[&str]) {
             "<pre><span>class virtual</span> <code>{v}</code></pre><hr>{methods}\
              <table><tr><td>x</td></tr></table>"
         );
-        std::fs::write(
-            dir.join(format!("G.{v}-c.html")),
-            page(
-                v,
-                &format!("Class virtual <a href='type_{v}.html'>G.{v}</a>"),
-                &body,
-            ),
-        )
-        .unwrap();
+        class(v, "Class virtual", &body);
     }
     for i in 0..8 {
         let paras: String = (0..=i % 3).map(|j| format!("<p>Para {j}.</p>")).collect();
