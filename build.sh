@@ -30,13 +30,14 @@ TRAIN_SITE_PACKAGES=(libbox2d-doc libassimp-doc libjsoncpp-doc libcommons-io-jav
   python-werkzeug-doc sphinx-doc libcairo2-doc libharfbuzz-doc libatk1.0-doc)
 # qtbase5-doc-html (held out for ./build.sh eval, below) is also read by tests/learn_determinism.rs:
 # Qt links many pages only from its class pages; git-doc (held out too) by the manual-section
-# tests (tests/cli.rs, tests/e2e/sections.test.mjs).
+# tests (tests/cli.rs, tests/e2e/sections.test.mjs); apache2-doc (held out too) by the
+# declared-language tests (tests/cli.rs, tests/e2e/languages.test.mjs).
 APT_PACKAGES=(chromium chromium-driver firefox-esr postgresql-doc-15 libcommons-lang3-java-doc libsfml-doc python3.11-doc
-  xapian-omega xapian-tools qtbase5-doc-html git-doc python3-scrapy redis-server "${TRAIN_SITE_PACKAGES[@]}")
+  xapian-omega xapian-tools qtbase5-doc-html git-doc apache2-doc python3-scrapy redis-server "${TRAIN_SITE_PACKAGES[@]}")
 # What ./build.sh eval-forms needs (also in APT_PACKAGES, so setup installs them).
 OMEGA_PACKAGES=(xapian-omega xapian-tools postgresql-doc-15)
 # The held-out sites of ./build.sh eval (eval/heldout-sites.toml): installed by eval (setup
-# installs Qt's and Git's for tests; the others no test needs).
+# installs Qt's, Git's and Apache's for tests; the others no test needs).
 HELDOUT_SITE_PACKAGES=(openjdk-17-doc qtbase5-doc-html libgtk-4-doc rust-doc libboost1.81-doc yard-doc erlang-doc sqlite3-doc
   liblablgtk2-ocaml-doc git-doc apache2-doc)
 WASM_TARGET=wasm32-unknown-unknown

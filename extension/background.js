@@ -28,11 +28,16 @@
 // |                 |                                         |   {issued, budget}}); tooLarge: {count, urls}: |
 // |                 |                                         |   pages not read, past settings.maxBytes      |
 // | 'relearn'       | jobId, threshold, like?, unlike?,       | the learning result at that θ (no refetching)  |
-// |                 |   unlikeHeadings?                       |   with the user's verdicts (replacing earlier  |
-// |                 |   like/unlike: URLs the user judged     |   ones); the crawler's pattern is replaced     |
+// |                 |   unlikeHeadings?, likeHeadings?,       |   with the user's verdicts (replacing earlier  |
+// |                 |   unlikeLanguages?, likeLanguages?      |   ones); the crawler's pattern is replaced     |
+// |                 |   like/unlike: URLs the user judged     |                                                |
 // |                 |   (like the example or not);            |                                                |
 // |                 |   unlikeHeadings: heading templates     |                                                |
-// |                 |   of targets left out                   |                                                |
+// |                 |   of targets left out; likeHeadings:    |                                                |
+// |                 |   of pages below θ taken;               |                                                |
+// |                 |   unlikeLanguages: declared languages   |                                                |
+// |                 |   of targets left out; likeLanguages:   |                                                |
+// |                 |   those kept (a proposal taken back)    |                                                |
 // | 'crawlers'      |                                         | [crawler summaries]                            |
 // | 'importPattern' | json                                    | the new crawler (clear error if malformed)     |
 // | 'deleteCrawler' | crawlerId                               | true                                           |
@@ -415,6 +420,8 @@ function learnedSummary(learned) {
     unlikeByHeading: learned.pattern.unlikeByHeading ?? [],
     headingKinds: learned.headingKinds ?? [],
     headingKindsBelow: learned.headingKindsBelow ?? [],
+    unlikeByLanguage: learned.pattern.unlikeByLanguage ?? [],
+    languageKinds: learned.languageKinds ?? [],
     leftUnfetched: learned.leftUnfetched ?? [],
     stats: learned.pattern.stats,
   };
@@ -594,7 +601,7 @@ function stringList(value, name) {
   return value;
 }
 
-async function relearn({ jobId, threshold, like, unlike, unlikeHeadings, likeHeadings }) {
+async function relearn({ jobId, threshold, like, unlike, unlikeHeadings, likeHeadings, unlikeLanguages, likeLanguages }) {
   await ready;
   const record = await db.get('jobs', jobId);
   if (!record || record.kind !== 'learn') throw new Error(`no learning job ${jobId}`);
@@ -603,6 +610,8 @@ async function relearn({ jobId, threshold, like, unlike, unlikeHeadings, likeHea
   const corrections = {
     like: urlList(like, 'like'), unlike: urlList(unlike, 'unlike'), unlikeHeadings: stringList(unlikeHeadings, 'unlikeHeadings'),
     likeHeadings: stringList(likeHeadings, 'likeHeadings'),
+    unlikeLanguages: stringList(unlikeLanguages, 'unlikeLanguages'),
+    likeLanguages: stringList(likeLanguages, 'likeLanguages'),
   };
   const job = Job.restore(record.snapshot);
   let learned;

@@ -395,7 +395,8 @@ function renderReview(result) {
   const leftOut = result.unlikeByHeading ?? [];
   const kinds = result.headingKinds ?? [];
   const below = result.headingKindsBelow ?? [];
-  const key = JSON.stringify([result.threshold, corrections, (result.nearMisses ?? []).map((n) => n.url), result.targets.length, kinds, below]);
+  const languages = result.languageKinds ?? [];
+  const key = JSON.stringify([result.threshold, corrections, (result.nearMisses ?? []).map((n) => n.url), result.targets.length, kinds, below, languages]);
   if ($('review-box').dataset.key === key) return;
   $('review-box').dataset.key = key;
   const liked = new Set(corrections.like);
@@ -423,6 +424,12 @@ function renderReview(result) {
   $('heading-kinds').replaceChildren(...kinds.map(kindRow));
   $('kinds-below-box').hidden = below.length === 0;
   $('heading-kinds-below').replaceChildren(...below.map(kindBelowRow));
+  // Languages: listed by the core only where the targets declare two or more.
+  const leftOutByLanguage = result.unlikeByLanguage ?? [];
+  $('languages-box').hidden = languages.length === 0;
+  $('language-kinds').replaceChildren(...languages.map(languageRow));
+  $('left-out-language').hidden = leftOutByLanguage.length === 0;
+  $('left-out-language').textContent = leftOutByLanguage.length === 0 ? '' : `${leftOutByLanguage.length} ${leftOutByLanguage.length === 1 ? 'target' : 'targets'} left out for their language (${leftOutByLanguage.slice(0, 3).map(pathOf).join(', ')}${leftOutByLanguage.length > 3 ? ', …' : ''}). Untick the language to take them back.`;
   $('left-out').hidden = leftOut.length === 0;
   $('left-out').textContent = leftOut.length === 0 ? '' : `${leftOut.length} ${leftOut.length === 1 ? 'target' : 'targets'} left out for their heading (${leftOut.slice(0, 3).map(pathOf).join(', ')}${leftOut.length > 3 ? ', …' : ''}). Untick the kind to take them back.`;
 }
@@ -437,6 +444,18 @@ function kindRow(kind) {
   const note = kind.template === '#' ? 'headings that start with a section number (chapters, sections)'
     : kind.section ? `manual section ${kind.section}${kind.unlike && !kind.example ? ', not your example\'s: left out' : ''}` : null;
   return kindItem(kind, kind.unlike, kind.example, [String(kind.targets)], note);
+}
+
+/** One row of the languages list: a checkbox carrying the language tag (ticked: left out),
+ * how many targets declare it, the tag, and its first sample page. The example's language
+ * cannot be left out. */
+function languageRow(kind) {
+  const li = kindItem({ template: kind.language, samples: kind.samples, example: kind.example }, kind.unlike, kind.example,
+    [String(kind.targets)], kind.unlike && !kind.example ? "not your example's language: left out" : null);
+  const box = li.querySelector('input');
+  delete box.dataset.template;
+  box.dataset.language = kind.language;
+  return li;
 }
 
 /** One row of the kinds below θ: a checkbox carrying the template (ticked: taken whatever the
@@ -686,6 +705,8 @@ $('relearn').addEventListener('click', () => act(async () => {
     like: ticked('near-misses'), unlike: ticked('weak-targets'),
     unlikeHeadings: [...$('heading-kinds').querySelectorAll('input:checked')].map((box) => box.dataset.template),
     likeHeadings: [...$('heading-kinds-below').querySelectorAll('input:checked')].map((box) => box.dataset.template),
+    // The whole set of verdicts replaces the last: a language unticked is taken back.
+    unlikeLanguages: [...$('language-kinds').querySelectorAll('input:checked')].map((box) => box.dataset.language),
   });
 }, $('relearn-error')));
 for (const format of ['pattern', 'jsonl', 'csv', 'warc', 'scrapy']) {

@@ -520,6 +520,7 @@ fn evaluate_against(
                     unlike: unlike.clone(),
                     unlike_headings: unlike_kinds.iter().map(|k| k.template.clone()).collect(),
                     like_headings: like_kinds.iter().map(|k| k.template.clone()).collect(),
+                    ..Corrections::default()
                 })
                 .map_err(|e| format!("{}: the review's verdicts: {e}", site.name))?;
             let now = learned.pattern.stats.learned_at_ms;

@@ -1047,6 +1047,7 @@ pub(crate) mod fixtures {
             unplaced: None,
             title: String::new(),
             heading: heading.into(),
+            lang: String::new(),
             links: Vec::new(),
             form: None,
         }

@@ -11,6 +11,7 @@ pub mod export;
 pub mod fetch;
 pub mod forms;
 pub mod heading;
+pub mod language;
 pub mod mapper;
 pub mod pattern;
 pub mod robots;

@@ -39,10 +39,13 @@ mod cli {
                  [--allow RE]... [--deny RE]... [--ignore-robots] [--quiet]
                  [--like URL]... [--unlike URL]...   (your verdicts over the threshold)
                  [--unlike-heading TEMPLATE]...      (leave out the targets headed so)
+                 [--unlike-language TAG]... [--like-language TAG]...  (leave out, or keep, the
+                                                     targets that declare a language)
                  [--state F [--save-every S]]  (saved every S s, default 5, and on Ctrl-C;
                                                 the same command resumes it)
   exemplar relearn pattern.json --map map.json [--threshold T] [--like URL]... [--unlike URL]...
-                 [--unlike-heading TEMPLATE]... [--like-heading TEMPLATE]... [-o out.json]
+                 [--unlike-heading TEMPLATE]... [--like-heading TEMPLATE]...
+                 [--unlike-language TAG]... [--like-language TAG]... [-o out.json]
                                                      (no fetching; verdicts add to the pattern's)
   exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify | --verify-new]
                  [--queries F | --policy adaptive|generic-frequency|thesis|random|values]

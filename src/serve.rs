@@ -345,7 +345,7 @@ pub fn static_dir(
         match std::fs::read(&path) {
             Ok(body) => Response {
                 status: 200,
-                headers: vec![("Content-Type".into(), content_type(&path).into())],
+                headers: vec![("Content-Type".into(), content_type(&path, &body).into())],
                 body,
                 delay: None,
             },
@@ -373,13 +373,22 @@ fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-fn content_type(path: &Path) -> &'static str {
+/// The `Content-Type` of a file, by its extension. An HTML file is said to be UTF-8 only when
+/// it declares no charset of its own and its bytes are UTF-8: Debian ships manuals in EUC-KR and
+/// Shift_JIS that say so in a `<meta>`, which a header's charset would override (as a server
+/// with no default charset, Apache's own configuration, leaves them to say it).
+fn content_type(path: &Path, body: &[u8]) -> &'static str {
     match path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
         .as_deref()
     {
+        Some("html" | "htm")
+            if crate::dom::text::declares_charset(body) || std::str::from_utf8(body).is_err() =>
+        {
+            "text/html"
+        }
         Some("html" | "htm") => "text/html; charset=utf-8",
         Some("css") => "text/css",
         Some("js" | "mjs") => "text/javascript",
@@ -466,6 +475,31 @@ mod tests {
         assert!(server.requests() >= 8);
         let _ = std::fs::remove_dir_all(&dir);
         let _ = std::fs::remove_file(&outside);
+    }
+
+    /// A page's own charset declaration is left to stand: a header's would override it (the
+    /// EUC-KR pages of Debian's Apache manual came out as mojibake).
+    #[test]
+    fn html_is_said_to_be_utf8_only_when_it_is_and_declares_nothing() {
+        let html = Path::new("p.html");
+        assert_eq!(
+            content_type(html, "<p>São</p>".as_bytes()),
+            "text/html; charset=utf-8"
+        );
+        assert_eq!(content_type(html, b"<p>S\xe3o</p>"), "text/html");
+        let euc_kr = b"<html lang=\"ko\"><head><META http-equiv=\"Content-Type\" \
+            content=\"text/html; charset=EUC-KR\"><title>\xbe\xc6\xc6\xc4\xc4\xa1</title>";
+        assert_eq!(content_type(html, euc_kr), "text/html");
+        let (text, enc) = crate::dom::text::decode(euc_kr, Some(content_type(html, euc_kr)));
+        assert_eq!(enc, "EUC-KR");
+        assert!(text.contains("<title>아파치</title>"), "{text}");
+        // The header's old claim read the same bytes as broken UTF-8.
+        let (text, _) = crate::dom::text::decode(euc_kr, Some("text/html; charset=utf-8"));
+        assert!(!text.contains("아파치"));
+        assert_eq!(
+            content_type(Path::new("a.txt"), b"x"),
+            "text/plain; charset=utf-8"
+        );
     }
 
     #[test]

@@ -2193,6 +2193,149 @@ fn git_manual_pages_of_another_section_than_the_examples_are_left_out() {
     server.stop();
 }
 
+/// Debian's Apache HTTP Server manual in nine languages under one root (apache2-doc): the
+/// translations are built from the English pages' template and pass θ beside them. Learning
+/// from an English module page proposes to leave the other declared languages out: the pattern
+/// collects English pages only (the module pages among them), the language list shows the
+/// others left out, `relearn --like-language` takes one back without fetching, and a language
+/// no page declares is refused.
+#[test]
+fn apache_pages_in_another_language_than_the_examples_are_left_out() {
+    const ROOT: &str = "/usr/share/doc/apache2-doc/manual";
+    assert!(
+        std::path::Path::new(ROOT).is_dir(),
+        "apache2-doc is installed by ./build.sh setup"
+    );
+    // The ground truth from the files: the language a served path's file declares.
+    let lang_of = |url: &str| -> String {
+        let path = url.splitn(4, '/').nth(3).unwrap_or("");
+        let html = std::fs::read(std::path::Path::new(ROOT).join(path)).unwrap_or_default();
+        let html = String::from_utf8_lossy(&html);
+        html.split_once("<html lang=\"")
+            .and_then(|(_, t)| t.split_once('"'))
+            .map_or(String::new(), |(l, _)| l.to_string())
+    };
+    let mut server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(std::path::Path::new(ROOT)))
+            .unwrap();
+    let base = server.url();
+    let (dir, pattern_file, map, learned) = learned_in_scratch(
+        "apache-manual",
+        &base,
+        "en/index.html",
+        "en/mod/mod_rewrite.html",
+    );
+    let path = |name: &str| dir.0.join(name).to_string_lossy().into_owned();
+    let languages = |targets: &BTreeSet<String>| -> BTreeSet<String> {
+        targets.iter().map(|u| lang_of(u)).collect()
+    };
+    let targets = known_targets(&pattern_file);
+    assert_eq!(
+        languages(&targets),
+        BTreeSet::from(["en".to_string()]),
+        "{learned}"
+    );
+    // The English module pages (with their summary table) are among them.
+    let modules: BTreeSet<String> = std::fs::read_dir(format!("{ROOT}/en/mod"))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().to_string_lossy().into_owned();
+            let html = std::fs::read_to_string(format!("{ROOT}/en/mod/{name}")).ok()?;
+            html.contains("<table class=\"module\">")
+                .then(|| format!("{base}/en/mod/{name}"))
+        })
+        .collect();
+    assert!(modules.len() > 100, "{}", modules.len());
+    let found = modules.intersection(&targets).count();
+    assert!(
+        found * 100 >= modules.len() * 99,
+        "{found} of {}",
+        modules.len()
+    );
+    let p = pattern(&pattern_file);
+    for lang in ["fr", "ja", "ko", "tr"] {
+        assert!(
+            p.corrections.unlike_languages.iter().any(|l| l == lang),
+            "{lang} proposed: {:?}",
+            p.corrections.unlike_languages
+        );
+    }
+    assert!(!p.corrections.unlike_languages.iter().any(|l| l == "en"));
+    let left_out: BTreeSet<String> = p.unlike_by_language.iter().cloned().collect();
+    assert!(left_out.len() > 200, "{}", left_out.len());
+    assert!(
+        left_out
+            .iter()
+            .all(|u| lang_of(u) != "en" && !lang_of(u).is_empty())
+    );
+    // Listed with their counts, left out; English is the example's.
+    let french = left_out.iter().filter(|u| lang_of(u) == "fr").count();
+    fn row(l: &str) -> Vec<&str> {
+        l.split_whitespace().collect()
+    }
+    assert!(
+        learned
+            .lines()
+            .any(|l| row(l).starts_with(&[&french.to_string(), "x", "fr", "e.g."])),
+        "French listed left out with its {french} pages:\n{learned}"
+    );
+    assert!(
+        learned.lines().any(|l| row(l).starts_with(&[
+            &targets.len().to_string(),
+            "en",
+            "(the",
+            "example's)"
+        ])),
+        "{learned}"
+    );
+    // The crawl collects what learning did: no translation.
+    let (stdout, _) = crawled(&pattern_file, &["--verify"]);
+    let got: BTreeSet<String> = stdout.lines().map(String::from).collect();
+    assert_eq!(got, targets);
+    // Taken back: the French pages are targets again, nothing fetched.
+    let requests = server.requests();
+    let back = path("back.json");
+    let out = stdout_of(exemplar(&[
+        "relearn",
+        &pattern_file,
+        "--map",
+        &map,
+        "--like-language",
+        "FR",
+        "-o",
+        &back,
+    ]));
+    assert_eq!(server.requests(), requests, "relearn fetches nothing");
+    let again = known_targets(&back);
+    assert_eq!(
+        languages(&again),
+        BTreeSet::from(["en".to_string(), "fr".to_string()]),
+        "{out}"
+    );
+    assert_eq!(again.len(), targets.len() + french);
+    let q = pattern(&back);
+    assert!(!q.corrections.unlike_languages.iter().any(|l| l == "fr"));
+    assert!(q.corrections.unlike_languages.iter().any(|l| l == "ja"));
+    // A language no page declares is refused, the map kept.
+    let out = exemplar(&[
+        "relearn",
+        &pattern_file,
+        "--map",
+        &map,
+        "--unlike-language",
+        "xx",
+        "-o",
+        &path("bad.json"),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("no page of the map declares the language \"xx\""),
+        "{stderr}"
+    );
+    server.stop();
+}
+
 /// An OCaml API documented as ocamldoc does, in `dir`: ten classes headed "Class G.*" and six
 /// virtual classes headed "Class virtual G.*" (fewer sections: they score about 0.78 against
 /// a class), eight prose pages, and an index of them all; `extra` more virtual classes.

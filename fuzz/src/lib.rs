@@ -150,6 +150,11 @@ pub fn check_page(page: &Page, opts: &ParseOptions, view: View, threshold: f64) 
         opts.max_depth
     );
     let n = tree.len() as NodeId;
+    assert!(
+        page.lang.is_empty() || exemplar::language::is_tag(&page.lang),
+        "declared language {:?} is no tag",
+        page.lang
+    );
     for l in &page.links {
         assert!(l.node < n, "link node out of range");
     }
@@ -741,6 +746,10 @@ pub fn check_crawl_inputs(data: &[u8]) {
         for (at, section) in exemplar::heading::manual_sections(line) {
             assert!(line.is_char_boundary(at), "{line:?} at {at}");
             assert!(exemplar::heading::is_template(&section), "{section:?}");
+        }
+        if let Some(tag) = exemplar::language::tag(line) {
+            assert!(exemplar::language::is_tag(&tag), "{line:?} gave {tag:?}");
+            assert_eq!(exemplar::language::tag(&tag).as_deref(), Some(tag.as_str()));
         }
         if exemplar::heading::is_template(line) {
             assert!(!line.chars().any(char::is_control), "{line:?}");

@@ -383,8 +383,9 @@ fn print_forms(learned: &run::Learned) {
     }
 }
 
-/// `--like URL`…, `--unlike URL`…, `--unlike-heading TEMPLATE`… and `--like-heading
-/// TEMPLATE`…: the user's verdicts on pages of the map and on kinds of page by heading.
+/// `--like URL`…, `--unlike URL`…, `--unlike-heading TEMPLATE`…, `--like-heading TEMPLATE`…,
+/// `--unlike-language TAG`… and `--like-language TAG`…: the user's verdicts on pages of the map,
+/// on kinds of page by heading and on the languages pages declare.
 fn corrections(args: &[String]) -> Corrections {
     let urls = |name: &str| flags(args, name).into_iter().map(String::from).collect();
     Corrections {
@@ -392,6 +393,8 @@ fn corrections(args: &[String]) -> Corrections {
         unlike: urls("--unlike"),
         unlike_headings: urls("--unlike-heading"),
         like_headings: urls("--like-heading"),
+        unlike_languages: urls("--unlike-language"),
+        like_languages: urls("--like-language"),
     }
 }
 
@@ -502,6 +505,26 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
             );
         }
     }
+    // Languages: a choice only where targets declare two or more.
+    let languages = exemplar::language::kinds(
+        map,
+        &pattern.unlike_by_language,
+        &corrections.unlike_languages,
+    );
+    if !languages.is_empty() {
+        println!(
+            "targets by declared language (x left out: by your verdict, or by learning for a language not the example's; relearn --unlike-language TAG leaves one out, --like-language takes one back):"
+        );
+        for k in languages {
+            let mark = if k.unlike { 'x' } else { ' ' };
+            let example = if k.example { " (the example's)" } else { "" };
+            let sample = k.samples.first().map_or("", String::as_str);
+            println!(
+                "  {:>5} {mark} {}{example}  e.g. {sample}",
+                k.targets, k.language
+            );
+        }
+    }
     // Kinds of the pages below θ: a whole kind taken where θ cuts through it.
     let below = exemplar::heading::kinds_below(map, &corrections.like_headings);
     if !below.is_empty() {
@@ -543,8 +566,20 @@ fn verdicts_over(
         old.like_headings.retain(|h| h != k);
         !back
     });
-    // Malformed verdicts first: text that is no template is told as such.
+    // A language kept is one taken back: nothing proposes it again.
+    for l in &newer.like_languages {
+        old.unlike_languages.retain(|u| !u.eq_ignore_ascii_case(l));
+    }
+    // Malformed verdicts first: text that is no template or tag is told as such.
     let merged = old.merged(&newer).map_err(|e| e.to_string())?;
+    for l in newer.like_languages.iter().chain(&newer.unlike_languages) {
+        let tag = exemplar::language::tag(l).unwrap_or_default();
+        if !exemplar::language::declared(map, &tag) {
+            return Err(format!(
+                "no page of the map declares the language {l:?} (the list of `learn` and `relearn` names those targets declare)"
+            ));
+        }
+    }
     let templates = exemplar::heading::Templates::of(map);
     for k in newer.like_headings.iter().chain(&newer.unlike_headings) {
         if !templates.names_kind(k) {

@@ -879,7 +879,8 @@ impl Crawler {
                 .as_ref()
                 .is_some_and(|rule| rule.likes(url, &page.heading))
                 && !corrections.unlike.iter().any(|u| u == url)
-                && !unlike_kind(pattern, url, &page.heading);
+                && !unlike_kind(pattern, url, &page.heading)
+                && !unlike_language(pattern, url, &page.lang);
         let mut by_heading = false;
         if liked {
             // Taken whatever its score.
@@ -887,6 +888,11 @@ impl Crawler {
             return Err("marked not like the example".to_string());
         } else if unlike_kind(pattern, url, &page.heading) {
             return Err("headed as a kind marked not like the example".to_string());
+        } else if unlike_language(pattern, url, &page.lang) {
+            return Err(format!(
+                "in a language marked not like the example's ({})",
+                page.lang
+            ));
         } else if !v.similar {
             by_heading = v.score >= v.threshold - crate::heading::WELL_BELOW
                 && (pattern.by_heading.iter().any(|u| u == url)
@@ -1097,6 +1103,15 @@ fn unlike_kind(pattern: &Pattern, url: &str, heading: &str) -> bool {
             .as_ref()
             .is_some_and(|rule| rule.refuses(url, heading));
     of_kind && canon::canonicalize(&pattern.example).as_deref() != Some(url)
+}
+
+/// Whether a page is in a language the user's verdicts left out: learning left it out
+/// ([`Pattern::unlike_by_language`]), or it declares a language judged unlike the example's
+/// ([`crate::language::refused`]). The example is like itself whatever its language.
+fn unlike_language(pattern: &Pattern, url: &str, lang: &str) -> bool {
+    let left_out = pattern.unlike_by_language.iter().any(|u| u == url)
+        || crate::language::refused(&pattern.corrections.unlike_languages, lang);
+    left_out && canon::canonicalize(&pattern.example).as_deref() != Some(url)
 }
 
 impl Machine for Crawler {
@@ -1835,6 +1850,68 @@ mod tests {
             urls,
             ["http://mem.test/item/alpha", "http://mem.test/item/charlie"]
         );
+    }
+
+    /// A language the user judged unlike the example's: a verifying crawl refuses the pages
+    /// that declare it, whatever their score, and the targets learning left out for it; the
+    /// example is like itself, a page judged like the example stands.
+    #[test]
+    fn verification_refuses_the_languages_judged_unlike() {
+        // Items 2 and 4 declare French, the rest English (the example, 1, among them).
+        let bilingual = |url: &str| match site(url, 6) {
+            FetchResult::Response(mut r) => {
+                let lang = if url.ends_with("/item/2") || url.ends_with("/item/4") {
+                    "fr"
+                } else {
+                    "en"
+                };
+                let body = String::from_utf8_lossy(&r.body).replacen(
+                    "<html>",
+                    &format!("<html lang=\"{lang}\">"),
+                    1,
+                );
+                r.body = body.into_bytes();
+                FetchResult::Response(r)
+            }
+            failed => failed,
+        };
+        let mut p = learn_on(&bilingual, "http://mem.test/item/1");
+        p.corrections.unlike_languages = vec!["fr".into()];
+        let example = || ExamplePage {
+            url: "http://mem.test/item/1".into(),
+            body: match bilingual("http://mem.test/item/1") {
+                FetchResult::Response(r) => r.body,
+                FetchResult::Failed(_) => Vec::new(),
+            },
+            content_type: None,
+        };
+        let crawl = |p: &Pattern| {
+            let c =
+                Crawler::new(p.clone(), CrawlConfig::default(), Some(example())).expect("crawler");
+            let (pages, c) = target_pages(c, &bilingual);
+            let mut urls: Vec<String> = pages.into_iter().map(|t| t.url).collect();
+            urls.sort_unstable();
+            (urls, c.progress())
+        };
+        let item = |i: usize| format!("http://mem.test/item/{i}");
+        // Every item verified: the URL regex alone would take the French ones.
+        p.similarity.threshold = 0.0;
+        p.known_targets.clear();
+        let (urls, progress) = crawl(&p);
+        assert_eq!(urls, [1, 3, 5, 6].map(item));
+        assert_eq!(progress.rejected, 2);
+        // A page judged like the example stands over its language.
+        p.corrections.like = vec![item(4)];
+        assert_eq!(crawl(&p).0, [1, 3, 4, 5, 6].map(item));
+        // The example is like itself whatever its language.
+        p.corrections.like.clear();
+        p.corrections.unlike_languages = vec!["en".into()];
+        assert_eq!(crawl(&p).0, [1, 2, 4].map(item));
+        // No verdict: all six; a target learning left out for its language is refused by URL.
+        p.corrections.unlike_languages.clear();
+        assert_eq!(crawl(&p).0.len(), 6);
+        p.unlike_by_language = vec![item(6)];
+        assert_eq!(crawl(&p).0, [1, 2, 3, 4, 5].map(item));
     }
 
     #[test]

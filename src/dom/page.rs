@@ -238,6 +238,11 @@ pub struct Page {
     /// write the page's kind into it ("sf::Texture Class Reference"), see [`crate::heading`].
     #[serde(default)]
     pub heading: String,
+    /// The language the page declares (`<html lang>`, else `xml:lang`), as a lower-case tag
+    /// (`en`, `pt-br`); empty when it declares none or no well-formed tag
+    /// ([`crate::language`]).
+    #[serde(default)]
+    pub lang: String,
     /// `<meta name=robots>` directives.
     pub robots: MetaRobots,
     /// http(s) links of `<a href>` and `<area href>`, in document order.
@@ -1335,6 +1340,7 @@ impl<'a> Walker<'a> {
             }
             heading.truncate(end);
         }
+        let lang = self.find_lang();
         Page {
             url: self.url.to_string(),
             base: base.to_string(),
@@ -1342,6 +1348,7 @@ impl<'a> Walker<'a> {
             tree,
             title,
             heading,
+            lang,
             robots,
             links,
             scripts,
@@ -1353,6 +1360,24 @@ impl<'a> Walker<'a> {
             link_text_chars,
             image_count,
         }
+    }
+
+    /// The declared language of the document's `<html>` element ([`Page::lang`]).
+    fn find_lang(&self) -> String {
+        let root = self.root();
+        if self.local(root) != Some(&local_name!("html")) {
+            return String::new();
+        }
+        let attrs = self.attrs(root);
+        attr(attrs, &local_name!("lang"))
+            .or_else(|| {
+                attrs
+                    .iter()
+                    .find(|a| (*a.name.local).eq_ignore_ascii_case("xml:lang"))
+                    .map(|a| &*a.value)
+            })
+            .and_then(crate::language::tag)
+            .unwrap_or_default()
     }
 
     fn find_base(&self) -> Option<Url> {
@@ -1740,6 +1765,20 @@ mod tests {
 
     fn page(html: &str) -> Page {
         Page::from_html(html, "http://example.com/dir/page.html?x=1").unwrap()
+    }
+
+    #[test]
+    fn the_declared_language_is_the_html_elements() {
+        let lang = |html: &str| page(html).lang;
+        assert_eq!(lang("<!DOCTYPE html><html lang=\"pt-BR\"><p>x"), "pt-br");
+        assert_eq!(lang("<html xml:lang=\"fr\"><p>x"), "fr");
+        assert_eq!(lang("<html lang=\"de\" xml:lang=\"fr\"><p>x"), "de");
+        // A second `<html>` tag adds the attribute the first lacked, as browsers do.
+        assert_eq!(lang("<html><body><html lang=ja><p>x"), "ja");
+        // Not the language of some element inside, nor a malformed tag.
+        assert_eq!(lang("<html><body lang=fr><p lang=it>x"), "");
+        assert_eq!(lang("<html lang=\"{{lang}}\"><p>x"), "");
+        assert_eq!(lang("<p>no html tag"), "");
     }
 
     #[test]

@@ -604,6 +604,12 @@ fn charset_param(content_type: &str) -> Option<String> {
     })
 }
 
+/// Whether an HTML document's first kilobyte declares a charset encoding_rs knows (`<meta
+/// charset>`, `http-equiv`): a static server then leaves the page to say it.
+pub fn declares_charset(bytes: &[u8]) -> bool {
+    meta_charset(&bytes[..bytes.len().min(1024)]).is_some()
+}
+
 /// A charset declared by `<meta charset=…>` or `<meta http-equiv=content-type content="…charset=…">`.
 fn meta_charset(head: &[u8]) -> Option<&'static Encoding> {
     static RE: OnceLock<Option<regex::bytes::Regex>> = OnceLock::new();

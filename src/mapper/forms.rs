@@ -520,6 +520,7 @@ impl Mapper {
             unplaced: None,
             title: String::new(),
             heading: String::new(),
+            lang: String::new(),
             links: Vec::new(),
             form,
         });

@@ -198,6 +198,10 @@ pub struct Node {
     /// the kind of page it names ([`crate::heading`]).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub heading: String,
+    /// The language it declares ([`crate::dom::Page::lang`]; fetched HTML pages): the review
+    /// groups targets by it ([`crate::language`]).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub lang: String,
     /// Links of an expanded page: node ids, deduplicated, in document order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<u32>,
@@ -219,6 +223,7 @@ impl Node {
             unplaced: None,
             title: String::new(),
             heading: String::new(),
+            lang: String::new(),
             links: Vec::new(),
             form: None,
         }
@@ -886,6 +891,7 @@ impl Mapper {
                     unplaced: None,
                     title: String::new(),
                     heading: String::new(),
+                    lang: String::new(),
                     links: Vec::new(),
                     form: None,
                 }],
@@ -1409,6 +1415,7 @@ impl Mapper {
         let n = &mut self.state.map.nodes[node as usize];
         n.title = page.title.chars().take(300).collect();
         n.heading.clone_from(&page.heading);
+        n.lang.clone_from(&page.lang);
         // Links to follow: nofollow ones dropped (unless configured), then the GET equivalents
         // of submit-button pagination, as links.
         // Not obeying robots.txt (the user's choice) covers the robots meta tag too.
@@ -1574,6 +1581,7 @@ impl Mapper {
                         unplaced: None,
                         title: String::new(),
                         heading: String::new(),
+                        lang: String::new(),
                         links: Vec::new(),
                         form: None,
                     });
@@ -2785,6 +2793,7 @@ mod tests {
             unplaced: None,
             title: String::new(),
             heading: String::new(),
+            lang: String::new(),
             links,
             form: None,
         };

@@ -658,6 +658,7 @@ mod tests {
             unplaced: None,
             title: String::new(),
             heading: String::new(),
+            lang: String::new(),
             links,
             form,
         };

@@ -185,6 +185,11 @@ pub struct Pattern {
     /// a verifying crawl refuses them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unlike_by_heading: Vec<String>,
+    /// Targets left out because they declare a language judged unlike the example's
+    /// ([`Corrections::unlike_languages`], [`crate::language::left_out`]); a verifying crawl
+    /// refuses them too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unlike_by_language: Vec<String>,
     /// The heading templates learning took pages by, for the pages a crawl meets later: a
     /// verifying crawl takes a page just below θ whose heading follows one
     /// ([`crate::heading::HeadingRule`]).
@@ -213,16 +218,27 @@ pub struct Corrections {
     /// pages headed so are targets whatever their similarity, unless judged unlike one by one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub like_headings: Vec<String>,
+    /// Declared languages not like the example's ([`crate::language`]: `fr`): targets that
+    /// declare one are left out, except the example and pages judged like it, and a verifying
+    /// crawl refuses pages that declare one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unlike_languages: Vec<String>,
+    /// Declared languages the user kept (a proposal taken back): recorded, never left out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub like_languages: Vec<String>,
 }
 
 impl Corrections {
     /// The verdicts learning proposes on a map before the user's review: the kinds of target
-    /// headed with another manual section than the example's, unlike it
-    /// ([`crate::heading::other_sections`]). A first learning starts from these; a relearning
-    /// starts from the pattern's verdicts, where the user may have taken them back.
+    /// headed with another manual section than the example's
+    /// ([`crate::heading::other_sections`]) and the languages targets declare other than the
+    /// example's ([`crate::language::other_languages`]), unlike it. A first learning starts
+    /// from these; a relearning starts from the pattern's verdicts, where the user may have
+    /// taken them back.
     pub fn proposed(map: &SiteMap) -> Corrections {
         Corrections {
             unlike_headings: crate::heading::other_sections(map),
+            unlike_languages: crate::language::other_languages(map),
             ..Corrections::default()
         }
     }
@@ -233,6 +249,8 @@ impl Corrections {
             && self.unlike.is_empty()
             && self.unlike_headings.is_empty()
             && self.like_headings.is_empty()
+            && self.unlike_languages.is_empty()
+            && self.like_languages.is_empty()
     }
 
     /// These verdicts, then `newer` ones over them (a page's or a kind's latest verdict wins),
@@ -284,11 +302,35 @@ impl Corrections {
             ),
             |h| format!("{h:?}"),
         )?;
+        let languages = |list: &[String]| -> Result<BTreeSet<String>, PatternError> {
+            list.iter()
+                .map(|l| {
+                    crate::language::tag(l).ok_or_else(|| {
+                        PatternError(format!(
+                            "{l:?} is not a language tag (as pages declare them: en, fr, pt-br)"
+                        ))
+                    })
+                })
+                .collect()
+        };
+        let (like_languages, unlike_languages) = latest_wins(
+            (
+                languages(&self.like_languages)?,
+                languages(&self.unlike_languages)?,
+            ),
+            (
+                languages(&newer.like_languages)?,
+                languages(&newer.unlike_languages)?,
+            ),
+            |l| format!("language {l}"),
+        )?;
         Ok(Corrections {
             like,
             unlike,
             unlike_headings,
             like_headings,
+            unlike_languages,
+            like_languages,
         })
     }
 }
@@ -498,6 +540,14 @@ impl Pattern {
                 return Err(PatternError(format!("{t:?} is not a heading template")));
             }
         }
+        let c = &self.corrections;
+        for l in c.unlike_languages.iter().chain(&c.like_languages) {
+            if !crate::language::is_tag(l) {
+                return Err(PatternError(format!(
+                    "{l:?} is not a language tag (lower-case, as en, fr, pt-br)"
+                )));
+            }
+        }
         for (i, l) in self.levels.iter().enumerate() {
             if l.regexes.is_empty() {
                 return Err(PatternError(format!("level {} has no regex", i + 1)));
@@ -608,6 +658,10 @@ impl Pattern {
                     String::new()
                 } else {
                     format!("; {} like it", count(c.like_headings.len(), "heading kind"))
+                } + &if c.unlike_languages.is_empty() {
+                    String::new()
+                } else {
+                    format!("; pages in {} not like it", c.unlike_languages.join(", "))
                 }
             );
         }
@@ -625,6 +679,14 @@ impl Pattern {
                 "  {} left out: headed as you judged not like the example, e.g. {}",
                 count(self.unlike_by_heading.len(), "target"),
                 self.unlike_by_heading[0]
+            );
+        }
+        if !self.unlike_by_language.is_empty() {
+            let _ = writeln!(
+                s,
+                "  {} left out: in a language you judged not like the example's, e.g. {}",
+                count(self.unlike_by_language.len(), "target"),
+                self.unlike_by_language[0]
             );
         }
         if let Some(rule) = self
@@ -905,6 +967,18 @@ pub fn learn_corrected(
             node.url.clone()
         })
         .collect();
+    let mut unlike_by_language: Vec<String> =
+        crate::language::left_out(&map, &corrections.unlike_languages, &verdicts.like)
+            .into_iter()
+            .map(|id| {
+                let node = &mut map.nodes[id as usize];
+                node.state = NodeState::Page;
+                node.url.clone()
+            })
+            .collect();
+    // A page taken for its heading and left out for its language is no target.
+    let mut by_heading = by_heading;
+    by_heading.retain(|u| unlike_by_language.binary_search(u).is_err());
     let mut similarity = similarity;
     similarity.threshold = map.threshold;
     let mut pattern = learn(
@@ -930,11 +1004,23 @@ pub fn learn_corrected(
             unlike_by_heading.push(entry.clone());
             unlike_by_heading.sort();
         }
+        // So is an entry that declares a language judged unlike the example's.
+        None if pattern.entry_target
+            && crate::canon::canonicalize(&map.example).as_deref() != Some(entry.as_str())
+            && map.nodes.first().is_some_and(|n| {
+                crate::language::refused(&corrections.unlike_languages, &n.lang)
+            }) =>
+        {
+            pattern.take_entry(false);
+            unlike_by_language.push(entry.clone());
+            unlike_by_language.sort();
+        }
         None => {}
     }
     pattern.corrections = corrections;
     pattern.by_heading = by_heading;
     pattern.unlike_by_heading = unlike_by_heading;
+    pattern.unlike_by_language = unlike_by_language;
     pattern.heading_rule = rule;
     Ok((pattern, map))
 }
@@ -1196,6 +1282,7 @@ pub fn learn(
         corrections: Corrections::default(),
         by_heading: Vec::new(),
         unlike_by_heading: Vec::new(),
+        unlike_by_language: Vec::new(),
         heading_rule: None,
         script_links: false,
         stats: LearnStats {
@@ -1675,6 +1762,7 @@ mod tests {
             unlike: unlike.iter().map(|s| s.to_string()).collect(),
             unlike_headings: vec![],
             like_headings: vec![],
+            ..Corrections::default()
         };
         let old = c(
             &["http://a.test/x#top", "http://a.test/y"],
@@ -1717,6 +1805,7 @@ mod tests {
             unplaced: None,
             title: String::new(),
             heading: String::new(),
+            lang: String::new(),
             links,
             form: None,
         };
@@ -1825,6 +1914,7 @@ mod tests {
             unplaced: None,
             title: String::new(),
             heading: String::new(),
+            lang: String::new(),
             links,
             form: None,
         }
@@ -1923,6 +2013,7 @@ mod tests {
                 unlike: if like { vec![] } else { vec![entry.clone()] },
                 unlike_headings: vec![],
                 like_headings: vec![],
+                ..Corrections::default()
             };
             p.relearned(map.clone(), &c, 0)
         };
@@ -2123,6 +2214,7 @@ mod tests {
             corrections: Corrections::default(),
             by_heading: vec![],
             unlike_by_heading: vec![],
+            unlike_by_language: vec![],
             heading_rule: None,
             script_links: false,
         };

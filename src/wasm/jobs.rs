@@ -101,6 +101,9 @@ struct Learned<'a> {
     /// The pages below θ by heading template ([`crate::heading::kinds_below`]), for a verdict
     /// that takes a kind.
     heading_kinds_below: Vec<crate::heading::KindBelow>,
+    /// The targets by declared language ([`crate::language::kinds`]), for a verdict on a
+    /// language (empty where targets declare fewer than two and none is left out).
+    language_kinds: Vec<crate::language::LanguageKind>,
     /// The URL shapes mapping fetched last for yielding nothing, with their pages it left
     /// unfetched ([`crate::mapper::shapes::left_unfetched`]).
     left_unfetched: Vec<LeftUnfetched>,
@@ -378,9 +381,11 @@ impl Job {
     /// or null, thresholdCut: the same, when `threshold` is the θ mapping ran with and only the
     /// example reached it (not taken: a θ set by the user is kept), or null, doubtfulTargets: [{url, title,
     /// heading, similarity, urlUnlikeTargets, byHeading}], headingKinds: [{template, targets,
-    /// samples, example, unlike}], headingKindsBelow: [{template, pages, samples, best, example,
-    /// like}], leftUnfetched: [{shape, pages}]}` (the pattern's `byHeading` lists the pages taken below θ
-    /// for their heading, `unlikeByHeading` the targets left out by a kind's verdict). Throws when no page is a target, for a verdict on a page mapping did
+    /// samples, example, unlike, section?}], headingKindsBelow: [{template, pages, samples, best,
+    /// example, like}], languageKinds: [{language, targets, samples, example, unlike}],
+    /// leftUnfetched: [{shape, pages}]}` (the pattern's `byHeading` lists the pages taken below θ
+    /// for their heading, `unlikeByHeading` the targets left out by a kind's verdict,
+    /// `unlikeByLanguage` those left out by a language's). Throws when no page is a target, for a verdict on a page mapping did
     /// not fetch, or on a crawl job.
     #[wasm_bindgen(js_name = learnPattern)]
     pub fn learn_pattern(
@@ -471,6 +476,11 @@ impl Job {
             heading_kinds_below: crate::heading::kinds_below(
                 &map,
                 &pattern.corrections.like_headings,
+            ),
+            language_kinds: crate::language::kinds(
+                &map,
+                &pattern.unlike_by_language,
+                &pattern.corrections.unlike_languages,
             ),
             left_unfetched: crate::mapper::shapes::left_unfetched(&map, config)
                 .into_iter()

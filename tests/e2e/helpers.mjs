@@ -56,7 +56,11 @@ export async function serveDirectory(root, { overrides = new Map(), delayMs = 0,
       if (file !== base && !file.startsWith(base + sep)) throw Object.assign(new Error('outside root'), { code: 'ENOENT' });
       if (!(await stat(file)).isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOENT' });
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' });
+      // A page that declares its charset says it (Apache's manual has EUC-KR pages), as
+      // `exemplar serve` leaves it.
+      const declares = extname(file) === '.html' && /<meta[^>]*charset/i.test(body.subarray(0, 1024).toString('latin1'));
+      const type = declares ? 'text/html' : TYPES[extname(file)] ?? 'application/octet-stream';
+      res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' });
       res.end(body);
     } catch {
       res.writeHead(404, { 'content-type': 'text/plain' });

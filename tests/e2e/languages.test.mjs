@@ -1,0 +1,69 @@
+// The Apache HTTP Server manual (Debian's apache2-doc) in the real extension: nine languages
+// under one root, the translations built from the English pages' template, so they pass θ beside
+// them. A first learning from an English module page leaves the other declared languages out
+// (learning's own proposal, Rust's `language::other_languages`): the panel lists the targets by
+// language, those left out ticked, and unticking one and re-learning takes it back, fetching
+// nothing.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { ROOT, directoryInBrowser, learnEnded, relearnFromPanel } from './helpers.mjs';
+
+const BUILT = join(ROOT, 'dist/chrome');
+const MANUAL = '/usr/share/doc/apache2-doc/manual';
+
+let site, browser, call, extensionId, close;
+
+before(async () => {
+  ({ site, browser, extensionId, call, close } = await directoryInBrowser(MANUAL, BUILT));
+});
+
+after(async () => {
+  await close?.();
+});
+
+/** The language the file served at `url` declares: the ground truth. */
+async function langOf(url) {
+  const html = await readFile(join(MANUAL, new URL(url).pathname), 'latin1');
+  return /<html lang="([^"]*)"/.exec(html)?.[1] ?? '';
+}
+const languages = async (urls) => [...new Set(await Promise.all(urls.map(langOf)))].sort();
+
+test("pages in another language than the example's are left out, and can be taken back", { timeout: 240_000 }, async () => {
+  const { jobId } = await call({
+    type: 'startLearn', entryUrl: `${site.url}en/index.html`, exampleUrl: `${site.url}en/mod/mod_rewrite.html`,
+    settings: { delayMs: 0, concurrency: 4, crawlAfterLearning: false },
+  });
+  const learn = await learnEnded(call, jobId, 180_000);
+  assert.equal(learn.status, 'done', learn.error);
+  const targets = learn.result.targets.map((t) => t.url);
+  assert.deepEqual(await languages(targets), ['en'], 'English pages alone');
+  const unlike = learn.result.corrections.unlikeLanguages;
+  for (const lang of ['fr', 'ja', 'ko', 'tr']) assert.ok(unlike.includes(lang), `${lang} proposed: ${unlike}`);
+  const kinds = Object.fromEntries(learn.result.languageKinds.map((k) => [k.language, k]));
+  assert.ok(kinds.en?.example && !kinds.en.unlike && kinds.en.targets === targets.length, JSON.stringify(learn.result.languageKinds));
+  const leftOut = learn.result.unlikeByLanguage;
+  const french = (await Promise.all(leftOut.map(langOf))).filter((l) => l === 'fr').length;
+  assert.ok(french > 100 && kinds.fr?.unlike && kinds.fr.targets === french, `${french} French pages left out`);
+
+  const panel = await browser.context.newPage();
+  await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${learn.crawlerId}`);
+  await panel.waitForFunction(() => !document.getElementById('languages-box').hidden);
+  const row = (lang) => panel.locator('#language-kinds li').filter({ has: panel.locator(`input[data-language="${lang}"]`) });
+  assert.match(await row('fr').textContent(), new RegExp(`^ ${french} fr not your example's language: left out e\\.g\\. `));
+  assert.ok(await row('fr').locator('input').isChecked());
+  assert.match(await row('en').textContent(), /\(your example's\)/);
+  assert.ok(await row('en').locator('input').isDisabled());
+  assert.match(await panel.locator('#left-out-language').textContent(), new RegExp(`^${leftOut.length} targets left out for their language`));
+  // No crawled HTML in the panel: the list is text.
+  assert.equal(await panel.locator('#language-kinds script, #language-kinds iframe').count(), 0);
+  await row('fr').locator('input').uncheck();
+  const back = await relearnFromPanel(panel, call, jobId,
+    (s) => !s.result.corrections.unlikeLanguages.includes('fr'));
+  assert.ok(back.result.corrections.unlikeLanguages.includes('ja'));
+  const again = back.result.targets.map((t) => t.url);
+  assert.deepEqual(await languages(again), ['en', 'fr']);
+  assert.equal(again.length, targets.length + french);
+  assert.equal(back.progress.fetched, learn.progress.fetched, 'nothing fetched again');
+});
