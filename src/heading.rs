@@ -770,9 +770,6 @@ pub fn judge(map: &SiteMap, verdicts: &Verdicts) -> Judgement {
     let mut t = Templates::judged(map, &verdicts.unlike, &verdicts.unlike_kinds);
     t.like = verdicts.like_kinds.iter().map(|k| k.to_string()).collect();
     let low = map.threshold - WELL_BELOW;
-    let by_url = |ids: &mut Vec<u32>| {
-        ids.sort_by(|a, b| map.nodes[*a as usize].url.cmp(&map.nodes[*b as usize].url));
-    };
     let mut promoted: Vec<u32> = map
         .nodes
         .iter()
@@ -788,7 +785,7 @@ pub fn judge(map: &SiteMap, verdicts: &Verdicts) -> Judgement {
         .map(|(i, _)| i as u32)
         .filter(|&i| t.like_targets(i))
         .collect();
-    by_url(&mut promoted);
+    map.sort_by_url(&mut promoted);
     // Pages of a kind the user judged like the example, whatever their similarity.
     let taken: HashSet<u32> = promoted.iter().copied().collect();
     let mut liked: Vec<u32> = map
@@ -806,7 +803,7 @@ pub fn judge(map: &SiteMap, verdicts: &Verdicts) -> Judgement {
         .map(|(i, _)| i as u32)
         .filter(|&i| t.of_like_kind(i) && !t.of_unlike_kind(i))
         .collect();
-    by_url(&mut liked);
+    map.sort_by_url(&mut liked);
     let example = crate::canon::canonicalize(&map.example);
     let mut left_out: Vec<u32> = map
         .nodes
@@ -821,7 +818,7 @@ pub fn judge(map: &SiteMap, verdicts: &Verdicts) -> Judgement {
         .map(|(i, _)| i as u32)
         .filter(|&i| t.of_unlike_kind(i))
         .collect();
-    by_url(&mut left_out);
+    map.sort_by_url(&mut left_out);
     Judgement {
         promoted,
         liked,

@@ -93,7 +93,7 @@ pub fn left_out(map: &SiteMap, unlike: &[String], like: &HashSet<&str>) -> Vec<u
         })
         .map(|(i, _)| i as u32)
         .collect();
-    out.sort_by(|a, b| map.nodes[*a as usize].url.cmp(&map.nodes[*b as usize].url));
+    map.sort_by_url(&mut out);
     out
 }
 

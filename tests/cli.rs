@@ -453,6 +453,23 @@ fn stdout_of(out: std::process::Output) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `relearn PATTERN --map MAP FLAG VALUE -o OUT`, which must succeed and fetch nothing from
+/// `server`: its stdout.
+fn relearned_offline(
+    server: &exemplar::serve::Server,
+    pattern: &str,
+    map: &str,
+    [flag, value]: [&str; 2],
+    out: &str,
+) -> String {
+    let requests = server.requests();
+    let stdout = stdout_of(exemplar(&[
+        "relearn", pattern, "--map", map, flag, value, "-o", out,
+    ]));
+    assert_eq!(server.requests(), requests, "relearn fetches nothing");
+    stdout
+}
+
 /// A pattern file, parsed.
 fn pattern(path: &str) -> exemplar::pattern::Pattern {
     exemplar::pattern::Pattern::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -1632,20 +1649,8 @@ fn a_kind_left_out_by_heading_is_refused_by_a_verifying_crawl() {
             .collect()
     };
     let before = targets(&pattern);
-    let requests = server.requests();
-
     let left = file("left.json");
-    let out = stdout_of(exemplar(&[
-        "relearn",
-        &pattern,
-        "--map",
-        &map,
-        "--unlike-heading",
-        KIND,
-        "-o",
-        &left,
-    ]));
-    assert_eq!(server.requests(), requests, "relearn fetches nothing");
+    let out = relearned_offline(&server, &pattern, &map, ["--unlike-heading", KIND], &left);
     assert!(
         out.contains(&format!(
             "  {n} targets left out: headed as you judged not like the example"
@@ -2002,18 +2007,13 @@ fn numbered_headings_are_a_kind_the_user_can_leave_out() {
         "{learned}"
     );
     let left = path("left.json");
-    let requests = server.requests();
-    let out = stdout_of(exemplar(&[
-        "relearn",
+    let out = relearned_offline(
+        &server,
         &pattern_file,
-        "--map",
         &map,
-        "--unlike-heading",
-        "#",
-        "-o",
+        ["--unlike-heading", "#"],
         &left,
-    ]));
-    assert_eq!(server.requests(), requests, "relearn fetches nothing");
+    );
     assert!(
         out.contains("  8 targets left out: headed as you judged not like the example"),
         "{out}"
@@ -2132,19 +2132,14 @@ fn git_manual_pages_of_another_section_than_the_examples_are_left_out() {
     let got: BTreeSet<String> = stdout.lines().map(String::from).collect();
     assert_eq!(got, targets);
     // Taken back: the file formats are targets again, nothing fetched.
-    let requests = server.requests();
     let back = path("back.json");
-    let out = stdout_of(exemplar(&[
-        "relearn",
+    let out = relearned_offline(
+        &server,
         &pattern_file,
-        "--map",
         &map,
-        "--like-heading",
-        "* (5) Manual Page",
-        "-o",
+        ["--like-heading", "* (5) Manual Page"],
         &back,
-    ]));
-    assert_eq!(server.requests(), requests, "relearn fetches nothing");
+    );
     let again = known_targets(&back);
     assert_eq!(
         sections_of(&again),
@@ -2293,19 +2288,14 @@ fn apache_pages_in_another_language_than_the_examples_are_left_out() {
     let got: BTreeSet<String> = stdout.lines().map(String::from).collect();
     assert_eq!(got, targets);
     // Taken back: the French pages are targets again, nothing fetched.
-    let requests = server.requests();
     let back = path("back.json");
-    let out = stdout_of(exemplar(&[
-        "relearn",
+    let out = relearned_offline(
+        &server,
         &pattern_file,
-        "--map",
         &map,
-        "--like-language",
-        "FR",
-        "-o",
+        ["--like-language", "FR"],
         &back,
-    ]));
-    assert_eq!(server.requests(), requests, "relearn fetches nothing");
+    );
     let again = known_targets(&back);
     assert_eq!(
         languages(&again),
@@ -2445,18 +2435,13 @@ fn a_kind_below_theta_taken_by_heading() {
     assert!(kind.contains(" Class virtual *  e.g. "), "{kind}");
 
     let taken = path("taken.json");
-    let requests = server.requests();
-    let out = stdout_of(exemplar(&[
-        "relearn",
+    let out = relearned_offline(
+        &server,
         &pattern_file,
-        "--map",
         &map,
-        "--like-heading",
-        "Class virtual *",
-        "-o",
+        ["--like-heading", "Class virtual *"],
         &taken,
-    ]));
-    assert_eq!(server.requests(), requests, "relearn fetches nothing");
+    );
     assert!(out.contains("1 heading kind like it"), "{out}");
     assert!(out.contains("+  Class virtual *"), "{out}");
     // Pages of a kind judged like the example are judged: not among the targets to check.

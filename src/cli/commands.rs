@@ -490,18 +490,16 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
             "targets by heading (x left out: by your verdict, or by learning for a manual section not the example's; relearn --unlike-heading TEMPLATE leaves a kind out, --like-heading takes one back):"
         );
         for k in kinds {
-            let mark = if k.unlike { 'x' } else { ' ' };
-            let example = if k.example { " (the example's)" } else { "" };
-            let sample = k.samples.first().map_or("", String::as_str);
             let what = if k.template == exemplar::heading::NUMBERED {
                 " (headings that start with a section number: chapters, sections)"
             } else {
                 ""
             };
+            let name = format!("{}{what}", named(&k.template));
+            let figures = format!("{:>5}", k.targets);
             println!(
-                "  {:>5} {mark}{}{what}{example}  e.g. {sample}",
-                k.targets,
-                named(&k.template)
+                "{}",
+                kind_line(&figures, k.unlike, 'x', &name, k.example, &k.samples)
             );
         }
     }
@@ -516,12 +514,10 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
             "targets by declared language (x left out: by your verdict, or by learning for a language not the example's; relearn --unlike-language TAG leaves one out, --like-language takes one back):"
         );
         for k in languages {
-            let mark = if k.unlike { 'x' } else { ' ' };
-            let example = if k.example { " (the example's)" } else { "" };
-            let sample = k.samples.first().map_or("", String::as_str);
+            let (figures, name) = (format!("{:>5}", k.targets), format!(" {}", k.language));
             println!(
-                "  {:>5} {mark} {}{example}  e.g. {sample}",
-                k.targets, k.language
+                "{}",
+                kind_line(&figures, k.unlike, 'x', &name, k.example, &k.samples)
             );
         }
     }
@@ -532,17 +528,30 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
             "pages below θ by heading, with the best similarity among them (+ taken; relearn --like-heading TEMPLATE takes a kind whatever its similarity):"
         );
         for k in below {
-            let mark = if k.like { '+' } else { ' ' };
-            let example = if k.example { " (the example's)" } else { "" };
-            let sample = k.samples.first().map_or("", String::as_str);
+            let figures = format!("{:>5} {:.3}", k.pages, k.best);
+            let name = named(&k.template);
             println!(
-                "  {:>5} {:.3} {mark}{}{example}  e.g. {sample}",
-                k.pages,
-                k.best,
-                named(&k.template)
+                "{}",
+                kind_line(&figures, k.like, '+', &name, k.example, &k.samples)
             );
         }
     }
+}
+
+/// One row of the review's lists of kinds: its figures, `mark` when a verdict is on it, its
+/// name, whether it is the example's, and its first sample page.
+fn kind_line(
+    figures: &str,
+    marked: bool,
+    mark: char,
+    name: &str,
+    example: bool,
+    samples: &[String],
+) -> String {
+    let mark = if marked { mark } else { ' ' };
+    let example = if example { " (the example's)" } else { "" };
+    let sample = samples.first().map_or("", String::as_str);
+    format!("  {figures} {mark}{name}{example}  e.g. {sample}")
 }
 
 /// The command line's verdicts `newer` over a pattern's `old` ones (those learning proposed, or

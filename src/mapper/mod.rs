@@ -330,6 +330,15 @@ impl SiteMap {
         canon::canonicalize(&self.example).unwrap_or_else(|| self.example.clone())
     }
 
+    /// Sorts node ids by their URL (the order review lists and verdicts' results are given in).
+    pub fn sort_by_url(&self, ids: &mut [u32]) {
+        ids.sort_by(|a, b| {
+            self.nodes[*a as usize]
+                .url
+                .cmp(&self.nodes[*b as usize].url)
+        });
+    }
+
     /// Ids of target nodes.
     pub fn targets(&self) -> impl Iterator<Item = u32> + '_ {
         self.nodes
