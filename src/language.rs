@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::mapper::{NodeState, SiteMap};
 
 /// The longest language tag kept (BCP 47's longest registered tags are shorter).
-const MAX_TAG: usize = 35;
+pub const MAX_TAG: usize = 35;
 
 /// A declared language as a lower-case tag (`"pt_BR "` → `pt-br`): letters, digits and hyphens,
 /// starting with a letter, at most [`MAX_TAG`] bytes; None for anything else (an empty
