@@ -509,28 +509,42 @@ fn evaluate_against(
         .iter()
         .filter(|k| k.samples.iter().all(|u| truth.contains(&site_path(u))))
         .collect();
-    let reviewed: Vec<String> =
-        if like.is_empty() && unlike.is_empty() && unlike_kinds.is_empty() && like_kinds.is_empty()
-        {
-            got.clone()
-        } else {
-            let verdicts = proposed
-                .merged(&Corrections {
-                    like: like.clone(),
-                    unlike: unlike.clone(),
-                    unlike_headings: unlike_kinds.iter().map(|k| k.template.clone()).collect(),
-                    like_headings: like_kinds.iter().map(|k| k.template.clone()).collect(),
-                    ..Corrections::default()
-                })
-                .map_err(|e| format!("{}: the review's verdicts: {e}", site.name))?;
-            let now = learned.pattern.stats.learned_at_ms;
-            let (pattern, _) = learned
-                .pattern
-                .relearned(learned.map.clone(), &verdicts, now)
-                .map_err(|e| format!("{}: relearning with the review: {e}", site.name))?;
-            let again = crawl_local(pattern)?;
-            again.targets.iter().map(|u| site_path(u)).collect()
-        };
+    // A language learning left out whose three sample pages are all true targets is taken back.
+    let kept_languages: Vec<String> = crate::language::kinds(
+        &learned.map,
+        &learned.pattern.unlike_by_language,
+        &proposed.unlike_languages,
+    )
+    .into_iter()
+    .filter(|k| k.unlike && k.samples.iter().all(|u| truth.contains(&site_path(u))))
+    .map(|k| k.language)
+    .collect();
+    let reviewed: Vec<String> = if like.is_empty()
+        && unlike.is_empty()
+        && unlike_kinds.is_empty()
+        && like_kinds.is_empty()
+        && kept_languages.is_empty()
+    {
+        got.clone()
+    } else {
+        let verdicts = proposed
+            .merged(&Corrections {
+                like: like.clone(),
+                unlike: unlike.clone(),
+                unlike_headings: unlike_kinds.iter().map(|k| k.template.clone()).collect(),
+                like_headings: like_kinds.iter().map(|k| k.template.clone()).collect(),
+                like_languages: kept_languages.clone(),
+                ..Corrections::default()
+            })
+            .map_err(|e| format!("{}: the review's verdicts: {e}", site.name))?;
+        let now = learned.pattern.stats.learned_at_ms;
+        let (pattern, _) = learned
+            .pattern
+            .relearned(learned.map.clone(), &verdicts, now)
+            .map_err(|e| format!("{}: relearning with the review: {e}", site.name))?;
+        let again = crawl_local(pattern)?;
+        again.targets.iter().map(|u| site_path(u)).collect()
+    };
     let review = Review {
         shown: near.len(),
         url_like: near.iter().filter(|n| n.url_like_targets).count(),
@@ -667,7 +681,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     );
     let _ = writeln!(
         md,
-        "\n## With the review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it), and the {} targets most worth checking: first those learning took below θ for their heading (*taken for their heading* above), then those whose URL differs in one word or number from mostly pages below θ (marked: `iface.Editable.html` among `iface.*.html` pages), then the least similar. It also lists the targets by heading kind: the template of their main heading, the page's own name left out (on assimp `* File Reference` 47 pages, `Assimp * Class Reference` 5), or their section number (`#`: a manual's numbered chapters), with three sample pages each; and the kinds of the pages below θ the same way, the largest first (at most {}; LablGTK's `Class virtual *`). The user can mark any near miss *like the example*, any target *unlike* it, any kind but the example's unlike it (its targets are left out, and a verifying crawl refuses pages headed so), and any kind below θ like it (its pages are targets whatever their similarity, and a verifying crawl takes pages headed so), and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL --unlike URL --unlike-heading TEMPLATE --like-heading TEMPLATE`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the near misses, exactly the other pages among the targets to check, the kinds of targets whose three sample pages are all other pages, and the kinds below θ whose three sample pages are all true targets, and the site is crawled again with the relearned pattern. *Gap below θ*: when the scores below θ go on from the targets' with no gap among them down to a clear one (at least 0.08 wide and three times any gap above it) and at least 90% of the five or more pages above it have URLs shaped like the targets', the review says so and suggests a θ that takes the pages above it, 0.05 under the lowest of them (or the middle of the gap, when higher; `relearn --threshold`; `pattern::threshold_gap`): on R's help pages (Rd2HTML, a blind run), 285 topic pages score from 0.689 to θ, 269 of them with URLs shaped like the targets', and the nearest other page 0.523; the θ suggested, 0.64, takes every topic page links reach (1,412), and nothing else. The simulated user does not take the suggestion; the column says what it would add.\n\n{REVIEW_HEADER}{review}",
+        "\n## With the review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it), and the {} targets most worth checking: first those learning took below θ for their heading (*taken for their heading* above), then those whose URL differs in one word or number from mostly pages below θ (marked: `iface.Editable.html` among `iface.*.html` pages), then the least similar. It also lists the targets by heading kind: the template of their main heading, the page's own name left out (on assimp `* File Reference` 47 pages, `Assimp * Class Reference` 5), or their section number (`#`: a manual's numbered chapters), with three sample pages each; where the targets declare two or more languages, the targets by language (a first learning leaves out those other than the example's: Apache's translations); and the kinds of the pages below θ the same way, the largest first (at most {}; LablGTK's `Class virtual *`). The user can mark any near miss *like the example*, any target *unlike* it, any kind but the example's unlike it (its targets are left out, and a verifying crawl refuses pages headed so), and any kind below θ like it (its pages are targets whatever their similarity, and a verifying crawl takes pages headed so), and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL --unlike URL --unlike-heading TEMPLATE --like-heading TEMPLATE --like-language TAG`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the near misses, exactly the other pages among the targets to check, the kinds of targets whose three sample pages are all other pages, and the kinds below θ whose three sample pages are all true targets, takes back a language left out whose three sample pages are all true targets (none on these sites), and the site is crawled again with the relearned pattern. *Gap below θ*: when the scores below θ go on from the targets' with no gap among them down to a clear one (at least 0.08 wide and three times any gap above it) and at least 90% of the five or more pages above it have URLs shaped like the targets', the review says so and suggests a θ that takes the pages above it, 0.05 under the lowest of them (or the middle of the gap, when higher; `relearn --threshold`; `pattern::threshold_gap`): on R's help pages (Rd2HTML, a blind run), 285 topic pages score from 0.689 to θ, 269 of them with URLs shaped like the targets', and the nearest other page 0.523; the θ suggested, 0.64, takes every topic page links reach (1,412), and nothing else. The simulated user does not take the suggestion; the column says what it would add.\n\n{REVIEW_HEADER}{review}",
         pattern::DOUBTFUL_SHOWN,
         crate::heading::KINDS_BELOW_SHOWN
     );

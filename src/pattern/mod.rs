@@ -641,29 +641,35 @@ impl Pattern {
         let _ = writeln!(s, "  entry:   {}", self.entry);
         let _ = writeln!(s, "  example: {}", self.example);
         let c = &self.corrections;
-        if !c.is_empty() {
-            let _ = writeln!(
-                s,
-                "  your verdicts: {} like the example, {} not like it, whatever their similarity{}",
+        // Only the verdicts there are: a first learning's proposals are on kinds alone.
+        let mut verdicts = Vec::new();
+        if !c.like.is_empty() || !c.unlike.is_empty() {
+            verdicts.push(format!(
+                "{} like the example, {} not like it, whatever their similarity",
                 count(c.like.len(), "page"),
-                c.unlike.len(),
-                if c.unlike_headings.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; {} not like it",
-                        count(c.unlike_headings.len(), "heading kind")
-                    )
-                } + &if c.like_headings.is_empty() {
-                    String::new()
-                } else {
-                    format!("; {} like it", count(c.like_headings.len(), "heading kind"))
-                } + &if c.unlike_languages.is_empty() {
-                    String::new()
-                } else {
-                    format!("; pages in {} not like it", c.unlike_languages.join(", "))
-                }
-            );
+                c.unlike.len()
+            ));
+        }
+        if !c.unlike_headings.is_empty() {
+            verdicts.push(format!(
+                "{} not like it",
+                count(c.unlike_headings.len(), "heading kind")
+            ));
+        }
+        if !c.like_headings.is_empty() {
+            verdicts.push(format!(
+                "{} like it",
+                count(c.like_headings.len(), "heading kind")
+            ));
+        }
+        if !c.unlike_languages.is_empty() {
+            verdicts.push(format!(
+                "pages in {} not like it",
+                c.unlike_languages.join(", ")
+            ));
+        }
+        if !verdicts.is_empty() {
+            let _ = writeln!(s, "  your verdicts: {}", verdicts.join("; "));
         }
         if !self.by_heading.is_empty() {
             let _ = writeln!(
