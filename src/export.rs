@@ -26,6 +26,9 @@ pub struct PageRecord {
     /// The page's main heading (its first `h1` or title-classed element), when it has one.
     #[serde(default)]
     pub heading: Option<String>,
+    /// The language the page declares (`<html lang>`), when it declares one.
+    #[serde(default)]
+    pub lang: Option<String>,
     /// Similarity to the example, when measured.
     pub similarity: Option<f64>,
     /// The pattern level of the page whose link led to it (0 = the entry page).
@@ -46,6 +49,8 @@ struct JsonLine<'a> {
     status: u16,
     title: Option<&'a str>,
     heading: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lang: Option<&'a str>,
     fetched_at: String,
     similarity: Option<f64>,
     level: Option<usize>,
@@ -56,7 +61,8 @@ struct JsonLine<'a> {
 }
 
 /// JSON Lines: one object per page (`url`, `finalUrl`, `status`, `title`, `heading` (the main
-/// heading, null when none), `fetchedAt` in RFC 3339, `similarity`, `level`, `byHeading: true`
+/// heading, null when none), `lang` (the language the page declares, when it does: a corpus
+/// of a multilingual site sorts its pages by it), `fetchedAt` in RFC 3339, `similarity`, `level`, `byHeading: true`
 /// for a page a verifying crawl took below θ for its heading, and `html` when `include_html`).
 ///
 /// # Errors
@@ -69,6 +75,7 @@ pub fn write_jsonl<W: Write>(mut w: W, pages: &[PageRecord], include_html: bool)
             status: p.status,
             title: p.title.as_deref(),
             heading: p.heading.as_deref().filter(|h| !h.is_empty()),
+            lang: p.lang.as_deref().filter(|l| !l.is_empty()),
             fetched_at: rfc3339(p.fetched_at_ms),
             similarity: p.similarity,
             level: p.level,
@@ -365,7 +372,7 @@ impl<W: Write> WarcWriter<W> {
 
     /// Writes a `response` record: the HTTP status line, headers and body; then, when the crawl
     /// judged the page, a `metadata` record concurrent to it (`application/warc-fields`, as
-    /// Heritrix records a capture's context): the page's main `heading`, its `similarity` to the
+    /// Heritrix records a capture's context): the page's main `heading`, its declared `lang`, its `similarity` to the
     /// example, the `level` of the page it was found on, and `byHeading: true` for a page taken
     /// below θ for its heading.
     ///
@@ -410,6 +417,9 @@ impl<W: Write> WarcWriter<W> {
                 .map(|c| if c.is_control() { ' ' } else { c })
                 .collect();
             fields.push_str(&format!("heading: {h}\r\n"));
+        }
+        if let Some(l) = p.lang.as_deref().filter(|l| crate::language::is_tag(l)) {
+            fields.push_str(&format!("lang: {l}\r\n"));
         }
         if let Some(s) = p.similarity {
             fields.push_str(&format!("similarity: {s:.4}\r\n"));
@@ -1410,6 +1420,7 @@ mod tests {
             fetched_at_ms: 1_795_370_096_000,
             title: Some(title.into()),
             heading: Some(format!("{title} Class Reference")),
+            lang: None,
             similarity: Some(0.9),
             level: Some(1),
             by_heading: false,
@@ -1453,6 +1464,7 @@ mod tests {
             page("http://h/a", "A, \"quoted\"\nline"),
             PageRecord {
                 by_heading: true,
+                lang: Some("fr".into()),
                 ..page("http://h/b", "B")
             },
         ];
@@ -1471,6 +1483,9 @@ mod tests {
         // Only a page taken below θ for its heading says so.
         assert!(lines[0].get("byHeading").is_none(), "{text}");
         assert_eq!(lines[1]["byHeading"], true);
+        // Only a page that declares its language says it.
+        assert!(lines[0].get("lang").is_none(), "{text}");
+        assert_eq!(lines[1]["lang"], "fr");
         let mut out = Vec::new();
         write_csv(&mut out, &pages).expect("csv");
         let text = String::from_utf8(out).expect("utf8");
@@ -1490,6 +1505,7 @@ mod tests {
         w.write_response(&PageRecord {
             by_heading: true,
             heading: Some("B\u{7}\r\nClass Reference".into()),
+            lang: Some("pt-br".into()),
             ..page("http://h/b", "B")
         })
         .expect("record");
@@ -1571,7 +1587,7 @@ mod tests {
                 (
                     ids[3].clone(),
                     "http://h/b".to_string(),
-                    "heading: B   Class Reference\r\nsimilarity: 0.9000\r\nlevel: 1\r\nbyHeading: true\r\n"
+                    "heading: B   Class Reference\r\nlang: pt-br\r\nsimilarity: 0.9000\r\nlevel: 1\r\nbyHeading: true\r\n"
                         .to_string()
                 )
             ]

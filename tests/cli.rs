@@ -2283,10 +2283,18 @@ fn apache_pages_in_another_language_than_the_examples_are_left_out() {
         ])),
         "{learned}"
     );
-    // The crawl collects what learning did: no translation.
-    let (stdout, _) = crawled(&pattern_file, &["--verify"]);
+    // The crawl collects what learning did: no translation; its pages say their language.
+    let jsonl = path("pages.jsonl");
+    let (stdout, _) = crawled(&pattern_file, &["--verify", "--jsonl", &jsonl]);
     let got: BTreeSet<String> = stdout.lines().map(String::from).collect();
     assert_eq!(got, targets);
+    let lines = std::fs::read_to_string(&jsonl).unwrap();
+    let langs: Vec<serde_json::Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["lang"].clone())
+        .collect();
+    assert_eq!(langs.len(), targets.len());
+    assert!(langs.iter().all(|l| l == "en"), "{lines}");
     // Taken back: the French pages are targets again, nothing fetched.
     let back = path("back.json");
     let out = relearned_offline(

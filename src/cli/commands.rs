@@ -693,6 +693,7 @@ fn record(t: &TargetPage) -> PageRecord {
         fetched_at_ms: t.fetched_at_ms,
         title: Some(t.title.clone()),
         heading: Some(t.heading.clone()),
+        lang: Some(t.lang.clone()),
         similarity: t.similarity,
         level: Some(t.found_on_level),
         by_heading: t.by_heading,

@@ -94,6 +94,9 @@ pub struct TargetPage {
     /// every page of a site shares one title.
     #[serde(default)]
     pub heading: String,
+    /// The language it declares ([`crate::dom::Page::lang`]), empty when none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub lang: String,
     /// Similarity to the example (when verifying).
     pub similarity: Option<f64>,
     /// Verification verdict (None when not verifying).
@@ -940,6 +943,7 @@ impl Crawler {
             body: r.body,
             title: page.title.clone(),
             heading: page.heading.clone(),
+            lang: page.lang.clone(),
             similarity: judged.similarity,
             verified: judged.verified,
             found_on_level,

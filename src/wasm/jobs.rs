@@ -296,7 +296,7 @@ impl Job {
 
     /// Events since the last call. Mapping: `{type: "fetched", url, depth, status, similarity,
     /// target, state}`, `{type: "skipped", url, reason}`, `{type: "finished", reason}`. Crawling:
-    /// `{type: "target", url, finalUrl, status, headers, body: Uint8Array, title, heading,
+    /// `{type: "target", url, finalUrl, status, headers, body: Uint8Array, title, heading, lang?,
     /// similarity, verified, foundOnLevel, new, byHeading, fetchedAtMs}`, `{type: "page", url, level, status,
     /// followed}`, `{type: "query", level, query, issued, budget, resultPages, documents,
     /// targets}` (a form level's query answered), `skipped`, `finished`.

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, directoryInBrowser, learnEnded, relearnFromPanel } from './helpers.mjs';
+import { ROOT, crawlDone, directoryInBrowser, learnEnded, relearnFromPanel } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const MANUAL = '/usr/share/doc/apache2-doc/manual';
@@ -66,4 +66,18 @@ test("pages in another language than the example's are left out, and can be take
   assert.deepEqual(await languages(again), ['en', 'fr']);
   assert.equal(again.length, targets.length + french);
   assert.equal(back.progress.fetched, learn.progress.fetched, 'nothing fetched again');
+
+  // Left out again, and crawled: the pages exported say their language.
+  await row('fr').locator('input').check();
+  await relearnFromPanel(panel, call, jobId, (s) => s.result.corrections.unlikeLanguages.includes('fr'));
+  const startedAt = Date.now();
+  await panel.locator('#run').click();
+  await crawlDone(call, learn.crawlerId, startedAt - 1);
+  const jsonl = await panel.evaluate(async (id) => {
+    const { blob } = await globalThis.exemplarExport(id, 'jsonl', {});
+    return blob.text();
+  }, learn.crawlerId);
+  const lines = jsonl.trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(lines.map((l) => l.url).sort(), [...targets].sort());
+  assert.deepEqual([...new Set(lines.map((l) => l.lang))], ['en']);
 });
