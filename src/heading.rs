@@ -804,21 +804,7 @@ pub fn judge(map: &SiteMap, verdicts: &Verdicts) -> Judgement {
         .filter(|&i| t.of_like_kind(i) && !t.of_unlike_kind(i))
         .collect();
     map.sort_by_url(&mut liked);
-    let example = crate::canon::canonicalize(&map.example);
-    let mut left_out: Vec<u32> = map
-        .nodes
-        .iter()
-        .enumerate()
-        .skip(1)
-        .filter(|(_, n)| {
-            n.state == NodeState::Target
-                && !verdicts.like.contains(n.url.as_str())
-                && example.as_deref() != Some(n.url.as_str())
-        })
-        .map(|(i, _)| i as u32)
-        .filter(|&i| t.of_unlike_kind(i))
-        .collect();
-    map.sort_by_url(&mut left_out);
+    let left_out = map.left_out_of_kind(&verdicts.like, |i, _| t.of_unlike_kind(i));
     Judgement {
         promoted,
         liked,

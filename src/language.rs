@@ -80,22 +80,7 @@ pub fn left_out(map: &SiteMap, unlike: &[String], like: &HashSet<&str>) -> Vec<u
     if unlike.is_empty() {
         return Vec::new();
     }
-    let example = map.canonical_example();
-    let mut out: Vec<u32> = map
-        .nodes
-        .iter()
-        .enumerate()
-        .skip(1)
-        .filter(|(_, n)| {
-            n.state == NodeState::Target
-                && unlike.contains(&n.lang)
-                && n.url != example
-                && !like.contains(n.url.as_str())
-        })
-        .map(|(i, _)| i as u32)
-        .collect();
-    map.sort_by_url(&mut out);
-    out
+    map.left_out_of_kind(like, |_, n| unlike.contains(&n.lang))
 }
 
 /// Whether a page declaring `lang` is of a language judged unlike the example (`unlike`).

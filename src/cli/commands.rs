@@ -575,10 +575,6 @@ fn verdicts_over(
         old.like_headings.retain(|h| h != k);
         !back
     });
-    // A language kept is one taken back: nothing proposes it again.
-    for l in &newer.like_languages {
-        old.unlike_languages.retain(|u| !u.eq_ignore_ascii_case(l));
-    }
     // Malformed verdicts first: text that is no template or tag is told as such.
     let merged = old.merged(&newer).map_err(|e| e.to_string())?;
     for l in newer.like_languages.iter().chain(&newer.unlike_languages) {

@@ -1212,16 +1212,21 @@ mod tests {
         learn_from(site, "http://mem.test/", example)
     }
 
-    /// Maps an in-memory site from `entry` with `example` and learns its pattern.
-    fn learn_from(site: &dyn Fn(&str) -> FetchResult, entry: &str, example: &str) -> Pattern {
-        let example = ExamplePage {
-            url: example.into(),
-            body: match site(example) {
+    /// The example page `url` as an in-memory site serves it.
+    fn example_of(site: &dyn Fn(&str) -> FetchResult, url: &str) -> ExamplePage {
+        ExamplePage {
+            url: url.into(),
+            body: match site(url) {
                 FetchResult::Response(r) => r.body,
                 FetchResult::Failed(_) => Vec::new(),
             },
             content_type: None,
-        };
+        }
+    }
+
+    /// Maps an in-memory site from `entry` with `example` and learns its pattern.
+    fn learn_from(site: &dyn Fn(&str) -> FetchResult, entry: &str, example: &str) -> Pattern {
+        let example = example_of(site, example);
         let mut m = Mapper::new(entry, example, MapConfig::default()).expect("mapper");
         let mut now = 0;
         loop {
@@ -1533,14 +1538,7 @@ mod tests {
                 site(url, 6)
             }
         };
-        let example = ExamplePage {
-            url: item(2),
-            body: match site(&item(2), 6) {
-                FetchResult::Response(r) => r.body,
-                FetchResult::Failed(_) => Vec::new(),
-            },
-            content_type: None,
-        };
+        let example = example_of(&|u| site(u, 6), &item(2));
         let c = Crawler::new(p, CrawlConfig::default(), Some(example)).expect("crawler");
         let (mut targets, mut c) = run_on(c, &changed, None);
         targets.sort();
@@ -1810,14 +1808,7 @@ mod tests {
     fn verification_refuses_the_kinds_judged_unlike() {
         let mut p = learn_on(&named_site, "http://mem.test/item/alpha");
         p.similarity.threshold = 0.0;
-        let example = || ExamplePage {
-            url: "http://mem.test/item/alpha".into(),
-            body: match named_site("http://mem.test/item/alpha") {
-                FetchResult::Response(r) => r.body,
-                FetchResult::Failed(_) => Vec::new(),
-            },
-            content_type: None,
-        };
+        let example = || example_of(&named_site, "http://mem.test/item/alpha");
         let crawl = |p: &Pattern| {
             let (pages, c) = target_pages(
                 Crawler::new(p.clone(), CrawlConfig::default(), Some(example())).expect("crawler"),
@@ -1881,14 +1872,7 @@ mod tests {
         };
         let mut p = learn_on(&bilingual, "http://mem.test/item/1");
         p.corrections.unlike_languages = vec!["fr".into()];
-        let example = || ExamplePage {
-            url: "http://mem.test/item/1".into(),
-            body: match bilingual("http://mem.test/item/1") {
-                FetchResult::Response(r) => r.body,
-                FetchResult::Failed(_) => Vec::new(),
-            },
-            content_type: None,
-        };
+        let example = || example_of(&bilingual, "http://mem.test/item/1");
         let crawl = |p: &Pattern| {
             let c =
                 Crawler::new(p.clone(), CrawlConfig::default(), Some(example())).expect("crawler");

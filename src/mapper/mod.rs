@@ -330,6 +330,32 @@ impl SiteMap {
         canon::canonicalize(&self.example).unwrap_or_else(|| self.example.clone())
     }
 
+    /// The targets a verdict on a whole kind leaves out: those `of_kind` says are of it, except
+    /// the example (like itself) and the pages judged like it (`like`, canonical URLs); the
+    /// entry is left to the caller (a crawl's start, judged apart). Node ids, by URL.
+    pub fn left_out_of_kind(
+        &self,
+        like: &std::collections::HashSet<&str>,
+        of_kind: impl Fn(u32, &Node) -> bool,
+    ) -> Vec<u32> {
+        let example = self.canonical_example();
+        let mut out: Vec<u32> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|(i, n)| {
+                n.state == NodeState::Target
+                    && n.url != example
+                    && !like.contains(n.url.as_str())
+                    && of_kind(*i as u32, n)
+            })
+            .map(|(i, _)| i as u32)
+            .collect();
+        self.sort_by_url(&mut out);
+        out
+    }
+
     /// Sorts node ids by their URL (the order review lists and verdicts' results are given in).
     pub fn sort_by_url(&self, ids: &mut [u32]) {
         ids.sort_by(|a, b| {
