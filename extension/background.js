@@ -29,7 +29,8 @@
 // |                 |                                         |   pages not read, past settings.maxBytes      |
 // | 'relearn'       | jobId, threshold, like?, unlike?,       | the learning result at that θ (no refetching)  |
 // |                 |   unlikeHeadings?, likeHeadings?,       |   with the user's verdicts (replacing earlier  |
-// |                 |   unlikeLanguages?, likeLanguages?      |   ones); the crawler's pattern is replaced     |
+// |                 |   unlikeLanguages?, likeLanguages?,     |   ones); the crawler's pattern is replaced     |
+// |                 |   unlikeDirectories?, likeDirectories?  |                                                |
 // |                 |   like/unlike: URLs the user judged     |                                                |
 // |                 |   (like the example or not);            |                                                |
 // |                 |   unlikeHeadings: heading templates     |                                                |
@@ -37,7 +38,9 @@
 // |                 |   of pages below θ taken;               |                                                |
 // |                 |   unlikeLanguages: declared languages   |                                                |
 // |                 |   of targets left out; likeLanguages:   |                                                |
-// |                 |   those kept (a proposal taken back)    |                                                |
+// |                 |   those kept (a proposal taken back);   |                                                |
+// |                 |   unlikeDirectories: directory URLs     |                                                |
+// |                 |   whose targets are left out            |                                                |
 // | 'crawlers'      |                                         | [crawler summaries]                            |
 // | 'importPattern' | json                                    | the new crawler (clear error if malformed)     |
 // | 'deleteCrawler' | crawlerId                               | true                                           |
@@ -422,6 +425,8 @@ function learnedSummary(learned) {
     headingKindsBelow: learned.headingKindsBelow ?? [],
     unlikeByLanguage: learned.pattern.unlikeByLanguage ?? [],
     languageKinds: learned.languageKinds ?? [],
+    unlikeByDirectory: learned.pattern.unlikeByDirectory ?? [],
+    directoryKinds: learned.directoryKinds ?? [],
     leftUnfetched: learned.leftUnfetched ?? [],
     stats: learned.pattern.stats,
   };
@@ -601,7 +606,7 @@ function stringList(value, name) {
   return value;
 }
 
-async function relearn({ jobId, threshold, like, unlike, unlikeHeadings, likeHeadings, unlikeLanguages, likeLanguages }) {
+async function relearn({ jobId, threshold, like, unlike, unlikeHeadings, likeHeadings, unlikeLanguages, likeLanguages, unlikeDirectories, likeDirectories }) {
   await ready;
   const record = await db.get('jobs', jobId);
   if (!record || record.kind !== 'learn') throw new Error(`no learning job ${jobId}`);
@@ -612,6 +617,8 @@ async function relearn({ jobId, threshold, like, unlike, unlikeHeadings, likeHea
     likeHeadings: stringList(likeHeadings, 'likeHeadings'),
     unlikeLanguages: stringList(unlikeLanguages, 'unlikeLanguages'),
     likeLanguages: stringList(likeLanguages, 'likeLanguages'),
+    unlikeDirectories: urlList(unlikeDirectories, 'unlikeDirectories'),
+    likeDirectories: urlList(likeDirectories, 'likeDirectories'),
   };
   const job = Job.restore(record.snapshot);
   let learned;

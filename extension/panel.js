@@ -396,7 +396,8 @@ function renderReview(result) {
   const kinds = result.headingKinds ?? [];
   const below = result.headingKindsBelow ?? [];
   const languages = result.languageKinds ?? [];
-  const key = JSON.stringify([result.threshold, corrections, (result.nearMisses ?? []).map((n) => n.url), result.targets.length, kinds, below, languages]);
+  const directories = result.directoryKinds ?? [];
+  const key = JSON.stringify([result.threshold, corrections, (result.nearMisses ?? []).map((n) => n.url), result.targets.length, kinds, below, languages, directories]);
   if ($('review-box').dataset.key === key) return;
   $('review-box').dataset.key = key;
   const liked = new Set(corrections.like);
@@ -429,9 +430,23 @@ function renderReview(result) {
   $('languages-box').hidden = languages.length === 0;
   $('language-kinds').replaceChildren(...languages.map(languageRow));
   $('left-out-language').hidden = leftOutByLanguage.length === 0;
-  $('left-out-language').textContent = leftOutByLanguage.length === 0 ? '' : `${leftOutByLanguage.length} ${leftOutByLanguage.length === 1 ? 'target' : 'targets'} left out for their language (${leftOutByLanguage.slice(0, 3).map(pathOf).join(', ')}${leftOutByLanguage.length > 3 ? ', …' : ''}). Untick the language to take them back.`;
+  $('left-out-language').textContent = leftOutNote(leftOutByLanguage, 'their language', 'the language');
+  // Directories: listed by the core only where the targets lie in two or more.
+  const leftOutByDirectory = result.unlikeByDirectory ?? [];
+  $('directories-box').hidden = directories.length === 0;
+  $('directory-kinds').replaceChildren(...directories.map(directoryRow));
+  $('left-out-directory').hidden = leftOutByDirectory.length === 0;
+  $('left-out-directory').textContent = leftOutNote(leftOutByDirectory, 'their directory', 'the directory');
   $('left-out').hidden = leftOut.length === 0;
-  $('left-out').textContent = leftOut.length === 0 ? '' : `${leftOut.length} ${leftOut.length === 1 ? 'target' : 'targets'} left out for their heading (${leftOut.slice(0, 3).map(pathOf).join(', ')}${leftOut.length > 3 ? ', …' : ''}). Untick the kind to take them back.`;
+  $('left-out').textContent = leftOutNote(leftOut, 'their heading', 'the kind');
+}
+
+/** What a verdict on a whole kind left out: how many targets, the first three, and how to take
+ * them back. Empty when nothing was. */
+function leftOutNote(urls, reason, kind) {
+  if (urls.length === 0) return '';
+  const first = urls.slice(0, 3).map(pathOf).join(', ') + (urls.length > 3 ? ', …' : '');
+  return `${urls.length} ${urls.length === 1 ? 'target' : 'targets'} left out for ${reason} (${first}). Untick ${kind} to take them back.`;
 }
 
 /** One row of the kinds list: a checkbox carrying the template (ticked: left out), how many
@@ -455,6 +470,18 @@ function languageRow(kind) {
   const box = li.querySelector('input');
   delete box.dataset.template;
   box.dataset.language = kind.language;
+  return li;
+}
+
+/** One row of the directories list: a checkbox carrying the directory's URL (ticked: left
+ * out), how many targets lie in it, its path, and its first sample page. The example's
+ * directory cannot be left out. */
+function directoryRow(kind) {
+  const li = kindItem({ template: pathOf(kind.directory), samples: kind.samples, example: kind.example }, kind.unlike, kind.example,
+    [String(kind.targets)], null);
+  const box = li.querySelector('input');
+  delete box.dataset.template;
+  box.dataset.directory = kind.directory;
   return li;
 }
 
@@ -707,6 +734,7 @@ $('relearn').addEventListener('click', () => act(async () => {
     likeHeadings: [...$('heading-kinds-below').querySelectorAll('input:checked')].map((box) => box.dataset.template),
     // The whole set of verdicts replaces the last: a language unticked is taken back.
     unlikeLanguages: [...$('language-kinds').querySelectorAll('input:checked')].map((box) => box.dataset.language),
+    unlikeDirectories: [...$('directory-kinds').querySelectorAll('input:checked')].map((box) => box.dataset.directory),
   });
 }, $('relearn-error')));
 for (const format of ['pattern', 'jsonl', 'csv', 'warc', 'scrapy']) {

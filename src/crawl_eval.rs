@@ -276,8 +276,10 @@ pub fn new_pages(map: &crate::mapper::SiteMap, is_target: &dyn Fn(&str) -> bool)
 /// user marks the true targets among the near misses like the example, the other pages among
 /// the targets to check unlike it, the heading kinds ([`crate::heading::kinds`]) whose sample
 /// pages shown are all other pages unlike it (never the example's kind), and the kinds of pages
-/// below θ ([`crate::heading::kinds_below`]) whose samples are all true targets like it; the pattern is
-/// relearned from the same map (nothing fetched) and the site crawled again.
+/// below θ ([`crate::heading::kinds_below`]) whose samples are all true targets like it, and
+/// the directories of targets ([`crate::directory::kinds`]) whose samples are all other pages
+/// unlike the example's (never the example's); the pattern is relearned from the same map
+/// (nothing fetched) and the site crawled again.
 #[derive(Clone, Debug, Default)]
 pub struct Review {
     /// Near misses shown.
@@ -305,6 +307,12 @@ pub struct Review {
     pub kinds_marked: usize,
     /// Pages below θ of the kinds marked like.
     pub kinds_marked_pages: usize,
+    /// Directories of targets shown ([`crate::directory::kinds`]).
+    pub directories: usize,
+    /// Of those, directories whose samples are all other pages: marked unlike the example's.
+    pub directories_unmarked: usize,
+    /// Targets in the directories marked unlike.
+    pub directories_unmarked_targets: usize,
     /// The gap below θ the review reports ([`pattern::threshold_gap`]), if any.
     pub gap: Option<ReviewGap>,
     /// Targets the crawl with the relearned pattern collects.
@@ -509,6 +517,19 @@ fn evaluate_against(
         .iter()
         .filter(|k| k.samples.iter().all(|u| truth.contains(&site_path(u))))
         .collect();
+    // A directory whose three sample pages are all other pages is marked unlike (never the
+    // example's).
+    let directories = crate::directory::kinds(
+        &learned.map,
+        &learned.pattern.unlike_by_directory,
+        &proposed.unlike_directories,
+    );
+    let unlike_directories: Vec<&crate::directory::DirectoryKind> = directories
+        .iter()
+        .filter(|k| {
+            !k.example && !k.unlike && k.samples.iter().all(|u| !truth.contains(&site_path(u)))
+        })
+        .collect();
     // A language learning left out whose three sample pages are all true targets is taken back.
     let kept_languages: Vec<String> = crate::language::kinds(
         &learned.map,
@@ -524,6 +545,7 @@ fn evaluate_against(
         && unlike_kinds.is_empty()
         && like_kinds.is_empty()
         && kept_languages.is_empty()
+        && unlike_directories.is_empty()
     {
         got.clone()
     } else {
@@ -534,6 +556,10 @@ fn evaluate_against(
                 unlike_headings: unlike_kinds.iter().map(|k| k.template.clone()).collect(),
                 like_headings: like_kinds.iter().map(|k| k.template.clone()).collect(),
                 like_languages: kept_languages.clone(),
+                unlike_directories: unlike_directories
+                    .iter()
+                    .map(|k| k.directory.clone())
+                    .collect(),
                 ..Corrections::default()
             })
             .map_err(|e| format!("{}: the review's verdicts: {e}", site.name))?;
@@ -558,6 +584,9 @@ fn evaluate_against(
         kinds_below: below.len(),
         kinds_marked: like_kinds.len(),
         kinds_marked_pages: like_kinds.iter().map(|k| k.pages).sum(),
+        directories: directories.len(),
+        directories_unmarked: unlike_directories.len(),
+        directories_unmarked_targets: unlike_directories.iter().map(|k| k.targets).sum(),
         gap: pattern::threshold_gap(&learned.map, proposed).map(|g| {
             let above = learned.map.near_misses(g.pages);
             let true_above = above
@@ -681,8 +710,9 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     );
     let _ = writeln!(
         md,
-        "\n## With the review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it), and the {} targets most worth checking: first those learning took below θ for their heading (*taken for their heading* above), then those whose URL differs in one word or number from mostly pages below θ (marked: `iface.Editable.html` among `iface.*.html` pages), then the least similar. It also lists the targets by heading kind: the template of their main heading, the page's own name left out (on assimp `* File Reference` 47 pages, `Assimp * Class Reference` 5), or their section number (`#`: a manual's numbered chapters), with three sample pages each; where the targets declare two or more languages, the targets by language (a first learning leaves out those other than the example's: Apache's translations); and the kinds of the pages below θ the same way, the largest first (at most {}; LablGTK's `Class virtual *`). The user can mark any near miss *like the example*, any target *unlike* it, any kind but the example's unlike it (its targets are left out, and a verifying crawl refuses pages headed so), and any kind below θ like it (its pages are targets whatever their similarity, and a verifying crawl takes pages headed so), and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL --unlike URL --unlike-heading TEMPLATE --like-heading TEMPLATE --like-language TAG`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the near misses, exactly the other pages among the targets to check, the kinds of targets whose three sample pages are all other pages, and the kinds below θ whose three sample pages are all true targets, takes back a language left out whose three sample pages are all true targets (none on these sites), and the site is crawled again with the relearned pattern. *Gap below θ*: when the scores below θ go on from the targets' with no gap among them down to a clear one (at least 0.08 wide and three times any gap above it) and at least 90% of the five or more pages above it have URLs shaped like the targets', the review says so and suggests a θ that takes the pages above it, 0.05 under the lowest of them (or the middle of the gap, when higher; `relearn --threshold`; `pattern::threshold_gap`): on R's help pages (Rd2HTML, a blind run), 285 topic pages score from 0.689 to θ, 269 of them with URLs shaped like the targets', and the nearest other page 0.523; the θ suggested, 0.64, takes every topic page links reach (1,412), and nothing else. The simulated user does not take the suggestion; the column says what it would add.\n\n{REVIEW_HEADER}{review}",
+        "\n## With the review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it), and the {} targets most worth checking: first those learning took below θ for their heading (*taken for their heading* above), then those whose URL differs in one word or number from mostly pages below θ (marked: `iface.Editable.html` among `iface.*.html` pages), then the least similar. It also lists the targets by heading kind: the template of their main heading, the page's own name left out (on assimp `* File Reference` 47 pages, `Assimp * Class Reference` 5), or their section number (`#`: a manual's numbered chapters), with three sample pages each; where the targets declare two or more languages, the targets by language (a first learning leaves out those other than the example's: Apache's translations); where they lie in two or more directories, the targets by directory (at most {} besides those left out; three sample pages each, the most similar to the example, the middle and the least); and the kinds of the pages below θ the same way, the largest first (at most {}; LablGTK's `Class virtual *`). The user can mark any near miss *like the example*, any target *unlike* it, any kind but the example's unlike it (its targets are left out, and a verifying crawl refuses pages headed so), any kind below θ like it (its pages are targets whatever their similarity, and a verifying crawl takes pages headed so), and any directory but the example's unlike it (its targets are left out, and a crawl refuses the pages in it), and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL --unlike URL --unlike-heading TEMPLATE --like-heading TEMPLATE --like-language TAG --unlike-directory DIR`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the near misses, exactly the other pages among the targets to check, the kinds of targets whose three sample pages are all other pages, and the kinds below θ whose three sample pages are all true targets, takes back a language left out whose three sample pages are all true targets (none on these sites), marks the directories whose three sample pages are all other pages (Apache's guides), and the site is crawled again with the relearned pattern. *Gap below θ*: when the scores below θ go on from the targets' with no gap among them down to a clear one (at least 0.08 wide and three times any gap above it) and at least 90% of the five or more pages above it have URLs shaped like the targets', the review says so and suggests a θ that takes the pages above it, 0.05 under the lowest of them (or the middle of the gap, when higher; `relearn --threshold`; `pattern::threshold_gap`): on R's help pages (Rd2HTML, a blind run), 285 topic pages score from 0.689 to θ, 269 of them with URLs shaped like the targets', and the nearest other page 0.523; the θ suggested, 0.64, takes every topic page links reach (1,412), and nothing else. The simulated user does not take the suggestion; the column says what it would add.\n\n{REVIEW_HEADER}{review}",
         pattern::DOUBTFUL_SHOWN,
+        crate::directory::DIRECTORIES_SHOWN,
         crate::heading::KINDS_BELOW_SHOWN
     );
     let _ = writeln!(
@@ -723,14 +753,14 @@ fn new_pages_row(md: &mut String, f: &SiteFigures) {
 const TABLE_HEADER: &str = "| site | targets | reachable by links | found mapping (true) | of them taken for their heading (true) | found crawling | precision | recall | links mapping | links crawling | crawl links / targets | levels: alternatives | exceptions | s mapping | s crawling | bar |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 /// The header of the review table ([`Review`]).
-const REVIEW_HEADER: &str = "| site | near misses shown | URL shaped like the targets' | marked like the example | targets to check shown | URL shaped like pages below θ | marked unlike the example | heading kinds shown | kinds marked unlike (their targets) | kinds below θ shown | kinds marked like (their pages) | found crawling | precision | recall | gap below θ: θ suggested (pages above it, true) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+const REVIEW_HEADER: &str = "| site | near misses shown | URL shaped like the targets' | marked like the example | targets to check shown | URL shaped like pages below θ | marked unlike the example | heading kinds shown | kinds marked unlike (their targets) | kinds below θ shown | kinds marked like (their pages) | directories shown | directories marked unlike (their targets) | found crawling | precision | recall | gap below θ: θ suggested (pages above it, true) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 /// A site's row of the review table.
 fn review_row(md: &mut String, f: &SiteFigures) {
     let r = &f.review;
     let _ = writeln!(
         md,
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} ({}) | {} | {:.1}% | {:.1}% | {} |",
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} ({}) | {} | {} ({}) | {} | {} ({}) | {} | {:.1}% | {:.1}% | {} |",
         f.name,
         r.shown,
         r.url_like,
@@ -744,6 +774,9 @@ fn review_row(md: &mut String, f: &SiteFigures) {
         r.kinds_below,
         r.kinds_marked,
         r.kinds_marked_pages,
+        r.directories,
+        r.directories_unmarked,
+        r.directories_unmarked_targets,
         r.crawled,
         100.0 * ratio(r.crawled_true, r.crawled),
         100.0 * ratio(r.crawled_true, f.truth),

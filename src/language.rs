@@ -13,7 +13,7 @@
 //! their primary subtag (`en-GB` beside `en` is the example's language); a page that declares
 //! none is never left out for it.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -96,7 +96,8 @@ pub struct LanguageKind {
     pub language: String,
     /// Targets declaring it (with those a verdict on the language left out).
     pub targets: usize,
-    /// Up to [`crate::heading::KIND_SAMPLES`] of them, by URL.
+    /// Up to [`crate::heading::KIND_SAMPLES`] of them: the most similar to the example, the
+    /// middle and the least ([`SiteMap::targets_by`]).
     pub samples: Vec<String>,
     /// The example declares it.
     pub example: bool,
@@ -109,47 +110,18 @@ pub struct LanguageKind {
 /// canonical URLs) or a language is judged unlike (`unlike`), the most targets first; targets
 /// that declare none are not counted.
 pub fn kinds(map: &SiteMap, left_out: &[String], unlike: &[String]) -> Vec<LanguageKind> {
-    let left_out: HashSet<&str> = left_out.iter().map(String::as_str).collect();
-    let example = map.canonical_example();
-    let mut by_lang: BTreeMap<&str, (Vec<&str>, bool)> = unlike
-        .iter()
-        .map(|l| (l.as_str(), (Vec::new(), false)))
-        .collect();
-    for n in &map.nodes {
-        let counted = n.state == NodeState::Target || left_out.contains(n.url.as_str());
-        if !counted || n.lang.is_empty() {
-            continue;
-        }
-        let entry = by_lang.entry(n.lang.as_str()).or_default();
-        entry.0.push(&n.url);
-        entry.1 |= n.url == example;
-    }
-    if by_lang.len() < 2 && unlike.is_empty() {
-        return Vec::new();
-    }
-    let mut out: Vec<LanguageKind> = by_lang
-        .into_iter()
-        .map(|(language, (mut urls, example))| {
-            urls.sort_unstable();
-            LanguageKind {
-                language: language.to_string(),
-                targets: urls.len(),
-                samples: urls
-                    .iter()
-                    .take(crate::heading::KIND_SAMPLES)
-                    .map(|u| u.to_string())
-                    .collect(),
-                example,
-                unlike: unlike.iter().any(|l| l == language),
-            }
-        })
-        .collect();
-    out.sort_by(|a, b| {
-        b.targets
-            .cmp(&a.targets)
-            .then_with(|| a.language.cmp(&b.language))
-    });
-    out
+    map.targets_by(left_out, unlike, |n| {
+        (!n.lang.is_empty()).then(|| n.lang.clone())
+    })
+    .into_iter()
+    .map(|g| LanguageKind {
+        language: g.key,
+        targets: g.targets,
+        samples: g.samples,
+        example: g.example,
+        unlike: g.unlike,
+    })
+    .collect()
 }
 
 /// Whether some fetched page of `map` declares `lang`: a verdict on a language no page declares

@@ -6,6 +6,7 @@
 pub mod canon;
 pub mod classify;
 pub mod crawler;
+pub mod directory;
 pub mod dom;
 pub mod export;
 pub mod fetch;

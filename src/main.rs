@@ -41,11 +41,14 @@ mod cli {
                  [--unlike-heading TEMPLATE]...      (leave out the targets headed so)
                  [--unlike-language TAG]... [--like-language TAG]...  (leave out, or keep, the
                                                      targets that declare a language)
+                 [--unlike-directory DIR]... [--like-directory DIR]...  (the same for the
+                                                     targets in a directory: /en/howto/)
                  [--state F [--save-every S]]  (saved every S s, default 5, and on Ctrl-C;
                                                 the same command resumes it)
   exemplar relearn pattern.json --map map.json [--threshold T] [--like URL]... [--unlike URL]...
                  [--unlike-heading TEMPLATE]... [--like-heading TEMPLATE]...
-                 [--unlike-language TAG]... [--like-language TAG]... [-o out.json]
+                 [--unlike-language TAG]... [--like-language TAG]...
+                 [--unlike-directory DIR]... [--like-directory DIR]... [-o out.json]
                                                      (no fetching; verdicts add to the pattern's)
   exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify | --verify-new]
                  [--queries F | --policy adaptive|generic-frequency|thesis|random|values]

@@ -453,19 +453,20 @@ fn stdout_of(out: std::process::Output) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// `relearn PATTERN --map MAP FLAG VALUE -o OUT`, which must succeed and fetch nothing from
+/// `relearn PATTERN --map MAP FLAGS… -o OUT`, which must succeed and fetch nothing from
 /// `server`: its stdout.
 fn relearned_offline(
     server: &exemplar::serve::Server,
     pattern: &str,
     map: &str,
-    [flag, value]: [&str; 2],
+    flags: &[&str],
     out: &str,
 ) -> String {
     let requests = server.requests();
-    let stdout = stdout_of(exemplar(&[
-        "relearn", pattern, "--map", map, flag, value, "-o", out,
-    ]));
+    let mut args = vec!["relearn", pattern, "--map", map];
+    args.extend_from_slice(flags);
+    args.extend(["-o", out]);
+    let stdout = stdout_of(exemplar(&args));
     assert_eq!(server.requests(), requests, "relearn fetches nothing");
     stdout
 }
@@ -1650,7 +1651,7 @@ fn a_kind_left_out_by_heading_is_refused_by_a_verifying_crawl() {
     };
     let before = targets(&pattern);
     let left = file("left.json");
-    let out = relearned_offline(&server, &pattern, &map, ["--unlike-heading", KIND], &left);
+    let out = relearned_offline(&server, &pattern, &map, &["--unlike-heading", KIND], &left);
     assert!(
         out.contains(&format!(
             "  {n} targets left out: headed as you judged not like the example"
@@ -2011,7 +2012,7 @@ fn numbered_headings_are_a_kind_the_user_can_leave_out() {
         &server,
         &pattern_file,
         &map,
-        ["--unlike-heading", "#"],
+        &["--unlike-heading", "#"],
         &left,
     );
     assert!(
@@ -2137,7 +2138,7 @@ fn git_manual_pages_of_another_section_than_the_examples_are_left_out() {
         &server,
         &pattern_file,
         &map,
-        ["--like-heading", "* (5) Manual Page"],
+        &["--like-heading", "* (5) Manual Page"],
         &back,
     );
     let again = known_targets(&back);
@@ -2193,9 +2194,12 @@ fn git_manual_pages_of_another_section_than_the_examples_are_left_out() {
 /// from an English module page proposes to leave the other declared languages out: the pattern
 /// collects English pages only (the module pages among them), the language list shows the
 /// others left out, `relearn --like-language` takes one back without fetching, and a language
-/// no page declares is refused.
+/// no page declares is refused. Then the guides, in other directories than the example's, are
+/// listed by directory, and a verdict on those directories leaves them out: every target is a
+/// module page, the crawl refuses the rest, and a directory is taken back or refused when it
+/// holds no page.
 #[test]
-fn apache_pages_in_another_language_than_the_examples_are_left_out() {
+fn apache_pages_in_another_language_or_directory_than_the_examples_are_left_out() {
     const ROOT: &str = "/usr/share/doc/apache2-doc/manual";
     assert!(
         std::path::Path::new(ROOT).is_dir(),
@@ -2301,7 +2305,7 @@ fn apache_pages_in_another_language_than_the_examples_are_left_out() {
         &server,
         &pattern_file,
         &map,
-        ["--like-language", "FR"],
+        &["--like-language", "FR"],
         &back,
     );
     let again = known_targets(&back);
@@ -2329,6 +2333,101 @@ fn apache_pages_in_another_language_than_the_examples_are_left_out() {
     assert!(!out.status.success());
     assert!(
         stderr.contains("no page of the map declares the language \"xx\""),
+        "{stderr}"
+    );
+    // The targets by directory: the example's (the module pages) and the guides' several.
+    let listed = |out: &str| -> Vec<Vec<String>> {
+        out.lines()
+            .skip_while(|l| !l.starts_with("targets by directory"))
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .map(|l| row(l).into_iter().map(String::from).collect())
+            .collect()
+    };
+    let modules_dir = format!("{base}/en/mod/");
+    let directories = listed(&learned);
+    assert!(
+        directories
+            .iter()
+            .any(|r| r[1] == modules_dir && r[2] == "(the"),
+        "{learned}"
+    );
+    let guides: Vec<(String, usize)> = directories
+        .iter()
+        .filter(|r| r[1] != modules_dir)
+        .map(|r| (r[1].clone(), r[0].parse().unwrap()))
+        .collect();
+    assert!(guides.len() >= 5, "{learned}");
+    let in_guides = |u: &String| !u.starts_with(&modules_dir);
+    assert_eq!(
+        guides.iter().map(|g| g.1).sum::<usize>(),
+        targets.iter().filter(|u| in_guides(u)).count()
+    );
+    // Left out, one directory typed as its path, the others as listed: every target a module
+    // page, as many as before.
+    let mut flags: Vec<String> = Vec::new();
+    for (i, (d, _)) in guides.iter().enumerate() {
+        flags.push("--unlike-directory".into());
+        flags.push(if i == 0 {
+            d.trim_start_matches(&base)
+                .trim_end_matches('/')
+                .to_string()
+        } else {
+            d.clone()
+        });
+    }
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let only_modules = path("modules.json");
+    let out = relearned_offline(&server, &pattern_file, &map, &flags, &only_modules);
+    let kept = known_targets(&only_modules);
+    assert!(kept.iter().all(|u| u.starts_with(&modules_dir)), "{out}");
+    assert_eq!(
+        kept,
+        targets.iter().filter(|u| !in_guides(u)).cloned().collect()
+    );
+    assert!(modules.intersection(&kept).count() * 100 >= modules.len() * 99);
+    let q = pattern(&only_modules);
+    assert_eq!(q.corrections.unlike_directories.len(), guides.len());
+    assert_eq!(q.unlike_by_directory.len(), targets.len() - kept.len());
+    let marked = listed(&out);
+    assert!(
+        guides.iter().all(|(d, n)| marked
+            .iter()
+            .any(|r| r[..3] == [n.to_string(), "x".into(), d.clone()])),
+        "{out}"
+    );
+    // A crawl, verifying or not, collects the module pages alone.
+    for verify in [&[][..], &["--verify"][..]] {
+        let (stdout, _) = crawled(&only_modules, verify);
+        let got: BTreeSet<String> = stdout.lines().map(String::from).collect();
+        assert_eq!(got, kept, "{verify:?}");
+    }
+    // One directory taken back: its targets again, nothing fetched.
+    let (back_dir, back_count) = &guides[0];
+    let one_back = path("one-back.json");
+    relearned_offline(
+        &server,
+        &only_modules,
+        &map,
+        &["--like-directory", back_dir],
+        &one_back,
+    );
+    assert_eq!(known_targets(&one_back).len(), kept.len() + back_count);
+    // A directory holding no page is refused.
+    let out = exemplar(&[
+        "relearn",
+        &only_modules,
+        "--map",
+        &map,
+        "--unlike-directory",
+        "/en/nowhere/",
+        "-o",
+        &path("bad.json"),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("no page of the map lies in the directory"),
         "{stderr}"
     );
     server.stop();
@@ -2447,7 +2546,7 @@ fn a_kind_below_theta_taken_by_heading() {
         &server,
         &pattern_file,
         &map,
-        ["--like-heading", "Class virtual *"],
+        &["--like-heading", "Class virtual *"],
         &taken,
     );
     assert!(out.contains("1 heading kind like it"), "{out}");

@@ -230,6 +230,14 @@ v.validate(ok)
 ok["headingRule"]["like"] = "Class virtual *"
 assert list(v.iter_errors(ok)), "like is a list"
 del ok["headingRule"]
+# Directories left out: the verdict and the targets it left out.
+ok["corrections"] = {"like": [], "unlike": [], "unlikeDirectories": ["http://a.test/en/howto/"], "likeDirectories": ["http://a.test/en/"]}
+ok["unlikeByDirectory"] = ["http://a.test/en/howto/cgi.html"]
+v.validate(ok)
+for wrong in (["http://a.test/en/howto"], ["/en/howto/"], ["http://a.test/en/?q=1/"]):
+    ok["corrections"]["unlikeDirectories"] = wrong
+    assert list(v.iter_errors(ok)), wrong
+del ok["unlikeByDirectory"]
 for wrong in ({"like": "http://a.test/x"}, {"likes": []}):
     ok["corrections"] = wrong
     assert list(v.iter_errors(ok)), wrong

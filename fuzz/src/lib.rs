@@ -751,6 +751,19 @@ pub fn check_crawl_inputs(data: &[u8]) {
             assert!(exemplar::language::is_tag(&tag), "{line:?} gave {tag:?}");
             assert_eq!(exemplar::language::tag(&tag).as_deref(), Some(tag.as_str()));
         }
+        // A line's directory names itself as a verdict: what the review lists, a verdict takes.
+        if let Some(dir) = exemplar::directory::of(line) {
+            assert_eq!(
+                exemplar::directory::verdict(&dir).as_deref(),
+                Some(dir.as_str())
+            );
+            assert_eq!(exemplar::directory::of(&dir).as_deref(), Some(dir.as_str()));
+            assert!(exemplar::directory::refused(
+                std::slice::from_ref(&dir),
+                line
+            ));
+        }
+        let _ = exemplar::directory::resolve("http://a.test/x/", line);
         if exemplar::heading::is_template(line) {
             assert!(!line.chars().any(char::is_control), "{line:?}");
         }

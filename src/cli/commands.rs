@@ -384,8 +384,9 @@ fn print_forms(learned: &run::Learned) {
 }
 
 /// `--like URL`…, `--unlike URL`…, `--unlike-heading TEMPLATE`…, `--like-heading TEMPLATE`…,
-/// `--unlike-language TAG`… and `--like-language TAG`…: the user's verdicts on pages of the map,
-/// on kinds of page by heading and on the languages pages declare.
+/// `--unlike-language TAG`…, `--like-language TAG`…, `--unlike-directory DIR`… and
+/// `--like-directory DIR`…: the user's verdicts on pages of the map, on kinds of page by
+/// heading, on the languages pages declare and on the directories they lie in.
 fn corrections(args: &[String]) -> Corrections {
     let urls = |name: &str| flags(args, name).into_iter().map(String::from).collect();
     Corrections {
@@ -395,6 +396,8 @@ fn corrections(args: &[String]) -> Corrections {
         like_headings: urls("--like-heading"),
         unlike_languages: urls("--unlike-language"),
         like_languages: urls("--like-language"),
+        unlike_directories: urls("--unlike-directory"),
+        like_directories: urls("--like-directory"),
     }
 }
 
@@ -521,6 +524,24 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
             );
         }
     }
+    // Directories: a choice only where targets lie in two or more.
+    let directories = exemplar::directory::kinds(
+        map,
+        &pattern.unlike_by_directory,
+        &corrections.unlike_directories,
+    );
+    if !directories.is_empty() {
+        println!(
+            "targets by directory (x left out by your verdict; relearn --unlike-directory DIR leaves one out, --like-directory takes one back; DIR as listed, or its path: /en/howto/):"
+        );
+        for k in directories {
+            let (figures, name) = (format!("{:>5}", k.targets), format!(" {}", k.directory));
+            println!(
+                "{}",
+                kind_line(&figures, k.unlike, 'x', &name, k.example, &k.samples)
+            );
+        }
+    }
     // Kinds of the pages below θ: a whole kind taken where θ cuts through it.
     let below = exemplar::heading::kinds_below(map, &corrections.like_headings);
     if !below.is_empty() {
@@ -575,8 +596,29 @@ fn verdicts_over(
         old.like_headings.retain(|h| h != k);
         !back
     });
+    // A directory may be typed as its path from the site's root.
+    for list in [&mut newer.unlike_directories, &mut newer.like_directories] {
+        for d in list.iter_mut() {
+            *d = exemplar::directory::resolve(&map.entry, d).ok_or_else(|| {
+                format!(
+                    "{d:?} names no directory (its path from the site's root, as /en/howto/, or its URL, as the list of `learn` and `relearn` names it)"
+                )
+            })?;
+        }
+    }
     // Malformed verdicts first: text that is no template or tag is told as such.
     let merged = old.merged(&newer).map_err(|e| e.to_string())?;
+    for d in newer
+        .like_directories
+        .iter()
+        .chain(&newer.unlike_directories)
+    {
+        if !exemplar::directory::holds_pages(map, d) {
+            return Err(format!(
+                "no page of the map lies in the directory {d} (the list of `learn` and `relearn` names those targets lie in)"
+            ));
+        }
+    }
     for l in newer.like_languages.iter().chain(&newer.unlike_languages) {
         let tag = exemplar::language::tag(l).unwrap_or_default();
         if !exemplar::language::declared(map, &tag) {

@@ -852,6 +852,11 @@ impl Crawler {
     /// user's verdicts, then θ, then the heading rule just below it). The verdict, or why the
     /// page is refused.
     fn judge(&mut self, url: &str, page: &Page) -> Result<Judged, String> {
+        // A directory judged unlike the example's is told by the URL alone: refused whether
+        // the crawl verifies or not.
+        if unlike_directory(&self.state.pattern, url) {
+            return Err("in a directory marked not like the example's".to_string());
+        }
         let new = !self.known.contains(url);
         let check = new || !self.state.config.verify_new_only;
         let Some(ex) = self.example.as_mut().filter(|_| check) else {
@@ -1116,6 +1121,18 @@ fn unlike_language(pattern: &Pattern, url: &str, lang: &str) -> bool {
     let left_out = pattern.unlike_by_language.iter().any(|u| u == url)
         || crate::language::refused(&pattern.corrections.unlike_languages, lang);
     left_out && canon::canonicalize(&pattern.example).as_deref() != Some(url)
+}
+
+/// Whether a page lies in a directory the user's verdicts left out: learning left it out
+/// ([`Pattern::unlike_by_directory`]), or its directory is judged unlike the example's
+/// ([`crate::directory::refused`]). The example is like itself wherever it lies, and so is a
+/// page judged like it.
+fn unlike_directory(pattern: &Pattern, url: &str) -> bool {
+    let left_out = pattern.unlike_by_directory.iter().any(|u| u == url)
+        || crate::directory::refused(&pattern.corrections.unlike_directories, url);
+    left_out
+        && canon::canonicalize(&pattern.example).as_deref() != Some(url)
+        && !pattern.corrections.like.iter().any(|u| u == url)
 }
 
 impl Machine for Crawler {
@@ -1900,6 +1917,37 @@ mod tests {
         assert_eq!(crawl(&p).0.len(), 6);
         p.unlike_by_language = vec![item(6)];
         assert_eq!(crawl(&p).0, [1, 2, 3, 4, 5].map(item));
+    }
+
+    /// A directory the user judged unlike the example's: the crawl refuses the pages in it by
+    /// their URL, verifying or not, and the targets learning left out for it; the example is
+    /// like itself, a page judged like the example stands.
+    #[test]
+    fn a_crawl_refuses_the_directories_judged_unlike() {
+        let mut p = learn(6);
+        let item = |i: usize| format!("http://mem.test/item/{i}");
+        let crawl = |p: &Pattern, verify: bool| {
+            let example = verify.then(|| example_of(&|u: &str| site(u, 6), &item(1)));
+            let c = Crawler::new(p.clone(), CrawlConfig::default(), example).expect("crawler");
+            let (mut urls, c) = run(c, 6, None);
+            urls.sort_unstable();
+            (urls, c.progress().rejected)
+        };
+        assert_eq!(crawl(&p, false).0.len(), 6);
+        p.corrections.unlike_directories = vec!["http://mem.test/item/".into()];
+        for verify in [false, true] {
+            assert_eq!(crawl(&p, verify), (vec![item(1)], 5), "verify {verify}");
+        }
+        p.corrections.like = vec![item(4)];
+        assert_eq!(crawl(&p, false).0, [1, 4].map(item));
+        // Another directory: nothing refused.
+        p.corrections = pattern::Corrections::default();
+        p.corrections.unlike_directories = vec!["http://mem.test/".into()];
+        assert_eq!(crawl(&p, true), ((1..=6).map(item).collect(), 0));
+        // A target learning left out for its directory is refused by URL.
+        p.corrections = pattern::Corrections::default();
+        p.unlike_by_directory = vec![item(6)];
+        assert_eq!(crawl(&p, false).0, [1, 2, 3, 4, 5].map(item));
     }
 
     #[test]

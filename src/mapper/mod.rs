@@ -230,6 +230,38 @@ impl Node {
     }
 }
 
+/// Up to `k` of `urls` spread evenly over them, the first and the last among them: a group as
+/// large as a directory is better shown by its ends and middle than by its first few.
+fn spread(urls: &[&str], k: usize) -> Vec<String> {
+    let k = k.min(urls.len());
+    (0..k)
+        .map(|i| {
+            let at = if k == 1 {
+                0
+            } else {
+                i * (urls.len() - 1) / (k - 1)
+            };
+            urls[at].to_string()
+        })
+        .collect()
+}
+
+/// Targets sharing a key ([`SiteMap::targets_by`]): a kind of page a verdict may leave out whole.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TargetGroup {
+    /// What they share (a language tag, a directory URL).
+    pub key: String,
+    /// How many targets (with those a verdict on the key left out).
+    pub targets: usize,
+    /// Up to [`crate::heading::KIND_SAMPLES`] of them from the most similar to the example to
+    /// the least, spread over them (the most, the middle, the least similar).
+    pub samples: Vec<String>,
+    /// The example is one of them.
+    pub example: bool,
+    /// The key is judged unlike the example: its targets are left out.
+    pub unlike: bool,
+}
+
 /// The map of a site: node 0 is the entry page.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -353,6 +385,61 @@ impl SiteMap {
             .map(|(i, _)| i as u32)
             .collect();
         self.sort_by_url(&mut out);
+        out
+    }
+
+    /// The targets grouped by a key of theirs (`key`: a page's declared language, its
+    /// directory), for a verdict on a whole group: counting those `left_out` by such a verdict
+    /// (canonical URLs) and listing every key in `unlike` (judged unlike, even when none of its
+    /// pages is left), the most targets first. Empty when the targets have fewer than two keys
+    /// and no key is judged unlike: there is no choice to offer. Targets without a key are not
+    /// counted.
+    pub fn targets_by(
+        &self,
+        left_out: &[String],
+        unlike: &[String],
+        key: impl Fn(&Node) -> Option<String>,
+    ) -> Vec<TargetGroup> {
+        let left_out: HashSet<&str> = left_out.iter().map(String::as_str).collect();
+        let example = self.canonical_example();
+        let mut by_key: BTreeMap<String, (Vec<&Node>, bool)> = unlike
+            .iter()
+            .map(|k| (k.clone(), (Vec::new(), false)))
+            .collect();
+        for n in &self.nodes {
+            if n.state != NodeState::Target && !left_out.contains(n.url.as_str()) {
+                continue;
+            }
+            let Some(k) = key(n) else { continue };
+            let entry = by_key.entry(k).or_default();
+            entry.0.push(n);
+            entry.1 |= n.url == example;
+        }
+        if by_key.len() < 2 && unlike.is_empty() {
+            return Vec::new();
+        }
+        let mut out: Vec<TargetGroup> = by_key
+            .into_iter()
+            .map(|(key, (mut nodes, example))| {
+                // The most similar first: a group holding a few pages of the example's kind
+                // among many others shows one of them.
+                nodes.sort_by(|a, b| {
+                    let score = |n: &Node| n.similarity.unwrap_or(0.0);
+                    score(b)
+                        .total_cmp(&score(a))
+                        .then_with(|| a.url.cmp(&b.url))
+                });
+                let urls: Vec<&str> = nodes.iter().map(|n| n.url.as_str()).collect();
+                TargetGroup {
+                    unlike: unlike.contains(&key),
+                    key,
+                    targets: urls.len(),
+                    samples: spread(&urls, crate::heading::KIND_SAMPLES),
+                    example,
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| b.targets.cmp(&a.targets).then_with(|| a.key.cmp(&b.key)));
         out
     }
 

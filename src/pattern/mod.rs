@@ -190,6 +190,11 @@ pub struct Pattern {
     /// refuses them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unlike_by_language: Vec<String>,
+    /// Targets left out because they lie in a directory judged unlike the example
+    /// ([`Corrections::unlike_directories`], [`crate::directory::left_out`]); a crawl refuses
+    /// them too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unlike_by_directory: Vec<String>,
     /// The heading templates learning took pages by, for the pages a crawl meets later: a
     /// verifying crawl takes a page just below θ whose heading follows one
     /// ([`crate::heading::HeadingRule`]).
@@ -226,6 +231,14 @@ pub struct Corrections {
     /// Declared languages the user kept (a proposal taken back): recorded, never left out.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub like_languages: Vec<String>,
+    /// Directories not like the example's ([`crate::directory`]: `http://h/en/howto/`, absolute
+    /// and ending in `/`): targets in one are left out, except the example and pages judged
+    /// like it, and a crawl refuses pages in one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unlike_directories: Vec<String>,
+    /// Directories the user took back (an earlier verdict undone): recorded, never left out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub like_directories: Vec<String>,
 }
 
 impl Corrections {
@@ -251,6 +264,8 @@ impl Corrections {
             && self.like_headings.is_empty()
             && self.unlike_languages.is_empty()
             && self.like_languages.is_empty()
+            && self.unlike_directories.is_empty()
+            && self.like_directories.is_empty()
     }
 
     /// These verdicts, then `newer` ones over them (a page's or a kind's latest verdict wins),
@@ -260,69 +275,56 @@ impl Corrections {
     /// A URL that is not absolute, a template that is not one, or a page or a kind `newer`
     /// marks both ways.
     pub fn merged(&self, newer: &Corrections) -> Result<Corrections, PatternError> {
-        let canonical = |urls: &[String]| -> Result<BTreeSet<String>, PatternError> {
-            urls.iter()
-                .map(|u| {
-                    if u.contains(crate::fetch::POST_MARK) {
-                        return Err(PatternError(format!(
-                            "{u} is a POST form submission, not a page of its own"
-                        )));
-                    }
-                    crate::canon::canonicalize(u)
-                        .ok_or_else(|| PatternError(format!("{u:?} is not an absolute URL")))
-                })
-                .collect()
+        let url = |u: &str| {
+            if u.contains(crate::fetch::POST_MARK) {
+                return Err(format!(
+                    "{u} is a POST form submission, not a page of its own"
+                ));
+            }
+            crate::canon::canonicalize(u).ok_or_else(|| format!("{u:?} is not an absolute URL"))
         };
-        let templates = |list: &[String]| -> Result<BTreeSet<String>, PatternError> {
-            list.iter()
-                .map(|h| {
-                    if crate::heading::is_template(h) {
-                        Ok(h.clone())
-                    } else {
-                        Err(PatternError(format!(
-                            "{h:?} is not a heading template (words and * one space apart, as the kinds by heading list them)"
-                        )))
-                    }
-                })
-                .collect()
+        let template = |h: &str| {
+            crate::heading::is_template(h).then(|| h.to_string()).ok_or_else(|| {
+                format!(
+                    "{h:?} is not a heading template (words and * one space apart, as the kinds by heading list them)"
+                )
+            })
         };
-        let (like, unlike) = latest_wins(
-            (canonical(&self.like)?, canonical(&self.unlike)?),
-            (canonical(&newer.like)?, canonical(&newer.unlike)?),
+        let language = |l: &str| {
+            crate::language::tag(l).ok_or_else(|| {
+                format!("{l:?} is not a language tag (as pages declare them: en, fr, pt-br)")
+            })
+        };
+        let directory = |d: &str| {
+            crate::directory::verdict(d).ok_or_else(|| {
+                format!(
+                    "{d:?} is not a directory (an absolute URL ending in /, as the targets by directory list them)"
+                )
+            })
+        };
+        let (like, unlike) = verdicts_of(
+            (&self.like, &self.unlike),
+            (&newer.like, &newer.unlike),
+            url,
             |u| u.to_string(),
         )?;
-        let (like_headings, unlike_headings) = latest_wins(
-            (
-                templates(&self.like_headings)?,
-                templates(&self.unlike_headings)?,
-            ),
-            (
-                templates(&newer.like_headings)?,
-                templates(&newer.unlike_headings)?,
-            ),
+        let (like_headings, unlike_headings) = verdicts_of(
+            (&self.like_headings, &self.unlike_headings),
+            (&newer.like_headings, &newer.unlike_headings),
+            template,
             |h| format!("{h:?}"),
         )?;
-        let languages = |list: &[String]| -> Result<BTreeSet<String>, PatternError> {
-            list.iter()
-                .map(|l| {
-                    crate::language::tag(l).ok_or_else(|| {
-                        PatternError(format!(
-                            "{l:?} is not a language tag (as pages declare them: en, fr, pt-br)"
-                        ))
-                    })
-                })
-                .collect()
-        };
-        let (like_languages, unlike_languages) = latest_wins(
-            (
-                languages(&self.like_languages)?,
-                languages(&self.unlike_languages)?,
-            ),
-            (
-                languages(&newer.like_languages)?,
-                languages(&newer.unlike_languages)?,
-            ),
+        let (like_languages, unlike_languages) = verdicts_of(
+            (&self.like_languages, &self.unlike_languages),
+            (&newer.like_languages, &newer.unlike_languages),
+            language,
             |l| format!("language {l}"),
+        )?;
+        let (like_directories, unlike_directories) = verdicts_of(
+            (&self.like_directories, &self.unlike_directories),
+            (&newer.like_directories, &newer.unlike_directories),
+            directory,
+            |d| format!("directory {d}"),
         )?;
         Ok(Corrections {
             like,
@@ -331,8 +333,27 @@ impl Corrections {
             like_headings,
             unlike_languages,
             like_languages,
+            unlike_directories,
+            like_directories,
         })
     }
+}
+
+/// [`latest_wins`] over verdicts of one sort as given, each item first checked and normalised
+/// by `check` (its error said as it is).
+fn verdicts_of(
+    old: (&[String], &[String]),
+    new: (&[String], &[String]),
+    check: impl Fn(&str) -> Result<String, String>,
+    name: impl Fn(&str) -> String,
+) -> Result<(Vec<String>, Vec<String>), PatternError> {
+    let set = |items: &[String]| -> Result<BTreeSet<String>, PatternError> {
+        items
+            .iter()
+            .map(|i| check(i).map_err(PatternError))
+            .collect()
+    };
+    latest_wins((set(old.0)?, set(old.1)?), (set(new.0)?, set(new.1)?), name)
 }
 
 /// Verdicts of one sort (pages, or kinds by heading), `(like, unlike)`: the `old` ones, then the
@@ -548,6 +569,13 @@ impl Pattern {
                 )));
             }
         }
+        for d in c.unlike_directories.iter().chain(&c.like_directories) {
+            if crate::directory::verdict(d).as_deref() != Some(d.as_str()) {
+                return Err(PatternError(format!(
+                    "{d:?} is not a directory (an absolute, canonical URL ending in /)"
+                )));
+            }
+        }
         for (i, l) in self.levels.iter().enumerate() {
             if l.regexes.is_empty() {
                 return Err(PatternError(format!("level {} has no regex", i + 1)));
@@ -668,6 +696,15 @@ impl Pattern {
                 c.unlike_languages.join(", ")
             ));
         }
+        if !c.unlike_directories.is_empty() {
+            verdicts.push(format!(
+                "{} not like it",
+                match c.unlike_directories.len() {
+                    1 => "1 directory".to_string(),
+                    n => format!("{n} directories"),
+                }
+            ));
+        }
         if !verdicts.is_empty() {
             let _ = writeln!(s, "  your verdicts: {}", verdicts.join("; "));
         }
@@ -693,6 +730,14 @@ impl Pattern {
                 "  {} left out: in a language you judged not like the example's, e.g. {}",
                 count(self.unlike_by_language.len(), "target"),
                 self.unlike_by_language[0]
+            );
+        }
+        if !self.unlike_by_directory.is_empty() {
+            let _ = writeln!(
+                s,
+                "  {} left out: in a directory you judged not like the example's, e.g. {}",
+                count(self.unlike_by_directory.len(), "target"),
+                self.unlike_by_directory[0]
             );
         }
         if let Some(rule) = self
@@ -982,9 +1027,21 @@ pub fn learn_corrected(
                 node.url.clone()
             })
             .collect();
-    // A page taken for its heading and left out for its language is no target.
+    let mut unlike_by_directory: Vec<String> =
+        crate::directory::left_out(&map, &corrections.unlike_directories, &verdicts.like)
+            .into_iter()
+            .map(|id| {
+                let node = &mut map.nodes[id as usize];
+                node.state = NodeState::Page;
+                node.url.clone()
+            })
+            .collect();
+    // A page taken for its heading and left out for its language or directory is no target.
     let mut by_heading = by_heading;
-    by_heading.retain(|u| unlike_by_language.binary_search(u).is_err());
+    by_heading.retain(|u| {
+        unlike_by_language.binary_search(u).is_err()
+            && unlike_by_directory.binary_search(u).is_err()
+    });
     let mut similarity = similarity;
     similarity.threshold = map.threshold;
     let mut pattern = learn(
@@ -1021,12 +1078,22 @@ pub fn learn_corrected(
             unlike_by_language.push(entry.clone());
             unlike_by_language.sort();
         }
+        // And one in a directory judged unlike the example's.
+        None if pattern.entry_target
+            && crate::canon::canonicalize(&map.example).as_deref() != Some(entry.as_str())
+            && crate::directory::refused(&corrections.unlike_directories, &entry) =>
+        {
+            pattern.take_entry(false);
+            unlike_by_directory.push(entry.clone());
+            unlike_by_directory.sort();
+        }
         None => {}
     }
     pattern.corrections = corrections;
     pattern.by_heading = by_heading;
     pattern.unlike_by_heading = unlike_by_heading;
     pattern.unlike_by_language = unlike_by_language;
+    pattern.unlike_by_directory = unlike_by_directory;
     pattern.heading_rule = rule;
     Ok((pattern, map))
 }
@@ -1289,6 +1356,7 @@ pub fn learn(
         by_heading: Vec::new(),
         unlike_by_heading: Vec::new(),
         unlike_by_language: Vec::new(),
+        unlike_by_directory: Vec::new(),
         heading_rule: None,
         script_links: false,
         stats: LearnStats {
@@ -1898,6 +1966,89 @@ mod tests {
         assert!(!looped(&map), "targets' links not visited");
     }
 
+    /// A verdict on a directory: its targets are left out of the pattern (listed, and the
+    /// pattern's last level reaches no page of it), the example and pages judged like it
+    /// excepted; the verdict is merged and validated like the others and printed.
+    #[test]
+    fn a_directory_judged_unlike_leaves_its_targets_out() {
+        let node = linked_node;
+        // 0 entry → 1 listing → modules 2..=4 in /mod/, guides 5..=7 in /guide/.
+        let mut nodes = vec![
+            node("/", false, None, vec![1]),
+            node("/list", false, Some(0), vec![2, 3, 4, 5, 6, 7]),
+        ];
+        for path in [
+            "/mod/a", "/mod/b", "/mod/c", "/guide/x", "/guide/y", "/guide/z",
+        ] {
+            nodes.push(node(path, true, Some(1), vec![]));
+        }
+        let map = SiteMap {
+            entry: "http://h/".into(),
+            example: "http://h/mod/a".into(),
+            threshold: 0.875,
+            nodes,
+            ..SiteMap::default()
+        };
+        let learned = |c: &Corrections| {
+            learn_corrected(
+                map.clone(),
+                Scope::for_url("http://h/", false).expect("scope"),
+                Politeness::default(),
+                similarity::Options::default(),
+                c,
+                0,
+            )
+            .expect("learned")
+            .0
+        };
+        assert_eq!(learned(&Corrections::default()).known_targets.len(), 6);
+        let c = Corrections {
+            unlike_directories: vec!["http://h/guide/".into(), "http://h/mod/".into()],
+            like: vec!["http://h/guide/y".into()],
+            ..Corrections::default()
+        };
+        let p = learned(&c);
+        assert_eq!(
+            p.unlike_by_directory,
+            [
+                "http://h/guide/x",
+                "http://h/guide/z",
+                "http://h/mod/b",
+                "http://h/mod/c"
+            ]
+        );
+        assert_eq!(p.known_targets, ["http://h/guide/y", "http://h/mod/a"]);
+        let shown = p.render();
+        assert!(shown.contains("; 2 directories not like it\n"), "{shown}");
+        assert!(
+            shown.contains("4 targets left out: in a directory you judged not like the example's"),
+            "{shown}"
+        );
+        let compiled = p.compile().expect("compile");
+        assert_eq!(compiled.step(1, "http://h/guide/x"), None, "{}", p.render());
+        assert_eq!(Pattern::from_json(&p.to_json()).expect("round trip"), p);
+        // Merged like the other verdicts: the latest wins, malformed ones are refused.
+        let m = c
+            .merged(&Corrections {
+                like_directories: vec!["http://H:80/mod/".into()],
+                ..Corrections::default()
+            })
+            .expect("merged");
+        assert_eq!(m.unlike_directories, ["http://h/guide/"]);
+        assert_eq!(m.like_directories, ["http://h/mod/"]);
+        for bad in ["/guide/", "http://h/guide", "http://h/guide/x"] {
+            let e = c.merged(&Corrections {
+                unlike_directories: vec![bad.into()],
+                ..Corrections::default()
+            });
+            assert!(e.is_err_and(|e| e.0.contains("not a directory")), "{bad}");
+        }
+        // A pattern file naming a directory that is not one is refused.
+        let mut broken = p.clone();
+        broken.corrections.unlike_directories = vec!["http://h/guide".into()];
+        assert!(Pattern::from_json(&broken.to_json()).is_err());
+    }
+
     /// A fetched page `http://h{url}` of a test map: a target (similarity 0.95) or not (0.3),
     /// with its parent and links.
     fn linked_node(
@@ -2221,6 +2372,7 @@ mod tests {
             by_heading: vec![],
             unlike_by_heading: vec![],
             unlike_by_language: vec![],
+            unlike_by_directory: vec![],
             heading_rule: None,
             script_links: false,
         };

@@ -104,6 +104,9 @@ struct Learned<'a> {
     /// The targets by declared language ([`crate::language::kinds`]), for a verdict on a
     /// language (empty where targets declare fewer than two and none is left out).
     language_kinds: Vec<crate::language::LanguageKind>,
+    /// The targets by directory ([`crate::directory::kinds`]), for a verdict on a directory
+    /// (empty where targets lie in fewer than two and none is left out).
+    directory_kinds: Vec<crate::directory::DirectoryKind>,
     /// The URL shapes mapping fetched last for yielding nothing, with their pages it left
     /// unfetched ([`crate::mapper::shapes::left_unfetched`]).
     left_unfetched: Vec<LeftUnfetched>,
@@ -373,8 +376,10 @@ impl Job {
     /// scores give, `pattern::lowered_threshold`; another θ relabels the fetched pages without
     /// refetching anything, see `SiteMap::with_threshold`), with the user's verdicts
     /// `corrections` (`{like: [url], unlike: [url], unlikeHeadings: [template], likeHeadings:
-    /// [template]}`, optional: pages counted as targets or not whatever their similarity, kinds
-    /// of target by heading left out, and kinds of page below θ taken; recorded in the pattern). Returns `{pattern, patternJson,
+    /// [template], unlikeLanguages: [tag], likeLanguages: [tag], unlikeDirectories: [url],
+    /// likeDirectories: [url]}`, optional: pages counted as targets or not whatever their
+    /// similarity, kinds of target by heading left out, kinds of page below θ taken, and the
+    /// targets declaring a language or lying in a directory left out; recorded in the pattern). Returns `{pattern, patternJson,
     /// rendered, threshold, targets: [{url, title, similarity}], similarities, nearMisses:
     /// [{url, title, heading, similarity, urlLikeTargets}], thresholdGap: {threshold, lowestAbove,
     /// highestBelow, pages, urlLikeTargets} or null, thresholdLowered: {from, to, pages, scored}
@@ -383,9 +388,10 @@ impl Job {
     /// heading, similarity, urlUnlikeTargets, byHeading}], headingKinds: [{template, targets,
     /// samples, example, unlike, section?}], headingKindsBelow: [{template, pages, samples, best,
     /// example, like}], languageKinds: [{language, targets, samples, example, unlike}],
-    /// leftUnfetched: [{shape, pages}]}` (the pattern's `byHeading` lists the pages taken below θ
-    /// for their heading, `unlikeByHeading` the targets left out by a kind's verdict,
-    /// `unlikeByLanguage` those left out by a language's). Throws when no page is a target, for a verdict on a page mapping did
+    /// directoryKinds: [{directory, targets, samples, example, unlike}], leftUnfetched:
+    /// [{shape, pages}]}` (the pattern's `byHeading` lists the pages taken below θ for their
+    /// heading, `unlikeByHeading` the targets left out by a kind's verdict, `unlikeByLanguage`
+    /// those left out by a language's, `unlikeByDirectory` by a directory's). Throws when no page is a target, for a verdict on a page mapping did
     /// not fetch, or on a crawl job.
     #[wasm_bindgen(js_name = learnPattern)]
     pub fn learn_pattern(
@@ -481,6 +487,11 @@ impl Job {
                 &map,
                 &pattern.unlike_by_language,
                 &pattern.corrections.unlike_languages,
+            ),
+            directory_kinds: crate::directory::kinds(
+                &map,
+                &pattern.unlike_by_directory,
+                &pattern.corrections.unlike_directories,
             ),
             left_unfetched: crate::mapper::shapes::left_unfetched(&map, config)
                 .into_iter()

@@ -3,7 +3,9 @@
 // them. A first learning from an English module page leaves the other declared languages out
 // (learning's own proposal, Rust's `language::other_languages`): the panel lists the targets by
 // language, those left out ticked, and unticking one and re-learning takes it back, fetching
-// nothing.
+// nothing. The guides, whose layout outweighs their content, are filed in other directories than
+// the module pages: the panel lists the targets by directory (Rust's `directory::kinds`), and
+// ticking the guides' directories leaves them out of the pattern and of the crawl.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -30,7 +32,7 @@ async function langOf(url) {
 }
 const languages = async (urls) => [...new Set(await Promise.all(urls.map(langOf)))].sort();
 
-test("pages in another language than the example's are left out, and can be taken back", { timeout: 240_000 }, async () => {
+test("pages in another language or directory than the example's are left out, and can be taken back", { timeout: 300_000 }, async () => {
   const { jobId } = await call({
     type: 'startLearn', entryUrl: `${site.url}en/index.html`, exampleUrl: `${site.url}en/mod/mod_rewrite.html`,
     settings: { delayMs: 0, concurrency: 4, crawlAfterLearning: false },
@@ -67,9 +69,33 @@ test("pages in another language than the example's are left out, and can be take
   assert.equal(again.length, targets.length + french);
   assert.equal(back.progress.fetched, learn.progress.fetched, 'nothing fetched again');
 
-  // Left out again, and crawled: the pages exported say their language.
+  // Left out again.
   await row('fr').locator('input').check();
-  await relearnFromPanel(panel, call, jobId, (s) => s.result.corrections.unlikeLanguages.includes('fr'));
+  const frenchOut = await relearnFromPanel(panel, call, jobId, (s) => s.result.corrections.unlikeLanguages.includes('fr'));
+
+  // The targets by directory: the module pages (the example's) and the guides' directories.
+  const modules = `${site.url}en/mod/`;
+  const directories = frenchOut.result.directoryKinds;
+  const own = directories.find((d) => d.example);
+  assert.equal(own?.directory, modules, JSON.stringify(directories));
+  const guides = directories.filter((d) => !d.example);
+  assert.ok(guides.length >= 5, JSON.stringify(directories));
+  assert.equal(guides.reduce((n, d) => n + d.targets, 0), targets.filter((u) => !u.startsWith(modules)).length);
+  await panel.waitForFunction(() => !document.getElementById('directories-box').hidden);
+  const dirRow = (d) => panel.locator('#directory-kinds li').filter({ has: panel.locator(`input[data-directory="${d}"]`) });
+  assert.match(await dirRow(modules).textContent(), /^ \d+ \/en\/mod\/ \(your example's\) e\.g\. /);
+  assert.ok(await dirRow(modules).locator('input').isDisabled());
+  for (const d of guides) await dirRow(d.directory).locator('input').check();
+  const onlyModules = await relearnFromPanel(panel, call, jobId,
+    (s) => (s.result.corrections.unlikeDirectories ?? []).length === guides.length);
+  const moduleTargets = onlyModules.result.targets.map((t) => t.url);
+  assert.deepEqual(moduleTargets.sort(), targets.filter((u) => u.startsWith(modules)).sort());
+  assert.ok(onlyModules.result.corrections.unlikeLanguages.includes('fr'), 'the language verdicts stand');
+  assert.equal(onlyModules.progress.fetched, learn.progress.fetched, 'nothing fetched again');
+  assert.match(await panel.locator('#left-out-directory').textContent(),
+    new RegExp(`^${targets.length - moduleTargets.length} targets left out for their directory`));
+
+  // Crawled: the module pages alone, and the pages exported say their language.
   const startedAt = Date.now();
   await panel.locator('#run').click();
   await crawlDone(call, learn.crawlerId, startedAt - 1);
@@ -78,6 +104,6 @@ test("pages in another language than the example's are left out, and can be take
     return blob.text();
   }, learn.crawlerId);
   const lines = jsonl.trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(lines.map((l) => l.url).sort(), [...targets].sort());
+  assert.deepEqual(lines.map((l) => l.url).sort(), moduleTargets);
   assert.deepEqual([...new Set(lines.map((l) => l.lang))], ['en']);
 });
