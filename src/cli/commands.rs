@@ -512,36 +512,36 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
         &pattern.unlike_by_language,
         &corrections.unlike_languages,
     );
-    if !languages.is_empty() {
-        println!(
-            "targets by declared language (x left out: by your verdict, or by learning for a language not the example's; relearn --unlike-language TAG leaves one out, --like-language takes one back):"
-        );
-        for k in languages {
-            let (figures, name) = (format!("{:>5}", k.targets), format!(" {}", k.language));
-            println!(
-                "{}",
-                kind_line(&figures, k.unlike, 'x', &name, k.example, &k.samples)
-            );
-        }
-    }
+    print_groups(
+        "targets by declared language (x left out: by your verdict, or by learning for a language not the example's; relearn --unlike-language TAG leaves one out, --like-language takes one back):",
+        languages.iter().map(|k| {
+            (
+                k.targets,
+                k.unlike,
+                k.language.as_str(),
+                k.example,
+                &k.samples[..],
+            )
+        }),
+    );
     // Directories: a choice only where targets lie in two or more.
     let directories = exemplar::directory::kinds(
         map,
         &pattern.unlike_by_directory,
         &corrections.unlike_directories,
     );
-    if !directories.is_empty() {
-        println!(
-            "targets by directory (x left out by your verdict; relearn --unlike-directory DIR leaves one out, --like-directory takes one back; DIR as listed, or its path: /en/howto/):"
-        );
-        for k in directories {
-            let (figures, name) = (format!("{:>5}", k.targets), format!(" {}", k.directory));
-            println!(
-                "{}",
-                kind_line(&figures, k.unlike, 'x', &name, k.example, &k.samples)
-            );
-        }
-    }
+    print_groups(
+        "targets by directory (x left out by your verdict; relearn --unlike-directory DIR leaves one out, --like-directory takes one back; DIR as listed, or its path: /en/howto/):",
+        directories.iter().map(|k| {
+            (
+                k.targets,
+                k.unlike,
+                k.directory.as_str(),
+                k.example,
+                &k.samples[..],
+            )
+        }),
+    );
     // Kinds of the pages below θ: a whole kind taken where θ cuts through it.
     let below = exemplar::heading::kinds_below(map, &corrections.like_headings);
     if !below.is_empty() {
@@ -556,6 +556,26 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
                 kind_line(&figures, k.like, '+', &name, k.example, &k.samples)
             );
         }
+    }
+}
+
+/// A review list of targets grouped by a key (a language, a directory) under `header`, when
+/// there is one: each group's count, `x` when left out, its key, whether it is the example's,
+/// and a sample page.
+fn print_groups<'a>(
+    header: &str,
+    groups: impl ExactSizeIterator<Item = (usize, bool, &'a str, bool, &'a [String])>,
+) {
+    if groups.len() == 0 {
+        return;
+    }
+    println!("{header}");
+    for (targets, unlike, key, example, samples) in groups {
+        let (figures, name) = (format!("{targets:>5}"), format!(" {key}"));
+        println!(
+            "{}",
+            kind_line(&figures, unlike, 'x', &name, example, samples)
+        );
     }
 }
 

@@ -910,10 +910,19 @@ pub fn learn_from_map(
 
 /// Makes the nodes `ids` targets; returns their URLs.
 fn promote(map: &mut SiteMap, ids: &[u32]) -> Vec<String> {
+    set_state(map, ids, NodeState::Target)
+}
+
+/// Makes the nodes `ids` pages (targets left out); returns their URLs.
+fn demote(map: &mut SiteMap, ids: &[u32]) -> Vec<String> {
+    set_state(map, ids, NodeState::Page)
+}
+
+fn set_state(map: &mut SiteMap, ids: &[u32], state: NodeState) -> Vec<String> {
     ids.iter()
         .map(|&id| {
             let node = &mut map.nodes[id as usize];
-            node.state = NodeState::Target;
+            node.state = state.clone();
             node.url.clone()
         })
         .collect()
@@ -1009,33 +1018,13 @@ pub fn learn_corrected(
     let by_heading = promote(&mut map, &judgement.promoted);
     promote(&mut map, &judgement.liked);
     let rule = judgement.rule;
-    let unlike_by_heading: Vec<String> = judgement
-        .left_out
-        .iter()
-        .map(|&id| {
-            let node = &mut map.nodes[id as usize];
-            node.state = NodeState::Page;
-            node.url.clone()
-        })
-        .collect();
-    let mut unlike_by_language: Vec<String> =
-        crate::language::left_out(&map, &corrections.unlike_languages, &verdicts.like)
-            .into_iter()
-            .map(|id| {
-                let node = &mut map.nodes[id as usize];
-                node.state = NodeState::Page;
-                node.url.clone()
-            })
-            .collect();
-    let mut unlike_by_directory: Vec<String> =
-        crate::directory::left_out(&map, &corrections.unlike_directories, &verdicts.like)
-            .into_iter()
-            .map(|id| {
-                let node = &mut map.nodes[id as usize];
-                node.state = NodeState::Page;
-                node.url.clone()
-            })
-            .collect();
+    let unlike_by_heading = demote(&mut map, &judgement.left_out);
+    let by_language =
+        crate::language::left_out(&map, &corrections.unlike_languages, &verdicts.like);
+    let mut unlike_by_language = demote(&mut map, &by_language);
+    let by_directory =
+        crate::directory::left_out(&map, &corrections.unlike_directories, &verdicts.like);
+    let mut unlike_by_directory = demote(&mut map, &by_directory);
     // A page taken for its heading and left out for its language or directory is no target.
     let mut by_heading = by_heading;
     by_heading.retain(|u| {
