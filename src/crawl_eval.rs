@@ -512,7 +512,9 @@ fn evaluate_against(
             !k.example && !k.unlike && k.samples.iter().all(|u| !truth.contains(&site_path(u)))
         })
         .collect();
-    let below = crate::heading::kinds_below(&learned.map, &proposed.like_headings);
+    let below = crate::heading::kinds_below(&learned.map, &proposed.like_headings, |n| {
+        proposed.leave_out(n)
+    });
     let like_kinds: Vec<&crate::heading::KindBelow> = below
         .iter()
         .filter(|k| k.samples.iter().all(|u| truth.contains(&site_path(u))))

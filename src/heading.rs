@@ -50,7 +50,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::dom::text::is_stop_word;
-use crate::mapper::{NodeState, SiteMap};
+use crate::mapper::{Node, NodeState, SiteMap};
 
 /// How far below θ a page is "clearly unlike the example" (the pages whose templates veto the
 /// mark): the band the review looks at.
@@ -964,8 +964,14 @@ pub const KINDS_BELOW_SHOWN: usize = 10;
 /// (LablGTK's "Class virtual *" classes score 0.66–0.86 against a plain class): the templates of
 /// two or more such pages, the largest kinds first (a verdict there takes the most pages), at
 /// most [`KINDS_BELOW_SHOWN`], and every template judged like (`like_kinds`). Counted on the map as
-/// mapped or corrected alike (a page a verdict took is still below θ).
-pub fn kinds_below(map: &SiteMap, like_kinds: &[String]) -> Vec<KindBelow> {
+/// mapped or corrected alike (a page a verdict took is still below θ), without the pages
+/// `left_out` says a verdict on their language or directory settled
+/// (`Corrections::leave_out`: Apache's French module pages are no kind to take).
+pub fn kinds_below(
+    map: &SiteMap,
+    like_kinds: &[String],
+    left_out: impl Fn(&Node) -> bool,
+) -> Vec<KindBelow> {
     let t = Templates::of(map);
     let example = map.canonical_example();
     let example_template = map
@@ -981,7 +987,8 @@ pub fn kinds_below(map: &SiteMap, like_kinds: &[String]) -> Vec<KindBelow> {
         let Some(s) = node.similarity else { continue };
         let below = f64::from(s) < map.threshold
             && matches!(node.state, NodeState::Page | NodeState::Target)
-            && !node.url.contains(crate::fetch::POST_MARK);
+            && !node.url.contains(crate::fetch::POST_MARK)
+            && !left_out(node);
         if let Some(tpl) = t.template(i as u32).filter(|_| below) {
             let entry = by_template.entry(tpl).or_default();
             entry.0.push(&node.url);
@@ -2070,7 +2077,7 @@ mod tests {
             nodes,
             ..SiteMap::default()
         };
-        let below = kinds_below(&map, &[]);
+        let below = kinds_below(&map, &[], |_| false);
         let summary: Vec<(&str, usize, bool, bool)> = below
             .iter()
             .map(|k| (k.template.as_str(), k.pages, k.example, k.like))
@@ -2110,6 +2117,7 @@ mod tests {
         let liked = kinds_below(
             &map,
             &["Class virtual *".to_string(), "Struct *".to_string()],
+            |_| false,
         );
         assert!(
             liked
@@ -2125,12 +2133,22 @@ mod tests {
         let mut more = map.clone();
         more.nodes
             .push(node("Gy.tag-c.html", Page, 0.62, "Class Gy.tag"));
-        let k = kinds_below(&more, &[]);
+        let k = kinds_below(&more, &[], |_| false);
         assert!(
             k.iter()
                 .any(|k| k.template == "Class *" && k.example && k.pages == 2),
             "{k:?}"
         );
+        // Pages a verdict on their language or directory left out are no kind to take: two of
+        // the three modules, and the kind is gone (one page is no kind).
+        let left_out = kinds_below(&more, &[], |n| {
+            n.heading.starts_with("Module") && !n.url.ends_with("Mw.html")
+        });
+        assert!(
+            !left_out.iter().any(|k| k.template == "Module *"),
+            "{left_out:?}"
+        );
+        assert!(left_out.iter().any(|k| k.template == "Class virtual *"));
         assert!(Templates::of(&map).names_kind("Class virtual *"));
         assert!(
             !Templates::of(&map).names_kind("Struct *")

@@ -543,7 +543,9 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
         }),
     );
     // Kinds of the pages below θ: a whole kind taken where θ cuts through it.
-    let below = exemplar::heading::kinds_below(map, &corrections.like_headings);
+    let below = exemplar::heading::kinds_below(map, &corrections.like_headings, |n| {
+        corrections.leave_out(n)
+    });
     if !below.is_empty() {
         println!(
             "pages below θ by heading, with the best similarity among them (+ taken; relearn --like-heading TEMPLATE takes a kind whatever its similarity):"

@@ -256,6 +256,14 @@ impl Corrections {
         }
     }
 
+    /// Whether a verdict on a whole kind of page judged `node` unlike the example by what the
+    /// page says of itself: it declares a language judged unlike, or lies in a directory judged
+    /// unlike. Such a page below θ is no question for the review any more.
+    pub fn leave_out(&self, node: &crate::mapper::Node) -> bool {
+        crate::language::refused(&self.unlike_languages, &node.lang)
+            || crate::directory::refused(&self.unlike_directories, &node.url)
+    }
+
     /// Whether there is no verdict.
     pub fn is_empty(&self) -> bool {
         self.like.is_empty()

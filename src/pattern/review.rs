@@ -36,14 +36,21 @@ pub struct NearMiss {
 }
 
 /// The `n` fetched pages most similar to the example below θ ([`SiteMap::near_misses`]) that the
-/// user has not already judged unlike it (`corrections`), each with whether its URL looks like
-/// the targets'.
+/// user has not already judged unlike it (`corrections`: by URL, by the language the page
+/// declares, by the directory it lies in), each with whether its URL looks like the targets'.
+/// On a manual shipped in nine languages, the pages just below θ are mostly translations of
+/// pages just below θ in the example's language: with the other languages left out, listing
+/// them would ask the same question again.
 pub fn near_misses(map: &SiteMap, corrections: &Corrections, n: usize) -> Vec<NearMiss> {
     let shapes = TargetShapes::of(map);
     let judged: HashSet<&str> = corrections.unlike.iter().map(String::as_str).collect();
-    map.near_misses(n + judged.len())
+    let judged_unlike = |id: &u32| {
+        let node = &map.nodes[*id as usize];
+        judged.contains(node.url.as_str()) || corrections.leave_out(node)
+    };
+    map.near_misses(usize::MAX)
         .into_iter()
-        .filter(|&id| !judged.contains(map.nodes[id as usize].url.as_str()))
+        .filter(|id| !judged_unlike(id))
         .take(n)
         .map(|id| {
             let node = &map.nodes[id as usize];
@@ -541,6 +548,49 @@ mod tests {
             !doubtful_targets(&map, &Corrections::default(), &[], true, 100)
                 .iter()
                 .any(|d| d.entry)
+        );
+    }
+
+    /// Pages below θ in a language or a directory judged unlike the example's are not near
+    /// misses to ask about: the verdict was given.
+    #[test]
+    fn near_misses_leave_out_the_languages_and_directories_judged_unlike() {
+        let mut map = help_site(10);
+        let listed = |map: &SiteMap, c: &Corrections| -> Vec<String> {
+            near_misses(map, c, 4)
+                .into_iter()
+                .map(|n| n.url.trim_start_matches("http://docs.test/").to_string())
+                .collect()
+        };
+        let all = listed(&map, &Corrections::default());
+        assert_eq!(
+            all,
+            [
+                "html/topic12.html",
+                "html/topic13.html",
+                "html/topic14.html",
+                "html/topic15.html"
+            ]
+        );
+        // The two most similar (nodes 13 and 14) declare French; the third lies in another
+        // directory.
+        for (i, lang) in [(13, "fr"), (14, "fr"), (15, "en")] {
+            map.nodes[i].lang = lang.into();
+        }
+        map.nodes[15].url = "http://docs.test/guide/topic14.html".into();
+        let c = Corrections {
+            unlike_languages: vec!["fr".into()],
+            unlike_directories: vec!["http://docs.test/guide/".into()],
+            ..Corrections::default()
+        };
+        assert_eq!(
+            listed(&map, &c),
+            [
+                "html/topic15.html",
+                "html/topic16.html",
+                "html/topic17.html",
+                "html/topic18.html"
+            ]
         );
     }
 

@@ -482,6 +482,7 @@ impl Job {
             heading_kinds_below: crate::heading::kinds_below(
                 &map,
                 &pattern.corrections.like_headings,
+                |n| pattern.corrections.leave_out(n),
             ),
             language_kinds: crate::language::kinds(
                 &map,
