@@ -230,8 +230,9 @@ impl Node {
     }
 }
 
-/// Up to `k` of `urls` spread evenly over them, the first and the last among them: a group as
-/// large as a directory is better shown by its ends and middle than by its first few.
+/// Up to `k` of `urls`, in their order, spread evenly over them (the first and the last among
+/// them): a group as large as a directory is better shown by its ends and middle than by its
+/// first few.
 fn spread(urls: &[&str], k: usize) -> Vec<String> {
     let k = k.min(urls.len());
     (0..k)
@@ -2655,6 +2656,35 @@ mod tests {
             with_own_values("http://h/x?b=2", &["HEAD"]),
             std::borrow::Cow::Borrowed(_)
         ));
+    }
+
+    /// A group's samples are its most similar target, its middle one and its least similar:
+    /// a directory holding a few pages like the example among many others shows one of them.
+    #[test]
+    fn a_groups_samples_run_from_its_most_similar_target_to_its_least() {
+        let mut map = SiteMap {
+            example: "http://h/a/0".into(),
+            threshold: 0.5,
+            ..SiteMap::default()
+        };
+        for i in 0..10 {
+            let score = if i == 7 { 0.99 } else { 0.6 + 0.01 * i as f32 };
+            map.nodes.push(Node::scored(
+                format!("http://h/b/{i}"),
+                NodeState::Target,
+                score,
+            ));
+        }
+        map.nodes
+            .push(Node::scored("http://h/a/0".into(), NodeState::Target, 1.0));
+        let groups = map.targets_by(&[], &[], |n| n.url.get(..10).map(str::to_string));
+        let b = groups.iter().find(|g| g.key == "http://h/b").expect("b");
+        assert_eq!(b.targets, 10);
+        // By similarity: 7 (0.99), 9, 8, 6, 5, 4, 3, 2, 1, 0: the first, the fifth, the last.
+        assert_eq!(b.samples, ["http://h/b/7", "http://h/b/5", "http://h/b/0"]);
+        assert!(!b.example && groups.iter().any(|g| g.key == "http://h/a" && g.example));
+        assert_eq!(spread(&["x"], 3), ["x"]);
+        assert!(spread(&[], 3).is_empty());
     }
 
     #[test]
