@@ -9,7 +9,9 @@
 //! leave out the targets that declare another language than the example's ([`other_languages`],
 //! recorded as the user's verdicts would be, `Corrections::unlike_languages`), the review lists
 //! the targets by declared language ([`kinds`]) for the user to take one back, and a verifying
-//! crawl refuses a page that declares a language judged unlike. Languages are told apart by
+//! crawl refuses a page that declares a language judged unlike. A page declares its language by
+//! `<html lang>`, else `<meta http-equiv="content-language">`, else its response's
+//! `Content-Language` header (one language, [`of_header`]). Languages are told apart by
 //! their primary subtag (`en-GB` beside `en` is the example's language); a page that declares
 //! none is never left out for it.
 
@@ -28,6 +30,16 @@ pub const MAX_TAG: usize = 35;
 pub fn tag(declared: &str) -> Option<String> {
     let t = declared.trim().replace('_', "-").to_ascii_lowercase();
     is_tag(&t).then_some(t)
+}
+
+/// The language an HTTP `Content-Language` header or a `<meta http-equiv="content-language">`
+/// declares for a whole document, as HTML takes it: none when it names several (`de, en`: the
+/// audience, not the page's language), else its first word as a [`tag`].
+pub fn of_header(value: &str) -> Option<String> {
+    if value.contains(',') {
+        return None;
+    }
+    value.split_ascii_whitespace().next().and_then(tag)
 }
 
 /// Whether `text` is a language tag as [`tag`] writes them.

@@ -746,10 +746,11 @@ impl Crawler {
         if let Some(of) = self.state.signatures.get(&body).cloned() {
             return self.copy_of(url, of);
         }
-        let page = match Page::parse(&r.body, &final_c, r.header("content-type"), &self.parse) {
+        let mut page = match Page::parse(&r.body, &final_c, r.header("content-type"), &self.parse) {
             Ok(p) => p,
             Err(e) => return self.error(url, item.level, r.status, e.to_string()),
         };
+        page.header_language(r.header("content-language"));
         let mut links = canonical_links(&page);
         let mut signatures = page_signatures(&page, &links);
         signatures.push(body);
@@ -1917,6 +1918,37 @@ mod tests {
         assert_eq!(crawl(&p).0.len(), 6);
         p.unlike_by_language = vec![item(6)];
         assert_eq!(crawl(&p).0, [1, 2, 3, 4, 5].map(item));
+    }
+
+    /// A page whose response says its language (`Content-Language`) and whose HTML does not:
+    /// a verifying crawl refuses it when that language is judged unlike, and exports it.
+    #[test]
+    fn a_crawl_reads_the_language_a_response_declares() {
+        let by_header = |url: &str| match site(url, 6) {
+            FetchResult::Response(mut r) => {
+                let lang = if url.ends_with("/item/2") { "fr" } else { "en" };
+                r.headers.push(("Content-Language".into(), lang.into()));
+                FetchResult::Response(r)
+            }
+            failed => failed,
+        };
+        let mut p = learn_on(&by_header, "http://mem.test/item/1");
+        p.similarity.threshold = 0.0;
+        let example = example_of(&by_header, "http://mem.test/item/1");
+        let c = Crawler::new(p.clone(), CrawlConfig::default(), Some(example.clone()))
+            .expect("crawler");
+        let (pages, _) = target_pages(c, &by_header);
+        assert_eq!(pages.len(), 6);
+        assert!(
+            pages
+                .iter()
+                .all(|t| t.lang == if t.url.ends_with("/2") { "fr" } else { "en" })
+        );
+        p.corrections.unlike_languages = vec!["fr".into()];
+        let c = Crawler::new(p, CrawlConfig::default(), Some(example)).expect("crawler");
+        let (pages, c) = target_pages(c, &by_header);
+        assert_eq!(pages.len(), 5);
+        assert_eq!(c.progress().rejected, 1);
     }
 
     /// A directory the user judged unlike the example's: the crawl refuses the pages in it by

@@ -238,9 +238,10 @@ pub struct Page {
     /// write the page's kind into it ("sf::Texture Class Reference"), see [`crate::heading`].
     #[serde(default)]
     pub heading: String,
-    /// The language the page declares (`<html lang>`, else `xml:lang`), as a lower-case tag
-    /// (`en`, `pt-br`); empty when it declares none or no well-formed tag
-    /// ([`crate::language`]).
+    /// The language the page declares (`<html lang>`, else `xml:lang`, else `<meta
+    /// http-equiv="content-language">`, else — given by the fetcher, [`Page::header_language`]
+    /// — its response's `Content-Language`), as a lower-case tag (`en`, `pt-br`); empty when it
+    /// declares none or no well-formed tag ([`crate::language`]).
     #[serde(default)]
     pub lang: String,
     /// `<meta name=robots>` directives.
@@ -315,6 +316,16 @@ impl Page {
         }
         let (html, encoding) = text::decode(bytes, content_type);
         Page::parse_decoded(&html, url, encoding, opts)
+    }
+
+    /// Takes the language a response's `Content-Language` header declares (one language,
+    /// [`crate::language::of_header`]) when the page itself declares none: HTML's order.
+    pub fn header_language(&mut self, header: Option<&str>) {
+        if self.lang.is_empty()
+            && let Some(lang) = header.and_then(crate::language::of_header)
+        {
+            self.lang = lang;
+        }
     }
 
     /// Parses HTML text with the default options.
@@ -1362,7 +1373,8 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// The declared language of the document's `<html>` element ([`Page::lang`]).
+    /// The declared language of the document ([`Page::lang`]): its `<html>` element's, else
+    /// the head's `<meta http-equiv="content-language">` (HTML's pragma-set default language).
     fn find_lang(&self) -> String {
         let root = self.root();
         if self.local(root) != Some(&local_name!("html")) {
@@ -1377,17 +1389,40 @@ impl<'a> Walker<'a> {
                     .map(|a| &*a.value)
             })
             .and_then(crate::language::tag)
+            .or_else(|| self.find_meta_lang())
             .unwrap_or_default()
     }
 
+    /// The language of the head's first `<meta http-equiv="content-language" content="…">`,
+    /// as HTML takes it: none when the content names several (a comma), else its first word.
+    fn find_meta_lang(&self) -> Option<String> {
+        self.find_outside_body(|n| {
+            let attrs = self.attrs(n);
+            (self.local(n) == Some(&local_name!("meta"))
+                && attr(attrs, &local_name!("http-equiv"))
+                    .is_some_and(|h| h.trim().eq_ignore_ascii_case("content-language")))
+            .then(|| attr(attrs, &local_name!("content")).and_then(crate::language::of_header))
+        })
+        .flatten()
+    }
+
     fn find_base(&self) -> Option<Url> {
-        // Document order search without recursion.
+        self.find_outside_body(|n| {
+            (self.local(n) == Some(&local_name!("base")))
+                .then(|| attr(self.attrs(n), &local_name!("href")))
+                .flatten()
+                .map(|href| self.url.join(href.trim()).ok())
+        })
+        .flatten()
+    }
+
+    /// The first answer `found` gives on an element outside `<body>` (the head's, and any the
+    /// parser left beside it), in document order, without recursion.
+    fn find_outside_body<T>(&self, mut found: impl FnMut(u32) -> Option<T>) -> Option<T> {
         let mut stack = vec![self.root()];
         while let Some(n) = stack.pop() {
-            if self.local(n) == Some(&local_name!("base"))
-                && let Some(href) = attr(self.attrs(n), &local_name!("href"))
-            {
-                return self.url.join(href.trim()).ok();
+            if let Some(answer) = found(n) {
+                return Some(answer);
             }
             if self.local(n) == Some(&local_name!("body")) {
                 continue;
@@ -1779,6 +1814,39 @@ mod tests {
         assert_eq!(lang("<html><body lang=fr><p lang=it>x"), "");
         assert_eq!(lang("<html lang=\"{{lang}}\"><p>x"), "");
         assert_eq!(lang("<p>no html tag"), "");
+    }
+
+    /// Without `<html lang>`, HTML's pragma-set default language, then the response's
+    /// `Content-Language`, each when it names one language.
+    #[test]
+    fn a_page_without_html_lang_takes_its_meta_then_its_headers_language() {
+        let meta = |content: &str| {
+            format!(
+                "<html><head><meta http-equiv=\"Content-Language\" content=\"{content}\"></head><p>x"
+            )
+        };
+        assert_eq!(page(&meta(" FR ")).lang, "fr");
+        assert_eq!(page(&meta("de, en")).lang, "");
+        assert_eq!(page(&meta("en-GB fr")).lang, "en-gb");
+        assert_eq!(
+            page("<html lang=it><head><meta http-equiv=content-language content=fr>").lang,
+            "it"
+        );
+        // Inside the body it is no pragma.
+        assert_eq!(
+            page("<html><body><meta http-equiv=content-language content=fr><p>x").lang,
+            ""
+        );
+        let mut p = page("<p>x");
+        p.header_language(Some("de, en"));
+        assert_eq!(p.lang, "");
+        p.header_language(Some("pt_BR"));
+        assert_eq!(p.lang, "pt-br");
+        p.header_language(Some("fr"));
+        assert_eq!(p.lang, "pt-br", "the page's own first");
+        let mut q = page(&meta("ja"));
+        q.header_language(Some("fr"));
+        assert_eq!(q.lang, "ja");
     }
 
     #[test]

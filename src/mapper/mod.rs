@@ -1504,7 +1504,7 @@ impl Mapper {
         if let Some(&of) = self.state.signatures.get(&body).filter(|&&of| of != node) {
             return (r.status, NodeState::Duplicate { of });
         }
-        let page = match Page::parse(&r.body, &final_c, r.header("content-type"), &self.parse) {
+        let mut page = match Page::parse(&r.body, &final_c, r.header("content-type"), &self.parse) {
             Ok(p) => p,
             Err(e) => {
                 return (
@@ -1515,6 +1515,7 @@ impl Mapper {
                 );
             }
         };
+        page.header_language(r.header("content-language"));
         let size = r.body.len();
         drop(r);
         let links = canonical_links(&page);
@@ -2656,6 +2657,44 @@ mod tests {
             with_own_values("http://h/x?b=2", &["HEAD"]),
             std::borrow::Cow::Borrowed(_)
         ));
+    }
+
+    /// A page that declares no language itself takes its response's `Content-Language` (one
+    /// language), and learning proposes to leave out the targets in another language than the
+    /// example's, told so by their headers alone.
+    #[test]
+    fn the_content_language_header_declares_a_pages_language() {
+        let by_header = |url: &str| {
+            let mut res = site(url);
+            if let FetchResult::Response(r) = &mut res {
+                let path = url.trim_start_matches("http://shop.test");
+                let lang = match path {
+                    "/item/6.html" | "/item/7.html" => "fr",
+                    "/item/8.html" => "de, fr",
+                    _ => "en",
+                };
+                r.headers.push(("Content-Language".into(), lang.into()));
+            }
+            res
+        };
+        let mut m = mapper();
+        drive(&mut m, &by_header);
+        let map = m.site_map();
+        let lang = |path: &str| {
+            let url = format!("http://shop.test{path}");
+            map.nodes
+                .iter()
+                .find(|n| n.url == url)
+                .map(|n| n.lang.clone())
+        };
+        assert_eq!(lang("/item/1.html").as_deref(), Some("en"));
+        assert_eq!(lang("/item/6.html").as_deref(), Some("fr"));
+        assert_eq!(
+            lang("/item/8.html").as_deref(),
+            Some(""),
+            "two languages: none"
+        );
+        assert_eq!(crate::language::other_languages(map), ["fr"]);
     }
 
     /// A group's samples are its most similar target, its middle one and its least similar:
