@@ -751,6 +751,9 @@ pub fn check_crawl_inputs(data: &[u8]) {
             assert!(exemplar::language::is_tag(&tag), "{line:?} gave {tag:?}");
             assert_eq!(exemplar::language::tag(&tag).as_deref(), Some(tag.as_str()));
         }
+        if let Some(tag) = exemplar::language::of_header(line) {
+            assert!(exemplar::language::is_tag(&tag), "{line:?} gave {tag:?}");
+        }
         // A line's directory names itself as a verdict: what the review lists, a verdict takes.
         if let Some(dir) = exemplar::directory::of(line) {
             assert_eq!(
