@@ -256,9 +256,9 @@ impl Corrections {
         }
     }
 
-    /// Whether a verdict on a whole kind of page judged `node` unlike the example by what the
-    /// page says of itself: it declares a language judged unlike, or lies in a directory judged
-    /// unlike. Such a page below θ is no question for the review any more.
+    /// Whether a verdict on a whole kind of page leaves `node` out for what the page says of
+    /// itself: it declares a language judged unlike, or lies in a directory judged unlike. Such
+    /// a page below θ is no question for the review any more.
     pub fn leave_out(&self, node: &crate::mapper::Node) -> bool {
         crate::language::refused(&self.unlike_languages, &node.lang)
             || crate::directory::refused(&self.unlike_directories, &node.url)
@@ -280,8 +280,8 @@ impl Corrections {
     /// canonicalised, sorted and deduplicated.
     ///
     /// # Errors
-    /// A URL that is not absolute, a template that is not one, or a page or a kind `newer`
-    /// marks both ways.
+    /// A URL that is not absolute, a template, language tag or directory that is not one, or
+    /// a page or a kind `newer` marks both ways.
     pub fn merged(&self, newer: &Corrections) -> Result<Corrections, PatternError> {
         let url = |u: &str| {
             if u.contains(crate::fetch::POST_MARK) {
