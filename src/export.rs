@@ -495,6 +495,17 @@ pub struct ScrapySpec {
     /// The entry page is a target too ([`crate::pattern::Pattern::entry_target`]).
     #[serde(default)]
     pub entry_target: bool,
+    /// Directories whose pages are never items, as `exemplar crawl` refuses them
+    /// ([`crate::pattern::Corrections::unlike_directories`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unlike_directories: Vec<String>,
+    /// Targets never items, left out for their directory
+    /// ([`crate::pattern::Pattern::unlike_by_directory`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unlike_targets: Vec<String>,
+    /// Pages items wherever they lie: the example and the pages judged like it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub liked: Vec<String>,
 }
 
 impl ScrapySpec {
@@ -538,6 +549,18 @@ impl ScrapySpec {
             max_pages_per_level: None,
             script_links: pattern.script_links,
             entry_target: pattern.entry_target,
+            unlike_directories: pattern.corrections.unlike_directories.clone(),
+            unlike_targets: pattern.unlike_by_directory.clone(),
+            liked: if pattern.corrections.unlike_directories.is_empty()
+                && pattern.unlike_by_directory.is_empty()
+            {
+                Vec::new()
+            } else {
+                crate::canon::canonicalize(&pattern.example)
+                    .into_iter()
+                    .chain(pattern.corrections.like.iter().cloned())
+                    .collect()
+            },
         }
     }
 }
@@ -693,6 +716,15 @@ fn py_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
+/// Python string literals, comma-separated (the items of a list).
+fn py_list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|i| py_str(i))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The session-id parameter names of `data/session-params.txt`.
 fn session_params() -> Vec<&'static str> {
     include_str!("../data/session-params.txt")
@@ -798,6 +830,22 @@ SCRIPT_LINKS = {script_links}
 ENTRY_TARGET = {entry_target}
 # The level (index into LEVELS) whose pages are followed from targets, or None.
 FROM_TARGETS = {from_targets}
+# Directories (URLs up to the last "/" of the path) whose pages the user judged not like the
+# example, the targets learning left out for them, and the pages items wherever they lie (the
+# example, those judged like it): a page refused is neither an item nor followed, as in
+# `exemplar crawl`.
+UNLIKE_DIRECTORIES = frozenset([{unlike_directories}])
+UNLIKE_TARGETS = frozenset([{unlike_targets}])
+LIKED = frozenset([{liked}])
+
+
+def refused(url):
+    if url in LIKED:
+        return False
+    parts = urlsplit(url)
+    directory = urlunsplit((parts.scheme, parts.netloc,
+                            parts.path[:parts.path.rfind("/") + 1] or "/", "", ""))
+    return url in UNLIKE_TARGETS or directory in UNLIKE_DIRECTORIES
 MAX_SCRIPTS = {max_scripts}
 PAGE_EXTENSIONS = ({extensions})
 REGEX_BEFORE = frozenset("(,=:[!&|?{{}};+-*%<>~^")
@@ -982,7 +1030,7 @@ class PatternSpider(scrapy.Spider):
         self.script_waiting = {{}}
 
     async def parse(self, response):
-        if ENTRY_TARGET:
+        if ENTRY_TARGET and not refused(response.url):
             yield self.item(response, 0)
         async for r in self.follow(response, 0):
             yield r
@@ -1145,6 +1193,8 @@ class PatternSpider(scrapy.Spider):
         )
 
     async def parse_target(self, response, level):
+        if refused(response.url):
+            return
         yield self.item(response, level)
         if COMPILED[-1][1] or FROM_TARGETS is not None:
             # Targets that link to further targets, or back to the level before them.
@@ -1169,6 +1219,9 @@ class PatternSpider(scrapy.Spider):
         name_s = py_str(&name),
         script_links = if spec.script_links { "True" } else { "False" },
         entry_target = if spec.entry_target { "True" } else { "False" },
+        unlike_directories = py_list(&spec.unlike_directories),
+        unlike_targets = py_list(&spec.unlike_targets),
+        liked = py_list(&spec.liked),
         from_targets = spec
             .levels
             .iter()
@@ -1636,6 +1689,9 @@ mod tests {
             max_pages_per_level: None,
             script_links: false,
             entry_target: false,
+            unlike_directories: vec![],
+            unlike_targets: vec![],
+            liked: vec![],
         };
         let files = scrapy_project(&spec);
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();

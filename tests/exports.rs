@@ -384,6 +384,63 @@ fn scrapy_follows_links_to_deeper_levels_as_the_crawler_does() {
     assert_scrapy_collects(&path, &dir, &crawled);
 }
 
+/// Directories the user judged unlike the example's: `exemplar crawl` and the generated spider
+/// refuse the targets in them alike, and the targets learning left out for them, but the example
+/// and the pages judged like it. Items and guides match one target regex.
+#[test]
+fn scrapy_refuses_the_directories_judged_unlike_as_the_crawler_does() {
+    let dir = temp_dir("scrapy-directories");
+    let site = dir.join("site");
+    let page = |path: &str, links: &[&str]| {
+        let file = site.join(path);
+        std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+        let items: String = links
+            .iter()
+            .map(|l| format!("<li><a href=\"/{l}\">{l}</a></li>"))
+            .collect();
+        let html = format!("<!doctype html><title>{path}</title><ul>{items}</ul>");
+        std::fs::write(file, html).expect("write");
+    };
+    let pages = [
+        "item/a.html",
+        "item/b.html",
+        "item/c.html",
+        "guide/g1.html",
+        "guide/g2.html",
+        "guide/g3.html",
+        "howto/h1.html",
+    ];
+    page("index.html", &pages);
+    for p in pages {
+        page(p, &["index.html"]);
+    }
+    let server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(&site)).expect("serve");
+    let base = server.url();
+    let base = base.trim_end_matches('/');
+    let mut pattern = common::hand_pattern(
+        base,
+        "index.html",
+        "item/a.html",
+        &[("[a-z]+/[a-z0-9]+\\.html", false)],
+        true,
+    );
+    let url = |p: &str| format!("{base}/{p}");
+    pattern["corrections"] = serde_json::json!({
+        "like": [url("guide/g2.html")],
+        "unlike": [],
+        "unlikeDirectories": [url("guide/"), url("item/")],
+    });
+    pattern["unlikeByDirectory"] = serde_json::json!([url("howto/h1.html")]);
+    let path = dir.join("pattern.json");
+    std::fs::write(&path, pattern.to_string()).expect("write pattern");
+    exemplar::pattern::Pattern::from_json(&pattern.to_string()).expect("valid pattern");
+    let crawled = crawl_urls(&path);
+    let expected: BTreeSet<String> = ["item/a.html", "guide/g2.html"].map(url).into();
+    assert_eq!(crawled, expected, "exemplar crawl");
+    assert_scrapy_collects(&path, &dir, &crawled);
+}
+
 /// The robots meta tag's `nofollow` and `rel=nofollow` links: `exemplar crawl` and the generated
 /// spider follow neither while the pattern obeys robots, and both when it does not. A listing
 /// asks robots not to follow its links; another marks one of its two links `nofollow`.
@@ -831,6 +888,9 @@ fn the_scrapy_spider_reads_scripts_as_exemplar_does() {
         max_pages_per_level: None,
         script_links: true,
         entry_target: false,
+        unlike_directories: vec![],
+        unlike_targets: vec![],
+        liked: vec![],
     };
     let project = dir.join("project");
     exemplar::export::write_scrapy_project(&spec, &project).expect("project");
