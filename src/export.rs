@@ -832,8 +832,7 @@ ENTRY_TARGET = {entry_target}
 FROM_TARGETS = {from_targets}
 # Directories (URLs up to the last "/" of the path) whose pages the user judged not like the
 # example, the targets learning left out for them, and the pages items wherever they lie (the
-# example, those judged like it): a page refused is neither an item nor followed, as in
-# `exemplar crawl`.
+# example, those judged like it): a page refused is not fetched, as in `exemplar crawl`.
 UNLIKE_DIRECTORIES = frozenset([{unlike_directories}])
 UNLIKE_TARGETS = frozenset([{unlike_targets}])
 LIKED = frozenset([{liked}])
@@ -1163,7 +1162,9 @@ class PatternSpider(scrapy.Spider):
             if not url.startswith(("http://", "https://")):
                 continue
             if matches(n - 1, url):
-                yield scrapy.Request(url, callback=self.parse_target, cb_kwargs={{"level": level}})
+                if not refused(url):
+                    yield scrapy.Request(url, callback=self.parse_target,
+                                         cb_kwargs={{"level": level}})
             elif level + 1 < n and matches(level, url):
                 yield scrapy.Request(url, callback=self.parse_level, cb_kwargs={{"level": level + 1}})
             elif level >= 1 and COMPILED[level - 1][1] and matches(level - 1, url):
@@ -1210,7 +1211,7 @@ class PatternSpider(scrapy.Spider):
             if not url.startswith(("http://", "https://")):
                 continue
             if matches(n - 1, url):
-                if COMPILED[-1][1]:
+                if COMPILED[-1][1] and not refused(url):
                     yield scrapy.Request(url, callback=self.parse_target, cb_kwargs={{"level": n}})
             elif FROM_TARGETS is not None and matches(FROM_TARGETS, url):
                 yield scrapy.Request(url, callback=self.parse_level,

@@ -435,10 +435,17 @@ fn scrapy_refuses_the_directories_judged_unlike_as_the_crawler_does() {
     let path = dir.join("pattern.json");
     std::fs::write(&path, pattern.to_string()).expect("write pattern");
     exemplar::pattern::Pattern::from_json(&pattern.to_string()).expect("valid pattern");
+    let before = server.requests();
     let crawled = crawl_urls(&path);
     let expected: BTreeSet<String> = ["item/a.html", "guide/g2.html"].map(url).into();
     assert_eq!(crawled, expected, "exemplar crawl");
+    // robots.txt, the entry and the two items: the pages refused by their URL are not fetched.
+    let by_crawl = server.requests() - before;
+    assert_eq!(by_crawl, 4);
+    let before = server.requests();
     assert_scrapy_collects(&path, &dir, &crawled);
+    // The same by each of the two Scrapy runs (the repository's and Debian's).
+    assert_eq!(server.requests() - before, 2 * by_crawl);
 }
 
 /// The robots meta tag's `nofollow` and `rel=nofollow` links: `exemplar crawl` and the generated

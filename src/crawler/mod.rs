@@ -1021,6 +1021,17 @@ impl Crawler {
             }
             let next = match self.compiled.step(item.level, &url) {
                 None => continue,
+                // Refused by its URL alone ([`Crawler::judge`]), and a refused target is not
+                // expanded: nothing to fetch it for.
+                Some(Step::Target) if unlike_directory(&self.state.pattern, &url) => {
+                    self.state.frontier.mark_seen(&url);
+                    self.state.progress.rejected += 1;
+                    self.events.push_back(Event::Skipped {
+                        url,
+                        reason: "matches the last level but is in a directory marked not like the example's (not fetched)".into(),
+                    });
+                    continue;
+                }
                 Some(Step::Target) => Item {
                     level: item.level,
                     hops: 0,
@@ -1958,17 +1969,22 @@ mod tests {
     fn a_crawl_refuses_the_directories_judged_unlike() {
         let mut p = learn(6);
         let item = |i: usize| format!("http://mem.test/item/{i}");
+        let fetched = std::cell::Cell::new(0);
         let crawl = |p: &Pattern, verify: bool| {
             let example = verify.then(|| example_of(&|u: &str| site(u, 6), &item(1)));
             let c = Crawler::new(p.clone(), CrawlConfig::default(), example).expect("crawler");
             let (mut urls, c) = run(c, 6, None);
             urls.sort_unstable();
+            fetched.set(c.progress().fetched);
             (urls, c.progress().rejected)
         };
         assert_eq!(crawl(&p, false).0.len(), 6);
+        let all = fetched.get();
         p.corrections.unlike_directories = vec!["http://mem.test/item/".into()];
         for verify in [false, true] {
             assert_eq!(crawl(&p, verify), (vec![item(1)], 5), "verify {verify}");
+            // Refused by their URL: not fetched.
+            assert_eq!(fetched.get(), all - 5, "verify {verify}");
         }
         p.corrections.like = vec![item(4)];
         assert_eq!(crawl(&p, false).0, [1, 4].map(item));
