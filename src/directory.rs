@@ -3,8 +3,9 @@
 //! Sites file the pages of one kind together, and a kind the site's template makes look like
 //! the example is often filed apart: the Apache HTTP Server manual keeps its module pages in
 //! `en/mod/` and its guides in `en/`, `en/howto/`, `en/ssl/`…, and learning from a module page
-//! took 72 guides beside the 131 module pages (`exemplar learn`'s list by directory), their
-//! layout outweighing their content and their headings each its own. A verdict on a whole
+//! took 70 targets in nine other directories beside the 133 in `en/mod/` (`exemplar learn`'s
+//! list by directory), the guides' layout outweighing their content and their headings each
+//! its own. A verdict on a whole
 //! directory settles them in a few ticks: the review lists the targets by directory
 //! ([`kinds`]), a directory judged unlike the example (`Corrections::unlike_directories`) has
 //! its targets left out ([`left_out`]), and a crawl refuses the pages in it ([`refused`]). A
