@@ -92,6 +92,8 @@ test("pages in another language or directory than the example's are left out, an
   assert.deepEqual(moduleTargets.sort(), targets.filter((u) => u.startsWith(modules)).sort());
   assert.ok(onlyModules.result.corrections.unlikeLanguages.includes('fr'), 'the language verdicts stand');
   assert.equal(onlyModules.progress.fetched, learn.progress.fetched, 'nothing fetched again');
+  // The panel redraws on its next poll of the job.
+  await panel.waitForFunction(() => !document.getElementById('left-out-directory').hidden);
   assert.match(await panel.locator('#left-out-directory').textContent(),
     new RegExp(`^${targets.length - moduleTargets.length} targets left out for their directory`));
 
