@@ -60,9 +60,15 @@ test("pages in another language or directory than the example's are left out, an
   assert.match(await panel.locator('#left-out-language').textContent(), new RegExp(`^${leftOut.length} targets left out for their language`));
   // No crawled HTML in the panel: the list is text.
   assert.equal(await panel.locator('#language-kinds script, #language-kinds iframe').count(), 0);
+  // The review's lists as drawn: a re-learn is shown once this changes (ticks made before the
+  // panel redraws would be redrawn away).
+  const shown = () => panel.evaluate(() => document.getElementById('review-box').dataset.key);
+  const redrawn = (key) => panel.waitForFunction((k) => document.getElementById('review-box').dataset.key !== k, key);
+  let drawn = await shown();
   await row('fr').locator('input').uncheck();
   const back = await relearnFromPanel(panel, call, jobId,
     (s) => !s.result.corrections.unlikeLanguages.includes('fr'));
+  await redrawn(drawn);
   assert.ok(back.result.corrections.unlikeLanguages.includes('ja'));
   const again = back.result.targets.map((t) => t.url);
   assert.deepEqual(await languages(again), ['en', 'fr']);
@@ -70,8 +76,10 @@ test("pages in another language or directory than the example's are left out, an
   assert.equal(back.progress.fetched, learn.progress.fetched, 'nothing fetched again');
 
   // Left out again.
+  drawn = await shown();
   await row('fr').locator('input').check();
   const frenchOut = await relearnFromPanel(panel, call, jobId, (s) => s.result.corrections.unlikeLanguages.includes('fr'));
+  await redrawn(drawn);
 
   // The targets by directory: the module pages (the example's) and the guides' directories.
   const modules = `${site.url}en/mod/`;
@@ -81,21 +89,19 @@ test("pages in another language or directory than the example's are left out, an
   const guides = directories.filter((d) => !d.example);
   assert.ok(guides.length >= 5, JSON.stringify(directories));
   assert.equal(guides.reduce((n, d) => n + d.targets, 0), targets.filter((u) => !u.startsWith(modules)).length);
-  // The panel redrawn with French left out again, so that the ticks below are not redrawn away.
-  await panel.waitForFunction(() => !document.getElementById('directories-box').hidden
-    && document.querySelector('#language-kinds input[data-language="fr"]')?.checked);
+  await panel.waitForFunction(() => !document.getElementById('directories-box').hidden);
   const dirRow = (d) => panel.locator('#directory-kinds li').filter({ has: panel.locator(`input[data-directory="${d}"]`) });
   assert.match(await dirRow(modules).textContent(), /^ \d+ \/en\/mod\/ \(your example's\) e\.g\. /);
   assert.ok(await dirRow(modules).locator('input').isDisabled());
+  drawn = await shown();
   for (const d of guides) await dirRow(d.directory).locator('input').check();
   const onlyModules = await relearnFromPanel(panel, call, jobId,
     (s) => (s.result.corrections.unlikeDirectories ?? []).length === guides.length);
+  await redrawn(drawn);
   const moduleTargets = onlyModules.result.targets.map((t) => t.url);
   assert.deepEqual(moduleTargets.sort(), targets.filter((u) => u.startsWith(modules)).sort());
   assert.ok(onlyModules.result.corrections.unlikeLanguages.includes('fr'), 'the language verdicts stand');
   assert.equal(onlyModules.progress.fetched, learn.progress.fetched, 'nothing fetched again');
-  // The panel redraws on its next poll of the job.
-  await panel.waitForFunction(() => !document.getElementById('left-out-directory').hidden);
   assert.match(await panel.locator('#left-out-directory').textContent(),
     new RegExp(`^${targets.length - moduleTargets.length} targets left out for their directory`));
 
