@@ -845,6 +845,8 @@ def refused(url):
     directory = urlunsplit((parts.scheme, parts.netloc,
                             parts.path[:parts.path.rfind("/") + 1] or "/", "", ""))
     return url in UNLIKE_TARGETS or directory in UNLIKE_DIRECTORIES
+
+
 MAX_SCRIPTS = {max_scripts}
 PAGE_EXTENSIONS = ({extensions})
 REGEX_BEFORE = frozenset("(,=:[!&|?{{}};+-*%<>~^")
