@@ -318,6 +318,18 @@ fn an_entry_like_the_example_is_collected_by_the_crawl_and_the_spider() {
     assert_scrapy_collects(&pattern, &dir, &crawled);
 }
 
+/// Writes `site/path`: a page titled with its path listing `links` (paths from the site's root).
+fn write_listing(site: &Path, path: &str, links: &[&str]) {
+    let file = site.join(path);
+    std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+    let items: String = links
+        .iter()
+        .map(|l| format!("<li><a href=\"/{l}\">{l}</a></li>"))
+        .collect();
+    let html = format!("<!doctype html><title>{path}</title><ul>{items}</ul>");
+    std::fs::write(file, html).expect("write");
+}
+
 /// A link from a page straight to a page of a deeper level is followed there (a home page
 /// linking a listing two levels down): by `exemplar crawl` and by the generated spider alike. A
 /// three-level pattern over a small site whose home page links one listing directly; that
@@ -326,16 +338,7 @@ fn an_entry_like_the_example_is_collected_by_the_crawl_and_the_spider() {
 fn scrapy_follows_links_to_deeper_levels_as_the_crawler_does() {
     let dir = temp_dir("scrapy-deeper");
     let site = dir.join("site");
-    let page = |path: &str, links: &[&str]| {
-        let file = site.join(path);
-        std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
-        let items: String = links
-            .iter()
-            .map(|l| format!("<li><a href=\"/{l}\">{l}</a></li>"))
-            .collect();
-        let html = format!("<!doctype html><title>{path}</title><ul>{items}</ul>");
-        std::fs::write(file, html).expect("write");
-    };
+    let page = |path: &str, links: &[&str]| write_listing(&site, path, links);
     page(
         "index.html",
         &["section/a.html", "section/b.html", "list/z-1.html"],
@@ -391,16 +394,7 @@ fn scrapy_follows_links_to_deeper_levels_as_the_crawler_does() {
 fn scrapy_refuses_the_directories_judged_unlike_as_the_crawler_does() {
     let dir = temp_dir("scrapy-directories");
     let site = dir.join("site");
-    let page = |path: &str, links: &[&str]| {
-        let file = site.join(path);
-        std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
-        let items: String = links
-            .iter()
-            .map(|l| format!("<li><a href=\"/{l}\">{l}</a></li>"))
-            .collect();
-        let html = format!("<!doctype html><title>{path}</title><ul>{items}</ul>");
-        std::fs::write(file, html).expect("write");
-    };
+    let page = |path: &str, links: &[&str]| write_listing(&site, path, links);
     let pages = [
         "item/a.html",
         "item/b.html",
