@@ -465,24 +465,17 @@ function kindRow(kind) {
  * how many targets declare it, the tag, and its first sample page. The example's language
  * cannot be left out. */
 function languageRow(kind) {
-  const li = kindItem({ template: kind.language, samples: kind.samples, example: kind.example }, kind.unlike, kind.example,
-    [String(kind.targets)], kind.unlike && !kind.example ? "not your example's language: left out" : null);
-  const box = li.querySelector('input');
-  delete box.dataset.template;
-  box.dataset.language = kind.language;
-  return li;
+  return kindItem({ template: kind.language, samples: kind.samples, example: kind.example }, kind.unlike, kind.example,
+    [String(kind.targets)], kind.unlike && !kind.example ? "not your example's language: left out" : null,
+    { language: kind.language });
 }
 
 /** One row of the directories list: a checkbox carrying the directory's URL (ticked: left
  * out), how many targets lie in it, its path, and its first sample page. The example's
  * directory cannot be left out. */
 function directoryRow(kind) {
-  const li = kindItem({ template: pathOf(kind.directory), samples: kind.samples, example: kind.example }, kind.unlike, kind.example,
-    [String(kind.targets)], null);
-  const box = li.querySelector('input');
-  delete box.dataset.template;
-  box.dataset.directory = kind.directory;
-  return li;
+  return kindItem({ template: pathOf(kind.directory), samples: kind.samples, example: kind.example }, kind.unlike, kind.example,
+    [String(kind.targets)], null, { directory: kind.directory });
 }
 
 /** One row of the kinds below θ: a checkbox carrying the template (ticked: taken whatever the
@@ -492,12 +485,12 @@ function kindBelowRow(kind) {
   return kindItem(kind, kind.like, false, [String(kind.pages), kind.best.toFixed(3)], null);
 }
 
-/** A kind's row: its checkbox, figures, template, note, whether it is the example's, and its
- * first sample page. */
-function kindItem(kind, checked, disabled, figures, note) {
+/** A kind's row: its checkbox (carrying `data`: what a verdict on it names), figures,
+ * template, note, whether it is the example's, and its first sample page. */
+function kindItem(kind, checked, disabled, figures, note, data = { template: kind.template }) {
   const box = el('input');
   box.type = 'checkbox';
-  box.dataset.template = kind.template;
+  Object.assign(box.dataset, data);
   box.checked = checked;
   box.disabled = disabled;
   const label = el('label');
