@@ -46,13 +46,9 @@ pub fn verdict(text: &str) -> Option<String> {
     if !t.ends_with('/') {
         return None;
     }
-    of(t).filter(|d| {
-        // The URL was a directory: `of` kept all of its path.
-        url::Url::parse(t).is_ok_and(|u| {
-            crate::canon::canonicalize(u.as_str()).as_deref() == Some(d.as_str())
-                && u.query().is_none()
-        })
-    })
+    // A directory's URL is its own directory: `of` keeps all of its path and drops no query.
+    let canonical = crate::canon::canonicalize(t)?;
+    of(&canonical).filter(|d| *d == canonical)
 }
 
 /// A directory the user typed, as a verdict names it ([`verdict`]): an absolute URL, or a path
