@@ -29,6 +29,9 @@ pub struct PageRecord {
     /// The language the page declares (`<html lang>`), when it declares one.
     #[serde(default)]
     pub lang: Option<String>,
+    /// The canonical URL the page declares (`<link rel="canonical">`), when it declares one.
+    #[serde(default)]
+    pub canonical: Option<String>,
     /// Similarity to the example, when measured.
     pub similarity: Option<f64>,
     /// The pattern level of the page whose link led to it (0 = the entry page).
@@ -51,6 +54,8 @@ struct JsonLine<'a> {
     heading: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     lang: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    canonical: Option<&'a str>,
     fetched_at: String,
     similarity: Option<f64>,
     level: Option<usize>,
@@ -62,7 +67,8 @@ struct JsonLine<'a> {
 
 /// JSON Lines: one object per page (`url`, `finalUrl`, `status`, `title`, `heading` (the main
 /// heading, null when none), `lang` (the language the page declares, when it does: a corpus
-/// of a multilingual site sorts its pages by it), `fetchedAt` in RFC 3339, `similarity`, `level`, `byHeading: true`
+/// of a multilingual site sorts its pages by it), `canonical` (the canonical URL the page
+/// declares, when it does), `fetchedAt` in RFC 3339, `similarity`, `level`, `byHeading: true`
 /// for a page a verifying crawl took below θ for its heading, and `html` when `include_html`).
 ///
 /// # Errors
@@ -76,6 +82,7 @@ pub fn write_jsonl<W: Write>(mut w: W, pages: &[PageRecord], include_html: bool)
             title: p.title.as_deref(),
             heading: p.heading.as_deref().filter(|h| !h.is_empty()),
             lang: p.lang.as_deref().filter(|l| !l.is_empty()),
+            canonical: p.canonical.as_deref().filter(|c| !c.is_empty()),
             fetched_at: rfc3339(p.fetched_at_ms),
             similarity: p.similarity,
             level: p.level,
@@ -372,7 +379,8 @@ impl<W: Write> WarcWriter<W> {
 
     /// Writes a `response` record: the HTTP status line, headers and body; then, when the crawl
     /// judged the page, a `metadata` record concurrent to it (`application/warc-fields`, as
-    /// Heritrix records a capture's context): the page's main `heading`, its declared `lang`, its `similarity` to the
+    /// Heritrix records a capture's context): the page's main `heading`, its declared `lang` and
+    /// `canonical` URL, its `similarity` to the
     /// example, the `level` of the page it was found on, and `byHeading: true` for a page taken
     /// below θ for its heading.
     ///
@@ -420,6 +428,10 @@ impl<W: Write> WarcWriter<W> {
         }
         if let Some(l) = p.lang.as_deref().filter(|l| crate::language::is_tag(l)) {
             fields.push_str(&format!("lang: {l}\r\n"));
+        }
+        if let Some(c) = p.canonical.as_deref().filter(|c| !c.is_empty()) {
+            let c: String = c.chars().filter(|c| !c.is_control()).collect();
+            fields.push_str(&format!("canonical: {c}\r\n"));
         }
         if let Some(s) = p.similarity {
             fields.push_str(&format!("similarity: {s:.4}\r\n"));
@@ -1477,6 +1489,7 @@ mod tests {
             title: Some(title.into()),
             heading: Some(format!("{title} Class Reference")),
             lang: None,
+            canonical: None,
             similarity: Some(0.9),
             level: Some(1),
             by_heading: false,
@@ -1521,6 +1534,7 @@ mod tests {
             PageRecord {
                 by_heading: true,
                 lang: Some("fr".into()),
+                canonical: Some("http://h/b?from=list".into()),
                 ..page("http://h/b", "B")
             },
         ];
@@ -1542,6 +1556,9 @@ mod tests {
         // Only a page that declares its language says it.
         assert!(lines[0].get("lang").is_none(), "{text}");
         assert_eq!(lines[1]["lang"], "fr");
+        // Only a page that declares a canonical URL says it.
+        assert!(lines[0].get("canonical").is_none(), "{text}");
+        assert_eq!(lines[1]["canonical"], "http://h/b?from=list");
         let mut out = Vec::new();
         write_csv(&mut out, &pages).expect("csv");
         let text = String::from_utf8(out).expect("utf8");
@@ -1562,6 +1579,7 @@ mod tests {
             by_heading: true,
             heading: Some("B\u{7}\r\nClass Reference".into()),
             lang: Some("pt-br".into()),
+            canonical: Some("http://h/b\u{85}/".into()),
             ..page("http://h/b", "B")
         })
         .expect("record");
@@ -1643,7 +1661,7 @@ mod tests {
                 (
                     ids[3].clone(),
                     "http://h/b".to_string(),
-                    "heading: B   Class Reference\r\nlang: pt-br\r\nsimilarity: 0.9000\r\nlevel: 1\r\nbyHeading: true\r\n"
+                    "heading: B   Class Reference\r\nlang: pt-br\r\ncanonical: http://h/b/\r\nsimilarity: 0.9000\r\nlevel: 1\r\nbyHeading: true\r\n"
                         .to_string()
                 )
             ]

@@ -155,6 +155,12 @@ pub fn check_page(page: &Page, opts: &ParseOptions, view: View, threshold: f64) 
         "declared language {:?} is no tag",
         page.lang
     );
+    if let Some(c) = &page.canonical {
+        assert!(
+            (c.starts_with("http://") || c.starts_with("https://")) && !c.contains('#'),
+            "canonical URL {c:?} is no http(s) URL without a fragment"
+        );
+    }
     for l in &page.links {
         assert!(l.node < n, "link node out of range");
     }

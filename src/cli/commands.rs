@@ -754,6 +754,7 @@ fn record(t: &TargetPage) -> PageRecord {
         title: Some(t.title.clone()),
         heading: Some(t.heading.clone()),
         lang: Some(t.lang.clone()),
+        canonical: t.canonical.clone(),
         similarity: t.similarity,
         level: Some(t.found_on_level),
         by_heading: t.by_heading,

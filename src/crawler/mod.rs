@@ -20,7 +20,9 @@ use crate::fetch::{
     RequestKind,
 };
 use crate::forms::query::DocTerms;
-use crate::mapper::{ExamplePage, StopReason, body_signature, canonical_links, page_signatures};
+use crate::mapper::{
+    ExamplePage, StopReason, body_signature, canonical_links, canonical_signature, page_signatures,
+};
 use crate::pattern::{Compiled, Pattern, Step};
 use crate::script_links::{self, Include, ScriptTable};
 use crate::similarity::Example;
@@ -97,6 +99,9 @@ pub struct TargetPage {
     /// The language it declares ([`crate::dom::Page::lang`]), empty when none.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub lang: String,
+    /// The canonical URL it declares ([`crate::dom::Page::canonical`]), when it declares one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical: Option<String>,
     /// Similarity to the example (when verifying).
     pub similarity: Option<f64>,
     /// Verification verdict (None when not verifying).
@@ -783,6 +788,16 @@ impl Crawler {
                     return doc;
                 }
             };
+            // A target naming the canonical URL, title and heading of one collected is that
+            // page under another URL ([`crate::mapper::canonical_signature`]).
+            if let Some(sig) = canonical_signature(&page) {
+                if let Some(of) = self.state.signatures.get(&sig).cloned() {
+                    let declared = page.canonical.as_deref().unwrap_or_default();
+                    let why = format!("the same page as {of} (canonical {declared})");
+                    return self.alias_of(url, of, why);
+                }
+                self.state.signatures.insert(sig, url.clone());
+            }
             // Targets that link to further targets ([`Level::paginate`] on the last level) or
             // back to listings ([`Level::from_targets`]).
             if self.compiled.reads_targets() {
@@ -950,6 +965,7 @@ impl Crawler {
             title: page.title.clone(),
             heading: page.heading.clone(),
             lang: page.lang.clone(),
+            canonical: page.canonical.clone(),
             similarity: judged.similarity,
             verified: judged.verified,
             found_on_level,
@@ -1102,8 +1118,14 @@ impl Crawler {
 
     /// `url` answered with the page `of` already collected or seen: an alias of it, skipped.
     fn copy_of(&mut self, url: String, of: String) -> Option<DocTerms> {
-        self.state.aliases.insert(url.clone(), of.clone());
-        self.skip(url, format!("same content as {of}"))
+        let why = format!("same content as {of}");
+        self.alias_of(url, of, why)
+    }
+
+    /// `url` is the page `of` under another URL: skipped, remembered for coverage.
+    fn alias_of(&mut self, url: String, of: String, why: String) -> Option<DocTerms> {
+        self.state.aliases.insert(url.clone(), of);
+        self.skip(url, why)
     }
 
     fn skip(&mut self, url: String, reason: String) -> Option<DocTerms> {
@@ -1270,7 +1292,7 @@ mod tests {
         let map = m.into_site_map();
         pattern::learn(
             &map,
-            crate::canon::Scope::for_url("http://mem.test/", false).expect("scope"),
+            crate::canon::Scope::for_url(entry, false).expect("scope"),
             politeness,
             Default::default(),
             &LearnConfig::default(),
@@ -1996,6 +2018,42 @@ mod tests {
         p.corrections = pattern::Corrections::default();
         p.unlike_by_directory = vec![item(6)];
         assert_eq!(crawl(&p, false).0, [1, 2, 3, 4, 5].map(item));
+    }
+
+    /// A crawl collects a page served under several URLs that declare one canonical URL once,
+    /// verifying or not, however the copies' content differs; without the declaration each
+    /// copy is collected.
+    #[test]
+    fn a_crawl_collects_the_copies_of_a_canonical_page_once() {
+        use crate::mapper::tests::shop_with_canonicals;
+        let declared = |i: u32| Some(format!("/item/{i}.html"));
+        let site = |u: &str| shop_with_canonicals(u, &declared);
+        let example = "http://shop.test/item/1.html?from=a";
+        let p = learn_from(&site, "http://shop.test/", example);
+        for verify in [false, true] {
+            let c = Crawler::new(
+                p.clone(),
+                CrawlConfig::default(),
+                verify.then(|| example_of(&site, example)),
+            )
+            .expect("crawler");
+            let (targets, c) = run_on(c, &site, None);
+            let mut items: Vec<&str> = targets
+                .iter()
+                .map(|t| t.split('?').next().unwrap_or(""))
+                .collect();
+            items.sort_unstable();
+            let expected: Vec<String> = (1..=7)
+                .map(|i| format!("http://shop.test/item/{i}.html"))
+                .collect();
+            assert_eq!(items, expected, "verify {verify}: {targets:?}");
+            assert_eq!(c.state.aliases.len(), 3, "verify {verify}");
+            assert_eq!(c.coverage().missed, Vec::<String>::new());
+        }
+        // The same site without the declarations: the copies differ, each one is collected.
+        let plain = |u: &str| shop_with_canonicals(u, &|_| None);
+        let c = Crawler::new(p, CrawlConfig::default(), None).expect("crawler");
+        assert_eq!(run_on(c, &plain, None).0.len(), 10);
     }
 
     #[test]

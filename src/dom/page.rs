@@ -244,6 +244,12 @@ pub struct Page {
     /// declares none or no well-formed tag ([`crate::language`]).
     #[serde(default)]
     pub lang: String,
+    /// The page's declared canonical URL: the head's first `<link rel="canonical" href>`,
+    /// resolved as links are (fragment dropped), when it is an http(s) URL. What the site says
+    /// is the page's own address wherever it is served from (tracking parameters, a category
+    /// path, a mirror's pages naming the original).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical: Option<String>,
     /// `<meta name=robots>` directives.
     pub robots: MetaRobots,
     /// http(s) links of `<a href>` and `<area href>`, in document order.
@@ -898,6 +904,14 @@ fn join_plain(base: &Url, href: &str) -> Option<String> {
 }
 
 /// One walk over the arena in document order producing the [`Page`].
+/// What a document's head declares ([`Walker::head`]).
+#[derive(Default)]
+struct Head {
+    base: Option<Url>,
+    canonical: Option<String>,
+    lang: Option<String>,
+}
+
 struct Walker<'a> {
     nodes: &'a [RawNode],
     /// What fragment-only links resolve to (see [`Walker::resolve`]).
@@ -988,7 +1002,8 @@ impl<'a> Walker<'a> {
     fn run(self) -> Page {
         let root = self.root();
         // First pass over the head for <base>: links anywhere resolve against it.
-        let base = self.find_base().unwrap_or_else(|| self.url.clone());
+        let head = self.head();
+        let base = head.base.clone().unwrap_or_else(|| self.url.clone());
 
         // One entry per element or text node the walk keeps: at most one per arena node.
         let mut labels: Vec<Label> = Vec::with_capacity(self.nodes.len());
@@ -1351,7 +1366,12 @@ impl<'a> Walker<'a> {
             }
             heading.truncate(end);
         }
-        let lang = self.find_lang();
+        let lang = self.find_lang(&head);
+        // Resolved against the base, as links are; kept only as an http(s) URL.
+        let canonical = head
+            .canonical
+            .as_deref()
+            .and_then(|href| self.resolve(&base, href));
         Page {
             url: self.url.to_string(),
             base: base.to_string(),
@@ -1360,6 +1380,7 @@ impl<'a> Walker<'a> {
             title,
             heading,
             lang,
+            canonical,
             robots,
             links,
             scripts,
@@ -1375,7 +1396,7 @@ impl<'a> Walker<'a> {
 
     /// The declared language of the document ([`Page::lang`]): its `<html>` element's, else
     /// the head's `<meta http-equiv="content-language">` (HTML's pragma-set default language).
-    fn find_lang(&self) -> String {
+    fn find_lang(&self, head: &Head) -> String {
         let root = self.root();
         if self.local(root) != Some(&local_name!("html")) {
             return String::new();
@@ -1389,31 +1410,50 @@ impl<'a> Walker<'a> {
                     .map(|a| &*a.value)
             })
             .and_then(crate::language::tag)
-            .or_else(|| self.find_meta_lang())
+            .or_else(|| head.lang.clone())
             .unwrap_or_default()
     }
 
-    /// The language of the head's first `<meta http-equiv="content-language" content="…">`,
-    /// as HTML takes it: none when the content names several (a comma), else its first word.
-    fn find_meta_lang(&self) -> Option<String> {
+    /// What the head declares, in one walk of the elements outside `<body>` (the first of
+    /// each): `<base href>`, `<link rel=canonical href>` and the language of `<meta
+    /// http-equiv="content-language" content="…">`, as HTML takes it (none when the content
+    /// names several, a comma; else its first word).
+    fn head(&self) -> Head {
+        let mut head = Head::default();
+        let (mut base, mut canonical, mut lang) = (false, false, false);
         self.find_outside_body(|n| {
             let attrs = self.attrs(n);
-            (self.local(n) == Some(&local_name!("meta"))
-                && attr(attrs, &local_name!("http-equiv"))
-                    .is_some_and(|h| h.trim().eq_ignore_ascii_case("content-language")))
-            .then(|| attr(attrs, &local_name!("content")).and_then(crate::language::of_header))
-        })
-        .flatten()
-    }
-
-    fn find_base(&self) -> Option<Url> {
-        self.find_outside_body(|n| {
-            (self.local(n) == Some(&local_name!("base")))
-                .then(|| attr(self.attrs(n), &local_name!("href")))
-                .flatten()
-                .map(|href| self.url.join(href.trim()).ok())
-        })
-        .flatten()
+            let href = || attr(attrs, &local_name!("href"));
+            match self.local(n) {
+                Some(&local_name!("base")) if !base && href().is_some() => {
+                    base = true;
+                    head.base = href().and_then(|h| self.url.join(h.trim()).ok());
+                }
+                Some(&local_name!("link"))
+                    if !canonical
+                        && href().is_some()
+                        && attr(attrs, &local_name!("rel")).is_some_and(|r| {
+                            r.split_ascii_whitespace()
+                                .any(|t| t.eq_ignore_ascii_case("canonical"))
+                        }) =>
+                {
+                    canonical = true;
+                    head.canonical = href().map(str::to_string);
+                }
+                Some(&local_name!("meta"))
+                    if !lang
+                        && attr(attrs, &local_name!("http-equiv"))
+                            .is_some_and(|h| h.trim().eq_ignore_ascii_case("content-language")) =>
+                {
+                    lang = true;
+                    head.lang =
+                        attr(attrs, &local_name!("content")).and_then(crate::language::of_header);
+                }
+                _ => {}
+            }
+            (base && canonical && lang).then_some(())
+        });
+        head
     }
 
     /// The first answer `found` gives on an element outside `<body>` (the head's, and any the
@@ -1847,6 +1887,50 @@ mod tests {
         let mut q = page(&meta("ja"));
         q.header_language(Some("fr"));
         assert_eq!(q.lang, "ja");
+    }
+
+    #[test]
+    fn the_canonical_url_is_the_heads_first_link_rel_canonical() {
+        let canonical = |html: &str| page(html).canonical;
+        assert_eq!(
+            canonical(
+                "<head><link rel=\"Canonical\" href=\"/p/1#top\"><link rel=canonical href=/p/2>"
+            ),
+            Some("http://example.com/p/1".to_string()),
+            "resolved, fragment dropped, the first"
+        );
+        assert_eq!(
+            canonical("<head><link rel=\"alternate canonical\" href=\"p2.html\">"),
+            Some("http://example.com/dir/p2.html".to_string()),
+            "one of several rel tokens"
+        );
+        assert_eq!(
+            canonical("<head><base href=\"/root/\"><link rel=canonical href=\"x.html\">"),
+            Some("http://example.com/root/x.html".to_string()),
+            "against the base"
+        );
+        // After the base and the language, still found (one walk collects all three).
+        let p = page(
+            "<head><meta http-equiv=content-language content=fr><base href=\"/b/\">\
+             <link rel=stylesheet href=s.css><link rel=canonical href=\"https://mirror.org/c\">",
+        );
+        assert_eq!(p.canonical.as_deref(), Some("https://mirror.org/c"));
+        assert_eq!(p.lang, "fr");
+        assert_eq!(p.base, "http://example.com/b/");
+        assert_eq!(canonical("<head><link rel=canonical>"), None, "no href");
+        assert_eq!(
+            canonical("<head><link rel=canonical href=\"mailto:a@b\">"),
+            None
+        );
+        assert_eq!(canonical("<link rel=stylesheet href=s.css><p>x"), None);
+        // In the body it declares nothing (search engines ignore it there too).
+        assert_eq!(canonical("<body><p>x<link rel=canonical href=/p/1>"), None);
+        // Not a link to follow.
+        assert!(
+            page("<head><link rel=canonical href=/p/1>")
+                .links
+                .is_empty()
+        );
     }
 
     #[test]

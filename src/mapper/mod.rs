@@ -1560,6 +1560,21 @@ impl Mapper {
         // The entry page is always expanded: it is where navigation starts, even when it looks
         // like the example. A target's links wait until everything else has been visited.
         if similar && node != 0 {
+            // A target naming the canonical URL, title and heading of one already found is that
+            // page under another URL: counted once, its links (the same page's) not read again.
+            if let Some(sig) = canonical_signature(&page) {
+                match self.state.signatures.get(&sig) {
+                    Some(&of) if of != node => {
+                        let n = &mut self.state.map.nodes[node as usize];
+                        n.similarity = None;
+                        n.unplaced = None;
+                        return (200, NodeState::Duplicate { of });
+                    }
+                    _ => {
+                        self.state.signatures.insert(sig, node);
+                    }
+                }
+            }
             let url = self.state.map.nodes[node as usize].url.clone();
             self.name_target(&url);
             if self.state.config.expand_targets {
@@ -1863,6 +1878,27 @@ pub(crate) fn body_signature(body: &[u8]) -> u64 {
     mix(mix(h, u64::from_le_bytes(w)), body.len() as u64)
 }
 
+/// The signature of what a page declares itself to be: its canonical URL
+/// ([`Page::canonical`]), title and main heading, when it declares one. Two targets that share
+/// it are one page served under two URLs even where their bytes differ (a "recently viewed"
+/// block, the category path in a breadcrumb, a tracking parameter echoed in the links), which
+/// the content signatures cannot see. Only targets are compared by it (mapping and crawling):
+/// a listing whose later pages all name the first as canonical, as misconfigured sites do,
+/// must still be followed page by page. The title and heading guard against a site naming one
+/// URL canonical on every page (its home page): such pages differ in them. Tagged apart from
+/// the other signatures, with which it shares their map.
+pub(crate) fn canonical_signature(page: &Page) -> Option<u64> {
+    let url = canon::canonicalize(page.canonical.as_deref()?)?;
+    let mut s = canon::Signature::new();
+    s.push("\u{0}canonical\u{0}");
+    s.push(&url);
+    s.push("\n");
+    s.push(&page.title);
+    s.push("\n");
+    s.push(&page.heading);
+    Some(s.finish())
+}
+
 /// The signatures of a page: the plain one (title, text words, tree size and canonical links)
 /// and, for a page whose links carry one of its own URL's query values ([`alias_values`]), a
 /// second reading those values as "this page's": the same page asked for under an alias (gitweb's commit as `h=HEAD` and
@@ -1983,7 +2019,7 @@ fn with_own_values<'a>(link: &'a str, own: &[&str]) -> std::borrow::Cow<'a, str>
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::fetch::FetchResponse;
 
@@ -2695,6 +2731,110 @@ mod tests {
             "two languages: none"
         );
         assert_eq!(crate::language::other_languages(map), ["fr"]);
+    }
+
+    /// shop.test with its items listed in two categories, `/item/N.html?from=CAT`, each page
+    /// showing the category it was reached from (so no two copies have the same bytes or text)
+    /// and declaring `canonical(N)` as its canonical URL, if any; listing `b`'s second page
+    /// names its first as canonical, as misconfigured sites do.
+    pub(crate) fn shop_with_canonicals(
+        url: &str,
+        canonical: &dyn Fn(u32) -> Option<String>,
+    ) -> FetchResult {
+        let path = url.trim_start_matches("http://shop.test");
+        let links = |cat: &str, items: std::ops::RangeInclusive<u32>| -> Vec<String> {
+            items
+                .map(|i| format!("/item/{i}.html?from={cat}"))
+                .collect()
+        };
+        let (page, rest) = path.split_once('?').unwrap_or((path, ""));
+        match (page, rest) {
+            ("/", _) => html(&listing(&["/cat/a.html".into(), "/cat/b.html".into()])),
+            ("/cat/a.html", _) => html(&listing(&links("a", 1..=5))),
+            ("/cat/b.html", "") => {
+                let mut l = links("b", 3..=5);
+                l.push("/cat/b.html?page=2".into());
+                html(&listing(&l))
+            }
+            ("/cat/b.html", "page=2") => html(
+                &listing(&links("b", 6..=7))
+                    .replace("<head>", "<head><link rel=canonical href=/cat/b.html>"),
+            ),
+            (p, from) => {
+                let Some(i) = p
+                    .strip_prefix("/item/")
+                    .and_then(|n| n.strip_suffix(".html")?.parse::<u32>().ok())
+                else {
+                    return item_or_404(p);
+                };
+                let link = canonical(i)
+                    .map(|c| format!("<link rel=canonical href=\"{c}\">"))
+                    .unwrap_or_default();
+                let seen_in = if from.ends_with('a') {
+                    "kitchen"
+                } else {
+                    "garden"
+                };
+                html(
+                    &entity(i)
+                        .replace("<head>", &format!("<head>{link}"))
+                        .replace("</p>", &format!(" Seen among {seen_in} things.</p>")),
+                )
+            }
+        }
+    }
+
+    /// Two targets naming one canonical URL (with the same title and heading) are one page
+    /// under two URLs, however their content differs; a listing's later page naming its first
+    /// as canonical is still followed (the rule is for targets), and a site naming one URL
+    /// canonical on every page loses none of them.
+    #[test]
+    fn targets_declaring_one_canonical_url_are_one_page() {
+        let targets = |canonical: &dyn Fn(u32) -> Option<String>| {
+            let mut m = mapper();
+            drive(&mut m, &|u: &str| shop_with_canonicals(u, canonical));
+            let map = m.site_map();
+            let mut items: Vec<String> = map
+                .nodes
+                .iter()
+                .filter(|n| n.state == NodeState::Target)
+                .map(|n| n.url.split('?').next().unwrap_or("").to_string())
+                .collect();
+            items.sort();
+            let copies: Vec<(String, String)> = map
+                .nodes
+                .iter()
+                .filter_map(|n| match n.state {
+                    NodeState::Duplicate { of } => {
+                        Some((n.url.clone(), map.nodes[of as usize].url.clone()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            (items, copies)
+        };
+        let (items, copies) = targets(&|i| Some(format!("/item/{i}.html")));
+        let expected: Vec<String> = (1..=7)
+            .map(|i| format!("http://shop.test/item/{i}.html"))
+            .collect();
+        assert_eq!(
+            items, expected,
+            "each item once, 6 and 7 from the listing's page 2"
+        );
+        assert_eq!(copies.len(), 3, "{copies:?}");
+        for (copy, of) in &copies {
+            assert!(copy.ends_with("?from=b"), "{copy}");
+            assert_eq!(copy.replace("from=b", "from=a"), *of);
+        }
+        // Without the declaration the copies differ (the category shown): each is a target.
+        let (items, copies) = targets(&|_| None);
+        assert_eq!(items.len(), 10, "{items:?}");
+        assert!(copies.is_empty(), "{copies:?}");
+        // A site naming its home page canonical everywhere loses no item: the items' titles
+        // and headings differ (the copies of one item are still one).
+        let (items, copies) = targets(&|_| Some("/".into()));
+        assert_eq!(items, expected);
+        assert_eq!(copies.len(), 3, "{copies:?}");
     }
 
     /// A group's samples are its most similar target, its middle one and its least similar:

@@ -26,6 +26,8 @@ struct PageJs {
     #[serde(default)]
     lang: Option<String>,
     #[serde(default)]
+    canonical: Option<String>,
+    #[serde(default)]
     similarity: Option<f64>,
     #[serde(default)]
     found_on_level: Option<usize>,
@@ -35,7 +37,7 @@ struct PageJs {
     fetched_at_ms: f64,
 }
 
-/// `pages` (an array of `{url, finalUrl, status, headers, title, heading, lang, similarity, foundOnLevel,
+/// `pages` (an array of `{url, finalUrl, status, headers, title, heading, lang, canonical, similarity, foundOnLevel,
 /// byHeading, fetchedAtMs, body: Uint8Array}`) as export records.
 fn records(pages: &JsValue) -> Result<Vec<PageRecord>, js_sys::Error> {
     if !js_sys::Array::is_array(pages) {
@@ -78,6 +80,7 @@ fn records(pages: &JsValue) -> Result<Vec<PageRecord>, js_sys::Error> {
             title: page.title,
             heading: page.heading,
             lang: page.lang,
+            canonical: page.canonical,
             similarity: page.similarity,
             level: page.found_on_level,
             by_heading: page.by_heading,
