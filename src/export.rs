@@ -989,6 +989,38 @@ def click(response, form, clicked, **kwargs):
     return scrapy.FormRequest(action, method=method, formdata=pairs, **kwargs)
 
 
+def names_a_title(token):
+    t = token.lower()
+    return t == "refentrytitle" or any(
+        t == w or t.endswith(("-" + w, "_" + w)) for w in ("title", "heading"))
+
+
+def text_of(nodes):
+    return " ".join(" ".join(nodes.xpath(".//text()").getall()).split())
+
+
+def declared_page(response):
+    """What a target declares itself to be, as Exemplar's crawler compares targets: its
+    canonical URL (the head's first `<link rel="canonical">`), title and main heading (its
+    first `h1`, else the first element whose class names a title). None without a canonical
+    URL. Two targets declaring one are one page served under two URLs."""
+    for link in response.xpath("/html/head//link[@rel][@href]"):
+        if "canonical" in link.attrib["rel"].lower().split():
+            url = response.urljoin(link.attrib["href"].strip())
+            break
+    else:
+        return None
+    if not url.startswith(("http://", "https://")):
+        return None
+    heading = text_of(response.xpath("(//body//h1)[1]"))
+    if not heading:
+        for element in response.xpath("//body//*[@class]"):
+            if any(names_a_title(t) for t in element.attrib["class"].split()):
+                heading = text_of(element)
+                break
+    return (canonical(url), text_of(response.xpath("(//title)[1]")), heading)
+
+
 def canonical(url):
     parts = urlsplit(url)
     path = ";".join(
@@ -1037,6 +1069,9 @@ class PatternSpider(scrapy.Spider):
                 self.queries = [line.strip() for line in f
                                 if line.strip() and not line.startswith("#")]
         self.started = set()
+        # What the targets collected declare (declared_page): a copy under another URL is
+        # collected once. Per process: machines sharing a queue (scrapy-redis) each keep theirs.
+        self.declared = set()
         # Script URL -> its page URLs once read (None while fetched); Deferreds of the pages
         # waiting for it.
         self.script_urls = {{}}
@@ -1210,6 +1245,11 @@ class PatternSpider(scrapy.Spider):
     async def parse_target(self, response, level):
         if refused(response.url):
             return
+        declared = declared_page(response)
+        if declared is not None:
+            if declared in self.declared:
+                return
+            self.declared.add(declared)
         yield self.item(response, level)
         if COMPILED[-1][1] or FROM_TARGETS is not None:
             # Targets that link to further targets, or back to the level before them.

@@ -442,6 +442,101 @@ fn scrapy_refuses_the_directories_judged_unlike_as_the_crawler_does() {
     assert_eq!(server.requests() - before, 2 * by_crawl);
 }
 
+/// One page served under two URLs that declare one canonical URL (a shop's item in two
+/// categories, each copy showing the category it sits in, so their bytes and text differ):
+/// `exemplar crawl` and the generated spider collect it once, the first copy met; pages that
+/// name one canonical URL but are headed apart (a site naming its home page canonical
+/// everywhere) stay apart.
+#[test]
+fn scrapy_collects_a_canonical_page_once_as_the_crawler_does() {
+    let dir = temp_dir("scrapy-canonical");
+    let site = dir.join("site");
+    let item = |path: &str, canonical: &str, heading: &str, category: &str| {
+        let file = site.join(path);
+        std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+        let html = format!(
+            "<!doctype html><html><head><title>Shop</title>\
+             <link rel=\"stylesheet\" href=\"/s.css\"><link rel=\"Canonical\" href=\"{canonical}\">\
+             </head><body><h1>{heading}</h1><p>In {category}.</p></body></html>"
+        );
+        std::fs::write(file, html).expect("write");
+    };
+    item("a/kettle.html", "/item/kettle.html", "Kettle", "kitchen");
+    item("b/kettle.html", "/item/kettle.html#top", "Kettle", "garden");
+    item("a/stool.html", "/item/stool.html", "Stool", "kitchen");
+    item(
+        "b/stool.html",
+        "http://elsewhere.test/stool",
+        "Stool",
+        "garden",
+    );
+    item("a/pot.html", "/", "Pot", "kitchen");
+    item("b/rake.html", "/", "Rake", "garden");
+    write_listing(&site, "index.html", &["list-a.html", "list-b.html"]);
+    write_listing(
+        &site,
+        "list-a.html",
+        &["a/kettle.html", "a/stool.html", "a/pot.html"],
+    );
+    write_listing(
+        &site,
+        "list-b.html",
+        &["b/kettle.html", "b/stool.html", "b/rake.html"],
+    );
+    let server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(&site)).expect("serve");
+    let base = server.url();
+    let base = base.trim_end_matches('/');
+    let pattern = common::hand_pattern(
+        base,
+        "index.html",
+        "a/kettle.html",
+        &[("list-[ab]\\.html", false), ("[ab]/[a-z]+\\.html", false)],
+        true,
+    );
+    let path = dir.join("pattern.json");
+    std::fs::write(&path, pattern.to_string()).expect("write pattern");
+    let crawled = crawl_urls(&path);
+    let url = |p: &str| format!("{base}/{p}");
+    // The kettle once (whichever copy came first); the stool's copies name two canonical URLs,
+    // the pot and the rake one, but they are headed apart.
+    assert_eq!(crawled.len(), 5, "{crawled:?}");
+    assert_eq!(
+        crawled
+            .iter()
+            .filter(|u| u.ends_with("/kettle.html"))
+            .count(),
+        1,
+        "{crawled:?}"
+    );
+    for p in ["a/stool.html", "b/stool.html", "a/pot.html", "b/rake.html"] {
+        assert!(crawled.contains(&url(p)), "{p}: {crawled:?}");
+    }
+    // Which copy comes first depends on the order of the answers: the spider runs one request
+    // at a time (so both Scrapy versions meet the copies in one order), and the two crawls
+    // agree up to the kettle's copy.
+    let project = dir.join("project");
+    exemplar(&[
+        "export-scrapy",
+        path.to_str().expect("path"),
+        project.to_str().expect("path"),
+    ]);
+    let p = exemplar::pattern::Pattern::from_json(&pattern.to_string()).expect("valid pattern");
+    let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
+    let got: BTreeSet<String> =
+        common::scrapy_crawl_args(&project, &name, &["-s", "CONCURRENT_REQUESTS=1"])
+            .into_iter()
+            .collect();
+    let kettle_once = |urls: &BTreeSet<String>| -> BTreeSet<String> {
+        urls.iter()
+            .map(|u| u.replace("/a/kettle.html", "/b/kettle.html"))
+            .collect()
+    };
+    assert_eq!(got.len(), 5, "{got:?}");
+    assert_eq!(kettle_once(&got), kettle_once(&crawled));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The robots meta tag's `nofollow` and `rel=nofollow` links: `exemplar crawl` and the generated
 /// spider follow neither while the pattern obeys robots, and both when it does not. A listing
 /// asks robots not to follow its links; another marks one of its two links `nofollow`.
