@@ -310,8 +310,12 @@ pub enum Next<T> {
 pub enum Delivered<T> {
     /// The page's result.
     Page(Queued<T>, FetchResult),
-    /// A robots.txt result, consumed by the frontier itself.
-    Robots,
+    /// A robots.txt result, consumed by the frontier itself: the sitemaps it names
+    /// (`Sitemap:` lines), for a machine that reads them.
+    Robots {
+        /// The sitemap URLs, as written.
+        sitemaps: Vec<String>,
+    },
     /// The id is not in flight (a duplicate or stale result): ignored.
     Unknown,
 }
@@ -873,6 +877,7 @@ impl<T: Clone> Frontier<T> {
                     .crawl_delay()
                     .map(|s| (s.max(0.0) * 1000.0).min(u64::MAX as f64) as u64);
                 let max = self.politeness.max_crawl_delay_ms;
+                let sitemaps = robots.sitemaps().to_vec();
                 if let Some(h) = self.hosts.get_mut(&host) {
                     release(h);
                     if let Some(d) = delay {
@@ -883,7 +888,7 @@ impl<T: Clone> Frontier<T> {
                     }
                     h.robots = RobotsState::Known(robots);
                 }
-                Delivered::Robots
+                Delivered::Robots { sitemaps }
             }
             Flight::Page(q) => {
                 if let Some(h) = host_key(&q.url).and_then(|host| self.hosts.get_mut(host.as_ref()))
@@ -1139,7 +1144,10 @@ mod tests {
         assert_eq!(r.kind, RequestKind::Robots);
         assert_eq!(r.url, "http://h/robots.txt");
         assert_eq!(f.next(0), Next::Busy, "pages wait for robots.txt");
-        assert_eq!(f.deliver(r.id, ok(404, "")), Delivered::Robots);
+        assert_eq!(
+            f.deliver(r.id, ok(404, "")),
+            Delivered::Robots { sitemaps: vec![] }
+        );
         assert_eq!(f.next(50), Next::WaitUntil(100));
         let a = fetch(&mut f, 100);
         assert_eq!(a.url, "http://h/a");

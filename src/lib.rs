@@ -19,6 +19,7 @@ pub mod robots;
 pub mod rtdm;
 pub mod script_links;
 pub mod similarity;
+pub mod sitemap;
 pub mod url_pattern;
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -51,6 +51,7 @@ mod cli {
                  [--unlike-directory DIR]... [--like-directory DIR]... [-o out.json]
                                                      (no fetching; verdicts add to the pattern's)
   exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify | --verify-new]
+                 [--no-sitemaps]                 (robots.txt's sitemaps are read unless given)
                  [--queries F | --policy adaptive|generic-frequency|thesis|random|values]
                  [--budget N] [--result-pages N]     (patterns with a search-form level)
                  [--max-pages N] [--max-bytes N] [--delay-ms MS] [--concurrency N] [--quiet]
@@ -132,6 +133,7 @@ mod cli {
         "--html",
         "--verify",
         "--verify-new",
+        "--no-sitemaps",
         "--quiet",
         "--include-subdomains",
         "--ignore-robots",

@@ -796,6 +796,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     // not know.
     let verify = switch(args, "--verify") || switch(args, "--verify-new");
     config.verify_new_only = !switch(args, "--verify") && switch(args, "--verify-new");
+    config.read_sitemaps = !switch(args, "--no-sitemaps");
     let config_max_bytes = config.max_bytes;
     let state_path = flag(args, "--state");
     let saved = match state_path {
@@ -813,7 +814,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
             }
             if snap.config() != &config || snap.verifies() != verify {
                 return Err(format!(
-                    "{sp} saves a crawl with other settings (--max-pages, --max-bytes, --delay-ms, --concurrency, --verify or the form options): run the same command to resume, or remove it to start over"
+                    "{sp} saves a crawl with other settings (--max-pages, --max-bytes, --delay-ms, --concurrency, --verify, --no-sitemaps or the form options): run the same command to resume, or remove it to start over"
                 ));
             }
             let exports = Exports::resume(&paths, &saved.exports)?;
@@ -878,6 +879,12 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     let p = &crawled.progress;
     if p.queries > 0 {
         eprintln!("forms: {} queries issued", p.queries);
+    }
+    if p.sitemaps > 0 {
+        eprintln!(
+            "sitemaps: {} read (named by robots.txt), {} of the URLs they list followed",
+            p.sitemaps, p.sitemap_links
+        );
     }
     eprintln!(
         "crawl: {} ({} new) from {} fetched{} in {:.1} s; {}, {} skipped, {} rejected by verification",

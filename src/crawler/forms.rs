@@ -252,6 +252,7 @@ impl Crawler {
                 query: Some(r as u32),
                 doc: false,
                 script: false,
+                sitemap: false,
             };
             if self.state.frontier.push(url, item) {
                 self.state.runs[r].current = Some(Current {

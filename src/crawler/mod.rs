@@ -53,7 +53,19 @@ pub struct CrawlConfig {
     pub verify_new_only: bool,
     /// Distinct scripts fetched at most, when the pattern reads scripts.
     pub max_scripts: usize,
+    /// Read the sitemaps the site's robots.txt names (when robots.txt is obeyed): the URLs they
+    /// list are followed as links of the start page, so a target no listing links is found (a
+    /// catalogue whose listings stop at page 50). At most [`MAX_SITEMAPS`] files.
+    #[serde(default = "read_sitemaps_default")]
+    pub read_sitemaps: bool,
 }
+
+fn read_sitemaps_default() -> bool {
+    true
+}
+
+/// Sitemap files a crawl reads at most (those robots.txt names, and those their indexes list).
+pub const MAX_SITEMAPS: usize = 1_000;
 
 impl Default for CrawlConfig {
     fn default() -> Self {
@@ -72,6 +84,7 @@ impl Default for CrawlConfig {
             forms: CrawlForms::default(),
             verify_new_only: false,
             max_scripts: script_links::DEFAULT_MAX_SCRIPTS,
+            read_sitemaps: true,
         }
     }
 }
@@ -212,6 +225,12 @@ pub struct Progress {
     /// Script requests answered ([`Pattern::script_links`]); they count in the page budget.
     #[serde(default)]
     pub scripts: usize,
+    /// Sitemaps read ([`CrawlConfig::read_sitemaps`]); counted in `fetched` too.
+    #[serde(default)]
+    pub sitemaps: usize,
+    /// Sitemap URLs the pattern follows (targets and listings), besides those already queued.
+    #[serde(default)]
+    pub sitemap_links: usize,
 }
 
 /// Coverage of a crawl against the targets the pattern was learned from.
@@ -245,6 +264,10 @@ struct Item {
     /// are that page's.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     script: bool,
+    /// A sitemap the site's robots.txt names, or one a sitemap index lists
+    /// ([`CrawlConfig::read_sitemaps`]): its URLs are read as links of the start page.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    sitemap: bool,
 }
 
 /// What verification said of a page met as a target ([`Crawler::judge`]).
@@ -297,6 +320,9 @@ pub struct Snapshot {
     /// The same-site scripts pages include, and the pages waiting for them.
     #[serde(default)]
     scripts: ScriptTable<ScriptWaiter>,
+    /// Sitemap files queued so far (at most [`MAX_SITEMAPS`]).
+    #[serde(default)]
+    sitemaps_queued: usize,
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -401,6 +427,7 @@ impl Crawler {
                 target: false,
                 query: None,
                 script: false,
+                sitemap: false,
                 doc: false,
             },
         );
@@ -421,6 +448,7 @@ impl Crawler {
             aliases: HashMap::new(),
             arrived: InOrder::default(),
             scripts: ScriptTable::default(),
+            sitemaps_queued: 0,
         })
     }
 
@@ -679,9 +707,22 @@ impl Crawler {
     }
 
     fn deliver(&mut self, id: u64, result: FetchResult, now_ms: u64) {
-        let Delivered::Page(q, result) = self.state.frontier.deliver(id, result) else {
-            return;
+        let (q, result) = match self.state.frontier.deliver(id, result) {
+            Delivered::Page(q, result) => (q, result),
+            Delivered::Robots { sitemaps } => {
+                if self.state.config.read_sitemaps {
+                    self.queue_sitemaps(sitemaps);
+                }
+                return;
+            }
+            Delivered::Unknown => return,
         };
+        if q.item.sitemap {
+            self.state.progress.fetched += 1;
+            self.read_sitemap(q.url, result);
+            self.check_budget();
+            return;
+        }
         if q.item.script {
             self.state.progress.scripts += 1;
             if let FetchResult::Response(r) = &result {
@@ -807,6 +848,7 @@ impl Crawler {
                     target: true,
                     query: None,
                     script: false,
+                    sitemap: false,
                     doc: false,
                 };
                 self.expand(links, &from);
@@ -1054,6 +1096,7 @@ impl Crawler {
                     target: true,
                     query,
                     script: false,
+                    sitemap: false,
                     doc: query.is_some(),
                 },
                 Some(Step::Level { level, paginated }) => {
@@ -1076,6 +1119,7 @@ impl Crawler {
                         target: false,
                         query,
                         script: false,
+                        sitemap: false,
                         doc: query.is_some() && !paginated,
                     }
                 }
@@ -1096,6 +1140,92 @@ impl Crawler {
             }
         }
         followed
+    }
+
+    /// Queues sitemaps (named by robots.txt or listed by an index) on the crawl's site, each
+    /// once, at most [`MAX_SITEMAPS`] in all.
+    fn queue_sitemaps(&mut self, urls: Vec<String>) {
+        for url in urls {
+            let Some(url) = canon::canonicalize(&url) else {
+                continue;
+            };
+            if !self.scope.contains(&url) || self.state.frontier.is_seen(&url) {
+                continue;
+            }
+            if self.state.sitemaps_queued >= MAX_SITEMAPS {
+                self.skip(url, format!("sitemap: more than {MAX_SITEMAPS} sitemaps"));
+                continue;
+            }
+            let item = Item {
+                level: 0,
+                hops: 0,
+                target: false,
+                query: None,
+                script: false,
+                doc: false,
+                sitemap: true,
+            };
+            if self.state.frontier.push(url, item) {
+                self.state.sitemaps_queued += 1;
+            }
+        }
+    }
+
+    /// A sitemap's answer: an index's sitemaps are queued, a sitemap's URLs followed as the
+    /// start page's links are (targets where the last level matches them, listings where the
+    /// first does). A body cut at the size limit is read as far as it goes.
+    fn read_sitemap(&mut self, url: String, result: FetchResult) {
+        let r = match result {
+            FetchResult::Failed(e) => {
+                self.skip(url, format!("sitemap not read: {e}"));
+                return;
+            }
+            FetchResult::Response(r) => r,
+        };
+        self.state.progress.bytes += r.body.len() as u64;
+        if !(200..300).contains(&r.status) {
+            self.skip(url, format!("sitemap not read: HTTP {}", r.status));
+            return;
+        }
+        let sitemap = match crate::sitemap::parse(&r.body) {
+            Ok(s) => s,
+            Err(e) => {
+                self.skip(url, format!("sitemap not read: {e}"));
+                return;
+            }
+        };
+        self.state.progress.sitemaps += 1;
+        let followed = match sitemap.kind {
+            crate::sitemap::Kind::Index => {
+                self.queue_sitemaps(sitemap.urls);
+                0
+            }
+            crate::sitemap::Kind::Pages => {
+                let links = sitemap
+                    .urls
+                    .iter()
+                    .map(|u| canon::canonicalize(u))
+                    .collect();
+                let start = Item {
+                    level: 0,
+                    hops: 0,
+                    target: false,
+                    query: None,
+                    script: false,
+                    doc: false,
+                    sitemap: false,
+                };
+                let followed = self.expand(links, &start);
+                self.state.progress.sitemap_links += followed;
+                followed
+            }
+        };
+        self.events.push_back(Event::Page {
+            url,
+            level: 0,
+            status: r.status,
+            followed,
+        });
     }
 
     fn error(
@@ -2054,6 +2184,105 @@ mod tests {
         let plain = |u: &str| shop_with_canonicals(u, &|_| None);
         let c = Crawler::new(p, CrawlConfig::default(), None).expect("crawler");
         assert_eq!(run_on(c, &plain, None).0.len(), 10);
+    }
+
+    /// mem.test's ten listed items, and a robots.txt (disallowing item 25) naming sitemaps that
+    /// list 25: an index (which
+    /// also lists itself, a missing sitemap and another site's) of a gzip-compressed XML
+    /// sitemap and a text one.
+    fn site_with_sitemaps(url: &str) -> FetchResult {
+        let path = url.trim_start_matches("http://mem.test");
+        let ok = |content_type: &str, body: Vec<u8>| {
+            FetchResult::Response(FetchResponse {
+                status: 200,
+                final_url: String::new(),
+                headers: vec![("content-type".into(), content_type.into())],
+                body,
+                truncated: false,
+            })
+        };
+        match path {
+            "/robots.txt" => ok(
+                "text/plain",
+                b"User-agent: *\nDisallow: /item/25\nSitemap: http://mem.test/sitemaps.xml\nSitemap: http://elsewhere.test/s.xml\n".to_vec(),
+            ),
+            "/sitemaps.xml" => ok(
+                "application/xml",
+                b"<?xml version='1.0'?><sitemapindex xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>\
+                  <sitemap><loc>http://mem.test/items.xml.gz</loc></sitemap>\
+                  <sitemap><loc>http://mem.test/more.txt</loc></sitemap>\
+                  <sitemap><loc>http://mem.test/sitemaps.xml</loc></sitemap>\
+                  <sitemap><loc>http://mem.test/gone.xml</loc></sitemap>\
+                  <sitemap><loc>http://other.test/s.xml</loc></sitemap></sitemapindex>"
+                    .to_vec(),
+            ),
+            "/items.xml.gz" => {
+                let locs: String = (1..=20)
+                    .map(|i| format!("<url><loc>http://mem.test/item/{i}</loc></url>"))
+                    .chain(["<url><loc>http://mem.test/about</loc></url>".to_string()])
+                    .chain(["<url><loc>http://other.test/item/1</loc></url>".to_string()])
+                    .collect();
+                let xml = format!("<urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>{locs}</urlset>");
+                let mut gz = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+                gz.extend(miniz_oxide::deflate::compress_to_vec(xml.as_bytes(), 6));
+                gz.extend_from_slice(&[0; 8]);
+                ok("application/gzip", gz)
+            }
+            "/more.txt" => ok(
+                "text/plain",
+                (18..=25)
+                    .map(|i| format!("http://mem.test/item/{i}\n"))
+                    .collect::<String>()
+                    .into_bytes(),
+            ),
+            _ => site(url, 10),
+        }
+    }
+
+    /// A crawl reads the sitemaps robots.txt names, as links of the start page: the items no
+    /// listing links are collected (new since learning), each once; robots.txt still rules
+    /// what is fetched, and sitemaps on other sites or missing are passed over. Without them
+    /// (`read_sitemaps` off), the listings' ten.
+    #[test]
+    fn a_crawl_reads_the_sitemaps_robots_txt_names() {
+        let p = learn(10);
+        let crawl_stopped = |read_sitemaps: bool, stop_after: Option<usize>| {
+            let config = CrawlConfig {
+                read_sitemaps,
+                ..CrawlConfig::default()
+            };
+            let c = Crawler::new(p.clone(), config, None).expect("crawler");
+            let (mut urls, c) = run_on(c, &site_with_sitemaps, stop_after);
+            urls.sort_by_key(|u| u.rsplit('/').next().and_then(|n| n.parse::<u32>().ok()));
+            (urls, c)
+        };
+        let crawl = |read_sitemaps: bool| crawl_stopped(read_sitemaps, None);
+        let (urls, c) = crawl(true);
+        // Item 25 is listed, but robots.txt disallows it.
+        let items: Vec<String> = (1..=24)
+            .map(|i| format!("http://mem.test/item/{i}"))
+            .collect();
+        assert_eq!(urls, items);
+        let progress = c.progress();
+        assert_eq!(
+            progress.sitemaps, 3,
+            "the index, the gzipped and the text sitemap"
+        );
+        // Items 11 to 25 at least; those of 1 to 10 not yet queued from a listing too.
+        assert!((15..=25).contains(&progress.sitemap_links), "{progress:?}");
+        assert_eq!(c.coverage().new.len(), 14);
+        assert_eq!(c.coverage().missed, Vec::<String>::new());
+        // Snapshotted and restored while the sitemaps are read: the same pages.
+        for stop_after in [1, 3, 12] {
+            assert_eq!(
+                crawl_stopped(true, Some(stop_after)).0,
+                items,
+                "{stop_after}"
+            );
+        }
+        let (urls, c) = crawl(false);
+        assert_eq!(urls, items[..10]);
+        assert_eq!(c.progress().sitemaps, 0);
     }
 
     #[test]

@@ -1,0 +1,327 @@
+//! Sitemaps (the sitemaps.org protocol 0.9): the page URLs a site lists for crawlers, read from
+//! the files its robots.txt names (`Sitemap:` lines). A crawl reads them as it reads a page's
+//! links: a listed URL that the pattern's last level matches is a target wherever it is met
+//! (the shortcut rule), so the pages no listing links (a catalogue's listings cut at page 50,
+//! an item linked from nowhere) are found too.
+//!
+//! A sitemap is a `<urlset>` of page URLs or a `<sitemapindex>` of further sitemaps, each URL
+//! in a `<loc>`; the protocol also allows a plain text file of one URL per line. Files are
+//! often gzip-compressed (`sitemap.xml.gz`, served as `application/gzip`, which neither the
+//! browser's `fetch` nor an HTTP client inflates): they are inflated here. Bounded as the
+//! protocol bounds a sitemap: 50,000 URLs and 50 MB uncompressed.
+
+/// URLs read from one sitemap at most (the protocol's limit).
+pub const MAX_URLS: usize = 50_000;
+/// Uncompressed size of one sitemap at most, in bytes (the protocol's limit).
+pub const MAX_BYTES: usize = 50 * 1024 * 1024;
+
+/// What a sitemap lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Page URLs (`<urlset>`, or a text sitemap).
+    Pages,
+    /// Further sitemaps (`<sitemapindex>`).
+    Index,
+}
+
+/// A parsed sitemap.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sitemap {
+    /// Pages or further sitemaps.
+    pub kind: Kind,
+    /// The `<loc>` URLs (or lines) in document order, entities decoded, whitespace trimmed;
+    /// only http(s) URLs, at most [`MAX_URLS`].
+    pub urls: Vec<String>,
+    /// The file listed more than [`MAX_URLS`] URLs: the rest were not read.
+    pub truncated: bool,
+}
+
+/// Reads a sitemap from a response body (gzip-compressed or not).
+///
+/// # Errors
+/// A body that is neither a sitemap's XML (no `<urlset>` or `<sitemapindex>`) nor a text
+/// sitemap (a first line that is no http(s) URL), a corrupt gzip stream, or more than
+/// [`MAX_BYTES`] once inflated.
+pub fn parse(body: &[u8]) -> Result<Sitemap, String> {
+    let inflated;
+    let bytes = if body.starts_with(&[0x1f, 0x8b]) {
+        inflated = gunzip(body)?;
+        &inflated[..]
+    } else if body.len() > MAX_BYTES {
+        return Err(format!("larger than {} MB", MAX_BYTES >> 20));
+    } else {
+        body
+    };
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    if !text.starts_with('<') {
+        return text_sitemap(text);
+    }
+    let kind = if element_start(text, "sitemapindex").is_some() {
+        Kind::Index
+    } else if element_start(text, "urlset").is_some() {
+        Kind::Pages
+    } else {
+        return Err("not a sitemap (no <urlset> or <sitemapindex>)".into());
+    };
+    let mut urls = Vec::new();
+    let mut truncated = false;
+    let mut rest = text;
+    while let Some(start) = element_start(rest, "loc") {
+        let after = &rest[start..];
+        let Some(open_end) = after.find('>') else {
+            break;
+        };
+        let content = &after[open_end + 1..];
+        let Some(close) = content.find("</") else {
+            break;
+        };
+        if let Some(url) = http_url(&decode(&content[..close])) {
+            if urls.len() == MAX_URLS {
+                truncated = true;
+                break;
+            }
+            urls.push(url);
+        }
+        rest = &content[close..];
+    }
+    Ok(Sitemap {
+        kind,
+        urls,
+        truncated,
+    })
+}
+
+/// A text sitemap: one URL per line (blank lines skipped); its first line must be a URL.
+fn text_sitemap(text: &str) -> Result<Sitemap, String> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("");
+    if http_url(first).is_none() {
+        return Err("not a sitemap (neither XML nor a list of URLs)".into());
+    }
+    let mut urls = Vec::new();
+    let mut truncated = false;
+    for line in std::iter::once(first).chain(lines) {
+        if let Some(url) = http_url(line) {
+            if urls.len() == MAX_URLS {
+                truncated = true;
+                break;
+            }
+            urls.push(url);
+        }
+    }
+    Ok(Sitemap {
+        kind: Kind::Pages,
+        urls,
+        truncated,
+    })
+}
+
+/// Where the first start tag of element `name` begins in `text`: `<name` or `<prefix:name`
+/// followed by `>`, whitespace or `/` (so `<locale>` is no `<loc>`).
+fn element_start(text: &str, name: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = text[from..].find('<').map(|i| i + from) {
+        let tag = &text[i + 1..];
+        let local = tag
+            .find(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
+            .map_or(tag, |end| &tag[..end]);
+        let local = local.rsplit(':').next().unwrap_or(local);
+        if local == name && !tag.starts_with('/') {
+            return Some(i);
+        }
+        from = i + 1;
+    }
+    None
+}
+
+/// `s` trimmed when it is an absolute http(s) URL.
+fn http_url(s: &str) -> Option<String> {
+    let s = s.trim();
+    let lower = s.get(..8).unwrap_or(s).to_ascii_lowercase();
+    (lower.starts_with("http://") || lower.starts_with("https://")).then(|| s.to_string())
+}
+
+/// XML character data: a CDATA section's content as it is, else the five predefined entities
+/// and character references decoded (an unknown or malformed reference is kept as written).
+fn decode(s: &str) -> String {
+    let s = s.trim();
+    if let Some(inner) = s
+        .strip_prefix("<![CDATA[")
+        .and_then(|r| r.strip_suffix("]]>"))
+    {
+        return inner.trim().to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let after = &rest[amp + 1..];
+        let decoded = after.find(';').filter(|&end| end <= 10).and_then(|end| {
+            let name = &after[..end];
+            let c = match name {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                _ => name
+                    .strip_prefix("#x")
+                    .or_else(|| name.strip_prefix("#X"))
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .or_else(|| name.strip_prefix('#').and_then(|d| d.parse().ok()))
+                    .and_then(char::from_u32),
+            };
+            c.map(|c| (c, end))
+        });
+        match decoded {
+            Some((c, end)) => {
+                out.push(c);
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push('&');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Inflates a gzip member (RFC 1952): header, optional fields, raw deflate data; at most
+/// [`MAX_BYTES`] out.
+fn gunzip(body: &[u8]) -> Result<Vec<u8>, String> {
+    const FHCRC: u8 = 2;
+    const FEXTRA: u8 = 4;
+    const FNAME: u8 = 8;
+    const FCOMMENT: u8 = 16;
+    let corrupt = || "corrupt gzip data".to_string();
+    if body.len() < 18 || body[2] != 8 {
+        return Err(corrupt());
+    }
+    let flags = body[3];
+    let mut at = 10;
+    if flags & FEXTRA != 0 {
+        let len = body.get(at..at + 2).ok_or_else(corrupt)?;
+        at += 2 + usize::from(u16::from_le_bytes([len[0], len[1]]));
+    }
+    for flag in [FNAME, FCOMMENT] {
+        if flags & flag != 0 {
+            let end = body.get(at..).and_then(|b| b.iter().position(|&c| c == 0));
+            at += end.ok_or_else(corrupt)? + 1;
+        }
+    }
+    if flags & FHCRC != 0 {
+        at += 2;
+    }
+    let data = body.get(at..).ok_or_else(corrupt)?;
+    miniz_oxide::inflate::decompress_to_vec_with_limit(data, MAX_BYTES).map_err(|e| {
+        if matches!(e.status, miniz_oxide::inflate::TINFLStatus::HasMoreOutput) {
+            format!("larger than {} MB once inflated", MAX_BYTES >> 20)
+        } else {
+            corrupt()
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const URLSET: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+  <url><loc>http://shop.test/item/1.html</loc><lastmod>2026-11-01</lastmod></url>
+  <url>
+    <loc>
+      http://shop.test/item/2.html?a=1&amp;b=2
+    </loc>
+  </url>
+  <url><loc><![CDATA[http://shop.test/item/3.html?x=<y>]]></loc></url>
+  <url><loc>mailto:someone@shop.test</loc></url>
+  <url><loc>http://shop.test/caf&#xe9;/&#233;t&eacute;</loc></url>
+</urlset>"#;
+
+    #[test]
+    fn a_urlset_lists_its_page_urls() {
+        let s = parse(URLSET.as_bytes()).expect("sitemap");
+        assert_eq!(s.kind, Kind::Pages);
+        assert_eq!(
+            s.urls,
+            [
+                "http://shop.test/item/1.html",
+                "http://shop.test/item/2.html?a=1&b=2",
+                "http://shop.test/item/3.html?x=<y>",
+                "http://shop.test/café/ét&eacute;",
+            ]
+        );
+        assert!(!s.truncated);
+    }
+
+    #[test]
+    fn an_index_lists_sitemaps_with_or_without_a_namespace_prefix() {
+        let index = "<?xml version='1.0'?><sm:sitemapindex xmlns:sm='http://www.sitemaps.org/schemas/sitemap/0.9'>\
+            <sm:sitemap><sm:loc>https://shop.test/s1.xml.gz</sm:loc></sm:sitemap>\
+            <sm:sitemap><sm:locale>fr</sm:locale><sm:loc>https://shop.test/s2.xml</sm:loc></sm:sitemap>\
+            </sm:sitemapindex>";
+        let s = parse(index.as_bytes()).expect("index");
+        assert_eq!(s.kind, Kind::Index);
+        assert_eq!(
+            s.urls,
+            ["https://shop.test/s1.xml.gz", "https://shop.test/s2.xml"]
+        );
+    }
+
+    #[test]
+    fn a_text_sitemap_is_one_url_per_line() {
+        let s = parse(b"\xef\xbb\xbfhttp://a.test/1\r\n\r\nhttp://a.test/2\nnot a url\n")
+            .expect("text");
+        assert_eq!(s.kind, Kind::Pages);
+        assert_eq!(s.urls, ["http://a.test/1", "http://a.test/2"]);
+        assert!(parse(b"<html><body>404</body></html>").is_err());
+        assert!(parse(b"User-agent: *\nDisallow: /").is_err());
+        assert!(parse(b"").is_err());
+    }
+
+    /// A gzip member as `gzip -n` writes it (no name), and one with a file name and comment.
+    fn gzip(data: &[u8], flags: u8, extra: &[u8]) -> Vec<u8> {
+        let mut out = vec![0x1f, 0x8b, 8, flags, 0, 0, 0, 0, 0, 3];
+        out.extend_from_slice(extra);
+        out.extend(miniz_oxide::deflate::compress_to_vec(data, 6));
+        // CRC-32 and size: not checked here (the deflate stream ends itself).
+        out.extend_from_slice(&[0; 4]);
+        out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn a_gzipped_sitemap_is_inflated() {
+        let plain = parse(URLSET.as_bytes()).expect("plain");
+        assert_eq!(parse(&gzip(URLSET.as_bytes(), 0, &[])).expect("gz"), plain);
+        let named = gzip(URLSET.as_bytes(), 8 | 16, b"sitemap.xml\0a comment\0");
+        assert_eq!(parse(&named).expect("named gz"), plain);
+        let mut broken = gzip(URLSET.as_bytes(), 0, &[]);
+        broken.truncate(40);
+        assert_eq!(parse(&broken), Err("corrupt gzip data".to_string()));
+        assert!(
+            parse(&[0x1f, 0x8b, 8, 8, 0, 0]).is_err(),
+            "a header cut short"
+        );
+    }
+
+    #[test]
+    fn a_sitemap_is_bounded() {
+        let mut big = String::from("<urlset>");
+        for i in 0..=MAX_URLS {
+            big.push_str(&format!("<url><loc>http://a.test/{i}</loc></url>"));
+        }
+        big.push_str("</urlset>");
+        let s = parse(big.as_bytes()).expect("big");
+        assert_eq!(s.urls.len(), MAX_URLS);
+        assert!(s.truncated);
+        // A bomb: more than MAX_BYTES once inflated.
+        let zeros = vec![b' '; MAX_BYTES + 1];
+        let err = parse(&gzip(&zeros, 0, &[])).expect_err("too large");
+        assert!(err.contains("larger than 50 MB"), "{err}");
+    }
+}
