@@ -72,6 +72,9 @@ function renderJob(job) {
   $('n-rate').textContent = (job.rate ?? 0).toFixed(1);
   $('n-elapsed').textContent = fmtSeconds(p.elapsedMs ?? 0);
   $('n-errors').textContent = job.errorCount ?? 0;
+  // The sitemaps robots.txt names, read by a crawl, and the URLs of theirs it followed.
+  $('sitemaps-box').hidden = !p.sitemaps;
+  $('n-sitemaps').textContent = p.sitemaps ? `${p.sitemaps} / ${p.sitemapLinks ?? 0}` : '';
   // Crawls of search forms: queries issued of the budget, and the last one answered.
   const forms = job.kind === 'crawl' && job.queryBudget !== null && job.queryBudget !== undefined;
   $('queries-box').hidden = !forms;

@@ -799,6 +799,8 @@ value — the values that led to targets while Exemplar learned, or yours with
 (selects, radio buttons, checkboxes), once per combination Exemplar enumerates; its result
 pages are paged with the form's pagination buttons, as a browser would click them.
 """
+import gzip
+import io
 import re
 import time
 import unicodedata
@@ -810,6 +812,7 @@ from scrapy.exceptions import DontCloseSpider
 from scrapy.http import HtmlResponse
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.response import get_base_url, get_meta_refresh
+from scrapy.utils.sitemap import Sitemap
 from twisted.internet.defer import Deferred
 
 from {name}.items import PageItem
@@ -832,6 +835,10 @@ NEXT_WORDS = {{{next_words}}}
 # Session-id parameters Exemplar drops from URLs (data/session-params.txt), so both crawlers
 # see one URL per page.
 SESSION_PARAMS = {{{session}}}
+# Sitemap files read at most, and the protocol's bounds on one sitemap.
+MAX_SITEMAPS = {max_sitemaps}
+SITEMAP_MAX_URLS = {max_urls}
+SITEMAP_MAX_BYTES = {max_bytes}
 
 
 # Pages' links include the page URLs named in the same-site scripts they include (Exemplar's
@@ -1069,6 +1076,8 @@ class PatternSpider(scrapy.Spider):
                 self.queries = [line.strip() for line in f
                                 if line.strip() and not line.startswith("#")]
         self.started = set()
+        self.sitemaps_asked = False
+        self.sitemaps_seen = set()
         # What the targets collected declare (declared_page): a copy under another URL is
         # collected once. Per process: machines sharing a queue (scrapy-redis) each keep theirs.
         self.declared = set()
@@ -1084,6 +1093,57 @@ class PatternSpider(scrapy.Spider):
             yield r
         for r in self.submit(0):
             yield r
+        if (not self.sitemaps_asked and self.settings.getbool("ROBOTSTXT_OBEY")
+                and self.settings.getbool("EXEMPLAR_READ_SITEMAPS", True)):
+            # The sitemaps robots.txt names, read as the entry page's links (exemplar crawl
+            # does the same unless --no-sitemaps; -s EXEMPLAR_READ_SITEMAPS=False here).
+            self.sitemaps_asked = True
+            yield scrapy.Request(response.urljoin("/robots.txt"), callback=self.parse_robots)
+
+    def parse_robots(self, response):
+        # `Sitemap:` lines, comments cut, as Exemplar reads robots.txt.
+        urls = []
+        for line in response.body.decode("utf-8", "replace").splitlines():
+            key, _, value = line.split("#", 1)[0].partition(":")
+            if key.strip().lower() == "sitemap" and value.strip():
+                urls.append(urljoin(response.url, value.strip()))
+        yield from self.ask_sitemaps(urls)
+
+    def ask_sitemaps(self, urls):
+        for url in urls:
+            url = canonical(url.strip())
+            if url in self.sitemaps_seen or len(self.sitemaps_seen) >= MAX_SITEMAPS:
+                continue
+            self.sitemaps_seen.add(url)
+            yield scrapy.Request(url, callback=self.parse_sitemap)
+
+    def parse_sitemap(self, response):
+        """A sitemap index's sitemaps are asked; a sitemap's URLs followed as the entry page's
+        links. Gzip-compressed, XML or text (a URL per line); bounded as the protocol bounds a
+        sitemap: 50,000 URLs, 50 MB."""
+        body = response.body
+        if body[:2] == b"\x1f\x8b":
+            try:
+                body = gzip.GzipFile(fileobj=io.BytesIO(body)).read(SITEMAP_MAX_BYTES + 1)
+            except (OSError, EOFError):
+                return
+            if len(body) > SITEMAP_MAX_BYTES:
+                return
+        if body.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+            sitemap = Sitemap(body)
+            kind = sitemap.type
+            urls = [entry["loc"].strip() for entry in sitemap if entry.get("loc")]
+        else:
+            lines = [line.strip() for line in body.decode("utf-8", "replace").splitlines()
+                     if line.strip()]
+            if not lines or not lines[0].lstrip("\ufeff").startswith(("http://", "https://")):
+                return
+            kind, urls = "urlset", [line.lstrip("\ufeff") for line in lines]
+        urls = [u for u in urls if u.lower().startswith(("http://", "https://"))][:SITEMAP_MAX_URLS]
+        if kind == "sitemapindex":
+            yield from self.ask_sitemaps(urls)
+        elif kind == "urlset":
+            yield from self.follow_urls([canonical(u) for u in urls], 0)
 
     def submit(self, level):
         form = FORMS.get(level)
@@ -1284,6 +1344,9 @@ class PatternSpider(scrapy.Spider):
             .map_or("None".to_string(), |i| i.to_string()),
         max_scripts = crate::script_links::DEFAULT_MAX_SCRIPTS,
         max_links = crate::script_links::MAX_LINKS_PER_SCRIPT,
+        max_sitemaps = crate::crawler::MAX_SITEMAPS,
+        max_urls = crate::sitemap::MAX_URLS,
+        max_bytes = crate::sitemap::MAX_BYTES,
         extensions = crate::script_links::PAGE_EXTENSIONS
             .iter()
             .map(|e| py_str(e))

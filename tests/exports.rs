@@ -438,8 +438,10 @@ fn scrapy_refuses_the_directories_judged_unlike_as_the_crawler_does() {
     assert_eq!(by_crawl, 4);
     let before = server.requests();
     assert_scrapy_collects(&path, &dir, &crawled);
-    // The same by each of the two Scrapy runs (the repository's and Debian's).
-    assert_eq!(server.requests() - before, 2 * by_crawl);
+    // The same by each of the two Scrapy runs (the repository's and Debian's), and robots.txt
+    // once more, asked by the spider for its `Sitemap:` lines (Scrapy's robots middleware keeps
+    // its own copy to itself).
+    assert_eq!(server.requests() - before, 2 * (by_crawl + 1));
 }
 
 /// One page served under two URLs that declare one canonical URL (a shop's item in two
@@ -535,6 +537,98 @@ fn scrapy_collects_a_canonical_page_once_as_the_crawler_does() {
     assert_eq!(got.len(), 5, "{got:?}");
     assert_eq!(kettle_once(&got), kettle_once(&crawled));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The sitemaps robots.txt names: a served shop whose listing links three of its six items,
+/// and whose sitemap index lists a gzip-compressed sitemap of items and a text one. `exemplar
+/// crawl` and the generated spider read them and collect the six, `--no-sitemaps` the three.
+#[test]
+fn scrapy_reads_the_sitemaps_robots_txt_names_as_the_crawler_does() {
+    let dir = temp_dir("scrapy-sitemaps");
+    let site = dir.join("site");
+    let items = ["item/1.html", "item/2.html", "item/3.html"];
+    write_listing(&site, "index.html", &["list.html"]);
+    write_listing(&site, "list.html", &items);
+    for i in 1..=6 {
+        write_listing(&site, &format!("item/{i}.html"), &["index.html"]);
+    }
+    let server =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(&site)).expect("serve");
+    let base = server.url();
+    let base = base.trim_end_matches('/');
+    let url = |p: &str| format!("{base}/{p}");
+    std::fs::write(
+        site.join("robots.txt"),
+        format!(
+            "User-agent: *\nDisallow: /item/6.html\nSitemap: {}\n",
+            url("sitemaps/index.xml")
+        ),
+    )
+    .expect("robots");
+    std::fs::create_dir_all(site.join("sitemaps")).expect("mkdir");
+    std::fs::write(
+        site.join("sitemaps/index.xml"),
+        format!(
+            "<?xml version=\"1.0\"?><sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+             <sitemap><loc>{}</loc></sitemap><sitemap><loc>{}</loc></sitemap></sitemapindex>",
+            url("sitemaps/items.xml.gz"),
+            url("sitemaps/more.txt")
+        ),
+    )
+    .expect("index");
+    let urlset = format!(
+        "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+         <url><loc>{}</loc></url><url><loc>{}</loc></url><url><loc>{}</loc></url></urlset>",
+        url("item/2.html"),
+        url("item/4.html"),
+        url("index.html")
+    );
+    let gz = Command::new("gzip")
+        .arg("-c")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(urlset.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("gzip");
+    std::fs::write(site.join("sitemaps/items.xml.gz"), gz.stdout).expect("gz");
+    std::fs::write(
+        site.join("sitemaps/more.txt"),
+        format!("{}\n{}\n", url("item/5.html"), url("item/6.html")),
+    )
+    .expect("text sitemap");
+    let pattern = common::hand_pattern(
+        base,
+        "index.html",
+        "item/1.html",
+        &[("list\\.html", false), ("item/[0-9]+\\.html", false)],
+        true,
+    );
+    let path = dir.join("pattern.json");
+    std::fs::write(&path, pattern.to_string()).expect("write pattern");
+    let crawled = crawl_urls(&path);
+    // Item 6 is listed, but robots.txt disallows it.
+    let expected: BTreeSet<String> = (1..=5).map(|i| url(&format!("item/{i}.html"))).collect();
+    assert_eq!(crawled, expected);
+    let out = exemplar(&[
+        "crawl",
+        path.to_str().expect("path"),
+        "--quiet",
+        "--no-sitemaps",
+    ]);
+    let listed: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(listed, items.iter().map(|p| url(p)).collect());
+    assert_scrapy_collects(&path, &dir, &crawled);
 }
 
 /// The robots meta tag's `nofollow` and `rel=nofollow` links: `exemplar crawl` and the generated
