@@ -37,6 +37,9 @@ pub enum RequestKind {
     /// A same-site script a page includes, read for the page URLs it names
     /// ([`crate::script_links`]), never run: its body is wanted whatever its media type.
     Script,
+    /// A sitemap robots.txt names ([`crate::sitemap`]): its body is wanted whatever its media
+    /// type (XML, text, gzip).
+    Sitemap,
 }
 
 /// A request the driver should perform (GET unless `post` is set; following redirects, which
@@ -877,7 +880,14 @@ impl<T: Clone> Frontier<T> {
                     .crawl_delay()
                     .map(|s| (s.max(0.0) * 1000.0).min(u64::MAX as f64) as u64);
                 let max = self.politeness.max_crawl_delay_ms;
-                let sitemaps = robots.sitemaps().to_vec();
+                // `Sitemap:` lines should be absolute; a relative one is read against the
+                // robots.txt URL, as a browser reads a link.
+                let origin = url::Url::parse(&format!("{host}/robots.txt")).ok();
+                let sitemaps = robots
+                    .sitemaps()
+                    .iter()
+                    .filter_map(|s| Some(origin.as_ref()?.join(s).ok()?.to_string()))
+                    .collect();
                 if let Some(h) = self.hosts.get_mut(&host) {
                     release(h);
                     if let Some(d) = delay {
@@ -1124,6 +1134,27 @@ mod tests {
             Next::Fetch(r) => r,
             _ => panic!("expected a fetch"),
         }
+    }
+
+    /// The sitemaps a host's robots.txt names are handed to the machine, relative ones read
+    /// against the robots.txt URL.
+    #[test]
+    fn robots_txt_hands_out_its_sitemaps() {
+        let mut f = Frontier::new(Politeness::default());
+        assert!(f.push("http://h:8080/a".into(), 1));
+        let r = fetch(&mut f, 0);
+        assert_eq!(r.url, "http://h:8080/robots.txt");
+        let robots = "User-agent: *\nSitemap: http://h:8080/s.xml.gz\nsitemap: /maps/index.xml # ours\nSitemap: https://cdn.test/s.txt\n";
+        assert_eq!(
+            f.deliver(r.id, ok(200, robots)),
+            Delivered::Robots {
+                sitemaps: vec![
+                    "http://h:8080/s.xml.gz".into(),
+                    "http://h:8080/maps/index.xml".into(),
+                    "https://cdn.test/s.txt".into(),
+                ]
+            }
+        );
     }
 
     #[test]

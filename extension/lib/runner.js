@@ -15,8 +15,13 @@
 // the user is logged into work.
 
 const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1';
-/** What a request asks for, by kind: robots.txt, a script read for the page URLs it names, a page. */
-const ACCEPTS = { robots: 'text/plain,*/*;q=0.1', script: '*/*' };
+/** What a request asks for, by kind: robots.txt, a script read for the page URLs it names, a
+ * sitemap robots.txt names (XML, text or gzip), a page. */
+const ACCEPTS = {
+  robots: 'text/plain,*/*;q=0.1',
+  script: '*/*',
+  sitemap: 'application/xml,text/xml;q=0.9,text/plain;q=0.8,*/*;q=0.1',
+};
 // The browser's own user agent plus Exemplar's token, so sites can tell (and robots.txt rules for
 // "exemplar" apply). Firefox sends it; Chromium keeps its own user agent for extension fetches.
 const USER_AGENT = `${navigator.userAgent} Exemplar/0.1 (+https://exemplar.dev/bot)`;

@@ -712,6 +712,17 @@ pub fn check_crawl_inputs(data: &[u8]) {
     use exemplar::robots::Robots;
     use exemplar::url_pattern;
 
+    // A sitemap body (gzip-compressed, XML or text): read within its bounds, http(s) URLs only.
+    if let Ok(s) = exemplar::sitemap::parse(data) {
+        assert!(s.urls.len() <= exemplar::sitemap::MAX_URLS);
+        for u in &s.urls {
+            let lower = u.to_ascii_lowercase();
+            assert!(
+                lower.starts_with("http://") || lower.starts_with("https://"),
+                "sitemap URL {u:?}"
+            );
+        }
+    }
     let text = String::from_utf8_lossy(data);
     if let Ok(p) = Pattern::from_json(&text) {
         assert!(p.compile().is_ok(), "a validated pattern compiles");

@@ -9,7 +9,7 @@
 //! with RTDM against the example. At the end, [`Crawler::coverage`] compares the targets with
 //! those the pattern was learned from. Form levels are entered by issuing queries (see
 //! `crawler/forms.rs`).
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -320,9 +320,10 @@ pub struct Snapshot {
     /// The same-site scripts pages include, and the pages waiting for them.
     #[serde(default)]
     scripts: ScriptTable<ScriptWaiter>,
-    /// Sitemap files queued so far (at most [`MAX_SITEMAPS`]).
+    /// The sitemap files queued (at most [`MAX_SITEMAPS`]): asked as sitemaps
+    /// ([`RequestKind::Sitemap`]).
     #[serde(default)]
-    sitemaps_queued: usize,
+    sitemap_urls: BTreeSet<String>,
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -448,7 +449,7 @@ impl Crawler {
             aliases: HashMap::new(),
             arrived: InOrder::default(),
             scripts: ScriptTable::default(),
-            sitemaps_queued: 0,
+            sitemap_urls: BTreeSet::new(),
         })
     }
 
@@ -654,6 +655,8 @@ impl Crawler {
                 Next::Fetch(mut r) => {
                     if self.state.scripts.is_asked(&r.url) {
                         r.kind = RequestKind::Script;
+                    } else if self.state.sitemap_urls.contains(&r.url) {
+                        r.kind = RequestKind::Sitemap;
                     }
                     return Poll::Fetch(r);
                 }
@@ -1152,7 +1155,7 @@ impl Crawler {
             if !self.scope.contains(&url) || self.state.frontier.is_seen(&url) {
                 continue;
             }
-            if self.state.sitemaps_queued >= MAX_SITEMAPS {
+            if self.state.sitemap_urls.len() >= MAX_SITEMAPS {
                 self.skip(url, format!("sitemap: more than {MAX_SITEMAPS} sitemaps"));
                 continue;
             }
@@ -1165,8 +1168,8 @@ impl Crawler {
                 doc: false,
                 sitemap: true,
             };
-            if self.state.frontier.push(url, item) {
-                self.state.sitemaps_queued += 1;
+            if self.state.frontier.push(url.clone(), item) {
+                self.state.sitemap_urls.insert(url);
             }
         }
     }
@@ -2280,6 +2283,30 @@ mod tests {
                 "{stop_after}"
             );
         }
+        // Asked as sitemaps (a driver keeps their bodies whatever their media type).
+        let mut c = Crawler::new(p.clone(), CrawlConfig::default(), None).expect("crawler");
+        let (mut asked, mut now) = (Vec::new(), 0);
+        for _ in 0..1_000 {
+            match c.poll(now) {
+                Poll::Fetch(r) => {
+                    asked.push((r.url.clone(), r.kind));
+                    c.handle(r.id, site_with_sitemaps(&r.url), now);
+                }
+                Poll::WaitUntil(t) => now = t,
+                Poll::Done => break,
+                Poll::Busy => panic!("synchronous driver"),
+            }
+        }
+        let kind = |u: &str| asked.iter().find(|(a, _)| a == u).map(|(_, k)| *k);
+        assert_eq!(
+            kind("http://mem.test/sitemaps.xml"),
+            Some(RequestKind::Sitemap)
+        );
+        assert_eq!(
+            kind("http://mem.test/items.xml.gz"),
+            Some(RequestKind::Sitemap)
+        );
+        assert_eq!(kind("http://mem.test/item/12"), Some(RequestKind::Page));
         let (urls, c) = crawl(false);
         assert_eq!(urls, items[..10]);
         assert_eq!(c.progress().sitemaps, 0);

@@ -1,0 +1,67 @@
+// The sitemaps robots.txt names, in the real extension: a shop whose listing links three of its
+// seven items, and whose robots.txt names a sitemap index (a relative `Sitemap:` line) listing a
+// gzip-compressed XML sitemap, served as application/gzip, which the browser's fetch does not
+// inflate, and a text one. Learning maps the links alone (three items); the crawl reads the
+// sitemaps (Rust's `sitemap`) and collects the items no listing links, as new pages, except the
+// one robots.txt disallows. The panel counts the sitemaps read.
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import { ROOT, crawlDone, directoryInBrowser, itemPage, learnEnded, sitePage, storedPages } from './helpers.mjs';
+
+const BUILT = join(ROOT, 'dist/chrome');
+const ITEMS = 7;
+const LISTED = 3;
+
+let dir, site, browser, worker, call, extensionId, close;
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'exemplar-sitemaps-'));
+  await mkdir(join(dir, 'item'));
+  await mkdir(join(dir, 'maps'));
+  for (let i = 1; i <= ITEMS; i++) await writeFile(join(dir, `item/${i}.html`), itemPage(i));
+  const links = Array.from({ length: LISTED }, (_, i) => `<li><a href="item/${i + 1}.html">Item ${i + 1}</a></li>`);
+  await writeFile(join(dir, 'index.html'), sitePage('Shop', `<a href="list.html">All items</a>`));
+  await writeFile(join(dir, 'list.html'), sitePage('All items', `<ul>${links.join('')}</ul>`));
+  ({ site, browser, worker, extensionId, call, close } = await directoryInBrowser(dir, BUILT));
+  // Sitemaps name absolute URLs: written once the port is known.
+  const url = (p) => `${site.url}${p}`;
+  await writeFile(join(dir, 'robots.txt'), `User-agent: *\nDisallow: /item/7.html\nSitemap: /maps/index.xml\n`);
+  await writeFile(join(dir, 'maps/index.xml'), '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' +
+    `<sitemap><loc>${url('maps/items.xml.gz')}</loc></sitemap><sitemap><loc>${url('maps/more.txt')}</loc></sitemap></sitemapindex>`);
+  const urlset = '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' +
+    [2, 4, 5].map((i) => `<url><loc>${url(`item/${i}.html`)}</loc></url>`).join('') + '</urlset>';
+  await writeFile(join(dir, 'maps/items.xml.gz'), await promisify(gzip)(urlset));
+  await writeFile(join(dir, 'maps/more.txt'), `${url('item/6.html')}\n${url('item/7.html')}\n`);
+});
+
+after(async () => {
+  await close?.();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+test('a crawl reads the sitemaps robots.txt names and collects the items no listing links', { timeout: 180_000 }, async () => {
+  const { jobId } = await call({
+    type: 'startLearn', entryUrl: `${site.url}index.html`, exampleUrl: `${site.url}item/1.html`,
+    settings: { delayMs: 0 },
+  });
+  const learn = await learnEnded(call, jobId);
+  assert.equal(learn.status, 'done', learn.error);
+  const item = (url) => Number(/\/item\/(\d+)\.html$/.exec(url)?.[1]);
+  assert.deepEqual(learn.result.targets.map((t) => item(t.url)).sort(), [1, 2, 3], 'learning follows links');
+  const crawl = await crawlDone(call, learn.crawlerId);
+  assert.equal(crawl.progress.sitemaps, 3, JSON.stringify(crawl.progress));
+  const pages = await storedPages({ browser, worker }, learn.crawlerId);
+  assert.deepEqual(pages.map(item).sort(), [1, 2, 3, 4, 5, 6]);
+  assert.equal(crawl.progress.newTargets, 3, 'items 4 to 6 are new since learning');
+  assert.equal(crawl.result.coverage.reached, crawl.result.coverage.known);
+
+  const panel = await browser.context.newPage();
+  await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${learn.crawlerId}`);
+  await panel.waitForFunction(() => !document.getElementById('sitemaps-box').hidden);
+  assert.match(await panel.locator('#n-sitemaps').textContent(), /^3 \/ [3-6]$/);
+});
