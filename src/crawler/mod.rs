@@ -270,6 +270,21 @@ struct Item {
     sitemap: bool,
 }
 
+impl Item {
+    /// The start page's: level 0, nothing else.
+    fn start() -> Item {
+        Item {
+            level: 0,
+            hops: 0,
+            target: false,
+            query: None,
+            script: false,
+            doc: false,
+            sitemap: false,
+        }
+    }
+}
+
 /// What verification said of a page met as a target ([`Crawler::judge`]).
 struct Judged {
     /// Not a target learning knew.
@@ -420,18 +435,7 @@ impl Crawler {
         let entry = canon::canonicalize(&pattern.entry)
             .ok_or_else(|| CrawlError(format!("bad entry URL {:?}", pattern.entry)))?;
         let mut frontier = Frontier::new(politeness);
-        frontier.push(
-            entry,
-            Item {
-                level: 0,
-                hops: 0,
-                target: false,
-                query: None,
-                script: false,
-                sitemap: false,
-                doc: false,
-            },
-        );
+        frontier.push(entry, Item::start());
         Crawler::from_state(Snapshot {
             version: SNAPSHOT_VERSION,
             traps: TrapGuard::new(config.traps.clone()),
@@ -1160,13 +1164,8 @@ impl Crawler {
                 continue;
             }
             let item = Item {
-                level: 0,
-                hops: 0,
-                target: false,
-                query: None,
-                script: false,
-                doc: false,
                 sitemap: true,
+                ..Item::start()
             };
             if self.state.frontier.push(url.clone(), item) {
                 self.state.sitemap_urls.insert(url);
@@ -1209,16 +1208,7 @@ impl Crawler {
                     .iter()
                     .map(|u| canon::canonicalize(u))
                     .collect();
-                let start = Item {
-                    level: 0,
-                    hops: 0,
-                    target: false,
-                    query: None,
-                    script: false,
-                    doc: false,
-                    sitemap: false,
-                };
-                let followed = self.expand(links, &start);
+                let followed = self.expand(links, &Item::start());
                 self.state.progress.sitemap_links += followed;
                 followed
             }

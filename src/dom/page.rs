@@ -903,7 +903,6 @@ fn join_plain(base: &Url, href: &str) -> Option<String> {
     Some(joined)
 }
 
-/// One walk over the arena in document order producing the [`Page`].
 /// What a document's head declares ([`Walker::head`]).
 #[derive(Default)]
 struct Head {
@@ -912,6 +911,7 @@ struct Head {
     lang: Option<String>,
 }
 
+/// One walk over the arena in document order producing the [`Page`].
 struct Walker<'a> {
     nodes: &'a [RawNode],
     /// What fragment-only links resolve to (see [`Walker::resolve`]).
