@@ -822,7 +822,8 @@ pub struct HeadingKind {
     pub template: String,
     /// Targets whose heading follows it (with those a verdict on the kind left out).
     pub targets: usize,
-    /// Up to [`KIND_SAMPLES`] of them, by URL.
+    /// Up to [`KIND_SAMPLES`] of them: the most similar to the example, the middle one and the
+    /// least ([`crate::mapper::samples`]).
     pub samples: Vec<String>,
     /// The example's heading follows it.
     pub example: bool,
@@ -845,7 +846,7 @@ pub fn kinds(map: &SiteMap, left_out: &[String], unlike_kinds: &[String]) -> Vec
     let t = Templates::of(map);
     let left_out: HashSet<&str> = left_out.iter().map(String::as_str).collect();
     let example = crate::canon::canonicalize(&map.example);
-    let mut by_template: HashMap<&str, (Vec<&str>, bool)> = unlike_kinds
+    let mut by_template: HashMap<&str, (Vec<&Node>, bool)> = unlike_kinds
         .iter()
         .map(|k| (k.as_str(), (Vec::new(), false)))
         .collect();
@@ -860,16 +861,16 @@ pub fn kinds(map: &SiteMap, left_out: &[String], unlike_kinds: &[String]) -> Vec
         let numbered_kind = t.numbered.contains(&(i as u32)).then_some(NUMBERED);
         for tpl in t.template(i as u32).into_iter().chain(numbered_kind) {
             let entry = by_template.entry(tpl).or_default();
-            entry.0.push(&node.url);
+            entry.0.push(node);
             entry.1 |= is_example;
         }
     }
     let mut out: Vec<HeadingKind> = by_template
         .into_iter()
-        .map(|(template, (mut urls, example))| HeadingKind {
+        .map(|(template, (mut nodes, example))| HeadingKind {
             template: template.to_string(),
-            targets: urls.len(),
-            samples: samples(&mut urls),
+            targets: nodes.len(),
+            samples: crate::mapper::samples(&mut nodes),
             example,
             unlike: unlike_kinds.iter().any(|k| k == template),
             section: template
@@ -930,15 +931,6 @@ fn section_set(heading: &str) -> HashSet<String> {
         .collect()
 }
 
-/// A kind's first [`KIND_SAMPLES`] pages by URL (`urls` is sorted).
-fn samples(urls: &mut [&str]) -> Vec<String> {
-    urls.sort_unstable();
-    urls.iter()
-        .take(KIND_SAMPLES)
-        .map(|u| u.to_string())
-        .collect()
-}
-
 /// One kind of page below θ, by heading ([`kinds_below`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -947,7 +939,8 @@ pub struct KindBelow {
     pub template: String,
     /// Fetched pages below θ whose heading follows it (those a verdict took included).
     pub pages: usize,
-    /// Up to [`KIND_SAMPLES`] of them, by URL.
+    /// Up to [`KIND_SAMPLES`] of them: the most similar to the example (the nearest θ), the
+    /// middle one and the least ([`crate::mapper::samples`]).
     pub samples: Vec<String>,
     /// The highest similarity among them.
     pub best: f32,
@@ -979,7 +972,7 @@ pub fn kinds_below(
         .iter()
         .position(|n| n.url == example)
         .and_then(|i| t.template(i as u32));
-    let mut by_template: HashMap<&str, (Vec<&str>, f32)> = like_kinds
+    let mut by_template: HashMap<&str, (Vec<&Node>, f32)> = like_kinds
         .iter()
         .map(|k| (k.as_str(), (Vec::new(), 0.0)))
         .collect();
@@ -991,16 +984,16 @@ pub fn kinds_below(
             && !left_out(node);
         if let Some(tpl) = t.template(i as u32).filter(|_| below) {
             let entry = by_template.entry(tpl).or_default();
-            entry.0.push(&node.url);
+            entry.0.push(node);
             entry.1 = entry.1.max(s);
         }
     }
     let mut out: Vec<KindBelow> = by_template
         .into_iter()
-        .map(|(template, (mut urls, best))| KindBelow {
+        .map(|(template, (mut nodes, best))| KindBelow {
             template: template.to_string(),
-            pages: urls.len(),
-            samples: samples(&mut urls),
+            pages: nodes.len(),
+            samples: crate::mapper::samples(&mut nodes),
             best,
             example: example_template == Some(template),
             like: like_kinds.iter().any(|k| k == template),
@@ -1748,9 +1741,9 @@ mod tests {
     fn a_kind_judged_unlike_leaves_out_its_targets() {
         use NodeState::{Page, Target};
         let mut nodes = classes_and_a_struct();
-        for name in ["Importer", "Logger", "Mesh"] {
+        for (name, score) in [("Importer", 0.90), ("Logger", 0.93), ("Mesh", 0.91)] {
             let h = format!("{name}.h File Reference");
-            nodes.push(node(&format!("{name}_8h.html"), Target, 0.91, &h));
+            nodes.push(node(&format!("{name}_8h.html"), Target, score, &h));
         }
         nodes.push(node("Scene_8h.html", Page, 0.80, "Scene.h File Reference"));
         let map = SiteMap {
@@ -1775,10 +1768,11 @@ mod tests {
         assert_eq!(
             k[1].samples,
             [
-                "http://h/Importer_8h.html",
                 "http://h/Logger_8h.html",
-                "http://h/Mesh_8h.html"
-            ]
+                "http://h/Mesh_8h.html",
+                "http://h/Importer_8h.html"
+            ],
+            "the most similar, the middle one, the least"
         );
         // Without a verdict the band page Scene.h is taken for its heading.
         let none = judge(&map, &Verdicts::default());

@@ -230,9 +230,23 @@ impl Node {
     }
 }
 
+/// A group's samples ([`crate::heading::KIND_SAMPLES`] of `nodes`, which it sorts): the most
+/// similar to the example, the middle one and the least. A group holding a few pages of the
+/// example's kind among many others shows one of them, and a group as large as a directory is
+/// better shown by its ends and middle than by its first few.
+pub(crate) fn samples(nodes: &mut [&Node]) -> Vec<String> {
+    nodes.sort_by(|a, b| {
+        let score = |n: &Node| n.similarity.unwrap_or(0.0);
+        score(b)
+            .total_cmp(&score(a))
+            .then_with(|| a.url.cmp(&b.url))
+    });
+    let urls: Vec<&str> = nodes.iter().map(|n| n.url.as_str()).collect();
+    spread(&urls, crate::heading::KIND_SAMPLES)
+}
+
 /// Up to `k` of `urls`, in their order, spread evenly over them (the first and the last among
-/// them): a group as large as a directory is better shown by its ends and middle than by its
-/// first few.
+/// them).
 fn spread(urls: &[&str], k: usize) -> Vec<String> {
     let k = k.min(urls.len());
     (0..k)
@@ -421,23 +435,12 @@ impl SiteMap {
         }
         let mut out: Vec<TargetGroup> = by_key
             .into_iter()
-            .map(|(key, (mut nodes, example))| {
-                // The most similar first: a group holding a few pages of the example's kind
-                // among many others shows one of them.
-                nodes.sort_by(|a, b| {
-                    let score = |n: &Node| n.similarity.unwrap_or(0.0);
-                    score(b)
-                        .total_cmp(&score(a))
-                        .then_with(|| a.url.cmp(&b.url))
-                });
-                let urls: Vec<&str> = nodes.iter().map(|n| n.url.as_str()).collect();
-                TargetGroup {
-                    unlike: unlike.contains(&key),
-                    key,
-                    targets: urls.len(),
-                    samples: spread(&urls, crate::heading::KIND_SAMPLES),
-                    example,
-                }
+            .map(|(key, (mut nodes, example))| TargetGroup {
+                unlike: unlike.contains(&key),
+                key,
+                targets: nodes.len(),
+                samples: samples(&mut nodes),
+                example,
             })
             .collect();
         out.sort_by(|a, b| b.targets.cmp(&a.targets).then_with(|| a.key.cmp(&b.key)));
