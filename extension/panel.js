@@ -437,7 +437,10 @@ function renderReview(result) {
   // Directories: listed by the core only where the targets lie in two or more.
   const leftOutByDirectory = result.unlikeByDirectory ?? [];
   $('directories-box').hidden = directories.length === 0;
-  $('directory-kinds').replaceChildren(...directories.map(directoryRow));
+  // With subdomains in scope, two hosts may hold directories of one path: then each is named
+  // with its host.
+  const hosts = new Set(directories.map((d) => hostOf(d.directory)));
+  $('directory-kinds').replaceChildren(...directories.map((d) => directoryRow(d, hosts.size > 1)));
   $('left-out-directory').hidden = leftOutByDirectory.length === 0;
   $('left-out-directory').textContent = leftOutNote(leftOutByDirectory, 'their directory', 'the directory');
   $('left-out').hidden = leftOut.length === 0;
@@ -474,10 +477,11 @@ function languageRow(kind) {
 }
 
 /** One row of the directories list: a checkbox carrying the directory's URL (ticked: left
- * out), how many targets lie in it, its path, and its first sample page. The example's
- * directory cannot be left out. */
-function directoryRow(kind) {
-  return kindItem({ template: pathOf(kind.directory), samples: kind.samples, example: kind.example }, kind.unlike, kind.example,
+ * out), how many targets lie in it, its path (after its host with `withHost`), and its first
+ * sample page. The example's directory cannot be left out. */
+function directoryRow(kind, withHost = false) {
+  const name = (withHost ? hostOf(kind.directory) : '') + pathOf(kind.directory);
+  return kindItem({ template: name, samples: kind.samples, example: kind.example }, kind.unlike, kind.example,
     [String(kind.targets)], null, { directory: kind.directory });
 }
 
@@ -514,6 +518,15 @@ function kindItem(kind, checked, disabled, figures, note, data = { template: kin
 }
 
 /** A URL's path and query, for naming a page in a sentence. */
+/** A URL's host (with its port), or '' when it is no URL. */
+function hostOf(url) {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
+}
+
 function pathOf(url) {
   try {
     const u = new URL(url);
