@@ -1196,11 +1196,31 @@ impl Crawler {
                 return;
             }
         };
-        self.state.progress.sitemaps += 1;
+        if sitemap.truncated {
+            self.events.push_back(Event::Skipped {
+                url: url.clone(),
+                reason: format!(
+                    "the sitemap lists more than {} URLs (the protocol's limit): the rest were not read",
+                    crate::sitemap::MAX_URLS
+                ),
+            });
+        }
         let followed = match sitemap.kind {
             crate::sitemap::Kind::Index => {
                 self.queue_sitemaps(sitemap.urls);
                 0
+            }
+            // The page budget bounds what is queued: a site listing millions of pages in its
+            // sitemaps must not fill the frontier (memory) beyond what the crawl may fetch.
+            crate::sitemap::Kind::Pages
+                if self.state.progress.fetched + self.state.frontier.queued()
+                    >= self.state.config.max_pages =>
+            {
+                self.skip(
+                    url,
+                    "sitemap not read: the page budget is queued already".into(),
+                );
+                return;
             }
             crate::sitemap::Kind::Pages => {
                 let links = sitemap
@@ -1213,6 +1233,7 @@ impl Crawler {
                 followed
             }
         };
+        self.state.progress.sitemaps += 1;
         self.events.push_back(Event::Page {
             url,
             level: 0,
@@ -2300,6 +2321,17 @@ mod tests {
         let (urls, c) = crawl(false);
         assert_eq!(urls, items[..10]);
         assert_eq!(c.progress().sitemaps, 0);
+        // Under a page budget the sitemaps' URLs are not queued past it.
+        let config = CrawlConfig {
+            max_pages: 8,
+            ..CrawlConfig::default()
+        };
+        let c = Crawler::new(p.clone(), config, None).expect("crawler");
+        let (urls, c) = run_on(c, &site_with_sitemaps, None);
+        assert_eq!(urls, items[..2]);
+        assert_eq!(c.progress().fetched, 8);
+        // The index was read; the sitemaps of pages came when the budget was queued already.
+        assert_eq!((c.progress().sitemaps, c.progress().sitemap_links), (1, 0));
     }
 
     #[test]
