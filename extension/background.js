@@ -428,6 +428,7 @@ function learnedSummary(learned) {
     unlikeByDirectory: learned.pattern.unlikeByDirectory ?? [],
     directoryKinds: learned.directoryKinds ?? [],
     leftUnfetched: learned.leftUnfetched ?? [],
+    sitemaps: learned.sitemaps ?? [],
     stats: learned.pattern.stats,
   };
 }

@@ -258,6 +258,13 @@ function renderResult() {
 
   const result = learnJob?.status === 'done' ? learnJob.result : null;
   renderLeftUnfetched(result?.leftUnfetched ?? []);
+  // The sitemaps robots.txt names: learning follows links, the crawl reads them as well.
+  const sitemaps = result?.sitemaps ?? [];
+  $('sitemaps-note').hidden = sitemaps.length === 0;
+  $('sitemaps-note').textContent = sitemaps.length === 0 ? '' :
+    `The site's robots.txt names ${sitemaps.length === 1 ? 'a sitemap' : `${sitemaps.length} sitemaps`} ` +
+    `(${sitemaps[0]}${sitemaps.length > 1 ? ', …' : ''}): learning follows links only; the crawl reads ` +
+    `${sitemaps.length === 1 ? 'it' : 'them'} too and collects the targets listed there.`;
   renderTooLarge($('learn-too-large'), learnJob);
   renderTraps($('learn-traps'), learnJob);
   $('threshold-box').hidden = !result;

@@ -255,6 +255,14 @@ pub fn learn(args: &[String]) -> Result<(), String> {
             .stopped
             .unwrap_or(exemplar::mapper::StopReason::Exhausted),
     );
+    let sitemaps = &learned.map.sitemaps;
+    if let Some(first) = sitemaps.first() {
+        println!(
+            "robots.txt names {} ({first}{}): learning follows links only; `exemplar crawl` reads them and collects the targets they list (--no-sitemaps: not)",
+            count(sitemaps.len(), "sitemap"),
+            if sitemaps.len() > 1 { ", …" } else { "" }
+        );
+    }
     Ok(())
 }
 

@@ -304,6 +304,10 @@ pub struct SiteMap {
     /// `links`): learning checks whether the pattern needs them ([`crate::pattern`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub scripted: BTreeMap<u32, Vec<u32>>,
+    /// The sitemaps the robots.txt of the site's hosts name (`Sitemap:` lines, resolved):
+    /// mapping follows links only, a crawl reads them too ([`crate::crawler::CrawlConfig::read_sitemaps`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sitemaps: Vec<String>,
 }
 
 /// A map's breadth-first tree ([`SiteMap::breadth_first`]), indexed by node id.
@@ -1008,6 +1012,7 @@ impl Mapper {
                 place_weight: config.similarity.place_weight,
                 target_links: config.expand_targets,
                 scripted: BTreeMap::new(),
+                sitemaps: Vec::new(),
                 nodes: vec![Node {
                     url: entry_c,
                     parent: None,
@@ -1390,8 +1395,17 @@ impl Mapper {
     }
 
     fn take(&mut self, id: u64, result: FetchResult, now_ms: u64) {
-        let Delivered::Page(q, result) = self.state.frontier.deliver(id, result) else {
-            return;
+        let (q, result) = match self.state.frontier.deliver(id, result) {
+            Delivered::Page(q, result) => (q, result),
+            Delivered::Robots { sitemaps } => {
+                for s in sitemaps {
+                    if !self.state.map.sitemaps.contains(&s) {
+                        self.state.map.sitemaps.push(s);
+                    }
+                }
+                return;
+            }
+            Delivered::Unknown => return,
         };
         if q.item.script {
             self.state.progress.scripts += 1;
@@ -2734,6 +2748,35 @@ pub(crate) mod tests {
             "two languages: none"
         );
         assert_eq!(crate::language::other_languages(map), ["fr"]);
+    }
+
+    /// The map records the sitemaps robots.txt names (resolved, once each) and does not fetch
+    /// them: learning follows links, a crawl reads sitemaps.
+    #[test]
+    fn the_map_records_the_sitemaps_robots_txt_names() {
+        let with_sitemaps = |url: &str| {
+            if url == "http://shop.test/robots.txt" {
+                html(
+                    "User-agent: *\nSitemap: /maps/a.xml\nSitemap: http://shop.test/maps/a.xml\nSitemap: https://cdn.test/b.xml.gz\n",
+                )
+            } else {
+                site(url)
+            }
+        };
+        let mut m = mapper();
+        drive(&mut m, &with_sitemaps);
+        let map = m.site_map();
+        assert_eq!(
+            map.sitemaps,
+            ["http://shop.test/maps/a.xml", "https://cdn.test/b.xml.gz"]
+        );
+        assert!(!map.nodes.iter().any(|n| n.url.contains("/maps/")));
+        let json = serde_json::to_string(map).expect("json");
+        let back: SiteMap = serde_json::from_str(&json).expect("back");
+        assert_eq!(back.sitemaps, map.sitemaps);
+        let mut plain = mapper();
+        drive(&mut plain, &site);
+        assert!(plain.site_map().sitemaps.is_empty());
     }
 
     /// shop.test with its items listed in two categories, `/item/N.html?from=CAT`, each page

@@ -726,6 +726,7 @@ mod tests {
                 }],
                 target_links: false,
                 scripted: Default::default(),
+                sitemaps: vec![],
             }
         };
         let target_regexes = |map: &SiteMap| {

@@ -1889,6 +1889,7 @@ mod tests {
             forms: vec![],
             target_links: false,
             scripted: Default::default(),
+            sitemaps: vec![],
         };
         let scope = Scope::for_url("http://h/", false).expect("scope");
         let err = |map: &SiteMap| {

@@ -110,6 +110,9 @@ struct Learned<'a> {
     /// The URL shapes mapping fetched last for yielding nothing, with their pages it left
     /// unfetched ([`crate::mapper::shapes::left_unfetched`]).
     left_unfetched: Vec<LeftUnfetched>,
+    /// The sitemaps the site's robots.txt names ([`crate::mapper::SiteMap::sitemaps`]): a crawl
+    /// reads them, learning does not.
+    sitemaps: Vec<String>,
 }
 
 /// A barren URL shape and its pages left unfetched.
@@ -498,6 +501,7 @@ impl Job {
                 .into_iter()
                 .map(|(shape, pages)| LeftUnfetched { shape, pages })
                 .collect(),
+            sitemaps: map.sitemaps.clone(),
         })
     }
 

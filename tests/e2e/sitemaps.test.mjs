@@ -3,7 +3,7 @@
 // gzip-compressed XML sitemap, served as application/gzip, which the browser's fetch does not
 // inflate, and a text one. Learning maps the links alone (three items); the crawl reads the
 // sitemaps (Rust's `sitemap`) and collects the items no listing links, as new pages, except the
-// one robots.txt disallows. The panel counts the sitemaps read.
+// one robots.txt disallows. The panel counts the sitemaps read and names those learning did not read.
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -64,4 +64,9 @@ test('a crawl reads the sitemaps robots.txt names and collects the items no list
   await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${learn.crawlerId}`);
   await panel.waitForFunction(() => !document.getElementById('sitemaps-box').hidden);
   assert.match(await panel.locator('#n-sitemaps').textContent(), /^3 \/ [3-6]$/);
+  // Learning says which sitemaps it did not read, and that the crawl reads them.
+  assert.deepEqual(learn.result.sitemaps, [`${site.url}maps/index.xml`]);
+  await panel.waitForFunction(() => !document.getElementById('sitemaps-note').hidden);
+  assert.match(await panel.locator('#sitemaps-note').textContent(),
+    /^The site's robots\.txt names a sitemap \(http:\/\/127\.0\.0\.1:\d+\/maps\/index\.xml\): learning follows links only; the crawl reads it too/);
 });
