@@ -1150,13 +1150,17 @@ impl Crawler {
     }
 
     /// Queues sitemaps (named by robots.txt or listed by an index) on the crawl's site, each
-    /// once, at most [`MAX_SITEMAPS`] in all.
+    /// once, at most [`MAX_SITEMAPS`] in all; those on another site are passed over, said so.
     fn queue_sitemaps(&mut self, urls: Vec<String>) {
         for url in urls {
             let Some(url) = canon::canonicalize(&url) else {
                 continue;
             };
-            if !self.scope.contains(&url) || self.state.frontier.is_seen(&url) {
+            if self.state.frontier.is_seen(&url) {
+                continue;
+            }
+            if !self.scope.contains(&url) {
+                self.skip(url, "sitemap on another site: not read".into());
                 continue;
             }
             if self.state.sitemap_urls.len() >= MAX_SITEMAPS {
