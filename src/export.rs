@@ -1130,9 +1130,12 @@ class PatternSpider(scrapy.Spider):
             if len(body) > SITEMAP_MAX_BYTES:
                 return
         if body.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
-            sitemap = Sitemap(body)
-            kind = sitemap.type
-            urls = [entry["loc"].strip() for entry in sitemap if entry.get("loc")]
+            try:
+                sitemap = Sitemap(body)
+                kind = sitemap.type
+                urls = [entry["loc"].strip() for entry in sitemap if entry.get("loc")]
+            except (SyntaxError, ValueError, AttributeError, TypeError):
+                return  # not XML that lxml can recover: not a sitemap
         else:
             lines = [line.strip() for line in body.decode("utf-8", "replace").splitlines()
                      if line.strip()]
