@@ -823,7 +823,7 @@ pub struct HeadingKind {
     /// Targets whose heading follows it (with those a verdict on the kind left out).
     pub targets: usize,
     /// Up to [`KIND_SAMPLES`] of them: the most similar to the example, the middle one and the
-    /// least ([`crate::mapper::samples`]).
+    /// least, as [`crate::mapper::SiteMap::targets_by`] shows a group.
     pub samples: Vec<String>,
     /// The example's heading follows it.
     pub example: bool,
@@ -940,7 +940,7 @@ pub struct KindBelow {
     /// Fetched pages below θ whose heading follows it (those a verdict took included).
     pub pages: usize,
     /// Up to [`KIND_SAMPLES`] of them: the most similar to the example (the nearest θ), the
-    /// middle one and the least ([`crate::mapper::samples`]).
+    /// middle one and the least, as [`crate::mapper::SiteMap::targets_by`] shows a group.
     pub samples: Vec<String>,
     /// The highest similarity among them.
     pub best: f32,
