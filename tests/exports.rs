@@ -98,6 +98,11 @@ fn assert_scrapy_collects(pattern: &Path, dir: &Path, crawled: &BTreeSet<String>
 /// Exports the pattern at `pattern` as a Scrapy project under `dir`, runs its spider, and
 /// returns the URLs it collected.
 fn scrapy_urls(pattern: &Path, dir: &Path) -> BTreeSet<String> {
+    scrapy_urls_with(pattern, dir, &[])
+}
+
+/// [`scrapy_urls`] with more arguments for `scrapy crawl` (`-s NAME=VALUE`).
+fn scrapy_urls_with(pattern: &Path, dir: &Path, args: &[&str]) -> BTreeSet<String> {
     let project = dir.join("project");
     exemplar(&[
         "export-scrapy",
@@ -108,7 +113,18 @@ fn scrapy_urls(pattern: &Path, dir: &Path) -> BTreeSet<String> {
         exemplar::pattern::Pattern::from_json(&std::fs::read_to_string(pattern).expect("pattern"))
             .expect("valid pattern");
     let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
-    common::scrapy_crawl(&project, &name).into_iter().collect()
+    common::scrapy_crawl_args(&project, &name, args)
+        .into_iter()
+        .collect()
+}
+
+/// Writes a pattern (a hand-made one, [`common::hand_pattern`]) to `dir/pattern.json`, checked
+/// valid, and returns its path.
+fn write_pattern(dir: &Path, pattern: &serde_json::Value) -> PathBuf {
+    let path = dir.join("pattern.json");
+    std::fs::write(&path, pattern.to_string()).expect("write pattern");
+    exemplar::pattern::Pattern::from_json(&pattern.to_string()).expect("valid pattern");
+    path
 }
 
 /// The target URI of every response record of a WARC file, in order, as `warcio` reads them
@@ -369,9 +385,7 @@ fn scrapy_follows_links_to_deeper_levels_as_the_crawler_does() {
         ],
         true,
     );
-    let path = dir.join("pattern.json");
-    std::fs::write(&path, pattern.to_string()).expect("write pattern");
-    exemplar::pattern::Pattern::from_json(&pattern.to_string()).expect("valid pattern");
+    let path = write_pattern(&dir, &pattern);
     let crawled = crawl_urls(&path);
     let items = |names: &[&str]| -> BTreeSet<String> {
         names
@@ -426,9 +440,7 @@ fn scrapy_refuses_the_directories_judged_unlike_as_the_crawler_does() {
         "unlikeDirectories": [url("guide/"), url("item/")],
     });
     pattern["unlikeByDirectory"] = serde_json::json!([url("howto/h1.html")]);
-    let path = dir.join("pattern.json");
-    std::fs::write(&path, pattern.to_string()).expect("write pattern");
-    exemplar::pattern::Pattern::from_json(&pattern.to_string()).expect("valid pattern");
+    let path = write_pattern(&dir, &pattern);
     let before = server.requests();
     let crawled = crawl_urls(&path);
     let expected: BTreeSet<String> = ["item/a.html", "guide/g2.html"].map(url).into();
@@ -496,8 +508,7 @@ fn scrapy_collects_a_canonical_page_once_as_the_crawler_does() {
         &[("list-[ab]\\.html", false), ("[ab]/[a-z]+\\.html", false)],
         true,
     );
-    let path = dir.join("pattern.json");
-    std::fs::write(&path, pattern.to_string()).expect("write pattern");
+    let path = write_pattern(&dir, &pattern);
     let crawled = crawl_urls(&path);
     let url = |p: &str| format!("{base}/{p}");
     // The kettle once (whichever copy came first); the stool's copies name two canonical URLs,
@@ -517,18 +528,7 @@ fn scrapy_collects_a_canonical_page_once_as_the_crawler_does() {
     // Which copy comes first depends on the order of the answers: the spider runs one request
     // at a time (so both Scrapy versions meet the copies in one order), and the two crawls
     // agree up to the kettle's copy.
-    let project = dir.join("project");
-    exemplar(&[
-        "export-scrapy",
-        path.to_str().expect("path"),
-        project.to_str().expect("path"),
-    ]);
-    let p = exemplar::pattern::Pattern::from_json(&pattern.to_string()).expect("valid pattern");
-    let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
-    let got: BTreeSet<String> =
-        common::scrapy_crawl_args(&project, &name, &["-s", "CONCURRENT_REQUESTS=1"])
-            .into_iter()
-            .collect();
+    let got = scrapy_urls_with(&path, &dir, &["-s", "CONCURRENT_REQUESTS=1"]);
     let kettle_once = |urls: &BTreeSet<String>| -> BTreeSet<String> {
         urls.iter()
             .map(|u| u.replace("/a/kettle.html", "/b/kettle.html"))
@@ -611,8 +611,7 @@ fn scrapy_reads_the_sitemaps_robots_txt_names_as_the_crawler_does() {
         &[("list\\.html", false), ("item/[0-9]+\\.html", false)],
         true,
     );
-    let path = dir.join("pattern.json");
-    std::fs::write(&path, pattern.to_string()).expect("write pattern");
+    let path = write_pattern(&dir, &pattern);
     let crawled = crawl_urls(&path);
     // Item 6 is listed, but robots.txt disallows it.
     let expected: BTreeSet<String> = (1..=5).map(|i| url(&format!("item/{i}.html"))).collect();

@@ -1551,6 +1551,16 @@ impl Mapper {
         for s in signatures {
             self.state.signatures.insert(s, node);
         }
+        // A page naming the canonical URL, title and heading of a target already found is that
+        // target under another URL, whatever it scores: counted once, its links (the same
+        // page's) not read again, and no look-alike of its directory (before `place`).
+        let canonical = canonical_signature(&page);
+        if let Some(&of) = canonical
+            .and_then(|sig| self.state.signatures.get(&sig))
+            .filter(|&&of| of != node)
+        {
+            return (200, NodeState::Duplicate { of });
+        }
         let verdict = self.example.compare(&page);
         let similar = self.place(node, &verdict);
         let n = &mut self.state.map.nodes[node as usize];
@@ -1577,20 +1587,9 @@ impl Mapper {
         // The entry page is always expanded: it is where navigation starts, even when it looks
         // like the example. A target's links wait until everything else has been visited.
         if similar && node != 0 {
-            // A target naming the canonical URL, title and heading of one already found is that
-            // page under another URL: counted once, its links (the same page's) not read again.
-            if let Some(sig) = canonical_signature(&page) {
-                match self.state.signatures.get(&sig) {
-                    Some(&of) if of != node => {
-                        let n = &mut self.state.map.nodes[node as usize];
-                        n.similarity = None;
-                        n.unplaced = None;
-                        return (200, NodeState::Duplicate { of });
-                    }
-                    _ => {
-                        self.state.signatures.insert(sig, node);
-                    }
-                }
+            // Only targets are known by what they declare ([`canonical_signature`]).
+            if let Some(sig) = canonical {
+                self.state.signatures.insert(sig, node);
             }
             let url = self.state.map.nodes[node as usize].url.clone();
             self.name_target(&url);
@@ -1899,9 +1898,9 @@ pub(crate) fn body_signature(body: &[u8]) -> u64 {
 /// ([`Page::canonical`]), title and main heading, when it declares one. Two targets that share
 /// it are one page served under two URLs even where their bytes differ (a "recently viewed"
 /// block, the category path in a breadcrumb, a tracking parameter echoed in the links), which
-/// the content signatures cannot see. Only targets are compared by it (mapping and crawling):
-/// a listing whose later pages all name the first as canonical, as misconfigured sites do,
-/// must still be followed page by page. The title and heading guard against a site naming one
+/// the content signatures cannot see. Only targets are known by it (mapping and crawling
+/// record the targets' and compare pages with them): a listing whose later pages all name the
+/// first as canonical, as misconfigured sites do, must still be followed page by page. The title and heading guard against a site naming one
 /// URL canonical on every page (its home page): such pages differ in them. Tagged apart from
 /// the other signatures, with which it shares their map.
 pub(crate) fn canonical_signature(page: &Page) -> Option<u64> {
