@@ -9,9 +9,15 @@
 //! often gzip-compressed (`sitemap.xml.gz`, served as `application/gzip`, which neither the
 //! browser's `fetch` nor an HTTP client inflates): they are inflated here. Bounded as the
 //! protocol bounds a sitemap: 50,000 URLs and 50 MB uncompressed.
+//!
+//! Mapping reads them too, once it has followed every link ([`crate::mapper`]): the pages they
+//! list that no link reached become links of the entry page, as a crawl reads them, so a site
+//! whose listings are drawn by scripts can still be learned.
 
 /// URLs read from one sitemap at most (the protocol's limit).
 pub const MAX_URLS: usize = 50_000;
+/// Sitemap files one run reads at most (those robots.txt names and those their indexes list).
+pub const MAX_FILES: usize = 1_000;
 /// Uncompressed size of one sitemap at most, in bytes (the protocol's limit).
 pub const MAX_BYTES: usize = 50 * 1024 * 1024;
 
@@ -34,6 +40,20 @@ pub struct Sitemap {
     pub urls: Vec<String>,
     /// The file listed more than [`MAX_URLS`] URLs: the rest were not read.
     pub truncated: bool,
+}
+
+/// Reads a sitemap from the answer to a sitemap request: a 2xx response's body.
+///
+/// # Errors
+/// Why it was not read: the request's failure, an HTTP status outside 2xx, or [`parse`]'s error.
+pub fn read(result: &crate::fetch::FetchResult) -> Result<Sitemap, String> {
+    match result {
+        crate::fetch::FetchResult::Failed(e) => Err(e.clone()),
+        crate::fetch::FetchResult::Response(r) if !(200..300).contains(&r.status) => {
+            Err(format!("HTTP {}", r.status))
+        }
+        crate::fetch::FetchResult::Response(r) => parse(&r.body),
+    }
 }
 
 /// Reads a sitemap from a response body (gzip-compressed or not).
@@ -226,7 +246,7 @@ fn gunzip(body: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const URLSET: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -284,7 +304,7 @@ mod tests {
     }
 
     /// A gzip member as `gzip -n` writes it (no name), and one with a file name and comment.
-    fn gzip(data: &[u8], flags: u8, extra: &[u8]) -> Vec<u8> {
+    pub(crate) fn gzip(data: &[u8], flags: u8, extra: &[u8]) -> Vec<u8> {
         let mut out = vec![0x1f, 0x8b, 8, flags, 0, 0, 0, 0, 0, 3];
         out.extend_from_slice(extra);
         out.extend(miniz_oxide::deflate::compress_to_vec(data, 6));

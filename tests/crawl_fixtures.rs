@@ -752,3 +752,130 @@ fn a_site_where_only_the_example_reaches_theta_is_learned_at_the_theta_its_score
     assert_eq!(paths(&base, &crawled.targets), interfaces);
     assert_eq!(crawled.coverage.missed, Vec::<String>::new());
 }
+
+/// A shop whose catalogue the browser draws with a script from a JSON feed (no link and no
+/// page URL in the HTML or the script): `products` products at `/product/<slug>-<n>`, listed
+/// only by the sitemap its robots.txt names (with the home, about and help pages, which links
+/// reach too).
+fn script_shop(path: &str, products: usize) -> exemplar::serve::Response {
+    use exemplar::serve::Response;
+    let page = |title: &str, body: &str| {
+        Response::html(format!(
+            "<!DOCTYPE html><html><head><title>{title}</title><script src='/app.js'></script></head>\
+             <body><header><a href='/'>Shop</a> <a href='/about'>About</a> <a href='/help'>Help</a></header>\
+             <main>{body}</main><footer><p>© Shop</p></footer></body></html>"
+        ))
+    };
+    let slug = |n: usize| format!("{}-{n}", ["chair", "table", "lamp"][n % 3]);
+    match path {
+        "/robots.txt" => Response {
+            status: 200,
+            headers: vec![("Content-Type".into(), "text/plain".into())],
+            body: b"User-agent: *\nSitemap: /sitemap.xml\n".to_vec(),
+            delay: None,
+        },
+        "/sitemap.xml" => {
+            let locs: String = ["/", "/about", "/help"]
+                .iter()
+                .map(|p| p.to_string())
+                .chain((1..=products).map(|n| format!("/product/{}", slug(n))))
+                .map(|p| format!("<url><loc>http://{{host}}{p}</loc></url>"))
+                .collect();
+            Response {
+                status: 200,
+                headers: vec![("Content-Type".into(), "application/xml".into())],
+                body: format!(
+                    "<?xml version='1.0'?><urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>{locs}</urlset>"
+                )
+                .into_bytes(),
+                delay: None,
+            }
+        }
+        "/app.js" => Response {
+            status: 200,
+            headers: vec![("Content-Type".into(), "text/javascript".into())],
+            body: b"for (const p of feed) document.querySelector('main').append(card(p));".to_vec(),
+            delay: None,
+        },
+        "/" => page("Shop", "<h1>Our products</h1><div id=catalogue></div>"),
+        "/about" => page("About", "<p>We sell furniture.</p><p>Since 1999.</p>"),
+        "/help" => page("Help", "<p>Ask us.</p>"),
+        p => match p.strip_prefix("/product/").and_then(|s| s.rsplit_once('-')) {
+            Some((kind, n)) if n.parse().is_ok_and(|n: usize| (1..=products).contains(&n)) => page(
+                &format!("{kind} {n}"),
+                &format!(
+                    "<article class=product><h1>{kind} {n}</h1><p class=price>R$ {n}9,90</p>\
+                     <table class=spec><tr><th>Colour</th><td>oak</td></tr><tr><th>Size</th><td>{n} cm</td></tr></table>\
+                     <p class=desc>A {kind} for your home.</p><button>Buy</button></article>"
+                ),
+            ),
+            _ => Response::not_found(),
+        },
+    }
+}
+
+/// A site whose listings are drawn by scripts is learned from its sitemap (read once every link
+/// is followed): every product is a target, reached from the entry through the sitemap, and the
+/// crawl — which reads the sitemap as the entry page's links — collects them, and the products
+/// added since; the Scrapy spider too. Without the sitemap, learning finds no product.
+#[test]
+fn a_catalogue_drawn_by_scripts_is_learned_and_crawled_from_its_sitemap() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let products = Arc::new(AtomicUsize::new(20));
+    let count = Arc::clone(&products);
+    let host: Arc<std::sync::OnceLock<String>> = Arc::default();
+    let host_in = Arc::clone(&host);
+    let server = Server::start(0, move |req: &exemplar::serve::Request| {
+        let mut r = script_shop(&req.path, count.load(Ordering::SeqCst));
+        if req.path == "/sitemap.xml" {
+            let h = host_in.get().cloned().unwrap_or_default();
+            r.body = String::from_utf8_lossy(&r.body).replace("{host}", &h).into_bytes();
+        }
+        r
+    })
+    .expect("server");
+    let base = server.url();
+    host.set(base.trim_start_matches("http://").to_string())
+        .expect("host once");
+    let products_of = |n: usize| -> BTreeSet<String> {
+        (1..=n)
+            .map(|n| format!("/product/{}-{n}", ["chair", "table", "lamp"][n % 3]))
+            .collect()
+    };
+    let learn = |read_sitemaps: bool| {
+        let config = MapConfig {
+            read_sitemaps,
+            ..MapConfig::default()
+        };
+        learn_fast(&format!("{base}/"), &format!("{base}/product/chair-3"), config)
+    };
+    let err = learn(false).err().unwrap_or_default();
+    assert!(err.contains("no page similar"), "{err}");
+
+    let learned = learn(true).expect("learn");
+    let map = &learned.map;
+    let targets: Vec<String> = map
+        .targets()
+        .map(|t| map.nodes[t as usize].url.clone())
+        .collect();
+    assert_eq!(paths(&base, &targets), products_of(20));
+    assert_eq!(learned.progress.sitemaps, 1);
+    assert_eq!(learned.progress.sitemap_links, 20);
+    let p = learned.pattern;
+    assert_eq!(p.levels.len(), 1, "{}", p.render());
+    assert_eq!(p.stats.targets_reached, 20, "{}", p.render());
+
+    // Five products added since learning: the crawl reads the sitemap again.
+    products.store(25, Ordering::SeqCst);
+    let spec = exemplar::export::ScrapySpec::from_pattern(&p);
+    let crawled = crawl_fast(p);
+    assert_eq!(paths(&base, &crawled.targets), products_of(25));
+    assert_eq!(crawled.coverage.missed, Vec::<String>::new());
+    assert_eq!(crawled.coverage.new.len(), 5);
+    // The entry, the sitemap and the products: nothing else.
+    assert_eq!(crawled.progress.fetched, 27);
+
+    let scraped = scrapy_crawl_spec(&spec, "sitemap-shop");
+    assert_eq!(paths(&base, &scraped), products_of(25));
+}

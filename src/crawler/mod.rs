@@ -65,7 +65,7 @@ fn read_sitemaps_default() -> bool {
 }
 
 /// Sitemap files a crawl reads at most (those robots.txt names, and those their indexes list).
-pub const MAX_SITEMAPS: usize = 1_000;
+pub const MAX_SITEMAPS: usize = crate::sitemap::MAX_FILES;
 
 impl Default for CrawlConfig {
     fn default() -> Self {
@@ -1181,24 +1181,19 @@ impl Crawler {
     /// start page's links are (targets where the last level matches them, listings where the
     /// first does). A body cut at the size limit is read as far as it goes.
     fn read_sitemap(&mut self, url: String, result: FetchResult) {
-        let r = match result {
-            FetchResult::Failed(e) => {
-                self.skip(url, format!("sitemap not read: {e}"));
-                return;
-            }
-            FetchResult::Response(r) => r,
-        };
-        self.state.progress.bytes += r.body.len() as u64;
-        if !(200..300).contains(&r.status) {
-            self.skip(url, format!("sitemap not read: HTTP {}", r.status));
-            return;
+        if let FetchResult::Response(r) = &result {
+            self.state.progress.bytes += r.body.len() as u64;
         }
-        let sitemap = match crate::sitemap::parse(&r.body) {
+        let sitemap = match crate::sitemap::read(&result) {
             Ok(s) => s,
             Err(e) => {
                 self.skip(url, format!("sitemap not read: {e}"));
                 return;
             }
+        };
+        let status = match &result {
+            FetchResult::Response(r) => r.status,
+            FetchResult::Failed(_) => 0,
         };
         if sitemap.truncated {
             self.events.push_back(Event::Skipped {
@@ -1241,7 +1236,7 @@ impl Crawler {
         self.events.push_back(Event::Page {
             url,
             level: 0,
-            status: r.status,
+            status,
             followed,
         });
     }

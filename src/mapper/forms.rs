@@ -531,6 +531,7 @@ impl Mapper {
                 Item {
                     node: id,
                     script: false,
+                    sitemap: false,
                 },
             );
         }

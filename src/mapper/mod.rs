@@ -87,6 +87,12 @@ pub struct MapConfig {
     /// pages of one shape, none a target nor leading to one): under a page budget, targets
     /// first.
     pub defer_barren: bool,
+    /// Once every link has been followed, read the sitemaps the site's robots.txt names (when
+    /// robots.txt is obeyed): the pages they list that no link reached become links of the
+    /// entry page, as a crawl reads them ([`crate::crawler::CrawlConfig::read_sitemaps`]), so
+    /// a site whose listings are drawn by scripts is learned from its sitemaps. Pages links
+    /// reached keep their place: the levels are learned from the links.
+    pub read_sitemaps: bool,
 }
 
 impl Default for MapConfig {
@@ -108,6 +114,7 @@ impl Default for MapConfig {
             script_links: true,
             max_scripts: script_links::DEFAULT_MAX_SCRIPTS,
             defer_barren: true,
+            read_sitemaps: true,
         }
     }
 }
@@ -304,10 +311,15 @@ pub struct SiteMap {
     /// `links`): learning checks whether the pattern needs them ([`crate::pattern`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub scripted: BTreeMap<u32, Vec<u32>>,
-    /// The sitemaps the robots.txt of the site's hosts name (`Sitemap:` lines, resolved):
-    /// mapping follows links only, a crawl reads them too ([`crate::crawler::CrawlConfig::read_sitemaps`]).
+    /// The sitemaps the robots.txt of the site's hosts name (`Sitemap:` lines, resolved): a
+    /// crawl reads them ([`crate::crawler::CrawlConfig::read_sitemaps`]), mapping once it has
+    /// followed every link ([`MapConfig::read_sitemaps`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sitemaps: Vec<String>,
+    /// The pages no link reached that the sitemaps list: links of the entry page (a subset of
+    /// its `links`), as a crawl reads sitemaps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sitemap_links: Vec<u32>,
 }
 
 /// A map's breadth-first tree ([`SiteMap::breadth_first`]), indexed by node id.
@@ -350,6 +362,11 @@ impl SiteMap {
             }
             for &l in self.scripted.get(&(i as u32)).into_iter().flatten() {
                 node(l, &|| format!("a scripted link of node {i}"))?;
+            }
+            if i == 0 {
+                for &l in &self.sitemap_links {
+                    node(l, &|| "a sitemap's page".into())?;
+                }
             }
             if let Some(form) = x.form.filter(|&form| form as usize >= f) {
                 return Err(dangling(format!("the form of node {i}"), form, f, "forms"));
@@ -814,9 +831,20 @@ pub struct Progress {
     /// with [`MapConfig::follow_nofollow`], or when robots.txt is not obeyed).
     #[serde(default)]
     pub nofollow: usize,
+    /// Sitemap requests answered ([`MapConfig::read_sitemaps`]); they count in the page budget.
+    #[serde(default)]
+    pub sitemaps: usize,
+    /// Pages the sitemaps list that no link reached, queued as the entry page's links.
+    #[serde(default)]
+    pub sitemap_links: usize,
 }
 
 impl Progress {
+    /// Requests answered that count in the page budget: pages, scripts and sitemaps.
+    pub fn requests(&self) -> usize {
+        self.fetched + self.scripts + self.sitemaps
+    }
+
     /// Why a mapping whose learning found nothing may have stopped short, when pages' robots
     /// meta tags kept their links unfollowed (gitweb writes `nofollow` into every page), or
     /// None. `ignore` names how the user ignores robots (a flag, a setting).
@@ -851,6 +879,9 @@ struct Item {
     /// A script the pages of the map include, not a page.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     script: bool,
+    /// A sitemap ([`MapConfig::read_sitemaps`]), not a page.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    sitemap: bool,
 }
 
 /// A page waiting for a script it includes.
@@ -911,6 +942,13 @@ pub struct Snapshot {
     /// The same-site scripts pages include, and the pages waiting for them.
     #[serde(default)]
     scripts: ScriptTable<ScriptWaiter>,
+    /// The sitemap files queued ([`MapConfig::read_sitemaps`], at most
+    /// [`crate::sitemap::MAX_FILES`]): asked as sitemaps. Empty until every link was followed.
+    #[serde(default)]
+    sitemap_files: BTreeSet<String>,
+    /// The sitemaps robots.txt names were queued (once: after every link was followed).
+    #[serde(default)]
+    sitemaps_queued: bool,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -998,6 +1036,7 @@ impl Mapper {
             Item {
                 node: 0,
                 script: false,
+                sitemap: false,
             },
         );
         let mut index = HashMap::new();
@@ -1013,6 +1052,7 @@ impl Mapper {
                 target_links: config.expand_targets,
                 scripted: BTreeMap::new(),
                 sitemaps: Vec::new(),
+                sitemap_links: Vec::new(),
                 nodes: vec![Node {
                     url: entry_c,
                     parent: None,
@@ -1042,6 +1082,8 @@ impl Mapper {
             held: BTreeSet::new(),
             arrived: InOrder::default(),
             scripts: ScriptTable::default(),
+            sitemap_files: BTreeSet::new(),
+            sitemaps_queued: false,
         };
         Mapper::from_state(state)
     }
@@ -1170,6 +1212,7 @@ impl Mapper {
         let item = Item {
             node: id,
             script: false,
+            sitemap: false,
         };
         if self.state.config.defer_barren && self.shapes.never_html(&url) {
             self.state.frontier.push_later(url, item);
@@ -1319,7 +1362,7 @@ impl Mapper {
             // The page budget counts the requests asked, so that it is never overrun: once
             // they fill it, nothing more is asked and their results are taken in order.
             let in_flight = self.state.frontier.pages_in_flight();
-            let answered = self.state.progress.fetched + self.state.progress.scripts;
+            let answered = self.state.progress.requests();
             if self.state.stopped.is_none() && answered + in_flight >= self.state.config.max_pages {
                 match self.state.arrived.oldest(&self.state.frontier) {
                     Some((id, result)) => self.take(id, result, now_ms),
@@ -1332,12 +1375,17 @@ impl Mapper {
                 Next::Fetch(mut r) => {
                     if self.state.scripts.is_asked(&r.url) {
                         r.kind = RequestKind::Script;
+                    } else if self.state.sitemap_files.contains(&r.url) {
+                        r.kind = RequestKind::Sitemap;
                     }
                     return Poll::Fetch(r);
                 }
                 Next::Disallowed(q) if q.item.script => {
                     self.state.progress.skipped += 1;
                     self.script_answered(&q.url, Err("disallowed by robots.txt".into()));
+                }
+                Next::Disallowed(q) if q.item.sitemap => {
+                    self.skip(q.url, "sitemap not read: disallowed by robots.txt".into());
                 }
                 Next::Disallowed(q) => {
                     self.state.map.nodes[q.item.node as usize].state = NodeState::Disallowed;
@@ -1369,6 +1417,10 @@ impl Mapper {
                         continue;
                     }
                     if self.state.stopped.is_none() && self.state.frontier.resume_later() {
+                        continue;
+                    }
+                    // Every link followed: the sitemaps, for the pages no link reaches.
+                    if self.state.stopped.is_none() && self.queue_named_sitemaps() {
                         continue;
                     }
                     if self.state.stopped.is_none() {
@@ -1407,15 +1459,18 @@ impl Mapper {
             }
             Delivered::Unknown => return,
         };
-        if q.item.script {
-            self.state.progress.scripts += 1;
+        if q.item.script || q.item.sitemap {
             if let FetchResult::Response(r) = &result {
                 self.state.progress.bytes += r.body.len() as u64;
             }
-            self.script_answered(&q.url, script_links::read(result));
-            if self.state.progress.fetched + self.state.progress.scripts
-                >= self.state.config.max_pages
-            {
+            if q.item.script {
+                self.state.progress.scripts += 1;
+                self.script_answered(&q.url, script_links::read(result));
+            } else {
+                self.state.progress.sitemaps += 1;
+                self.read_sitemap(q.url, &result);
+            }
+            if self.state.progress.requests() >= self.state.config.max_pages {
                 self.stop(StopReason::MaxPages);
             }
             return;
@@ -1442,8 +1497,7 @@ impl Mapper {
             target: state == NodeState::Target,
             state,
         });
-        if self.state.progress.fetched + self.state.progress.scripts >= self.state.config.max_pages
-        {
+        if self.state.progress.requests() >= self.state.config.max_pages {
             self.stop(StopReason::MaxPages);
         }
         self.answered(node);
@@ -1781,7 +1835,11 @@ impl Mapper {
             match self.state.scripts.include(&url, waiter, max) {
                 Include::Read => self.link_script(node, base.as_deref(), &url, queue),
                 Include::Ask => {
-                    let item = Item { node, script: true };
+                    let item = Item {
+                        node,
+                        script: true,
+                        sitemap: false,
+                    };
                     if self.state.stopped.is_some() {
                         self.script_answered(&url, Err("mapping stopped".into()));
                     } else if !self.state.frontier.push_first(url.clone(), item) {
@@ -1816,6 +1874,112 @@ impl Mapper {
                 .or_default()
                 .extend_from_slice(added);
         }
+    }
+
+    /// Queues the sitemaps robots.txt named ([`MapConfig::read_sitemaps`]), once, when every
+    /// link has been followed; false when there were none to queue.
+    fn queue_named_sitemaps(&mut self) -> bool {
+        if self.state.sitemaps_queued
+            || !self.state.config.read_sitemaps
+            || !self.state.config.politeness.obey_robots
+        {
+            return false;
+        }
+        self.state.sitemaps_queued = true;
+        let named = self.state.map.sitemaps.clone();
+        self.queue_sitemaps(named)
+    }
+
+    /// Queues sitemap files on the site, each once, at most [`crate::sitemap::MAX_FILES`] in
+    /// all; those on another site are passed over, said so. Returns whether any was queued.
+    fn queue_sitemaps(&mut self, urls: Vec<String>) -> bool {
+        let mut any = false;
+        for url in urls {
+            let Some(url) = canon::canonicalize(&url) else {
+                continue;
+            };
+            if self.state.sitemap_files.contains(&url) || self.state.frontier.is_seen(&url) {
+                continue;
+            }
+            if !self.scope.contains(&url) {
+                self.skip(url, "sitemap on another site: not read".into());
+                continue;
+            }
+            if self.state.sitemap_files.len() >= crate::sitemap::MAX_FILES {
+                let max = crate::sitemap::MAX_FILES;
+                self.skip(url, format!("sitemap: more than {max} sitemaps"));
+                continue;
+            }
+            let item = Item {
+                node: 0,
+                script: false,
+                sitemap: true,
+            };
+            if self.state.frontier.push(url.clone(), item) {
+                self.state.sitemap_files.insert(url);
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// A sitemap's answer: an index's sitemaps are queued; the pages a sitemap lists that no
+    /// link reached (nor an earlier sitemap) become links of the entry page, queued as links
+    /// are (those named like a target first). Pages already on the map gain no link: their
+    /// place in the site is where links put them.
+    fn read_sitemap(&mut self, url: String, result: &FetchResult) {
+        let sitemap = match crate::sitemap::read(result) {
+            Ok(s) => s,
+            Err(e) => {
+                self.skip(url, format!("sitemap not read: {e}"));
+                return;
+            }
+        };
+        if sitemap.truncated {
+            let max = crate::sitemap::MAX_URLS;
+            self.events.push_back(Event::Skipped {
+                url: url.clone(),
+                reason: format!(
+                    "the sitemap lists more than {max} URLs (the protocol's limit): the rest were not read"
+                ),
+            });
+        }
+        if sitemap.kind == crate::sitemap::Kind::Index {
+            self.queue_sitemaps(sitemap.urls);
+            return;
+        }
+        // The page budget bounds what is created: a site listing millions of pages must not
+        // fill the map (memory) beyond what mapping may fetch.
+        let room = self
+            .state
+            .config
+            .max_pages
+            .saturating_sub(self.state.progress.requests() + self.state.frontier.queued());
+        let mut new: Vec<Option<String>> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
+        for u in &sitemap.urls {
+            if new.len() >= room {
+                break;
+            }
+            if let Some(c) = canon::canonicalize(u)
+                && self.scope.contains(&c)
+                && !self.state.index.contains_key(&c)
+                && seen.insert(c.clone())
+            {
+                new.push(Some(c));
+            }
+        }
+        let before = self.state.map.nodes[0].links.len();
+        let links = self.link(0, new, true);
+        let added = links[before.min(links.len())..].to_vec();
+        self.state.progress.sitemap_links += added.len();
+        self.state.map.sitemap_links.extend(added);
+    }
+
+    /// Counts and reports a URL passed over.
+    fn skip(&mut self, url: String, reason: String) {
+        self.state.progress.skipped += 1;
+        self.events.push_back(Event::Skipped { url, reason });
     }
 
     /// Queues the URLs held back from targets; false when there were none.
@@ -2776,6 +2940,189 @@ pub(crate) mod tests {
         let mut plain = mapper();
         drive(&mut plain, &site);
         assert!(plain.site_map().sitemaps.is_empty());
+    }
+
+    /// shop.test whose catalogue is drawn by scripts: the home page links `/cat/a.html` (items
+    /// 1–5) and `/about.html`; items 6–12 are listed only by the sitemaps robots.txt names (an
+    /// index of `/items.xml.gz`, gzip-compressed, and `/more.txt`, with a missing one), which
+    /// also list pages links reach, a disallowed page and another site's.
+    fn catalogue_in_sitemaps(url: &str) -> FetchResult {
+        let path = url.trim_start_matches("http://shop.test");
+        let file = |body: Vec<u8>| {
+            FetchResult::Response(FetchResponse {
+                status: 200,
+                final_url: String::new(),
+                headers: vec![("content-type".into(), "application/octet-stream".into())],
+                body,
+                truncated: false,
+            })
+        };
+        match path {
+            "/robots.txt" => html(
+                "User-agent: *\nDisallow: /private/\nSitemap: /sitemaps.xml\nSitemap: http://elsewhere.test/s.xml\n",
+            ),
+            "/" => html(&listing(&["/cat/a.html".into(), "/about.html".into()])),
+            "/sitemaps.xml" => file(
+                b"<sitemapindex xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>\
+                  <sitemap><loc>http://shop.test/items.xml.gz</loc></sitemap>\
+                  <sitemap><loc>http://shop.test/more.txt</loc></sitemap>\
+                  <sitemap><loc>http://shop.test/gone.xml</loc></sitemap></sitemapindex>"
+                    .to_vec(),
+            ),
+            "/items.xml.gz" => {
+                let locs: String = (1..=9)
+                    .map(|i| format!("<url><loc>http://shop.test/item/{i}.html</loc></url>"))
+                    .collect();
+                let xml = format!(
+                    "<urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>\
+                     <url><loc>http://shop.test/</loc></url>{locs}\
+                     <url><loc>http://shop.test/private/x.html</loc></url>\
+                     <url><loc>http://elsewhere.test/item/99.html</loc></url></urlset>"
+                );
+                file(crate::sitemap::tests::gzip(xml.as_bytes(), 0, &[]))
+            }
+            "/more.txt" => file(
+                (9..=12)
+                    .map(|i| format!("http://shop.test/item/{i}.html\n"))
+                    .collect::<String>()
+                    .into_bytes(),
+            ),
+            "/cat/a.html" => html(&listing(
+                &(1..=5)
+                    .map(|i| format!("/item/{i}.html"))
+                    .collect::<Vec<_>>(),
+            )),
+            "/about.html" => html("<html><body><p>About us</p></body></html>"),
+            p => item_or_404(p),
+        }
+    }
+
+    /// Once every link is followed, mapping reads the sitemaps robots.txt names: the pages they
+    /// list that no link reached become links of the entry page (as a crawl reads them), those
+    /// links reached keep their place, a disallowed or off-site URL is not fetched, sitemaps
+    /// count in the page budget and survive a snapshot; off, or with robots.txt not obeyed,
+    /// none is read.
+    #[test]
+    fn after_every_link_mapping_reads_the_sitemaps_for_the_pages_no_link_reaches() {
+        let mut m = mapper();
+        let order = fetch_order(&mut m, &catalogue_in_sitemaps);
+        let map = m.site_map();
+        let url = |p: &str| format!("http://shop.test{p}");
+        let targets: BTreeSet<String> = map.targets().map(|t| map.nodes[t as usize].url.clone()).collect();
+        let items: BTreeSet<String> = (1..=12).map(|i| url(&format!("/item/{i}.html"))).collect();
+        assert_eq!(targets, items);
+        // The sitemaps come after every page links reach.
+        let first_sitemap = position(&order, "/sitemaps.xml");
+        for p in ["/", "/cat/a.html", "/about.html", "/item/5.html"] {
+            assert!(position(&order, p) < first_sitemap, "{p} before the sitemaps: {order:?}");
+        }
+        assert!(position(&order, "/items.xml.gz") > first_sitemap);
+        assert!(!order.iter().any(|p| p.starts_with("/private/")), "{order:?}");
+        // Items 6–12 (once each, though two sitemaps list item 9), the disallowed page: links
+        // of the entry, in the sitemaps' order; items 1–5 and the entry itself gain no link.
+        let linked: Vec<&str> = map
+            .sitemap_links
+            .iter()
+            .map(|&id| map.nodes[id as usize].url.as_str())
+            .collect();
+        let mut expected: Vec<String> = (6..=9).map(|i| url(&format!("/item/{i}.html"))).collect();
+        expected.push(url("/private/x.html"));
+        expected.extend((10..=12).map(|i| url(&format!("/item/{i}.html"))));
+        assert_eq!(linked, expected);
+        let entry_links: Vec<&str> = map.nodes[0]
+            .links
+            .iter()
+            .map(|&id| map.nodes[id as usize].url.as_str())
+            .collect();
+        assert!(entry_links.ends_with(&linked[..]), "{entry_links:?}");
+        assert!(!entry_links.contains(&url("/item/1.html").as_str()));
+        assert_eq!(map.nodes[map.sitemap_links[0] as usize].depth, 1);
+        let p = m.progress();
+        // The index, items.xml.gz and more.txt are read; gone.xml answers 404.
+        assert_eq!((p.sitemaps, p.sitemap_links), (4, 8));
+        assert_eq!(p.requests(), p.fetched + 4);
+        assert!(map.check().is_ok());
+        let json = serde_json::to_string(map).expect("json");
+        let back: SiteMap = serde_json::from_str(&json).expect("back");
+        assert_eq!(back.sitemap_links, map.sitemap_links);
+        // Learned from the links (the category, then its items), the sitemaps' items matched
+        // by the last level from the entry, as a crawl reads the sitemaps: all twelve reached.
+        let p = crate::pattern::learn_from_map(map, m.config(), 0).expect("learn");
+        assert_eq!(p.levels.len(), 2, "{}", p.render());
+        assert!(p.levels[0].regexes.iter().all(|r| r.contains("cat")), "{}", p.render());
+        assert_eq!(p.stats.targets_reached, 12, "{}", p.render());
+
+        // Snapshot and restore with the sitemaps' requests in flight: the same map.
+        let mut r = mapper();
+        let mut now = 0;
+        let mut in_flight = Vec::new();
+        loop {
+            match r.poll(now) {
+                Poll::Fetch(q) if q.url.ends_with("/sitemaps.xml") || !in_flight.is_empty() => {
+                    assert_eq!(q.kind, RequestKind::Sitemap);
+                    in_flight.push(q);
+                    if in_flight.len() == 1 {
+                        continue;
+                    }
+                    break;
+                }
+                Poll::Fetch(q) => r.handle(q.id, catalogue_in_sitemaps(&q.url), now),
+                Poll::WaitUntil(t) => now = t,
+                Poll::Busy => break,
+                Poll::Done => panic!("done before the sitemaps"),
+            }
+        }
+        let json = serde_json::to_string(&r.snapshot()).expect("snapshot");
+        let mut back = Mapper::restore(serde_json::from_str(&json).expect("read")).expect("restore");
+        drive(&mut back, &catalogue_in_sitemaps);
+        assert_eq!(back.site_map(), map);
+
+        // A page budget the links fill: no sitemap is read.
+        let mut short = mapper_with(MapConfig {
+            max_pages: 8,
+            ..MapConfig::default()
+        });
+        let order = fetch_order(&mut short, &catalogue_in_sitemaps);
+        assert!(!order.iter().any(|p| p.contains("sitemaps")), "{order:?}");
+        // Off, or robots.txt not obeyed: links only.
+        for config in [
+            MapConfig {
+                read_sitemaps: false,
+                ..MapConfig::default()
+            },
+            MapConfig {
+                politeness: Politeness {
+                    obey_robots: false,
+                    ..Politeness::default()
+                },
+                ..MapConfig::default()
+            },
+        ] {
+            let mut off = mapper_with(config);
+            drive(&mut off, &catalogue_in_sitemaps);
+            assert_eq!(off.site_map().targets().count(), 5);
+            assert!(off.site_map().sitemap_links.is_empty());
+            assert_eq!(off.progress().sitemaps, 0);
+        }
+        // A site whose links reach every page it lists: the same map as without sitemaps.
+        let everything_linked = |u: &str| match u.trim_start_matches("http://shop.test") {
+            "/robots.txt" => html("User-agent: *\nDisallow: /private/\nSitemap: /pages.txt\n"),
+            "/pages.txt" => html(
+                &["/", "/cat/a.html", "/about.html", "/item/1.html", "/item/5.html"]
+                    .map(|p| format!("http://shop.test{p}\n"))
+                    .concat(),
+            ),
+            _ => site(u),
+        };
+        let mut with = mapper();
+        drive(&mut with, &everything_linked);
+        let mut without = mapper_with(MapConfig {
+            read_sitemaps: false,
+            ..MapConfig::default()
+        });
+        drive(&mut without, &everything_linked);
+        assert_eq!(with.progress().sitemaps, 1);
+        assert_eq!(with.site_map().nodes, without.site_map().nodes);
     }
 
     /// shop.test with its items listed in two categories, `/item/N.html?from=CAT`, each page

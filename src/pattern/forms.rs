@@ -727,6 +727,7 @@ mod tests {
                 target_links: false,
                 scripted: Default::default(),
                 sitemaps: vec![],
+                sitemap_links: vec![],
             }
         };
         let target_regexes = |map: &SiteMap| {

@@ -1890,6 +1890,7 @@ mod tests {
             target_links: false,
             scripted: Default::default(),
             sitemaps: vec![],
+            sitemap_links: vec![],
         };
         let scope = Scope::for_url("http://h/", false).expect("scope");
         let err = |map: &SiteMap| {
