@@ -429,6 +429,8 @@ function learnedSummary(learned) {
     directoryKinds: learned.directoryKinds ?? [],
     leftUnfetched: learned.leftUnfetched ?? [],
     sitemaps: learned.sitemaps ?? [],
+    sitemapsRead: learned.sitemapsRead ?? 0,
+    sitemapPages: learned.sitemapPages ?? 0,
     stats: learned.pattern.stats,
   };
 }

@@ -258,13 +258,19 @@ function renderResult() {
 
   const result = learnJob?.status === 'done' ? learnJob.result : null;
   renderLeftUnfetched(result?.leftUnfetched ?? []);
-  // The sitemaps robots.txt names: learning follows links, the crawl reads them as well.
+  // The sitemaps robots.txt names: learning reads them once every link is followed (for the
+  // pages no link reaches), the crawl reads them as well.
   const sitemaps = result?.sitemaps ?? [];
+  const them = sitemaps.length === 1 ? 'it' : 'them';
+  const read = result?.sitemapsRead
+    ? `learning read ${them} once every link was followed and took ${result.sitemapPages} ` +
+      `page${result.sitemapPages === 1 ? '' : 's'} no link reaches from ${them}`
+    : 'learning stopped before following every link and read none';
   $('sitemaps-note').hidden = sitemaps.length === 0;
   $('sitemaps-note').textContent = sitemaps.length === 0 ? '' :
     `The site's robots.txt names ${sitemaps.length === 1 ? 'a sitemap' : `${sitemaps.length} sitemaps`} ` +
-    `(${sitemaps[0]}${sitemaps.length > 1 ? ', …' : ''}): learning follows links only; the crawl reads ` +
-    `${sitemaps.length === 1 ? 'it' : 'them'} too and collects the targets listed there.`;
+    `(${sitemaps[0]}${sitemaps.length > 1 ? ', …' : ''}): ${read}; the crawl reads ${them} too and ` +
+    'collects the targets listed there.';
   renderTooLarge($('learn-too-large'), learnJob);
   renderTraps($('learn-traps'), learnJob);
   $('threshold-box').hidden = !result;

@@ -35,6 +35,8 @@ mod cli {
                  [--no-target-links]   (do not visit what only target pages link to)
                  [--no-script-links]   (do not read page URLs named in the site's scripts)
                  [--no-defer-barren]   (do not fetch last the URL shapes that yield nothing)
+                 [--no-sitemaps]       (do not read robots.txt's sitemaps once every link is
+                                        followed, for the pages no link reaches)
                  [--max-bytes N]       (the largest page read, default 8388608)
                  [--allow RE]... [--deny RE]... [--ignore-robots] [--quiet]
                  [--like URL]... [--unlike URL]...   (your verdicts over the threshold)

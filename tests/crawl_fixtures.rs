@@ -830,7 +830,9 @@ fn a_catalogue_drawn_by_scripts_is_learned_and_crawled_from_its_sitemap() {
         let mut r = script_shop(&req.path, count.load(Ordering::SeqCst));
         if req.path == "/sitemap.xml" {
             let h = host_in.get().cloned().unwrap_or_default();
-            r.body = String::from_utf8_lossy(&r.body).replace("{host}", &h).into_bytes();
+            r.body = String::from_utf8_lossy(&r.body)
+                .replace("{host}", &h)
+                .into_bytes();
         }
         r
     })
@@ -848,7 +850,11 @@ fn a_catalogue_drawn_by_scripts_is_learned_and_crawled_from_its_sitemap() {
             read_sitemaps,
             ..MapConfig::default()
         };
-        learn_fast(&format!("{base}/"), &format!("{base}/product/chair-3"), config)
+        learn_fast(
+            &format!("{base}/"),
+            &format!("{base}/product/chair-3"),
+            config,
+        )
     };
     let err = learn(false).err().unwrap_or_default();
     assert!(err.contains("no page similar"), "{err}");

@@ -112,6 +112,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     config.expand_targets = !switch(args, "--no-target-links");
     config.script_links = !switch(args, "--no-script-links");
     config.defer_barren = !switch(args, "--no-defer-barren");
+    config.read_sitemaps = !switch(args, "--no-sitemaps");
     let state_path = flag(args, "--state");
     let every = save_every(args, state_path)?;
     let start = match state_path
@@ -257,11 +258,32 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     );
     let sitemaps = &learned.map.sitemaps;
     if let Some(first) = sitemaps.first() {
-        println!(
-            "robots.txt names {} ({first}{}): learning follows links only; `exemplar crawl` reads them and collects the targets they list (--no-sitemaps: not)",
+        let named = format!(
+            "robots.txt names {} ({first}{})",
             count(sitemaps.len(), "sitemap"),
             if sitemaps.len() > 1 { ", …" } else { "" }
         );
+        let p = &learned.progress;
+        if p.sitemaps > 0 {
+            println!(
+                "{named}: read once every link was followed ({} answered), {} no link reached mapped from them as links of the entry page; `exemplar crawl` reads them too (--no-sitemaps: not)",
+                count(p.sitemaps, "sitemap request"),
+                count(learned.map.sitemap_pages(), "page"),
+            );
+        } else if !mapped_config.read_sitemaps {
+            println!(
+                "{named}: not read while learning (--no-sitemaps); `exemplar crawl` reads them and collects the targets they list (--no-sitemaps: not)"
+            );
+        } else if learned
+            .stopped
+            .is_some_and(|s| s != exemplar::mapper::StopReason::Exhausted)
+        {
+            println!(
+                "{named}: learning stopped before following every link and read none; `exemplar crawl` reads them and collects the targets they list (--no-sitemaps: not)"
+            );
+        } else {
+            println!("{named}: none on this site (another site's sitemaps are not read)");
+        }
     }
     Ok(())
 }

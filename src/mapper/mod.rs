@@ -720,6 +720,15 @@ impl SiteMap {
         }
     }
 
+    /// The pages mapping took from the sitemaps that it fetched and parsed
+    /// ([`SiteMap::sitemap_links`], without those disallowed, failed or not HTML).
+    pub fn sitemap_pages(&self) -> usize {
+        self.sitemap_links
+            .iter()
+            .filter(|&&id| self.is_fetched(id))
+            .count()
+    }
+
     /// Whether a node was fetched and parsed (page or target).
     pub fn is_fetched(&self, id: u32) -> bool {
         matches!(
@@ -3008,16 +3017,25 @@ pub(crate) mod tests {
         let order = fetch_order(&mut m, &catalogue_in_sitemaps);
         let map = m.site_map();
         let url = |p: &str| format!("http://shop.test{p}");
-        let targets: BTreeSet<String> = map.targets().map(|t| map.nodes[t as usize].url.clone()).collect();
+        let targets: BTreeSet<String> = map
+            .targets()
+            .map(|t| map.nodes[t as usize].url.clone())
+            .collect();
         let items: BTreeSet<String> = (1..=12).map(|i| url(&format!("/item/{i}.html"))).collect();
         assert_eq!(targets, items);
         // The sitemaps come after every page links reach.
         let first_sitemap = position(&order, "/sitemaps.xml");
         for p in ["/", "/cat/a.html", "/about.html", "/item/5.html"] {
-            assert!(position(&order, p) < first_sitemap, "{p} before the sitemaps: {order:?}");
+            assert!(
+                position(&order, p) < first_sitemap,
+                "{p} before the sitemaps: {order:?}"
+            );
         }
         assert!(position(&order, "/items.xml.gz") > first_sitemap);
-        assert!(!order.iter().any(|p| p.starts_with("/private/")), "{order:?}");
+        assert!(
+            !order.iter().any(|p| p.starts_with("/private/")),
+            "{order:?}"
+        );
         // Items 6–12 (once each, though two sitemaps list item 9), the disallowed page: links
         // of the entry, in the sitemaps' order; items 1–5 and the entry itself gain no link.
         let linked: Vec<&str> = map
@@ -3049,7 +3067,11 @@ pub(crate) mod tests {
         // by the last level from the entry, as a crawl reads the sitemaps: all twelve reached.
         let p = crate::pattern::learn_from_map(map, m.config(), 0).expect("learn");
         assert_eq!(p.levels.len(), 2, "{}", p.render());
-        assert!(p.levels[0].regexes.iter().all(|r| r.contains("cat")), "{}", p.render());
+        assert!(
+            p.levels[0].regexes.iter().all(|r| r.contains("cat")),
+            "{}",
+            p.render()
+        );
         assert_eq!(p.stats.targets_reached, 12, "{}", p.render());
 
         // Snapshot and restore with the sitemaps' requests in flight: the same map.
@@ -3073,7 +3095,8 @@ pub(crate) mod tests {
             }
         }
         let json = serde_json::to_string(&r.snapshot()).expect("snapshot");
-        let mut back = Mapper::restore(serde_json::from_str(&json).expect("read")).expect("restore");
+        let mut back =
+            Mapper::restore(serde_json::from_str(&json).expect("read")).expect("restore");
         drive(&mut back, &catalogue_in_sitemaps);
         assert_eq!(back.site_map(), map);
 
@@ -3108,9 +3131,15 @@ pub(crate) mod tests {
         let everything_linked = |u: &str| match u.trim_start_matches("http://shop.test") {
             "/robots.txt" => html("User-agent: *\nDisallow: /private/\nSitemap: /pages.txt\n"),
             "/pages.txt" => html(
-                &["/", "/cat/a.html", "/about.html", "/item/1.html", "/item/5.html"]
-                    .map(|p| format!("http://shop.test{p}\n"))
-                    .concat(),
+                &[
+                    "/",
+                    "/cat/a.html",
+                    "/about.html",
+                    "/item/1.html",
+                    "/item/5.html",
+                ]
+                .map(|p| format!("http://shop.test{p}\n"))
+                .concat(),
             ),
             _ => site(u),
         };

@@ -111,8 +111,13 @@ struct Learned<'a> {
     /// unfetched ([`crate::mapper::shapes::left_unfetched`]).
     left_unfetched: Vec<LeftUnfetched>,
     /// The sitemaps the site's robots.txt names ([`crate::mapper::SiteMap::sitemaps`]): a crawl
-    /// reads them, learning does not.
+    /// reads them; mapping did once every link was followed, unless it stopped first.
     sitemaps: Vec<String>,
+    /// Sitemap requests mapping answered (0: it read none).
+    sitemaps_read: usize,
+    /// The pages no link reached that mapping took from the sitemaps and fetched
+    /// ([`crate::mapper::SiteMap::sitemap_pages`]).
+    sitemap_pages: usize,
 }
 
 /// A barren URL shape and its pages left unfetched.
@@ -502,6 +507,8 @@ impl Job {
                 .map(|(shape, pages)| LeftUnfetched { shape, pages })
                 .collect(),
             sitemaps: map.sitemaps.clone(),
+            sitemaps_read: m.progress().sitemaps,
+            sitemap_pages: map.sitemap_pages(),
         })
     }
 

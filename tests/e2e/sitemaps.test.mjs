@@ -1,9 +1,10 @@
 // The sitemaps robots.txt names, in the real extension: a shop whose listing links three of its
 // seven items, and whose robots.txt names a sitemap index (a relative `Sitemap:` line) listing a
 // gzip-compressed XML sitemap, served as application/gzip, which the browser's fetch does not
-// inflate, and a text one. Learning maps the links alone (three items); the crawl reads the
-// sitemaps (Rust's `sitemap`) and collects the items no listing links, as new pages, except the
-// one robots.txt disallows. The panel counts the sitemaps read and names those learning did not read.
+// inflate, and a text one. Learning follows the links (three items), then reads the sitemaps
+// (Rust's `sitemap`) and maps the items no listing links, except the one robots.txt disallows;
+// the crawl reads them too and collects them. The panel counts the sitemaps read and says what
+// learning took from them.
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -44,7 +45,7 @@ after(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-test('a crawl reads the sitemaps robots.txt names and collects the items no listing links', { timeout: 180_000 }, async () => {
+test('learning and the crawl read the sitemaps robots.txt names and take the items no listing links', { timeout: 180_000 }, async () => {
   const { jobId } = await call({
     type: 'startLearn', entryUrl: `${site.url}index.html`, exampleUrl: `${site.url}item/1.html`,
     settings: { delayMs: 0 },
@@ -52,21 +53,25 @@ test('a crawl reads the sitemaps robots.txt names and collects the items no list
   const learn = await learnEnded(call, jobId);
   assert.equal(learn.status, 'done', learn.error);
   const item = (url) => Number(/\/item\/(\d+)\.html$/.exec(url)?.[1]);
-  assert.deepEqual(learn.result.targets.map((t) => item(t.url)).sort(), [1, 2, 3], 'learning follows links');
+  assert.deepEqual(learn.result.targets.map((t) => item(t.url)).sort(), [1, 2, 3, 4, 5, 6],
+    'the links, then the sitemaps');
+  assert.equal(learn.result.sitemapsRead, 3);
+  assert.equal(learn.result.sitemapPages, 3, 'items 4 to 6 (7 is disallowed)');
   const crawl = await crawlDone(call, learn.crawlerId);
   assert.equal(crawl.progress.sitemaps, 3, JSON.stringify(crawl.progress));
   const pages = await storedPages({ browser, worker }, learn.crawlerId);
   assert.deepEqual(pages.map(item).sort(), [1, 2, 3, 4, 5, 6]);
-  assert.equal(crawl.progress.newTargets, 3, 'items 4 to 6 are new since learning');
-  assert.equal(crawl.result.coverage.reached, crawl.result.coverage.known);
+  assert.equal(crawl.progress.newTargets, 0, 'learning saw every item');
+  assert.equal(crawl.result.coverage.known, 6);
+  assert.equal(crawl.result.coverage.reached, 6);
 
   const panel = await browser.context.newPage();
   await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${learn.crawlerId}`);
   await panel.waitForFunction(() => !document.getElementById('sitemaps-box').hidden);
   assert.match(await panel.locator('#n-sitemaps').textContent(), /^3 \/ [3-6]$/);
-  // Learning says which sitemaps it did not read, and that the crawl reads them.
+  // Learning says what it took from the sitemaps, and that the crawl reads them.
   assert.deepEqual(learn.result.sitemaps, [`${site.url}maps/index.xml`]);
   await panel.waitForFunction(() => !document.getElementById('sitemaps-note').hidden);
   assert.match(await panel.locator('#sitemaps-note').textContent(),
-    /^The site's robots\.txt names a sitemap \(http:\/\/127\.0\.0\.1:\d+\/maps\/index\.xml\): learning follows links only; the crawl reads it too/);
+    /^The site's robots\.txt names a sitemap \(http:\/\/127\.0\.0\.1:\d+\/maps\/index\.xml\): learning read it once every link was followed and took 3 pages no link reaches from it; the crawl reads it too/);
 });
