@@ -826,7 +826,8 @@ pub fn check_crawl_inputs(data: &[u8]) {
     }
     let _ = exemplar::script_links::resolve("http://fuzz.test/a/b.html", &named);
     // The mapper on a one-host site whose every response is these bytes (scripts served as
-    // JavaScript: a page including `<script src>` reads them), but for the pages under `/fn/`:
+    // JavaScript: a page including `<script src>` reads them; the sitemap robots.txt names),
+    // but for robots.txt and the pages under `/fn/`:
     // one small page unlike them, so that a page of 50 links or more there puts the rest off
     // (`mapper::shapes`; the seed `barren_shape`).
     let example = ExamplePage {
@@ -846,18 +847,17 @@ pub fn check_crawl_inputs(data: &[u8]) {
         for _ in 0..1024 {
             match m.poll(now) {
                 Poll::Fetch(r) => {
-                    let status = if r.url.ends_with("/robots.txt") {
-                        404
-                    } else {
-                        200
-                    };
-                    let body = if r.url.starts_with("http://fuzz.test/fn/") {
+                    // robots.txt names a sitemap, which these bytes answer too: mapping reads
+                    // it once every link is followed.
+                    let body = if r.url.ends_with("/robots.txt") {
+                        b"User-agent: *\nSitemap: /sitemap.xml\n".to_vec()
+                    } else if r.url.starts_with("http://fuzz.test/fn/") {
                         b"<title>f</title><p>A function.</p><a href=\"/\">Home</a>".to_vec()
                     } else {
                         data.to_vec()
                     };
                     let result = FetchResult::Response(FetchResponse {
-                        status,
+                        status: 200,
                         final_url: r.url.clone(),
                         headers: vec![("content-type".into(), type_of(&r.url).into())],
                         body,

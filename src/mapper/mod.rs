@@ -9,7 +9,10 @@
 //! `std/cell/struct.Cell.html` is a target) are fetched before the rest, breadth first among
 //! themselves: under a page budget, the pages most likely to be targets come first (the map of a
 //! site read whole is the same). For the same reason the pages of a URL shape whose first fifty
-//! were no target and led to none are fetched after everything else ([`shapes`]). It keeps the
+//! were no target and led to none are fetched after everything else ([`shapes`]). Last, once every
+//! link has been followed, the sitemaps robots.txt names are read ([`MapConfig::read_sitemaps`]):
+//! the pages they list that no link reached become links of the entry page, as a crawl reads
+//! them (a catalogue drawn by scripts has no links to its items, only sitemaps). It keeps the
 //! link graph of the pages it read (node ids, not HTML) in a [`SiteMap`], from which
 //! [`crate::pattern`] learns the navigation pattern. Forms met on the way are filled and submitted (`mapper/forms.rs`); their
 //! submissions are nodes like links.
