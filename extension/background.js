@@ -367,6 +367,9 @@ async function onEvents(run, events) {
       noteTooLarge(record, e.url);
     } else if (e.type === 'page' && (e.status === 0 || e.status >= 400)) {
       noteError(record, e.url, e.status ? `HTTP ${e.status}` : 'failed');
+    } else if (e.type === 'skipped' && /sitemap/.test(e.reason)) {
+      // A sitemap not read (missing, unreadable, on a host without access): said, not hidden.
+      noteError(record, e.url, e.reason);
     } else if (e.type === 'query') {
       const { type, ...query } = e;
       record.lastQuery = query;

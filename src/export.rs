@@ -1078,6 +1078,9 @@ class PatternSpider(scrapy.Spider):
         self.started = set()
         self.sitemaps_asked = False
         self.sitemaps_seen = set()
+        # The hosts off the site the site's robots.txt names sitemaps on (a CDN's): sitemaps
+        # there are read too, as the protocol allows; those on other hosts are not.
+        self.sitemap_hosts = set()
         # What the targets collected declare (declared_page): a copy under another URL is
         # collected once. Per process: machines sharing a queue (scrapy-redis) each keep theirs.
         self.declared = set()
@@ -1107,6 +1110,10 @@ class PatternSpider(scrapy.Spider):
             key, _, value = line.split("#", 1)[0].partition(":")
             if key.strip().lower() == "sitemap" and value.strip():
                 urls.append(urljoin(response.url, value.strip()))
+        for url in urls:
+            host = urlsplit(url).hostname
+            if host not in self.allowed_domains:
+                self.sitemap_hosts.add(host)
         yield from self.ask_sitemaps(urls)
 
     def ask_sitemaps(self, urls):
@@ -1114,8 +1121,16 @@ class PatternSpider(scrapy.Spider):
             url = canonical(url.strip())
             if url in self.sitemaps_seen or len(self.sitemaps_seen) >= MAX_SITEMAPS:
                 continue
-            self.sitemaps_seen.add(url)
-            yield scrapy.Request(url, callback=self.parse_sitemap)
+            host = urlsplit(url).hostname
+            if host in self.allowed_domains:
+                self.sitemaps_seen.add(url)
+                yield scrapy.Request(url, callback=self.parse_sitemap)
+            elif host in self.sitemap_hosts:
+                # Past the offsite filter: `allow_offsite` (Scrapy 2.11.2+), `dont_filter`
+                # (earlier); sitemaps_seen keeps each asked once.
+                self.sitemaps_seen.add(url)
+                yield scrapy.Request(url, callback=self.parse_sitemap, dont_filter=True,
+                                     meta={{"allow_offsite": True}})
 
     def parse_sitemap(self, response):
         """A sitemap index's sitemaps are asked; a sitemap's URLs followed as the entry page's

@@ -316,7 +316,10 @@ pub enum Delivered<T> {
     /// A robots.txt result, consumed by the frontier itself: the sitemaps it names
     /// (`Sitemap:` lines), for a machine that reads them.
     Robots {
-        /// The sitemap URLs, as written.
+        /// The origin whose robots.txt it is (`http://h:8080`): only the site's own name the
+        /// site's sitemaps (a sitemap host's robots.txt speaks for that host).
+        origin: String,
+        /// The sitemap URLs, resolved against the robots.txt URL.
         sitemaps: Vec<String>,
     },
     /// The id is not in flight (a duplicate or stale result): ignored.
@@ -541,6 +544,13 @@ impl<T: Clone> Frontier<T> {
         }
         self.queue.push_back(Queued { url, item });
         true
+    }
+
+    /// Queues `url` (canonical) even if it was queued before: a file asked again as another kind
+    /// of request (a sitemap that a page linked, fetched then as a page).
+    pub fn push_again(&mut self, url: String, item: T) {
+        self.seen.insert(url.clone());
+        self.queue.push_back(Queued { url, item });
     }
 
     /// Queues `url` (canonical) unless it was ever queued, after the URLs queued first and
@@ -898,7 +908,10 @@ impl<T: Clone> Frontier<T> {
                     }
                     h.robots = RobotsState::Known(robots);
                 }
-                Delivered::Robots { sitemaps }
+                Delivered::Robots {
+                    origin: host,
+                    sitemaps,
+                }
             }
             Flight::Page(q) => {
                 if let Some(h) = host_key(&q.url).and_then(|host| self.hosts.get_mut(host.as_ref()))
@@ -1148,6 +1161,7 @@ mod tests {
         assert_eq!(
             f.deliver(r.id, ok(200, robots)),
             Delivered::Robots {
+                origin: "http://h:8080".into(),
                 sitemaps: vec![
                     "http://h:8080/s.xml.gz".into(),
                     "http://h:8080/maps/index.xml".into(),
@@ -1177,7 +1191,10 @@ mod tests {
         assert_eq!(f.next(0), Next::Busy, "pages wait for robots.txt");
         assert_eq!(
             f.deliver(r.id, ok(404, "")),
-            Delivered::Robots { sitemaps: vec![] }
+            Delivered::Robots {
+                origin: "http://h".into(),
+                sitemaps: vec![]
+            }
         );
         assert_eq!(f.next(50), Next::WaitUntil(100));
         let a = fetch(&mut f, 100);

@@ -42,6 +42,21 @@ pub struct Sitemap {
     pub truncated: bool,
 }
 
+/// The origins (`scheme://host[:port]`) of the sitemaps a site's robots.txt names that lie off
+/// the site (`in_site` false): the protocol lets a site's robots.txt point at sitemaps on
+/// another host (a CDN's, a storage bucket's), and the sitemap indexes there list further
+/// sitemaps on the same hosts. Sitemaps on other hosts, and the URLs any sitemap lists off the
+/// site, are not read.
+pub fn named_hosts<'a>(
+    named: impl IntoIterator<Item = &'a String>,
+    in_site: impl Fn(&str) -> bool,
+) -> impl Iterator<Item = String> {
+    named
+        .into_iter()
+        .filter(move |u| !in_site(u))
+        .filter_map(|u| crate::fetch::host_of(u))
+}
+
 /// Reads a sitemap from the answer to a sitemap request: a 2xx response's body.
 ///
 /// # Errors

@@ -539,9 +539,11 @@ fn scrapy_collects_a_canonical_page_once_as_the_crawler_does() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The sitemaps robots.txt names: a served shop whose listing links three of its six items,
-/// and whose sitemap index lists a gzip-compressed sitemap of items and a text one. `exemplar
-/// crawl` and the generated spider read them and collect the six, `--no-sitemaps` the three.
+/// The sitemaps robots.txt names: a served shop whose listing links three of its eight items,
+/// and whose sitemap index lists a gzip-compressed sitemap of items and a text one, and a
+/// sitemap host (another server) with an index there. `exemplar crawl` and the generated
+/// spider read them and collect six (one is disallowed, one named only by the sitemap host's
+/// own robots.txt), `--no-sitemaps` the three.
 #[test]
 fn scrapy_reads_the_sitemaps_robots_txt_names_as_the_crawler_does() {
     let dir = temp_dir("scrapy-sitemaps");
@@ -604,6 +606,41 @@ fn scrapy_reads_the_sitemaps_robots_txt_names_as_the_crawler_does() {
         format!("{}\n{}\n", url("item/5.html"), url("item/6.html")),
     )
     .expect("text sitemap");
+    // A sitemap host (a CDN, `localhost`: another host than the site's 127.0.0.1) that
+    // robots.txt names: its index lists a text sitemap there naming item 7; its own robots.txt
+    // names a sitemap naming item 8, which is not the site's to name.
+    let cdn_dir = dir.join("cdn");
+    std::fs::create_dir_all(cdn_dir.join("s")).expect("mkdir");
+    let cdn =
+        exemplar::serve::Server::start(0, exemplar::serve::static_dir(&cdn_dir)).expect("serve");
+    let cdn_url = |p: &str| format!("{}/{p}", cdn.url().replace("127.0.0.1", "localhost"));
+    for i in 7..=8 {
+        write_listing(&site, &format!("item/{i}.html"), &["index.html"]);
+    }
+    std::fs::write(
+        cdn_dir.join("robots.txt"),
+        format!("User-agent: *\nSitemap: {}\n", cdn_url("theirs.txt")),
+    )
+    .expect("cdn robots");
+    std::fs::write(cdn_dir.join("theirs.txt"), url("item/8.html") + "\n").expect("theirs");
+    std::fs::write(
+        cdn_dir.join("s/index.xml"),
+        format!(
+            "<sitemapindex><sitemap><loc>{}</loc></sitemap></sitemapindex>",
+            cdn_url("s/part.txt")
+        ),
+    )
+    .expect("cdn index");
+    std::fs::write(cdn_dir.join("s/part.txt"), url("item/7.html") + "\n").expect("cdn part");
+    std::fs::write(
+        site.join("robots.txt"),
+        format!(
+            "User-agent: *\nDisallow: /item/6.html\nSitemap: {}\nSitemap: {}\n",
+            url("sitemaps/index.xml"),
+            cdn_url("s/index.xml")
+        ),
+    )
+    .expect("robots");
     let pattern = common::hand_pattern(
         base,
         "index.html",
@@ -613,8 +650,12 @@ fn scrapy_reads_the_sitemaps_robots_txt_names_as_the_crawler_does() {
     );
     let path = write_pattern(&dir, &pattern);
     let crawled = crawl_urls(&path);
-    // Item 6 is listed, but robots.txt disallows it.
-    let expected: BTreeSet<String> = (1..=5).map(|i| url(&format!("item/{i}.html"))).collect();
+    // Item 6 is listed, but robots.txt disallows it; 7 is listed on the sitemap host, 8 only by
+    // that host's own robots.txt.
+    let expected: BTreeSet<String> = (1..=5)
+        .chain([7])
+        .map(|i| url(&format!("item/{i}.html")))
+        .collect();
     assert_eq!(crawled, expected);
     let out = exemplar(&[
         "crawl",

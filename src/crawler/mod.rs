@@ -67,6 +67,11 @@ fn read_sitemaps_default() -> bool {
 /// Sitemap files a crawl reads at most (those robots.txt names, and those their indexes list).
 pub const MAX_SITEMAPS: usize = crate::sitemap::MAX_FILES;
 
+/// Why a sitemap was not read when its host's robots.txt stands in the way: it disallows the
+/// sitemap, or it could not be read at all (RFC 9309 reads that as "disallow all": a host the
+/// browser gives the extension no access to, a host that does not answer).
+pub(crate) const SITEMAP_DISALLOWED: &str = "sitemap not read: its host's robots.txt disallows it, or could not be read (no access to that host?)";
+
 impl Default for CrawlConfig {
     fn default() -> Self {
         CrawlConfig {
@@ -339,6 +344,10 @@ pub struct Snapshot {
     /// ([`RequestKind::Sitemap`]).
     #[serde(default)]
     sitemap_urls: BTreeSet<String>,
+    /// The hosts off the site the site's robots.txt names sitemaps on
+    /// ([`crate::sitemap::named_hosts`]): sitemaps there are read too.
+    #[serde(default)]
+    sitemap_hosts: BTreeSet<String>,
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -454,6 +463,7 @@ impl Crawler {
             arrived: InOrder::default(),
             scripts: ScriptTable::default(),
             sitemap_urls: BTreeSet::new(),
+            sitemap_hosts: BTreeSet::new(),
         })
     }
 
@@ -668,6 +678,9 @@ impl Crawler {
                     self.state.progress.skipped += 1;
                     self.script_answered(&q.url, Err("disallowed by robots.txt".into()));
                 }
+                Next::Disallowed(q) if q.item.sitemap => {
+                    self.skip(q.url, SITEMAP_DISALLOWED.into());
+                }
                 Next::Disallowed(q) => {
                     self.state.progress.skipped += 1;
                     self.events.push_back(Event::Skipped {
@@ -716,8 +729,13 @@ impl Crawler {
     fn deliver(&mut self, id: u64, result: FetchResult, now_ms: u64) {
         let (q, result) = match self.state.frontier.deliver(id, result) {
             Delivered::Page(q, result) => (q, result),
-            Delivered::Robots { sitemaps } => {
-                if self.state.config.read_sitemaps {
+            // Only the site's own robots.txt names its sitemaps (a sitemap host's speaks for
+            // that host).
+            Delivered::Robots { origin, sitemaps } => {
+                if self.state.config.read_sitemaps && self.scope.contains(&format!("{origin}/")) {
+                    let scope = &self.scope;
+                    let hosts = crate::sitemap::named_hosts(&sitemaps, |u| scope.contains(u));
+                    self.state.sitemap_hosts.extend(hosts);
                     self.queue_sitemaps(sitemaps);
                 }
                 return;
@@ -1149,8 +1167,9 @@ impl Crawler {
         followed
     }
 
-    /// Queues sitemaps (named by robots.txt or listed by an index) on the crawl's site, each
-    /// once, at most [`MAX_SITEMAPS`] in all; those on another site are passed over, said so.
+    /// Queues sitemaps (named by robots.txt or listed by an index) on the crawl's site or on a
+    /// host its robots.txt names sitemaps on, each once, at most [`MAX_SITEMAPS`] in all;
+    /// those on other hosts are passed over, said so.
     fn queue_sitemaps(&mut self, urls: Vec<String>) {
         for url in urls {
             let Some(url) = canon::canonicalize(&url) else {
@@ -1159,8 +1178,14 @@ impl Crawler {
             if self.state.frontier.is_seen(&url) {
                 continue;
             }
-            if !self.scope.contains(&url) {
-                self.skip(url, "sitemap on another site: not read".into());
+            if !self.scope.contains(&url)
+                && !crate::fetch::host_of(&url)
+                    .is_some_and(|h| self.state.sitemap_hosts.contains(&h))
+            {
+                self.skip(
+                    url,
+                    "sitemap on another host the site's robots.txt does not name: not read".into(),
+                );
                 continue;
             }
             if self.state.sitemap_urls.len() >= MAX_SITEMAPS {
@@ -2200,10 +2225,37 @@ mod tests {
     }
 
     /// mem.test's ten listed items, and a robots.txt (disallowing item 25) naming sitemaps that
-    /// list 25: an index (which
-    /// also lists itself, a missing sitemap and another site's) of a gzip-compressed XML
-    /// sitemap and a text one.
+    /// list 27: an index (which also lists itself, a missing sitemap and one on a host
+    /// robots.txt does not name) of a gzip-compressed XML sitemap and a text one, and an index
+    /// on another host (a CDN's, `elsewhere.test`) of a text sitemap there listing items 26
+    /// and 27; elsewhere.test's own robots.txt names a sitemap listing item 28.
     fn site_with_sitemaps(url: &str) -> FetchResult {
+        if let Some(path) = url.strip_prefix("http://elsewhere.test") {
+            let text = |body: &str| {
+                FetchResult::Response(FetchResponse {
+                    status: 200,
+                    final_url: String::new(),
+                    headers: vec![("content-type".into(), "text/plain".into())],
+                    body: body.as_bytes().to_vec(),
+                    truncated: false,
+                })
+            };
+            return match path {
+                "/robots.txt" => text("Sitemap: http://elsewhere.test/theirs.txt\n"),
+                "/theirs.txt" => text("http://mem.test/item/28\n"),
+                "/s.xml" => text(
+                    "<sitemapindex><sitemap><loc>http://elsewhere.test/part.txt</loc></sitemap>\
+                     <sitemap><loc>http://third.test/x.xml</loc></sitemap></sitemapindex>",
+                ),
+                "/part.txt" => text(
+                    "http://mem.test/item/26\nhttp://mem.test/item/27\nhttp://elsewhere.test/item/1\n",
+                ),
+                _ => FetchResult::Response(FetchResponse {
+                    status: 404,
+                    ..FetchResponse::default()
+                }),
+            };
+        }
         let path = url.trim_start_matches("http://mem.test");
         let ok = |content_type: &str, body: Vec<u8>| {
             FetchResult::Response(FetchResponse {
@@ -2254,7 +2306,8 @@ mod tests {
 
     /// A crawl reads the sitemaps robots.txt names, as links of the start page: the items no
     /// listing links are collected (new since learning), each once; robots.txt still rules
-    /// what is fetched, and sitemaps on other sites or missing are passed over. Without them
+    /// what is fetched; sitemaps on a host robots.txt names are read (the protocol's
+    /// cross-submission), those on other hosts or missing are passed over. Without them
     /// (`read_sitemaps` off), the listings' ten.
     #[test]
     fn a_crawl_reads_the_sitemaps_robots_txt_names() {
@@ -2271,19 +2324,21 @@ mod tests {
         };
         let crawl = |read_sitemaps: bool| crawl_stopped(read_sitemaps, None);
         let (urls, c) = crawl(true);
-        // Item 25 is listed, but robots.txt disallows it.
+        // Item 25 is listed, but robots.txt disallows it; 26 and 27 are listed on the other
+        // host robots.txt names; 28 only by that host's own robots.txt, which is not the site's.
         let items: Vec<String> = (1..=24)
+            .chain(26..=27)
             .map(|i| format!("http://mem.test/item/{i}"))
             .collect();
         assert_eq!(urls, items);
         let progress = c.progress();
         assert_eq!(
-            progress.sitemaps, 3,
-            "the index, the gzipped and the text sitemap"
+            progress.sitemaps, 5,
+            "the indexes, the gzipped and the text sitemaps"
         );
-        // Items 11 to 25 at least; those of 1 to 10 not yet queued from a listing too.
-        assert!((15..=25).contains(&progress.sitemap_links), "{progress:?}");
-        assert_eq!(c.coverage().new.len(), 14);
+        // Items 11 to 27 at least; those of 1 to 10 not yet queued from a listing too.
+        assert!((17..=27).contains(&progress.sitemap_links), "{progress:?}");
+        assert_eq!(c.coverage().new.len(), 16);
         assert_eq!(c.coverage().missed, Vec::<String>::new());
         // Snapshotted and restored while the sitemaps are read: the same pages.
         for stop_after in [1, 3, 12] {
@@ -2327,10 +2382,11 @@ mod tests {
         };
         let c = Crawler::new(p.clone(), config, None).expect("crawler");
         let (urls, c) = run_on(c, &site_with_sitemaps, None);
-        assert_eq!(urls, items[..2]);
+        assert!(items.starts_with(&urls), "{urls:?}");
         assert_eq!(c.progress().fetched, 8);
-        // The index was read; the sitemaps of pages came when the budget was queued already.
-        assert_eq!((c.progress().sitemaps, c.progress().sitemap_links), (1, 0));
+        // The two indexes were read; the sitemaps of pages came when the budget was queued
+        // already.
+        assert_eq!((c.progress().sitemaps, c.progress().sitemap_links), (2, 0));
     }
 
     #[test]

@@ -1397,7 +1397,7 @@ impl Mapper {
                     self.script_answered(&q.url, Err("disallowed by robots.txt".into()));
                 }
                 Next::Disallowed(q) if q.item.sitemap => {
-                    self.skip(q.url, "sitemap not read: disallowed by robots.txt".into());
+                    self.skip(q.url, crate::crawler::SITEMAP_DISALLOWED.into());
                 }
                 Next::Disallowed(q) => {
                     self.state.map.nodes[q.item.node as usize].state = NodeState::Disallowed;
@@ -1461,10 +1461,14 @@ impl Mapper {
     fn take(&mut self, id: u64, result: FetchResult, now_ms: u64) {
         let (q, result) = match self.state.frontier.deliver(id, result) {
             Delivered::Page(q, result) => (q, result),
-            Delivered::Robots { sitemaps } => {
-                for s in sitemaps {
-                    if !self.state.map.sitemaps.contains(&s) {
-                        self.state.map.sitemaps.push(s);
+            // Only the site's own robots.txt names its sitemaps (a sitemap host's speaks for
+            // that host).
+            Delivered::Robots { origin, sitemaps } => {
+                if self.scope.contains(&format!("{origin}/")) {
+                    for s in sitemaps {
+                        if !self.state.map.sitemaps.contains(&s) {
+                            self.state.map.sitemaps.push(s);
+                        }
                     }
                 }
                 return;
@@ -1902,19 +1906,28 @@ impl Mapper {
         self.queue_sitemaps(named)
     }
 
-    /// Queues sitemap files on the site, each once, at most [`crate::sitemap::MAX_FILES`] in
-    /// all; those on another site are passed over, said so. Returns whether any was queued.
+    /// Queues sitemap files on the site or on a host its robots.txt names sitemaps on
+    /// ([`crate::sitemap::named_hosts`]), each once, at most [`crate::sitemap::MAX_FILES`] in
+    /// all; those on other hosts are passed over, said so. Returns whether any was queued.
     fn queue_sitemaps(&mut self, urls: Vec<String>) -> bool {
         let mut any = false;
         for url in urls {
             let Some(url) = canon::canonicalize(&url) else {
                 continue;
             };
-            if self.state.sitemap_files.contains(&url) || self.state.frontier.is_seen(&url) {
+            if self.state.sitemap_files.contains(&url) {
                 continue;
             }
-            if !self.scope.contains(&url) {
-                self.skip(url, "sitemap on another site: not read".into());
+            let scope = &self.scope;
+            let named_host = crate::fetch::host_of(&url).is_some_and(|h| {
+                crate::sitemap::named_hosts(&self.state.map.sitemaps, |u| scope.contains(u))
+                    .any(|n| n == h)
+            });
+            if !self.scope.contains(&url) && !named_host {
+                self.skip(
+                    url,
+                    "sitemap on another host the site's robots.txt does not name: not read".into(),
+                );
                 continue;
             }
             if self.state.sitemap_files.len() >= crate::sitemap::MAX_FILES {
@@ -1927,10 +1940,11 @@ impl Mapper {
                 script: false,
                 sitemap: true,
             };
-            if self.state.frontier.push(url.clone(), item) {
-                self.state.sitemap_files.insert(url);
-                any = true;
-            }
+            // A page may have linked it (a footer's "Sitemap"): fetched then as a page, its
+            // body not kept, it is asked again as a sitemap.
+            self.state.frontier.push_again(url.clone(), item);
+            self.state.sitemap_files.insert(url);
+            any = true;
         }
         any
     }
@@ -2956,9 +2970,13 @@ pub(crate) mod tests {
 
     /// shop.test whose catalogue is drawn by scripts: the home page links `/cat/a.html` (items
     /// 1–5) and `/about.html`; items 6–12 are listed only by the sitemaps robots.txt names (an
-    /// index of `/items.xml.gz`, gzip-compressed, and `/more.txt`, with a missing one), which
-    /// also list pages links reach, a disallowed page and another site's.
+    /// index of `/items.xml.gz`, gzip-compressed, and `/more.txt`, which the about page links,
+    /// with a missing one; and a missing one on another host, whose robots.txt names its own),
+    /// which also list pages links reach, a disallowed page and another site's.
     fn catalogue_in_sitemaps(url: &str) -> FetchResult {
+        if url == "http://elsewhere.test/robots.txt" {
+            return html("Sitemap: http://elsewhere.test/theirs.xml\n");
+        }
         let path = url.trim_start_matches("http://shop.test");
         let file = |body: Vec<u8>| {
             FetchResult::Response(FetchResponse {
@@ -3004,7 +3022,9 @@ pub(crate) mod tests {
                     .map(|i| format!("/item/{i}.html"))
                     .collect::<Vec<_>>(),
             )),
-            "/about.html" => html("<html><body><p>About us</p></body></html>"),
+            "/about.html" => {
+                html("<html><body><p>About us</p><a href='/more.txt'>more</a></body></html>")
+            }
             p => item_or_404(p),
         }
     }
@@ -3035,6 +3055,11 @@ pub(crate) mod tests {
             );
         }
         assert!(position(&order, "/items.xml.gz") > first_sitemap);
+        // The about page links the text sitemap: fetched as a page first, asked again as one.
+        let more: Vec<usize> = (0..order.len())
+            .filter(|&i| order[i] == "/more.txt")
+            .collect();
+        assert!(more.len() == 2 && more[0] < first_sitemap, "{order:?}");
         assert!(
             !order.iter().any(|p| p.starts_with("/private/")),
             "{order:?}"
@@ -3059,9 +3084,23 @@ pub(crate) mod tests {
         assert!(!entry_links.contains(&url("/item/1.html").as_str()));
         assert_eq!(map.nodes[map.sitemap_links[0] as usize].depth, 1);
         let p = m.progress();
-        // The index, items.xml.gz and more.txt are read; gone.xml answers 404.
-        assert_eq!((p.sitemaps, p.sitemap_links), (4, 8));
-        assert_eq!(p.requests(), p.fetched + 4);
+        // The index, items.xml.gz and more.txt are read; gone.xml answers 404, and so does the
+        // sitemap on the other host robots.txt names (asked: the protocol lets a site name
+        // sitemaps elsewhere).
+        assert_eq!((p.sitemaps, p.sitemap_links), (5, 8));
+        assert_eq!(p.requests(), p.fetched + 5);
+        assert!(
+            order.contains(&"http://elsewhere.test/s.xml".to_string()),
+            "{order:?}"
+        );
+        // That host's own robots.txt speaks for that host, not for the site.
+        assert_eq!(
+            map.sitemaps,
+            [
+                "http://shop.test/sitemaps.xml",
+                "http://elsewhere.test/s.xml"
+            ]
+        );
         assert!(map.check().is_ok());
         let json = serde_json::to_string(map).expect("json");
         let back: SiteMap = serde_json::from_str(&json).expect("back");

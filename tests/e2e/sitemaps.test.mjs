@@ -3,8 +3,9 @@
 // gzip-compressed XML sitemap, served as application/gzip, which the browser's fetch does not
 // inflate, and a text one. Learning follows the links (three items), then reads the sitemaps
 // (Rust's `sitemap`) and maps the items no listing links, except the one robots.txt disallows;
-// the crawl reads them too and collects them. The panel counts the sitemaps read and says what
-// learning took from them.
+// the crawl reads them too and collects them. A sitemap robots.txt names on another host, to
+// which the extension has no access, is not read, and both jobs list it among their errors. The
+// panel counts the sitemaps read and says what learning took from them.
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,7 +32,12 @@ before(async () => {
   ({ site, browser, worker, extensionId, call, close } = await directoryInBrowser(dir, BUILT));
   // Sitemaps name absolute URLs: written once the port is known.
   const url = (p) => `${site.url}${p}`;
-  await writeFile(join(dir, 'robots.txt'), `User-agent: *\nDisallow: /item/7.html\nSitemap: /maps/index.xml\n`);
+  // And a sitemap on another host (`localhost`, the same server): the extension has no access
+  // to it, so its robots.txt cannot be read, and the sitemap is not read either — said so.
+  const cdn = site.url.replace('127.0.0.1', 'localhost');
+  await writeFile(join(dir, 'robots.txt'),
+    `User-agent: *\nDisallow: /item/7.html\nSitemap: /maps/index.xml\nSitemap: ${cdn}maps/cdn.txt\n`);
+  await writeFile(join(dir, 'maps/cdn.txt'), `${url('item/6.html')}\n`);
   await writeFile(join(dir, 'maps/index.xml'), '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' +
     `<sitemap><loc>${url('maps/items.xml.gz')}</loc></sitemap><sitemap><loc>${url('maps/more.txt')}</loc></sitemap></sitemapindex>`);
   const urlset = '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' +
@@ -59,6 +65,11 @@ test('learning and the crawl read the sitemaps robots.txt names and take the ite
   assert.equal(learn.result.sitemapPages, 3, 'items 4 to 6 (7 is disallowed)');
   const crawl = await crawlDone(call, learn.crawlerId);
   assert.equal(crawl.progress.sitemaps, 3, JSON.stringify(crawl.progress));
+  for (const job of [learn, crawl]) {
+    const missed = job.errors.find((e) => e.url === `${site.url.replace('127.0.0.1', 'localhost')}maps/cdn.txt`);
+    assert.match(missed?.what ?? '', /^sitemap not read: its host's robots\.txt disallows it, or could not be read/,
+      JSON.stringify(job.errors));
+  }
   const pages = await storedPages({ browser, worker }, learn.crawlerId);
   assert.deepEqual(pages.map(item).sort(), [1, 2, 3, 4, 5, 6]);
   assert.equal(crawl.progress.newTargets, 0, 'learning saw every item');
@@ -70,8 +81,8 @@ test('learning and the crawl read the sitemaps robots.txt names and take the ite
   await panel.waitForFunction(() => !document.getElementById('sitemaps-box').hidden);
   assert.match(await panel.locator('#n-sitemaps').textContent(), /^3 \/ [3-6]$/);
   // Learning says what it took from the sitemaps, and that the crawl reads them.
-  assert.deepEqual(learn.result.sitemaps, [`${site.url}maps/index.xml`]);
+  assert.deepEqual(learn.result.sitemaps, [`${site.url}maps/index.xml`, `${site.url.replace('127.0.0.1', 'localhost')}maps/cdn.txt`]);
   await panel.waitForFunction(() => !document.getElementById('sitemaps-note').hidden);
   assert.match(await panel.locator('#sitemaps-note').textContent(),
-    /^The site's robots\.txt names a sitemap \(http:\/\/127\.0\.0\.1:\d+\/maps\/index\.xml\): learning read it once every link was followed and took 3 pages no link reaches from it; the crawl reads it too/);
+    /^The site's robots\.txt names 2 sitemaps \(http:\/\/127\.0\.0\.1:\d+\/maps\/index\.xml, …\): learning read them once every link was followed and took 3 pages no link reaches from them; the crawl reads them too/);
 });
