@@ -282,7 +282,9 @@ pub fn learn(args: &[String]) -> Result<(), String> {
                 "{named}: learning stopped before following every link and read none; `exemplar crawl` reads them and collects the targets they list (--no-sitemaps: not)"
             );
         } else {
-            println!("{named}: none on this site (another site's sitemaps are not read)");
+            println!(
+                "{named}: none could be read (missing, or kept out by their host's robots.txt); `exemplar crawl` tries them again"
+            );
         }
     }
     Ok(())
