@@ -2605,3 +2605,76 @@ fn a_kind_below_theta_taken_by_heading() {
     );
     server.stop();
 }
+
+/// `learn` on a shop whose home page links no item (its catalogue is drawn by scripts) reads the
+/// sitemap robots.txt names once every link is followed, learns from the items it lists, and
+/// says so; `--no-sitemaps` finds nothing; the crawl collects every item listed.
+#[test]
+fn learn_reads_the_sitemaps_for_the_pages_no_link_reaches() {
+    let site = scratch_dir("sitemap-site");
+    let page = |title: &str, body: &str| {
+        format!(
+            "<!doctype html><html><head><title>{title}</title></head><body>\
+             <nav><a href='/index.html'>Home</a> <a href='/about.html'>About</a></nav>{body}</body></html>"
+        )
+    };
+    std::fs::create_dir_all(site.join("item")).unwrap();
+    std::fs::write(site.join("index.html"), page("Shop", "<div id=app></div>")).unwrap();
+    std::fs::write(site.join("about.html"), page("About", "<p>Since 1999.</p>")).unwrap();
+    for i in 1..=6 {
+        let item = format!(
+            "<div class=item><h1>Item {i}</h1><table class=spec><tr><td>a</td><td>{i}</td></tr>\
+             <tr><td>b</td><td>x</td></tr></table><p class=desc>Description of item {i}.</p></div>"
+        );
+        std::fs::write(
+            site.join(format!("item/{i}.html")),
+            page(&format!("Item {i}"), &item),
+        )
+        .unwrap();
+    }
+    let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(site.to_path_buf()))
+        .expect("serve");
+    let base = server.url();
+    let base = base.trim_end_matches('/');
+    std::fs::write(
+        site.join("robots.txt"),
+        "User-agent: *\nSitemap: /sitemap.txt\n",
+    )
+    .unwrap();
+    let items: BTreeSet<String> = (1..=6).map(|i| format!("{base}/item/{i}.html")).collect();
+    let listed: String = items.iter().map(|u| format!("{u}\n")).collect();
+    std::fs::write(site.join("sitemap.txt"), listed).unwrap();
+
+    let (dir, pattern, _map, learned) =
+        learned_in_scratch("sitemap", base, "index.html", "item/1.html");
+    assert!(
+        learned.contains(&format!(
+            "robots.txt names 1 sitemap ({base}/sitemap.txt): read once every link was followed (1 sitemap request answered), 6 pages no link reached mapped from it as links of the entry page"
+        )),
+        "{learned}"
+    );
+    assert_eq!(known_targets(&pattern), items);
+    let (crawled, _) = crawled(&pattern, &[]);
+    let collected: BTreeSet<String> = crawled.lines().map(str::to_string).collect();
+    assert_eq!(collected, items);
+
+    let out = exemplar(&[
+        "learn",
+        "--entry",
+        &format!("{base}/index.html"),
+        "--example",
+        &format!("{base}/item/1.html"),
+        "-o",
+        &dir.join("off.json").to_string_lossy(),
+        "--delay-ms",
+        "0",
+        "--quiet",
+        "--no-sitemaps",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no page similar to the example"),
+        "{stderr}"
+    );
+}

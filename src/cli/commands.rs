@@ -264,26 +264,28 @@ pub fn learn(args: &[String]) -> Result<(), String> {
             if sitemaps.len() > 1 { ", …" } else { "" }
         );
         let p = &learned.progress;
+        let them = if sitemaps.len() == 1 { "it" } else { "them" };
         if p.sitemaps > 0 {
             println!(
-                "{named}: read once every link was followed ({} answered), {} no link reached mapped from them as links of the entry page; `exemplar crawl` reads them too (--no-sitemaps: not)",
+                "{named}: read once every link was followed ({} answered), {} no link reached mapped from {them} as links of the entry page; `exemplar crawl` reads {them} too (--no-sitemaps: not)",
                 count(p.sitemaps, "sitemap request"),
                 count(learned.map.sitemap_pages(), "page"),
             );
         } else if !mapped_config.read_sitemaps {
             println!(
-                "{named}: not read while learning (--no-sitemaps); `exemplar crawl` reads them and collects the targets they list (--no-sitemaps: not)"
+                "{named}: not read while learning (--no-sitemaps); `exemplar crawl` reads {them} and collects the targets listed (--no-sitemaps: not)"
             );
         } else if learned
             .stopped
             .is_some_and(|s| s != exemplar::mapper::StopReason::Exhausted)
         {
             println!(
-                "{named}: learning stopped before following every link and read none; `exemplar crawl` reads them and collects the targets they list (--no-sitemaps: not)"
+                "{named}: learning stopped before following every link and read none; `exemplar crawl` reads {them} and collects the targets listed (--no-sitemaps: not)"
             );
         } else {
+            let none = if sitemaps.len() == 1 { "it" } else { "they" };
             println!(
-                "{named}: none could be read (missing, or kept out by their host's robots.txt); `exemplar crawl` tries them again"
+                "{named}: {none} could not be read (missing, or kept out by its host's robots.txt); `exemplar crawl` tries {them} again"
             );
         }
     }
