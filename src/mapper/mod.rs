@@ -366,14 +366,12 @@ impl SiteMap {
             for &l in self.scripted.get(&(i as u32)).into_iter().flatten() {
                 node(l, &|| format!("a scripted link of node {i}"))?;
             }
-            if i == 0 {
-                for &l in &self.sitemap_links {
-                    node(l, &|| "a sitemap's page".into())?;
-                }
-            }
             if let Some(form) = x.form.filter(|&form| form as usize >= f) {
                 return Err(dangling(format!("the form of node {i}"), form, f, "forms"));
             }
+        }
+        for &l in &self.sitemap_links {
+            node(l, &|| "a page a sitemap lists".into())?;
         }
         for (i, form) in self.forms.iter().enumerate() {
             node(form.page, &|| format!("the page of form {i}"))?;
