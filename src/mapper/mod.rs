@@ -3830,6 +3830,10 @@ pub(crate) mod tests {
 
         let mut map = m.into_site_map();
         assert_eq!(map.check(), Ok(()));
+        let mut listed = map.clone();
+        listed.sitemap_links.push(88);
+        let err = listed.check().expect_err("a sitemap's page beyond the map");
+        assert!(err.contains("a page a sitemap lists is 88"), "{err}");
         map.nodes[0].links.push(77);
         let err = map.check().expect_err("a dangling link");
         assert!(err.contains("a link of node 0 is 77"), "{err}");
