@@ -57,6 +57,56 @@ pub fn named_hosts<'a>(
         .filter_map(|u| crate::fetch::host_of(u))
 }
 
+/// Why a sitemap was not read when its host's robots.txt stands in the way: it disallows the
+/// sitemap, or it could not be read at all (RFC 9309 reads that as "disallow all": a host the
+/// browser gives the extension no access to, a host that does not answer).
+pub const DISALLOWED: &str = "sitemap not read: its host's robots.txt disallows it, or could not be read (no access to that host?)";
+
+/// What a run does with a sitemap file it meets (named by the site's robots.txt, or listed by
+/// an index): [`admit`].
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Admission {
+    /// Read it: its canonical URL.
+    Read(String),
+    /// Already read or queued, or no http(s) URL: nothing to do.
+    Known,
+    /// Not read, said so: its canonical URL and why.
+    Refused(String, String),
+}
+
+/// The sitemap files a run reads: each once (`queued`: those queued so far), on the site
+/// (`in_site`) or on a host off it that the site's robots.txt names sitemaps on (`named_host`,
+/// given an origin: [`named_hosts`]), at most [`MAX_FILES`] in all.
+pub(crate) fn admit(
+    url: &str,
+    queued: &std::collections::BTreeSet<String>,
+    in_site: impl Fn(&str) -> bool,
+    named_host: impl Fn(&str) -> bool,
+) -> Admission {
+    let Some(url) = crate::canon::canonicalize(url) else {
+        return Admission::Known;
+    };
+    if queued.contains(&url) {
+        return Admission::Known;
+    }
+    if !in_site(&url) && !crate::fetch::host_of(&url).is_some_and(|h| named_host(&h)) {
+        let why = "sitemap on another host the site's robots.txt does not name: not read";
+        return Admission::Refused(url, why.into());
+    }
+    if queued.len() >= MAX_FILES {
+        let why = format!("sitemap: more than {MAX_FILES} sitemaps");
+        return Admission::Refused(url, why);
+    }
+    Admission::Read(url)
+}
+
+/// Said of a sitemap that listed more than [`MAX_URLS`] URLs.
+pub fn truncated_note() -> String {
+    format!(
+        "the sitemap lists more than {MAX_URLS} URLs (the protocol's limit): the rest were not read"
+    )
+}
+
 /// Reads a sitemap from the answer to a sitemap request: a 2xx response's body.
 ///
 /// # Errors
@@ -342,6 +392,39 @@ pub(crate) mod tests {
             parse(&[0x1f, 0x8b, 8, 8, 0, 0]).is_err(),
             "a header cut short"
         );
+    }
+
+    /// Sitemap files are read once each, on the site or on a host its robots.txt names, at most
+    /// [`MAX_FILES`].
+    #[test]
+    fn sitemap_files_are_admitted_on_the_site_and_the_hosts_robots_txt_names() {
+        let in_site = |u: &str| u.starts_with("http://shop.test/");
+        let named = |h: &str| h == "https://cdn.test";
+        let mut queued = std::collections::BTreeSet::new();
+        let admit = |u: &str, q: &std::collections::BTreeSet<String>| admit(u, q, in_site, named);
+        assert_eq!(
+            admit("http://shop.test/a.xml#x", &queued),
+            Admission::Read("http://shop.test/a.xml".into())
+        );
+        assert_eq!(
+            admit("https://cdn.test:443/s/b.xml", &queued),
+            Admission::Read("https://cdn.test/s/b.xml".into())
+        );
+        match admit("http://cdn.test/s/b.xml", &queued) {
+            Admission::Refused(url, why) => {
+                assert_eq!(url, "http://cdn.test/s/b.xml");
+                assert!(why.contains("does not name"), "{why}");
+            }
+            other => panic!("another scheme is another origin: {other:?}"),
+        }
+        assert_eq!(admit("ftp://shop.test/a.xml", &queued), Admission::Known);
+        queued.insert("http://shop.test/a.xml".to_string());
+        assert_eq!(admit("http://shop.test/a.xml", &queued), Admission::Known);
+        queued.extend((0..MAX_FILES).map(|i| format!("http://shop.test/{i}.xml")));
+        assert!(matches!(
+            admit("http://shop.test/more.xml", &queued),
+            Admission::Refused(_, why) if why.contains("more than 1000")
+        ));
     }
 
     #[test]

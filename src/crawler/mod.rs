@@ -67,11 +67,6 @@ fn read_sitemaps_default() -> bool {
 /// Sitemap files a crawl reads at most (those robots.txt names, and those their indexes list).
 pub const MAX_SITEMAPS: usize = crate::sitemap::MAX_FILES;
 
-/// Why a sitemap was not read when its host's robots.txt stands in the way: it disallows the
-/// sitemap, or it could not be read at all (RFC 9309 reads that as "disallow all": a host the
-/// browser gives the extension no access to, a host that does not answer).
-pub(crate) const SITEMAP_DISALLOWED: &str = "sitemap not read: its host's robots.txt disallows it, or could not be read (no access to that host?)";
-
 impl Default for CrawlConfig {
     fn default() -> Self {
         CrawlConfig {
@@ -679,7 +674,7 @@ impl Crawler {
                     self.script_answered(&q.url, Err("disallowed by robots.txt".into()));
                 }
                 Next::Disallowed(q) if q.item.sitemap => {
-                    self.skip(q.url, SITEMAP_DISALLOWED.into());
+                    self.skip(q.url, crate::sitemap::DISALLOWED.into());
                 }
                 Next::Disallowed(q) => {
                     self.state.progress.skipped += 1;
@@ -1171,33 +1166,29 @@ impl Crawler {
     /// host its robots.txt names sitemaps on, each once, at most [`MAX_SITEMAPS`] in all;
     /// those on other hosts are passed over, said so.
     fn queue_sitemaps(&mut self, urls: Vec<String>) {
+        use crate::sitemap::Admission;
         for url in urls {
-            let Some(url) = canon::canonicalize(&url) else {
-                continue;
-            };
-            if self.state.frontier.is_seen(&url) {
-                continue;
-            }
-            if !self.scope.contains(&url)
-                && !crate::fetch::host_of(&url)
-                    .is_some_and(|h| self.state.sitemap_hosts.contains(&h))
-            {
-                self.skip(
-                    url,
-                    "sitemap on another host the site's robots.txt does not name: not read".into(),
-                );
-                continue;
-            }
-            if self.state.sitemap_urls.len() >= MAX_SITEMAPS {
-                self.skip(url, format!("sitemap: more than {MAX_SITEMAPS} sitemaps"));
-                continue;
-            }
-            let item = Item {
-                sitemap: true,
-                ..Item::start()
-            };
-            if self.state.frontier.push(url.clone(), item) {
-                self.state.sitemap_urls.insert(url);
+            let hosts = &self.state.sitemap_hosts;
+            let admitted = crate::sitemap::admit(
+                &url,
+                &self.state.sitemap_urls,
+                |u| self.scope.contains(u),
+                |h| hosts.contains(h),
+            );
+            match admitted {
+                Admission::Read(url) => {
+                    let item = Item {
+                        sitemap: true,
+                        ..Item::start()
+                    };
+                    // A page may have linked it: fetched then as a page, it is asked again.
+                    self.state.frontier.push_again(url.clone(), item);
+                    self.state.sitemap_urls.insert(url);
+                }
+                Admission::Known => {}
+                Admission::Refused(url, why) => {
+                    self.skip(url, why);
+                }
             }
         }
     }
@@ -1223,10 +1214,7 @@ impl Crawler {
         if sitemap.truncated {
             self.events.push_back(Event::Skipped {
                 url: url.clone(),
-                reason: format!(
-                    "the sitemap lists more than {} URLs (the protocol's limit): the rest were not read",
-                    crate::sitemap::MAX_URLS
-                ),
+                reason: crate::sitemap::truncated_note(),
             });
         }
         let followed = match sitemap.kind {

@@ -1395,7 +1395,7 @@ impl Mapper {
                     self.script_answered(&q.url, Err("disallowed by robots.txt".into()));
                 }
                 Next::Disallowed(q) if q.item.sitemap => {
-                    self.skip(q.url, crate::crawler::SITEMAP_DISALLOWED.into());
+                    self.skip(q.url, crate::sitemap::DISALLOWED.into());
                 }
                 Next::Disallowed(q) => {
                     self.state.map.nodes[q.item.node as usize].state = NodeState::Disallowed;
@@ -1908,41 +1908,34 @@ impl Mapper {
     /// ([`crate::sitemap::named_hosts`]), each once, at most [`crate::sitemap::MAX_FILES`] in
     /// all; those on other hosts are passed over, said so. Returns whether any was queued.
     fn queue_sitemaps(&mut self, urls: Vec<String>) -> bool {
+        use crate::sitemap::Admission;
+        let scope = &self.scope;
+        let hosts: BTreeSet<String> =
+            crate::sitemap::named_hosts(&self.state.map.sitemaps, |u| scope.contains(u)).collect();
         let mut any = false;
         for url in urls {
-            let Some(url) = canon::canonicalize(&url) else {
-                continue;
-            };
-            if self.state.sitemap_files.contains(&url) {
-                continue;
+            let admitted = crate::sitemap::admit(
+                &url,
+                &self.state.sitemap_files,
+                |u| self.scope.contains(u),
+                |h| hosts.contains(h),
+            );
+            match admitted {
+                Admission::Read(url) => {
+                    let item = Item {
+                        node: 0,
+                        script: false,
+                        sitemap: true,
+                    };
+                    // A page may have linked it (a footer's "Sitemap"): fetched then as a page,
+                    // its body not kept, it is asked again as a sitemap.
+                    self.state.frontier.push_again(url.clone(), item);
+                    self.state.sitemap_files.insert(url);
+                    any = true;
+                }
+                Admission::Known => {}
+                Admission::Refused(url, why) => self.skip(url, why),
             }
-            let scope = &self.scope;
-            let named_host = crate::fetch::host_of(&url).is_some_and(|h| {
-                crate::sitemap::named_hosts(&self.state.map.sitemaps, |u| scope.contains(u))
-                    .any(|n| n == h)
-            });
-            if !self.scope.contains(&url) && !named_host {
-                self.skip(
-                    url,
-                    "sitemap on another host the site's robots.txt does not name: not read".into(),
-                );
-                continue;
-            }
-            if self.state.sitemap_files.len() >= crate::sitemap::MAX_FILES {
-                let max = crate::sitemap::MAX_FILES;
-                self.skip(url, format!("sitemap: more than {max} sitemaps"));
-                continue;
-            }
-            let item = Item {
-                node: 0,
-                script: false,
-                sitemap: true,
-            };
-            // A page may have linked it (a footer's "Sitemap"): fetched then as a page, its
-            // body not kept, it is asked again as a sitemap.
-            self.state.frontier.push_again(url.clone(), item);
-            self.state.sitemap_files.insert(url);
-            any = true;
         }
         any
     }
@@ -1960,12 +1953,9 @@ impl Mapper {
             }
         };
         if sitemap.truncated {
-            let max = crate::sitemap::MAX_URLS;
             self.events.push_back(Event::Skipped {
                 url: url.clone(),
-                reason: format!(
-                    "the sitemap lists more than {max} URLs (the protocol's limit): the rest were not read"
-                ),
+                reason: crate::sitemap::truncated_note(),
             });
         }
         if sitemap.kind == crate::sitemap::Kind::Index {
