@@ -941,6 +941,10 @@ pub struct Snapshot {
     /// keeps its pages' whole score.
     #[serde(default)]
     look_alikes: HashMap<String, Vec<u32>>,
+    /// The canonical signatures ([`canonical_signature`]) of look-alikes whose directory does
+    /// not hold enough of them yet: registered when it does and they become targets.
+    #[serde(default)]
+    look_alike_canonicals: HashMap<u32, u64>,
     /// URLs first met on target pages, held back until every other page has been visited
     /// ([`MapConfig::expand_targets`]).
     #[serde(default)]
@@ -989,6 +993,9 @@ impl Snapshot {
         }
         for &id in self.look_alikes.values().flatten() {
             node(id, "a look-alike outside the example's directory")?;
+        }
+        for &id in self.look_alike_canonicals.keys() {
+            node(id, "a look-alike's canonical signature")?;
         }
         for &id in &self.held {
             node(id, "a link held back from a target")?;
@@ -1089,6 +1096,7 @@ impl Mapper {
             finished_sent: false,
             forms: forms::FormTable::default(),
             look_alikes: HashMap::new(),
+            look_alike_canonicals: HashMap::new(),
             held: BTreeSet::new(),
             arrived: InOrder::default(),
             scripts: ScriptTable::default(),
@@ -1630,7 +1638,7 @@ impl Mapper {
             return (200, NodeState::Duplicate { of });
         }
         let verdict = self.example.compare(&page);
-        let similar = self.place(node, &verdict);
+        let similar = self.place(node, &verdict, canonical);
         let n = &mut self.state.map.nodes[node as usize];
         n.title = page.title.chars().take(300).collect();
         n.heading.clone_from(&page.heading);
@@ -1692,8 +1700,9 @@ impl Mapper {
     /// Records a page's similarity and says whether it reaches θ. A page outside the example's
     /// directory keeps its whole score once its directory holds [`similarity::PLACE_SUPPORT`]
     /// look-alikes; the one that completes the count also promotes the earlier ones to targets
-    /// (their links were followed: a target's links are not used for learning).
-    fn place(&mut self, node: u32, verdict: &similarity::Verdict) -> bool {
+    /// (their links were followed: a target's links are not used for learning), and registers
+    /// what they declare (`canonical`, [`canonical_signature`]) as a target's.
+    fn place(&mut self, node: u32, verdict: &similarity::Verdict, canonical: Option<u64>) -> bool {
         let threshold = verdict.threshold;
         let n = &mut self.state.map.nodes[node as usize];
         n.similarity = Some(verdict.score as f32);
@@ -1709,7 +1718,12 @@ impl Mapper {
         let look_alikes = self.state.look_alikes.entry(dir).or_default();
         look_alikes.push(node);
         match look_alikes.len() {
-            k if k < similarity::PLACE_SUPPORT => return verdict.similar,
+            k if k < similarity::PLACE_SUPPORT => {
+                if let Some(sig) = canonical {
+                    self.state.look_alike_canonicals.insert(node, sig);
+                }
+                return verdict.similar;
+            }
             k if k == similarity::PLACE_SUPPORT => {
                 let mut promoted = Vec::new();
                 for &earlier in &look_alikes[..k - 1] {
@@ -1726,6 +1740,10 @@ impl Mapper {
                     }
                 }
                 for earlier in promoted {
+                    // Known by what it declares from now on, as a target found so.
+                    if let Some(sig) = self.state.look_alike_canonicals.remove(&earlier) {
+                        self.state.signatures.entry(sig).or_insert(earlier);
+                    }
                     let nodes = &self.state.map.nodes;
                     let url = nodes[earlier as usize].url.clone();
                     if self.shapes.promoted(&url, parent_url(nodes, earlier))
@@ -3315,6 +3333,76 @@ pub(crate) mod tests {
         assert!(!b.example && groups.iter().any(|g| g.key == "http://h/a" && g.example));
         assert_eq!(spread(&["x"], 3), ["x"]);
         assert!(spread(&[], 3).is_empty());
+    }
+
+    /// Look-alikes filed outside the example's directory become targets once their directory
+    /// holds several, and from then on are known by the canonical URL they declare: a copy of
+    /// one under another URL (`?ref=home`, other text) met after is a duplicate, not a target.
+    #[test]
+    fn look_alikes_promoted_by_their_directory_are_known_by_what_they_declare() {
+        let site = |declare: bool| {
+            move |url: &str| {
+                let path = url.trim_start_matches("http://shop.test");
+                let page = |i: u32, extra: &str| {
+                    let head = if declare {
+                        format!("<link rel=canonical href='http://shop.test/archive/{i}.html'>")
+                    } else {
+                        String::new()
+                    };
+                    html(
+                        &entity(i)
+                            .replace("<head>", &format!("<head>{head}"))
+                            .replace(".</p>", &format!(". {extra}</p>")),
+                    )
+                };
+                match path {
+                    "/" => html(&listing(
+                        &[
+                            "/item/1.html",
+                            "/archive/3.html",
+                            "/archive/4.html",
+                            "/archive/5.html",
+                            "/archive/3.html?ref=home",
+                        ]
+                        .map(String::from),
+                    )),
+                    "/item/1.html" => html(&entity(1)),
+                    "/archive/3.html?ref=home" => page(3, "Seen on the home page."),
+                    p => match p
+                        .strip_prefix("/archive/")
+                        .and_then(|n| n.trim_end_matches(".html").parse().ok())
+                    {
+                        Some(i) => page(i, "In the archive."),
+                        None => FetchResult::Response(FetchResponse {
+                            status: 404,
+                            ..FetchResponse::default()
+                        }),
+                    },
+                }
+            }
+        };
+        let targets = |declare: bool| {
+            let mut config = MapConfig::default();
+            config.similarity.threshold = 0.85;
+            config.politeness.delay_ms = 0;
+            let mut m = mapper_with(config);
+            drive(&mut m, &site(declare));
+            let map = m.into_site_map();
+            let copy = map
+                .nodes
+                .iter()
+                .find(|n| n.url.ends_with("?ref=home"))
+                .map(|n| n.state.clone());
+            (map.targets().count(), copy)
+        };
+        let (n, copy) = targets(true);
+        assert_eq!(n, 4, "item 1 and archive 3 to 5");
+        assert!(
+            matches!(copy, Some(NodeState::Duplicate { .. })),
+            "{copy:?}"
+        );
+        // Without the declarations the copy is one more target.
+        assert_eq!(targets(false), (5, Some(NodeState::Target)));
     }
 
     #[test]
