@@ -265,7 +265,8 @@ function renderResult() {
   const read = result?.sitemapsRead
     ? `learning read ${them} once every link was followed and took ${result.sitemapPages} ` +
       `page${result.sitemapPages === 1 ? '' : 's'} no link reaches from ${them}`
-    : 'learning stopped before following every link and read none';
+    : 'learning read none (it reads them once every link is followed, within its page budget; ' +
+      'those it could not read are among the errors)';
   $('sitemaps-note').hidden = sitemaps.length === 0;
   $('sitemaps-note').textContent = sitemaps.length === 0 ? '' :
     `The site's robots.txt names ${sitemaps.length === 1 ? 'a sitemap' : `${sitemaps.length} sitemaps`} ` +

@@ -2649,7 +2649,7 @@ fn learn_reads_the_sitemaps_for_the_pages_no_link_reaches() {
         learned_in_scratch("sitemap", base, "index.html", "item/1.html");
     assert!(
         learned.contains(&format!(
-            "robots.txt names 1 sitemap ({base}/sitemap.txt): read once every link was followed (1 sitemap request answered), 6 pages no link reached mapped from it as links of the entry page"
+            "robots.txt names 1 sitemap ({base}/sitemap.txt): read once every link was followed (1 sitemap read), 6 pages no link reached mapped from it as links of the entry page"
         )),
         "{learned}"
     );

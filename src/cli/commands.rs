@@ -267,8 +267,8 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         let them = if sitemaps.len() == 1 { "it" } else { "them" };
         if p.sitemaps > 0 {
             println!(
-                "{named}: read once every link was followed ({} answered), {} no link reached mapped from {them} as links of the entry page; `exemplar crawl` reads {them} too (--no-sitemaps: not)",
-                count(p.sitemaps, "sitemap request"),
+                "{named}: read once every link was followed ({} read), {} no link reached mapped from {them} as links of the entry page; `exemplar crawl` reads {them} too (--no-sitemaps: not)",
+                count(p.sitemaps, "sitemap"),
                 count(learned.map.sitemap_pages(), "page"),
             );
         } else if !mapped_config.read_sitemaps {

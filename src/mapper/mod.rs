@@ -841,9 +841,13 @@ pub struct Progress {
     /// with [`MapConfig::follow_nofollow`], or when robots.txt is not obeyed).
     #[serde(default)]
     pub nofollow: usize,
-    /// Sitemap requests answered ([`MapConfig::read_sitemaps`]); they count in the page budget.
+    /// Sitemaps read ([`MapConfig::read_sitemaps`]), as a crawl counts them.
     #[serde(default)]
     pub sitemaps: usize,
+    /// Sitemap requests answered, read or not (missing, unreadable): they count in the page
+    /// budget.
+    #[serde(default)]
+    pub sitemap_requests: usize,
     /// Pages the sitemaps list that no link reached, queued as the entry page's links.
     #[serde(default)]
     pub sitemap_links: usize,
@@ -852,7 +856,7 @@ pub struct Progress {
 impl Progress {
     /// Requests answered that count in the page budget: pages, scripts and sitemaps.
     pub fn requests(&self) -> usize {
-        self.fetched + self.scripts + self.sitemaps
+        self.fetched + self.scripts + self.sitemap_requests
     }
 
     /// Why a mapping whose learning found nothing may have stopped short, when pages' robots
@@ -1489,7 +1493,7 @@ impl Mapper {
                 self.state.progress.scripts += 1;
                 self.script_answered(&q.url, script_links::read(result));
             } else {
-                self.state.progress.sitemaps += 1;
+                self.state.progress.sitemap_requests += 1;
                 self.read_sitemap(q.url, &result);
             }
             if self.state.progress.requests() >= self.state.config.max_pages {
@@ -1970,6 +1974,7 @@ impl Mapper {
                 return;
             }
         };
+        self.state.progress.sitemaps += 1;
         if sitemap.truncated {
             self.events.push_back(Event::Skipped {
                 url: url.clone(),
@@ -3092,8 +3097,8 @@ pub(crate) mod tests {
         let p = m.progress();
         // The index, items.xml.gz and more.txt are read; gone.xml answers 404, and so does the
         // sitemap on the other host robots.txt names (asked: the protocol lets a site name
-        // sitemaps elsewhere).
-        assert_eq!((p.sitemaps, p.sitemap_links), (5, 8));
+        // sitemaps elsewhere). All five count in the page budget.
+        assert_eq!((p.sitemaps, p.sitemap_requests, p.sitemap_links), (3, 5, 8));
         assert_eq!(p.requests(), p.fetched + 5);
         assert!(
             order.contains(&"http://elsewhere.test/s.xml".to_string()),

@@ -113,7 +113,7 @@ struct Learned<'a> {
     /// The sitemaps the site's robots.txt names ([`crate::mapper::SiteMap::sitemaps`]): a crawl
     /// reads them; mapping did once every link was followed, unless it stopped first.
     sitemaps: Vec<String>,
-    /// Sitemap requests mapping answered (0: it read none).
+    /// Sitemaps mapping read (0: none).
     sitemaps_read: usize,
     /// The pages no link reached that mapping took from the sitemaps and fetched
     /// ([`crate::mapper::SiteMap::sitemap_pages`]).
