@@ -9,6 +9,7 @@
 // Crawled content is only ever written with textContent.
 import init, { WarcExport, exportCsv, exportJsonl, exportScrapyZip } from './pkg/exemplar.js';
 import * as db from './lib/db.js';
+import { hostPattern } from './lib/site-access.js';
 
 const $ = (id) => document.getElementById(id);
 const POLL_MS = 500;
@@ -28,6 +29,41 @@ function el(tag, text, className) {
   if (text !== undefined) e.textContent = String(text);
   if (className) e.className = className;
   return e;
+}
+
+// A sitemap the site's robots.txt names on a host Exemplar has no access to (a CDN's): its error
+// carries a button that asks for that access (a click is the user gesture the request needs);
+// the next run reads it.
+const NO_ACCESS = /^sitemap not read: its host's robots\.txt disallows it, or could not be read/;
+const askedHosts = new Map(); // host pattern → granted (true/false)
+
+function errorItem(e) {
+  const li = el('li', `${e.url}: ${e.what}`);
+  let pattern, host;
+  try {
+    pattern = hostPattern(e.url);
+    host = new URL(e.url).host;
+  } catch {
+    return li;
+  }
+  if (!NO_ACCESS.test(e.what)) return li;
+  if (askedHosts.has(pattern)) {
+    li.append(el('span', askedHosts.get(pattern)
+      ? ` Access to ${host} granted: run the crawl again to read it.`
+      : ` Access to ${host} not granted.`));
+    return li;
+  }
+  const ask = el('button', `Allow access to ${host}`, 'small allow-host');
+  ask.type = 'button';
+  ask.addEventListener('click', async () => {
+    const granted = await chrome.permissions.request({ origins: [pattern] }).catch(() => false);
+    askedHosts.set(pattern, granted);
+    ask.replaceWith(el('span', granted
+      ? ` Access to ${host} granted: run the crawl again to read it.`
+      : ` Access to ${host} not granted.`));
+  });
+  li.append(' ', ask);
+  return li;
 }
 
 function row(...cells) {
@@ -90,7 +126,7 @@ function renderJob(job) {
   $('job-current').textContent = job.status === 'running' ? job.current ?? '' : '';
   $('job-now').hidden = !$('job-current').textContent;
   $('job-error').textContent = job.error ?? '';
-  $('job-errors').replaceChildren(...(job.errors ?? []).map((e) => el('li', `${e.url}: ${e.what}`)));
+  $('job-errors').replaceChildren(...(job.errors ?? []).map(errorItem));
   renderTooLarge($('job-too-large'), job);
   renderTraps($('job-traps'), job);
   $('pause').hidden = job.status !== 'running';

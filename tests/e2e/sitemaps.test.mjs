@@ -79,6 +79,11 @@ test('learning and the crawl read the sitemaps robots.txt names and take the ite
   const panel = await browser.context.newPage();
   await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${learn.crawlerId}`);
   await panel.waitForFunction(() => !document.getElementById('sitemaps-box').hidden);
+  // The sitemap on the host without access carries a button that asks for it.
+  const ask = panel.locator('#job-errors button.allow-host');
+  await ask.waitFor({ state: 'attached' });
+  assert.equal(await ask.count(), 1);
+  assert.equal(await ask.textContent(), `Allow access to ${new URL(site.url).host.replace('127.0.0.1', 'localhost')}`);
   assert.match(await panel.locator('#n-sitemaps').textContent(), /^3 \/ [3-6]$/);
   // Learning says what it took from the sitemaps, and that the crawl reads them.
   assert.deepEqual(learn.result.sitemaps, [`${site.url}maps/index.xml`, `${site.url.replace('127.0.0.1', 'localhost')}maps/cdn.txt`]);
