@@ -2950,8 +2950,8 @@ pub(crate) mod tests {
         assert_eq!(crate::language::other_languages(map), ["fr"]);
     }
 
-    /// The map records the sitemaps robots.txt names (resolved, once each) and does not fetch
-    /// them: learning follows links, a crawl reads sitemaps.
+    /// The map records the sitemaps robots.txt names (resolved, once each); the files read are
+    /// never nodes of the map (here they are missing: the map is the links' alone).
     #[test]
     fn the_map_records_the_sitemaps_robots_txt_names() {
         let with_sitemaps = |url: &str| {
