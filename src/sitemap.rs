@@ -142,17 +142,29 @@ pub fn parse(body: &[u8]) -> Result<Sitemap, String> {
     if !text.starts_with('<') {
         return text_sitemap(text);
     }
-    let kind = if element_start(text, "sitemapindex").is_some() {
-        Kind::Index
-    } else if element_start(text, "urlset").is_some() {
-        Kind::Pages
+    let (kind, root) = if let Some(i) = element_start(text, "sitemapindex") {
+        (Kind::Index, i)
+    } else if let Some(i) = element_start(text, "urlset") {
+        (Kind::Pages, i)
     } else {
         return Err("not a sitemap (no <urlset> or <sitemapindex>)".into());
     };
+    // The protocol's `<loc>` is in the root's namespace: written with the root's prefix (none,
+    // or `sm:` when the root is `<sm:urlset>`). Extensions put theirs under another prefix —
+    // an image sitemap's `<image:loc>` inside each `<url>`, the address of a picture, not a
+    // page — and are not read.
+    let prefix = qualified_name(&text[root + 1..])
+        .rsplit_once(':')
+        .map_or("", |(p, _)| p);
     let mut urls = Vec::new();
     let mut truncated = false;
     let mut rest = text;
     while let Some(start) = element_start(rest, "loc") {
+        let qualified = qualified_name(&rest[start + 1..]);
+        if qualified.rsplit_once(':').map_or("", |(p, _)| p) != prefix {
+            rest = &rest[start + 1..];
+            continue;
+        }
         let after = &rest[start..];
         let Some(open_end) = after.find('>') else {
             break;
@@ -202,15 +214,20 @@ fn text_sitemap(text: &str) -> Result<Sitemap, String> {
     })
 }
 
+/// The element name a tag's text starts with (`sm:loc` in `sm:loc>…`): up to `>`, whitespace
+/// or `/`.
+fn qualified_name(tag: &str) -> &str {
+    tag.find(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
+        .map_or(tag, |end| &tag[..end])
+}
+
 /// Where the first start tag of element `name` begins in `text`: `<name` or `<prefix:name`
 /// followed by `>`, whitespace or `/` (so `<locale>` is no `<loc>`).
 fn element_start(text: &str, name: &str) -> Option<usize> {
     let mut from = 0;
     while let Some(i) = text[from..].find('<').map(|i| i + from) {
         let tag = &text[i + 1..];
-        let local = tag
-            .find(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
-            .map_or(tag, |end| &tag[..end]);
+        let local = qualified_name(tag);
         let local = local.rsplit(':').next().unwrap_or(local);
         if local == name && !tag.starts_with('/') {
             return Some(i);
@@ -355,6 +372,25 @@ pub(crate) mod tests {
             s.urls,
             ["https://shop.test/s1.xml.gz", "https://shop.test/s2.xml"]
         );
+    }
+
+    /// An image sitemap (Google's extension, which shops and blogs write into their product
+    /// sitemaps): each `<url>` also holds `<image:loc>`, a picture's address, which is not a
+    /// page; under a prefixed root, only that prefix's `<loc>` is the protocol's.
+    #[test]
+    fn only_the_protocols_loc_is_read_not_an_extensions() {
+        let urlset = "<?xml version='1.0'?><urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9' \
+            xmlns:image='http://www.google.com/schemas/sitemap-image/1.1'>\
+            <url><loc>https://shop.test/p/1</loc><image:image><image:loc>https://shop.test/img/1.jpg</image:loc></image:image></url>\
+            <url><loc>https://shop.test/p/2</loc><image:image><image:loc>https://cdn.test/2.jpg</image:loc>\
+            <image:caption>Two</image:caption></image:image></url></urlset>";
+        let s = parse(urlset.as_bytes()).expect("urlset");
+        assert_eq!(s.urls, ["https://shop.test/p/1", "https://shop.test/p/2"]);
+        let prefixed = "<sm:urlset xmlns:sm='http://www.sitemaps.org/schemas/sitemap/0.9'>\
+            <sm:url><sm:loc>https://shop.test/p/3</sm:loc><image:loc>https://shop.test/3.jpg</image:loc>\
+            <loc>https://shop.test/unqualified</loc></sm:url></sm:urlset>";
+        let s = parse(prefixed.as_bytes()).expect("prefixed");
+        assert_eq!(s.urls, ["https://shop.test/p/3"]);
     }
 
     #[test]
