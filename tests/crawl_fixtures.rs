@@ -756,8 +756,14 @@ fn a_site_where_only_the_example_reaches_theta_is_learned_at_the_theta_its_score
 /// A shop whose catalogue the browser draws with a script from a JSON feed (no link and no
 /// page URL in the HTML or the script): `products` products at `/product/<slug>-<n>`, listed
 /// only by the sitemap its robots.txt names (with the home, about and help pages, which links
-/// reach too).
-fn script_shop(path: &str, products: usize) -> exemplar::serve::Response {
+/// reach too), written with the host the request names, as a site writes absolute URLs.
+fn script_shop(req: &exemplar::serve::Request, products: usize) -> exemplar::serve::Response {
+    let path = req.path.as_str();
+    let host = req
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("host"))
+        .map_or("", |(_, v)| v.as_str());
     use exemplar::serve::Response;
     let page = |title: &str, body: &str| {
         Response::html(format!(
@@ -779,7 +785,7 @@ fn script_shop(path: &str, products: usize) -> exemplar::serve::Response {
                 .iter()
                 .map(|p| p.to_string())
                 .chain((1..=products).map(|n| format!("/product/{}", slug(n))))
-                .map(|p| format!("<url><loc>http://{{host}}{p}</loc></url>"))
+                .map(|p| format!("<url><loc>http://{host}{p}</loc></url>"))
                 .collect();
             Response {
                 status: 200,
@@ -824,22 +830,11 @@ fn a_catalogue_drawn_by_scripts_is_learned_and_crawled_from_its_sitemap() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let products = Arc::new(AtomicUsize::new(20));
     let count = Arc::clone(&products);
-    let host: Arc<std::sync::OnceLock<String>> = Arc::default();
-    let host_in = Arc::clone(&host);
     let server = Server::start(0, move |req: &exemplar::serve::Request| {
-        let mut r = script_shop(&req.path, count.load(Ordering::SeqCst));
-        if req.path == "/sitemap.xml" {
-            let h = host_in.get().cloned().unwrap_or_default();
-            r.body = String::from_utf8_lossy(&r.body)
-                .replace("{host}", &h)
-                .into_bytes();
-        }
-        r
+        script_shop(req, count.load(Ordering::SeqCst))
     })
     .expect("server");
     let base = server.url();
-    host.set(base.trim_start_matches("http://").to_string())
-        .expect("host once");
     let products_of = |n: usize| -> BTreeSet<String> {
         (1..=n)
             .map(|n| format!("/product/{}-{n}", ["chair", "table", "lamp"][n % 3]))
