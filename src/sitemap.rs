@@ -100,6 +100,28 @@ pub(crate) fn admit(
     Admission::Read(url)
 }
 
+/// [`admit`] for each of `urls` in turn, each admitted one added to `queued`: the URLs to ask
+/// as sitemaps (canonical, in order), and those refused with why.
+pub(crate) fn admit_all(
+    urls: Vec<String>,
+    queued: &mut std::collections::BTreeSet<String>,
+    in_site: impl Fn(&str) -> bool,
+    named_host: impl Fn(&str) -> bool,
+) -> (Vec<String>, Vec<(String, String)>) {
+    let (mut read, mut refused) = (Vec::new(), Vec::new());
+    for url in urls {
+        match admit(&url, queued, &in_site, &named_host) {
+            Admission::Read(url) => {
+                queued.insert(url.clone());
+                read.push(url);
+            }
+            Admission::Known => {}
+            Admission::Refused(url, why) => refused.push((url, why)),
+        }
+    }
+    (read, refused)
+}
+
 /// Said of a sitemap that listed more than [`MAX_URLS`] URLs.
 pub fn truncated_note() -> String {
     format!(

@@ -578,11 +578,16 @@ fn scrapy_reads_the_sitemaps_robots_txt_names_as_the_crawler_does() {
         ),
     )
     .expect("index");
+    // Item 4's entry carries an image (Google's extension) whose address is item 8's page: a
+    // picture's address, which neither the crawler nor Scrapy's sitemap reader takes as a page.
     let urlset = format!(
-        "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
-         <url><loc>{}</loc></url><url><loc>{}</loc></url><url><loc>{}</loc></url></urlset>",
+        "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\" \
+         xmlns:image=\"http://www.google.com/schemas/sitemap-image/1.1\">\
+         <url><loc>{}</loc></url><url><loc>{}</loc><image:image><image:loc>{}</image:loc></image:image></url>\
+         <url><loc>{}</loc></url></urlset>",
         url("item/2.html"),
         url("item/4.html"),
+        url("item/8.html"),
         url("index.html")
     );
     let gz = Command::new("gzip")
@@ -651,7 +656,7 @@ fn scrapy_reads_the_sitemaps_robots_txt_names_as_the_crawler_does() {
     let path = write_pattern(&dir, &pattern);
     let crawled = crawl_urls(&path);
     // Item 6 is listed, but robots.txt disallows it; 7 is listed on the sitemap host, 8 only by
-    // that host's own robots.txt.
+    // that host's own robots.txt and as an image's address.
     let expected: BTreeSet<String> = (1..=5)
         .chain([7])
         .map(|i| url(&format!("item/{i}.html")))

@@ -1166,30 +1166,23 @@ impl Crawler {
     /// host its robots.txt names sitemaps on, each once, at most [`MAX_SITEMAPS`] in all;
     /// those on other hosts are passed over, said so.
     fn queue_sitemaps(&mut self, urls: Vec<String>) {
-        use crate::sitemap::Admission;
-        for url in urls {
-            let hosts = &self.state.sitemap_hosts;
-            let admitted = crate::sitemap::admit(
-                &url,
-                &self.state.sitemap_urls,
-                |u| self.scope.contains(u),
-                |h| hosts.contains(h),
-            );
-            match admitted {
-                Admission::Read(url) => {
-                    let item = Item {
-                        sitemap: true,
-                        ..Item::start()
-                    };
-                    // A page may have linked it: fetched then as a page, it is asked again.
-                    self.state.frontier.push_again(url.clone(), item);
-                    self.state.sitemap_urls.insert(url);
-                }
-                Admission::Known => {}
-                Admission::Refused(url, why) => {
-                    self.skip(url, why);
-                }
-            }
+        let hosts = &self.state.sitemap_hosts;
+        let (read, refused) = crate::sitemap::admit_all(
+            urls,
+            &mut self.state.sitemap_urls,
+            |u| self.scope.contains(u),
+            |h| hosts.contains(h),
+        );
+        for url in read {
+            let item = Item {
+                sitemap: true,
+                ..Item::start()
+            };
+            // A page may have linked it: fetched then as a page, it is asked again.
+            self.state.frontier.push_again(url, item);
+        }
+        for (url, why) in refused {
+            self.skip(url, why);
         }
     }
 

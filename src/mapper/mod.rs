@@ -1930,34 +1930,28 @@ impl Mapper {
     /// ([`crate::sitemap::named_hosts`]), each once, at most [`crate::sitemap::MAX_FILES`] in
     /// all; those on other hosts are passed over, said so. Returns whether any was queued.
     fn queue_sitemaps(&mut self, urls: Vec<String>) -> bool {
-        use crate::sitemap::Admission;
         let scope = &self.scope;
         let hosts: BTreeSet<String> =
             crate::sitemap::named_hosts(&self.state.map.sitemaps, |u| scope.contains(u)).collect();
-        let mut any = false;
-        for url in urls {
-            let admitted = crate::sitemap::admit(
-                &url,
-                &self.state.sitemap_files,
-                |u| self.scope.contains(u),
-                |h| hosts.contains(h),
-            );
-            match admitted {
-                Admission::Read(url) => {
-                    let item = Item {
-                        node: 0,
-                        script: false,
-                        sitemap: true,
-                    };
-                    // A page may have linked it (a footer's "Sitemap"): fetched then as a page,
-                    // its body not kept, it is asked again as a sitemap.
-                    self.state.frontier.push_again(url.clone(), item);
-                    self.state.sitemap_files.insert(url);
-                    any = true;
-                }
-                Admission::Known => {}
-                Admission::Refused(url, why) => self.skip(url, why),
-            }
+        let (read, refused) = crate::sitemap::admit_all(
+            urls,
+            &mut self.state.sitemap_files,
+            |u| scope.contains(u),
+            |h| hosts.contains(h),
+        );
+        let any = !read.is_empty();
+        for url in read {
+            let item = Item {
+                node: 0,
+                script: false,
+                sitemap: true,
+            };
+            // A page may have linked it (a footer's "Sitemap"): fetched then as a page, its
+            // body not kept, it is asked again as a sitemap.
+            self.state.frontier.push_again(url, item);
+        }
+        for (url, why) in refused {
+            self.skip(url, why);
         }
         any
     }
