@@ -340,8 +340,8 @@ async function checkpoint(run) {
   await db.put('jobs', record);
 }
 
-function noteError(record, url, what) {
-  record.errors.push({ url, what, at: Date.now() });
+function noteError(record, url, what, more = {}) {
+  record.errors.push({ url, what, at: Date.now(), ...more });
   if (record.errors.length > MAX_ERRORS) record.errors.shift();
 }
 
@@ -367,9 +367,10 @@ async function onEvents(run, events) {
       noteTooLarge(record, e.url);
     } else if (e.type === 'page' && (e.status === 0 || e.status >= 400)) {
       noteError(record, e.url, e.status ? `HTTP ${e.status}` : 'failed');
-    } else if (e.type === 'skipped' && /sitemap/.test(e.reason)) {
+    } else if (e.type === 'sitemapSkipped') {
       // A sitemap not read (missing, unreadable, on a host without access): said, not hidden.
-      noteError(record, e.url, e.reason);
+      // `unreachable`: its host answered nothing, so the panel offers to ask for access to it.
+      noteError(record, e.url, e.reason, e.unreachable ? { askAccess: true } : {});
     } else if (e.type === 'query') {
       const { type, ...query } = e;
       record.lastQuery = query;

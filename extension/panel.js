@@ -31,14 +31,15 @@ function el(tag, text, className) {
   return e;
 }
 
-// A sitemap the site's robots.txt names on a host Exemplar has no access to (a CDN's): its error
-// carries a button that asks for that access (a click is the user gesture the request needs);
-// the next run reads it.
-const NO_ACCESS = /^sitemap not read: its host's robots\.txt disallows it, or could not be read/;
+// A sitemap the site's robots.txt names on a host that answered nothing, not even for its
+// robots.txt (`askAccess`: in an extension, most likely a host it has no access to, a CDN's):
+// its error carries a button that asks for that access (a click is the user gesture the request
+// needs); once granted, the job can be run again at once to read it.
 const askedHosts = new Map(); // host pattern → granted (true/false)
 
-function errorItem(e) {
+function errorItem(job, e) {
   const li = el('li', `${e.url}: ${e.what}`);
+  if (!e.askAccess) return li;
   let pattern, host;
   try {
     pattern = hostPattern(e.url);
@@ -46,11 +47,15 @@ function errorItem(e) {
   } catch {
     return li;
   }
-  if (!NO_ACCESS.test(e.what)) return li;
+  const answered = (granted) => {
+    if (!granted) return [el('span', ` Access to ${host} not granted.`)];
+    const again = el('button', job.kind === 'learn' ? 'Learn again' : 'Crawl again', 'small run-again');
+    again.type = 'button';
+    again.addEventListener('click', () => act(() => runAgain(job), $('job-error')));
+    return [el('span', ` Access to ${host} granted. `), again];
+  };
   if (askedHosts.has(pattern)) {
-    li.append(el('span', askedHosts.get(pattern)
-      ? ` Access to ${host} granted: run the crawl again to read it.`
-      : ` Access to ${host} not granted.`));
+    li.append(...answered(askedHosts.get(pattern)));
     return li;
   }
   const ask = el('button', `Allow access to ${host}`, 'small allow-host');
@@ -58,9 +63,7 @@ function errorItem(e) {
   ask.addEventListener('click', async () => {
     const granted = await chrome.permissions.request({ origins: [pattern] }).catch(() => false);
     askedHosts.set(pattern, granted);
-    ask.replaceWith(el('span', granted
-      ? ` Access to ${host} granted: run the crawl again to read it.`
-      : ` Access to ${host} not granted.`));
+    ask.replaceWith(...answered(granted));
   });
   li.append(' ', ask);
   return li;
@@ -126,7 +129,7 @@ function renderJob(job) {
   $('job-current').textContent = job.status === 'running' ? job.current ?? '' : '';
   $('job-now').hidden = !$('job-current').textContent;
   $('job-error').textContent = job.error ?? '';
-  $('job-errors').replaceChildren(...(job.errors ?? []).map(errorItem));
+  $('job-errors').replaceChildren(...(job.errors ?? []).map((e) => errorItem(job, e)));
   renderTooLarge($('job-too-large'), job);
   renderTraps($('job-traps'), job);
   $('pause').hidden = job.status !== 'running';
@@ -197,10 +200,15 @@ function renderTooLarge(box, job) {
 
 /** Starts a job again (a generation, or a saved crawler's run) reading pages up to `maxBytes`. */
 function againWithLargerPages(job, maxBytes) {
+  return runAgain(job, { maxBytes });
+}
+
+/** Starts a job again, a generation or a saved crawler's run, with its settings and `changed`. */
+function runAgain(job, changed = {}) {
   if (job.kind === 'learn') {
-    return send({ type: 'startLearn', exampleUrl: job.example, entryUrl: job.entry, settings: { ...job.settings, maxBytes } });
+    return send({ type: 'startLearn', exampleUrl: job.example, entryUrl: job.entry, settings: { ...job.settings, ...changed } });
   }
-  return send({ type: 'runCrawler', crawlerId: job.crawlerId, settings: { maxBytes, ...(job.forms ? { forms: job.forms } : {}) } });
+  return send({ type: 'runCrawler', crawlerId: job.crawlerId, settings: { ...changed, ...(job.forms ? { forms: job.forms } : {}) } });
 }
 
 // ------------------------------------------------------------------ the selected crawler

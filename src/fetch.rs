@@ -279,6 +279,27 @@ struct Host {
     held: usize,
     /// Delay in force (config or Crawl-delay).
     delay_ms: u64,
+    /// Why its robots.txt could not be read (no answer, or a 5xx), when it could not: then
+    /// nothing of the host may be asked ([`Frontier::robots_unreadable`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    unreadable: Option<Unreadable>,
+}
+
+/// Why a host's robots.txt could not be read, which RFC 9309 reads as "disallow everything".
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Unreadable {
+    /// The host answered nothing: a network failure, a timeout or, in a browser, a host the
+    /// extension has no access to.
+    Unreachable {
+        /// The failure as the driver told it.
+        error: String,
+    },
+    /// The host answered with a server error.
+    ServerError {
+        /// The HTTP status (5xx).
+        status: u16,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -773,6 +794,7 @@ impl<T: Clone> Frontier<T> {
                     in_flight: 0,
                     held: 0,
                     delay_ms: delay,
+                    unreadable: None,
                 };
                 self.hosts.insert(host.to_string(), fresh);
             }
@@ -886,6 +908,17 @@ impl<T: Clone> Frontier<T> {
                     }
                     FetchResult::Response(_) | FetchResult::Failed(_) => Robots::disallow_all(),
                 };
+                let unreadable = match &result {
+                    FetchResult::Failed(error) => Some(Unreadable::Unreachable {
+                        error: error.clone(),
+                    }),
+                    FetchResult::Response(r)
+                        if !(200..300).contains(&r.status) && !(400..500).contains(&r.status) =>
+                    {
+                        Some(Unreadable::ServerError { status: r.status })
+                    }
+                    FetchResult::Response(_) => None,
+                };
                 let delay = robots
                     .crawl_delay()
                     .map(|s| (s.max(0.0) * 1000.0).min(u64::MAX as f64) as u64);
@@ -907,6 +940,7 @@ impl<T: Clone> Frontier<T> {
                         h.delay_ms = h.delay_ms.max(d.min(max));
                     }
                     h.robots = RobotsState::Known(robots);
+                    h.unreadable = unreadable;
                 }
                 Delivered::Robots {
                     origin: host,
@@ -969,6 +1003,13 @@ impl<T: Clone> Frontier<T> {
             }) => r.allowed(url),
             _ => true,
         }
+    }
+
+    /// Why the robots.txt of `url`'s host could not be read, when it could not (everything of
+    /// the host is then disallowed).
+    pub fn robots_unreadable(&self, url: &str) -> Option<&Unreadable> {
+        let host = host_key(url)?;
+        self.hosts.get(host.as_ref())?.unreadable.as_ref()
     }
 
     /// Puts every in-flight page back at the head of the queue and forgets pending robots
@@ -1169,6 +1210,42 @@ mod tests {
                 ]
             }
         );
+    }
+
+    /// A robots.txt that could not be read disallows its host (RFC 9309), and the frontier
+    /// says why: no answer, or a server error; a 4xx is no robots.txt (all allowed). The reason
+    /// survives a snapshot.
+    #[test]
+    fn an_unreadable_robots_txt_says_why() {
+        let mut f = Frontier::new(Politeness::unthrottled(4));
+        f.politeness.obey_robots = true;
+        for host in ["http://a", "http://b", "http://c"] {
+            assert!(f.push(format!("{host}/x"), 1));
+        }
+        let asked: Vec<FetchRequest> = (0..3).map(|_| fetch(&mut f, 0)).collect();
+        for (r, (answer, host)) in asked.into_iter().zip([
+            (FetchResult::Failed("Failed to fetch".into()), "http://a"),
+            (ok(503, ""), "http://b"),
+            (ok(404, ""), "http://c"),
+        ]) {
+            assert_eq!(r.url, format!("{host}/robots.txt"));
+            f.deliver(r.id, answer);
+        }
+        let f: Frontier<i32> =
+            serde_json::from_str(&serde_json::to_string(&f).expect("json")).expect("back");
+        assert_eq!(
+            f.robots_unreadable("http://a/x"),
+            Some(&Unreadable::Unreachable {
+                error: "Failed to fetch".into()
+            })
+        );
+        assert_eq!(
+            f.robots_unreadable("http://b/y"),
+            Some(&Unreadable::ServerError { status: 503 })
+        );
+        assert_eq!(f.robots_unreadable("http://c/x"), None);
+        assert!(!f.robots_allows("http://a/x") && !f.robots_allows("http://b/x"));
+        assert!(f.robots_allows("http://c/x"));
     }
 
     #[test]

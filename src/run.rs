@@ -60,6 +60,8 @@ pub struct Learned {
     /// The θ the scores would have given, not taken because mapping's θ was the user's
     /// ([`Mapped::learn_at_given_threshold`]); the pattern's θ is mapping's.
     pub cut_not_taken: Option<pattern::LoweredThreshold>,
+    /// The sitemaps this run did not read, or not all of: URL and why.
+    pub sitemaps_not_read: Vec<(String, String)>,
 }
 
 /// Maps the site from `entry` and learns the pattern of pages like `example`.
@@ -120,6 +122,8 @@ pub struct Mapped {
     pub stats: http::RunStats,
     /// Stopped by [`Checkpoints::stop`] after saving: the map is unfinished.
     pub interrupted: bool,
+    /// The sitemaps this run did not read, or not all of: URL and why.
+    pub sitemaps_not_read: Vec<(String, String)>,
 }
 
 impl Mapped {
@@ -171,6 +175,7 @@ impl Mapped {
             stats: self.stats,
             lowered,
             cut_not_taken,
+            sitemaps_not_read: self.sitemaps_not_read,
         })
     }
 }
@@ -211,10 +216,15 @@ pub fn map_site(
     let workers = m.config().politeness.max_in_flight;
     let mut last = String::new();
     let mut saver = Saver::new(checkpoints);
+    let mut sitemaps_not_read = Vec::new();
     let stats = http::run(&mut m, &client, workers, |m| {
         for e in m.drain_events() {
-            if let mapper::Event::Fetched { url, .. } = e {
-                last = url;
+            match e {
+                mapper::Event::Fetched { url, .. } => last = url,
+                mapper::Event::SitemapSkipped { url, reason, .. } => {
+                    sitemaps_not_read.push((url, reason));
+                }
+                _ => {}
             }
         }
         progress(&m.progress(), &last);
@@ -230,6 +240,7 @@ pub fn map_site(
         elapsed: start.elapsed(),
         stats,
         interrupted: saver.interrupted,
+        sitemaps_not_read,
     })
 }
 
@@ -303,6 +314,8 @@ pub struct Crawled {
     pub too_large: Vec<String>,
     /// The links the trap guard refused, by reason (a resumed crawl's included).
     pub traps: Vec<crate::canon::Refusal>,
+    /// The sitemaps this run did not read, or not all of: URL and why.
+    pub sitemaps_not_read: Vec<(String, String)>,
 }
 
 /// Runs a pattern. Every target page is handed to `sink` (for exports) as it arrives.
@@ -408,6 +421,7 @@ pub fn crawl_from(
     let workers = c.politeness().max_in_flight;
     let mut last = String::new();
     let mut too_large = Vec::new();
+    let mut sitemaps_not_read = Vec::new();
     let mut saver = Saver::new(checkpoints);
     let stats = http::run(&mut c, &client, workers, |c| {
         for e in c.drain_events() {
@@ -420,6 +434,9 @@ pub fn crawl_from(
                 }
                 crawler::Event::Page { url, .. } => last = url,
                 crawler::Event::TooLarge { url, .. } => too_large.push(url),
+                crawler::Event::SitemapSkipped { url, reason, .. } => {
+                    sitemaps_not_read.push((url, reason));
+                }
                 _ => {}
             }
         }
@@ -438,6 +455,7 @@ pub fn crawl_from(
         interrupted,
         too_large,
         traps: c.trap_refusals().to_vec(),
+        sitemaps_not_read,
     })
 }
 

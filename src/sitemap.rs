@@ -57,10 +57,24 @@ pub fn named_hosts<'a>(
         .filter_map(|u| crate::fetch::host_of(u))
 }
 
-/// Why a sitemap was not read when its host's robots.txt stands in the way: it disallows the
-/// sitemap, or it could not be read at all (RFC 9309 reads that as "disallow all": a host the
-/// browser gives the extension no access to, a host that does not answer).
-pub const DISALLOWED: &str = "sitemap not read: its host's robots.txt disallows it, or could not be read (no access to that host?)";
+/// Why a sitemap was not read when its host's robots.txt stands in the way (`unreadable`:
+/// [`crate::fetch::Frontier::robots_unreadable`]): it disallows the sitemap, or it could not be
+/// read at all, which RFC 9309 reads as "disallow all" (a host that does not answer, or that the
+/// browser gives the extension no access to).
+pub fn disallowed(unreadable: Option<&crate::fetch::Unreadable>) -> String {
+    use crate::fetch::Unreadable;
+    match unreadable {
+        None => "sitemap not read: its host's robots.txt disallows it".into(),
+        Some(Unreadable::Unreachable { error }) => format!(
+            "sitemap not read: its host's robots.txt could not be fetched ({error}), so nothing \
+             there is asked (in the extension: no access to that host?)"
+        ),
+        Some(Unreadable::ServerError { status }) => format!(
+            "sitemap not read: its host's robots.txt answered HTTP {status}, which disallows \
+             everything there"
+        ),
+    }
+}
 
 /// What a run does with a sitemap file it meets (named by the site's robots.txt, or listed by
 /// an index): [`admit`].
@@ -90,11 +104,11 @@ pub(crate) fn admit(
         return Admission::Known;
     }
     if !in_site(&url) && !crate::fetch::host_of(&url).is_some_and(|h| named_host(&h)) {
-        let why = "sitemap on another host the site's robots.txt does not name: not read";
+        let why = "sitemap not read: on another host, where the site's robots.txt names none";
         return Admission::Refused(url, why.into());
     }
     if queued.len() >= MAX_FILES {
-        let why = format!("sitemap: more than {MAX_FILES} sitemaps");
+        let why = format!("sitemap not read: more than {MAX_FILES} sitemaps");
         return Admission::Refused(url, why);
     }
     Admission::Read(url)
@@ -471,7 +485,7 @@ pub(crate) mod tests {
         match admit("http://cdn.test/s/b.xml", &queued) {
             Admission::Refused(url, why) => {
                 assert_eq!(url, "http://cdn.test/s/b.xml");
-                assert!(why.contains("does not name"), "{why}");
+                assert!(why.contains("names none"), "{why}");
             }
             other => panic!("another scheme is another origin: {other:?}"),
         }

@@ -2638,7 +2638,7 @@ fn learn_reads_the_sitemaps_for_the_pages_no_link_reaches() {
     let base = base.trim_end_matches('/');
     std::fs::write(
         site.join("robots.txt"),
-        "User-agent: *\nSitemap: /sitemap.txt\n",
+        "User-agent: *\nSitemap: /sitemap.txt\nSitemap: /gone.xml\n",
     )
     .unwrap();
     let items: BTreeSet<String> = (1..=6).map(|i| format!("{base}/item/{i}.html")).collect();
@@ -2649,14 +2649,27 @@ fn learn_reads_the_sitemaps_for_the_pages_no_link_reaches() {
         learned_in_scratch("sitemap", base, "index.html", "item/1.html");
     assert!(
         learned.contains(&format!(
-            "robots.txt names 1 sitemap ({base}/sitemap.txt): read once every link was followed (1 sitemap read), 6 pages no link reached mapped from it as links of the entry page"
+            "robots.txt names 2 sitemaps ({base}/sitemap.txt, …): read once every link was followed (1 sitemap read), 6 pages no link reached mapped from them as links of the entry page"
+        )),
+        "{learned}"
+    );
+    // The sitemap not read is named, with why.
+    assert!(
+        learned.contains(&format!(
+            "\n  {base}/gone.xml: sitemap not read: HTTP 404\n"
         )),
         "{learned}"
     );
     assert_eq!(known_targets(&pattern), items);
-    let (crawled, _) = crawled(&pattern, &[]);
+    let (crawled, stderr) = crawled(&pattern, &[]);
     let collected: BTreeSet<String> = crawled.lines().map(str::to_string).collect();
     assert_eq!(collected, items);
+    assert!(
+        stderr.contains(&format!(
+            "sitemaps: 1 read (named by robots.txt), 6 of the URLs they list followed; 1 sitemap not read:\n  {base}/gone.xml: sitemap not read: HTTP 404\n"
+        )),
+        "{stderr}"
+    );
 
     let out = exemplar(&[
         "learn",

@@ -284,12 +284,28 @@ pub fn learn(args: &[String]) -> Result<(), String> {
             );
         } else {
             let none = if sitemaps.len() == 1 { "it" } else { "they" };
-            println!(
-                "{named}: {none} could not be read (missing, or kept out by its host's robots.txt); `exemplar crawl` tries {them} again"
-            );
+            println!("{named}: {none} could not be read; `exemplar crawl` tries {them} again");
+        }
+        for line in not_read_lines(&learned.sitemaps_not_read) {
+            println!("{line}");
         }
     }
     Ok(())
+}
+
+/// The sitemaps a run did not read (or not all of), one a line: the first ten, then how many
+/// more.
+fn not_read_lines(not_read: &[(String, String)]) -> Vec<String> {
+    const SHOWN: usize = 10;
+    let mut lines: Vec<String> = not_read
+        .iter()
+        .take(SHOWN)
+        .map(|(url, why)| format!("  {url}: {why}"))
+        .collect();
+    if not_read.len() > SHOWN {
+        lines.push(format!("  … and {} more", not_read.len() - SHOWN));
+    }
+    lines
 }
 
 /// Why the pattern's θ is not mapping's ([`pattern::lowered_threshold`]).
@@ -914,11 +930,19 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     if p.queries > 0 {
         eprintln!("forms: {} queries issued", p.queries);
     }
-    if p.sitemaps > 0 {
+    if p.sitemaps > 0 || !crawled.sitemaps_not_read.is_empty() {
         eprintln!(
-            "sitemaps: {} read (named by robots.txt), {} of the URLs they list followed",
-            p.sitemaps, p.sitemap_links
+            "sitemaps: {} read (named by robots.txt), {} of the URLs they list followed{}",
+            p.sitemaps,
+            p.sitemap_links,
+            match crawled.sitemaps_not_read.len() {
+                0 => String::new(),
+                n => format!("; {} not read:", count(n, "sitemap")),
+            }
         );
+        for line in not_read_lines(&crawled.sitemaps_not_read) {
+            eprintln!("{line}");
+        }
     }
     eprintln!(
         "crawl: {} ({} new) from {} fetched{} in {:.1} s; {}, {} skipped, {} rejected by verification",

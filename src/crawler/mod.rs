@@ -158,6 +158,19 @@ pub enum Event {
         /// Why.
         reason: String,
     },
+    /// A sitemap, or part of one, was not read: missing, malformed, disallowed, past the
+    /// bounds, on a host the site's robots.txt does not name.
+    #[serde(rename_all = "camelCase")]
+    SitemapSkipped {
+        /// The sitemap's URL.
+        url: String,
+        /// Why, in words.
+        reason: String,
+        /// Its host answered nothing when its robots.txt was asked
+        /// ([`crate::fetch::Unreadable::Unreachable`]): in the extension, a host it may have
+        /// no access to (access granted, the next run reads it).
+        unreachable: bool,
+    },
     /// A page not read: its body passed the size limit ([`CrawlConfig::max_bytes`]).
     #[serde(rename_all = "camelCase")]
     TooLarge {
@@ -674,7 +687,7 @@ impl Crawler {
                     self.script_answered(&q.url, Err("disallowed by robots.txt".into()));
                 }
                 Next::Disallowed(q) if q.item.sitemap => {
-                    self.skip(q.url, crate::sitemap::DISALLOWED.into());
+                    self.sitemap_disallowed(q.url);
                 }
                 Next::Disallowed(q) => {
                     self.state.progress.skipped += 1;
@@ -1182,7 +1195,7 @@ impl Crawler {
             self.state.frontier.push_again(url, item);
         }
         for (url, why) in refused {
-            self.skip(url, why);
+            self.sitemap_skipped(url, why);
         }
     }
 
@@ -1196,7 +1209,7 @@ impl Crawler {
         let sitemap = match crate::sitemap::read(&result) {
             Ok(s) => s,
             Err(e) => {
-                self.skip(url, format!("sitemap not read: {e}"));
+                self.sitemap_skipped(url, format!("sitemap not read: {e}"));
                 return;
             }
         };
@@ -1205,9 +1218,10 @@ impl Crawler {
             FetchResult::Failed(_) => 0,
         };
         if sitemap.truncated {
-            self.events.push_back(Event::Skipped {
+            self.events.push_back(Event::SitemapSkipped {
                 url: url.clone(),
                 reason: crate::sitemap::truncated_note(),
+                unreachable: false,
             });
         }
         let followed = match sitemap.kind {
@@ -1221,7 +1235,7 @@ impl Crawler {
                 if self.state.progress.fetched + self.state.frontier.queued()
                     >= self.state.config.max_pages =>
             {
-                self.skip(
+                self.sitemap_skipped(
                     url,
                     "sitemap not read: the page budget is queued already".into(),
                 );
@@ -1281,6 +1295,26 @@ impl Crawler {
         self.state.progress.skipped += 1;
         self.events.push_back(Event::Skipped { url, reason });
         None
+    }
+
+    /// A sitemap not read, said so: counted as skipped, with whether its host was unreachable.
+    fn sitemap_skipped(&mut self, url: String, reason: String) {
+        self.state.progress.skipped += 1;
+        let unreachable = matches!(
+            self.state.frontier.robots_unreadable(&url),
+            Some(crate::fetch::Unreadable::Unreachable { .. })
+        );
+        self.events.push_back(Event::SitemapSkipped {
+            url,
+            reason,
+            unreachable,
+        });
+    }
+
+    /// A sitemap its host's robots.txt disallows, or would if it could be read.
+    fn sitemap_disallowed(&mut self, url: String) {
+        let reason = crate::sitemap::disallowed(self.state.frontier.robots_unreadable(&url));
+        self.sitemap_skipped(url, reason);
     }
 }
 
@@ -2209,8 +2243,20 @@ mod tests {
     /// list 27: an index (which also lists itself, a missing sitemap and one on a host
     /// robots.txt does not name) of a gzip-compressed XML sitemap and a text one, and an index
     /// on another host (a CDN's, `elsewhere.test`) of a text sitemap there listing items 26
-    /// and 27; elsewhere.test's own robots.txt names a sitemap listing item 28.
+    /// and 27; elsewhere.test's own robots.txt names a sitemap listing item 28. It also names
+    /// three sitemaps never read: one under a path it disallows, one on a host that never
+    /// answers (`closed.test`: in a browser, a host the extension has no access to) and one
+    /// on a host whose robots.txt answers 503 (`busy.test`).
     fn site_with_sitemaps(url: &str) -> FetchResult {
+        if url.starts_with("http://closed.test/") {
+            return FetchResult::Failed("Failed to fetch".into());
+        }
+        if url.starts_with("http://busy.test/") {
+            return FetchResult::Response(FetchResponse {
+                status: 503,
+                ..FetchResponse::default()
+            });
+        }
         if let Some(path) = url.strip_prefix("http://elsewhere.test") {
             let text = |body: &str| {
                 FetchResult::Response(FetchResponse {
@@ -2250,7 +2296,8 @@ mod tests {
         match path {
             "/robots.txt" => ok(
                 "text/plain",
-                b"User-agent: *\nDisallow: /item/25\nSitemap: http://mem.test/sitemaps.xml\nSitemap: http://elsewhere.test/s.xml\n".to_vec(),
+                b"User-agent: *\nDisallow: /item/25\nDisallow: /private/\nSitemap: http://mem.test/sitemaps.xml\nSitemap: http://elsewhere.test/s.xml\n\
+                  Sitemap: http://mem.test/private/s.xml\nSitemap: http://closed.test/s.xml\nSitemap: http://busy.test/s.xml\n".to_vec(),
             ),
             "/sitemaps.xml" => ok(
                 "application/xml",
@@ -2331,7 +2378,7 @@ mod tests {
         }
         // Asked as sitemaps (a driver keeps their bodies whatever their media type).
         let mut c = Crawler::new(p.clone(), CrawlConfig::default(), None).expect("crawler");
-        let (mut asked, mut now) = (Vec::new(), 0);
+        let (mut asked, mut now, mut not_read) = (Vec::new(), 0, Vec::new());
         for _ in 0..1_000 {
             match c.poll(now) {
                 Poll::Fetch(r) => {
@@ -2342,7 +2389,57 @@ mod tests {
                 Poll::Done => break,
                 Poll::Busy => panic!("synchronous driver"),
             }
+            not_read.extend(c.drain_events().into_iter().filter_map(|e| match e {
+                Event::SitemapSkipped {
+                    url,
+                    reason,
+                    unreachable,
+                } => Some((url, reason, unreachable)),
+                _ => None,
+            }));
         }
+        // Every sitemap not read is said so, with why; only the host that answered nothing is
+        // marked unreachable (the extension offers to ask for access to it).
+        not_read.sort();
+        let not = |url: &str, why: &str, unreachable: bool| {
+            (
+                url.to_string(),
+                format!("sitemap not read: {why}"),
+                unreachable,
+            )
+        };
+        assert_eq!(
+            not_read,
+            vec![
+                not(
+                    "http://busy.test/s.xml",
+                    "its host's robots.txt answered HTTP 503, which disallows everything there",
+                    false
+                ),
+                not(
+                    "http://closed.test/s.xml",
+                    "its host's robots.txt could not be fetched (Failed to fetch), so nothing \
+                     there is asked (in the extension: no access to that host?)",
+                    true
+                ),
+                not("http://mem.test/gone.xml", "HTTP 404", false),
+                not(
+                    "http://mem.test/private/s.xml",
+                    "its host's robots.txt disallows it",
+                    false
+                ),
+                not(
+                    "http://other.test/s.xml",
+                    "on another host, where the site's robots.txt names none",
+                    false
+                ),
+                not(
+                    "http://third.test/x.xml",
+                    "on another host, where the site's robots.txt names none",
+                    false
+                ),
+            ]
+        );
         let kind = |u: &str| asked.iter().find(|(a, _)| a == u).map(|(_, k)| *k);
         assert_eq!(
             kind("http://mem.test/sitemaps.xml"),

@@ -790,6 +790,19 @@ pub enum Event {
         /// Why (robots.txt, trap guard…).
         reason: String,
     },
+    /// A sitemap, or part of one, was not read: missing, malformed, disallowed, past the
+    /// bounds, on a host the site's robots.txt does not name.
+    #[serde(rename_all = "camelCase")]
+    SitemapSkipped {
+        /// The sitemap's URL.
+        url: String,
+        /// Why, in words.
+        reason: String,
+        /// Its host answered nothing when its robots.txt was asked
+        /// ([`crate::fetch::Unreadable::Unreachable`]): in the extension, a host it may have
+        /// no access to (access granted, the next run reads it).
+        unreachable: bool,
+    },
     /// Pages of a barren URL shape or kind are fetched after everything else from now on
     /// ([`MapConfig::defer_barren`]).
     #[serde(rename_all = "camelCase")]
@@ -1407,7 +1420,7 @@ impl Mapper {
                     self.script_answered(&q.url, Err("disallowed by robots.txt".into()));
                 }
                 Next::Disallowed(q) if q.item.sitemap => {
-                    self.skip(q.url, crate::sitemap::DISALLOWED.into());
+                    self.sitemap_disallowed(q.url);
                 }
                 Next::Disallowed(q) => {
                     self.state.map.nodes[q.item.node as usize].state = NodeState::Disallowed;
@@ -1951,7 +1964,7 @@ impl Mapper {
             self.state.frontier.push_again(url, item);
         }
         for (url, why) in refused {
-            self.skip(url, why);
+            self.sitemap_skipped(url, why);
         }
         any
     }
@@ -1964,15 +1977,16 @@ impl Mapper {
         let sitemap = match crate::sitemap::read(result) {
             Ok(s) => s,
             Err(e) => {
-                self.skip(url, format!("sitemap not read: {e}"));
+                self.sitemap_skipped(url, format!("sitemap not read: {e}"));
                 return;
             }
         };
         self.state.progress.sitemaps += 1;
         if sitemap.truncated {
-            self.events.push_back(Event::Skipped {
+            self.events.push_back(Event::SitemapSkipped {
                 url: url.clone(),
                 reason: crate::sitemap::truncated_note(),
+                unreachable: false,
             });
         }
         if sitemap.kind == crate::sitemap::Kind::Index {
@@ -2007,10 +2021,24 @@ impl Mapper {
         self.state.map.sitemap_links.extend(added);
     }
 
-    /// Counts and reports a URL passed over.
-    fn skip(&mut self, url: String, reason: String) {
+    /// A sitemap not read, said so: counted as skipped, with whether its host was unreachable.
+    fn sitemap_skipped(&mut self, url: String, reason: String) {
         self.state.progress.skipped += 1;
-        self.events.push_back(Event::Skipped { url, reason });
+        let unreachable = matches!(
+            self.state.frontier.robots_unreadable(&url),
+            Some(crate::fetch::Unreadable::Unreachable { .. })
+        );
+        self.events.push_back(Event::SitemapSkipped {
+            url,
+            reason,
+            unreachable,
+        });
+    }
+
+    /// A sitemap its host's robots.txt disallows, or would if it could be read.
+    fn sitemap_disallowed(&mut self, url: String) {
+        let reason = crate::sitemap::disallowed(self.state.frontier.robots_unreadable(&url));
+        self.sitemap_skipped(url, reason);
     }
 
     /// Queues the URLs held back from targets; false when there were none.
@@ -2976,9 +3004,13 @@ pub(crate) mod tests {
     /// shop.test whose catalogue is drawn by scripts: the home page links `/cat/a.html` (items
     /// 1–5) and `/about.html`; items 6–12 are listed only by the sitemaps robots.txt names (an
     /// index of `/items.xml.gz`, gzip-compressed, and `/more.txt`, which the about page links,
-    /// with a missing one; and a missing one on another host, whose robots.txt names its own),
+    /// with a missing one; a missing one on another host, whose robots.txt names its own; and
+    /// one on a host that never answers),
     /// which also list pages links reach, a disallowed page and another site's.
     fn catalogue_in_sitemaps(url: &str) -> FetchResult {
+        if url.starts_with("http://closed.test/") {
+            return FetchResult::Failed("Failed to fetch".into());
+        }
         if url == "http://elsewhere.test/robots.txt" {
             return html("Sitemap: http://elsewhere.test/theirs.xml\n");
         }
@@ -2994,7 +3026,8 @@ pub(crate) mod tests {
         };
         match path {
             "/robots.txt" => html(
-                "User-agent: *\nDisallow: /private/\nSitemap: /sitemaps.xml\nSitemap: http://elsewhere.test/s.xml\n",
+                "User-agent: *\nDisallow: /private/\nSitemap: /sitemaps.xml\nSitemap: http://elsewhere.test/s.xml\n\
+                 Sitemap: http://closed.test/s.xml\n",
             ),
             "/" => html(&listing(&["/cat/a.html".into(), "/about.html".into()])),
             "/sitemaps.xml" => file(
@@ -3043,6 +3076,7 @@ pub(crate) mod tests {
     fn after_every_link_mapping_reads_the_sitemaps_for_the_pages_no_link_reaches() {
         let mut m = mapper();
         let order = fetch_order(&mut m, &catalogue_in_sitemaps);
+        let events = m.drain_events();
         let map = m.site_map();
         let url = |p: &str| format!("http://shop.test{p}");
         let targets: BTreeSet<String> = map
@@ -3094,6 +3128,38 @@ pub(crate) mod tests {
         // sitemaps elsewhere). All five count in the page budget.
         assert_eq!((p.sitemaps, p.sitemap_requests, p.sitemap_links), (3, 5, 8));
         assert_eq!(p.requests(), p.fetched + 5);
+        // Each sitemap not read is said so; the one whose host answered nothing, not even for
+        // its robots.txt, is marked unreachable.
+        let mut not_read: Vec<(String, String, bool)> = events
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::SitemapSkipped {
+                    url,
+                    reason,
+                    unreachable,
+                } => Some((url, reason, unreachable)),
+                _ => None,
+            })
+            .collect();
+        not_read.sort();
+        assert_eq!(
+            not_read
+                .iter()
+                .map(|(u, _, x)| (u.as_str(), *x))
+                .collect::<Vec<_>>(),
+            [
+                ("http://closed.test/s.xml", true),
+                ("http://elsewhere.test/s.xml", false),
+                ("http://shop.test/gone.xml", false)
+            ],
+            "{not_read:?}"
+        );
+        assert!(
+            not_read[0]
+                .1
+                .contains("could not be fetched (Failed to fetch)")
+        );
+        assert!(not_read[2].1.ends_with("HTTP 404"));
         assert!(
             order.contains(&"http://elsewhere.test/s.xml".to_string()),
             "{order:?}"
@@ -3103,7 +3169,8 @@ pub(crate) mod tests {
             map.sitemaps,
             [
                 "http://shop.test/sitemaps.xml",
-                "http://elsewhere.test/s.xml"
+                "http://elsewhere.test/s.xml",
+                "http://closed.test/s.xml"
             ]
         );
         assert!(map.check().is_ok());

@@ -4,7 +4,8 @@
 // inflate, and a text one. Learning follows the links (three items), then reads the sitemaps
 // (Rust's `sitemap`) and maps the items no listing links, except the one robots.txt disallows;
 // the crawl reads them too and collects them. A sitemap robots.txt names on another host, to
-// which the extension has no access, is not read, and both jobs list it among their errors. The
+// which the extension has no access, is not read, and both jobs list it among their errors with
+// a button that asks for access to that host; a missing sitemap is listed too, without one. The
 // panel counts the sitemaps read and says what learning took from them.
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -39,7 +40,8 @@ before(async () => {
     `User-agent: *\nDisallow: /item/7.html\nSitemap: /maps/index.xml\nSitemap: ${cdn}maps/cdn.txt\n`);
   await writeFile(join(dir, 'maps/cdn.txt'), `${url('item/6.html')}\n`);
   await writeFile(join(dir, 'maps/index.xml'), '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' +
-    `<sitemap><loc>${url('maps/items.xml.gz')}</loc></sitemap><sitemap><loc>${url('maps/more.txt')}</loc></sitemap></sitemapindex>`);
+    `<sitemap><loc>${url('maps/items.xml.gz')}</loc></sitemap><sitemap><loc>${url('maps/more.txt')}</loc></sitemap>` +
+    `<sitemap><loc>${url('maps/gone.xml')}</loc></sitemap></sitemapindex>`);
   const urlset = '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' +
     [2, 4, 5].map((i) => `<url><loc>${url(`item/${i}.html`)}</loc></url>`).join('') + '</urlset>';
   await writeFile(join(dir, 'maps/items.xml.gz'), await promisify(gzip)(urlset));
@@ -67,8 +69,12 @@ test('learning and the crawl read the sitemaps robots.txt names and take the ite
   assert.equal(crawl.progress.sitemaps, 3, JSON.stringify(crawl.progress));
   for (const job of [learn, crawl]) {
     const missed = job.errors.find((e) => e.url === `${site.url.replace('127.0.0.1', 'localhost')}maps/cdn.txt`);
-    assert.match(missed?.what ?? '', /^sitemap not read: its host's robots\.txt disallows it, or could not be read/,
+    assert.match(missed?.what ?? '', /^sitemap not read: its host's robots\.txt could not be fetched \(.+\)/,
       JSON.stringify(job.errors));
+    assert.equal(missed.askAccess, true, 'its host answered nothing: access is asked for');
+    const gone = job.errors.find((e) => e.url === `${site.url}maps/gone.xml`);
+    assert.equal(gone?.what, 'sitemap not read: HTTP 404', JSON.stringify(job.errors));
+    assert.equal(gone.askAccess, undefined, 'a missing sitemap is no question of access');
   }
   const pages = await storedPages({ browser, worker }, learn.crawlerId);
   assert.deepEqual(pages.map(item).sort(), [1, 2, 3, 4, 5, 6]);
@@ -79,10 +85,12 @@ test('learning and the crawl read the sitemaps robots.txt names and take the ite
   const panel = await browser.context.newPage();
   await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${learn.crawlerId}`);
   await panel.waitForFunction(() => !document.getElementById('sitemaps-box').hidden);
-  // The sitemap on the host without access carries a button that asks for it.
+  // The sitemap on the host without access carries a button that asks for it; the missing one
+  // is listed without one.
   const ask = panel.locator('#job-errors button.allow-host');
   await ask.waitFor({ state: 'attached' });
   assert.equal(await ask.count(), 1);
+  assert.equal(await panel.locator('#job-errors li', { hasText: 'maps/gone.xml: sitemap not read: HTTP 404' }).count(), 1);
   assert.equal(await ask.textContent(), `Allow access to ${new URL(site.url).host.replace('127.0.0.1', 'localhost')}`);
   assert.match(await panel.locator('#n-sitemaps').textContent(), /^3 \/ [3-6]$/);
   // Learning says what it took from the sitemaps, and that the crawl reads them.
