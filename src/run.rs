@@ -221,9 +221,7 @@ pub fn map_site(
         for e in m.drain_events() {
             match e {
                 mapper::Event::Fetched { url, .. } => last = url,
-                mapper::Event::SitemapSkipped { url, reason, .. } => {
-                    sitemaps_not_read.push((url, reason));
-                }
+                mapper::Event::SitemapSkipped(n) => sitemaps_not_read.push((n.url, n.reason)),
                 _ => {}
             }
         }
@@ -434,9 +432,7 @@ pub fn crawl_from(
                 }
                 crawler::Event::Page { url, .. } => last = url,
                 crawler::Event::TooLarge { url, .. } => too_large.push(url),
-                crawler::Event::SitemapSkipped { url, reason, .. } => {
-                    sitemaps_not_read.push((url, reason));
-                }
+                crawler::Event::SitemapSkipped(n) => sitemaps_not_read.push((n.url, n.reason)),
                 _ => {}
             }
         }

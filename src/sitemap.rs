@@ -76,6 +76,47 @@ pub fn disallowed(unreadable: Option<&crate::fetch::Unreadable>) -> String {
     }
 }
 
+/// A sitemap not read, or not all of it, as mapping and crawling report it
+/// (`Event::SitemapSkipped`): missing, malformed, disallowed, past the bounds, on a host the
+/// site's robots.txt does not name.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NotRead {
+    /// The sitemap's URL.
+    pub url: String,
+    /// Why, in words.
+    pub reason: String,
+    /// Its host answered nothing when its robots.txt was asked
+    /// ([`crate::fetch::Unreadable::Unreachable`]): in the extension, a host it may have no
+    /// access to (access granted, the next run reads it).
+    pub unreachable: bool,
+}
+
+impl NotRead {
+    /// `url` not read for `reason`; unreachable when its host answered nothing for robots.txt.
+    pub(crate) fn new<T: Clone>(
+        frontier: &crate::fetch::Frontier<T>,
+        url: String,
+        reason: String,
+    ) -> Self {
+        let unreachable = matches!(
+            frontier.robots_unreadable(&url),
+            Some(crate::fetch::Unreadable::Unreachable { .. })
+        );
+        NotRead {
+            url,
+            reason,
+            unreachable,
+        }
+    }
+
+    /// `url` not read: its host's robots.txt disallows it, or would if it could be read.
+    pub(crate) fn disallowed<T: Clone>(frontier: &crate::fetch::Frontier<T>, url: String) -> Self {
+        let reason = disallowed(frontier.robots_unreadable(&url));
+        Self::new(frontier, url, reason)
+    }
+}
+
 /// What a run does with a sitemap file it meets (named by the site's robots.txt, or listed by
 /// an index): [`admit`].
 #[derive(Debug, PartialEq, Eq)]

@@ -158,19 +158,8 @@ pub enum Event {
         /// Why.
         reason: String,
     },
-    /// A sitemap, or part of one, was not read: missing, malformed, disallowed, past the
-    /// bounds, on a host the site's robots.txt does not name.
-    #[serde(rename_all = "camelCase")]
-    SitemapSkipped {
-        /// The sitemap's URL.
-        url: String,
-        /// Why, in words.
-        reason: String,
-        /// Its host answered nothing when its robots.txt was asked
-        /// ([`crate::fetch::Unreadable::Unreachable`]): in the extension, a host it may have
-        /// no access to (access granted, the next run reads it).
-        unreachable: bool,
-    },
+    /// A sitemap, or part of one, was not read.
+    SitemapSkipped(crate::sitemap::NotRead),
     /// A page not read: its body passed the size limit ([`CrawlConfig::max_bytes`]).
     #[serde(rename_all = "camelCase")]
     TooLarge {
@@ -1218,11 +1207,12 @@ impl Crawler {
             FetchResult::Failed(_) => 0,
         };
         if sitemap.truncated {
-            self.events.push_back(Event::SitemapSkipped {
-                url: url.clone(),
-                reason: crate::sitemap::truncated_note(),
-                unreachable: false,
-            });
+            self.events
+                .push_back(Event::SitemapSkipped(crate::sitemap::NotRead {
+                    url: url.clone(),
+                    reason: crate::sitemap::truncated_note(),
+                    unreachable: false,
+                }));
         }
         let followed = match sitemap.kind {
             crate::sitemap::Kind::Index => {
@@ -1300,21 +1290,15 @@ impl Crawler {
     /// A sitemap not read, said so: counted as skipped, with whether its host was unreachable.
     fn sitemap_skipped(&mut self, url: String, reason: String) {
         self.state.progress.skipped += 1;
-        let unreachable = matches!(
-            self.state.frontier.robots_unreadable(&url),
-            Some(crate::fetch::Unreadable::Unreachable { .. })
-        );
-        self.events.push_back(Event::SitemapSkipped {
-            url,
-            reason,
-            unreachable,
-        });
+        let not_read = crate::sitemap::NotRead::new(&self.state.frontier, url, reason);
+        self.events.push_back(Event::SitemapSkipped(not_read));
     }
 
     /// A sitemap its host's robots.txt disallows, or would if it could be read.
     fn sitemap_disallowed(&mut self, url: String) {
-        let reason = crate::sitemap::disallowed(self.state.frontier.robots_unreadable(&url));
-        self.sitemap_skipped(url, reason);
+        self.state.progress.skipped += 1;
+        let not_read = crate::sitemap::NotRead::disallowed(&self.state.frontier, url);
+        self.events.push_back(Event::SitemapSkipped(not_read));
     }
 }
 
@@ -2390,11 +2374,7 @@ mod tests {
                 Poll::Busy => panic!("synchronous driver"),
             }
             not_read.extend(c.drain_events().into_iter().filter_map(|e| match e {
-                Event::SitemapSkipped {
-                    url,
-                    reason,
-                    unreachable,
-                } => Some((url, reason, unreachable)),
+                Event::SitemapSkipped(n) => Some((n.url, n.reason, n.unreachable)),
                 _ => None,
             }));
         }

@@ -790,19 +790,8 @@ pub enum Event {
         /// Why (robots.txt, trap guard…).
         reason: String,
     },
-    /// A sitemap, or part of one, was not read: missing, malformed, disallowed, past the
-    /// bounds, on a host the site's robots.txt does not name.
-    #[serde(rename_all = "camelCase")]
-    SitemapSkipped {
-        /// The sitemap's URL.
-        url: String,
-        /// Why, in words.
-        reason: String,
-        /// Its host answered nothing when its robots.txt was asked
-        /// ([`crate::fetch::Unreadable::Unreachable`]): in the extension, a host it may have
-        /// no access to (access granted, the next run reads it).
-        unreachable: bool,
-    },
+    /// A sitemap, or part of one, was not read.
+    SitemapSkipped(crate::sitemap::NotRead),
     /// Pages of a barren URL shape or kind are fetched after everything else from now on
     /// ([`MapConfig::defer_barren`]).
     #[serde(rename_all = "camelCase")]
@@ -1983,11 +1972,12 @@ impl Mapper {
         };
         self.state.progress.sitemaps += 1;
         if sitemap.truncated {
-            self.events.push_back(Event::SitemapSkipped {
-                url: url.clone(),
-                reason: crate::sitemap::truncated_note(),
-                unreachable: false,
-            });
+            self.events
+                .push_back(Event::SitemapSkipped(crate::sitemap::NotRead {
+                    url: url.clone(),
+                    reason: crate::sitemap::truncated_note(),
+                    unreachable: false,
+                }));
         }
         if sitemap.kind == crate::sitemap::Kind::Index {
             self.queue_sitemaps(sitemap.urls);
@@ -2024,21 +2014,15 @@ impl Mapper {
     /// A sitemap not read, said so: counted as skipped, with whether its host was unreachable.
     fn sitemap_skipped(&mut self, url: String, reason: String) {
         self.state.progress.skipped += 1;
-        let unreachable = matches!(
-            self.state.frontier.robots_unreadable(&url),
-            Some(crate::fetch::Unreadable::Unreachable { .. })
-        );
-        self.events.push_back(Event::SitemapSkipped {
-            url,
-            reason,
-            unreachable,
-        });
+        let not_read = crate::sitemap::NotRead::new(&self.state.frontier, url, reason);
+        self.events.push_back(Event::SitemapSkipped(not_read));
     }
 
     /// A sitemap its host's robots.txt disallows, or would if it could be read.
     fn sitemap_disallowed(&mut self, url: String) {
-        let reason = crate::sitemap::disallowed(self.state.frontier.robots_unreadable(&url));
-        self.sitemap_skipped(url, reason);
+        self.state.progress.skipped += 1;
+        let not_read = crate::sitemap::NotRead::disallowed(&self.state.frontier, url);
+        self.events.push_back(Event::SitemapSkipped(not_read));
     }
 
     /// Queues the URLs held back from targets; false when there were none.
@@ -3133,11 +3117,7 @@ pub(crate) mod tests {
         let mut not_read: Vec<(String, String, bool)> = events
             .into_iter()
             .filter_map(|e| match e {
-                Event::SitemapSkipped {
-                    url,
-                    reason,
-                    unreachable,
-                } => Some((url, reason, unreachable)),
+                Event::SitemapSkipped(n) => Some((n.url, n.reason, n.unreachable)),
                 _ => None,
             })
             .collect();
