@@ -44,6 +44,9 @@
 // | 'crawlers'      |                                         | [crawler summaries]                            |
 // | 'importPattern' | json                                    | the new crawler (clear error if malformed)     |
 // | 'deleteCrawler' | crawlerId                               | true                                           |
+// | 'setSchedule'   | crawlerId, everyHours (> 0, or null:    | the crawler summary: schedule {everyHours,     |
+// |                 |   none), firstAt? (ms since the epoch;  |   nextAt, lastError?} runs it again by itself  |
+// |                 |   default: one period from now)         |   (runs record scheduled: true)                |
 //
 // Job state lives in IndexedDB (lib/db.js) and is checkpointed every second with the core's
 // snapshot. The worker may be stopped at any moment (MV3): when it starts again (any message, the
@@ -62,6 +65,11 @@ const ready = init({ module_or_path: chrome.runtime.getURL('pkg/exemplar_bg.wasm
 const BADGE = { index: 'IDX', entity: 'ENT', other: '' };
 const tabKey = (tabId) => `tab:${tabId}`;
 const ALARM = 'exemplar-resume';
+// One alarm for every saved crawler's schedule, set for the earliest run due: the schedules live
+// in IndexedDB, so a lost alarm (the browser may clear them when it restarts) costs nothing —
+// every start of the worker runs what is due and sets it again.
+const SCHEDULE_ALARM = 'exemplar-schedule';
+const HOUR_MS = 3_600_000;
 const MAX_ERRORS = 50;
 
 /** Defaults of the "limits" panel; the popup shows them. `threshold` is the core's default θ once
@@ -257,7 +265,7 @@ async function startPending({ id, pending: given } = {}) {
   return started;
 }
 
-async function runCrawler({ crawlerId, settings }) {
+async function runCrawler({ crawlerId, settings, scheduled = false }) {
   await ready;
   const crawler = await db.get('crawlers', crawlerId);
   if (!crawler) throw new Error(`no saved crawler ${crawlerId}`);
@@ -278,7 +286,7 @@ async function runCrawler({ crawlerId, settings }) {
   const job = Job.crawl(crawler.patternJson, config, example?.example, example?.exampleBody, example?.exampleContentType);
   const record = newRecord('crawl', {
     crawlerId, entry: crawler.entry, example: crawler.example, settings: s,
-    forms, queryBudget: queryBudget(crawler.patternJson, forms), lastQuery: null,
+    forms, queryBudget: queryBudget(crawler.patternJson, forms), lastQuery: null, scheduled,
   });
   return launch(record, job);
 }
@@ -516,7 +524,10 @@ async function finishCrawl(run) {
   record.status = 'done';
   await db.put('jobs', record);
   if (crawler) {
-    crawler.runs.push({ jobId: record.id, at: Date.now(), targets: found.length, newSinceLastRun, queries: record.result.queries, stopped: record.stopped });
+    crawler.runs.push({
+      jobId: record.id, at: Date.now(), targets: found.length, newSinceLastRun, queries: record.result.queries,
+      stopped: record.stopped, scheduled: Boolean(record.scheduled),
+    });
     await db.put('crawlers', crawler);
   }
 }
@@ -549,6 +560,7 @@ function statusOf(record) {
     forms: record.forms ?? null, queryBudget: record.queryBudget ?? null, lastQuery: record.lastQuery ?? null,
     formLevels: record.formLevels ?? {}, tooLarge: record.tooLarge ?? { count: 0, urls: [] },
     traps: run ? run.job.trapRefusals() : record.traps ?? [],
+    scheduled: Boolean(record.scheduled),
   };
 }
 
@@ -680,7 +692,86 @@ async function deleteCrawler({ crawlerId }) {
     if (run.record.crawlerId === crawlerId) throw new Error('a job of this crawler is running: cancel it first');
   }
   await db.removeCrawler(crawlerId);
+  await armSchedule();
   return true;
+}
+
+// ------------------------------------------------------------------ scheduled runs
+
+/** Runs a saved crawler again by itself every `everyHours` hours (null: never), the first time
+ * at `firstAt` (default: one period from now). */
+async function setSchedule({ crawlerId, everyHours, firstAt }) {
+  const crawler = await db.get('crawlers', crawlerId);
+  if (!crawler) throw new Error(`no saved crawler ${crawlerId}`);
+  if (everyHours === null || everyHours === undefined) {
+    delete crawler.schedule;
+  } else {
+    if (typeof everyHours !== 'number' || !(everyHours > 0) || !Number.isFinite(everyHours)) {
+      throw new Error('everyHours must be a number of hours above 0, or null for no schedule');
+    }
+    if (firstAt !== undefined && (typeof firstAt !== 'number' || !Number.isFinite(firstAt))) {
+      throw new Error('firstAt must be a time in milliseconds since the epoch');
+    }
+    crawler.schedule = { everyHours, nextAt: firstAt ?? Date.now() + everyHours * HOUR_MS };
+  }
+  await db.put('crawlers', crawler);
+  await armSchedule();
+  const { exampleBody, ...rest } = crawler;
+  return rest;
+}
+
+/** Sets the schedule alarm for the earliest run due (cleared when nothing is scheduled). */
+async function armSchedule() {
+  const due = (await db.all('crawlers')).map((c) => c.schedule?.nextAt).filter((t) => typeof t === 'number');
+  if (due.length === 0) {
+    await chrome.alarms.clear(SCHEDULE_ALARM);
+    return;
+  }
+  // Chrome fires a packed extension's alarm 30 s after it is set at the soonest.
+  await chrome.alarms.create(SCHEDULE_ALARM, { when: Math.max(Math.min(...due), Date.now() + 1) });
+}
+
+// Scheduled runs being started (crawler ids): an alarm and a worker start racing start one run.
+const startingScheduled = new Set();
+
+/** Starts the scheduled runs that are due, once each however many periods passed (the browser
+ * was closed), then sets the alarm for the next one. A crawler whose previous run is still
+ * going, or that cannot run (site access withdrawn), waits for its next turn, said so. */
+async function runDue() {
+  await ready;
+  const now = Date.now();
+  const jobs = await db.all('jobs');
+  for (const crawler of await db.all('crawlers')) {
+    const schedule = crawler.schedule;
+    if (!schedule || schedule.nextAt > now || startingScheduled.has(crawler.id)) continue;
+    startingScheduled.add(crawler.id);
+    try {
+      const period = schedule.everyHours * HOUR_MS;
+      const missed = Math.floor((now - schedule.nextAt) / period) + 1;
+      schedule.nextAt += missed * period;
+      const busy = [...runs.values()].some((r) => r.record.crawlerId === crawler.id) ||
+        jobs.some((j) => j.crawlerId === crawler.id && ['running', 'paused'].includes(j.status));
+      delete schedule.lastError;
+      if (busy) {
+        schedule.lastError = `${new Date(now).toISOString()}: not run, its previous run was not over`;
+      } else {
+        try {
+          await runCrawler({ crawlerId: crawler.id, scheduled: true });
+        } catch (e) {
+          schedule.lastError = `${new Date(now).toISOString()}: ${e instanceof Error ? e.message : e}`;
+        }
+      }
+      // Read again: the run just started may have written the crawler (its settings).
+      const fresh = await db.get('crawlers', crawler.id);
+      if (fresh?.schedule) {
+        fresh.schedule = { ...schedule, everyHours: fresh.schedule.everyHours };
+        await db.put('crawlers', fresh);
+      }
+    } finally {
+      startingScheduled.delete(crawler.id);
+    }
+  }
+  await armSchedule();
 }
 
 // ------------------------------------------------------------------ dispatch
@@ -707,6 +798,7 @@ const handlers = {
   crawlers,
   importPattern,
   deleteCrawler,
+  setSchedule,
   defaults: async () => {
     await ready;
     return defaults();
@@ -750,11 +842,17 @@ chrome.permissions.onAdded.addListener(() => {
 
 chrome.alarms.onAlarm.addListener((alarm) => {
   if (alarm.name === ALARM) resumeRunning().catch(() => {});
+  if (alarm.name === SCHEDULE_ALARM) runDue().catch(() => {});
 });
-chrome.runtime.onStartup.addListener(() => resumeRunning().catch(() => {}));
+chrome.runtime.onStartup.addListener(() => {
+  resumeRunning().catch(() => {});
+  runDue().catch(() => {});
+});
 
 // Chrome: the toolbar button opens the popup; the side panel opens from there.
 chrome.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: false }).catch(() => {});
 
-// Every start of the worker picks up what a stopped worker left running.
+// Every start of the worker picks up what a stopped worker left running, and the scheduled runs
+// that fell due meanwhile.
 resumeRunning().catch(() => {});
+runDue().catch(() => {});

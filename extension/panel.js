@@ -1,7 +1,8 @@
 // The side panel (Chrome) / sidebar (Firefox), also usable as a tab: live progress of the running
 // job with pause, resume and cancel; the learned crawler (pattern levels, coverage, similarity
 // threshold with the near-miss review, target pages; search form levels: template, query field, values that worked);
-// saved crawlers with run (for search forms: query values, policy and budget), import and exports.
+// saved crawlers with run (for search forms: query values, policy and budget), a schedule to run
+// again by itself, import and exports.
 //
 // It survives the popup closing and the worker stopping: it polls the worker every half second,
 // and each poll wakes a stopped worker, which resumes its jobs. Exports are built here (the wasm
@@ -222,6 +223,7 @@ function renderResult() {
   $('result').hidden = !crawler;
   if (!crawler) return;
   $('result').dataset.crawlerId = crawler.id;
+  renderSchedule(crawler);
   $('r-site').textContent = crawler.site;
   $('r-entry').textContent = crawler.entry;
   $('r-example').textContent = crawler.example;
@@ -659,6 +661,21 @@ function renderPages(crawler) {
   }));
 }
 
+const everyText = (hours) => ({ 1: 'every hour', 24: 'every day', 168: 'every week' })[hours] ?? `every ${hours} hours`;
+
+/** The selected crawler's schedule: how often it runs by itself, when next, and why its last
+ * turn did not run. A period set elsewhere than in this menu gets an entry of its own. */
+function renderSchedule(crawler) {
+  const select = $('schedule');
+  const schedule = crawler.schedule ?? null;
+  const value = schedule ? String(schedule.everyHours) : '';
+  if (![...select.options].some((o) => o.value === value)) select.append(new Option(everyText(schedule.everyHours), value));
+  if (document.activeElement !== select) select.value = value;
+  $('schedule-note').textContent = schedule
+    ? `next run ${fmtDate(schedule.nextAt)}${schedule.lastError ? `; last turn: ${schedule.lastError}` : ''}`
+    : '';
+}
+
 function renderCrawlers() {
   $('no-crawlers').hidden = state.crawlers.length > 0;
   $('crawlers').tBodies[0].replaceChildren(...state.crawlers.map((c) => {
@@ -672,7 +689,8 @@ function renderCrawlers() {
     del.addEventListener('click', () => act(() => send({ type: 'deleteCrawler', crawlerId: c.id })));
     const buttons = el('td');
     buttons.append(show, ' ', del);
-    const lastRun = last ? `${fmtDate(last.at)}: ${last.targets} pages${last.newSinceLastRun ? `, ${last.newSinceLastRun} new` : ''}` : 'never';
+    const lastRun = (last ? `${fmtDate(last.at)}: ${last.targets} pages${last.newSinceLastRun ? `, ${last.newSinceLastRun} new` : ''}${last.scheduled ? ' (scheduled)' : ''}` : 'never') +
+      (c.schedule ? `; runs ${everyText(c.schedule.everyHours)}` : '');
     const tr = row(el('td', c.site + (c.imported ? ' (imported)' : '')), el('td', fmtDate(c.createdAt)), el('td', lastRun), buttons);
     tr.dataset.crawlerId = c.id;
     return tr;
@@ -790,6 +808,9 @@ $('pause').addEventListener('click', () => act(() => send({ type: 'pauseJob', jo
 $('resume').addEventListener('click', () => act(() => send({ type: 'resumeJob', jobId: jobId() })));
 $('cancel').addEventListener('click', () => act(() => send({ type: 'cancelJob', jobId: jobId() })));
 $('run').addEventListener('click', () => act(() => send({ type: 'runCrawler', crawlerId: state.selected, settings: runSettings() }), $('run-error')));
+$('schedule').addEventListener('change', () => act(() => send({
+  type: 'setSchedule', crawlerId: state.selected, everyHours: $('schedule').value ? Number($('schedule').value) : null,
+}), $('schedule-error')));
 // The gap's θ goes into the box; Re-learn applies it with the verdicts ticked.
 $('gap-use').addEventListener('click', () => { $('threshold').value = $('gap-theta').textContent; });
 $('relearn').addEventListener('click', () => act(async () => {

@@ -302,7 +302,7 @@ export const itemPage = (i) => sitePage(`Item ${i}`, `<div class="item"><h1>Item
 
 /** A small site written for one test: `files` (an object, path relative to the site root → HTML;
  * folders are made) in a temporary folder named after `name`, served with the built extension
- * in Chromium, as directoryInBrowser; `close` also removes the folder. */
+ * in Chromium, as directoryInBrowser, with the folder as `dir`; `close` also removes it. */
 export async function filesInBrowser(name, files, built, serve = {}) {
   const dir = await mkdtemp(join(tmpdir(), `exemplar-${name}-`));
   const removeDir = () => rm(dir, { recursive: true, force: true });
@@ -312,7 +312,7 @@ export async function filesInBrowser(name, files, built, serve = {}) {
       await writeFile(join(dir, path), html);
     }
     const opened = await directoryInBrowser(dir, built, serve);
-    return { ...opened, close: async () => { await opened.close(); await removeDir(); } };
+    return { ...opened, dir, close: async () => { await opened.close(); await removeDir(); } };
   } catch (e) {
     await removeDir();
     throw e;

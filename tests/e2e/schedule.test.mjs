@@ -1,0 +1,121 @@
+// Saved crawlers run again by themselves: a schedule (every N hours) lives with the crawler in
+// IndexedDB and one alarm is set for the earliest run due. The scheduled run picks up the pages
+// added to the site since the last one. A schedule whose alarm was lost (the browser may clear
+// alarms when it restarts) and that fell due while the worker was stopped runs once when the
+// worker starts, however many periods passed. The panel sets and clears the schedule.
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { ROOT, crawlDone, filesInBrowser, itemPage, learnEnded, sitePage, storedPages, waitFor } from './helpers.mjs';
+
+const BUILT = join(ROOT, 'dist/chrome');
+const DAY_MS = 24 * 3_600_000;
+
+const list = (n) => sitePage('All items',
+  `<ul>${Array.from({ length: n }, (_, i) => `<li><a href="item/${i + 1}.html">Item ${i + 1}</a></li>`).join('')}</ul>`);
+
+let opened;
+
+before(async () => {
+  const files = { 'index.html': sitePage('Shop', '<a href="list.html">All items</a>'), 'list.html': list(3) };
+  for (let i = 1; i <= 3; i++) files[`item/${i}.html`] = itemPage(i);
+  opened = await filesInBrowser('schedule', files, BUILT);
+});
+
+after(async () => {
+  await opened?.close();
+});
+
+/** Adds item `n` to the site and to its listing. */
+async function addItem(n) {
+  const root = opened.dir;
+  await writeFile(join(root, `item/${n}.html`), itemPage(n));
+  await writeFile(join(root, 'list.html'), list(n));
+}
+
+test('a saved crawler runs again by itself on its schedule and picks up the new pages', { timeout: 240_000 }, async () => {
+  const { site, browser, worker, call, extensionId } = opened;
+  const { jobId } = await call({
+    type: 'startLearn', entryUrl: `${site.url}index.html`, exampleUrl: `${site.url}item/1.html`, settings: { delayMs: 0 },
+  });
+  const learn = await learnEnded(call, jobId);
+  assert.equal(learn.status, 'done', learn.error);
+  const crawlerId = learn.crawlerId;
+  const first = await crawlDone(call, crawlerId);
+  assert.equal(first.scheduled, false);
+  assert.equal(first.result.targets, 3);
+
+  // Due in half a second: the alarm starts the run (an unpacked extension's alarms are not held
+  // back to 30 s), which finds the item added since.
+  await addItem(4);
+  const firstAt = Date.now() + 500;
+  const set = await call({ type: 'setSchedule', crawlerId, everyHours: 24, firstAt });
+  assert.deepEqual(set.schedule, { everyHours: 24, nextAt: firstAt });
+  const alarm = await worker.evaluate(() => chrome.alarms.get('exemplar-schedule'));
+  assert.equal(alarm?.scheduledTime, firstAt);
+  const second = await crawlDone(call, crawlerId, first.startedAt);
+  assert.equal(second.scheduled, true);
+  assert.equal(second.result.targets, 4);
+  assert.equal(second.result.newSinceLastRun, 1, 'item 4');
+  let crawler = (await call({ type: 'crawlers' })).find((c) => c.id === crawlerId);
+  assert.equal(crawler.schedule.nextAt, firstAt + DAY_MS, 'the next run a period later');
+  assert.equal(crawler.schedule.lastError, undefined);
+  assert.equal(crawler.runs.at(-1).scheduled, true);
+  assert.equal((await worker.evaluate(() => chrome.alarms.get('exemplar-schedule')))?.scheduledTime, firstAt + DAY_MS);
+
+  // Its alarm lost and its time three days past while the worker was stopped: the next start of
+  // the worker runs it once, and the next run is within a period from now.
+  await addItem(5);
+  const panel = await browser.context.newPage();
+  await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${crawlerId}`);
+  const stale = Date.now() - 3 * DAY_MS - 1000;
+  await panel.evaluate(async ({ id, nextAt }) => {
+    const db = await import('./lib/db.js');
+    const c = await db.get('crawlers', id);
+    await db.put('crawlers', { ...c, schedule: { ...c.schedule, nextAt } });
+    await chrome.alarms.clear('exemplar-schedule');
+  }, { id: crawlerId, nextAt: stale });
+  const cdp = await browser.context.newCDPSession(panel);
+  const states = [];
+  cdp.on('ServiceWorker.workerVersionUpdated', (e) => {
+    for (const v of e.versions) if (v.scriptURL.startsWith(`chrome-extension://${extensionId}/`)) states.push(v.runningStatus);
+  });
+  await cdp.send('ServiceWorker.enable');
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  await waitFor(() => states.includes('stopped'), 'the worker to stop');
+  // The panel's polling starts the worker again; calls go through the panel from now on.
+  const send = async (msg) => {
+    const reply = await panel.evaluate((m) => chrome.runtime.sendMessage(m), msg);
+    if (!reply.ok) throw new Error(`${msg.type}: ${reply.error}`);
+    return reply.result;
+  };
+  const third = await crawlDone(send, crawlerId, second.startedAt);
+  assert.equal(third.scheduled, true);
+  assert.equal(third.result.newSinceLastRun, 1, 'item 5');
+  const crawls = (await send({ type: 'status' })).jobs.filter((j) => j.crawlerId === crawlerId && j.kind === 'crawl');
+  assert.equal(crawls.length, 3, 'one run for the three days missed');
+  crawler = (await send({ type: 'crawlers' })).find((c) => c.id === crawlerId);
+  assert.equal(crawler.schedule.nextAt, stale + 4 * DAY_MS);
+  assert.ok(crawler.schedule.nextAt > Date.now() && crawler.schedule.nextAt <= Date.now() + DAY_MS);
+  const pages = await storedPages(opened, crawlerId);
+  assert.equal(pages.length, 5);
+
+  // The panel shows the schedule and clears it.
+  await panel.reload();
+  await panel.locator('#schedule-note', { hasText: 'next run' }).waitFor();
+  assert.equal(await panel.locator('#schedule').inputValue(), '24');
+  assert.match(await panel.locator('#crawlers').textContent(), /\(scheduled\); runs every day/);
+  await panel.locator('#schedule').selectOption('');
+  await waitFor(async () => !(await send({ type: 'crawlers' })).find((c) => c.id === crawlerId).schedule, 'the schedule to be cleared');
+  assert.equal(await panel.evaluate(() => chrome.alarms.get('exemplar-schedule')), undefined);
+  assert.equal(await panel.locator('#schedule-note').textContent(), '');
+  // And sets it again: a week from now.
+  await panel.locator('#schedule').selectOption('168');
+  crawler = await waitFor(async () => (await send({ type: 'crawlers' })).find((c) => c.id === crawlerId && c.schedule), 'the schedule');
+  assert.equal(crawler.schedule.everyHours, 168);
+  assert.ok(Math.abs(crawler.schedule.nextAt - (Date.now() + 7 * DAY_MS)) < 60_000);
+  assert.equal(await send({ type: 'setSchedule', crawlerId, everyHours: -1 }).catch((e) => e.message),
+    'setSchedule: everyHours must be a number of hours above 0, or null for no schedule');
+  await panel.close();
+});
