@@ -2,7 +2,8 @@
 // IndexedDB and one alarm is set for the earliest run due. The scheduled run picks up the pages
 // added to the site since the last one. A schedule whose alarm was lost (the browser may clear
 // alarms when it restarts) and that fell due while the worker was stopped runs once when the
-// worker starts, however many periods passed. The panel sets and clears the schedule.
+// worker starts, however many periods passed. A turn that cannot run is skipped and said so. The
+// panel sets and clears the schedule.
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -117,5 +118,22 @@ test('a saved crawler runs again by itself on its schedule and picks up the new 
   assert.ok(Math.abs(crawler.schedule.nextAt - (Date.now() + 7 * DAY_MS)) < 60_000);
   assert.equal(await send({ type: 'setSchedule', crawlerId, everyHours: -1 }).catch((e) => e.message),
     'setSchedule: everyHours must be a number of hours above 0, or null for no schedule');
+
+  // A turn that cannot run (no access to the site: a pattern imported for localhost) is skipped
+  // and said so; the schedule goes on.
+  const json = crawler.patternJson.replaceAll('127.0.0.1', 'localhost');
+  const imported = await send({ type: 'importPattern', json });
+  const due = Date.now() + 300;
+  await send({ type: 'setSchedule', crawlerId: imported.id, everyHours: 6, firstAt: due });
+  const skipped = await waitFor(async () => (await send({ type: 'crawlers' })).find((c) => c.id === imported.id && c.schedule?.lastError),
+    'the imported crawler to be due');
+  assert.match(skipped.schedule.lastError, /: Permission denied: Exemplar has no access to http:\/\/localhost:\d+/);
+  assert.equal(skipped.schedule.nextAt, due + 6 * 3_600_000);
+  assert.equal((await send({ type: 'status' })).jobs.filter((j) => j.crawlerId === imported.id).length, 0);
+  await panel.reload();
+  await panel.locator('#crawlers button', { hasText: 'Show' }).first().waitFor();
+  await panel.locator(`#crawlers tr[data-crawler-id="${imported.id}"] button`, { hasText: 'Show' }).click();
+  await panel.locator('#schedule-note', { hasText: 'last turn:' }).waitFor();
+  assert.match(await panel.locator('#schedule-note').textContent(), /^next run .+; last turn: .+Permission denied/);
   await panel.close();
 });
