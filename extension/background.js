@@ -55,7 +55,7 @@
 //
 // MV3 rules kept here: static imports only, no top-level await, listeners registered
 // synchronously, one memoized init() promise awaited by every handler.
-import init, { Job, classifyPage, defaultThreshold, similarity, validatePattern } from './pkg/exemplar.js';
+import init, { Job, classifyPage, defaultThreshold, pageRetryWaitMs, similarity, validatePattern } from './pkg/exemplar.js';
 import * as db from './lib/db.js';
 import { fetchOne, pump } from './lib/runner.js';
 import { hostPattern } from './lib/site-access.js';
@@ -209,7 +209,16 @@ async function requireAccess(url) {
 
 /** The example page as the site serves it (the pages it is compared with are fetched too). */
 async function fetchExample(url, s) {
-  const r = await fetchOne({ url, kind: 'page' }, { maxBytes: s.maxBytes, timeoutMs: s.timeoutMs, signal: new AbortController().signal });
+  let r;
+  // A site that says "come back later" (429, 503) is asked again after the wait, as the jobs'
+  // own requests are.
+  for (let attempt = 1; ; attempt++) {
+    r = await fetchOne({ url, kind: 'page' }, { maxBytes: s.maxBytes, timeoutMs: s.timeoutMs, signal: new AbortController().signal });
+    const retryAfter = r.headers?.find(([k]) => k.toLowerCase() === 'retry-after')?.[1];
+    const wait = r.error === undefined ? pageRetryWaitMs(r.status, retryAfter, attempt) : undefined;
+    if (wait === undefined) break;
+    await new Promise((ok) => setTimeout(ok, wait));
+  }
   if (r.error !== undefined) throw new Error(`The example page ${url} is unreachable: ${r.error}`);
   if (r.status < 200 || r.status >= 300) throw new Error(`The example page ${url} answered HTTP ${r.status}`);
   const type = r.headers.find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? null;
@@ -379,6 +388,9 @@ async function onEvents(run, events) {
       // A sitemap not read (missing, unreadable, on a host without access): said, not hidden.
       // `unreachable`: its host answered nothing, so the panel offers to ask for access to it.
       noteError(record, e.url, e.reason, e.unreachable ? { askAccess: true } : {});
+    } else if (e.type === 'retry') {
+      // The site said "come back later" (429, 503): the request waits and is asked again.
+      record.lastRetry = { url: e.url, status: e.status, waitMs: e.waitMs, delayMs: e.delayMs, attempt: e.attempt };
     } else if (e.type === 'query') {
       const { type, ...query } = e;
       record.lastQuery = query;
@@ -561,6 +573,7 @@ function statusOf(record) {
     formLevels: record.formLevels ?? {}, tooLarge: record.tooLarge ?? { count: 0, urls: [] },
     traps: run ? run.job.trapRefusals() : record.traps ?? [],
     scheduled: Boolean(record.scheduled),
+    lastRetry: record.lastRetry ?? null,
   };
 }
 

@@ -115,6 +115,15 @@ function renderJob(job) {
   // The sitemaps robots.txt names, read by a crawl, and the URLs of theirs it followed.
   $('sitemaps-box').hidden = !p.sitemaps;
   $('n-sitemaps').textContent = p.sitemaps ? `${p.sitemaps} / ${p.sitemapLinks ?? 0}` : '';
+  // Requests the site said to ask again later (429, 503), and the last such answer.
+  $('retried-box').hidden = !p.retried;
+  $('n-retried').textContent = p.retried ?? 0;
+  const retry = job.lastRetry;
+  $('job-retry').hidden = !retry;
+  $('job-retry').textContent = retry
+    ? `The site said to wait (HTTP ${retry.status}): ${retry.url} is asked again after ${fmtSeconds(retry.waitMs)}, ` +
+      `and the site at most once every ${fmtSeconds(retry.delayMs)} from now on.`
+    : '';
   // Crawls of search forms: queries issued of the budget, and the last one answered.
   const forms = job.kind === 'crawl' && job.queryBudget !== null && job.queryBudget !== undefined;
   $('queries-box').hidden = !forms;

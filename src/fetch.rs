@@ -283,6 +283,36 @@ struct Host {
     /// nothing of the host may be asked ([`Frontier::robots_unreadable`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     unreadable: Option<Unreadable>,
+    /// The host asked to wait (429, 503, `Retry-After`): no request starts before this long
+    /// after the next [`Frontier::next`] ([`Frontier::deliver`] has no clock).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    backoff_ms: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Times one URL is asked again when its host answers "too many requests" or "unavailable"
+/// (429, 503; for robots.txt, which decides the whole host, 429 and any 5xx).
+pub const MAX_RETRIES: u8 = 3;
+
+/// Why and how a request is asked again ([`Delivered::Retry`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Retry {
+    /// The URL asked again (a robots.txt, or a queued URL).
+    pub url: String,
+    /// The status that asked for it.
+    pub status: u16,
+    /// How long its host is left alone first (its `Retry-After`, else 2, 4, 8 s…, at most
+    /// [`Politeness::max_crawl_delay_ms`]).
+    pub wait_ms: u64,
+    /// The host's delay between requests from now on: at least 1, 2 or 4 s for the first, second
+    /// or third attempt (as it was when longer; at most [`Politeness::max_crawl_delay_ms`]).
+    pub delay_ms: u64,
+    /// The how-manieth time it is asked again (1 to [`MAX_RETRIES`]).
+    pub attempt: u8,
 }
 
 /// Why a host's robots.txt could not be read, which RFC 9309 reads as "disallow everything".
@@ -343,6 +373,9 @@ pub enum Delivered<T> {
         /// The sitemap URLs, resolved against the robots.txt URL.
         sitemaps: Vec<String>,
     },
+    /// The host answered "too many requests" or "unavailable": the request is queued again
+    /// and its host slowed down; nothing for the machine to read.
+    Retry(Retry),
     /// The id is not in flight (a duplicate or stale result): ignored.
     Unknown,
 }
@@ -514,6 +547,9 @@ pub struct Frontier<T> {
     next_id: u64,
     /// Crawl-delays that were capped: (host, asked ms).
     capped_delays: Vec<(String, u64)>,
+    /// URLs asked again ([`Delivered::Retry`]): how many times so far.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    retries: BTreeMap<String, u8>,
 }
 
 /// Requests asked ahead of the oldest result not yet taken, as a multiple of the connections
@@ -540,6 +576,7 @@ impl<T: Clone> Frontier<T> {
             hosts: BTreeMap::new(),
             next_id: 1,
             capped_delays: Vec::new(),
+            retries: BTreeMap::new(),
         }
     }
 
@@ -795,6 +832,7 @@ impl<T: Clone> Frontier<T> {
                     held: 0,
                     delay_ms: delay,
                     unreadable: None,
+                    backoff_ms: 0,
                 };
                 self.hosts.insert(host.to_string(), fresh);
             }
@@ -805,6 +843,12 @@ impl<T: Clone> Frontier<T> {
                 passed.push(host.into_owned());
                 continue;
             }
+            if entry.backoff_ms > 0 {
+                entry.next_at_ms = entry
+                    .next_at_ms
+                    .max(now_ms.saturating_add(entry.backoff_ms));
+                entry.backoff_ms = 0;
+            }
             match &entry.robots {
                 RobotsState::Pending(_) => {
                     passed.push(host.into_owned());
@@ -813,6 +857,13 @@ impl<T: Clone> Frontier<T> {
                 RobotsState::Unknown => {
                     if entry.in_flight >= per_host {
                         host_full = true;
+                        passed.push(host.into_owned());
+                        continue;
+                    }
+                    // Asked again after the host said to wait.
+                    if entry.next_at_ms > now_ms {
+                        earliest =
+                            Some(earliest.map_or(entry.next_at_ms, |e| e.min(entry.next_at_ms)));
                         passed.push(host.into_owned());
                         continue;
                     }
@@ -894,6 +945,59 @@ impl<T: Clone> Frontier<T> {
                 h.in_flight = h.in_flight.saturating_sub(1);
             }
         };
+        // "Come back later": asked again after a wait, the host slowed down. robots.txt decides
+        // the whole host (a 5xx disallows everything), so any 5xx of it is asked again too.
+        if let FetchResult::Response(r) = &result {
+            let url = match &flight {
+                Flight::Robots { host } => format!("{host}/robots.txt"),
+                Flight::Page(q) => q.url.clone(),
+            };
+            let attempt = self.retries.get(&url).copied().unwrap_or(0) + 1;
+            let max = self.politeness.max_crawl_delay_ms;
+            let wait = match &flight {
+                Flight::Robots { .. } if r.status == 429 || (500..600).contains(&r.status) => {
+                    (attempt <= MAX_RETRIES).then(|| retry_wait_ms(r, attempt, max))
+                }
+                Flight::Robots { .. } => None,
+                Flight::Page(_) => page_retry_wait_ms(r, attempt, max),
+            };
+            if let Some(wait_ms) = wait {
+                let host = match &flight {
+                    Flight::Robots { host } => Some(host.clone()),
+                    Flight::Page(q) => host_of(&q.url),
+                };
+                let mut delay_ms = 0;
+                if let Some(h) = host.and_then(|host| self.hosts.get_mut(&host)) {
+                    release(h);
+                    h.backoff_ms = h.backoff_ms.max(wait_ms);
+                    // By the URL's attempt, not by the "wait"s counted: the requests of a burst
+                    // answered together slow the host once (1 s), a site still saying so on the
+                    // second and third attempts to 2 and 4 s.
+                    h.delay_ms = h.delay_ms.max((500u64 << attempt).min(max));
+                    delay_ms = h.delay_ms;
+                }
+                self.retries.insert(url.clone(), attempt);
+                match flight {
+                    Flight::Robots { host } => {
+                        if let Some(h) = self.hosts.get_mut(&host) {
+                            h.robots = RobotsState::Unknown;
+                        }
+                    }
+                    Flight::Page(q) => {
+                        // At the head of the queue: it was next before.
+                        self.queue.push_front(q);
+                        self.first = self.first.min(self.queue.len() - 1) + 1;
+                    }
+                }
+                return Delivered::Retry(Retry {
+                    url,
+                    status: r.status,
+                    wait_ms,
+                    delay_ms,
+                    attempt,
+                });
+            }
+        }
         match flight {
             Flight::Robots { host } => {
                 let token = self.politeness.robots_token.clone();
@@ -1062,6 +1166,27 @@ impl<T: Clone> Frontier<T> {
     }
 }
 
+/// How long to wait before asking a page again whose answer says "come back later" (429, 503)
+/// for the `attempt`-th time (from 1): its `Retry-After`, else 2, 4, 8 s, between 1 s and
+/// `max_ms`. None when it is not asked again: another status, or [`MAX_RETRIES`] reached.
+pub fn page_retry_wait_ms(r: &FetchResponse, attempt: u8, max_ms: u64) -> Option<u64> {
+    (matches!(r.status, 429 | 503) && (1..=MAX_RETRIES).contains(&attempt))
+        .then(|| retry_wait_ms(r, attempt, max_ms))
+}
+
+fn retry_wait_ms(r: &FetchResponse, attempt: u8, max_ms: u64) -> u64 {
+    retry_after_ms(r)
+        .unwrap_or(1000 << attempt.min(16))
+        .clamp(1000, max_ms.max(1000))
+}
+
+/// A response's `Retry-After` in milliseconds, when it gives a number of seconds (an HTTP date
+/// needs a wall clock the frontier does not have: the default wait applies).
+fn retry_after_ms(r: &FetchResponse) -> Option<u64> {
+    let secs: f64 = r.header("retry-after")?.trim().parse().ok()?;
+    (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0).min(u64::MAX as f64) as u64)
+}
+
 /// `scheme://host[:port]` of a URL: the unit of politeness.
 pub fn host_of(url: &str) -> Option<String> {
     host_key(url).map(Cow::into_owned)
@@ -1212,9 +1337,104 @@ mod tests {
         );
     }
 
+    /// A host that answers 429 or 503 is left alone for its `Retry-After` (else 2, 4, 8 s) and
+    /// slowed down, the URL asked again first, at most [`MAX_RETRIES`] times; then the answer
+    /// goes to the machine. The waits and counts survive a snapshot.
+    #[test]
+    fn a_host_that_says_wait_is_waited_for_and_asked_again() {
+        let mut f = Frontier::new(Politeness::unthrottled(1));
+        f.politeness.obey_robots = false;
+        assert!(f.push("http://h/a".into(), 1));
+        assert!(f.push("http://h/b".into(), 2));
+        let wait = |status: u16, retry_after: Option<&str>| {
+            FetchResult::Response(FetchResponse {
+                status,
+                headers: retry_after
+                    .map(|v| vec![("Retry-After".to_string(), v.to_string())])
+                    .unwrap_or_default(),
+                ..FetchResponse::default()
+            })
+        };
+        let r = fetch(&mut f, 0);
+        assert_eq!(r.url, "http://h/a");
+        let Delivered::Retry(retry) = f.deliver(r.id, wait(429, Some(" 5 "))) else {
+            panic!("asked again");
+        };
+        assert_eq!(
+            retry,
+            Retry {
+                url: "http://h/a".into(),
+                status: 429,
+                wait_ms: 5000,
+                delay_ms: 1000,
+                attempt: 1
+            }
+        );
+        let mut f: Frontier<i32> =
+            serde_json::from_str(&serde_json::to_string(&f).expect("json")).expect("back");
+        assert_eq!(
+            f.next(10),
+            Next::WaitUntil(5010),
+            "the wait survives a snapshot"
+        );
+        let mut now = 5010;
+        for (attempt, wait_ms) in [(2, 4000), (3, 8000)] {
+            let r = fetch(&mut f, now);
+            assert_eq!(r.url, "http://h/a", "asked again before b");
+            let Delivered::Retry(retry) = f.deliver(r.id, wait(503, None)) else {
+                panic!("asked again");
+            };
+            assert_eq!((retry.attempt, retry.wait_ms), (attempt, wait_ms));
+            assert_eq!(f.next(now), Next::WaitUntil(now + wait_ms));
+            now += wait_ms;
+        }
+        // The fourth answer is the page's: the machine records the 503.
+        let r = fetch(&mut f, now);
+        assert!(
+            matches!(f.deliver(r.id, wait(503, None)), Delivered::Page(q, _) if q.url == "http://h/a")
+        );
+        // The host stays slowed down: b waits for the raised delay (4 s after 1, 2, 4 s).
+        assert_eq!(f.next(now + 1), Next::WaitUntil(now + 4000));
+        let r = fetch(&mut f, now + 4000);
+        assert_eq!(r.url, "http://h/b");
+        // A 500 of a page is its own answer (not a "come back later").
+        assert!(matches!(
+            f.deliver(r.id, wait(500, None)),
+            Delivered::Page(..)
+        ));
+    }
+
+    /// robots.txt decides the whole host, so a 429 or 5xx of it is asked again after the wait
+    /// (not taken at once as "disallow everything"); a later 200 gives the host its rules.
+    #[test]
+    fn a_robots_txt_answering_later_is_asked_again() {
+        let mut f = Frontier::new(Politeness::unthrottled(2));
+        assert!(f.push("http://h/a".into(), 1));
+        let r = fetch(&mut f, 0);
+        assert_eq!(r.url, "http://h/robots.txt");
+        assert!(matches!(
+            f.deliver(r.id, ok(500, "")),
+            Delivered::Retry(Retry {
+                attempt: 1,
+                wait_ms: 2000,
+                ..
+            })
+        ));
+        assert_eq!(f.next(0), Next::WaitUntil(2000));
+        let r = fetch(&mut f, 2000);
+        assert_eq!(r.url, "http://h/robots.txt");
+        assert!(matches!(
+            f.deliver(r.id, ok(200, "User-agent: *\nDisallow: /b\n")),
+            Delivered::Robots { .. }
+        ));
+        assert_eq!(f.robots_unreadable("http://h/a"), None);
+        assert!(f.robots_allows("http://h/a") && !f.robots_allows("http://h/b"));
+        assert_eq!(fetch(&mut f, 3000).url, "http://h/a");
+    }
+
     /// A robots.txt that could not be read disallows its host (RFC 9309), and the frontier
-    /// says why: no answer, or a server error; a 4xx is no robots.txt (all allowed). The reason
-    /// survives a snapshot.
+    /// says why: no answer, or a server error (once asked again [`MAX_RETRIES`] times); a 4xx
+    /// is no robots.txt (all allowed). The reason survives a snapshot.
     #[test]
     fn an_unreadable_robots_txt_says_why() {
         let mut f = Frontier::new(Politeness::unthrottled(4));
@@ -1230,6 +1450,24 @@ mod tests {
         ]) {
             assert_eq!(r.url, format!("{host}/robots.txt"));
             f.deliver(r.id, answer);
+        }
+        // b's 503 comes back each time it is asked again: after the last, it is unreadable.
+        let mut now = 0;
+        for _ in 0..MAX_RETRIES {
+            now += 10_000;
+            let r = loop {
+                match f.next(now) {
+                    Next::Fetch(r) if r.kind == RequestKind::Robots => break r,
+                    Next::Fetch(r) => {
+                        f.deliver(r.id, ok(200, ""));
+                    }
+                    Next::Disallowed(_) => {}
+                    Next::WaitUntil(t) => now = t,
+                    other => panic!("b's robots.txt asked again: {other:?}"),
+                }
+            };
+            assert_eq!(r.url, "http://b/robots.txt");
+            f.deliver(r.id, ok(503, ""));
         }
         let f: Frontier<i32> =
             serde_json::from_str(&serde_json::to_string(&f).expect("json")).expect("back");

@@ -11,12 +11,32 @@ use crate::http::{self, Client, ClientConfig};
 use crate::mapper::{self, ExamplePage, MapConfig, Mapper, SiteMap};
 use crate::pattern::{self, Pattern};
 
+/// The longest wait between two asks of the example page (the default cap of a site's delay).
+const MAX_EXAMPLE_WAIT_MS: u64 = 30_000;
+
 /// Fetches one page that must be HTML (the example, a page to classify).
 ///
 /// # Errors
 /// Network failure, an HTTP error status, a non-HTML response.
 pub fn fetch_page(client: &Client, url: &str) -> Result<ExamplePage, String> {
-    match client.get(url) {
+    // A site that says "come back later" (429, 503) is asked again after the wait, as the
+    // machines ask again.
+    let mut attempt = 0;
+    let answer = loop {
+        attempt += 1;
+        let answer = client.get(url);
+        let wait = match &answer {
+            FetchResult::Response(r) => {
+                crate::fetch::page_retry_wait_ms(r, attempt, MAX_EXAMPLE_WAIT_MS)
+            }
+            FetchResult::Failed(_) => None,
+        };
+        match wait {
+            Some(ms) => std::thread::sleep(Duration::from_millis(ms)),
+            None => break answer,
+        }
+    };
+    match answer {
         FetchResult::Failed(e) => Err(format!("{url}: {e}")),
         FetchResult::Response(r) if !(200..300).contains(&r.status) => {
             Err(format!("{url}: HTTP {}", r.status))

@@ -2609,6 +2609,82 @@ fn a_kind_below_theta_taken_by_heading() {
 /// `learn` on a shop whose home page links no item (its catalogue is drawn by scripts) reads the
 /// sitemap robots.txt names once every link is followed, learns from the items it lists, and
 /// says so; `--no-sitemaps` finds nothing; the crawl collects every item listed.
+/// A site that says "wait": robots.txt answers 503 the first time, and each item 429 (with
+/// `Retry-After: 1`) every other time it is asked (the example page too, which `learn` asks
+/// before mapping). `learn` and `crawl` ask again after the wait, get every item, and say so.
+#[test]
+fn learn_and_crawl_wait_when_the_site_says_so() {
+    let site = scratch_dir("busy-site");
+    let page = |title: &str, body: &str| {
+        format!(
+            "<!doctype html><html><head><title>{title}</title></head><body>{body}</body></html>"
+        )
+    };
+    std::fs::create_dir_all(site.join("item")).unwrap();
+    let links: String = (1..=4)
+        .map(|i| format!("<li><a href='/item/{i}.html'>Item {i}</a></li>"))
+        .collect();
+    std::fs::write(
+        site.join("index.html"),
+        page("Shop", &format!("<ul>{links}</ul>")),
+    )
+    .unwrap();
+    for i in 1..=4 {
+        let item = format!(
+            "<div class=item><h1>Item {i}</h1><table class=spec><tr><td>a</td><td>{i}</td></tr>\
+             <tr><td>b</td><td>x</td></tr></table><p class=desc>Description of item {i}.</p></div>"
+        );
+        std::fs::write(
+            site.join(format!("item/{i}.html")),
+            page(&format!("Item {i}"), &item),
+        )
+        .unwrap();
+    }
+    std::fs::write(site.join("robots.txt"), "User-agent: *\nAllow: /\n").unwrap();
+    let files = exemplar::serve::static_dir(site.to_path_buf());
+    let asked = std::sync::Mutex::new(HashMap::<String, usize>::new());
+    let server = exemplar::serve::Server::start(0, move |req: &exemplar::serve::Request| {
+        let n = {
+            let mut asked = asked.lock().unwrap();
+            let n = asked.entry(req.path.clone()).or_default();
+            *n += 1;
+            *n
+        };
+        let wait = |status: u16| exemplar::serve::Response {
+            status,
+            headers: vec![("Retry-After".into(), "1".into())],
+            ..exemplar::serve::Response::default()
+        };
+        match req.path.as_str() {
+            "/robots.txt" if n == 1 => wait(503),
+            p if p.starts_with("/item/") && n % 2 == 1 => wait(429),
+            _ => files(req),
+        }
+    })
+    .expect("serve");
+    let base = server.url();
+    let base = base.trim_end_matches('/');
+    let items: BTreeSet<String> = (1..=4).map(|i| format!("{base}/item/{i}.html")).collect();
+    let (_dir, pattern, _map, learned) =
+        learned_in_scratch("busy", base, "index.html", "item/1.html");
+    assert!(
+        learned.contains(
+            "the site said to wait (429 or 503): 5 requests asked again after the wait it asked for"
+        ),
+        "robots.txt and the four items: {learned}"
+    );
+    assert!(learned.contains("4 targets, 0 errors"), "{learned}");
+    assert_eq!(known_targets(&pattern), items);
+    let (crawled, stderr) = crawled(&pattern, &[]);
+    let collected: BTreeSet<String> = crawled.lines().map(str::to_string).collect();
+    assert_eq!(collected, items);
+    assert!(
+        stderr.contains("the site said to wait (429 or 503): 4 requests asked again"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("; 0 errors, 0 skipped"), "{stderr}");
+}
+
 #[test]
 fn learn_reads_the_sitemaps_for_the_pages_no_link_reaches() {
     let site = scratch_dir("sitemap-site");

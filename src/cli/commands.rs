@@ -244,6 +244,9 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     print_too_large(&too_large, mapped_config.max_bytes, "learn");
     print_review(corrected.as_ref().unwrap_or(&learned.map), &learned.pattern);
     print_traps(&learned.traps, false);
+    if let Some(line) = retried_line(learned.progress.retried) {
+        println!("{line}");
+    }
     println!(
         "mapping: {} fetched{}, {}, {}, {} skipped in {:.1} s ({:?}); pattern written to {out}",
         count(learned.progress.fetched, "page"),
@@ -291,6 +294,16 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// What a run did when the site said to wait (429, 503), when it did.
+fn retried_line(retried: usize) -> Option<String> {
+    (retried > 0).then(|| {
+        format!(
+            "the site said to wait (429 or 503): {} asked again after the wait it asked for (Retry-After, else 2, 4, 8 s), its host slowed to a request a second or slower",
+            count(retried, "request")
+        )
+    })
 }
 
 /// The sitemaps a run did not read (or not all of), one a line: the first ten, then how many
@@ -943,6 +956,9 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         for line in not_read_lines(&crawled.sitemaps_not_read) {
             eprintln!("{line}");
         }
+    }
+    if let Some(line) = retried_line(p.retried) {
+        eprintln!("{line}");
     }
     eprintln!(
         "crawl: {} ({} new) from {} fetched{} in {:.1} s; {}, {} skipped, {} rejected by verification",

@@ -160,6 +160,9 @@ pub enum Event {
     },
     /// A sitemap, or part of one, was not read.
     SitemapSkipped(crate::sitemap::NotRead),
+    /// The site said to wait (429, 503): a request is asked again later and its host slowed
+    /// down.
+    Retry(crate::fetch::Retry),
     /// A page not read: its body passed the size limit ([`CrawlConfig::max_bytes`]).
     #[serde(rename_all = "camelCase")]
     TooLarge {
@@ -233,6 +236,9 @@ pub struct Progress {
     /// Sitemap URLs the pattern follows (targets and listings), besides those already queued.
     #[serde(default)]
     pub sitemap_links: usize,
+    /// Requests asked again because the site said to wait (429, 503: [`crate::fetch::Retry`]).
+    #[serde(default)]
+    pub retried: usize,
 }
 
 /// Coverage of a crawl against the targets the pattern was learned from.
@@ -735,6 +741,11 @@ impl Crawler {
                     self.state.sitemap_hosts.extend(hosts);
                     self.queue_sitemaps(sitemaps);
                 }
+                return;
+            }
+            Delivered::Retry(retry) => {
+                self.state.progress.retried += 1;
+                self.events.push_back(Event::Retry(retry));
                 return;
             }
             Delivered::Unknown => return,
@@ -2445,6 +2456,49 @@ mod tests {
         // The two indexes were read; the sitemaps of pages came when the budget was queued
         // already.
         assert_eq!((c.progress().sitemaps, c.progress().sitemap_links), (2, 0));
+    }
+
+    /// Pages answered 429 ("too many requests") are asked again after the wait: the crawl
+    /// collects what it collects from a site that never says so, and counts the retries.
+    #[test]
+    fn pages_answered_too_many_requests_are_asked_again() {
+        let p = learn(10);
+        let plain = run_on(
+            Crawler::new(p.clone(), CrawlConfig::default(), None).expect("crawler"),
+            &|u: &str| site(u, 10),
+            None,
+        );
+        let asked = std::cell::RefCell::new(HashMap::<String, usize>::new());
+        let busy = |url: &str| {
+            let mut asked = asked.borrow_mut();
+            let n = asked.entry(url.to_string()).or_default();
+            *n += 1;
+            if url.contains("/item/") && *n <= 2 {
+                return FetchResult::Response(FetchResponse {
+                    status: 429,
+                    ..FetchResponse::default()
+                });
+            }
+            site(url, 10)
+        };
+        let (mut urls, c) = run_on(
+            Crawler::new(p, CrawlConfig::default(), None).expect("crawler"),
+            &busy,
+            Some(7),
+        );
+        let mut want = plain.0.clone();
+        urls.sort();
+        want.sort();
+        assert_eq!(urls, want, "snapshotted and restored on the way too");
+        assert_eq!(urls.len(), 10);
+        assert_eq!(c.progress().retried, 20, "each item twice");
+        assert_eq!(c.progress().errors, 0);
+        assert!(
+            asked
+                .borrow()
+                .iter()
+                .all(|(u, &n)| n == if u.contains("/item/") { 3 } else { 1 })
+        );
     }
 
     #[test]

@@ -792,6 +792,9 @@ pub enum Event {
     },
     /// A sitemap, or part of one, was not read.
     SitemapSkipped(crate::sitemap::NotRead),
+    /// The site said to wait (429, 503): a request is asked again later and its host slowed
+    /// down.
+    Retry(crate::fetch::Retry),
     /// Pages of a barren URL shape or kind are fetched after everything else from now on
     /// ([`MapConfig::defer_barren`]).
     #[serde(rename_all = "camelCase")]
@@ -853,6 +856,9 @@ pub struct Progress {
     /// Pages the sitemaps list that no link reached, queued as the entry page's links.
     #[serde(default)]
     pub sitemap_links: usize,
+    /// Requests asked again because the site said to wait (429, 503: [`crate::fetch::Retry`]).
+    #[serde(default)]
+    pub retried: usize,
 }
 
 impl Progress {
@@ -1483,6 +1489,11 @@ impl Mapper {
                         }
                     }
                 }
+                return;
+            }
+            Delivered::Retry(retry) => {
+                self.state.progress.retried += 1;
+                self.events.push_back(Event::Retry(retry));
                 return;
             }
             Delivered::Unknown => return,
@@ -3049,6 +3060,78 @@ pub(crate) mod tests {
             }
             p => item_or_404(p),
         }
+    }
+
+    /// A site that says "wait" (robots.txt 503 once, every item 429 once, with `Retry-After`)
+    /// maps as one that does not: each is asked again after the wait, the host slowed down,
+    /// and the mapping says how many were.
+    #[test]
+    fn pages_the_site_says_to_wait_for_are_asked_again() {
+        let targets_of = |m: &Mapper| -> BTreeSet<String> {
+            let map = m.site_map();
+            map.targets()
+                .map(|t| map.nodes[t as usize].url.clone())
+                .collect()
+        };
+        let mut plain = mapper();
+        drive(&mut plain, &catalogue_in_sitemaps);
+        let asked = std::cell::RefCell::new(HashMap::<String, usize>::new());
+        let busy = |url: &str| {
+            let mut asked = asked.borrow_mut();
+            let n = asked.entry(url.to_string()).or_default();
+            *n += 1;
+            let wait = |status: u16| {
+                FetchResult::Response(FetchResponse {
+                    status,
+                    headers: vec![("retry-after".into(), "2".into())],
+                    ..FetchResponse::default()
+                })
+            };
+            match url.trim_start_matches("http://shop.test") {
+                "/robots.txt" if *n == 1 => wait(503),
+                p if p.starts_with("/item/") && *n == 1 => wait(429),
+                _ => catalogue_in_sitemaps(url),
+            }
+        };
+        let mut m = mapper();
+        drive(&mut m, &busy);
+        assert_eq!(targets_of(&m), targets_of(&plain));
+        assert_eq!(targets_of(&m).len(), 12);
+        let items = asked
+            .borrow()
+            .keys()
+            .filter(|u| u.contains("/item/"))
+            .count();
+        assert_eq!(
+            m.progress().retried,
+            items + 1,
+            "each item and robots.txt once"
+        );
+        assert_eq!(m.progress().errors, plain.progress().errors);
+        let retries: Vec<crate::fetch::Retry> = m
+            .drain_events()
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Retry(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(retries.len(), items + 1);
+        assert_eq!(
+            (
+                retries[0].url.as_str(),
+                retries[0].status,
+                retries[0].wait_ms
+            ),
+            ("http://shop.test/robots.txt", 503, 2000)
+        );
+        // Each asked again once, after the 2 s it asked for; the host's delay from 10 ms to 1 s.
+        assert!(
+            retries
+                .iter()
+                .all(|r| (r.attempt, r.wait_ms, r.delay_ms) == (1, 2000, 1000)),
+            "{retries:?}"
+        );
     }
 
     /// Once every link is followed, mapping reads the sitemaps robots.txt names: the pages they

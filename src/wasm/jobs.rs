@@ -544,3 +544,20 @@ pub fn render_pattern(json: &str) -> Result<String, js_sys::Error> {
 pub fn default_threshold() -> f64 {
     crate::similarity::DEFAULT_THRESHOLD
 }
+
+/// How long to wait before asking a page again whose answer says "come back later" (429,
+/// 503), the `attempt`-th time (from 1), as the jobs' own requests wait
+/// ([`crate::fetch::page_retry_wait_ms`], capped at the default largest site delay); undefined
+/// when it is not asked again. For the requests a driver makes itself (the example page).
+#[wasm_bindgen(js_name = pageRetryWaitMs)]
+pub fn page_retry_wait_ms(status: u16, retry_after: Option<String>, attempt: u8) -> Option<f64> {
+    let response = crate::fetch::FetchResponse {
+        status,
+        headers: retry_after
+            .map(|v| vec![("retry-after".to_string(), v)])
+            .unwrap_or_default(),
+        ..crate::fetch::FetchResponse::default()
+    };
+    let max = crate::fetch::Politeness::default().max_crawl_delay_ms;
+    crate::fetch::page_retry_wait_ms(&response, attempt, max).map(|ms| ms as f64)
+}

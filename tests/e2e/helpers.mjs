@@ -26,10 +26,12 @@ const TYPES = {
  * may change while serving) replaces or adds pages, `delayMs` slows every response, `cookie`
  * ('name=value') is required for every page but the home page; `log` (an array) receives every
  * request's {path, headers}; requests for the paths of `hang` (a Set) are never answered, those
- * for the paths of `gone` (a Set the caller may change: a site that gains pages) are 404s.
+ * for the paths of `gone` (a Set the caller may change: a site that gains pages) are 404s; those
+ * for a path of `busy` (a Map path → count, counted down) are answered 429 "Too Many Requests"
+ * with `Retry-After: 1` while its count lasts.
  * Returns {url, close}; `url` ends with '/'.
  */
-export async function serveDirectory(root, { overrides = new Map(), delayMs = 0, cookie = null, log = null, hang = new Set(), gone = new Set() } = {}) {
+export async function serveDirectory(root, { overrides = new Map(), delayMs = 0, cookie = null, log = null, hang = new Set(), gone = new Set(), busy = new Map() } = {}) {
   const base = resolve(root);
   const server = createServer(async (req, res) => {
     try {
@@ -38,6 +40,12 @@ export async function serveDirectory(root, { overrides = new Map(), delayMs = 0,
       log?.push({ path, headers: req.headers });
       if (hang.has(path)) return;
       if (gone.has(path)) throw Object.assign(new Error('not published yet'), { code: 'ENOENT' });
+      if (busy.get(path) > 0) {
+        busy.set(path, busy.get(path) - 1);
+        res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' });
+        res.end('too many requests');
+        return;
+      }
       if (delayMs) await new Promise((ok) => setTimeout(ok, delayMs));
       // A site behind a login: without the session cookie only the home page is served.
       if (cookie && path !== '/index.html' && !(req.headers.cookie ?? '').split(/;\s*/).includes(cookie)) {

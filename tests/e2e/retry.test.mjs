@@ -1,0 +1,57 @@
+// A site that says "come back later" (429 Too Many Requests, Retry-After: 1), in the real
+// extension: the example page, robots.txt and an item are each answered 429 first. The example
+// page is asked again by the worker, robots.txt and the item by the core after the wait; the
+// site is slowed down, learning finds every item with no error, and the panel says what
+// happened.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { ROOT, crawlDone, filesInBrowser, itemPage, learnEnded, sitePage } from './helpers.mjs';
+
+const BUILT = join(ROOT, 'dist/chrome');
+
+let opened;
+const busy = new Map([['/item/1.html', 1], ['/robots.txt', 1], ['/item/2.html', 2]]);
+
+before(async () => {
+  const links = [1, 2, 3].map((i) => `<li><a href="item/${i}.html">Item ${i}</a></li>`).join('');
+  const files = { 'index.html': sitePage('Shop', `<ul>${links}</ul>`), 'robots.txt': 'User-agent: *\nAllow: /\n' };
+  for (let i = 1; i <= 3; i++) files[`item/${i}.html`] = itemPage(i);
+  opened = await filesInBrowser('retry', files, BUILT, { busy });
+});
+
+after(async () => {
+  await opened?.close();
+});
+
+test('requests the site answers 429 are asked again after the wait, and the panel says so', { timeout: 120_000 }, async () => {
+  const { site, browser, call, extensionId } = opened;
+  const { jobId } = await call({
+    type: 'startLearn', entryUrl: `${site.url}index.html`, exampleUrl: `${site.url}item/1.html`,
+    settings: { delayMs: 0, crawlAfterLearning: false },
+  });
+  const learn = await learnEnded(call, jobId);
+  assert.equal(learn.status, 'done', learn.error);
+  assert.deepEqual(learn.result.targets.map((t) => t.url).sort(), [1, 2, 3].map((i) => `${site.url}item/${i}.html`));
+  assert.equal(learn.errorCount, 0, JSON.stringify(learn.errors));
+  assert.equal(learn.progress.retried, 3, 'robots.txt once, item 2 twice (the example page is the worker\'s)');
+  assert.deepEqual(learn.lastRetry, { url: `${site.url}item/2.html`, status: 429, waitMs: 1000, delayMs: 2000, attempt: 2 });
+  assert.deepEqual([...busy.values()], [0, 0, 0], 'every 429 was answered');
+
+  // The panel shows the learning job, the newest: how many were asked again, and the last.
+  const panel = await browser.context.newPage();
+  await panel.goto(`chrome-extension://${extensionId}/panel.html`);
+  await panel.locator(`#job[data-job-id="${jobId}"]`).waitFor();
+  assert.equal(await panel.locator('#retried-box').isVisible(), true);
+  assert.equal(await panel.locator('#n-retried').textContent(), '3');
+  assert.equal(await panel.locator('#job-retry').textContent(),
+    `The site said to wait (HTTP 429): ${site.url}item/2.html is asked again after 1 s, and the site at most once every 2 s from now on.`);
+  await panel.close();
+
+  // A crawl of a site that no longer says so is asked nothing again.
+  await call({ type: 'runCrawler', crawlerId: learn.crawlerId });
+  const crawl = await crawlDone(call, learn.crawlerId);
+  assert.equal(crawl.result.targets, 3);
+  assert.equal(crawl.progress.retried, 0);
+  assert.equal(crawl.lastRetry, null);
+});
