@@ -856,10 +856,20 @@ pub fn check_crawl_inputs(data: &[u8]) {
                     } else {
                         data.to_vec()
                     };
+                    // Some answers say "come back later" (429, 503) with a Retry-After made of
+                    // the fuzzed bytes: the mapping waits and asks again, boundedly.
+                    let (status, retry_after) = match data.first().map(|b| b % 11) {
+                        Some(0) => (429, String::from_utf8_lossy(&data[..data.len().min(9)])),
+                        Some(1) => (503, String::from_utf8_lossy(&data[1..data.len().min(4)])),
+                        _ => (200, "".into()),
+                    };
                     let result = FetchResult::Response(FetchResponse {
-                        status: 200,
+                        status,
                         final_url: r.url.clone(),
-                        headers: vec![("content-type".into(), type_of(&r.url).into())],
+                        headers: vec![
+                            ("content-type".into(), type_of(&r.url).into()),
+                            ("retry-after".into(), retry_after.into_owned()),
+                        ],
                         body,
                         truncated: false,
                     });
