@@ -1404,6 +1404,10 @@ CONCURRENT_REQUESTS_PER_DOMAIN = {conc}
 AUTOTHROTTLE_ENABLED = False
 # The spider follows a page's refresh to another URL as a link, as Exemplar does.
 METAREFRESH_ENABLED = False
+# A page answered "come back later" (429, 503) is asked again up to three times, as Exemplar
+# asks again; other errors are the page's answer.
+RETRY_TIMES = 3
+RETRY_HTTP_CODES = [429, 503]
 # The delay as set, not drawn around it (Scrapy 2.19 renamed the setting and deprecated the old).
 if scrapy.version_info >= (2, 19):
     DOWNLOAD_DELAY_JITTER = 0

@@ -2611,7 +2611,8 @@ fn a_kind_below_theta_taken_by_heading() {
 /// says so; `--no-sitemaps` finds nothing; the crawl collects every item listed.
 /// A site that says "wait": robots.txt answers 503 the first time, and each item 429 (with
 /// `Retry-After: 1`) every other time it is asked (the example page too, which `learn` asks
-/// before mapping). `learn` and `crawl` ask again after the wait, get every item, and say so.
+/// before mapping), item 3 three times in four. `learn` and `crawl` ask again after the wait, get every item, and say so;
+/// the exported Scrapy spider gets every item too.
 #[test]
 fn learn_and_crawl_wait_when_the_site_says_so() {
     let site = scratch_dir("busy-site");
@@ -2657,6 +2658,8 @@ fn learn_and_crawl_wait_when_the_site_says_so() {
         };
         match req.path.as_str() {
             "/robots.txt" if n == 1 => wait(503),
+            // Item 3 three times in four: asked again as often as Exemplar asks.
+            "/item/3.html" if n % 4 != 0 => wait(429),
             p if p.starts_with("/item/") && n % 2 == 1 => wait(429),
             _ => files(req),
         }
@@ -2665,24 +2668,35 @@ fn learn_and_crawl_wait_when_the_site_says_so() {
     let base = server.url();
     let base = base.trim_end_matches('/');
     let items: BTreeSet<String> = (1..=4).map(|i| format!("{base}/item/{i}.html")).collect();
-    let (_dir, pattern, _map, learned) =
+    let (_dir, pattern_path, _map, learned) =
         learned_in_scratch("busy", base, "index.html", "item/1.html");
     assert!(
         learned.contains(
-            "the site said to wait (429 or 503): 5 requests asked again after the wait it asked for"
+            "the site said to wait (429 or 503): 7 requests asked again after the wait it asked for"
         ),
-        "robots.txt and the four items: {learned}"
+        "robots.txt and items 1, 2 and 4 once, item 3 three times: {learned}"
     );
     assert!(learned.contains("4 targets, 0 errors"), "{learned}");
-    assert_eq!(known_targets(&pattern), items);
-    let (crawled, stderr) = crawled(&pattern, &[]);
+    assert_eq!(known_targets(&pattern_path), items);
+    let (crawled, stderr) = crawled(&pattern_path, &[]);
     let collected: BTreeSet<String> = crawled.lines().map(str::to_string).collect();
     assert_eq!(collected, items);
     assert!(
-        stderr.contains("the site said to wait (429 or 503): 4 requests asked again"),
+        stderr.contains("the site said to wait (429 or 503): 6 requests asked again"),
         "{stderr}"
     );
     assert!(stderr.contains("; 0 errors, 0 skipped"), "{stderr}");
+    // The exported spider asks again too (Scrapy's retries, set to Exemplar's: 429 and 503).
+    let project = scratch_dir("busy-scrapy");
+    let p = pattern(&pattern_path);
+    exemplar::export::write_scrapy_project(
+        &exemplar::export::ScrapySpec::from_pattern(&p),
+        &project,
+    )
+    .expect("scrapy project");
+    let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
+    let scraped: BTreeSet<String> = common::scrapy_crawl(&project, &name).into_iter().collect();
+    assert_eq!(scraped, items);
 }
 
 #[test]
