@@ -744,44 +744,45 @@ async function armSchedule() {
   await chrome.alarms.create(SCHEDULE_ALARM, { when: Math.max(Math.min(...due), Date.now() + 1) });
 }
 
-// Scheduled runs being started (crawler ids): an alarm and a worker start racing start one run.
-const startingScheduled = new Set();
+// One pass over the schedules at a time: an alarm and a start of the worker that race would
+// otherwise both find a crawler due.
+let duePass = Promise.resolve();
 
 /** Starts the scheduled runs that are due, once each however many periods passed (the browser
  * was closed), then sets the alarm for the next one. A crawler whose previous run is still
  * going, or that cannot run (site access withdrawn), waits for its next turn, said so. */
-async function runDue() {
+function runDue() {
+  duePass = duePass.catch(() => {}).then(startDue);
+  return duePass;
+}
+
+async function startDue() {
   await ready;
   const now = Date.now();
   const jobs = await db.all('jobs');
   for (const crawler of await db.all('crawlers')) {
     const schedule = crawler.schedule;
-    if (!schedule || schedule.nextAt > now || startingScheduled.has(crawler.id)) continue;
-    startingScheduled.add(crawler.id);
-    try {
-      const period = schedule.everyHours * HOUR_MS;
-      const missed = Math.floor((now - schedule.nextAt) / period) + 1;
-      schedule.nextAt += missed * period;
-      const busy = [...runs.values()].some((r) => r.record.crawlerId === crawler.id) ||
-        jobs.some((j) => j.crawlerId === crawler.id && ['running', 'paused'].includes(j.status));
-      delete schedule.lastError;
-      if (busy) {
-        schedule.lastError = `${new Date(now).toISOString()}: not run, its previous run was not over`;
-      } else {
-        try {
-          await runCrawler({ crawlerId: crawler.id, scheduled: true });
-        } catch (e) {
-          schedule.lastError = `${new Date(now).toISOString()}: ${e instanceof Error ? e.message : e}`;
-        }
+    if (!schedule || schedule.nextAt > now) continue;
+    const period = schedule.everyHours * HOUR_MS;
+    const missed = Math.floor((now - schedule.nextAt) / period) + 1;
+    schedule.nextAt += missed * period;
+    const busy = [...runs.values()].some((r) => r.record.crawlerId === crawler.id) ||
+      jobs.some((j) => j.crawlerId === crawler.id && ['running', 'paused'].includes(j.status));
+    delete schedule.lastError;
+    if (busy) {
+      schedule.lastError = `${new Date(now).toISOString()}: not run, its previous run was not over`;
+    } else {
+      try {
+        await runCrawler({ crawlerId: crawler.id, scheduled: true });
+      } catch (e) {
+        schedule.lastError = `${new Date(now).toISOString()}: ${e instanceof Error ? e.message : e}`;
       }
-      // Read again: the run just started may have written the crawler (its settings).
-      const fresh = await db.get('crawlers', crawler.id);
-      if (fresh?.schedule) {
-        fresh.schedule = { ...schedule, everyHours: fresh.schedule.everyHours };
-        await db.put('crawlers', fresh);
-      }
-    } finally {
-      startingScheduled.delete(crawler.id);
+    }
+    // Read again: the run just started may have written the crawler (its settings).
+    const fresh = await db.get('crawlers', crawler.id);
+    if (fresh?.schedule) {
+      fresh.schedule = { ...schedule, everyHours: fresh.schedule.everyHours };
+      await db.put('crawlers', fresh);
     }
   }
   await armSchedule();

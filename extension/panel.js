@@ -749,18 +749,24 @@ async function act(fn, statusEl = $('job-error')) {
 const EXPORT_BATCH = 200;
 
 /**
- * One export of a crawler as {filename, blob}. Pages are read from the database a batch at a
+ * One export of a crawler as {filename, blob} (`newOnly`: the pages the last run found first). Pages are read from the database a batch at a
  * time (URL order) and each batch is encoded at once into a Blob of its own, which the browser
  * keeps in its blob storage (on disk when large), so a crawl of many large pages is exported
  * without holding every body, or the whole file, in the panel.
  */
-async function exportData(crawlerId, format, { batch = EXPORT_BATCH } = {}) {
+async function exportData(crawlerId, format, { batch = EXPORT_BATCH, newOnly = false } = {}) {
   await core();
   const crawler = await db.get('crawlers', crawlerId);
   if (!crawler) throw new Error(`no crawler ${crawlerId}`);
-  const base = safeName(crawler.site);
-  if (format === 'pattern') return { filename: `${base}-pattern.json`, blob: new Blob([crawler.patternJson], { type: 'application/json' }) };
-  if (format === 'scrapy') return { filename: `${base}-scrapy.zip`, blob: new Blob([exportScrapyZip(crawler.patternJson)], { type: 'application/zip' }) };
+  const site = safeName(crawler.site);
+  if (format === 'pattern') return { filename: `${site}-pattern.json`, blob: new Blob([crawler.patternJson], { type: 'application/json' }) };
+  if (format === 'scrapy') return { filename: `${site}-scrapy.zip`, blob: new Blob([exportScrapyZip(crawler.patternJson)], { type: 'application/zip' }) };
+  // Only the pages the last run found first (a scheduled run's news, for an extractor fed
+  // with the changes): those whose first run is the last one, after at least one before it.
+  const lastRun = crawler.runs?.at(-1)?.jobId;
+  if (newOnly && !((crawler.runs ?? []).length > 1)) throw new Error('No new pages: the crawler has run once.');
+  const keep = newOnly ? (p) => p.firstJobId === lastRun : undefined;
+  const base = site + (newOnly ? '-new' : '');
   const formats = {
     jsonl: { filename: `${base}-pages.jsonl`, type: 'application/x-ndjson' },
     csv: { filename: `${base}-urls.csv`, type: 'text/csv' },
@@ -785,8 +791,8 @@ async function exportData(crawlerId, format, { batch = EXPORT_BATCH } = {}) {
   try {
     // Each batch becomes a Blob at once: its text or bytes go to the browser's blob storage and
     // can be collected here; the final Blob only references the parts.
-    const count = await db.eachPageBatch(crawlerId, batch, (pages) => parts.push(new Blob([encode(pages)])));
-    if (count === 0) throw new Error('No pages yet: run the crawler first.');
+    const count = await db.eachPageBatch(crawlerId, batch, (pages) => parts.push(new Blob([encode(pages)])), keep);
+    if (count === 0) throw new Error(newOnly ? 'No new pages in the last run.' : 'No pages yet: run the crawler first.');
     if (warc) parts.push(new Blob([warc.finish()]));
   } finally {
     warc?.free();
@@ -799,7 +805,7 @@ globalThis.exemplarExport = exportData;
 async function download(format) {
   const crawler = selectedCrawler();
   if (!crawler) return;
-  const { filename, blob } = await exportData(crawler.id, format);
+  const { filename, blob } = await exportData(crawler.id, format, { newOnly: $('export-new').checked });
   const url = URL.createObjectURL(blob);
   try {
     const id = await chrome.downloads.download({ url, filename: `exemplar/${filename}`, saveAs: false, conflictAction: 'uniquify' });

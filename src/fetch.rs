@@ -9,7 +9,9 @@
 //! The [`Frontier`] owns what both machines need to be polite and to not lose work: the FIFO
 //! queue (breadth-first order), the set of URLs ever queued, the requests in flight, per-host
 //! robots.txt state, delay and concurrency. It is plain serde data: a snapshot taken mid-crawl
-//! puts in-flight requests back at the head of the queue on restore.
+//! puts in-flight requests back at the head of the queue on restore. A host that says "come
+//! back later" (429, 503; 429 or any 5xx for its robots.txt) is waited for and asked again, a
+//! few times, and slowed down ([`Delivered::Retry`]): the machines see only the final answer.
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 use std::mem;

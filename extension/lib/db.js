@@ -71,11 +71,12 @@ export async function pagesOf(crawlerId) {
 }
 
 /**
- * Hands the pages of one crawler to `onBatch(pages)` `size` at a time, in URL order, through a
- * cursor, so that only one batch is in memory; returns how many pages there were. `onBatch` runs
- * inside the read transaction and must be synchronous (an await would let it close).
+ * Hands the pages of one crawler that `keep` keeps (all by default) to `onBatch(pages)` `size`
+ * at a time, in URL order, through a cursor, so that only one batch is in memory; returns how
+ * many pages were handed. `onBatch` runs inside the read transaction and must be synchronous (an
+ * await would let it close).
  */
-export async function eachPageBatch(crawlerId, size, onBatch) {
+export async function eachPageBatch(crawlerId, size, onBatch, keep = () => true) {
   // Keys are [crawlerId, url]; an array sorts after every string, so this range is one crawler.
   const range = IDBKeyRange.bound([crawlerId], [crawlerId, []]);
   const request = (await store('pages', 'readonly')).openCursor(range);
@@ -89,6 +90,10 @@ export async function eachPageBatch(crawlerId, size, onBatch) {
         if (!cursor) {
           if (batch.length > 0) onBatch(batch);
           resolve(count);
+          return;
+        }
+        if (!keep(cursor.value)) {
+          cursor.continue();
           return;
         }
         batch.push(cursor.value);

@@ -2,8 +2,8 @@
 // IndexedDB and one alarm is set for the earliest run due. The scheduled run picks up the pages
 // added to the site since the last one. A schedule whose alarm was lost (the browser may clear
 // alarms when it restarts) and that fell due while the worker was stopped runs once when the
-// worker starts, however many periods passed. A turn that cannot run is skipped and said so. The
-// panel sets and clears the schedule.
+// worker starts, however many periods passed. A turn that cannot run (the previous run not over,
+// no access to the site) is skipped and said so. The panel sets and clears the schedule.
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -102,8 +102,39 @@ test('a saved crawler runs again by itself on its schedule and picks up the new 
   const pages = await storedPages(opened, crawlerId);
   assert.equal(pages.length, 5);
 
-  // The panel shows the schedule and clears it.
+  // A turn that finds the previous run not over (paused) is skipped, said so, and the schedule
+  // goes on.
+  const { jobId: pausedId } = await send({ type: 'runCrawler', crawlerId, settings: { delayMs: 2000 } });
+  assert.equal((await send({ type: 'pauseJob', jobId: pausedId })).status, 'paused');
+  const turn = Date.now() + 300;
+  await send({ type: 'setSchedule', crawlerId, everyHours: 24, firstAt: turn });
+  crawler = await waitFor(async () => (await send({ type: 'crawlers' })).find((c) => c.id === crawlerId && c.schedule.lastError),
+    'the turn to be skipped');
+  assert.match(crawler.schedule.lastError, /: not run, its previous run was not over$/);
+  assert.equal(crawler.schedule.nextAt, turn + DAY_MS);
+  assert.equal((await send({ type: 'status' })).jobs.filter((j) => j.crawlerId === crawlerId && j.kind === 'crawl').length, 4);
+  await send({ type: 'cancelJob', jobId: pausedId });
+
+  // The pages new in the last run alone, exported for whatever reads the changes.
   await panel.reload();
+  const exported = await panel.evaluate(async (id) => {
+    const text = async (format, options) => {
+      const { filename, blob } = await globalThis.exemplarExport(id, format, options);
+      return { filename, text: await blob.text() };
+    };
+    return { all: await text('jsonl'), fresh: await text('jsonl', { newOnly: true }), csv: await text('csv', { newOnly: true }) };
+  }, crawlerId);
+  assert.equal(exported.all.text.trim().split('\n').length, 5);
+  const fresh = exported.fresh.text.trim().split('\n').map((l) => JSON.parse(l).url);
+  assert.deepEqual(fresh, [`${site.url}item/5.html`]);
+  assert.match(exported.fresh.filename, /-new-pages\.jsonl$/);
+  assert.equal(exported.csv.text.trim().split('\r\n').length, 2, 'the header and item 5');
+  await panel.locator('#export-new').check();
+  await panel.locator('#export-csv').click();
+  await panel.locator('#export-status', { hasText: 'Saved' }).waitFor();
+  assert.match(await panel.locator('#export-status').textContent(), /^Saved .+-new-urls\.csv\.$/);
+
+  // The panel shows the schedule and clears it.
   await panel.locator('#schedule-note', { hasText: 'next run' }).waitFor();
   assert.equal(await panel.locator('#schedule').inputValue(), '24');
   assert.match(await panel.locator('#crawlers').textContent(), /\(scheduled\); runs every day/);
