@@ -327,9 +327,9 @@ pub enum Unreadable {
         /// The failure as the driver told it.
         error: String,
     },
-    /// The host answered with a server error.
+    /// The host answered with a server error, or kept answering 429.
     ServerError {
-        /// The HTTP status (5xx).
+        /// The HTTP status (5xx, 429).
         status: u16,
     },
 }
@@ -1005,13 +1005,13 @@ impl<T: Clone> Frontier<T> {
                 let token = self.politeness.robots_token.clone();
                 let robots = match &result {
                     // RFC 9309 §2.3.1: 2xx → parse; 4xx → no rules; 5xx/unreachable → full
-                    // disallow. A robots.txt redirected off host is treated as missing.
+                    // disallow. A robots.txt redirected off host is treated as missing. A 429
+                    // ("too many requests") is the site asking to wait, not a missing file: a
+                    // full disallow, as Google reads it.
                     FetchResult::Response(r) if (200..300).contains(&r.status) => {
                         Robots::parse(&String::from_utf8_lossy(&r.body), &token)
                     }
-                    FetchResult::Response(r) if (400..500).contains(&r.status) => {
-                        Robots::allow_all()
-                    }
+                    FetchResult::Response(r) if no_robots_txt(r.status) => Robots::allow_all(),
                     FetchResult::Response(_) | FetchResult::Failed(_) => Robots::disallow_all(),
                 };
                 let unreadable = match &result {
@@ -1019,7 +1019,7 @@ impl<T: Clone> Frontier<T> {
                         error: error.clone(),
                     }),
                     FetchResult::Response(r)
-                        if !(200..300).contains(&r.status) && !(400..500).contains(&r.status) =>
+                        if !(200..300).contains(&r.status) && !no_robots_txt(r.status) =>
                     {
                         Some(Unreadable::ServerError { status: r.status })
                     }
@@ -1166,6 +1166,12 @@ impl<T: Clone> Frontier<T> {
             }
         }
     }
+}
+
+/// Whether a robots.txt answered `status` is missing (no rules: everything allowed): a 4xx but
+/// 429, which asks to wait.
+fn no_robots_txt(status: u16) -> bool {
+    (400..500).contains(&status) && status != 429
 }
 
 /// How long to wait before asking a page again whose answer says "come back later" (429, 503)
@@ -1441,36 +1447,47 @@ mod tests {
     fn an_unreadable_robots_txt_says_why() {
         let mut f = Frontier::new(Politeness::unthrottled(4));
         f.politeness.obey_robots = true;
-        for host in ["http://a", "http://b", "http://c"] {
+        for host in ["http://a", "http://b", "http://c", "http://d"] {
             assert!(f.push(format!("{host}/x"), 1));
         }
-        let asked: Vec<FetchRequest> = (0..3).map(|_| fetch(&mut f, 0)).collect();
+        let asked: Vec<FetchRequest> = (0..4).map(|_| fetch(&mut f, 0)).collect();
         for (r, (answer, host)) in asked.into_iter().zip([
             (FetchResult::Failed("Failed to fetch".into()), "http://a"),
             (ok(503, ""), "http://b"),
             (ok(404, ""), "http://c"),
+            (ok(429, ""), "http://d"),
         ]) {
             assert_eq!(r.url, format!("{host}/robots.txt"));
             f.deliver(r.id, answer);
         }
-        // b's 503 comes back each time it is asked again: after the last, it is unreadable.
+        // b's 503 and d's 429 come back each time they are asked again: after the last, they
+        // are unreadable (a 429 is no missing robots.txt, which would allow everything).
         let mut now = 0;
-        for _ in 0..MAX_RETRIES {
-            now += 10_000;
-            let r = loop {
-                match f.next(now) {
-                    Next::Fetch(r) if r.kind == RequestKind::Robots => break r,
-                    Next::Fetch(r) => {
-                        f.deliver(r.id, ok(200, ""));
-                    }
-                    Next::Disallowed(_) => {}
-                    Next::WaitUntil(t) => now = t,
-                    other => panic!("b's robots.txt asked again: {other:?}"),
+        let mut again = Vec::new();
+        while again.len() < 2 * usize::from(MAX_RETRIES) {
+            match f.next(now) {
+                Next::Fetch(r) if r.kind == RequestKind::Robots => {
+                    let status = if r.url.starts_with("http://b/") {
+                        503
+                    } else {
+                        429
+                    };
+                    f.deliver(r.id, ok(status, ""));
+                    again.push(r.url);
                 }
-            };
-            assert_eq!(r.url, "http://b/robots.txt");
-            f.deliver(r.id, ok(503, ""));
+                Next::Fetch(r) => {
+                    f.deliver(r.id, ok(200, ""));
+                }
+                Next::Disallowed(_) => {}
+                Next::WaitUntil(t) => now = t,
+                other => panic!("robots.txt asked again: {other:?}"),
+            }
         }
+        again.sort();
+        assert_eq!(
+            again.iter().filter(|u| u.starts_with("http://b/")).count(),
+            3
+        );
         let f: Frontier<i32> =
             serde_json::from_str(&serde_json::to_string(&f).expect("json")).expect("back");
         assert_eq!(
@@ -1483,8 +1500,13 @@ mod tests {
             f.robots_unreadable("http://b/y"),
             Some(&Unreadable::ServerError { status: 503 })
         );
+        assert_eq!(
+            f.robots_unreadable("http://d/y"),
+            Some(&Unreadable::ServerError { status: 429 })
+        );
         assert_eq!(f.robots_unreadable("http://c/x"), None);
         assert!(!f.robots_allows("http://a/x") && !f.robots_allows("http://b/x"));
+        assert!(!f.robots_allows("http://d/x"));
         assert!(f.robots_allows("http://c/x"));
     }
 
