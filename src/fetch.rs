@@ -1188,8 +1188,60 @@ fn retry_wait_ms(r: &FetchResponse, attempt: u8, max_ms: u64) -> u64 {
         .clamp(1000, max_ms.max(1000))
 }
 
-/// A response's `Retry-After` in milliseconds, when it gives a number of seconds (an HTTP date
-/// needs a wall clock the frontier does not have: the default wait applies).
+/// `Retry-After` as the machines read it: a number of seconds. The header may also give an
+/// HTTP date, which needs a wall clock the machines do not have, so a driver turns one into
+/// the seconds from `now_unix_ms` until then (0 when past) before handing the response over.
+/// Other values are left as they are (the default wait applies).
+pub fn retry_after_as_seconds(headers: &mut [(String, String)], now_unix_ms: u64) {
+    for (name, value) in headers.iter_mut() {
+        if name.eq_ignore_ascii_case("retry-after")
+            && value.trim().parse::<f64>().is_err()
+            && let Some(at) = http_date_unix_s(value)
+        {
+            *value = at.saturating_sub(now_unix_ms / 1000).to_string();
+        }
+    }
+}
+
+/// An HTTP date in its preferred form, IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110
+/// §5.6.7), as seconds since the Unix epoch.
+fn http_date_unix_s(text: &str) -> Option<u64> {
+    let rest = text.trim().split_once(", ")?.1;
+    let mut parts = rest.split(' ');
+    let day: u64 = parts.next()?.parse().ok()?;
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let name = parts.next()?;
+    let month = MONTHS.iter().position(|m| *m == name)? as u64 + 1;
+    let year: u64 = parts.next()?.parse().ok()?;
+    let mut clock = parts.next()?.split(':').map(|n| n.parse::<u64>().ok());
+    let (h, m, s) = (clock.next()??, clock.next()??, clock.next()??);
+    if parts.next()? != "GMT"
+        || !(1..=31).contains(&day)
+        || year < 1970
+        || h > 23
+        || m > 59
+        || s > 60
+    {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm), March-based years.
+    let (y, mo) = if month <= 2 {
+        (year - 1, month + 9)
+    } else {
+        (year, month - 3)
+    };
+    let era = y / 400;
+    let yoe = y % 400;
+    let doy = (153 * mo + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = (era * 146_097 + doe).checked_sub(719_468)?;
+    Some(days * 86_400 + h * 3600 + m * 60 + s)
+}
+
+/// A response's `Retry-After` in milliseconds, when it gives a number of seconds (a driver turns
+/// an HTTP date into one: [`retry_after_as_seconds`]).
 fn retry_after_ms(r: &FetchResponse) -> Option<u64> {
     let secs: f64 = r.header("retry-after")?.trim().parse().ok()?;
     (secs.is_finite() && secs >= 0.0).then(|| (secs * 1000.0).min(u64::MAX as f64) as u64)
@@ -1410,6 +1462,47 @@ mod tests {
             f.deliver(r.id, wait(500, None)),
             Delivered::Page(..)
         ));
+    }
+
+    /// A `Retry-After` date becomes the seconds until then (a driver's job: the machines have
+    /// no wall clock); numbers and what is not an HTTP date stay as they are.
+    #[test]
+    fn a_retry_after_date_is_read_as_the_seconds_until_then() {
+        assert_eq!(
+            http_date_unix_s("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(784_111_777)
+        );
+        assert_eq!(http_date_unix_s("Thu, 01 Jan 1970 00:00:00 GMT"), Some(0));
+        assert_eq!(
+            http_date_unix_s("Sun, 29 Nov 2026 13:00:05 GMT"),
+            Some(1_795_957_205)
+        );
+        assert_eq!(http_date_unix_s("Sunday, 06-Nov-94 08:49:37 GMT"), None);
+        assert_eq!(http_date_unix_s("Sun, 06 Nov 1994 08:49:37 CET"), None);
+        assert_eq!(http_date_unix_s("Sun, 32 Nov 1994 08:49:37 GMT"), None);
+        let now = 1_795_957_200_500; // 13:00:00.5
+        let mut headers = vec![
+            (
+                "Retry-After".to_string(),
+                "Sun, 29 Nov 2026 13:00:05 GMT".to_string(),
+            ),
+            ("retry-after".to_string(), "120".to_string()),
+            (
+                "RETRY-AFTER".to_string(),
+                "Thu, 01 Jan 1970 00:00:00 GMT".to_string(),
+            ),
+            ("retry-after".to_string(), "soon".to_string()),
+            (
+                "date".to_string(),
+                "Sun, 29 Nov 2026 13:00:05 GMT".to_string(),
+            ),
+        ];
+        retry_after_as_seconds(&mut headers, now);
+        let values: Vec<&str> = headers.iter().map(|(_, v)| v.as_str()).collect();
+        assert_eq!(
+            values,
+            ["5", "120", "0", "soon", "Sun, 29 Nov 2026 13:00:05 GMT"]
+        );
     }
 
     /// robots.txt decides the whole host, so a 429 or 5xx of it is asked again after the wait

@@ -114,7 +114,7 @@ impl Client {
         };
         let status = resp.status().as_u16();
         let final_url = url.to_string();
-        let headers: Vec<(String, String)> = resp
+        let mut headers: Vec<(String, String)> = resp
             .headers()
             .iter()
             .map(|(k, v)| {
@@ -124,6 +124,7 @@ impl Client {
                 )
             })
             .collect();
+        crate::fetch::retry_after_as_seconds(&mut headers, now_ms());
         let limit = self.max_bytes as u64;
         let (body, truncated) = match resp.body_mut().with_config().limit(limit).read_to_vec() {
             Ok(b) => (b, false),

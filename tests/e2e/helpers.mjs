@@ -27,8 +27,9 @@ const TYPES = {
  * ('name=value') is required for every page but the home page; `log` (an array) receives every
  * request's {path, headers}; requests for the paths of `hang` (a Set) are never answered, those
  * for the paths of `gone` (a Set the caller may change: a site that gains pages) are 404s; those
- * for a path of `busy` (a Map path → count, counted down) are answered 429 "Too Many Requests"
- * with `Retry-After: 1` while its count lasts.
+ * for a path of `busy` (a Map path → count, counted down, or a list of `Retry-After` values or
+ * functions giving one, taken in turn) are answered 429 "Too Many Requests" (with
+ * `Retry-After: 1` for a count) while it lasts.
  * Returns {url, close}; `url` ends with '/'.
  */
 export async function serveDirectory(root, { overrides = new Map(), delayMs = 0, cookie = null, log = null, hang = new Set(), gone = new Set(), busy = new Map() } = {}) {
@@ -40,9 +41,11 @@ export async function serveDirectory(root, { overrides = new Map(), delayMs = 0,
       log?.push({ path, headers: req.headers });
       if (hang.has(path)) return;
       if (gone.has(path)) throw Object.assign(new Error('not published yet'), { code: 'ENOENT' });
-      if (busy.get(path) > 0) {
-        busy.set(path, busy.get(path) - 1);
-        res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': '1' });
+      const wait = busy.get(path);
+      if (wait > 0 || wait?.length > 0) {
+        const retryAfter = typeof wait === 'number' ? '1' : wait[0];
+        busy.set(path, typeof wait === 'number' ? wait - 1 : wait.slice(1));
+        res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': typeof retryAfter === 'function' ? retryAfter() : retryAfter });
         res.end('too many requests');
         return;
       }
