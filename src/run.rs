@@ -11,9 +11,6 @@ use crate::http::{self, Client, ClientConfig};
 use crate::mapper::{self, ExamplePage, MapConfig, Mapper, SiteMap};
 use crate::pattern::{self, Pattern};
 
-/// The longest wait between two asks of the example page (the default cap of a site's delay).
-const MAX_EXAMPLE_WAIT_MS: u64 = 30_000;
-
 /// Fetches one page that must be HTML (the example, a page to classify).
 ///
 /// # Errors
@@ -21,14 +18,13 @@ const MAX_EXAMPLE_WAIT_MS: u64 = 30_000;
 pub fn fetch_page(client: &Client, url: &str) -> Result<ExamplePage, String> {
     // A site that says "come back later" (429, 503) is asked again after the wait, as the
     // machines ask again.
+    let max_wait = crate::fetch::Politeness::default().max_crawl_delay_ms;
     let mut attempt = 0;
     let answer = loop {
         attempt += 1;
         let answer = client.get(url);
         let wait = match &answer {
-            FetchResult::Response(r) => {
-                crate::fetch::page_retry_wait_ms(r, attempt, MAX_EXAMPLE_WAIT_MS)
-            }
+            FetchResult::Response(r) => crate::fetch::page_retry_wait_ms(r, attempt, max_wait),
             FetchResult::Failed(_) => None,
         };
         match wait {

@@ -308,11 +308,13 @@ impl Job {
     /// Events since the last call. Mapping: `{type: "fetched", url, depth, status, similarity,
     /// target, state}`, `{type: "skipped", url, reason}`, `{type: "sitemapSkipped", url, reason,
     /// unreachable}` (a sitemap not read; `unreachable`: its host answered nothing, maybe for want
-    /// of access), `{type: "finished", reason}`. Crawling: `{type: "target", url, finalUrl,
+    /// of access), `{type: "retry", url, status, waitMs, delayMs, attempt}` (the site said to
+    /// wait: asked again later), `{type: "finished", reason}`. Crawling: `{type: "target", url, finalUrl,
     /// status, headers, body: Uint8Array, title, heading, lang?, similarity, verified,
     /// foundOnLevel, new, byHeading, fetchedAtMs}`, `{type: "page", url, level, status,
     /// followed}`, `{type: "query", level, query, issued, budget, resultPages, documents,
-    /// targets}` (a form level's query answered), `skipped`, `sitemapSkipped`, `finished`.
+    /// targets}` (a form level's query answered), `skipped`, `sitemapSkipped`, `retry`,
+    /// `finished`.
     #[wasm_bindgen(js_name = drainEvents)]
     pub fn drain_events(&mut self) -> Result<js_sys::Array, js_sys::Error> {
         let out = js_sys::Array::new();
