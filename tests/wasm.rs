@@ -246,7 +246,22 @@ mod jobs {
     use exemplar::wasm::exports::{
         WarcExport, export_csv, export_jsonl, export_scrapy_zip, export_warc,
     };
-    use exemplar::wasm::jobs::{Job, render_pattern, validate_pattern};
+    use exemplar::wasm::jobs::{Job, page_retry_wait_ms, render_pattern, validate_pattern};
+
+    /// The wait before asking the example page again, as the jobs wait: its `Retry-After`, else
+    /// 2, 4, 8 s, for 429 and 503 only, three times at most.
+    #[wasm_bindgen_test]
+    fn the_example_page_waits_as_the_jobs_wait() {
+        assert_eq!(page_retry_wait_ms(429, Some("5".into()), 1), Some(5000.0));
+        assert_eq!(page_retry_wait_ms(503, None, 2), Some(4000.0));
+        assert_eq!(
+            page_retry_wait_ms(503, Some("3600".into()), 3),
+            Some(30_000.0)
+        );
+        assert_eq!(page_retry_wait_ms(429, None, 4), None);
+        assert_eq!(page_retry_wait_ms(500, None, 1), None);
+        assert_eq!(page_retry_wait_ms(200, None, 1), None);
+    }
 
     const SITE: &str = "http://shop.test/";
     /// Anchor texts: listings that differ only in numbers would be one page to the mapper's
