@@ -200,17 +200,12 @@ function renderTooLarge(box, job) {
   error.setAttribute('role', 'alert');
   const again = el('button', job.kind === 'learn' ? 'Learn again reading pages up to' : 'Crawl again reading pages up to');
   again.type = 'button';
-  again.addEventListener('click', () => act(() => againWithLargerPages(job, Math.round(Number(size.value) * MIB)), error));
+  again.addEventListener('click', () => act(() => runAgain(job, { maxBytes: Math.round(Number(size.value) * MIB) }), error));
   const buttons = el('div', undefined, 'buttons');
   buttons.append(again, size, el('span', 'MB', 'small'));
   const text = el('p', `${pages} not read ${when}: larger than ${fmtMb(limit)}, the page size limit.`, 'small');
   text.setAttribute('role', 'status');
   box.replaceChildren(text, details, buttons, error);
-}
-
-/** Starts a job again (a generation, or a saved crawler's run) reading pages up to `maxBytes`. */
-function againWithLargerPages(job, maxBytes) {
-  return runAgain(job, { maxBytes });
 }
 
 /** Starts a job again, a generation or a saved crawler's run, with its settings and `changed`. */

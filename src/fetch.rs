@@ -949,20 +949,16 @@ impl<T: Clone> Frontier<T> {
         };
         // "Come back later": asked again after a wait, the host slowed down. robots.txt decides
         // the whole host (a 5xx disallows everything), so any 5xx of it is asked again too.
-        if let FetchResult::Response(r) = &result {
+        if let FetchResult::Response(r) = &result
+            && asks_to_wait(matches!(flight, Flight::Robots { .. }), r.status)
+        {
             let url = match &flight {
                 Flight::Robots { host } => format!("{host}/robots.txt"),
                 Flight::Page(q) => q.url.clone(),
             };
             let attempt = self.retries.get(&url).copied().unwrap_or(0) + 1;
             let max = self.politeness.max_crawl_delay_ms;
-            let wait = match &flight {
-                Flight::Robots { .. } if r.status == 429 || (500..600).contains(&r.status) => {
-                    (attempt <= MAX_RETRIES).then(|| retry_wait_ms(r, attempt, max))
-                }
-                Flight::Robots { .. } => None,
-                Flight::Page(_) => page_retry_wait_ms(r, attempt, max),
-            };
+            let wait = (attempt <= MAX_RETRIES).then(|| retry_wait_ms(r, attempt, max));
             if let Some(wait_ms) = wait {
                 let host = match &flight {
                     Flight::Robots { host } => Some(host.clone()),
@@ -1003,27 +999,28 @@ impl<T: Clone> Frontier<T> {
         match flight {
             Flight::Robots { host } => {
                 let token = self.politeness.robots_token.clone();
-                let robots = match &result {
-                    // RFC 9309 §2.3.1: 2xx → parse; 4xx → no rules; 5xx/unreachable → full
-                    // disallow. A robots.txt redirected off host is treated as missing. A 429
-                    // ("too many requests") is the site asking to wait, not a missing file: a
-                    // full disallow, as Google reads it.
-                    FetchResult::Response(r) if (200..300).contains(&r.status) => {
-                        Robots::parse(&String::from_utf8_lossy(&r.body), &token)
+                // RFC 9309 §2.3.1: 2xx → parse; 4xx → no rules; 5xx/unreachable → full
+                // disallow, and why is kept. A robots.txt redirected off host is treated as
+                // missing. A 429 ("too many requests") is the site asking to wait, not a missing
+                // file: a full disallow, as Google reads it.
+                let (robots, unreadable) = match &result {
+                    FetchResult::Response(r) if (200..300).contains(&r.status) => (
+                        Robots::parse(&String::from_utf8_lossy(&r.body), &token),
+                        None,
+                    ),
+                    FetchResult::Response(r) if no_robots_txt(r.status) => {
+                        (Robots::allow_all(), None)
                     }
-                    FetchResult::Response(r) if no_robots_txt(r.status) => Robots::allow_all(),
-                    FetchResult::Response(_) | FetchResult::Failed(_) => Robots::disallow_all(),
-                };
-                let unreadable = match &result {
-                    FetchResult::Failed(error) => Some(Unreadable::Unreachable {
-                        error: error.clone(),
-                    }),
-                    FetchResult::Response(r)
-                        if !(200..300).contains(&r.status) && !no_robots_txt(r.status) =>
-                    {
-                        Some(Unreadable::ServerError { status: r.status })
-                    }
-                    FetchResult::Response(_) => None,
+                    FetchResult::Response(r) => (
+                        Robots::disallow_all(),
+                        Some(Unreadable::ServerError { status: r.status }),
+                    ),
+                    FetchResult::Failed(error) => (
+                        Robots::disallow_all(),
+                        Some(Unreadable::Unreachable {
+                            error: error.clone(),
+                        }),
+                    ),
                 };
                 let delay = robots
                     .crawl_delay()
@@ -1178,8 +1175,14 @@ fn no_robots_txt(status: u16) -> bool {
 /// for the `attempt`-th time (from 1): its `Retry-After`, else 2, 4, 8 s, between 1 s and
 /// `max_ms`. None when it is not asked again: another status, or [`MAX_RETRIES`] reached.
 pub fn page_retry_wait_ms(r: &FetchResponse, attempt: u8, max_ms: u64) -> Option<u64> {
-    (matches!(r.status, 429 | 503) && (1..=MAX_RETRIES).contains(&attempt))
+    (asks_to_wait(false, r.status) && (1..=MAX_RETRIES).contains(&attempt))
         .then(|| retry_wait_ms(r, attempt, max_ms))
+}
+
+/// Whether an answer with `status` says "come back later": 429 or 503, and for a robots.txt
+/// (which decides the whole host: a 5xx disallows everything) any 5xx.
+fn asks_to_wait(robots_txt: bool, status: u16) -> bool {
+    status == 429 || status == 503 || (robots_txt && (500..600).contains(&status))
 }
 
 fn retry_wait_ms(r: &FetchResponse, attempt: u8, max_ms: u64) -> u64 {

@@ -109,12 +109,6 @@ impl NotRead {
             unreachable,
         }
     }
-
-    /// `url` not read: its host's robots.txt disallows it, or would if it could be read.
-    pub(crate) fn disallowed<T: Clone>(frontier: &crate::fetch::Frontier<T>, url: String) -> Self {
-        let reason = disallowed(frontier.robots_unreadable(&url));
-        Self::new(frontier, url, reason)
-    }
 }
 
 /// What a run does with a sitemap file it meets (named by the site's robots.txt, or listed by

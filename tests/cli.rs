@@ -2609,6 +2609,15 @@ fn a_kind_below_theta_taken_by_heading() {
 /// `learn` on a shop whose home page links no item (its catalogue is drawn by scripts) reads the
 /// sitemap robots.txt names once every link is followed, learns from the items it lists, and
 /// says so; `--no-sitemaps` finds nothing; the crawl collects every item listed.
+/// The body of item `i` of the small shops written by the tests below: a heading, a table of
+/// two rows, a description.
+fn item_body(i: usize) -> String {
+    format!(
+        "<div class=item><h1>Item {i}</h1><table class=spec><tr><td>a</td><td>{i}</td></tr>\
+         <tr><td>b</td><td>x</td></tr></table><p class=desc>Description of item {i}.</p></div>"
+    )
+}
+
 /// A site that says "wait": robots.txt answers 503 the first time, and each item 429 (with
 /// `Retry-After: 1`) every other time it is asked (the example page too, which `learn` asks
 /// before mapping), item 3 three times in four. `learn` and `crawl` ask again after the wait, get every item, and say so;
@@ -2631,13 +2640,9 @@ fn learn_and_crawl_wait_when_the_site_says_so() {
     )
     .unwrap();
     for i in 1..=4 {
-        let item = format!(
-            "<div class=item><h1>Item {i}</h1><table class=spec><tr><td>a</td><td>{i}</td></tr>\
-             <tr><td>b</td><td>x</td></tr></table><p class=desc>Description of item {i}.</p></div>"
-        );
         std::fs::write(
             site.join(format!("item/{i}.html")),
-            page(&format!("Item {i}"), &item),
+            page(&format!("Item {i}"), &item_body(i)),
         )
         .unwrap();
     }
@@ -2712,13 +2717,9 @@ fn learn_reads_the_sitemaps_for_the_pages_no_link_reaches() {
     std::fs::write(site.join("index.html"), page("Shop", "<div id=app></div>")).unwrap();
     std::fs::write(site.join("about.html"), page("About", "<p>Since 1999.</p>")).unwrap();
     for i in 1..=6 {
-        let item = format!(
-            "<div class=item><h1>Item {i}</h1><table class=spec><tr><td>a</td><td>{i}</td></tr>\
-             <tr><td>b</td><td>x</td></tr></table><p class=desc>Description of item {i}.</p></div>"
-        );
         std::fs::write(
             site.join(format!("item/{i}.html")),
-            page(&format!("Item {i}"), &item),
+            page(&format!("Item {i}"), &item_body(i)),
         )
         .unwrap();
     }

@@ -1415,7 +1415,9 @@ impl Mapper {
                     self.script_answered(&q.url, Err("disallowed by robots.txt".into()));
                 }
                 Next::Disallowed(q) if q.item.sitemap => {
-                    self.sitemap_disallowed(q.url);
+                    let why =
+                        crate::sitemap::disallowed(self.state.frontier.robots_unreadable(&q.url));
+                    self.sitemap_skipped(q.url, why);
                 }
                 Next::Disallowed(q) => {
                     self.state.map.nodes[q.item.node as usize].state = NodeState::Disallowed;
@@ -2022,17 +2024,10 @@ impl Mapper {
         self.state.map.sitemap_links.extend(added);
     }
 
-    /// A sitemap not read, said so: counted as skipped, with whether its host was unreachable.
+    /// A sitemap not read for `reason`, said so and counted as skipped.
     fn sitemap_skipped(&mut self, url: String, reason: String) {
         self.state.progress.skipped += 1;
         let not_read = crate::sitemap::NotRead::new(&self.state.frontier, url, reason);
-        self.events.push_back(Event::SitemapSkipped(not_read));
-    }
-
-    /// A sitemap its host's robots.txt disallows, or would if it could be read.
-    fn sitemap_disallowed(&mut self, url: String) {
-        self.state.progress.skipped += 1;
-        let not_read = crate::sitemap::NotRead::disallowed(&self.state.frontier, url);
         self.events.push_back(Event::SitemapSkipped(not_read));
     }
 
