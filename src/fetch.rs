@@ -552,6 +552,11 @@ pub struct Frontier<T> {
     /// URLs asked again ([`Delivered::Retry`]): how many times so far.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     retries: BTreeMap<String, u8>,
+    /// The time of the last [`Frontier::next`]: what is left of the hosts' waits is read
+    /// against it when a restored frontier starts on another clock.
+    /// (None in snapshots made before it was kept: their waits are not carried over.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    now_ms: Option<u64>,
 }
 
 /// Requests asked ahead of the oldest result not yet taken, as a multiple of the connections
@@ -579,6 +584,7 @@ impl<T: Clone> Frontier<T> {
             next_id: 1,
             capped_delays: Vec::new(),
             retries: BTreeMap::new(),
+            now_ms: None,
         }
     }
 
@@ -783,6 +789,7 @@ impl<T: Clone> Frontier<T> {
     /// The next thing to do at `now_ms`. [`Next::Empty`] when nothing is in flight and nothing
     /// waits but what was put off ([`Frontier::resume_later`] queues that).
     pub fn next(&mut self, now_ms: u64) -> Next<T> {
+        self.now_ms = Some(now_ms);
         if self.queue.is_empty() {
             return if self.in_flight.is_empty() {
                 Next::Empty
@@ -1117,6 +1124,8 @@ impl<T: Clone> Frontier<T> {
 
     /// Puts every in-flight page back at the head of the queue and forgets pending robots
     /// requests (they are asked again). Used on restore: the driver that had them is gone.
+    /// What was left of each host's wait (its delay, or a "come back later") when last asked
+    /// is waited again from the next [`Frontier::next`], on whatever clock the new driver has.
     pub fn requeue_in_flight(&mut self) {
         self.requeue_in_flight_except(|_| false);
     }
@@ -1129,6 +1138,13 @@ impl<T: Clone> Frontier<T> {
         for h in self.hosts.values_mut() {
             h.in_flight = 0;
             h.held = 0;
+            // The times were on the old driver's clock; what was left of the wait is kept
+            // (bounded by the longest wait the politeness allows).
+            if let Some(now_ms) = self.now_ms {
+                let left = h.next_at_ms.saturating_sub(now_ms);
+                let left = left.min(self.politeness.max_crawl_delay_ms.max(h.delay_ms));
+                h.backoff_ms = h.backoff_ms.max(left);
+            }
             h.next_at_ms = 0;
         }
         let mut requeue = Vec::new();
@@ -1440,6 +1456,13 @@ mod tests {
             Next::WaitUntil(5010),
             "the wait survives a snapshot"
         );
+        // Restored by a driver on another clock (a worker started again): the rest of the
+        // wait, 5 s at 10 ms, is waited from its first step.
+        let mut moved: Frontier<i32> =
+            serde_json::from_str(&serde_json::to_string(&f).expect("json")).expect("back");
+        moved.requeue_in_flight();
+        assert_eq!(moved.next(1_000_000), Next::WaitUntil(1_005_000));
+        assert!(matches!(moved.next(1_005_000), Next::Fetch(r) if r.url == "http://h/a"));
         let mut now = 5010;
         for (attempt, wait_ms) in [(2, 4000), (3, 8000)] {
             let r = fetch(&mut f, now);
@@ -1642,6 +1665,42 @@ mod tests {
         assert!(matches!(f.deliver(a.id, ok(200, "")), Delivered::Page(..)));
         assert_eq!(f.next(300), Next::Empty);
         assert_eq!(f.deliver(a.id, ok(200, "")), Delivered::Unknown);
+    }
+
+    /// A frontier restored by another driver (a service worker started again, its clock
+    /// elsewhere) waits what was left of each host's delay rather than asking at once; one
+    /// saved before the clock was kept waits nothing it cannot read.
+    #[test]
+    fn a_restored_frontier_waits_what_was_left_of_the_delay() {
+        let mut f = Frontier::new(Politeness {
+            delay_ms: 1000,
+            obey_robots: false,
+            ..Politeness::default()
+        });
+        f.push("http://h/a".into(), ());
+        f.push("http://h/b".into(), ());
+        let a = fetch(&mut f, 50_000);
+        assert_eq!(a.url, "http://h/a");
+        assert!(matches!(f.deliver(a.id, ok(200, "")), Delivered::Page(..)));
+        assert_eq!(f.next(50_400), Next::WaitUntil(51_000));
+        let saved = serde_json::to_value(&f).expect("json");
+        let mut moved: Frontier<()> = serde_json::from_value(saved.clone()).expect("back");
+        moved.requeue_in_flight();
+        assert_eq!(moved.next(7), Next::WaitUntil(607), "600 ms were left");
+        assert!(matches!(moved.next(607), Next::Fetch(r) if r.url == "http://h/b"));
+        // In flight when saved: asked again, after the delay its start began.
+        let b = fetch(&mut f, 51_000);
+        let mut moved: Frontier<()> =
+            serde_json::from_value(serde_json::to_value(&f).expect("json")).expect("back");
+        moved.requeue_in_flight();
+        assert_eq!(moved.next(0), Next::WaitUntil(1000));
+        assert!(matches!(moved.next(1000), Next::Fetch(r) if r.url == b.url));
+        // A snapshot without the clock (made by an older version) starts at once.
+        let mut old = saved;
+        old.as_object_mut().expect("object").remove("now_ms");
+        let mut moved: Frontier<()> = serde_json::from_value(old).expect("back");
+        moved.requeue_in_flight();
+        assert!(matches!(moved.next(7), Next::Fetch(r) if r.url == "http://h/b"));
     }
 
     #[test]
