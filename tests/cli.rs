@@ -2648,28 +2648,41 @@ fn learn_and_crawl_wait_when_the_site_says_so() {
     }
     std::fs::write(site.join("robots.txt"), "User-agent: *\nAllow: /\n").unwrap();
     let files = exemplar::serve::static_dir(site.to_path_buf());
-    let asked = std::sync::Mutex::new(HashMap::<String, usize>::new());
+    // When each path was asked.
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(HashMap::<
+        String,
+        Vec<std::time::Instant>,
+    >::new()));
+    let log = asked.clone();
     let server = exemplar::serve::Server::start(0, move |req: &exemplar::serve::Request| {
         let n = {
-            let mut asked = asked.lock().unwrap();
-            let n = asked.entry(req.path.clone()).or_default();
-            *n += 1;
-            *n
+            let mut asked = log.lock().unwrap();
+            let times = asked.entry(req.path.clone()).or_default();
+            times.push(std::time::Instant::now());
+            times.len()
         };
-        let wait = |status: u16| exemplar::serve::Response {
+        let wait = |status: u16, seconds: &str| exemplar::serve::Response {
             status,
-            headers: vec![("Retry-After".into(), "1".into())],
+            headers: vec![("Retry-After".into(), seconds.into())],
             ..exemplar::serve::Response::default()
         };
         match req.path.as_str() {
-            "/robots.txt" if n == 1 => wait(503),
-            // Item 3 three times in four: asked again as often as Exemplar asks.
-            "/item/3.html" if n % 4 != 0 => wait(429),
-            p if p.starts_with("/item/") && n % 2 == 1 => wait(429),
+            "/robots.txt" if n == 1 => wait(503, "1"),
+            // Item 3 three times in four, 2 s each: asked again as often as Exemplar asks.
+            "/item/3.html" if n % 4 != 0 => wait(429, "2"),
+            p if p.starts_with("/item/") && n % 2 == 1 => wait(429, "1"),
             _ => files(req),
         }
     })
     .expect("serve");
+    let asks_of_3 = || {
+        asked
+            .lock()
+            .unwrap()
+            .get("/item/3.html")
+            .cloned()
+            .unwrap_or_default()
+    };
     let base = server.url();
     let base = base.trim_end_matches('/');
     let items: BTreeSet<String> = (1..=4).map(|i| format!("{base}/item/{i}.html")).collect();
@@ -2700,8 +2713,49 @@ fn learn_and_crawl_wait_when_the_site_says_so() {
     )
     .expect("scrapy project");
     let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
+    let before = asks_of_3().len();
     let scraped: BTreeSet<String> = common::scrapy_crawl(&project, &name).into_iter().collect();
     assert_eq!(scraped, items);
+    // Each Scrapy asked item 3 four times, each time after the 2 s its answer asked for
+    // (Scrapy's own retries ask again at once).
+    let asks = asks_of_3();
+    assert_eq!(asks.len() - before, 8, "two Scrapys, four asks each");
+    for run in asks[before..].chunks(4) {
+        for pair in run.windows(2) {
+            let gap = pair[1] - pair[0];
+            assert!(
+                gap >= std::time::Duration::from_millis(1950),
+                "asked again after {gap:?}"
+            );
+        }
+    }
+    // The waits themselves (middlewares.py), in both Pythons: Retry-After as seconds or as a
+    // date, else 2, 4, 8 s, between 1 s and the longest wait.
+    let check = "import sys; sys.path.insert(0, sys.argv[1]); \
+        from importlib import import_module; m = import_module(sys.argv[2] + '.middlewares'); \
+        assert m.retry_after_seconds(b' 7 ') == 7; \
+        assert m.retry_after_seconds(b'Sun, 06 Nov 1994 08:49:37 GMT', now=784111772) == 5; \
+        assert m.retry_after_seconds(b'Sun, 06 Nov 1994 08:49:37 GMT') == 0; \
+        assert m.retry_after_seconds(b'soon') is None and m.retry_after_seconds(None) is None; \
+        assert [m.wait_seconds(None, a, 30) for a in (1, 2, 3)] == [2, 4, 8]; \
+        assert (m.wait_seconds(0, 1, 30), m.wait_seconds(90, 1, 30)) == (1, 30)";
+    for python in [
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python"),
+        std::path::PathBuf::from("/usr/bin/python3"),
+    ] {
+        let out = Command::new(&python)
+            .args(["-c", check])
+            .arg(&*project)
+            .arg(&name)
+            .output()
+            .unwrap_or_else(|e| panic!("{}: {e}", python.display()));
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            python.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 #[test]

@@ -1121,6 +1121,7 @@ fn the_scrapy_spider_reads_scripts_as_exemplar_does() {
         obey_robots: true,
         user_agent: "test".into(),
         max_pages_per_level: None,
+        max_wait_s: 30.0,
         script_links: true,
         entry_target: false,
         unlike_directories: vec![],
