@@ -527,9 +527,11 @@ async function finishCrawl(run) {
   const found = pages.filter((p) => p.jobId === record.id);
   const firstRun = !crawler?.runs?.length;
   const newSinceLastRun = firstRun ? 0 : found.filter((p) => p.firstJobId === record.id).length;
+  const changedSinceLastRun = found.filter((p) => p.changedJobId === record.id).length;
   record.result = {
     targets: found.length,
     newSinceLastRun,
+    changedSinceLastRun,
     queries: record.progress?.queries ?? 0,
     coverage: { known: coverage.known, reached: coverage.reached, missed: coverage.missed, new: coverage.new.length },
   };
@@ -537,7 +539,7 @@ async function finishCrawl(run) {
   await db.put('jobs', record);
   if (crawler) {
     crawler.runs.push({
-      jobId: record.id, at: Date.now(), targets: found.length, newSinceLastRun, queries: record.result.queries,
+      jobId: record.id, at: Date.now(), targets: found.length, newSinceLastRun, changedSinceLastRun, queries: record.result.queries,
       stopped: record.stopped, scheduled: Boolean(record.scheduled),
     });
     await db.put('crawlers', crawler);

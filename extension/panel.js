@@ -303,7 +303,7 @@ function renderResult() {
     ? `Coverage: the pattern reached ${cov.reached} of the ${cov.known} targets seen while learning` +
       (cov.missed.length ? ` (missed ${cov.missed.length}: ${cov.missed.slice(0, 3).join(', ')}${cov.missed.length > 3 ? ', …' : ''})` : '') +
       `; ${cov.new} targets not seen while learning` +
-      (lastCrawl.result.newSinceLastRun ? `; ${lastCrawl.result.newSinceLastRun} new since the previous run.` : '.')
+      sinceLastRun(lastCrawl.result, '; ', ' since the previous run') + '.'
     : 'Not crawled yet: run the crawler to collect the pages and see its coverage.';
 
   const result = learnJob?.status === 'done' ? learnJob.result : null;
@@ -659,10 +659,20 @@ function renderPages(crawler) {
     cell.append(name, el('div', p.url, 'url'));
     if (p.byHeading) cell.prepend(badge(TAKEN_FOR_HEADING));
     if (hadRuns && p.firstJobId === lastJob) cell.prepend(el('span', 'new', 'badge'));
+    else if (p.changedJobId === lastJob) cell.prepend(el('span', 'changed', 'badge'));
     const value = typeof p.similarity === 'number' ? p.similarity : learned.get(p.url);
     const sim = typeof value === 'number' ? value.toFixed(3) : '–';
     return row(cell, el('td', sim, 'num'));
   }));
+}
+
+/** What a run brought besides the pages it found again: "3 new, 1 changed" after `lead`, and
+ * `tail`; nothing when it brought nothing. */
+function sinceLastRun(run, lead, tail = '') {
+  const parts = [];
+  if (run.newSinceLastRun) parts.push(`${run.newSinceLastRun} new`);
+  if (run.changedSinceLastRun) parts.push(`${run.changedSinceLastRun} changed`);
+  return parts.length ? `${lead}${parts.join(', ')}${tail}` : '';
 }
 
 const everyText = (hours) => ({ 1: 'every hour', 24: 'every day', 168: 'every week' })[hours] ?? `every ${hours} hours`;
@@ -693,7 +703,7 @@ function renderCrawlers() {
     del.addEventListener('click', () => act(() => send({ type: 'deleteCrawler', crawlerId: c.id })));
     const buttons = el('td');
     buttons.append(show, ' ', del);
-    const lastRun = (last ? `${fmtDate(last.at)}: ${last.targets} pages${last.newSinceLastRun ? `, ${last.newSinceLastRun} new` : ''}${last.scheduled ? ' (scheduled)' : ''}` : 'never') +
+    const lastRun = (last ? `${fmtDate(last.at)}: ${last.targets} pages${sinceLastRun(last, ', ')}${last.scheduled ? ' (scheduled)' : ''}` : 'never') +
       (c.schedule ? `; runs ${everyText(c.schedule.everyHours)}` : '');
     const tr = row(el('td', c.site + (c.imported ? ' (imported)' : '')), el('td', fmtDate(c.createdAt)), el('td', lastRun), buttons);
     tr.dataset.crawlerId = c.id;
@@ -744,24 +754,26 @@ async function act(fn, statusEl = $('job-error')) {
 const EXPORT_BATCH = 200;
 
 /**
- * One export of a crawler as {filename, blob} (`newOnly`: the pages the last run found first). Pages are read from the database a batch at a
+ * One export of a crawler as {filename, blob} (`changesOnly`: the pages the last run found first
+ * or found changed). Pages are read from the database a batch at a
  * time (URL order) and each batch is encoded at once into a Blob of its own, which the browser
  * keeps in its blob storage (on disk when large), so a crawl of many large pages is exported
  * without holding every body, or the whole file, in the panel.
  */
-async function exportData(crawlerId, format, { batch = EXPORT_BATCH, newOnly = false } = {}) {
+async function exportData(crawlerId, format, { batch = EXPORT_BATCH, changesOnly = false } = {}) {
   await core();
   const crawler = await db.get('crawlers', crawlerId);
   if (!crawler) throw new Error(`no crawler ${crawlerId}`);
   const site = safeName(crawler.site);
   if (format === 'pattern') return { filename: `${site}-pattern.json`, blob: new Blob([crawler.patternJson], { type: 'application/json' }) };
   if (format === 'scrapy') return { filename: `${site}-scrapy.zip`, blob: new Blob([exportScrapyZip(crawler.patternJson)], { type: 'application/zip' }) };
-  // Only the pages the last run found first (a scheduled run's news, for an extractor fed
-  // with the changes): those whose first run is the last one, after at least one before it.
+  // Only what the last run brought (a scheduled run's news, for an extractor fed with the
+  // changes): the pages whose first run is the last one, after at least one before it, and
+  // those whose text the last run found changed.
   const lastRun = crawler.runs?.at(-1)?.jobId;
-  if (newOnly && !((crawler.runs ?? []).length > 1)) throw new Error('No new pages: the crawler has run once.');
-  const keep = newOnly ? (p) => p.firstJobId === lastRun : undefined;
-  const base = site + (newOnly ? '-new' : '');
+  if (changesOnly && !((crawler.runs ?? []).length > 1)) throw new Error('No changes: the crawler has run once.');
+  const keep = changesOnly ? (p) => p.firstJobId === lastRun || p.changedJobId === lastRun : undefined;
+  const base = site + (changesOnly ? '-changes' : '');
   const formats = {
     jsonl: { filename: `${base}-pages.jsonl`, type: 'application/x-ndjson' },
     csv: { filename: `${base}-urls.csv`, type: 'text/csv' },
@@ -787,7 +799,7 @@ async function exportData(crawlerId, format, { batch = EXPORT_BATCH, newOnly = f
     // Each batch becomes a Blob at once: its text or bytes go to the browser's blob storage and
     // can be collected here; the final Blob only references the parts.
     const count = await db.eachPageBatch(crawlerId, batch, (pages) => parts.push(new Blob([encode(pages)])), keep);
-    if (count === 0) throw new Error(newOnly ? 'No new pages in the last run.' : 'No pages yet: run the crawler first.');
+    if (count === 0) throw new Error(changesOnly ? 'No new or changed pages in the last run.' : 'No pages yet: run the crawler first.');
     if (warc) parts.push(new Blob([warc.finish()]));
   } finally {
     warc?.free();
@@ -800,7 +812,7 @@ globalThis.exemplarExport = exportData;
 async function download(format) {
   const crawler = selectedCrawler();
   if (!crawler) return;
-  const { filename, blob } = await exportData(crawler.id, format, { newOnly: $('export-new').checked });
+  const { filename, blob } = await exportData(crawler.id, format, { changesOnly: $('export-changes').checked });
   const url = URL.createObjectURL(blob);
   try {
     const id = await chrome.downloads.download({ url, filename: `exemplar/${filename}`, saveAs: false, conflictAction: 'uniquify' });

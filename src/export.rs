@@ -40,6 +40,10 @@ pub struct PageRecord {
     /// `TargetPage::by_heading`).
     #[serde(default)]
     pub by_heading: bool,
+    /// The signature of its title and visible text ([`crate::crawler::TargetPage::text_digest`]),
+    /// when known: compare two exports' to tell the pages whose text changed.
+    #[serde(default)]
+    pub text_digest: Option<String>,
     /// Body.
     pub body: Option<Vec<u8>>,
 }
@@ -62,6 +66,8 @@ struct JsonLine<'a> {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     by_heading: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    text_digest: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     html: Option<String>,
 }
 
@@ -69,7 +75,9 @@ struct JsonLine<'a> {
 /// heading, null when none), `lang` (the language the page declares, when it does: a corpus
 /// of a multilingual site sorts its pages by it), `canonical` (the canonical URL the page
 /// declares, when it does), `fetchedAt` in RFC 3339, `similarity`, `level`, `byHeading: true`
-/// for a page a verifying crawl took below θ for its heading, and `html` when `include_html`).
+/// for a page a verifying crawl took below θ for its heading, `textDigest` (the signature of
+/// its title and visible text, when known: the same in two exports unless the text changed),
+/// and `html` when `include_html`).
 ///
 /// # Errors
 /// Write errors.
@@ -87,6 +95,7 @@ pub fn write_jsonl<W: Write>(mut w: W, pages: &[PageRecord], include_html: bool)
             similarity: p.similarity,
             level: p.level,
             by_heading: p.by_heading,
+            text_digest: p.text_digest.as_deref().filter(|d| !d.is_empty()),
             html: if include_html {
                 p.body
                     .as_ref()
@@ -1719,6 +1728,7 @@ mod tests {
             similarity: Some(0.9),
             level: Some(1),
             by_heading: false,
+            text_digest: None,
             body: Some(b"<p>hi</p>".to_vec()),
         }
     }
@@ -1761,6 +1771,7 @@ mod tests {
                 by_heading: true,
                 lang: Some("fr".into()),
                 canonical: Some("http://h/b?from=list".into()),
+                text_digest: Some("00ab00cd00ef0012".into()),
                 ..page("http://h/b", "B")
             },
         ];
@@ -1774,6 +1785,8 @@ mod tests {
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0]["finalUrl"], "http://h/a");
         assert_eq!(lines[0]["html"], "<p>hi</p>");
+        assert_eq!(lines[0].get("textDigest"), None, "not known: not written");
+        assert_eq!(lines[1]["textDigest"], "00ab00cd00ef0012");
         assert_eq!(lines[1]["heading"], "B Class Reference");
         assert_eq!(lines[1]["fetchedAt"], "2026-11-22T17:54:56Z");
         // Only a page taken below θ for its heading says so.

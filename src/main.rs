@@ -59,6 +59,8 @@ mod cli {
                  [--max-pages N] [--max-bytes N] [--delay-ms MS] [--concurrency N] [--quiet]
                  [--state F [--save-every S]]  (saved every S s, default 5, and on Ctrl-C;
                                                 the same command resumes it)
+                 [--since EARLIER.jsonl [--changes-only]]  (pages new, changed and gone since
+                                                an earlier --jsonl; exports only new and changed)
   exemplar export-scrapy pattern.json DIR
   exemplar serve DIR [--port N] [--latency-ms MS|MIN-MAX]  (each answer's delay, as a remote
                  site's; a range is drawn log-uniformly)
@@ -121,6 +123,7 @@ mod cli {
     mod commands;
     mod eval_forms;
     mod resume;
+    mod since;
 
     /// The value after `--name`, if present.
     pub(super) fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
@@ -139,6 +142,7 @@ mod cli {
         "--quiet",
         "--include-subdomains",
         "--ignore-robots",
+        "--changes-only",
     ];
 
     /// Positional arguments (not flags or flag values).

@@ -2618,6 +2618,164 @@ fn item_body(i: usize) -> String {
     )
 }
 
+/// A crawl run again later compares with the earlier one's JSON Lines (`--since`): the pages
+/// new since, those whose text changed (not those whose markup alone did), and those no longer
+/// found; `--changes-only` keeps the exports to the new and changed pages. The earlier file may
+/// be the one the crawl writes anew (a rolling baseline), but not with `--changes-only`.
+#[test]
+fn crawl_since_an_earlier_export_names_what_is_new_changed_and_gone() {
+    let site = scratch_dir("since-site");
+    let page = |title: &str, body: &str| {
+        format!(
+            "<!doctype html><html><head><title>{title}</title></head><body>{body}</body></html>"
+        )
+    };
+    std::fs::create_dir_all(site.join("item")).unwrap();
+    let write_site = |items: &[usize]| {
+        let links: String = items
+            .iter()
+            .map(|i| format!("<li><a href='/item/{i}.html'>Item {i}</a></li>"))
+            .collect();
+        std::fs::write(
+            site.join("index.html"),
+            page("Shop", &format!("<ul>{links}</ul>")),
+        )
+        .unwrap();
+        for &i in items {
+            std::fs::write(
+                site.join(format!("item/{i}.html")),
+                page(&format!("Item {i}"), &item_body(i)),
+            )
+            .unwrap();
+        }
+    };
+    write_site(&[1, 2, 3, 4]);
+    let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(site.to_path_buf()))
+        .expect("serve");
+    let base = server.url();
+    let base = base.trim_end_matches('/');
+    let (dir, pattern_path, _map, _learned) =
+        learned_in_scratch("since", base, "index.html", "item/1.html");
+    let file = |n: &str| dir.join(n).to_string_lossy().into_owned();
+    let (first, changes, csv) = (
+        file("first.jsonl"),
+        file("changes.jsonl"),
+        file("changes.csv"),
+    );
+    crawled(&pattern_path, &["--jsonl", &first]);
+    let url = |i: usize| format!("{base}/item/{i}.html");
+    let lines = |path: &str| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    assert_eq!(lines(&first).len(), 4);
+    assert!(
+        lines(&first)
+            .iter()
+            .all(|p| p["textDigest"].as_str().is_some_and(|d| d.len() == 16))
+    );
+
+    // Item 5 added, item 3 gone, item 2's description changed, item 4's markup alone.
+    write_site(&[1, 2, 4, 5]);
+    std::fs::remove_file(site.join("item/3.html")).unwrap();
+    std::fs::write(
+        site.join("item/2.html"),
+        page(
+            "Item 2",
+            &item_body(2).replace("Description of item 2.", "Now in blue."),
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        site.join("item/4.html"),
+        page(
+            "Item 4",
+            &format!("<section class=wide>{}</section><!-- v2 -->", item_body(4)),
+        ),
+    )
+    .unwrap();
+    let (stdout, stderr) = crawled(
+        &pattern_path,
+        &[
+            "--since",
+            &first,
+            "--changes-only",
+            "--jsonl",
+            &changes,
+            "--csv",
+            &csv,
+        ],
+    );
+    let all: BTreeSet<String> = stdout.lines().map(str::to_string).collect();
+    assert_eq!(
+        all,
+        [1, 2, 4, 5].map(url).into_iter().collect(),
+        "stdout lists every target"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "since {first}: 1 new, 1 changed, 2 as they were, 1 no longer found\n  new: {}\n  changed: {}\n  gone: {}\n",
+            url(5),
+            url(2),
+            url(3)
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("exports: the 2 new and changed pages only (--changes-only)"));
+    let exported: BTreeSet<String> = lines(&changes)
+        .iter()
+        .map(|p| p["url"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(exported, [2, 5].map(url).into_iter().collect());
+    assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 3);
+
+    // A rolling baseline: the earlier file written anew by the crawl that reads it.
+    crawled(&pattern_path, &["--jsonl", &first]);
+    let (_, stderr) = crawled(&pattern_path, &["--since", &first, "--jsonl", &first]);
+    assert!(
+        stderr.contains(&format!(
+            "since {first}: 0 new, 0 changed, 4 as they were, 0 no longer found"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(lines(&first).len(), 4);
+    // But not with --changes-only, which would leave the changes alone in it; nor without
+    // an earlier file; and an earlier file that is not JSON Lines is named.
+    for (args, says) in [
+        (
+            vec![
+                "--since",
+                first.as_str(),
+                "--jsonl",
+                first.as_str(),
+                "--changes-only",
+            ],
+            "--changes-only would leave in",
+        ),
+        (
+            vec!["--changes-only"],
+            "--changes-only needs --since EARLIER.jsonl",
+        ),
+        (
+            vec!["--since", csv.as_str()],
+            "line 1: not a page of a JSON Lines export",
+        ),
+    ] {
+        let mut all = vec!["crawl", pattern_path.as_str(), "--delay-ms", "0", "--quiet"];
+        all.extend(args.iter().copied());
+        let out = exemplar(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && stderr.contains(says),
+            "{says}: {stderr}"
+        );
+    }
+    assert_eq!(lines(&first).len(), 4, "refused before writing anything");
+}
+
 /// A site that says "wait": robots.txt answers 503 the first time, and each item 429 (with
 /// `Retry-After: 1`) every other time it is asked (the example page too, which `learn` asks
 /// before mapping), item 3 three times in four. `learn` and `crawl` ask again after the wait, get every item, and say so;

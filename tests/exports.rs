@@ -876,10 +876,34 @@ fn a_killed_or_interrupted_crawl_resumes_and_exports_every_page_once() {
         path("pages.warc"),
     );
     let pattern = pattern.to_str().expect("path").to_string();
+    // An earlier export to compare with (`--since`): the first target missing (new), every
+    // other one with another text (changed), the rest without digests (as they were), and a
+    // page no longer found. The comparison survives the interruptions (the state keeps it).
+    let earlier = path("earlier.jsonl");
+    let mut lines_before =
+        vec![r#"{"url":"http://gone.invalid/x","textDigest":"0000000000000000"}"#.to_string()];
+    let mut changed = 0;
+    for (i, u) in urls.iter().enumerate().skip(1) {
+        if i % 2 == 1 {
+            changed += 1;
+            lines_before.push(format!(
+                r#"{{"url":"{u}","textDigest":"ffffffffffffffff"}}"#
+            ));
+        } else {
+            lines_before.push(format!(r#"{{"url":"{u}"}}"#));
+        }
+    }
+    std::fs::write(&earlier, lines_before.join("\n")).expect("earlier export");
+    let since = format!(
+        "since {earlier}: 1 new, {changed} changed, {} as they were, 1 no longer found",
+        urls.len() - 1 - changed
+    );
     // 150 ms between requests: the crawl of the demo site takes a few seconds.
     let args: Vec<String> = [
         "crawl",
         &pattern,
+        "--since",
+        &earlier,
         "--state",
         &state,
         "--save-every",
@@ -1017,6 +1041,8 @@ fn a_killed_or_interrupted_crawl_resumes_and_exports_every_page_once() {
         .map(str::to_string)
         .collect();
     assert_eq!(listed, urls, "every target of the crawl, whatever the runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&since), "{since}\n{stderr}");
     assert!(
         !Path::new(&state).exists(),
         "a finished crawl removes its state"

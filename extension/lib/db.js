@@ -9,7 +9,7 @@
 // | `crawlers` | id               | {id, site, entry, example, createdAt, patternJson, threshold,     |
 // |            |                  |  learnJobId, runs: [{jobId, at, targets, new, coverage}]}          |
 // | `pages`    | [crawlerId, url] | a crawl's target page: the core's `target` event (body as bytes)  |
-// |            |                  |  plus crawlerId, jobId, firstJobId                                |
+// |            |                  |  plus crawlerId, jobId, firstJobId, changedJobId                  |
 //
 // status: 'running' | 'paused' | 'done' | 'failed' | 'cancelled'.
 const NAME = 'exemplar';
@@ -110,11 +110,15 @@ export async function eachPageBatch(crawlerId, size, onBatch, keep = () => true)
   });
 }
 
-/** Stores a crawl's target page; the first job that found it is kept (to mark new pages). */
+/** Stores a crawl's target page. The first job that found it is kept (to mark new pages), and
+ * the last job that found its text changed (`textDigest`: title and visible text, signed by the
+ * core) as `changedJobId`. */
 export async function putPage(page) {
   const s = await store('pages', 'readwrite');
   const old = await done(s.get([page.crawlerId, page.url]));
-  return done(s.put({ ...page, firstJobId: old?.firstJobId ?? page.jobId }));
+  const changed = Boolean(old?.textDigest && page.textDigest && old.textDigest !== page.textDigest);
+  const changedJobId = changed ? page.jobId : old?.changedJobId;
+  return done(s.put({ ...page, firstJobId: old?.firstJobId ?? page.jobId, ...(changedJobId ? { changedJobId } : {}) }));
 }
 
 /** Deletes a crawler, its pages and its jobs. */

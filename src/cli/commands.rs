@@ -13,6 +13,7 @@ use exemplar::pattern::{self, Corrections, Pattern, QueryPolicy, count};
 use exemplar::run::{self, CrawlStart, MapStart, ProgressLine};
 
 use super::resume::{self, CrawlState, ExportPaths, Exports, LearnState};
+use super::since::{Change, Since};
 use super::{USAGE, flag, flags, positional, switch};
 
 fn parse<T: std::str::FromStr>(args: &[String], name: &str) -> Result<Option<T>, String> {
@@ -821,6 +822,7 @@ fn record(t: &TargetPage) -> PageRecord {
         similarity: t.similarity,
         level: Some(t.found_on_level),
         by_heading: t.by_heading,
+        text_digest: Some(t.text_digest.clone()),
         body: Some(t.body.clone()),
     }
 }
@@ -861,12 +863,25 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     config.verify_new_only = !switch(args, "--verify") && switch(args, "--verify-new");
     config.read_sitemaps = !switch(args, "--no-sitemaps");
     let config_max_bytes = config.max_bytes;
+    let since_path = flag(args, "--since");
+    let changes_only = switch(args, "--changes-only");
+    if changes_only && since_path.is_none() {
+        return Err(format!(
+            "--changes-only needs --since EARLIER.jsonl (the export to compare with)\n{USAGE}"
+        ));
+    }
+    if changes_only && since_path.is_some() && since_path == paths.jsonl {
+        return Err(format!(
+            "--changes-only would leave in {} the changes alone, and the next --since would compare with them: write the changes to another file",
+            since_path.unwrap_or_default()
+        ));
+    }
     let state_path = flag(args, "--state");
     let saved = match state_path {
         Some(sp) => resume::load::<CrawlState>(sp)?,
         None => None,
     };
-    let (start, exports) = match saved {
+    let (start, exports, since) = match saved {
         Some(saved) => {
             let sp = state_path.unwrap_or_default();
             let snap = &saved.crawler;
@@ -875,9 +890,12 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
                     "{sp} saves a crawl of another pattern than {path}; remove it to start over"
                 ));
             }
-            if snap.config() != &config || snap.verifies() != verify {
+            if snap.config() != &config
+                || snap.verifies() != verify
+                || saved.since.as_ref().map(|s| s.path.as_str()) != since_path
+            {
                 return Err(format!(
-                    "{sp} saves a crawl with other settings (--max-pages, --max-bytes, --delay-ms, --concurrency, --verify, --no-sitemaps or the form options): run the same command to resume, or remove it to start over"
+                    "{sp} saves a crawl with other settings (--max-pages, --max-bytes, --delay-ms, --concurrency, --verify, --no-sitemaps, --since or the form options): run the same command to resume, or remove it to start over"
                 ));
             }
             let exports = Exports::resume(&paths, &saved.exports)?;
@@ -885,18 +903,29 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
                 "resuming the crawl saved in {sp}: {} so far",
                 count(snap.targets().len(), "target")
             );
-            (CrawlStart::Resume(Box::new(saved.crawler)), exports)
+            (
+                CrawlStart::Resume(Box::new(saved.crawler)),
+                exports,
+                saved.since,
+            )
         }
-        None => (
-            CrawlStart::Pattern {
-                pattern: Box::new(pattern),
-                config: Box::new(config),
-                verify,
-            },
-            Exports::create(&paths)?,
-        ),
+        None => {
+            // Read before the exports are created: `--since` may name the file `--jsonl`
+            // writes anew.
+            let since = since_path.map(Since::read).transpose()?;
+            (
+                CrawlStart::Pattern {
+                    pattern: Box::new(pattern),
+                    config: Box::new(config),
+                    verify,
+                },
+                Exports::create(&paths)?,
+                since,
+            )
+        }
     };
     let exports = RefCell::new(exports);
+    let since = RefCell::new(since);
     let mut bar = ProgressLine::new(switch(args, "--quiet"));
     let mut save = |snapshot: exemplar::crawler::Snapshot| -> Result<(), String> {
         let marks = exports.borrow_mut().marks()?;
@@ -905,6 +934,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
             CrawlState {
                 crawler: snapshot,
                 exports: marks,
+                since: since.borrow().clone(),
             },
         )
     };
@@ -913,7 +943,16 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     let crawled = run::crawl_from(
         start,
         &ClientConfig::default(),
-        &mut |t| exports.borrow_mut().write(record(t)),
+        &mut |t| {
+            let change = since
+                .borrow_mut()
+                .as_mut()
+                .map(|s| s.note(&t.url, &t.text_digest));
+            if changes_only && change == Some(Change::Same) {
+                return Ok(());
+            }
+            exports.borrow_mut().write(record(t))
+        },
         &mut |p, url| {
             let queries = if p.queries > 0 {
                 format!(", {} queries", p.queries)
@@ -990,6 +1029,17 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     );
     for m in c.missed.iter().take(10) {
         eprintln!("  missed: {m}");
+    }
+    if let Some(s) = since.borrow().as_ref() {
+        for line in s.report(&crawled.targets, 10) {
+            eprintln!("{line}");
+        }
+        if changes_only {
+            eprintln!(
+                "exports: the {} new and changed pages only (--changes-only)",
+                s.new.len() + s.changed.len()
+            );
+        }
     }
     Ok(())
 }

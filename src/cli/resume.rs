@@ -97,6 +97,9 @@ pub struct CrawlState {
     pub crawler: Snapshot,
     /// The export files when saved.
     pub exports: Vec<ExportMark>,
+    /// `--since`: the earlier export as read at the start, and what the crawl found against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<super::since::Since>,
 }
 
 /// A saved mapping (`learn --state`).

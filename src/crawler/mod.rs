@@ -130,6 +130,23 @@ pub struct TargetPage {
     pub by_heading: bool,
     /// When the response was taken (driver's clock).
     pub fetched_at_ms: u64,
+    /// What the page says, signed: its title and visible text, whitespace collapsed
+    /// ([`text_digest`], 16 hex digits). The same from one run to the next unless that text
+    /// changed (its markup, scripts and styles aside): a run again tells the pages changed
+    /// since the last from those it found as they were.
+    #[serde(default)]
+    pub text_digest: String,
+}
+
+/// The signature of a page's title and visible text ([`TargetPage::text_digest`]): FNV-1a over
+/// the text with whitespace collapsed ([`crate::canon::Signature`]), as 16 hex digits (a
+/// string, since JavaScript numbers cannot hold 64 bits).
+pub fn text_digest(page: &Page) -> String {
+    let mut s = crate::canon::Signature::new();
+    s.push(&page.title);
+    s.push("\n");
+    s.push(&page.text);
+    format!("{:016x}", s.finish())
 }
 
 /// Something that happened.
@@ -1049,6 +1066,7 @@ impl Crawler {
             new: judged.new,
             by_heading: judged.by_heading,
             fetched_at_ms: now_ms,
+            text_digest: text_digest(page),
         })));
     }
 
@@ -1564,6 +1582,40 @@ mod tests {
             c.progress().fetched,
             1 + 5 + 23,
             "home, five list pages, items only"
+        );
+    }
+
+    /// A target's text digest is what the page says: the same under other markup, scripts and
+    /// styles, another when a word, a number or the title changes.
+    #[test]
+    fn the_text_digest_follows_the_text_not_the_markup() {
+        let digest = |html: &str| {
+            let page = Page::parse(
+                html.as_bytes(),
+                "http://h/a",
+                None,
+                &ParseOptions::default(),
+            )
+            .expect("parse");
+            text_digest(&page)
+        };
+        let base = digest("<title>Item</title><p>Price: 10 EUR</p><p>Blue</p>");
+        assert_eq!(base.len(), 16);
+        assert!(base.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_eq!(
+            base,
+            digest(
+                "<title>Item</title><style>p{}</style><div class=x><p>Price:\n 10 EUR</p>\
+                 <script>var t = 1;</script><p>Blue</p></div>"
+            )
+        );
+        assert_ne!(
+            base,
+            digest("<title>Item</title><p>Price: 12 EUR</p><p>Blue</p>")
+        );
+        assert_ne!(
+            base,
+            digest("<title>Item 2</title><p>Price: 10 EUR</p><p>Blue</p>")
         );
     }
 

@@ -35,10 +35,12 @@ struct PageJs {
     by_heading: bool,
     #[serde(default)]
     fetched_at_ms: f64,
+    #[serde(default)]
+    text_digest: Option<String>,
 }
 
 /// `pages` (an array of `{url, finalUrl, status, headers, title, heading, lang, canonical, similarity, foundOnLevel,
-/// byHeading, fetchedAtMs, body: Uint8Array}`) as export records.
+/// byHeading, fetchedAtMs, textDigest, body: Uint8Array}`) as export records.
 fn records(pages: &JsValue) -> Result<Vec<PageRecord>, js_sys::Error> {
     if !js_sys::Array::is_array(pages) {
         return Err(error("pages must be an array of stored target pages"));
@@ -84,6 +86,7 @@ fn records(pages: &JsValue) -> Result<Vec<PageRecord>, js_sys::Error> {
             similarity: page.similarity,
             level: page.found_on_level,
             by_heading: page.by_heading,
+            text_digest: page.text_digest,
             body,
         });
     }

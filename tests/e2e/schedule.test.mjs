@@ -3,7 +3,9 @@
 // added to the site since the last one. A schedule whose alarm was lost (the browser may clear
 // alarms when it restarts) and that fell due while the worker was stopped runs once when the
 // worker starts, however many periods passed. A turn that cannot run (the previous run not over,
-// no access to the site) is skipped and said so. The panel sets and clears the schedule.
+// no access to the site) is skipped and said so. The panel sets and clears the schedule. A run
+// tells the pages whose text changed since the last (the core's text digest) from those found as
+// they were, and the exports can hold what the last run brought: new pages and changed ones.
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -59,6 +61,7 @@ test('a saved crawler runs again by itself on its schedule and picks up the new 
   assert.equal(second.scheduled, true);
   assert.equal(second.result.targets, 4);
   assert.equal(second.result.newSinceLastRun, 1, 'item 4');
+  assert.equal(second.result.changedSinceLastRun, 0, 'the pages found again read as they were');
   let crawler = (await call({ type: 'crawlers' })).find((c) => c.id === crawlerId);
   assert.equal(crawler.schedule.nextAt, firstAt + DAY_MS, 'the next run a period later');
   assert.equal(crawler.schedule.lastError, undefined);
@@ -66,8 +69,10 @@ test('a saved crawler runs again by itself on its schedule and picks up the new 
   assert.equal((await worker.evaluate(() => chrome.alarms.get('exemplar-schedule')))?.scheduledTime, firstAt + DAY_MS);
 
   // Its alarm lost and its time three days past while the worker was stopped: the next start of
-  // the worker runs it once, and the next run is within a period from now.
+  // the worker runs it once, and the next run is within a period from now. Meanwhile item 2's
+  // description changed.
   await addItem(5);
+  await writeFile(join(opened.dir, 'item/2.html'), itemPage(2).replace('Description of item 2.', 'Item 2, now in blue.'));
   const panel = await browser.context.newPage();
   await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${crawlerId}`);
   const stale = Date.now() - 3 * DAY_MS - 1000;
@@ -94,6 +99,7 @@ test('a saved crawler runs again by itself on its schedule and picks up the new 
   const third = await crawlDone(send, crawlerId, second.startedAt);
   assert.equal(third.scheduled, true);
   assert.equal(third.result.newSinceLastRun, 1, 'item 5');
+  assert.equal(third.result.changedSinceLastRun, 1, 'item 2');
   const crawls = (await send({ type: 'status' })).jobs.filter((j) => j.crawlerId === crawlerId && j.kind === 'crawl');
   assert.equal(crawls.length, 3, 'one run for the three days missed');
   crawler = (await send({ type: 'crawlers' })).find((c) => c.id === crawlerId);
@@ -115,24 +121,32 @@ test('a saved crawler runs again by itself on its schedule and picks up the new 
   assert.equal((await send({ type: 'status' })).jobs.filter((j) => j.crawlerId === crawlerId && j.kind === 'crawl').length, 4);
   await send({ type: 'cancelJob', jobId: pausedId });
 
-  // The pages new in the last run alone, exported for whatever reads the changes.
+  // What the last run brought alone (item 5, new, and item 2, changed), exported for whatever
+  // reads the changes.
   await panel.reload();
   const exported = await panel.evaluate(async (id) => {
     const text = async (format, options) => {
       const { filename, blob } = await globalThis.exemplarExport(id, format, options);
       return { filename, text: await blob.text() };
     };
-    return { all: await text('jsonl'), fresh: await text('jsonl', { newOnly: true }), csv: await text('csv', { newOnly: true }) };
+    return { all: await text('jsonl'), fresh: await text('jsonl', { changesOnly: true }), csv: await text('csv', { changesOnly: true }) };
   }, crawlerId);
   assert.equal(exported.all.text.trim().split('\n').length, 5);
-  const fresh = exported.fresh.text.trim().split('\n').map((l) => JSON.parse(l).url);
-  assert.deepEqual(fresh, [`${site.url}item/5.html`]);
-  assert.match(exported.fresh.filename, /-new-pages\.jsonl$/);
-  assert.equal(exported.csv.text.trim().split('\r\n').length, 2, 'the header and item 5');
-  await panel.locator('#export-new').check();
+  const fresh = exported.fresh.text.trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(fresh.map((p) => p.url), [`${site.url}item/2.html`, `${site.url}item/5.html`]);
+  for (const p of fresh) assert.match(p.textDigest, /^[0-9a-f]{16}$/);
+  assert.match(exported.fresh.filename, /-changes-pages\.jsonl$/);
+  assert.equal(exported.csv.text.trim().split('\r\n').length, 3, 'the header, items 2 and 5');
+  await panel.locator('#export-changes').check();
   await panel.locator('#export-csv').click();
   await panel.locator('#export-status', { hasText: 'Saved' }).waitFor();
-  assert.match(await panel.locator('#export-status').textContent(), /^Saved .+-new-urls\.csv\.$/);
+  assert.match(await panel.locator('#export-status').textContent(), /^Saved .+-changes-urls\.csv\.$/);
+  // The page list marks them.
+  await panel.locator('#pages .badge', { hasText: 'changed' }).waitFor();
+  const marked = async (badgeText) => (await panel.locator('#pages tbody tr', { has: panel.locator('.badge', { hasText: badgeText }) })
+    .locator('.url').allTextContents());
+  assert.deepEqual(await marked('changed'), [`${site.url}item/2.html`]);
+  assert.deepEqual(await marked('new'), [`${site.url}item/5.html`]);
 
   // The panel shows the schedule and clears it.
   await panel.locator('#schedule-note', { hasText: 'next run' }).waitFor();
