@@ -659,7 +659,7 @@ function renderPages(crawler) {
     cell.append(name, el('div', p.url, 'url'));
     if (p.byHeading) cell.prepend(badge(TAKEN_FOR_HEADING));
     if (hadRuns && p.firstJobId === lastJob) cell.prepend(el('span', 'new', 'badge'));
-    else if (p.changedJobId === lastJob) cell.prepend(el('span', 'changed', 'badge'));
+    else if (lastJob && p.changedJobId === lastJob) cell.prepend(el('span', 'changed', 'badge'));
     const value = typeof p.similarity === 'number' ? p.similarity : learned.get(p.url);
     const sim = typeof value === 'number' ? value.toFixed(3) : '–';
     return row(cell, el('td', sim, 'num'));

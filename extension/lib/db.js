@@ -7,7 +7,9 @@
 // |            |                  |  current, errors[], settings, startedAt, updatedAt, stopped,      |
 // |            |                  |  error, result}                                                   |
 // | `crawlers` | id               | {id, site, entry, example, createdAt, patternJson, threshold,     |
-// |            |                  |  learnJobId, runs: [{jobId, at, targets, new, coverage}]}          |
+// |            |                  |  learnJobId, schedule, runs: [{jobId, at, targets,               |
+// |            |                  |  newSinceLastRun, changedSinceLastRun, queries, stopped,         |
+// |            |                  |  scheduled}]}                                                    |
 // | `pages`    | [crawlerId, url] | a crawl's target page: the core's `target` event (body as bytes)  |
 // |            |                  |  plus crawlerId, jobId, firstJobId, changedJobId                  |
 //
