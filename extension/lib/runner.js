@@ -3,7 +3,8 @@
 // Several requests are in flight at once (the core decides how many, per host and overall, and
 // when: per-host delay, robots.txt Crawl-delay). Results are handed back in the order they
 // arrive; events go to `onEvents` (awaited, so pages are stored before the next checkpoint);
-// `onCheckpoint` is awaited at most every `checkpointMs`. `control` steers a running pump:
+// `onCheckpoint` is awaited at most every `checkpointMs`, and within `checkpointMs` of a change
+// even while the job waits for a host's delay. `control` steers a running pump:
 //   control.paused = true   → returns 'paused' at once; in-flight requests are abandoned (the
 //                             snapshot still lists them, and a restored job asks them again)
 //   control.cancelled = true → the core stops handing out requests; in-flight results are taken
@@ -119,6 +120,10 @@ export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1
     if (ms !== undefined) setTimeout(resolve, Math.max(0, ms));
   });
   let lastCheckpoint = Date.now();
+  // Whether the job took a result or asked a request since the last checkpoint: then the next
+  // checkpoint is due within `checkpointMs`, even while the job waits (a site that said "come
+  // back in 30 s"), so a worker stopped meanwhile resumes with the wait, not before it.
+  let dirty = false;
   let cancelSent = false;
 
   for (;;) {
@@ -135,11 +140,13 @@ export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1
       const { id, result } = ready.shift();
       if (result.error !== undefined) job.handleFailure(id, result.error, Date.now());
       else job.handleResponse(id, result.status, result.finalUrl, result.headers, result.body, result.truncated, Date.now());
+      dirty = true;
     }
     await onEvents(job.drainEvents());
     if (Date.now() - lastCheckpoint >= checkpointMs) {
       await onCheckpoint();
       lastCheckpoint = Date.now();
+      dirty = false;
     }
     if (control.paused) continue;
 
@@ -147,6 +154,7 @@ export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1
     while ((next = job.poll(Date.now())).type === 'fetch') {
       const request = next;
       inFlight += 1;
+      dirty = true;
       control.current = request.url;
       fetchOne(request, { maxBytes, timeoutMs, signal: abort.signal }).then((result) => {
         inFlight -= 1;
@@ -159,6 +167,9 @@ export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1
     await onEvents(job.drainEvents());
     if (ready.length) continue;
     if (next.type === 'done' && inFlight === 0) return 'done';
-    await nap(next.type === 'wait' ? next.untilMs - Date.now() : undefined);
+    const waitMs = next.type === 'wait' ? next.untilMs - Date.now() : Infinity;
+    const checkpointDueMs = dirty ? lastCheckpoint + checkpointMs - Date.now() : Infinity;
+    const napMs = Math.min(waitMs, checkpointDueMs);
+    await nap(napMs === Infinity ? undefined : napMs);
   }
 }

@@ -25,7 +25,7 @@ const TYPES = {
  * Serves the files under `root` on 127.0.0.1 at a random port; `overrides` (a Map, which the caller
  * may change while serving) replaces or adds pages, `delayMs` slows every response, `cookie`
  * ('name=value') is required for every page but the home page; `log` (an array) receives every
- * request's {path, headers}; requests for the paths of `hang` (a Set) are never answered, those
+ * request's {path, headers, at} (`at`: when it came, Date.now()); requests for the paths of `hang` (a Set) are never answered, those
  * for the paths of `gone` (a Set the caller may change: a site that gains pages) are 404s; those
  * for a path of `busy` (a Map path → count, counted down, or a list of `Retry-After` values or
  * functions giving one, taken in turn) are answered 429 "Too Many Requests" (with
@@ -38,7 +38,7 @@ export async function serveDirectory(root, { overrides = new Map(), delayMs = 0,
     try {
       let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
       if (path.endsWith('/')) path += 'index.html';
-      log?.push({ path, headers: req.headers });
+      log?.push({ path, headers: req.headers, at: Date.now() });
       if (hang.has(path)) return;
       if (gone.has(path)) throw Object.assign(new Error('not published yet'), { code: 'ENOENT' });
       const wait = busy.get(path);

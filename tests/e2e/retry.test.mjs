@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, filesInBrowser, itemPage, learnEnded, sitePage } from './helpers.mjs';
+import { ROOT, crawlDone, filesInBrowser, itemPage, learnEnded, sitePage, waitFor } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 
@@ -57,4 +57,54 @@ test('requests the site answers 429 are asked again after the wait, and the pane
   assert.equal(crawl.result.targets, 3);
   assert.equal(crawl.progress.retried, 0);
   assert.equal(crawl.lastRetry, null);
+});
+
+// The worker stopped while the job waits for a site that said "come back in 6 s": the job
+// resumes from its last checkpoint when the worker starts again and still waits the rest of
+// those 6 s (the core keeps what was left of each host's wait across a restore) before asking
+// the page again, rather than asking at once.
+test('a job restored by a new worker still waits what the site asked', { timeout: 120_000 }, async () => {
+  const log = [];
+  const links = [1, 2, 3].map((i) => `<li><a href="item/${i}.html">Item ${i}</a></li>`).join('');
+  const files = { 'index.html': sitePage('Shop', `<ul>${links}</ul>`), 'robots.txt': 'User-agent: *\nAllow: /\n' };
+  for (let i = 1; i <= 3; i++) files[`item/${i}.html`] = itemPage(i);
+  const stopped = await filesInBrowser('retry-restore', files, BUILT, { log, busy: new Map([['/item/3.html', ['6']]]) });
+  try {
+    const { site, browser, call, extensionId } = stopped;
+    const { jobId } = await call({
+      type: 'startLearn', entryUrl: `${site.url}index.html`, exampleUrl: `${site.url}item/1.html`,
+      settings: { delayMs: 0, crawlAfterLearning: false },
+    });
+    const asks = () => log.filter((r) => r.path === '/item/3.html');
+    await waitFor(() => asks().length === 1, 'item 3 answered 429');
+    // A checkpoint after the answer (one every second), then the worker is stopped.
+    await new Promise((ok) => setTimeout(ok, 1500));
+    const panel = await browser.context.newPage();
+    await panel.goto(`chrome-extension://${extensionId}/panel.html`);
+    const cdp = await browser.context.newCDPSession(panel);
+    const states = [];
+    cdp.on('ServiceWorker.workerVersionUpdated', (e) => {
+      for (const v of e.versions) if (v.scriptURL.startsWith(`chrome-extension://${extensionId}/`)) states.push(v.runningStatus);
+    });
+    await cdp.send('ServiceWorker.enable');
+    await cdp.send('ServiceWorker.stopAllWorkers');
+    await waitFor(() => states.includes('stopped'), 'the worker to stop');
+    const stoppedAt = Date.now();
+    // The panel's polling starts the worker again, which resumes the job.
+    const send = async (msg) => {
+      const reply = await panel.evaluate((m) => chrome.runtime.sendMessage(m), msg);
+      if (!reply.ok) throw new Error(`${msg.type}: ${reply.error}`);
+      return reply.result;
+    };
+    const learn = await learnEnded(send, jobId);
+    assert.equal(learn.status, 'done', learn.error);
+    assert.deepEqual(learn.result.targets.map((t) => t.url).sort(), [1, 2, 3].map((i) => `${site.url}item/${i}.html`));
+    const [first, second] = asks();
+    assert.ok(second, 'item 3 asked again');
+    assert.ok(second.at > stoppedAt, 'asked again by the new worker');
+    assert.ok(second.at - first.at >= 5500, `asked again ${second.at - first.at} ms after the 429 (Retry-After: 6)`);
+    await panel.close();
+  } finally {
+    await stopped.close();
+  }
 });
