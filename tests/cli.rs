@@ -2611,6 +2611,32 @@ fn a_kind_below_theta_taken_by_heading() {
 /// says so; `--no-sitemaps` finds nothing; the crawl collects every item listed.
 /// The body of item `i` of the small shops written by the tests below: a heading, a table of
 /// two rows, a description.
+/// A page of the small shops these tests serve.
+fn shop_page(title: &str, body: &str) -> String {
+    format!("<!doctype html><html><head><title>{title}</title></head><body>{body}</body></html>")
+}
+
+/// A shop under `site`: an index listing `items` and their pages.
+fn write_shop(site: &std::path::Path, items: &[usize]) {
+    std::fs::create_dir_all(site.join("item")).unwrap();
+    let links: String = items
+        .iter()
+        .map(|i| format!("<li><a href='/item/{i}.html'>Item {i}</a></li>"))
+        .collect();
+    std::fs::write(
+        site.join("index.html"),
+        shop_page("Shop", &format!("<ul>{links}</ul>")),
+    )
+    .unwrap();
+    for &i in items {
+        std::fs::write(
+            site.join(format!("item/{i}.html")),
+            shop_page(&format!("Item {i}"), &item_body(i)),
+        )
+        .unwrap();
+    }
+}
+
 fn item_body(i: usize) -> String {
     format!(
         "<div class=item><h1>Item {i}</h1><table class=spec><tr><td>a</td><td>{i}</td></tr>\
@@ -2625,31 +2651,8 @@ fn item_body(i: usize) -> String {
 #[test]
 fn crawl_since_an_earlier_export_names_what_is_new_changed_and_gone() {
     let site = scratch_dir("since-site");
-    let page = |title: &str, body: &str| {
-        format!(
-            "<!doctype html><html><head><title>{title}</title></head><body>{body}</body></html>"
-        )
-    };
-    std::fs::create_dir_all(site.join("item")).unwrap();
-    let write_site = |items: &[usize]| {
-        let links: String = items
-            .iter()
-            .map(|i| format!("<li><a href='/item/{i}.html'>Item {i}</a></li>"))
-            .collect();
-        std::fs::write(
-            site.join("index.html"),
-            page("Shop", &format!("<ul>{links}</ul>")),
-        )
-        .unwrap();
-        for &i in items {
-            std::fs::write(
-                site.join(format!("item/{i}.html")),
-                page(&format!("Item {i}"), &item_body(i)),
-            )
-            .unwrap();
-        }
-    };
-    write_site(&[1, 2, 3, 4]);
+    let page = shop_page;
+    write_shop(&site, &[1, 2, 3, 4]);
     let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(site.to_path_buf()))
         .expect("serve");
     let base = server.url();
@@ -2679,7 +2682,7 @@ fn crawl_since_an_earlier_export_names_what_is_new_changed_and_gone() {
     );
 
     // Item 5 added, item 3 gone, item 2's description changed, item 4's markup alone.
-    write_site(&[1, 2, 4, 5]);
+    write_shop(&site, &[1, 2, 4, 5]);
     std::fs::remove_file(site.join("item/3.html")).unwrap();
     std::fs::write(
         site.join("item/2.html"),
@@ -2783,27 +2786,7 @@ fn crawl_since_an_earlier_export_names_what_is_new_changed_and_gone() {
 #[test]
 fn learn_and_crawl_wait_when_the_site_says_so() {
     let site = scratch_dir("busy-site");
-    let page = |title: &str, body: &str| {
-        format!(
-            "<!doctype html><html><head><title>{title}</title></head><body>{body}</body></html>"
-        )
-    };
-    std::fs::create_dir_all(site.join("item")).unwrap();
-    let links: String = (1..=4)
-        .map(|i| format!("<li><a href='/item/{i}.html'>Item {i}</a></li>"))
-        .collect();
-    std::fs::write(
-        site.join("index.html"),
-        page("Shop", &format!("<ul>{links}</ul>")),
-    )
-    .unwrap();
-    for i in 1..=4 {
-        std::fs::write(
-            site.join(format!("item/{i}.html")),
-            page(&format!("Item {i}"), &item_body(i)),
-        )
-        .unwrap();
-    }
+    write_shop(&site, &[1, 2, 3, 4]);
     std::fs::write(site.join("robots.txt"), "User-agent: *\nAllow: /\n").unwrap();
     let files = exemplar::serve::static_dir(site.to_path_buf());
     // When each path was asked.

@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score,
-  clickExample, popupOn, serveDirectory, waitFor,
+  callFrom, clickExample, popupOn, serveDirectory, waitFor,
 } from './helpers.mjs';
 
 const EXAMPLE = 'imovel/101-apartamento-2-quartos-lapa.html';
@@ -37,11 +37,7 @@ try {
 
   const panel = await browser.context.newPage();
   await panel.goto(`chrome-extension://${id}/panel.html`);
-  const call = async (msg) => {
-    const reply = await panel.evaluate((m) => chrome.runtime.sendMessage(m), msg);
-    if (!reply?.ok) throw new Error(reply?.error ?? 'no reply');
-    return reply.result;
-  };
+  const call = callFrom(panel);
   const done = await waitFor(async () => {
     const { jobs } = await call({ type: 'status' });
     const crawl = jobs.find((j) => j.kind === 'crawl');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score,
-  clickExample, popupOn, serveDirectory, waitFor,
+  clickExample, popupOn, serveDirectory, waitFor, watchWorker,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
@@ -184,17 +184,12 @@ test('example page → pattern → crawl → exports, through the popup and the 
 test('a worker stopped in the middle of a generation resumes and ends with the same result', async () => {
   assert.ok(clean, 'needs the clean run of the first test');
   const panel = await openPanel();
-  const cdp = await browser.context.newCDPSession(panel);
-  const states = [];
-  cdp.on('ServiceWorker.workerVersionUpdated', (e) => {
-    for (const v of e.versions) if (v.scriptURL.startsWith(`chrome-extension://${extensionId}/`)) states.push(v.runningStatus);
-  });
-  await cdp.send('ServiceWorker.enable');
+  const worker = await watchWorker(browser, panel, extensionId);
+  const { states } = worker;
   // The slow copy of the site: a learning run takes several seconds.
   const { jobId } = await call({ type: 'startLearn', exampleUrl: slow.url + EXAMPLE, settings: { delayMs: 40, concurrency: 1 } });
   await waitFor(async () => (await call({ type: 'status', jobId })).progress?.fetched >= 8, '8 pages fetched', 30_000, 50);
-  await cdp.send('ServiceWorker.stopAllWorkers');
-  await waitFor(() => states.includes('stopped'), 'the worker to stop');
+  await worker.stop();
   // The panel keeps polling, which starts the worker again; it resumes from its last checkpoint.
   await waitFor(() => states.lastIndexOf('running') > states.indexOf('stopped'), 'the worker to start again');
   const { learn, crawl } = await crawlAfter(jobId);

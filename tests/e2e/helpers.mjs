@@ -330,6 +330,33 @@ export async function filesInBrowser(name, files, built, serve = {}) {
   }
 }
 
+/** The extension's service worker as `page` (an extension page) sees it through DevTools:
+ * `states` lists its running statuses as they change, `stop()` stops every worker and waits
+ * until the extension's has stopped (an extension page or a message starts it again). */
+export async function watchWorker(browser, page, extensionId) {
+  const cdp = await browser.context.newCDPSession(page);
+  const states = [];
+  cdp.on('ServiceWorker.workerVersionUpdated', (e) => {
+    for (const v of e.versions) if (v.scriptURL.startsWith(`chrome-extension://${extensionId}/`)) states.push(v.runningStatus);
+  });
+  await cdp.send('ServiceWorker.enable');
+  const stop = async () => {
+    await cdp.send('ServiceWorker.stopAllWorkers');
+    await waitFor(() => states.includes('stopped'), 'the worker to stop');
+  };
+  return { states, stop };
+}
+
+/** A message to the extension's worker sent from `page`, one of the extension's pages (which
+ * starts the worker when it is stopped): its result, or the reply's error thrown. */
+export function callFrom(page) {
+  return async (msg) => {
+    const reply = await page.evaluate((m) => chrome.runtime.sendMessage(m), msg);
+    if (!reply?.ok) throw new Error(`${msg.type}: ${reply?.error ?? 'no reply'}`);
+    return reply.result;
+  };
+}
+
 /** Learns the served dev site from its entry and example (no delay, 4 requests at once) and waits
  * for the learning job and the crawl it starts: {learn, crawl} (their statuses, both done). */
 export async function learnAndCrawl({ spec, site, call }) {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, filesInBrowser, itemPage, learnEnded, sitePage, waitFor } from './helpers.mjs';
+import { ROOT, callFrom, crawlDone, filesInBrowser, itemPage, learnEnded, sitePage, waitFor, watchWorker } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 
@@ -81,22 +81,10 @@ test('a job restored by a new worker still waits what the site asked', { timeout
     await new Promise((ok) => setTimeout(ok, 1500));
     const panel = await browser.context.newPage();
     await panel.goto(`chrome-extension://${extensionId}/panel.html`);
-    const cdp = await browser.context.newCDPSession(panel);
-    const states = [];
-    cdp.on('ServiceWorker.workerVersionUpdated', (e) => {
-      for (const v of e.versions) if (v.scriptURL.startsWith(`chrome-extension://${extensionId}/`)) states.push(v.runningStatus);
-    });
-    await cdp.send('ServiceWorker.enable');
-    await cdp.send('ServiceWorker.stopAllWorkers');
-    await waitFor(() => states.includes('stopped'), 'the worker to stop');
+    await (await watchWorker(browser, panel, extensionId)).stop();
     const stoppedAt = Date.now();
     // The panel's polling starts the worker again, which resumes the job.
-    const send = async (msg) => {
-      const reply = await panel.evaluate((m) => chrome.runtime.sendMessage(m), msg);
-      if (!reply.ok) throw new Error(`${msg.type}: ${reply.error}`);
-      return reply.result;
-    };
-    const learn = await learnEnded(send, jobId);
+    const learn = await learnEnded(callFrom(panel), jobId);
     assert.equal(learn.status, 'done', learn.error);
     assert.deepEqual(learn.result.targets.map((t) => t.url).sort(), [1, 2, 3].map((i) => `${site.url}item/${i}.html`));
     const [first, second] = asks();

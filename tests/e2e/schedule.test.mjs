@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, filesInBrowser, itemPage, learnEnded, sitePage, storedPages, waitFor } from './helpers.mjs';
+import { ROOT, callFrom, crawlDone, filesInBrowser, itemPage, learnEnded, sitePage, storedPages, waitFor, watchWorker } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const DAY_MS = 24 * 3_600_000;
@@ -82,20 +82,9 @@ test('a saved crawler runs again by itself on its schedule and picks up the new 
     await db.put('crawlers', { ...c, schedule: { ...c.schedule, nextAt } });
     await chrome.alarms.clear('exemplar-schedule');
   }, { id: crawlerId, nextAt: stale });
-  const cdp = await browser.context.newCDPSession(panel);
-  const states = [];
-  cdp.on('ServiceWorker.workerVersionUpdated', (e) => {
-    for (const v of e.versions) if (v.scriptURL.startsWith(`chrome-extension://${extensionId}/`)) states.push(v.runningStatus);
-  });
-  await cdp.send('ServiceWorker.enable');
-  await cdp.send('ServiceWorker.stopAllWorkers');
-  await waitFor(() => states.includes('stopped'), 'the worker to stop');
+  await (await watchWorker(browser, panel, extensionId)).stop();
   // The panel's polling starts the worker again; calls go through the panel from now on.
-  const send = async (msg) => {
-    const reply = await panel.evaluate((m) => chrome.runtime.sendMessage(m), msg);
-    if (!reply.ok) throw new Error(`${msg.type}: ${reply.error}`);
-    return reply.result;
-  };
+  const send = callFrom(panel);
   const third = await crawlDone(send, crawlerId, second.startedAt);
   assert.equal(third.scheduled, true);
   assert.equal(third.result.newSinceLastRun, 1, 'item 5');
