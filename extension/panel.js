@@ -771,8 +771,15 @@ async function exportData(crawlerId, format, { batch = EXPORT_BATCH, changesOnly
   // changes): the pages whose first run is the last one, after at least one before it, and
   // those whose text the last run found changed.
   const lastRun = crawler.runs?.at(-1)?.jobId;
-  if (changesOnly && !((crawler.runs ?? []).length > 1)) throw new Error('No changes: the crawler has run once.');
+  const reran = (crawler.runs ?? []).length > 1;
+  if (changesOnly && !reran) throw new Error('No changes: the crawler has run once.');
   const keep = changesOnly ? (p) => p.firstJobId === lastRun || p.changedJobId === lastRun : undefined;
+  // Each page the last run found says what it is against the run before (JSONL and WARC
+  // `change`: new, changed or same); pages it did not find, and a first run's, say nothing.
+  const withChange = (p) => {
+    if (!reran || p.jobId !== lastRun) return p;
+    return { ...p, change: p.firstJobId === lastRun ? 'new' : p.changedJobId === lastRun ? 'changed' : 'same' };
+  };
   const base = site + (changesOnly ? '-changes' : '');
   const formats = {
     jsonl: { filename: `${base}-pages.jsonl`, type: 'application/x-ndjson' },
@@ -798,7 +805,7 @@ async function exportData(crawlerId, format, { batch = EXPORT_BATCH, changesOnly
   try {
     // Each batch becomes a Blob at once: its text or bytes go to the browser's blob storage and
     // can be collected here; the final Blob only references the parts.
-    const count = await db.eachPageBatch(crawlerId, batch, (pages) => parts.push(new Blob([encode(pages)])), keep);
+    const count = await db.eachPageBatch(crawlerId, batch, (pages) => parts.push(new Blob([encode(pages.map(withChange))])), keep);
     if (count === 0) throw new Error(changesOnly ? 'No new or changed pages in the last run.' : 'No pages yet: run the crawler first.');
     if (warc) parts.push(new Blob([warc.finish()]));
   } finally {

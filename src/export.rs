@@ -44,8 +44,35 @@ pub struct PageRecord {
     /// when known: compare two exports' to tell the pages whose text changed.
     #[serde(default)]
     pub text_digest: Option<String>,
+    /// What it is against an earlier crawl, when the export compares with one.
+    #[serde(default)]
+    pub change: Option<Change>,
     /// Body.
     pub body: Option<Vec<u8>>,
+}
+
+/// What a page found by a crawl is against an earlier crawl of the same pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    /// The earlier crawl did not find it.
+    New,
+    /// The earlier crawl found it with another text digest (what the page says changed).
+    Changed,
+    /// The earlier crawl found it with the same text, or one of the two has no digest to
+    /// compare: nothing says it changed.
+    Same,
+}
+
+impl Change {
+    /// `new`, `changed` or `same`, as exports write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::New => "new",
+            Change::Changed => "changed",
+            Change::Same => "same",
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -68,6 +95,8 @@ struct JsonLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     text_digest: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    change: Option<Change>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     html: Option<String>,
 }
 
@@ -77,7 +106,8 @@ struct JsonLine<'a> {
 /// declares, when it does), `fetchedAt` in RFC 3339, `similarity`, `level`, `byHeading: true`
 /// for a page a verifying crawl took below θ for its heading, `textDigest` (the signature of
 /// its title and visible text, when known: the same in two exports unless the text changed),
-/// and `html` when `include_html`).
+/// `change` (`new`, `changed` or `same` against an earlier crawl, when compared with one), and
+/// `html` when `include_html`).
 ///
 /// # Errors
 /// Write errors.
@@ -96,6 +126,7 @@ pub fn write_jsonl<W: Write>(mut w: W, pages: &[PageRecord], include_html: bool)
             level: p.level,
             by_heading: p.by_heading,
             text_digest: p.text_digest.as_deref().filter(|d| !d.is_empty()),
+            change: p.change,
             html: if include_html {
                 p.body
                     .as_ref()
@@ -390,8 +421,8 @@ impl<W: Write> WarcWriter<W> {
     /// judged the page, a `metadata` record concurrent to it (`application/warc-fields`, as
     /// Heritrix records a capture's context): the page's main `heading`, its declared `lang` and
     /// `canonical` URL, its `similarity` to the
-    /// example, the `level` of the page it was found on, and `byHeading: true` for a page taken
-    /// below θ for its heading.
+    /// example, the `level` of the page it was found on, `byHeading: true` for a page taken
+    /// below θ for its heading, its `textDigest` and its `change` against an earlier crawl.
     ///
     /// # Errors
     /// Write errors.
@@ -451,6 +482,12 @@ impl<W: Write> WarcWriter<W> {
         if p.by_heading {
             fields.push_str("byHeading: true\r\n");
         }
+        if let Some(d) = p.text_digest.as_deref().filter(|d| is_digest(d)) {
+            fields.push_str(&format!("textDigest: {d}\r\n"));
+        }
+        if let Some(c) = p.change {
+            fields.push_str(&format!("change: {}\r\n", c.as_str()));
+        }
         if !fields.is_empty() {
             self.record(
                 "metadata",
@@ -478,6 +515,11 @@ impl<W: Write> WarcWriter<W> {
         self.w.flush()?;
         Ok(self.w)
     }
+}
+
+/// A text digest as the crawler writes it (16 hex digits): what a WARC field may hold.
+fn is_digest(d: &str) -> bool {
+    d.len() == 16 && d.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 fn reason(status: u16) -> &'static str {
@@ -1729,6 +1771,7 @@ mod tests {
             level: Some(1),
             by_heading: false,
             text_digest: None,
+            change: None,
             body: Some(b"<p>hi</p>".to_vec()),
         }
     }
@@ -1772,6 +1815,7 @@ mod tests {
                 lang: Some("fr".into()),
                 canonical: Some("http://h/b?from=list".into()),
                 text_digest: Some("00ab00cd00ef0012".into()),
+                change: Some(Change::Changed),
                 ..page("http://h/b", "B")
             },
         ];
@@ -1787,6 +1831,8 @@ mod tests {
         assert_eq!(lines[0]["html"], "<p>hi</p>");
         assert_eq!(lines[0].get("textDigest"), None, "not known: not written");
         assert_eq!(lines[1]["textDigest"], "00ab00cd00ef0012");
+        assert_eq!(lines[0].get("change"), None);
+        assert_eq!(lines[1]["change"], "changed");
         assert_eq!(lines[1]["heading"], "B Class Reference");
         assert_eq!(lines[1]["fetchedAt"], "2026-11-22T17:54:56Z");
         // Only a page taken below θ for its heading says so.
@@ -1819,6 +1865,8 @@ mod tests {
             heading: Some("B\u{7}\r\nClass Reference".into()),
             lang: Some("pt-br".into()),
             canonical: Some("http://h/b\u{85}/".into()),
+            text_digest: Some("00ab00cd00ef0012".into()),
+            change: Some(Change::New),
             ..page("http://h/b", "B")
         })
         .expect("record");
@@ -1827,6 +1875,8 @@ mod tests {
             similarity: None,
             level: None,
             heading: None,
+            // Not a digest the crawler writes: not a field.
+            text_digest: Some("0\r\nWARC-Type: x".into()),
             ..page("http://h/c", "C")
         })
         .expect("record");
@@ -1900,7 +1950,7 @@ mod tests {
                 (
                     ids[3].clone(),
                     "http://h/b".to_string(),
-                    "heading: B   Class Reference\r\nlang: pt-br\r\ncanonical: http://h/b/\r\nsimilarity: 0.9000\r\nlevel: 1\r\nbyHeading: true\r\n"
+                    "heading: B   Class Reference\r\nlang: pt-br\r\ncanonical: http://h/b/\r\nsimilarity: 0.9000\r\nlevel: 1\r\nbyHeading: true\r\ntextDigest: 00ab00cd00ef0012\r\nchange: new\r\n"
                         .to_string()
                 )
             ]

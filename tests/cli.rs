@@ -2733,6 +2733,14 @@ fn crawl_since_an_earlier_export_names_what_is_new_changed_and_gone() {
         .map(|p| p["url"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(exported, [2, 5].map(url).into_iter().collect());
+    for p in lines(&changes) {
+        let want = if p["url"] == url(2).as_str() {
+            "changed"
+        } else {
+            "new"
+        };
+        assert_eq!(p["change"], want, "{p}");
+    }
     assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 3);
 
     // A rolling baseline: the earlier file written anew by the crawl that reads it.
@@ -2745,6 +2753,7 @@ fn crawl_since_an_earlier_export_names_what_is_new_changed_and_gone() {
         "{stderr}"
     );
     assert_eq!(lines(&first).len(), 4);
+    assert!(lines(&first).iter().all(|p| p["change"] == "same"));
     // But not with --changes-only, which would leave the changes alone in it; nor without
     // an earlier file; and an earlier file that is not JSON Lines is named.
     for (args, says) in [

@@ -13,7 +13,7 @@ use exemplar::pattern::{self, Corrections, Pattern, QueryPolicy, count};
 use exemplar::run::{self, CrawlStart, MapStart, ProgressLine};
 
 use super::resume::{self, CrawlState, ExportPaths, Exports, LearnState};
-use super::since::{Change, Since};
+use super::since::Since;
 use super::{USAGE, flag, flags, positional, switch};
 
 fn parse<T: std::str::FromStr>(args: &[String], name: &str) -> Result<Option<T>, String> {
@@ -823,6 +823,7 @@ fn record(t: &TargetPage) -> PageRecord {
         level: Some(t.found_on_level),
         by_heading: t.by_heading,
         text_digest: Some(t.text_digest.clone()),
+        change: None,
         body: Some(t.body.clone()),
     }
 }
@@ -948,10 +949,13 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
                 .borrow_mut()
                 .as_mut()
                 .map(|s| s.note(&t.url, &t.text_digest));
-            if changes_only && change == Some(Change::Same) {
+            if changes_only && change == Some(export::Change::Same) {
                 return Ok(());
             }
-            exports.borrow_mut().write(record(t))
+            exports.borrow_mut().write(PageRecord {
+                change,
+                ..record(t)
+            })
         },
         &mut |p, url| {
             let queries = if p.queries > 0 {

@@ -7,19 +7,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::io::BufRead;
 
+use exemplar::export::Change;
 use serde::{Deserialize, Serialize};
-
-/// What a page found by the crawl is against the earlier export.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Change {
-    /// Not in the earlier export.
-    New,
-    /// In it with another text digest.
-    Changed,
-    /// In it with the same digest, or one of the two without a digest (an export made before
-    /// digests): nothing says it changed.
-    Same,
-}
 
 /// The earlier export and what the crawl found against it so far.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -37,10 +37,13 @@ struct PageJs {
     fetched_at_ms: f64,
     #[serde(default)]
     text_digest: Option<String>,
+    #[serde(default)]
+    change: Option<export::Change>,
 }
 
 /// `pages` (an array of `{url, finalUrl, status, headers, title, heading, lang, canonical, similarity, foundOnLevel,
-/// byHeading, fetchedAtMs, textDigest, body: Uint8Array}`) as export records.
+/// byHeading, fetchedAtMs, textDigest, change ('new' | 'changed' | 'same'), body: Uint8Array}`) as
+/// export records.
 fn records(pages: &JsValue) -> Result<Vec<PageRecord>, js_sys::Error> {
     if !js_sys::Array::is_array(pages) {
         return Err(error("pages must be an array of stored target pages"));
@@ -87,6 +90,7 @@ fn records(pages: &JsValue) -> Result<Vec<PageRecord>, js_sys::Error> {
             level: page.found_on_level,
             by_heading: page.by_heading,
             text_digest: page.text_digest,
+            change: page.change,
             body,
         });
     }
@@ -98,8 +102,8 @@ fn text(bytes: Vec<u8>) -> Result<String, js_sys::Error> {
 }
 
 /// JSON Lines: one object per page (`url`, `finalUrl`, `status`, `title`, `heading`, `fetchedAt`,
-/// `similarity`, `level`, `byHeading: true` for a page taken below θ for its heading, and
-/// `html` when `includeHtml`).
+/// `similarity`, `level`, `byHeading: true` for a page taken below θ for its heading,
+/// `textDigest`, `change` when the page has one, and `html` when `includeHtml`).
 #[wasm_bindgen(js_name = exportJsonl)]
 pub fn export_jsonl(
     pages: JsValue,

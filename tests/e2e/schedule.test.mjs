@@ -124,6 +124,10 @@ test('a saved crawler runs again by itself on its schedule and picks up the new 
   const fresh = exported.fresh.text.trim().split('\n').map((l) => JSON.parse(l));
   assert.deepEqual(fresh.map((p) => p.url), [`${site.url}item/2.html`, `${site.url}item/5.html`]);
   for (const p of fresh) assert.match(p.textDigest, /^[0-9a-f]{16}$/);
+  assert.deepEqual(fresh.map((p) => p.change), ['changed', 'new']);
+  // The whole export says it of every page the last run found.
+  const every = exported.all.text.trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(every.map((p) => p.change), ['same', 'changed', 'same', 'same', 'new'], 'items 1 to 5');
   assert.match(exported.fresh.filename, /-changes-pages\.jsonl$/);
   assert.equal(exported.csv.text.trim().split('\r\n').length, 3, 'the header, items 2 and 5');
   await panel.locator('#export-changes').check();
