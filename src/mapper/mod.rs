@@ -2085,26 +2085,11 @@ pub(crate) fn page_signature(page: &Page, links: &[Option<String>]) -> u64 {
 /// links resolve to there. Debian's Apache manual links each untranslated page of `da/`, `de/`…
 /// to the English one (a symbolic link), so the copies' canonical links lead to their own
 /// language's neighbours and their text signatures differ; their bytes do not. Tagged apart from
-/// the text signatures, with which it shares its map. Eight bytes a step (a byte a step, as
-/// FNV goes, cost 2.4% of mapping's instructions on the PostgreSQL documentation).
+/// the text signatures, with which it shares its map. Eight bytes a step ([`canon::mix_bytes`]:
+/// a byte a step, as FNV goes, cost 2.4% of mapping's instructions on the PostgreSQL
+/// documentation).
 pub(crate) fn body_signature(body: &[u8]) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mix = |h: u64, w: u64| {
-        let h = (h ^ w).wrapping_mul(K);
-        h ^ (h >> 29)
-    };
-    let mut chunks = body.chunks_exact(8);
-    let mut h = canon::bytes_signature(b"\0body\0");
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        h = mix(h, u64::from_le_bytes(w));
-    }
-    // The last bytes, and the length: a body and the same with zero bytes after it differ.
-    let mut w = [0u8; 8];
-    let rest = chunks.remainder();
-    w[..rest.len()].copy_from_slice(rest);
-    mix(mix(h, u64::from_le_bytes(w)), body.len() as u64)
+    canon::mix_bytes(canon::bytes_signature(b"\0body\0"), body)
 }
 
 /// The signature of what a page declares itself to be: its canonical URL
