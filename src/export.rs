@@ -1552,7 +1552,7 @@ def retry_after_seconds(value, now=None):
         return None
     text = value.decode("latin-1") if isinstance(value, bytes) else str(value)
     text = text.strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         return float(text)
     try:
         when = parsedate_to_datetime(text)

@@ -2887,6 +2887,7 @@ fn learn_and_crawl_wait_when_the_site_says_so() {
         assert m.retry_after_seconds(b'Sun, 06 Nov 1994 08:49:37 GMT', now=784111772) == 5; \
         assert m.retry_after_seconds(b'Sun, 06 Nov 1994 08:49:37 GMT') == 0; \
         assert m.retry_after_seconds(b'soon') is None and m.retry_after_seconds(None) is None; \
+        assert m.retry_after_seconds('\\u00b2'.encode('latin-1')) is None; \
         assert [m.wait_seconds(None, a, 30) for a in (1, 2, 3)] == [2, 4, 8]; \
         assert (m.wait_seconds(0, 1, 30), m.wait_seconds(90, 1, 30)) == (1, 30)";
     for python in [
