@@ -1507,7 +1507,7 @@ if os.environ.get("REDIS_URL"):
         delay = spec.delay_s,
         conc = spec.concurrency_per_domain.max(1),
         retry_mw = py_str(&format!("{name}.middlewares.ComeBackLaterMiddleware")),
-        max_wait = spec.max_wait_s.max(1.0),
+        max_wait = spec.max_wait_s,
     );
     vec![
         (

@@ -2867,7 +2867,9 @@ fn learn_and_crawl_wait_when_the_site_says_so() {
     let scraped: BTreeSet<String> = common::scrapy_crawl(&project, &name).into_iter().collect();
     assert_eq!(scraped, items);
     // Each Scrapy asked item 3 four times, each time after the 2 s its answer asked for
-    // (Scrapy's own retries ask again at once).
+    // (Scrapy's own retries ask again at once). The middleware does not hold the request
+    // itself: it waits in its host's download slot, held for the wait, as every request of the
+    // host does.
     let asks = asks_of_3();
     assert_eq!(asks.len() - before, 8, "two Scrapys, four asks each");
     for run in asks[before..].chunks(4) {

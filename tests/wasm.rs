@@ -261,6 +261,12 @@ mod jobs {
         assert_eq!(page_retry_wait_ms(429, None, 4), None);
         assert_eq!(page_retry_wait_ms(500, None, 1), None);
         assert_eq!(page_retry_wait_ms(200, None, 1), None);
+        // A date: the seconds from the browser's clock until then (9 or 10 s, as the second
+        // turns), not the first attempt's default 2 s.
+        let at = js_sys::Date::new(&(js_sys::Date::now() + 10_000.0).into());
+        let date = String::from(at.to_utc_string());
+        let wait = page_retry_wait_ms(429, Some(date.clone()), 1).expect("asked again");
+        assert!((9000.0..=10_000.0).contains(&wait), "{date}: {wait}");
     }
 
     const SITE: &str = "http://shop.test/";

@@ -80,7 +80,7 @@ export async function fetchOne(request, { maxBytes, timeoutMs, signal }) {
       signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
     });
     const type = response.headers.get('content-type');
-    const base = { status: response.status, finalUrl: response.url || request.url, headers: retryAfterAsSeconds([...response.headers]) };
+    const base = { status: response.status, finalUrl: response.url || request.url, headers: [...response.headers] };
     if (request.kind === 'page' && type && !HTML_TYPE.test(type)) {
       response.body?.cancel().catch(() => {});
       return { ...base, body: new Uint8Array(0), truncated: false };
@@ -92,16 +92,6 @@ export async function fetchOne(request, { maxBytes, timeoutMs, signal }) {
     // Chromium says "Failed to fetch" for DNS, connection, CORS (no site access) and redirect errors.
     return { error: `network error (${e?.message ?? e})` };
   }
-}
-
-/** `Retry-After` as the core reads it, a number of seconds: an HTTP date becomes the seconds
- * until then (the core has no wall clock; Rust's `fetch::retry_after_as_seconds` for the CLI). */
-function retryAfterAsSeconds(headers) {
-  return headers.map(([name, value]) => {
-    if (name.toLowerCase() !== 'retry-after' || !Number.isNaN(Number(value.trim()))) return [name, value];
-    const at = Date.parse(value);
-    return Number.isNaN(at) ? [name, value] : [name, String(Math.max(0, Math.floor((at - Date.now()) / 1000)))];
-  });
 }
 
 /** Runs `job` until it is done or paused. See the module comment. */

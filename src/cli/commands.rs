@@ -871,7 +871,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
             "--changes-only needs --since EARLIER.jsonl (the export to compare with)\n{USAGE}"
         ));
     }
-    if changes_only && since_path.is_some() && since_path == paths.jsonl {
+    if changes_only && since_path == paths.jsonl {
         return Err(format!(
             "--changes-only would leave in {} the changes alone, and the next --since would compare with them: write the changes to another file",
             since_path.unwrap_or_default()

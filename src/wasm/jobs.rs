@@ -274,12 +274,15 @@ impl Job {
         truncated: bool,
         now_ms: f64,
     ) -> Result<(), js_sys::Error> {
-        let headers: Vec<(String, String)> = if headers.is_undefined() || headers.is_null() {
+        let mut headers: Vec<(String, String)> = if headers.is_undefined() || headers.is_null() {
             Vec::new()
         } else {
             serde_wasm_bindgen::from_value(headers)
                 .map_err(|e| error(format!("headers must be [[name, value], …]: {e}")))?
         };
+        // A `Retry-After` date, as seconds from now on the browser's wall clock (the machines
+        // have none), as the CLI's HTTP client does.
+        crate::fetch::retry_after_as_seconds(&mut headers, wall_clock_ms());
         let response = FetchResponse {
             status,
             final_url,
@@ -547,17 +550,25 @@ pub fn default_threshold() -> f64 {
     crate::similarity::DEFAULT_THRESHOLD
 }
 
+/// The browser's wall clock, ms since the Unix epoch.
+fn wall_clock_ms() -> u64 {
+    ms(js_sys::Date::now())
+}
+
 /// How long to wait before asking a page again whose answer says "come back later" (429,
 /// 503), the `attempt`-th time (from 1), as the jobs' own requests wait
-/// ([`crate::fetch::page_retry_wait_ms`], capped at the default largest site delay); undefined
-/// when it is not asked again. For the requests a driver makes itself (the example page).
+/// ([`crate::fetch::page_retry_wait_ms`], capped at the default largest site delay; a
+/// `retryAfter` date read as the seconds until then); undefined when it is not asked again. For
+/// the requests a driver makes itself (the example page).
 #[wasm_bindgen(js_name = pageRetryWaitMs)]
 pub fn page_retry_wait_ms(status: u16, retry_after: Option<String>, attempt: u8) -> Option<f64> {
+    let mut headers: Vec<(String, String)> = retry_after
+        .map(|v| vec![("retry-after".to_string(), v)])
+        .unwrap_or_default();
+    crate::fetch::retry_after_as_seconds(&mut headers, wall_clock_ms());
     let response = crate::fetch::FetchResponse {
         status,
-        headers: retry_after
-            .map(|v| vec![("retry-after".to_string(), v)])
-            .unwrap_or_default(),
+        headers,
         ..crate::fetch::FetchResponse::default()
     };
     let max = crate::fetch::Politeness::default().max_crawl_delay_ms;
