@@ -665,6 +665,14 @@ impl Signature {
         self.space = true;
     }
 
+    /// Appends a hash of something else (a piece that is not text: a link's own hash, so a
+    /// set of links is read without joining them). Ends any pending space.
+    pub fn push_hash(&mut self, h: u64) {
+        self.h = mix_bytes(self.h, &h.to_le_bytes());
+        self.started = true;
+        self.space = false;
+    }
+
     /// The signature of everything pushed.
     pub fn finish(&self) -> u64 {
         self.h

@@ -621,8 +621,10 @@ fn slug_form(s: &str) -> String {
         }
         out.extend(part.chars().flat_map(char::to_lowercase));
     }
-    out.trim_start_matches(|c: char| !c.is_alphabetic())
-        .to_string()
+    // Trimmed in place: the slug is made for every heading and id of a page.
+    let lead = out.len() - out.trim_start_matches(|c: char| !c.is_alphabetic()).len();
+    out.drain(..lead);
+    out
 }
 
 /// The kind prefixes an id declares: its leading parts up to each separator whose word has
