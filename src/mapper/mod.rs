@@ -2837,6 +2837,19 @@ pub(crate) mod tests {
         };
         assert_ne!(signature(&listing(1..5)), signature(&listing(5..9)));
         assert_eq!(signature(&listing(1..5)), signature(&listing(1..5)));
+        // The links are read as a set: their order and repeats do not count, each one does
+        // (pages of one size: the tree's size counts too).
+        let page = |hrefs: &[&str]| {
+            let links: String = hrefs
+                .iter()
+                .map(|h| format!("<a href='{h}'>x</a> "))
+                .collect();
+            Page::from_html(&links, "http://shop.test/list").expect("page")
+        };
+        let aab = signature(&page(&["/a", "/a", "/b"]));
+        assert_eq!(aab, signature(&page(&["/b", "/a", "/b"])));
+        assert_ne!(aab, signature(&page(&["/a", "/a", "/c"])));
+        assert_ne!(aab, signature(&page(&["/a", "/b", "/c"])));
         // The same page under a session-id URL, its links carrying the session: one page.
         let with_session = |sid: &str| {
             Page::from_html(
