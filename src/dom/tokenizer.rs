@@ -212,10 +212,10 @@ fn find_any<const N: usize>(hay: &[u8], from: usize, set: [u8; N]) -> usize {
     let Some(rest) = hay.get(from..) else {
         return hay.len();
     };
-    let found = match set.as_slice() {
-        &[a] => Some(memchr::memchr(a, rest)),
-        &[a, b] => Some(memchr::memchr2(a, b, rest)),
-        &[a, b, c] => Some(memchr::memchr3(a, b, c, rest)),
+    let found = match *set.as_slice() {
+        [a] => Some(memchr::memchr(a, rest)),
+        [a, b] => Some(memchr::memchr2(a, b, rest)),
+        [a, b, c] => Some(memchr::memchr3(a, b, c, rest)),
         _ => None,
     };
     if let Some(found) = found {
