@@ -2139,8 +2139,9 @@ fn signature_of(
     own: Option<&str>,
     own_values: &[&str],
 ) -> u64 {
-    // Streamed: the signature of title, words, size and links joined as text, never built. The
-    // words are the terms with their stop words (`sign_words`: no term list is made for it).
+    // Streamed: the signature of title, words and size as text, never built, then of the set
+    // of links. The words are the terms with their stop words (`sign_words`: no term list is
+    // made for it).
     let mut s = canon::Signature::new();
     s.push(&page.title);
     s.push("\n");
