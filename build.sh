@@ -387,6 +387,9 @@ test_clippy() { cargo clippy --all-targets -- -D warnings; }
 test_clippy_wasm() { cargo clippy --target "$WASM_TARGET" --lib --test wasm -- -D warnings; }
 test_doc() { RUSTDOCFLAGS='-D warnings' cargo doc --no-deps --lib; }
 test_native() { cargo test; }
+# The fuzz targets are their own crate (fuzz/) and include some of src/ by path: they must still
+# build when src/ gains a dependency (fuzzing itself is `./build.sh fuzz`, not part of CI).
+test_fuzz_build() { cargo check --manifest-path fuzz/Cargo.toml --bins; }
 
 test_wasm() {
   browser_env
@@ -410,6 +413,7 @@ cmd_test() {
   step "cargo clippy (wasm32: lib + tests/wasm.rs) -D warnings" test_clippy_wasm
   step "cargo doc (-D warnings)" test_doc
   step "cargo test (native, incl. doc tests)" test_native
+  step "cargo check (the fuzz targets, fuzz/)" test_fuzz_build
   cmd_wasm
   step "wasm tests in headless Chromium (wasm-bindgen-test-runner + chromedriver)" test_wasm
   step "browser end-to-end tests (node --test tests/e2e/, playwright-core + Chromium)" test_e2e
