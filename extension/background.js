@@ -526,8 +526,9 @@ async function finishCrawl(run) {
   const pages = await db.pagesOf(record.crawlerId);
   const found = pages.filter((p) => p.jobId === record.id);
   const firstRun = !crawler?.runs?.length;
-  const newSinceLastRun = firstRun ? 0 : found.filter((p) => p.firstJobId === record.id).length;
-  const changedSinceLastRun = found.filter((p) => p.changedJobId === record.id).length;
+  const count = (change) => found.filter((p) => db.changeIn(p, record.id, !firstRun) === change).length;
+  const newSinceLastRun = count('new');
+  const changedSinceLastRun = count('changed');
   record.result = {
     targets: found.length,
     newSinceLastRun,

@@ -658,8 +658,8 @@ function renderPages(crawler) {
     if (p.heading && p.title) name.title = p.title;
     cell.append(name, el('div', p.url, 'url'));
     if (p.byHeading) cell.prepend(badge(TAKEN_FOR_HEADING));
-    if (hadRuns && p.firstJobId === lastJob) cell.prepend(el('span', 'new', 'badge'));
-    else if (lastJob && p.changedJobId === lastJob) cell.prepend(el('span', 'changed', 'badge'));
+    const change = db.changeIn(p, lastJob, hadRuns);
+    if (change === 'new' || change === 'changed') cell.prepend(el('span', change, 'badge'));
     const value = typeof p.similarity === 'number' ? p.similarity : learned.get(p.url);
     const sim = typeof value === 'number' ? value.toFixed(3) : '–';
     return row(cell, el('td', sim, 'num'));
@@ -773,12 +773,12 @@ async function exportData(crawlerId, format, { batch = EXPORT_BATCH, changesOnly
   const lastRun = crawler.runs?.at(-1)?.jobId;
   const reran = (crawler.runs ?? []).length > 1;
   if (changesOnly && !reran) throw new Error('No changes: the crawler has run once.');
-  const keep = changesOnly ? (p) => p.firstJobId === lastRun || p.changedJobId === lastRun : undefined;
+  const keep = changesOnly ? (p) => ['new', 'changed'].includes(db.changeIn(p, lastRun, reran)) : undefined;
   // Each page the last run found says what it is against the run before (JSONL and WARC
   // `change`: new, changed or same); pages it did not find, and a first run's, say nothing.
   const withChange = (p) => {
-    if (!reran || p.jobId !== lastRun) return p;
-    return { ...p, change: p.firstJobId === lastRun ? 'new' : p.changedJobId === lastRun ? 'changed' : 'same' };
+    const change = db.changeIn(p, lastRun, reran);
+    return change ? { ...p, change } : p;
   };
   const base = site + (changesOnly ? '-changes' : '');
   const formats = {

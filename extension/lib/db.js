@@ -112,6 +112,16 @@ export async function eachPageBatch(crawlerId, size, onBatch, keep = () => true)
   });
 }
 
+/** What a stored page is in job `jobId` of its crawler against the crawler's run before it:
+ * 'new' (first found then), 'changed' (its text changed then) or 'same' (found then, as it
+ * was); undefined when that job did not find it, or had no run before it (`reran` false). The
+ * one reading of `firstJobId` and `changedJobId` (the page list's marks, the exports, a run's
+ * counts). */
+export function changeIn(page, jobId, reran) {
+  if (!reran || jobId === undefined || page.jobId !== jobId) return undefined;
+  return page.firstJobId === jobId ? 'new' : page.changedJobId === jobId ? 'changed' : 'same';
+}
+
 /** Stores a crawl's target page. The first job that found it is kept (to mark new pages), and
  * the last job that found its text changed (`textDigest`: title and visible text, signed by the
  * core) as `changedJobId`. */
