@@ -25,9 +25,10 @@ ROOT=$PWD
 # Node.js and npm fetched by setup_node when the machine lacks them.
 if [[ -d .tools/bin ]]; then PATH=$ROOT/.tools/bin:$PATH; fi
 
-# The page-kind classifier's extra training sites (eval/train-sites.toml): about 20 MB to download.
+# The page-kind classifier's extra training sites (eval/train-sites.toml): about 13 MB to download.
 TRAIN_SITE_PACKAGES=(libbox2d-doc libassimp-doc libjsoncpp-doc libcommons-io-java-doc libjsoup-java-doc
-  python-werkzeug-doc sphinx-doc libcairo2-doc libharfbuzz-doc libatk1.0-doc)
+  python-werkzeug-doc sphinx-doc python-celery-doc python-kombu-doc python-sqlalchemy-doc libcairo2-doc
+  libharfbuzz-doc libatk1.0-doc)
 # qtbase5-doc-html (held out for ./build.sh eval, below) is also read by tests/learn_determinism.rs:
 # Qt links many pages only from its class pages; git-doc (held out too) by the manual-section
 # tests (tests/cli.rs, tests/e2e/sections.test.mjs); apache2-doc (held out too) by the

@@ -67,6 +67,7 @@
 //! | `main_list_frac` | main list / distinct targets outside chrome |
 //! | `main_anchor_words` | mean anchor words of the links outside chrome (capped at 20) |
 //! | `main_headings_log` | headings outside chrome |
+//! | `kind_id` | an element holding much of the page has an id naming the page after a kind prefix (`section#module-json` on `json.html`, `article#post-42` on `/post/42`), and the id is no heading's anchor |
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
@@ -125,6 +126,7 @@ pub const NAMES: &[&str] = &[
     "main_list_frac",
     "main_anchor_words",
     "main_headings_log",
+    "kind_id",
 ];
 
 /// Number of features.
@@ -235,6 +237,16 @@ pub fn extract_named(page: &Page) -> Vec<(&'static str, f64)> {
     let title_url = title_url_match(&page.title, stem);
 
     let main = main_content(tree, &siblings, &out);
+    // A generator names a page's main element after the page with its kind as prefix (Sphinx's
+    // module pages; a blog's `post-42`): an entity page declaring what it is. A heading's anchor
+    // (`reporting-bugs` on `bugs.html`) only looks like one.
+    let declares_kind = crate::similarity::kinds_with_prefixes(tree)
+        .iter()
+        .any(|k| {
+            tree.id_prefixes()
+                .binary_search_by(|p| p.as_str().cmp(&k.prefix))
+                .is_ok()
+        });
     let text_chars = page.text_chars as f64;
     let flag = |b: bool| f64::from(u8::from(b));
     vec![
@@ -321,6 +333,7 @@ pub fn extract_named(page: &Page) -> Vec<(&'static str, f64)> {
         ),
         ("main_anchor_words", main.anchor_words),
         ("main_headings_log", ln1p(main.headings as f64)),
+        ("kind_id", flag(declares_kind)),
     ]
 }
 
@@ -808,6 +821,42 @@ mod tests {
         assert_eq!(names, NAMES);
         assert_eq!(extract(&p).len(), COUNT);
         assert!(named.iter().all(|(_, v)| v.is_finite()));
+    }
+
+    #[test]
+    fn kind_id_is_an_id_naming_the_page_after_a_kind_not_a_heading_anchor() {
+        let body = |id: &str, h: &str| {
+            format!(
+                "<body><nav><a href='/'>Home</a></nav><section id='{id}'><h1>{h}</h1>\
+                 <p>one</p><p>two</p><dl><dt>f</dt><dd>does</dd></dl></section></body>"
+            )
+        };
+        let kind = |id: &str, h: &str, url: &str| value(&page(&body(id, h), url), "kind_id");
+        // Sphinx's module page: the main section is `module-` plus the page's name.
+        assert_eq!(
+            kind(
+                "module-json",
+                "json — JSON",
+                "http://e.com/library/json.html"
+            ),
+            1.0
+        );
+        // The same id on a page of another name declares nothing.
+        assert_eq!(
+            kind(
+                "module-json",
+                "json — JSON",
+                "http://e.com/library/csv.html"
+            ),
+            0.0
+        );
+        // A heading's anchor that happens to end with the page's name is no kind.
+        assert_eq!(
+            kind("reporting-bugs", "Reporting Bugs", "http://e.com/bugs.html"),
+            0.0
+        );
+        // An id that is the page's name alone has no kind prefix.
+        assert_eq!(kind("json", "JSON", "http://e.com/json.html"), 0.0);
     }
 
     #[test]
