@@ -237,16 +237,6 @@ pub fn extract_named(page: &Page) -> Vec<(&'static str, f64)> {
     let title_url = title_url_match(&page.title, stem);
 
     let main = main_content(tree, &siblings, &out);
-    // A generator names a page's main element after the page with its kind as prefix (Sphinx's
-    // module pages; a blog's `post-42`): an entity page declaring what it is. A heading's anchor
-    // (`reporting-bugs` on `bugs.html`) only looks like one.
-    let declares_kind = crate::similarity::kinds_with_prefixes(tree)
-        .iter()
-        .any(|k| {
-            tree.id_prefixes()
-                .binary_search_by(|p| p.as_str().cmp(&k.prefix))
-                .is_ok()
-        });
     let text_chars = page.text_chars as f64;
     let flag = |b: bool| f64::from(u8::from(b));
     vec![
@@ -333,7 +323,7 @@ pub fn extract_named(page: &Page) -> Vec<(&'static str, f64)> {
         ),
         ("main_anchor_words", main.anchor_words),
         ("main_headings_log", ln1p(main.headings as f64)),
-        ("kind_id", flag(declares_kind)),
+        ("kind_id", flag(page.declares_kind)),
     ]
 }
 

@@ -274,6 +274,14 @@ pub struct Page {
     pub link_text_chars: usize,
     /// `<img>` elements in the body.
     pub image_count: usize,
+    /// Whether an element holding much of the page carries, itself, an id naming the page after
+    /// a kind prefix that is no heading's anchor (`section#module-json` on `json.html`). The
+    /// tree's kind labels also take kinds from anchors (an empty element's id names its parent,
+    /// [`Tree::kind_labels`]); this reads only the element's own id: Sphinx's label targets
+    /// (`span#tut-classes` on `tutorial/classes.html`) name sections, not kinds of page. The
+    /// page-kind classifier's `kind_id`.
+    #[serde(default)]
+    pub declares_kind: bool,
 }
 
 /// A page's terms, split from its text once. Two pages' are equal whenever their texts are:
@@ -654,13 +662,22 @@ fn id_prefixes(id: &str, out: &mut Vec<String>) {
 const MIN_KIND_SHARE: f64 = 0.2;
 
 /// The kinded elements (`(node, label, kind)`, nodes in preorder) holding at least
-/// [`MIN_KIND_SHARE`] of the tree whose parents (preorder) are `parents`.
+/// [`MIN_KIND_SHARE`] of the tree whose parents (preorder) are `parents`. An empty element is an
+/// anchor for its parent (Sphinx writes `<span class="target" id="module-celery.apps.multi">`
+/// first thing in the module's section, whose own id is its heading's anchor): its kind goes to
+/// the parent, with the parent's label from `class_labels`, unless the parent declares a kind
+/// of its own (werkzeug's `section#module-werkzeug.exceptions` holds the label target
+/// `span#http-exceptions`, which names the page only by chance).
+///
+/// Also returns the kinds of the elements that hold that share themselves, with no anchor's
+/// help ([`Page::declares_kind`]).
 fn main_elements(
     kinds: Vec<(u32, Label, String)>,
     parents: &[Option<NodeId>],
-) -> Vec<(u32, Label, String)> {
+    class_labels: &[Label],
+) -> (Vec<(u32, Label, String)>, Vec<String>) {
     if kinds.is_empty() {
-        return kinds;
+        return (kinds, Vec::new());
     }
     let mut sizes = vec![1u32; parents.len()];
     for i in (0..parents.len()).rev() {
@@ -672,14 +689,39 @@ fn main_elements(
         }
     }
     let total = parents.len().max(1) as f64;
-    kinds
+    let own: HashSet<u32> = kinds
+        .iter()
+        .filter(|(node, _, _)| sizes.get(*node as usize) != Some(&1))
+        .map(|(node, _, _)| *node)
+        .collect();
+    let holds_share = |node: u32| {
+        sizes
+            .get(node as usize)
+            .is_some_and(|&s| f64::from(s) / total >= MIN_KIND_SHARE)
+    };
+    let own_kinds: Vec<String> = kinds
+        .iter()
+        .filter(|(node, _, _)| holds_share(*node))
+        .map(|(_, _, kind)| kind.clone())
+        .collect();
+    let mut out: Vec<(u32, Label, String)> = kinds
         .into_iter()
-        .filter(|(node, _, _)| {
-            sizes
-                .get(*node as usize)
-                .is_some_and(|&s| f64::from(s) / total >= MIN_KIND_SHARE)
+        .map(|(node, label, kind)| {
+            let anchor_of = (sizes.get(node as usize) == Some(&1))
+                .then(|| parents.get(node as usize).copied().flatten())
+                .flatten()
+                .filter(|p| !own.contains(p))
+                .and_then(|p| Some((p, *class_labels.get(p as usize)?)));
+            match anchor_of {
+                Some((p, l)) => (p, l, kind),
+                None => (node, label, kind),
+            }
         })
-        .collect()
+        .filter(|(node, _, _)| holds_share(*node))
+        .collect();
+    out.sort_by_key(|(node, _, _)| *node);
+    out.dedup_by(|a, b| a.0 == b.0 && a.2 == b.2);
+    (out, own_kinds)
 }
 
 /// Kind labels for a tree: empty when no element has a kind, else the class labels with each
@@ -1339,7 +1381,7 @@ impl<'a> Walker<'a> {
         // the module's whole documentation); a small element whose id ends with the page's name
         // is an optional part (javadoc's `related-package-summary` on every
         // `package-summary.html`, a page name shared by a whole kind of pages), not a kind.
-        let kinds = main_elements(kinds, &parents);
+        let (kinds, own_kinds) = main_elements(kinds, &parents, &class_labels);
         let (kind_labels, kind_names) = kind_labels(&class_labels, &kinds, |l| {
             class_names
                 .iter()
@@ -1363,6 +1405,11 @@ impl<'a> Walker<'a> {
             // than panic if that ever breaks.
             Err(_) => Tree::parse_shape("html").unwrap_or_else(|_| unreachable_tree()),
         };
+        let declares_kind = own_kinds.iter().any(|k| {
+            tree.id_prefixes()
+                .binary_search_by(|p| p.as_str().cmp(k))
+                .is_ok()
+        });
         let mut heading = h1
             .or_else(|| h1_open.map(|(_, t)| t))
             .filter(|h| !h.is_empty())
@@ -1401,6 +1448,7 @@ impl<'a> Walker<'a> {
             text_chars,
             link_text_chars,
             image_count,
+            declares_kind,
         }
     }
 
@@ -2370,6 +2418,42 @@ mod tests {
                 .kind_labels()
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn an_empty_anchor_gives_its_kind_to_its_parent_unless_the_parent_has_one() {
+        let names = |p: &Page| -> Vec<String> {
+            let t = &p.tree;
+            let mut v: Vec<String> = t
+                .kind_labels()
+                .iter()
+                .zip(t.class_labels())
+                .filter(|(a, b)| a != b)
+                .map(|(&a, _)| t.label_name(a).to_string())
+                .collect();
+            v.sort();
+            v
+        };
+        // Sphinx's automodule: the module id on an empty span inside the section, whose own id
+        // is its heading's anchor.
+        let html = "<body><nav>n</nav><section id=celery-apps-multi><h1>celery.apps.multi</h1>\
+            <span class=target id=module-celery.apps.multi></span><p>Start workers.</p>\
+            <dl><dt>Cluster</dt><dd>A cluster.</dd></dl></section></body>";
+        let p = Page::from_html(html, "http://e.com/reference/celery.apps.multi.html").unwrap();
+        assert_eq!(names(&p), ["section#module-"]);
+        // The similarity sees the kind; the classifier's own-id reading does not.
+        assert!(!p.declares_kind);
+        // A section with a kind of its own keeps it; a label target inside names it by chance.
+        let html = "<body><section id=module-werkzeug.exceptions><span id=http-exceptions></span>\
+            <h1>HTTP Exceptions</h1><p>a</p><p>b</p><p>c</p></section></body>";
+        let p = Page::from_html(html, "http://e.com/exceptions.html").unwrap();
+        assert_eq!(names(&p), ["section#module-werkzeug."]);
+        assert!(p.declares_kind);
+        // A non-empty small element still gives no kind, to itself or its parent.
+        let html = "<body><section><span id=module-json>json</span><p>a</p><p>b</p><p>c</p>\
+            <p>d</p><p>e</p></section></body>";
+        let p = Page::from_html(html, "http://e.com/json.html").unwrap();
+        assert!(names(&p).is_empty(), "{:?}", names(&p));
     }
 
     #[test]
