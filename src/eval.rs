@@ -753,7 +753,8 @@ fn extra_report(out: &mut String, extra: &[DevSite], dev: &[SiteScores]) -> Resu
          generators) have no example of their own, so one is picked by a fixed rule: the target is \
          the site's first entity label, and the examples are the pages with that label at the {:?} \
          quantiles of byte size (a small, a median and a large entity page). These sites are not \
-         held out: the default view was chosen on them and the development sites together (see the \
+         held out: the default view was chosen on the first ten of them and the development sites \
+         together, and its *anchors* rule on the last three (Celery, Kombu, SQLAlchemy: see the \
          notes below), so read this as a check of breadth, not a blind test. *Former default*: top ×4 \
          to depth 4, no layout merging, θ = 0.84, the place weight on every page outside the example's directory.\n\n\
          | settings | site | example | targets | others | AUC | margin | best θ | errors at best θ | errors at its θ |\n\
