@@ -530,13 +530,7 @@ pub fn declared_kinds(example: &[Kind], tree: &Tree) -> Vec<Label> {
     let own = kinds(tree);
     example
         .iter()
-        .filter(|k| {
-            own.contains(&k.label)
-                || tree
-                    .id_prefixes()
-                    .binary_search_by(|p| p.as_str().cmp(&k.prefix))
-                    .is_ok()
-        })
+        .filter(|k| own.contains(&k.label) || tree.declares_prefix(&k.prefix))
         .map(|k| k.label)
         .collect()
 }

@@ -689,7 +689,9 @@ fn main_elements(
         }
     }
     let total = parents.len().max(1) as f64;
-    let own: HashSet<u32> = kinds
+    // Elements that carry a kind in their own id (not anchors): an anchor inside one of them
+    // leaves it as it is.
+    let kinded: HashSet<u32> = kinds
         .iter()
         .filter(|(node, _, _)| sizes.get(*node as usize) != Some(&1))
         .map(|(node, _, _)| *node)
@@ -710,7 +712,7 @@ fn main_elements(
             let anchor_of = (sizes.get(node as usize) == Some(&1))
                 .then(|| parents.get(node as usize).copied().flatten())
                 .flatten()
-                .filter(|p| !own.contains(p))
+                .filter(|p| !kinded.contains(p))
                 .and_then(|p| Some((p, *class_labels.get(p as usize)?)));
             match anchor_of {
                 Some((p, l)) => (p, l, kind),
@@ -1405,11 +1407,7 @@ impl<'a> Walker<'a> {
             // than panic if that ever breaks.
             Err(_) => Tree::parse_shape("html").unwrap_or_else(|_| unreachable_tree()),
         };
-        let declares_kind = own_kinds.iter().any(|k| {
-            tree.id_prefixes()
-                .binary_search_by(|p| p.as_str().cmp(k))
-                .is_ok()
-        });
+        let declares_kind = own_kinds.iter().any(|k| tree.declares_prefix(k));
         let mut heading = h1
             .or_else(|| h1_open.map(|(_, t)| t))
             .filter(|h| !h.is_empty())

@@ -253,6 +253,13 @@ impl Tree {
         &self.id_prefixes
     }
 
+    /// Whether one of the page's ids declares the kind prefix `prefix` ([`Tree::id_prefixes`]).
+    pub fn declares_prefix(&self, prefix: &str) -> bool {
+        self.id_prefixes
+            .binary_search_by(|p| p.as_str().cmp(prefix))
+            .is_ok()
+    }
+
     /// The kind labels set by [`Tree::with_kind_labels`] (empty when the page has no element
     /// whose id is a kind prefix plus the page's own name): an element's class label, refined
     /// for such elements with the kind (`section#module-`).
