@@ -1715,6 +1715,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn change_names_are_serdes() {
+        // WARC's `change:` field (as_str) and JSON Lines (serde) name a change alike.
+        for c in [Change::New, Change::Changed, Change::Same] {
+            let json = serde_json::to_string(&c).expect("a unit variant serialises");
+            assert_eq!(json, format!("\"{}\"", c.as_str()));
+            assert_eq!(
+                serde_json::from_str::<Change>(&json).expect("and reads back"),
+                c
+            );
+        }
+    }
+
+    #[test]
     fn crc32_check_value_and_zip_layout() {
         // The CRC-32 check value of the catalogue of parametrised CRC algorithms.
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);

@@ -6,7 +6,9 @@
 // the crawl reads them too and collects them. A sitemap robots.txt names on another host, to
 // which the extension has no access, is not read, and both jobs list it among their errors with
 // a button that asks for access to that host; a missing sitemap is listed too, without one. The
-// panel counts the sitemaps read and says what learning took from them.
+// panel counts the sitemaps read and says what learning took from them. Answered (by the test:
+// headless Chromium's prompt cannot be clicked), the button says whether access was granted and,
+// when it was, offers to crawl again, which starts a new run of the crawler.
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -98,4 +100,34 @@ test('learning and the crawl read the sitemaps robots.txt names and take the ite
   await panel.waitForFunction(() => !document.getElementById('sitemaps-note').hidden);
   assert.match(await panel.locator('#sitemaps-note').textContent(),
     /^The site's robots\.txt names 2 sitemaps \(http:\/\/127\.0\.0\.1:\d+\/maps\/index\.xml, …\): learning read them once every link was followed and took 3 pages no link reaches from them; the crawl reads them too/);
+
+  // Allow access, then Crawl again. Headless Chromium's permission prompt cannot be clicked, so
+  // the panel's `chrome.permissions.request` answers as the user would (no, then yes); the
+  // button, the answer shown and the crawl it starts are the extension's own.
+  const host = new URL(site.url).host.replace('127.0.0.1', 'localhost');
+  const answer = (granted) => panel.evaluate((g) => {
+    Object.defineProperty(chrome.permissions, 'request', { value: async () => g, configurable: true });
+  }, granted);
+  const openErrors = () => panel.evaluate(() => { document.getElementById('job-errors-box').open = true; });
+  await answer(false);
+  await openErrors();
+  await ask.click();
+  await panel.locator('#job-errors li', { hasText: `Access to ${host} not granted.` }).waitFor();
+  assert.equal(await panel.locator('#job-errors button.run-again').count(), 0, 'nothing to run again without access');
+  await panel.reload();
+  await answer(true);
+  await openErrors();
+  await panel.locator('#job-errors button.allow-host').click();
+  const again = panel.locator('#job-errors button.run-again');
+  await again.waitFor();
+  assert.equal(await again.textContent(), 'Crawl again');
+  assert.equal(await panel.locator('#job-errors li', { hasText: `Access to ${host} granted.` }).count(), 1);
+  await again.click();
+  const second = await crawlDone(call, learn.crawlerId, crawl.startedAt);
+  assert.notEqual(second.id, crawl.id, 'a new run of the crawler');
+  assert.equal(second.progress.sitemaps, 3, JSON.stringify(second.progress));
+  // The answer came from the test, not the browser: the host is still out of reach, and the
+  // new run says so again.
+  assert.ok(second.errors.some((e) => e.url === `${site.url.replace('127.0.0.1', 'localhost')}maps/cdn.txt` && e.askAccess),
+    JSON.stringify(second.errors));
 });
