@@ -73,7 +73,7 @@ mod cli {
   exemplar eval-similarity [--sites dev-sites.toml] [--train-sites train-sites.toml] [--grid] [--out docs/similarity.md]
   exemplar eval-forms --search URL --documents N [--example URL] [--prefix /pg/]
                  [--queries 200] [--pages 10] [--out docs/forms.md] [--svg docs/forms-coverage.svg]
-  exemplar train-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--select [--from-former]] [--model data/classifier.json] [--report docs/classifier.md]";
+  exemplar train-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--select [--from-former | --nested]] [--model data/classifier.json] [--report docs/classifier.md]";
 
     pub fn main() -> ExitCode {
         let args: Vec<String> = std::env::args().skip(1).collect();
@@ -420,6 +420,9 @@ mod cli {
         let extra = flag(args, "--train-sites").unwrap_or(devsites::TRAIN_SITES);
         let extra = devsites::load(Path::new(extra))?;
         if args.iter().any(|a| a == "--select") {
+            if args.iter().any(|a| a == "--nested") {
+                return exemplar::classify::train::run_nested(&sites, &extra);
+            }
             let from_former = args.iter().any(|a| a == "--from-former");
             return exemplar::classify::train::run_selection(&sites, &extra, from_former);
         }

@@ -721,6 +721,71 @@ pub fn run_selection(
     Ok(())
 }
 
+/// Leave-one-site-out with the feature selection inside each fold (`exemplar train-classifier
+/// --select --nested`): for every development site, [`select_features`] from all features on the
+/// other sites alone (its own leave-one-site-out over the remaining development sites), then the
+/// model trained on them with the features it chose predicts the held-out site. The headline
+/// LOSO figure uses features chosen on every held-out site, which makes it optimistic; this one
+/// never looks at the site it scores. Prints each fold's choice and score and the pooled figure;
+/// writes nothing. Slow: a whole selection per development site.
+///
+/// # Errors
+/// When a site is missing.
+pub fn run_nested(sites: &[DevSite], extra: &[DevSite]) -> Result<(), String> {
+    let demo = demo_dir();
+    let samples = load_samples(sites, extra, demo.as_deref(), 1)?;
+    let start = vec![true; NAMES.len()];
+    let mut preds: Predictions = Vec::new();
+    println!(
+        "## leave-one-site-out, the features selected without the held-out site (backward \
+         elimination from all features on the other sites, as `--select`)"
+    );
+    for outer in dev_sites(&samples) {
+        let inner: Vec<Sample> = samples
+            .iter()
+            .filter(|s| s.site != outer)
+            .cloned()
+            .collect();
+        let (mask, trace) = select_features(&inner, &start, L2);
+        let chosen: Vec<&str> = NAMES
+            .iter()
+            .zip(&mask)
+            .filter(|(_, m)| **m)
+            .map(|(n, _)| *n)
+            .collect();
+        let train_set: Vec<&Sample> = inner.iter().collect();
+        let model = train(&train_set, &mask, L2);
+        let fold: Predictions = samples
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.site == outer)
+            .map(|(i, s)| {
+                let (c, p) = model.predict(&s.x);
+                (i, Kind::ALL[c], p)
+            })
+            .collect();
+        let held = Scores::of(&samples, &fold, |_| true);
+        let inner_best = trace.iter().map(|t| t.1).fold(0.0, f64::max);
+        println!(
+            "- held out {outer}: macro F1 {:.3}, accuracy {:.3} ({} pages); the other sites' \
+             selection kept {} features (its own leave-one-site-out {inner_best:.3}): {chosen:?}",
+            held.macro_f1(),
+            held.accuracy(),
+            held.total(),
+            chosen.len(),
+        );
+        preds.extend(fold);
+    }
+    let pooled = Scores::of(&samples, &preds, |_| true);
+    println!(
+        "pooled over the development sites: macro F1 {:.3}, accuracy {:.3} ({} pages)",
+        pooled.macro_f1(),
+        pooled.accuracy(),
+        pooled.total()
+    );
+    Ok(())
+}
+
 /// The shipped model: trained on all samples with the [`SELECTED`] features.
 pub fn shipped(samples: &[Sample]) -> Model {
     let all: Vec<&Sample> = samples.iter().collect();
@@ -941,7 +1006,8 @@ fn write_model(w: &mut String, model: &Model) {
         w,
         "The vector has {} features (defined in `src/classify/features.rs`); the model uses the \
          {} marked ✓, chosen by backward elimination on the LOSO macro F1 (see Ablations; \
-         selecting on the held-out sites makes the LOSO figure somewhat optimistic). Weights of \
+         selecting on the held-out sites makes the LOSO figure optimistic: *Why the bar is not \
+         reached* gives it with the selection made without them). Weights of \
          the shipped model (standardised units):\n",
         NAMES.len(),
         SELECTED.len()
