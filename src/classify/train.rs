@@ -765,10 +765,11 @@ pub fn run_nested(sites: &[DevSite], extra: &[DevSite]) -> Result<(), String> {
             })
             .collect();
         let held = Scores::of(&samples, &fold, |_| true);
-        let inner_best = trace.iter().map(|t| t.1).fold(0.0, f64::max);
+        // The last step's score is that of the features kept.
+        let inner_score = trace.last().map_or(0.0, |t| t.1);
         println!(
             "- held out {outer}: macro F1 {:.3}, accuracy {:.3} ({} pages); the other sites' \
-             selection kept {} features (its own leave-one-site-out {inner_best:.3}): {chosen:?}",
+             selection kept {} features (its own leave-one-site-out {inner_score:.3}): {chosen:?}",
             held.macro_f1(),
             held.accuracy(),
             held.total(),
