@@ -708,17 +708,22 @@ pub fn run_selection(
     for (f, score) in &trace {
         println!("- {f}: {score:.4}");
     }
-    let kept: Vec<&str> = NAMES
-        .iter()
-        .zip(&mask)
-        .filter(|(_, m)| **m)
-        .map(|(n, _)| *n)
-        .collect();
+    let kept = names_in(&mask);
     println!("kept {}: {kept:?}", kept.len());
     for (site, accuracy) in site_fits(&samples, &mask, L2) {
         println!("shipped model accuracy on {site}: {accuracy:.3}");
     }
     Ok(())
+}
+
+/// The names of the features a mask keeps, in vector order.
+fn names_in(mask: &[bool]) -> Vec<&'static str> {
+    NAMES
+        .iter()
+        .zip(mask)
+        .filter(|(_, m)| **m)
+        .map(|(n, _)| *n)
+        .collect()
 }
 
 /// Leave-one-site-out with the feature selection inside each fold (`exemplar train-classifier
@@ -747,23 +752,9 @@ pub fn run_nested(sites: &[DevSite], extra: &[DevSite]) -> Result<(), String> {
             .cloned()
             .collect();
         let (mask, trace) = select_features(&inner, &start, L2);
-        let chosen: Vec<&str> = NAMES
-            .iter()
-            .zip(&mask)
-            .filter(|(_, m)| **m)
-            .map(|(n, _)| *n)
-            .collect();
-        let train_set: Vec<&Sample> = inner.iter().collect();
-        let model = train(&train_set, &mask, L2);
-        let fold: Predictions = samples
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.site == outer)
-            .map(|(i, s)| {
-                let (c, p) = model.predict(&s.x);
-                (i, Kind::ALL[c], p)
-            })
-            .collect();
+        let chosen = names_in(&mask);
+        // Trained on the `inner` samples (every other site) with the features chosen.
+        let fold = loso_sites(&samples, &[outer], &mask, L2);
         let held = Scores::of(&samples, &fold, |_| true);
         // The last step's score is that of the features kept.
         let inner_score = trace.last().map_or(0.0, |t| t.1);

@@ -56,6 +56,9 @@ after(async () => {
 });
 
 test('learning and the crawl read the sitemaps robots.txt names and take the items no listing links', { timeout: 180_000 }, async () => {
+  // The sitemap on the host without access, and that host.
+  const cdnSitemap = `${site.url.replace('127.0.0.1', 'localhost')}maps/cdn.txt`;
+  const cdnHost = new URL(cdnSitemap).host;
   const { jobId } = await call({
     type: 'startLearn', entryUrl: `${site.url}index.html`, exampleUrl: `${site.url}item/1.html`,
     settings: { delayMs: 0 },
@@ -70,7 +73,7 @@ test('learning and the crawl read the sitemaps robots.txt names and take the ite
   const crawl = await crawlDone(call, learn.crawlerId);
   assert.equal(crawl.progress.sitemaps, 3, JSON.stringify(crawl.progress));
   for (const job of [learn, crawl]) {
-    const missed = job.errors.find((e) => e.url === `${site.url.replace('127.0.0.1', 'localhost')}maps/cdn.txt`);
+    const missed = job.errors.find((e) => e.url === cdnSitemap);
     assert.match(missed?.what ?? '', /^sitemap not read: its host's robots\.txt could not be fetched \(.+\)/,
       JSON.stringify(job.errors));
     assert.equal(missed.askAccess, true, 'its host answered nothing: access is asked for');
@@ -93,10 +96,10 @@ test('learning and the crawl read the sitemaps robots.txt names and take the ite
   await ask.waitFor({ state: 'attached' });
   assert.equal(await ask.count(), 1);
   assert.equal(await panel.locator('#job-errors li', { hasText: 'maps/gone.xml: sitemap not read: HTTP 404' }).count(), 1);
-  assert.equal(await ask.textContent(), `Allow access to ${new URL(site.url).host.replace('127.0.0.1', 'localhost')}`);
+  assert.equal(await ask.textContent(), `Allow access to ${cdnHost}`);
   assert.match(await panel.locator('#n-sitemaps').textContent(), /^3 \/ [3-6]$/);
   // Learning says what it took from the sitemaps, and that the crawl reads them.
-  assert.deepEqual(learn.result.sitemaps, [`${site.url}maps/index.xml`, `${site.url.replace('127.0.0.1', 'localhost')}maps/cdn.txt`]);
+  assert.deepEqual(learn.result.sitemaps, [`${site.url}maps/index.xml`, cdnSitemap]);
   await panel.waitForFunction(() => !document.getElementById('sitemaps-note').hidden);
   assert.match(await panel.locator('#sitemaps-note').textContent(),
     /^The site's robots\.txt names 2 sitemaps \(http:\/\/127\.0\.0\.1:\d+\/maps\/index\.xml, …\): learning read them once every link was followed and took 3 pages no link reaches from them; the crawl reads them too/);
@@ -104,7 +107,6 @@ test('learning and the crawl read the sitemaps robots.txt names and take the ite
   // Allow access, then Crawl again. Headless Chromium's permission prompt cannot be clicked, so
   // the panel's `chrome.permissions.request` answers as the user would (no, then yes); the
   // button, the answer shown and the crawl it starts are the extension's own.
-  const host = new URL(site.url).host.replace('127.0.0.1', 'localhost');
   const answer = (granted) => panel.evaluate((g) => {
     Object.defineProperty(chrome.permissions, 'request', { value: async () => g, configurable: true });
   }, granted);
@@ -112,7 +114,7 @@ test('learning and the crawl read the sitemaps robots.txt names and take the ite
   await answer(false);
   await openErrors();
   await ask.click();
-  await panel.locator('#job-errors li', { hasText: `Access to ${host} not granted.` }).waitFor();
+  await panel.locator('#job-errors li', { hasText: `Access to ${cdnHost} not granted.` }).waitFor();
   assert.equal(await panel.locator('#job-errors button.run-again').count(), 0, 'nothing to run again without access');
   await panel.reload();
   await answer(true);
@@ -121,13 +123,13 @@ test('learning and the crawl read the sitemaps robots.txt names and take the ite
   const again = panel.locator('#job-errors button.run-again');
   await again.waitFor();
   assert.equal(await again.textContent(), 'Crawl again');
-  assert.equal(await panel.locator('#job-errors li', { hasText: `Access to ${host} granted.` }).count(), 1);
+  assert.equal(await panel.locator('#job-errors li', { hasText: `Access to ${cdnHost} granted.` }).count(), 1);
   await again.click();
   const second = await crawlDone(call, learn.crawlerId, crawl.startedAt);
   assert.notEqual(second.id, crawl.id, 'a new run of the crawler');
   assert.equal(second.progress.sitemaps, 3, JSON.stringify(second.progress));
   // The answer came from the test, not the browser: the host is still out of reach, and the
   // new run says so again.
-  assert.ok(second.errors.some((e) => e.url === `${site.url.replace('127.0.0.1', 'localhost')}maps/cdn.txt` && e.askAccess),
+  assert.ok(second.errors.some((e) => e.url === cdnSitemap && e.askAccess),
     JSON.stringify(second.errors));
 });
