@@ -727,9 +727,18 @@ function renderAll() {
   renderCrawlers();
 }
 
+// Refreshes overlap (the poll, an action's, a job started): each is numbered, and one whose
+// answer arrives after a later one's is dropped, so a stale state (a re-learn still running, the
+// previous result) never redraws over a newer one.
+let refreshesAsked = 0;
+let refreshDrawn = 0;
+
 async function refresh() {
+  const asked = ++refreshesAsked;
   try {
     const [{ jobs }, crawlers] = await Promise.all([send({ type: 'status' }), send({ type: 'crawlers' })]);
+    if (asked < refreshDrawn) return;
+    refreshDrawn = asked;
     state.jobs = jobs;
     state.crawlers = crawlers;
     renderAll();
