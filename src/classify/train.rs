@@ -726,12 +726,53 @@ fn names_in(mask: &[bool]) -> Vec<&'static str> {
         .collect()
 }
 
+/// One fold of [`nested`]: the held-out development site, the features the other sites chose,
+/// the score their selection ended on, and the held-out site's predictions.
+#[derive(Clone, Debug)]
+pub struct NestedFold {
+    /// The held-out development site.
+    pub site: String,
+    /// The features the selection on the other sites kept.
+    pub mask: Mask,
+    /// The selection's own last score (its leave-one-site-out over the other sites).
+    pub inner_score: f64,
+    /// The held-out site's pages, predicted by the model trained on every other site with `mask`.
+    pub predictions: Predictions,
+}
+
+/// Leave-one-site-out with the feature selection inside each fold: for every development site,
+/// `select` sees the samples of every other site only (never the held-out one) and returns a
+/// mask with its trace (as [`select_features`]); the model trained on those samples with that
+/// mask predicts the held-out site. Lazy: a fold is computed when it is asked for, so a slow
+/// selection's folds can be reported one by one.
+pub fn nested<'a>(
+    samples: &'a [Sample],
+    l2: f64,
+    select: impl Fn(&[Sample]) -> (Mask, Vec<(String, f64)>) + 'a,
+) -> impl Iterator<Item = NestedFold> + 'a {
+    dev_sites(samples).into_iter().map(move |outer| {
+        let inner: Vec<Sample> = samples
+            .iter()
+            .filter(|s| s.site != outer)
+            .cloned()
+            .collect();
+        let (mask, trace) = select(&inner);
+        // Trained on the `inner` samples (every other site) with the features chosen.
+        let predictions = loso_sites(samples, &[outer], &mask, l2);
+        NestedFold {
+            site: outer.to_string(),
+            // The last step's score is that of the features kept.
+            inner_score: trace.last().map_or(0.0, |t| t.1),
+            mask,
+            predictions,
+        }
+    })
+}
+
 /// Leave-one-site-out with the feature selection inside each fold (`exemplar train-classifier
-/// --select --nested`): for every development site, [`select_features`] from all features on the
-/// other sites alone (its own leave-one-site-out over the remaining development sites), then the
-/// model trained on them with the features it chose predicts the held-out site. The headline
-/// LOSO figure uses features chosen on every held-out site, which makes it optimistic; this one
-/// never looks at the site it scores. Prints each fold's choice and score and the pooled figure;
+/// --select --nested`): [`nested`] with [`select_features`] from all features. The headline LOSO
+/// figure uses features chosen on every held-out site, which makes it optimistic; this one never
+/// looks at the site it scores. Prints each fold's choice and score and the pooled figure;
 /// writes nothing. Slow: a whole selection per development site.
 ///
 /// # Errors
@@ -740,33 +781,26 @@ pub fn run_nested(sites: &[DevSite], extra: &[DevSite]) -> Result<(), String> {
     let demo = demo_dir();
     let samples = load_samples(sites, extra, demo.as_deref(), 1)?;
     let start = vec![true; NAMES.len()];
-    let mut preds: Predictions = Vec::new();
     println!(
         "## leave-one-site-out, the features selected without the held-out site (backward \
          elimination from all features on the other sites, as `--select`)"
     );
-    for outer in dev_sites(&samples) {
-        let inner: Vec<Sample> = samples
-            .iter()
-            .filter(|s| s.site != outer)
-            .cloned()
-            .collect();
-        let (mask, trace) = select_features(&inner, &start, L2);
-        let chosen = names_in(&mask);
-        // Trained on the `inner` samples (every other site) with the features chosen.
-        let fold = loso_sites(&samples, &[outer], &mask, L2);
-        let held = Scores::of(&samples, &fold, |_| true);
-        // The last step's score is that of the features kept.
-        let inner_score = trace.last().map_or(0.0, |t| t.1);
+    let folds = nested(&samples, L2, |inner| select_features(inner, &start, L2));
+    let mut preds: Predictions = Vec::new();
+    for fold in folds {
+        let chosen = names_in(&fold.mask);
+        let held = Scores::of(&samples, &fold.predictions, |_| true);
         println!(
-            "- held out {outer}: macro F1 {:.3}, accuracy {:.3} ({} pages); the other sites' \
-             selection kept {} features (its own leave-one-site-out {inner_score:.3}): {chosen:?}",
+            "- held out {}: macro F1 {:.3}, accuracy {:.3} ({} pages); the other sites' \
+             selection kept {} features (its own leave-one-site-out {:.3}): {chosen:?}",
+            fold.site,
             held.macro_f1(),
             held.accuracy(),
             held.total(),
             chosen.len(),
+            fold.inner_score,
         );
-        preds.extend(fold);
+        preds.extend(fold.predictions);
     }
     let pooled = Scores::of(&samples, &preds, |_| true);
     println!(
@@ -1452,4 +1486,77 @@ fn write_in_domain(w: &mut String, samples: &[Sample], preds: &Predictions, site
         sc.accuracy()
     );
     write_scores(w, &sc);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// Pages of `site` whose first feature tells their kind and whose second is noise.
+    fn site(name: &str, extra: bool, pages: usize) -> Vec<Sample> {
+        (0..pages)
+            .map(|i| {
+                let kind = Kind::ALL[i % 3];
+                let mut x = vec![0.0; NAMES.len()];
+                x[0] = class_index(kind) as f64 * 3.0 + (i % 5) as f64 * 0.1;
+                x[1] = ((i * 7 + name.len()) % 11) as f64;
+                Sample {
+                    site: name.to_string(),
+                    extra,
+                    generator: name.to_string(),
+                    path: format!("{i}.html"),
+                    label: None,
+                    kind,
+                    x,
+                    bytes_digest: i as u64,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn nested_selects_without_the_held_out_site_and_predicts_it_with_the_chosen_mask() {
+        let samples: Vec<Sample> = [("a", false), ("b", false), ("x", true), ("c", false)]
+            .into_iter()
+            .flat_map(|(name, extra)| site(name, extra, 30))
+            .collect();
+        let seen: RefCell<Vec<Vec<String>>> = RefCell::new(Vec::new());
+        // A selection that keeps the informative feature alone, and records the sites it saw.
+        let folds: Vec<NestedFold> = nested(&samples, L2, |inner| {
+            let mut sites: Vec<String> = inner.iter().map(|s| s.site.clone()).collect();
+            sites.dedup();
+            seen.borrow_mut().push(sites);
+            (mask_of(&[NAMES[0]]), vec![("-noise".to_string(), 0.5)])
+        })
+        .collect();
+        assert_eq!(
+            folds.iter().map(|f| f.site.as_str()).collect::<Vec<_>>(),
+            ["a", "b", "c"],
+            "the extra site is never held out"
+        );
+        assert_eq!(
+            *seen.borrow(),
+            [["b", "x", "c"], ["a", "x", "c"], ["a", "b", "x"]],
+            "each selection sees every site but the held-out one"
+        );
+        for fold in &folds {
+            assert!(
+                fold.predictions
+                    .iter()
+                    .all(|p| samples[p.0].site == fold.site)
+            );
+            assert_eq!(fold.predictions.len(), 30);
+            assert_eq!(fold.mask, mask_of(&[NAMES[0]]));
+            assert_eq!(fold.inner_score, 0.5);
+            let sc = Scores::of(&samples, &fold.predictions, |_| true);
+            assert_eq!(sc.accuracy(), 1.0, "{}: {:?}", fold.site, sc.matrix);
+        }
+        // The mask chosen is the one the held-out model uses: the noise feature alone cannot
+        // tell the kinds.
+        let noise: Vec<NestedFold> =
+            nested(&samples, L2, |_| (mask_of(&[NAMES[1]]), Vec::new())).collect();
+        let preds: Predictions = noise.into_iter().flat_map(|f| f.predictions).collect();
+        assert!(Scores::of(&samples, &preds, |_| true).accuracy() < 0.8);
+    }
 }
