@@ -728,8 +728,8 @@ function renderAll() {
 }
 
 // Refreshes overlap (the poll, an action's, a job started): each is numbered, and one whose
-// answer arrives after a later one's is dropped, so a stale state (a re-learn still running, the
-// previous result) never redraws over a newer one.
+// answer arrives after a later one's is dropped, so a state read before an action's (the result
+// before a re-learn) never redraws over the newer one.
 let refreshesAsked = 0;
 let refreshDrawn = 0;
 
