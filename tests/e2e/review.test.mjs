@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, relearnFromPanel, score, storedPages } from './helpers.mjs';
+import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, relearnFromPanel, score, storedPages, waitFor } from './helpers.mjs';
 
 const SITE = 'sfml';
 
@@ -110,9 +110,10 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   // order) until its refresh answers: wait for this re-learn's kinds, then compare.
   const kindBoxes = () => panel.locator('#heading-kinds input').evaluateAll((boxes) => boxes.map((b) => [b.dataset.template, b.checked, b.disabled]));
   const expected = kinds.map((k) => [k.template, false, k.example]);
-  await panel.waitForFunction((want) => !document.getElementById('kinds-box').hidden
-    && JSON.stringify([...document.querySelectorAll('#heading-kinds input')].map((b) => [b.dataset.template, b.checked, b.disabled])) === want,
-  JSON.stringify(expected), { timeout: 10_000 }).catch(() => {});
+  const drawn = async () => JSON.stringify(await kindBoxes()) === JSON.stringify(expected);
+  // On time-out the comparison below fails with the difference.
+  await waitFor(drawn, "this re-learn's heading kinds in the panel", 10_000).catch(() => {});
+  assert.equal(await panel.locator('#kinds-box').isHidden(), false);
   assert.deepEqual(await kindBoxes(), expected);
   // The largest other kind: the event structs (no page of it was taken for its heading).
   const kind = kinds.find((k) => !k.example);
