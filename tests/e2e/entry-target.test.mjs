@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score,
-  clickExample, learnEnded, popupOn, serveDirectory, waitFor,
+  clickExample, learnEnded, popupOn, serveDirectory, waitFor, tick,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
@@ -93,7 +93,7 @@ test('an entry page like the example is the first target to check, and "not like
   await firstRow.waitFor();
   assert.equal(await firstRow.locator('input').getAttribute('data-url'), entry);
   assert.equal(await firstRow.locator('.badge').first().textContent(), 'entry');
-  await firstRow.locator('input').check();
+  await tick(firstRow.locator('input'));
   await panel.locator('#relearn').click();
   const relearned = await waitFor(async () => {
     const s = await call({ type: 'status', jobId });

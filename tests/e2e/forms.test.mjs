@@ -15,7 +15,7 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import {
-  ROOT, clickExample, extensionWithAccess, extensionWorker, launchChromium, popupOn, requireBuilt, waitFor,
+  ROOT, clickExample, extensionWithAccess, extensionWorker, launchChromium, popupOn, requireBuilt, waitFor, tick,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
@@ -160,7 +160,7 @@ test('learning from the search page: a form level filling P, and only reference 
   await popup.locator('#entry-url').fill(`${base}/cgi-bin/omega?DB=pg`);
   await popup.locator('#advanced summary').click();
   for (const [k, v] of Object.entries(LEARN)) await popup.locator(`#${k}`).fill(String(v));
-  await popup.locator('#crawlAfterLearning').uncheck();
+  await tick(popup.locator('#crawlAfterLearning'), false);
   const started = Date.now();
   const jobId = await clickExample(popup);
   await popup.close();

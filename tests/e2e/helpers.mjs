@@ -167,6 +167,22 @@ export async function relearnFromPanel(panel, call, jobId, done) {
   }, 're-learning', 30_000, 100);
 }
 
+/**
+ * Ticks (`on`) or unticks the checkbox `box` of an extension page, as a click on it does, and
+ * checks that it took. Not Playwright's `check()`: its wait for a "stable" box counts the page's
+ * animation frames, and headless Chromium sometimes draws none for an extension page for longer
+ * than the action's limit (CI, twice: `check()` on a shown, enabled box of the panel waited 30 s
+ * at "waiting for element to be visible, enabled and stable"; a box moved or hidden says so in
+ * that log instead). The panel has no animations, so the box is waited for shown and enabled
+ * (one reading each, no frames), then clicked by a click event, which toggles it and fires its
+ * change as a user's click does.
+ */
+export async function tick(box, on = true) {
+  await waitFor(async () => (await box.isVisible()) && (await box.isEnabled()), 'a shown, enabled checkbox', 30_000, 50);
+  if ((await box.isChecked()) !== on) await box.dispatchEvent('click');
+  if ((await box.isChecked()) !== on) throw new Error(`the checkbox did not become ${on ? 'ticked' : 'unticked'}`);
+}
+
 /** Throws a clear message when a build product the tests need is missing. */
 export async function requireBuilt(path, what) {
   try {

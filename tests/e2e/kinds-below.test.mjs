@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, filesInBrowser, learnEnded, relearnFromPanel, sitePage } from './helpers.mjs';
+import { ROOT, filesInBrowser, learnEnded, relearnFromPanel, sitePage, tick } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const CLASSES = ['window', 'button', 'label', 'entry', 'frame', 'notebook', 'paned', 'table', 'image', 'scale'];
@@ -62,7 +62,7 @@ test('a kind of page below θ ticked in the panel is taken whatever its similari
   await panel.waitForFunction(() => !document.getElementById('kinds-below-box').hidden);
   const row = panel.locator('#heading-kinds-below li').filter({ has: panel.locator(`input[data-template="${KIND}"]`) });
   assert.equal(await row.textContent(), ` ${VIRTUALS.length} ${kind.best.toFixed(3)} ${KIND} e.g. /G.action_group-c.html`);
-  await row.locator('input').check();
+  await tick(row.locator('input'));
   const taken = await relearnFromPanel(panel, call, jobId, (s) => (s.result.corrections.likeHeadings ?? []).length > 0);
   assert.deepEqual(taken.result.corrections, { like: [], unlike: [], likeHeadings: [KIND] });
   assert.deepEqual(taken.result.targets.map((t) => t.url).sort(), [...classes, ...virtuals].sort());
@@ -71,7 +71,7 @@ test('a kind of page below θ ticked in the panel is taken whatever its similari
   await panel.waitForFunction((t) => document.querySelector(`#heading-kinds-below input[data-template="${t}"]`)?.checked, KIND);
 
   // Unticked: the verdict is taken back.
-  await panel.locator(`#heading-kinds-below input[data-template="${KIND}"]`).uncheck();
+  await tick(panel.locator(`#heading-kinds-below input[data-template="${KIND}"]`), false);
   const back = await relearnFromPanel(panel, call, jobId, (s) => !s.result.corrections.likeHeadings);
   assert.deepEqual(back.result.targets.map((t) => t.url).sort(), classes);
 });

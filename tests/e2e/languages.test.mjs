@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, directoryInBrowser, learnEnded, relearnFromPanel } from './helpers.mjs';
+import { ROOT, crawlDone, directoryInBrowser, learnEnded, relearnFromPanel, tick } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const MANUAL = '/usr/share/doc/apache2-doc/manual';
@@ -65,7 +65,7 @@ test("pages in another language or directory than the example's are left out, an
   const shown = () => panel.evaluate(() => document.getElementById('review-box').dataset.key);
   const redrawn = (key) => panel.waitForFunction((k) => document.getElementById('review-box').dataset.key !== k, key);
   let drawn = await shown();
-  await row('fr').locator('input').uncheck();
+  await tick(row('fr').locator('input'), false);
   const back = await relearnFromPanel(panel, call, jobId,
     (s) => !s.result.corrections.unlikeLanguages.includes('fr'));
   await redrawn(drawn);
@@ -77,7 +77,7 @@ test("pages in another language or directory than the example's are left out, an
 
   // Left out again.
   drawn = await shown();
-  await row('fr').locator('input').check();
+  await tick(row('fr').locator('input'));
   const frenchOut = await relearnFromPanel(panel, call, jobId, (s) => s.result.corrections.unlikeLanguages.includes('fr'));
   await redrawn(drawn);
 
@@ -94,7 +94,7 @@ test("pages in another language or directory than the example's are left out, an
   assert.match(await dirRow(modules).textContent(), /^ \d+ \/en\/mod\/ \(your example's\) e\.g\. /);
   assert.ok(await dirRow(modules).locator('input').isDisabled());
   drawn = await shown();
-  for (const d of guides) await dirRow(d.directory).locator('input').check();
+  for (const d of guides) await tick(dirRow(d.directory).locator('input'));
   const onlyModules = await relearnFromPanel(panel, call, jobId,
     (s) => (s.result.corrections.unlikeDirectories ?? []).length === guides.length);
   await redrawn(drawn);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, filesInBrowser, learnEnded, relearnFromPanel, sitePage } from './helpers.mjs';
+import { ROOT, filesInBrowser, learnEnded, relearnFromPanel, sitePage, tick } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const MODULES = ['lists', 'maps', 'string', 'array', 'queue', 'sets', 'dict', 'proplists', 'binary',
@@ -59,7 +59,7 @@ test('numbered headings are one kind in the panel, and leaving it out keeps the 
   await panel.waitForFunction(() => !document.getElementById('kinds-box').hidden);
   const row = panel.locator('#heading-kinds li').filter({ has: panel.locator('input[data-template="#"]') });
   assert.match(await row.textContent(), /^ 8 # headings that start with a section number \(chapters, sections\) e\.g\. /);
-  await row.locator('input').check();
+  await tick(row.locator('input'));
   const left = await relearnFromPanel(panel, call, jobId, (s) => (s.result.unlikeByHeading ?? []).length > 0);
   assert.deepEqual(left.result.corrections, { like: [], unlike: [], unlikeHeadings: ['#'] });
   assert.deepEqual([...left.result.unlikeByHeading].sort(), chapters);

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, relearnFromPanel, score, storedPages, waitFor } from './helpers.mjs';
+import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, relearnFromPanel, score, storedPages, tick, waitFor } from './helpers.mjs';
 
 const SITE = 'sfml';
 
@@ -82,7 +82,7 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   // judged page is not offered again below θ; it stays listed, ticked, among the targets to
   // check, so the verdict can be taken back.
   const [doubted] = [...byHeading].sort();
-  await panel.locator(`#weak-targets input[data-url="${doubted}"]`).check();
+  await tick(panel.locator(`#weak-targets input[data-url="${doubted}"]`));
   const unliked = await relearnFromPanel(panel, env.call, jobId, (s) => s.result.corrections.unlike.length > 0);
   assert.deepEqual(unliked.result.corrections, { like: [], unlike: [doubted] });
   assert.equal(unliked.result.targets.length, truth.length - 1);
@@ -94,7 +94,7 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
     && !document.querySelector(`#near-misses input[data-url="${url}"]`), doubted);
 
   // Changed their mind: untick it; re-learning takes it for its heading again.
-  await panel.locator(`#weak-targets input[data-url="${doubted}"]`).uncheck();
+  await tick(panel.locator(`#weak-targets input[data-url="${doubted}"]`), false);
   const retracted = await relearnFromPanel(panel, env.call, jobId, (s) => s.result.corrections.unlike.length === 0);
   assert.deepEqual(retracted.result.corrections, { like: [], unlike: [] });
   assert.equal(retracted.result.targets.length, truth.length);
@@ -118,7 +118,7 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   // The largest other kind: the event structs (no page of it was taken for its heading).
   const kind = kinds.find((k) => !k.example);
   assert.equal(kind.template, 'sf Event * Struct Reference');
-  await panel.locator('#heading-kinds input').nth(kinds.indexOf(kind)).check();
+  await tick(panel.locator('#heading-kinds input').nth(kinds.indexOf(kind)));
   const leftOut = await relearnFromPanel(panel, env.call, jobId, (s) => (s.result.unlikeByHeading ?? []).length > 0);
   assert.deepEqual(leftOut.result.corrections, { like: [], unlike: [], unlikeHeadings: [kind.template] });
   assert.equal(leftOut.result.targets.length, truth.length - kind.targets);
@@ -133,7 +133,7 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   // The pattern's target level says a verifying crawl refuses that kind.
   await panel.waitForFunction((template) => [...document.querySelectorAll('#levels .heading-refused li')]
     .some((li) => li.textContent === template), kind.template);
-  await panel.locator('#heading-kinds input').nth(kinds.indexOf(kind)).uncheck();
+  await tick(panel.locator('#heading-kinds input').nth(kinds.indexOf(kind)), false);
   const back = await relearnFromPanel(panel, env.call, jobId, (s) => (s.result.unlikeByHeading ?? []).length === 0 && !s.result.corrections.unlikeHeadings);
   assert.equal(back.result.targets.length, truth.length);
   await panel.waitForFunction(() => document.getElementById('left-out').hidden);
@@ -151,7 +151,7 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   // pages below θ, and is no longer offered as a near miss.
   await panel.waitForFunction((url) => !document.querySelector(`#weak-targets input[data-url="${url}"]`)?.checked, doubted);
   const [nearest] = retracted.result.nearMisses;
-  await panel.locator(`#near-misses input[data-url="${nearest.url}"]`).check();
+  await tick(panel.locator(`#near-misses input[data-url="${nearest.url}"]`));
   const liked = await relearnFromPanel(panel, env.call, jobId, (s) => s.result.corrections.like.length > 0);
   assert.deepEqual(liked.result.corrections, { like: [nearest.url], unlike: [] });
   assert.ok(liked.result.targets.some((x) => x.url === nearest.url));

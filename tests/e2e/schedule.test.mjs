@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, callFrom, crawlDone, filesInBrowser, itemPage, learnEnded, sitePage, storedPages, waitFor, watchWorker } from './helpers.mjs';
+import { ROOT, callFrom, crawlDone, filesInBrowser, itemPage, learnEnded, sitePage, storedPages, tick, waitFor, watchWorker } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const DAY_MS = 24 * 3_600_000;
@@ -130,7 +130,7 @@ test('a saved crawler runs again by itself on its schedule and picks up the new 
   assert.deepEqual(every.map((p) => p.change), ['same', 'changed', 'same', 'same', 'new'], 'items 1 to 5');
   assert.match(exported.fresh.filename, /-changes-pages\.jsonl$/);
   assert.equal(exported.csv.text.trim().split('\r\n').length, 3, 'the header, items 2 and 5');
-  await panel.locator('#export-changes').check();
+  await tick(panel.locator('#export-changes'));
   await panel.locator('#export-csv').click();
   await panel.locator('#export-status', { hasText: 'Saved' }).waitFor();
   assert.match(await panel.locator('#export-status').textContent(), /^Saved .+-changes-urls\.csv\.$/);
