@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
-  DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score,
-  clickExample, learnEnded, popupOn, serveDirectory, waitFor, tick,
+  DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, press, requireBuilt, score,
+  clickExample, learnEnded, popupOn, serveDirectory, tick, waitFor,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
@@ -94,7 +94,7 @@ test('an entry page like the example is the first target to check, and "not like
   assert.equal(await firstRow.locator('input').getAttribute('data-url'), entry);
   assert.equal(await firstRow.locator('.badge').first().textContent(), 'entry');
   await tick(firstRow.locator('input'));
-  await panel.locator('#relearn').click();
+  await press(panel.locator('#relearn'));
   const relearned = await waitFor(async () => {
     const s = await call({ type: 'status', jobId });
     return s.result?.corrections?.unlike?.length > 0 && s;
@@ -103,7 +103,7 @@ test('an entry page like the example is the first target to check, and "not like
   assert.ok(!relearned.result.targets.some((t) => t.url === entry));
   await panel.locator('#r-entry-target').waitFor({ state: 'hidden' });
   const startedAt = Date.now();
-  await panel.locator('#run').click();
+  await press(panel.locator('#run'));
   const second = await crawlOf(startedAt - 1);
   assert.equal(second.status, 'done', second.error);
   assert.equal(second.progress.targets, entities.length - 1, 'navigation starts there, nothing is collected from it');

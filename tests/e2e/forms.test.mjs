@@ -15,7 +15,7 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import {
-  ROOT, clickExample, extensionWithAccess, extensionWorker, launchChromium, popupOn, requireBuilt, waitFor, tick,
+  ROOT, clickExample, extensionWithAccess, extensionWorker, launchChromium, popupOn, press, requireBuilt, tick, waitFor,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
@@ -141,7 +141,7 @@ async function runFromPanel(panel, crawlerId, { queries, policy, budget }) {
   await panel.locator('#form-policy').selectOption(policy);
   await panel.locator('#form-budget').fill(String(budget));
   const before = new Set((await call({ type: 'status' })).jobs.map((j) => j.id));
-  await panel.locator('#run').click();
+  await press(panel.locator('#run'));
   const job = await waitFor(async () => (await call({ type: 'status' })).jobs
     .find((j) => j.kind === 'crawl' && j.crawlerId === crawlerId && !before.has(j.id)), 'the crawl job');
   const done = await finished(job.id, 60_000);
@@ -246,7 +246,7 @@ test('the budget must be a whole number ≥ 1', { skip }, async () => {
   const panel = await openPanel();
   await panel.locator('#run-forms:not([hidden])').waitFor();
   await panel.locator('#form-budget').fill('0');
-  await panel.locator('#run').click();
+  await press(panel.locator('#run'));
   await panel.waitForFunction(() => document.getElementById('run-error').textContent.includes('budget'));
   const reply = await browser.context.serviceWorkers()[0].evaluate((id) => globalThis.exemplarDispatch({
     type: 'runCrawler', crawlerId: id, settings: { forms: { budget: 0 } },

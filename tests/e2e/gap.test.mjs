@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, filesInBrowser, sitePage, waitFor } from './helpers.mjs';
+import { ROOT, filesInBrowser, press, sitePage, waitFor } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const TOPICS = 40;
@@ -62,7 +62,7 @@ test('a gap below θ is reported in the panel, and its θ takes the pages above 
   assert.equal(await panel.locator('#gap-theta').textContent(), gap.threshold.toFixed(2));
   await panel.locator('#gap-use').click();
   assert.equal(Number(await panel.locator('#threshold').inputValue()), gap.threshold);
-  await panel.locator('#relearn').click();
+  await press(panel.locator('#relearn'));
   const relearned = await waitFor(async () => {
     const s = await call({ type: 'status', jobId });
     return s.result?.threshold === gap.threshold && s;

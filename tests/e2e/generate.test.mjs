@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
-  DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score,
+  DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, press, requireBuilt, score,
   clickExample, popupOn, serveDirectory, waitFor, watchWorker,
 } from './helpers.mjs';
 
@@ -275,7 +275,7 @@ test('the similarity threshold re-learns from the pages already fetched', async 
   assert.match(await panel.locator('#histogram').textContent(), /22 of 3\d at or above θ/);
   const before = (await call({ type: 'status', jobId: crawler.learnJobId })).progress.fetched;
   await panel.locator('#threshold').fill('0.2');
-  await panel.locator('#relearn').click();
+  await press(panel.locator('#relearn'));
   await panel.waitForFunction(() => /at or above θ/.test(document.getElementById('histogram').textContent)
     && !document.getElementById('histogram').textContent.includes(' 22 of '));
   const status = await call({ type: 'status', jobId: crawler.learnJobId });

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, storedPages } from './helpers.mjs';
+import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, press, storedPages } from './helpers.mjs';
 
 const SITE = 'sfml';
 const NEW = 'classsf_1_1Utf.html';
@@ -39,7 +39,7 @@ test(`${SITE}: a class page published after learning, below θ, is taken for its
   assert.match(await rule.locator('summary').textContent(), /^pages just below θ taken when their heading follows one of \d+ target heading templates$/);
   assert.ok((await rule.locator('li').allTextContents()).includes('sf * Class Template Reference System module'));
   const startedAt = Date.now();
-  await panel.locator('#run').click();
+  await press(panel.locator('#run'));
   const crawl = await crawlDone(call, learn.crawlerId, startedAt - 1);
   t.diagnostic(JSON.stringify(crawl.progress));
   assert.equal(crawl.progress.newTargets, 1);

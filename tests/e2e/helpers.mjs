@@ -160,7 +160,7 @@ export async function learnEnded(call, jobId, timeoutMs = 240_000) {
 
 /** Clicks the panel's Re-learn and waits until the learning job's status satisfies `done`. */
 export async function relearnFromPanel(panel, call, jobId, done) {
-  await panel.locator('#relearn').click();
+  await press(panel.locator('#relearn'));
   return waitFor(async () => {
     const s = await call({ type: 'status', jobId });
     return done(s) && s;
@@ -168,19 +168,30 @@ export async function relearnFromPanel(panel, call, jobId, done) {
 }
 
 /**
- * Ticks (`on`) or unticks the checkbox `box` of an extension page, as a click on it does, and
- * checks that it took. Not Playwright's `check()`: its wait for a "stable" box counts the page's
- * animation frames, and headless Chromium sometimes draws none for an extension page for longer
- * than the action's limit (CI, twice: `check()` on a shown, enabled box of the panel waited 30 s
- * at "waiting for element to be visible, enabled and stable"; a box moved or hidden says so in
- * that log instead). The panel has no animations, so the box is waited for shown and enabled
- * (one reading each, no frames), then clicked by a click event, which toggles it and fires its
- * change as a user's click does.
+ * Clicks the control `target` of an extension page (a button, a checkbox), as a user's click
+ * does. Not Playwright's `click()`: its wait for a "stable" control counts the page's animation
+ * frames, and headless Chromium sometimes draws none for an extension page for longer than the
+ * action's limit (CI, twice: `check()` on a shown, enabled checkbox of the panel, right after
+ * a re-learn's redraw, waited 30 s at "waiting for element to be visible, enabled and stable";
+ * a control moved or hidden says so in that log instead). The panel has no animations, so the
+ * control is waited for shown and enabled (one reading each, no frames), then given a click
+ * event: its listeners run, and a checkbox toggles and fires its change.
  */
+export async function press(target) {
+  await usable(target);
+  await target.dispatchEvent('click');
+}
+
+/** Ticks (`on`) or unticks the checkbox `box` by a click event (as `press`), and checks that it took. */
 export async function tick(box, on = true) {
-  await waitFor(async () => (await box.isVisible()) && (await box.isEnabled()), 'a shown, enabled checkbox', 30_000, 50);
+  await usable(box);
   if ((await box.isChecked()) !== on) await box.dispatchEvent('click');
   if ((await box.isChecked()) !== on) throw new Error(`the checkbox did not become ${on ? 'ticked' : 'unticked'}`);
+}
+
+/** Waits for the control `target` to be shown and enabled: polled, each a reading at once (no frames). */
+function usable(target) {
+  return waitFor(async () => (await target.isVisible()) && (await target.isEnabled()), 'a shown, enabled control', 30_000, 50);
 }
 
 /** Throws a clear message when a build product the tests need is missing. */

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, directoryInBrowser, learnEnded, relearnFromPanel, tick } from './helpers.mjs';
+import { ROOT, crawlDone, directoryInBrowser, learnEnded, press, relearnFromPanel, tick } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const MANUAL = '/usr/share/doc/apache2-doc/manual';
@@ -107,7 +107,7 @@ test("pages in another language or directory than the example's are left out, an
 
   // Crawled: the module pages alone, and the pages exported say their language.
   const startedAt = Date.now();
-  await panel.locator('#run').click();
+  await press(panel.locator('#run'));
   await crawlDone(call, learn.crawlerId, startedAt - 1);
   const jsonl = await panel.evaluate(async (id) => {
     const { blob } = await globalThis.exemplarExport(id, 'jsonl', {});

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, relearnFromPanel, score, storedPages, tick, waitFor } from './helpers.mjs';
+import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, press, relearnFromPanel, score, storedPages, tick, waitFor } from './helpers.mjs';
 
 const SITE = 'sfml';
 
@@ -140,7 +140,7 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
 
   // The crawl with the re-learned pattern collects every class page and nothing else.
   const startedAt = Date.now();
-  await panel.locator('#run').click();
+  await press(panel.locator('#run'));
   await crawlDone(call, learn.crawlerId, startedAt - 1);
   const s = score(await storedPages(env, learn.crawlerId), truth);
   t.diagnostic(JSON.stringify({ targets: truth.length, byHeading: byHeading.length, ...s }));
