@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score,
-  callFrom, clickExample, popupOn, serveDirectory, waitFor,
+  callFrom, clickExample, popupOn, serveDirectory, until, waitFor,
 } from './helpers.mjs';
 
 const EXAMPLE = 'imovel/101-apartamento-2-quartos-lapa.html';
@@ -46,7 +46,7 @@ try {
     return crawl && crawl.status !== 'running' && { learn, crawl };
   }, 'the generation and the crawl', 120_000, 200);
   const { learn, crawl } = done;
-  await panel.waitForFunction((n) => document.getElementById('n-pages').textContent === String(n), crawl.result.targets);
+  await until(panel, (n) => document.getElementById('n-pages').textContent === String(n), crawl.result.targets);
 
   console.log('');
   console.log(learn.result.rendered.trimEnd().split('\n').map((l) => `    ${l}`).join('\n'));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, press, requireBuilt, score,
-  clickExample, learnEnded, popupOn, serveDirectory, tick, waitFor,
+  clickExample, learnEnded, popupOn, serveDirectory, tick, until, waitFor,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
@@ -67,7 +67,7 @@ test('started from the example page, the crawl collects it too', { timeout: 180_
   await panel.locator('#r-entry-target').waitFor({ state: 'visible' });
   assert.equal(await panel.locator('#r-entry-target').textContent(),
     'The entry page is like the example: the crawl collects it too.');
-  await panel.waitForFunction(() => /reached 22 of the 22 targets/.test(document.getElementById('coverage').textContent));
+  await until(panel, () => /reached 22 of the 22 targets/.test(document.getElementById('coverage').textContent));
   await panel.close();
   await tab.close();
 });

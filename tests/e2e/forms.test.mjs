@@ -15,7 +15,7 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import {
-  ROOT, clickExample, extensionWithAccess, extensionWorker, launchChromium, popupOn, press, requireBuilt, tick, waitFor,
+  ROOT, clickExample, extensionWithAccess, extensionWorker, launchChromium, popupOn, press, requireBuilt, tick, until, waitFor,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
@@ -209,10 +209,10 @@ test('running again from the panel: one query "vacuum" with the values policy', 
   assert.equal(done.lastQuery.issued, 1);
   assert.ok(done.lastQuery.documents >= 1, JSON.stringify(done.lastQuery));
   assert.equal(done.queryBudget, learned.formLevels);
-  await panel.waitForFunction((b) => document.getElementById('n-queries').textContent === `1 / ${b}`, done.queryBudget);
+  await until(panel, (b) => document.getElementById('n-queries').textContent === `1 / ${b}`, done.queryBudget);
   assert.ok(await panel.locator('#queries-box').isVisible());
   // The panel polls: it shows the finished job's last query at its next poll.
-  await panel.waitForFunction(() => /^Last query “vacuum” \(E\d+\): \d+ result pages?, \d+ documents/
+  await until(panel, () => /^Last query “vacuum” \(E\d+\): \d+ result pages?, \d+ documents/
     .test(document.getElementById('job-query').textContent));
   const urls = await pagesOf(panel, learned.crawlerId, done.id);
   assert.ok(urls.some((u) => u.endsWith('/pg/sql-vacuum.html')), urls.join(' '));
@@ -233,7 +233,7 @@ test('running again from the panel: the adaptive policy with a budget of 5', { s
   assert.equal(runs[0][1].issued, 5, JSON.stringify(done.formLevels));
   // (A level's `issued` also counts a query another level asked already: it is not asked twice.)
   assert.ok(done.progress.queries >= 5 && done.progress.queries <= runs.reduce((n, [, r]) => n + r.issued, 0));
-  await panel.waitForFunction((t) => document.getElementById('n-queries').textContent === t, `${done.progress.queries} / ${done.queryBudget}`);
+  await until(panel, (t) => document.getElementById('n-queries').textContent === t, `${done.progress.queries} / ${done.queryBudget}`);
   const urls = await pagesOf(panel, learned.crawlerId, done.id);
   assert.ok(urls.length >= 10, `${urls.length} targets`);
   await assertPrecise(urls, 'targets of the adaptive queries');
@@ -247,7 +247,7 @@ test('the budget must be a whole number ≥ 1', { skip }, async () => {
   await panel.locator('#run-forms:not([hidden])').waitFor();
   await panel.locator('#form-budget').fill('0');
   await press(panel.locator('#run'));
-  await panel.waitForFunction(() => document.getElementById('run-error').textContent.includes('budget'));
+  await until(panel, () => document.getElementById('run-error').textContent.includes('budget'));
   const reply = await browser.context.serviceWorkers()[0].evaluate((id) => globalThis.exemplarDispatch({
     type: 'runCrawler', crawlerId: id, settings: { forms: { budget: 0 } },
   }), learned.crawlerId);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
   DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, press, requireBuilt, score,
-  clickExample, popupOn, serveDirectory, waitFor, watchWorker,
+  clickExample, popupOn, serveDirectory, until, waitFor, watchWorker,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
@@ -113,14 +113,14 @@ test('example page → pattern → crawl → exports, through the popup and the 
   assert.equal(learn.entry, site.url);
 
   // The panel shows the pattern, the coverage and the pages.
-  await panel.waitForFunction(() => document.getElementById('n-pages').textContent === '22');
+  await until(panel, () => document.getElementById('n-pages').textContent === '22');
   const levels = await panel.locator('#levels .level').count();
   assert.equal(levels, 2, 'listing level (paginated) and entity level');
   assert.match(await panel.locator('#levels .level h3').first().textContent(), /^E1 · pages followed, with their pagination · 3 seen/);
   assert.match(await panel.locator('#levels .level h3').last().textContent(), /^E2 · target pages · 22 seen/);
   assert.equal(await panel.locator('#levels .level').first().locator('li').first().textContent(), '/imoveis/apartamentos.html');
   // The page count can reach 22 before the panel has the crawl job's end (its coverage).
-  await panel.waitForFunction(() => !/^Not crawled yet/.test(document.getElementById('coverage').textContent));
+  await until(panel, () => !/^Not crawled yet/.test(document.getElementById('coverage').textContent));
   assert.match(await panel.locator('#coverage').textContent(), /reached 22 of the 22 targets seen while learning/);
   assert.equal(await panel.locator('#job').getAttribute('data-status'), 'done');
   // Similarities measured while learning are shown for the pages.
@@ -170,7 +170,7 @@ test('example page → pattern → crawl → exports, through the popup and the 
   // (Playwright takes over the browser's downloads and names the file itself.)
   await Promise.all([panel.waitForEvent('download'), panel.locator('#export-jsonl').click()]);
   assert.match(await panel.locator('#export-status').textContent(), /^Saved 127\.0\.0\.1_\d+-pages\.jsonl\.$/);
-  await panel.waitForFunction(() => document.getElementById('export-status').dataset.downloadId);
+  await until(panel, () => document.getElementById('export-status').dataset.downloadId);
   const download = await waitFor(() => panel.evaluate(async () => {
     const [d] = await chrome.downloads.search({ id: Number(document.getElementById('export-status').dataset.downloadId) });
     return d?.state === 'complete' && d;
@@ -254,7 +254,7 @@ test('a crawler run again later finds the new pages and marks them; crawled mark
   assert.equal(done.progress.rejected, 1, 'the removed ad is fetched, compared and refused');
 
   const panel = await openPanel(`?crawler=${crawler.id}`);
-  await panel.waitForFunction(() => document.getElementById('n-pages').textContent === '23');
+  await until(panel, () => document.getElementById('n-pages').textContent === '23');
   const marked = panel.locator('#pages tbody tr:has(.badge)');
   assert.equal(await marked.count(), 1);
   // Named by its heading, the title on hover: both text.
@@ -263,7 +263,7 @@ test('a crawler run again later finds the new pages and marks them; crawled mark
   assert.equal(await panel.locator('#pages img, #pages script').count(), 0);
   assert.equal(await panel.evaluate(() => window.pwned), undefined);
   await panel.locator('#filter').fill('novo');
-  await panel.waitForFunction(() => document.getElementById('n-pages').textContent === '1 of 23');
+  await until(panel, () => document.getElementById('n-pages').textContent === '1 of 23');
   await panel.close();
   overrides.clear();
 });
@@ -276,7 +276,7 @@ test('the similarity threshold re-learns from the pages already fetched', async 
   const before = (await call({ type: 'status', jobId: crawler.learnJobId })).progress.fetched;
   await panel.locator('#threshold').fill('0.2');
   await press(panel.locator('#relearn'));
-  await panel.waitForFunction(() => /at or above θ/.test(document.getElementById('histogram').textContent)
+  await until(panel, () => /at or above θ/.test(document.getElementById('histogram').textContent)
     && !document.getElementById('histogram').textContent.includes(' 22 of '));
   const status = await call({ type: 'status', jobId: crawler.learnJobId });
   assert.equal(status.result.threshold, 0.2);
@@ -302,7 +302,7 @@ test('importing patterns: a malformed file is refused with the reason, a valid o
     const wrong = join(dir, 'wrong.json');
     await writeFile(wrong, JSON.stringify({ version: 1, site: 'x', entry: 'http://x/', example: 'http://x/1', scope: {}, levels: [] }));
     await panel.locator('#import').setInputFiles(wrong);
-    await panel.waitForFunction(() => /Not a valid Exemplar pattern: /.test(document.getElementById('import-status').textContent)
+    await until(panel, () => /Not a valid Exemplar pattern: /.test(document.getElementById('import-status').textContent)
       && !document.getElementById('import-status').textContent.includes('not JSON'));
 
     const crawler = (await call({ type: 'crawlers' })).find((c) => c.entry === site.url);
@@ -312,7 +312,7 @@ test('importing patterns: a malformed file is refused with the reason, a valid o
     await panel.locator('#import').setInputFiles(good);
     await panel.locator('#import-status.good').waitFor();
     assert.equal((await call({ type: 'crawlers' })).length, count + 1);
-    await panel.waitForFunction(() => document.getElementById('r-site').textContent.startsWith('127.0.0.1'));
+    await until(panel, () => document.getElementById('r-site').textContent.startsWith('127.0.0.1'));
 
     // Deleting it from the saved crawlers' table.
     const imported = (await call({ type: 'crawlers' })).find((c) => c.imported);
@@ -464,7 +464,7 @@ test('an open side panel shows a job as soon as it starts', async () => {
   // Nothing runs: the panel polls only every few seconds; the worker's message makes it look now.
   await panel.waitForTimeout(300);
   const { jobId } = await call({ type: 'startLearn', exampleUrl: site.url + EXAMPLE, settings: { ...FAST, crawlAfterLearning: false } });
-  await panel.waitForFunction((id) => document.getElementById('job').dataset.jobId === id, jobId, { timeout: 2000 });
+  await until(panel, (id) => document.getElementById('job').dataset.jobId === id, jobId, { timeout: 2000 });
   await finished(jobId);
   await panel.close();
 });

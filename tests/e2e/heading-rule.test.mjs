@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, press, storedPages } from './helpers.mjs';
+import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, press, storedPages, until } from './helpers.mjs';
 
 const SITE = 'sfml';
 const NEW = 'classsf_1_1Utf.html';
@@ -53,7 +53,7 @@ test(`${SITE}: a class page published after learning, below θ, is taken for its
   const row = panel.locator('#pages tbody tr', { hasText: NEW });
   await row.waitFor();
   // A finished crawl without search forms shows neither a query count nor a current URL.
-  await panel.waitForFunction(() => document.getElementById('job-now').hidden);
+  await until(panel, () => document.getElementById('job-now').hidden);
   assert.equal(await panel.locator('#job-now').isVisible(), false);
   assert.equal(await panel.locator('#queries-box').isVisible(), false);
   assert.deepEqual((await row.locator('.badge').allTextContents()).sort(), ['heading', 'new']);
@@ -63,7 +63,7 @@ test(`${SITE}: a class page published after learning, below θ, is taken for its
   assert.equal(await name.textContent(), 'sf::Utf< N > Class Template Reference System module');
   assert.equal(await name.getAttribute('title'), 'SFML - Simple and Fast Multimedia Library');
   await panel.locator('#filter').fill('class template reference');
-  await panel.waitForFunction(() => document.querySelectorAll('#pages tbody tr').length < 10);
+  await until(panel, () => document.querySelectorAll('#pages tbody tr').length < 10);
   const templates = await panel.locator('#pages tbody tr .name').allTextContents();
   assert.ok(templates.length > 0 && templates.every((n) => /Class Template Reference/.test(n)), JSON.stringify(templates));
   await panel.locator('#filter').fill('');

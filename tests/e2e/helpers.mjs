@@ -146,7 +146,7 @@ export async function popupOn(context, worker, url) {
 /** Clicks the popup's "This is an example page" and waits for the learning job it starts: its id. */
 export async function clickExample(popup) {
   await popup.locator('#example').click();
-  await popup.waitForFunction(() => document.getElementById('status').dataset.jobId);
+  await until(popup, () => document.getElementById('status').dataset.jobId);
   return popup.evaluate(() => document.getElementById('status').dataset.jobId);
 }
 
@@ -192,6 +192,12 @@ export async function tick(box, on = true) {
 /** Waits for the control `target` to be shown and enabled: polled, each a reading at once (no frames). */
 function usable(target) {
   return waitFor(async () => (await target.isVisible()) && (await target.isEnabled()), 'a shown, enabled control', 30_000, 50);
+}
+
+/** `page.waitForFunction(fn, arg, options)`, polled every 100 ms rather than at each animation
+ * frame (headless Chromium's frames may stop for a while: see `press`). */
+export function until(page, fn, arg, options = {}) {
+  return page.waitForFunction(fn, arg, { polling: 100, ...options });
 }
 
 /** Throws a clear message when a build product the tests need is missing. */

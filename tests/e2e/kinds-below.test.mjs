@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, filesInBrowser, learnEnded, relearnFromPanel, sitePage, tick } from './helpers.mjs';
+import { ROOT, filesInBrowser, learnEnded, relearnFromPanel, sitePage, tick, until } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const CLASSES = ['window', 'button', 'label', 'entry', 'frame', 'notebook', 'paned', 'table', 'image', 'scale'];
@@ -59,7 +59,7 @@ test('a kind of page below θ ticked in the panel is taken whatever its similari
 
   const panel = await browser.context.newPage();
   await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${learn.crawlerId}`);
-  await panel.waitForFunction(() => !document.getElementById('kinds-below-box').hidden);
+  await until(panel, () => !document.getElementById('kinds-below-box').hidden);
   const row = panel.locator('#heading-kinds-below li').filter({ has: panel.locator(`input[data-template="${KIND}"]`) });
   assert.equal(await row.textContent(), ` ${VIRTUALS.length} ${kind.best.toFixed(3)} ${KIND} e.g. /G.action_group-c.html`);
   await tick(row.locator('input'));
@@ -68,7 +68,7 @@ test('a kind of page below θ ticked in the panel is taken whatever its similari
   assert.deepEqual(taken.result.targets.map((t) => t.url).sort(), [...classes, ...virtuals].sort());
   assert.ok(taken.result.headingKindsBelow.find((k) => k.template === KIND)?.like);
   assert.equal(taken.progress.fetched, learn.progress.fetched, 'nothing fetched again');
-  await panel.waitForFunction((t) => document.querySelector(`#heading-kinds-below input[data-template="${t}"]`)?.checked, KIND);
+  await until(panel, (t) => document.querySelector(`#heading-kinds-below input[data-template="${t}"]`)?.checked, KIND);
 
   // Unticked: the verdict is taken back.
   await tick(panel.locator(`#heading-kinds-below input[data-template="${KIND}"]`), false);

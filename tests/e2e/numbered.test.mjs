@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, filesInBrowser, learnEnded, relearnFromPanel, sitePage, tick } from './helpers.mjs';
+import { ROOT, filesInBrowser, learnEnded, relearnFromPanel, sitePage, tick, until } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const MODULES = ['lists', 'maps', 'string', 'array', 'queue', 'sets', 'dict', 'proplists', 'binary',
@@ -56,7 +56,7 @@ test('numbered headings are one kind in the panel, and leaving it out keeps the 
 
   const panel = await browser.context.newPage();
   await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${learn.crawlerId}`);
-  await panel.waitForFunction(() => !document.getElementById('kinds-box').hidden);
+  await until(panel, () => !document.getElementById('kinds-box').hidden);
   const row = panel.locator('#heading-kinds li').filter({ has: panel.locator('input[data-template="#"]') });
   assert.match(await row.textContent(), /^ 8 # headings that start with a section number \(chapters, sections\) e\.g\. /);
   await tick(row.locator('input'));
@@ -65,7 +65,7 @@ test('numbered headings are one kind in the panel, and leaving it out keeps the 
   assert.deepEqual([...left.result.unlikeByHeading].sort(), chapters);
   assert.deepEqual(left.result.targets.map((t) => t.url).sort(), modules);
   assert.equal(left.progress.fetched, learn.progress.fetched, 'nothing fetched again');
-  await panel.waitForFunction((n) => {
+  await until(panel, (n) => {
     const p = document.getElementById('left-out');
     return !p.hidden && p.textContent.startsWith(`${n} targets left out`);
   }, CHAPTERS.length);

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, press, relearnFromPanel, score, storedPages, tick, waitFor } from './helpers.mjs';
+import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, press, relearnFromPanel, score, storedPages, tick, until, waitFor } from './helpers.mjs';
 
 const SITE = 'sfml';
 
@@ -90,7 +90,7 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   assert.deepEqual(unliked.result.byHeading, byHeading.filter((u) => u !== doubted));
   assert.ok(!unliked.result.nearMisses.some((n) => n.url === doubted), 'a judged page is not offered again');
   assert.equal(unliked.progress.fetched, learn.progress.fetched, 'nothing fetched again');
-  await panel.waitForFunction((url) => document.querySelector(`#weak-targets input[data-url="${url}"]`)?.checked
+  await until(panel, (url) => document.querySelector(`#weak-targets input[data-url="${url}"]`)?.checked
     && !document.querySelector(`#near-misses input[data-url="${url}"]`), doubted);
 
   // Changed their mind: untick it; re-learning takes it for its heading again.
@@ -126,17 +126,17 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   assert.ok(kind.samples.every((u) => leftOut.result.unlikeByHeading.includes(u) && !leftOut.result.targets.some((x) => x.url === u)));
   assert.ok(leftOut.result.headingKinds.find((k) => k.template === kind.template)?.unlike);
   assert.equal(leftOut.progress.fetched, learn.progress.fetched, 'nothing fetched again');
-  await panel.waitForFunction((n) => {
+  await until(panel, (n) => {
     const p = document.getElementById('left-out');
     return !p.hidden && p.textContent.startsWith(`${n} target`);
   }, kind.targets);
   // The pattern's target level says a verifying crawl refuses that kind.
-  await panel.waitForFunction((template) => [...document.querySelectorAll('#levels .heading-refused li')]
+  await until(panel, (template) => [...document.querySelectorAll('#levels .heading-refused li')]
     .some((li) => li.textContent === template), kind.template);
   await tick(panel.locator('#heading-kinds input').nth(kinds.indexOf(kind)), false);
   const back = await relearnFromPanel(panel, env.call, jobId, (s) => (s.result.unlikeByHeading ?? []).length === 0 && !s.result.corrections.unlikeHeadings);
   assert.equal(back.result.targets.length, truth.length);
-  await panel.waitForFunction(() => document.getElementById('left-out').hidden);
+  await until(panel, () => document.getElementById('left-out').hidden);
 
   // The crawl with the re-learned pattern collects every class page and nothing else.
   const startedAt = Date.now();
@@ -149,14 +149,14 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
 
   // "Like" on the page most similar below θ: it joins the targets, stays listed ticked among the
   // pages below θ, and is no longer offered as a near miss.
-  await panel.waitForFunction((url) => !document.querySelector(`#weak-targets input[data-url="${url}"]`)?.checked, doubted);
+  await until(panel, (url) => !document.querySelector(`#weak-targets input[data-url="${url}"]`)?.checked, doubted);
   const [nearest] = retracted.result.nearMisses;
   await tick(panel.locator(`#near-misses input[data-url="${nearest.url}"]`));
   const liked = await relearnFromPanel(panel, env.call, jobId, (s) => s.result.corrections.like.length > 0);
   assert.deepEqual(liked.result.corrections, { like: [nearest.url], unlike: [] });
   assert.ok(liked.result.targets.some((x) => x.url === nearest.url));
   assert.ok(!liked.result.nearMisses.some((n) => n.url === nearest.url));
-  await panel.waitForFunction((url) => document.querySelector(`#near-misses input[data-url="${url}"]`)?.checked, nearest.url);
+  await until(panel, (url) => document.querySelector(`#near-misses input[data-url="${url}"]`)?.checked, nearest.url);
   await panel.close();
 
   // Verdicts on pages mapping never fetched, or that are not URL lists, are refused with the reason.

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, callFrom, crawlDone, filesInBrowser, itemPage, learnEnded, sitePage, storedPages, tick, waitFor, watchWorker } from './helpers.mjs';
+import { ROOT, callFrom, crawlDone, filesInBrowser, itemPage, learnEnded, sitePage, storedPages, tick, until, waitFor, watchWorker } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const DAY_MS = 24 * 3_600_000;
@@ -149,7 +149,7 @@ test('a saved crawler runs again by itself on its schedule and picks up the new 
   await waitFor(async () => !(await send({ type: 'crawlers' })).find((c) => c.id === crawlerId).schedule, 'the schedule to be cleared');
   assert.equal(await panel.evaluate(() => chrome.alarms.get('exemplar-schedule')), undefined);
   // The panel shows it at its next refresh (the database may be read before the panel redraws).
-  await panel.waitForFunction(() => document.getElementById('schedule-note').textContent === '', null, { timeout: 5000 });
+  await until(panel, () => document.getElementById('schedule-note').textContent === '', null, { timeout: 5000 });
   // And sets it again: a week from now.
   await panel.locator('#schedule').selectOption('168');
   crawler = await waitFor(async () => (await send({ type: 'crawlers' })).find((c) => c.id === crawlerId && c.schedule), 'the schedule');

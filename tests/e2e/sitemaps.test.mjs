@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { ROOT, crawlDone, directoryInBrowser, itemPage, learnEnded, sitePage, storedPages } from './helpers.mjs';
+import { ROOT, crawlDone, directoryInBrowser, itemPage, learnEnded, sitePage, storedPages, until } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const ITEMS = 7;
@@ -89,7 +89,7 @@ test('learning and the crawl read the sitemaps robots.txt names and take the ite
 
   const panel = await browser.context.newPage();
   await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${learn.crawlerId}`);
-  await panel.waitForFunction(() => !document.getElementById('sitemaps-box').hidden);
+  await until(panel, () => !document.getElementById('sitemaps-box').hidden);
   // The sitemap on the host without access carries a button that asks for it; the missing one
   // is listed without one.
   const ask = panel.locator('#job-errors button.allow-host');
@@ -100,7 +100,7 @@ test('learning and the crawl read the sitemaps robots.txt names and take the ite
   assert.match(await panel.locator('#n-sitemaps').textContent(), /^3 \/ [3-6]$/);
   // Learning says what it took from the sitemaps, and that the crawl reads them.
   assert.deepEqual(learn.result.sitemaps, [`${site.url}maps/index.xml`, cdnSitemap]);
-  await panel.waitForFunction(() => !document.getElementById('sitemaps-note').hidden);
+  await until(panel, () => !document.getElementById('sitemaps-note').hidden);
   assert.match(await panel.locator('#sitemaps-note').textContent(),
     /^The site's robots\.txt names 2 sitemaps \(http:\/\/127\.0\.0\.1:\d+\/maps\/index\.xml, …\): learning read them once every link was followed and took 3 pages no link reaches from them; the crawl reads them too/);
 

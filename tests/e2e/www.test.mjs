@@ -7,7 +7,7 @@ import { access, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
-import { ROOT, launchChromium, requireBuilt, serveDirectory } from './helpers.mjs';
+import { ROOT, launchChromium, requireBuilt, serveDirectory, until } from './helpers.mjs';
 
 const SHOTS = join(ROOT, 'target/e2e-screenshots');
 const DEVSITE = '/usr/share/doc/libcommons-lang3-java/api/org/apache/commons/lang3';
@@ -93,7 +93,7 @@ test('compare: a listing and a property page of the demo site, with the mapping 
   // Two properties of one template are similar: nearly everything is matched or identical.
   await page.selectOption('#sample-a', 'entity.html');
   await page.selectOption('#sample-b', 'entity-2.html');
-  await page.waitForFunction(() => document.getElementById('html-a').value.includes('<'));
+  await until(page, () => document.getElementById('html-a').value.includes('<'));
   await page.waitForTimeout(200);
   await page.click('#compare');
   await done(page);
@@ -142,7 +142,7 @@ test('classify: kind, confidence and the evidence in words, for demo pages and a
   const { page, errors } = await openPlayground();
   await page.click('#tab-classify');
   assert.equal(await page.locator('#panel-classify').isVisible(), true);
-  await page.waitForFunction(() => document.getElementById('classify-html').value.length > 0);
+  await until(page, () => document.getElementById('classify-html').value.length > 0);
   await page.click('#classify-run');
   await done(page);
   assert.equal(await page.locator('#classify-kind').textContent(), 'index');
@@ -152,7 +152,7 @@ test('classify: kind, confidence and the evidence in words, for demo pages and a
   await page.screenshot({ path: join(SHOTS, 'www-classify.png'), fullPage: true });
 
   await page.selectOption('#classify-sample', 'entity.html');
-  await page.waitForFunction(() => document.getElementById('classify-url').value.includes('/imovel/'));
+  await until(page, () => document.getElementById('classify-url').value.includes('/imovel/'));
   await page.click('#classify-run');
   await done(page);
   assert.equal(await page.locator('#classify-kind').textContent(), 'entity');
@@ -196,7 +196,7 @@ test('compare: two development-site pages of one template', async (t) => {
 test('pattern: the bundled example, level by level, and the generaliser', async () => {
   const { page, errors } = await openPlayground();
   await page.click('#tab-pattern');
-  await page.waitForFunction(() => document.getElementById('pattern-urls').value.includes('imovel'));
+  await until(page, () => document.getElementById('pattern-urls').value.includes('imovel'));
   await page.click('#pattern-run');
   await done(page);
 
