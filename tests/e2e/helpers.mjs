@@ -174,18 +174,20 @@ export async function relearnFromPanel(panel, call, jobId, done) {
  * action's limit (CI, twice: `check()` on a shown, enabled checkbox of the panel, right after
  * a re-learn's redraw, waited 30 s at "waiting for element to be visible, enabled and stable";
  * a control moved or hidden says so in that log instead). The panel has no animations, so the
- * control is waited for shown and enabled (one reading each, no frames), then given a click
- * event: its listeners run, and a checkbox toggles and fires its change.
+ * control is waited for shown and enabled (one reading each, no frames), then focused and given
+ * a click event, as a click does: its listeners run, a checkbox toggles and fires its change, and
+ * the field typed in before (the threshold) loses the focus.
  */
 export async function press(target) {
   await usable(target);
+  await target.focus();
   await target.dispatchEvent('click');
 }
 
-/** Ticks (`on`) or unticks the checkbox `box` by a click event (as `press`), and checks that it took. */
+/** Ticks (`on`) or unticks the checkbox `box` (by `press`), and checks that it took. */
 export async function tick(box, on = true) {
   await usable(box);
-  if ((await box.isChecked()) !== on) await box.dispatchEvent('click');
+  if ((await box.isChecked()) !== on) await press(box);
   if ((await box.isChecked()) !== on) throw new Error(`the checkbox did not become ${on ? 'ticked' : 'unticked'}`);
 }
 
