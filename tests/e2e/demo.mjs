@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, requireBuilt, score,
+  DEMO_SITE, ROOT, demoRoles, extensionWithAccess, extensionWorker, launchChromium, press, requireBuilt, score,
   callFrom, clickExample, popupOn, serveDirectory, until, waitFor,
 } from './helpers.mjs';
 
@@ -29,7 +29,7 @@ try {
   say(`popup on ${EXAMPLE}: ${await popup.locator('#kind').textContent()} page, ${await popup.locator('#confidence').textContent()} confidence`);
   say(`  evidence: ${(await popup.locator('#summary li').allTextContents()).join('; ')}`);
   // A local site: no need for the polite default delay.
-  await popup.locator('#advanced summary').click();
+  await press(popup.locator('#advanced summary'));
   await popup.locator('#delayMs').fill('0');
   await clickExample(popup);
   say(`clicked "This is an example page": ${await popup.locator('#status').textContent()}`);

@@ -40,7 +40,7 @@ async function call(msg) {
 test('started from the example page, the crawl collects it too', { timeout: 180_000 }, async () => {
   const { tab, popup } = await popupOn(browser.context, worker, site.url + EXAMPLE);
   await popup.locator('#entry-choice').selectOption('current');
-  await popup.locator('#advanced summary').click();
+  await press(popup.locator('#advanced summary'));
   await popup.locator('#delayMs').fill('0');
   await popup.locator('#concurrency').fill('4');
   const jobId = await clickExample(popup);

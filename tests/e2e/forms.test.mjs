@@ -158,7 +158,7 @@ test('learning from the search page: a form level filling P, and only reference 
   const { tab, popup } = await popupOn(browser.context, worker, example);
   await popup.locator('#entry-choice').selectOption('url');
   await popup.locator('#entry-url').fill(`${base}/cgi-bin/omega?DB=pg`);
-  await popup.locator('#advanced summary').click();
+  await press(popup.locator('#advanced summary'));
   for (const [k, v] of Object.entries(LEARN)) await popup.locator(`#${k}`).fill(String(v));
   await tick(popup.locator('#crawlAfterLearning'), false);
   const started = Date.now();

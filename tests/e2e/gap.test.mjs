@@ -60,7 +60,7 @@ test('a gap below θ is reported in the panel, and its θ takes the pages above 
   const text = await panel.locator('#gap-text').textContent();
   assert.match(text, new RegExp(`^A gap in the scores below θ: ${gap.pages} pages score from ${gap.lowestAbove.toFixed(3)} `));
   assert.equal(await panel.locator('#gap-theta').textContent(), gap.threshold.toFixed(2));
-  await panel.locator('#gap-use').click();
+  await press(panel.locator('#gap-use'));
   assert.equal(Number(await panel.locator('#threshold').inputValue()), gap.threshold);
   await press(panel.locator('#relearn'));
   const relearned = await waitFor(async () => {

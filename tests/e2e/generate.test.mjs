@@ -99,7 +99,7 @@ test('example page → pattern → crawl → exports, through the popup and the 
   const summary = await popup.locator('#summary li').allTextContents();
   assert.ok(summary.some((s) => /^\d+ prices?$/.test(s)), summary.join(' | '));
   assert.equal(await popup.locator('#entry-choice').inputValue(), 'root');
-  await popup.locator('#advanced summary').click();
+  await press(popup.locator('#advanced summary'));
   assert.equal(await popup.locator('#delayMs').inputValue(), '250', 'polite default delay');
   await popup.locator('#delayMs').fill('0');
   await popup.locator('#concurrency').fill('4');
@@ -168,7 +168,7 @@ test('example page → pattern → crawl → exports, through the popup and the 
 
   // A click downloads through the downloads API.
   // (Playwright takes over the browser's downloads and names the file itself.)
-  await Promise.all([panel.waitForEvent('download'), panel.locator('#export-jsonl').click()]);
+  await Promise.all([panel.waitForEvent('download'), press(panel.locator('#export-jsonl'))]);
   assert.match(await panel.locator('#export-status').textContent(), /^Saved 127\.0\.0\.1_\d+-pages\.jsonl\.$/);
   await until(panel, () => document.getElementById('export-status').dataset.downloadId);
   const download = await waitFor(() => panel.evaluate(async () => {
@@ -210,13 +210,13 @@ test('pause and resume from the side panel', async () => {
   const panel = await openPanel();
   await panel.locator('#job[data-status=running] #pause').waitFor();
   await waitFor(async () => (await call({ type: 'status', jobId })).progress?.fetched >= 3, '3 pages', 30_000, 50);
-  await panel.locator('#pause').click();
+  await press(panel.locator('#pause'));
   await panel.locator('#job[data-status=paused]').waitFor();
   const paused = (await call({ type: 'status', jobId })).progress.fetched;
   await new Promise((ok) => setTimeout(ok, 1000));
   assert.equal((await call({ type: 'status', jobId })).progress.fetched, paused, 'nothing fetched while paused');
   assert.ok(paused < 26, `paused before the end (${paused})`);
-  await panel.locator('#resume').click();
+  await press(panel.locator('#resume'));
   const done = await waitFor(async () => {
     const s = await call({ type: 'status', jobId });
     return s.status === 'done' && s;
@@ -316,7 +316,7 @@ test('importing patterns: a malformed file is refused with the reason, a valid o
 
     // Deleting it from the saved crawlers' table.
     const imported = (await call({ type: 'crawlers' })).find((c) => c.imported);
-    await panel.locator(`#crawlers tr[data-crawler-id="${imported.id}"] button`, { hasText: 'Delete' }).click();
+    await press(panel.locator(`#crawlers tr[data-crawler-id="${imported.id}"] button`, { hasText: 'Delete' }));
     await waitFor(async () => (await call({ type: 'crawlers' })).length === count, 'the crawler to be deleted');
     await panel.locator(`#crawlers tr[data-crawler-id="${imported.id}"]`).waitFor({ state: 'detached' });
     await panel.close();
@@ -424,7 +424,7 @@ test('cancel keeps what was learned so far and starts no crawl', async () => {
   const panel = await openPanel();
   // Cancel once some property pages have been found.
   await waitFor(async () => (await call({ type: 'status', jobId })).progress?.targets >= 3, '3 targets', 30_000, 50);
-  await panel.locator('#job[data-status=running] #cancel').click();
+  await press(panel.locator('#job[data-status=running] #cancel'));
   const done = await waitFor(async () => {
     const s = await call({ type: 'status', jobId });
     return s.status !== 'running' && s;

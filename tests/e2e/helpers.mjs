@@ -145,7 +145,7 @@ export async function popupOn(context, worker, url) {
 
 /** Clicks the popup's "This is an example page" and waits for the learning job it starts: its id. */
 export async function clickExample(popup) {
-  await popup.locator('#example').click();
+  await press(popup.locator('#example'));
   await until(popup, () => document.getElementById('status').dataset.jobId);
   return popup.evaluate(() => document.getElementById('status').dataset.jobId);
 }
@@ -168,15 +168,16 @@ export async function relearnFromPanel(panel, call, jobId, done) {
 }
 
 /**
- * Clicks the control `target` of an extension page (a button, a checkbox), as a user's click
- * does. Not Playwright's `click()`: its wait for a "stable" control counts the page's animation
- * frames, and headless Chromium sometimes draws none for an extension page for longer than the
- * action's limit (CI, twice: `check()` on a shown, enabled checkbox of the panel, right after
- * a re-learn's redraw, waited 30 s at "waiting for element to be visible, enabled and stable";
- * a control moved or hidden says so in that log instead). The panel has no animations, so the
- * control is waited for shown and enabled (one reading each, no frames), then focused and given
- * a click event, as a click does: its listeners run, a checkbox toggles and fires its change, and
- * the field typed in before (the threshold) loses the focus.
+ * Clicks the control `target` (a button, a summary, a checkbox) as a user's click does; the
+ * browser tests click through this alone. Not Playwright's `click()`: its wait for a "stable"
+ * control counts the page's animation frames, and headless Chromium sometimes draws none for an
+ * extension page for longer than the action's limit (CI, twice: `check()` on a shown, enabled
+ * checkbox of the panel, right after a re-learn's redraw, waited 30 s at "waiting for element to
+ * be visible, enabled and stable"; a control moved or hidden says so in that log instead). The
+ * pages tested have no animations, so the control is waited for shown and enabled (one reading
+ * each, no frames), then focused and given a click event, as a click does: its listeners run, a
+ * checkbox toggles and fires its change, a summary opens its details, and the field typed in
+ * before (the threshold) loses the focus.
  */
 export async function press(target) {
   await usable(target);

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, callFrom, crawlDone, filesInBrowser, itemPage, learnEnded, sitePage, storedPages, tick, until, waitFor, watchWorker } from './helpers.mjs';
+import { ROOT, callFrom, crawlDone, filesInBrowser, itemPage, learnEnded, press, sitePage, storedPages, tick, until, waitFor, watchWorker } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const DAY_MS = 24 * 3_600_000;
@@ -131,7 +131,7 @@ test('a saved crawler runs again by itself on its schedule and picks up the new 
   assert.match(exported.fresh.filename, /-changes-pages\.jsonl$/);
   assert.equal(exported.csv.text.trim().split('\r\n').length, 3, 'the header, items 2 and 5');
   await tick(panel.locator('#export-changes'));
-  await panel.locator('#export-csv').click();
+  await press(panel.locator('#export-csv'));
   await panel.locator('#export-status', { hasText: 'Saved' }).waitFor();
   assert.match(await panel.locator('#export-status').textContent(), /^Saved .+-changes-urls\.csv\.$/);
   // The page list marks them.
@@ -171,7 +171,7 @@ test('a saved crawler runs again by itself on its schedule and picks up the new 
   assert.equal((await send({ type: 'status' })).jobs.filter((j) => j.crawlerId === imported.id).length, 0);
   await panel.reload();
   await panel.locator('#crawlers button', { hasText: 'Show' }).first().waitFor();
-  await panel.locator(`#crawlers tr[data-crawler-id="${imported.id}"] button`, { hasText: 'Show' }).click();
+  await press(panel.locator(`#crawlers tr[data-crawler-id="${imported.id}"] button`, { hasText: 'Show' }));
   await panel.locator('#schedule-note', { hasText: 'last turn:' }).waitFor();
   assert.match(await panel.locator('#schedule-note').textContent(), /^next run .+; last turn: .+Permission denied/);
   await panel.close();

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
-  ROOT, clickExample, crawlDone, filesInBrowser, learnEnded, popupOn, sitePage, storedPages, waitFor,
+  ROOT, clickExample, crawlDone, filesInBrowser, learnEnded, popupOn, press, sitePage, storedPages, waitFor,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
@@ -38,7 +38,7 @@ test('pages past the size limit are named in the panel, and a run with a larger 
   const items = Array.from({ length: ITEMS }, (_, i) => `${site.url}items/item${i}.html`);
   const big = items[ITEMS - 1];
   const { tab, popup } = await popupOn(browser.context, worker, items[0]);
-  await popup.locator('#advanced summary').click();
+  await press(popup.locator('#advanced summary'));
   assert.equal(await popup.locator('#maxMb').inputValue(), '8', 'the default limit, in MB');
   await popup.locator('#maxMb').fill(String(LIMIT / (1024 * 1024)));
   await popup.locator('#delayMs').fill('0');
@@ -70,7 +70,7 @@ test('pages past the size limit are named in the panel, and a run with a larger 
 
   // A larger limit for the crawl: the page is collected, and the crawler keeps the limit.
   const before = Date.now();
-  await crawlBox.locator('button').click();
+  await press(crawlBox.locator('button'));
   const again = await crawlDone(call, learn.crawlerId, before);
   assert.deepEqual(again.tooLarge, { count: 0, urls: [] });
   assert.equal(again.settings.maxBytes, 4 * LIMIT);
@@ -82,7 +82,7 @@ test('pages past the size limit are named in the panel, and a run with a larger 
   // A larger limit for learning: the page is measured, and it is a target.
   const jobs = new Set((await call({ type: 'status' })).jobs.map((j) => j.id));
   await learnBox.locator('input').fill('1');
-  await learnBox.locator('button').click();
+  await press(learnBox.locator('button'));
   const relearned = await waitFor(async () => {
     const s = (await call({ type: 'status' })).jobs.find((j) => j.kind === 'learn' && !jobs.has(j.id));
     return s && s.status !== 'running' && s;

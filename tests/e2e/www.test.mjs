@@ -7,7 +7,7 @@ import { access, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
-import { ROOT, launchChromium, requireBuilt, serveDirectory, until } from './helpers.mjs';
+import { ROOT, launchChromium, press, requireBuilt, serveDirectory, until } from './helpers.mjs';
 
 const SHOTS = join(ROOT, 'target/e2e-screenshots');
 const DEVSITE = '/usr/share/doc/libcommons-lang3-java/api/org/apache/commons/lang3';
@@ -87,7 +87,7 @@ test('compare: a listing and a property page of the demo site, with the mapping 
 
   // A label mismatch or deletion listed in the edit operations is revealed on request.
   const show = page.locator('#ops li button').first();
-  await show.click();
+  await press(show);
   assert.equal(await page.locator('#tree-a .node:focus, #tree-b .node:focus, #tree-a summary:focus, #tree-b summary:focus').count(), 1);
 
   // Two properties of one template are similar: nearly everything is matched or identical.
