@@ -9,13 +9,13 @@
 #   ./build.sh setup            install what is missing (wasm target, wasm-bindgen-cli, Debian
 #                               packages, npm packages); skips everything already there
 #   ./build.sh wasm             only the wasm build + extension/pkg, www/pkg, dist/
-#   ./build.sh eval [ARGS]      learn + crawl the dev, further and held-out sites on 127.0.0.1 (docs/crawl.md)
+#   ./build.sh eval [ARGS]      learn + crawl the dev, further and held-out sites on 127.0.0.1 (docs/reports/crawl.md)
 #   ./build.sh bench-crawl      map + crawl the largest dev site: pages/s, CPU share, memory
 #   ./build.sh bench-instructions [REV...]  mapping's instructions (callgrind), against each REV
 #   ./build.sh eval-similarity [ARGS]   exemplar eval-similarity ARGS (release build)
 #   ./build.sh train-classifier [ARGS]  exemplar train-classifier ARGS (release build)
 #   ./build.sh eval-forms [ARGS]  query policies against Xapian Omega over the PostgreSQL docs on
-#                               127.0.0.1 (set up in a scratch dir), docs/forms.md + chart
+#                               127.0.0.1 (set up in a scratch dir), docs/reports/forms.md + chart
 #   ./build.sh bench [ARGS]     bash bench/run.sh ARGS
 #   ./build.sh fuzz [ARGS]      bash fuzz/run.sh ARGS
 set -euo pipefail
@@ -465,7 +465,7 @@ start_omega() {
 run_eval_forms() {
   # ARGS first: the first occurrence of a flag wins, so they override the defaults after them.
   target/release/exemplar eval-forms "$@" --search "$OMEGA_URL" --documents "$OMEGA_DOCS" --root "$DOCS_HTML" \
-    --out docs/forms.md --svg docs/forms-coverage.svg
+    --out docs/reports/forms.md --svg docs/reports/forms-coverage.svg
 }
 
 cmd_eval_forms() {
@@ -502,7 +502,7 @@ case $cmd in
   test) cmd_test ;;
   wasm) cmd_wasm; summary ;;
   eval) install_debs "${HELDOUT_SITE_PACKAGES[@]}" && cli eval "$@" ;;
-  bench-crawl) cli bench-crawl "$@" | tee docs/bench-crawl.md ;;
+  bench-crawl) cli bench-crawl "$@" | tee docs/reports/bench-crawl.md ;;
   bench-instructions) run_script bench/instructions.sh "$@" ;;
   eval-similarity) cli eval-similarity "$@" ;;
   train-classifier) cli train-classifier "$@" ;;

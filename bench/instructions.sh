@@ -2,7 +2,7 @@
 # Mapping's cost in instructions (`./build.sh bench-instructions [REV...]`): the instructions the
 # mapping thread of `exemplar learn` executes on the PostgreSQL documentation served on
 # 127.0.0.1, counted by valgrind's callgrind. CPU time moves by a quarter from run to run on a
-# shared machine (docs/bench-crawl.md shows the range); an instruction count does not, so it is
+# shared machine (docs/reports/bench-crawl.md shows the range); an instruction count does not, so it is
 # how a change's cost is compared: this tree first, then each git revision REV, built in a
 # scratch worktree and measured on the same site in the same run, with the ratio to this tree and
 # whether its site map is this tree's (a ratio between runs that learn different things says

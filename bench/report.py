@@ -1,7 +1,7 @@
 """Merges the native, wasm-in-Chromium and Python peer results of bench/run.sh into one table
 (printed, and written as Markdown with the machine and date).
 
-    python3 bench/report.py --dir target/bench [--out docs/benchmarks.md] [--env target/bench/env.json]
+    python3 bench/report.py --dir target/bench [--out docs/reports/benchmarks.md] [--env target/bench/env.json]
 """
 
 import argparse

@@ -2,14 +2,14 @@
 # Exemplar's benchmark (`./build.sh bench [ARGS]`): native core (cargo bench --bench core), the same
 # code as wasm in headless Chromium next to Chromium's own DOMParser, and peers on the same trees
 # (the tree-edit-distance crate, inside the native bench; Python zss, apted and html-similarity),
-# merged into one table printed here and written to docs/benchmarks.md. See bench/README.md.
+# merged into one table printed here and written to docs/reports/benchmarks.md. See bench/README.md.
 #
 #   bash bench/run.sh [--quick] [--no-wasm] [--no-python] [--timeout SECONDS] [--out FILE]
 #
 #   --quick        short timing budgets and a 10 s peer timeout; prints the table, writes no docs
 #   --no-wasm      skip the wasm/Chromium part        --no-python  skip the Python peers
 #   --timeout S    per-comparison timeout of the Python peers (default 60)
-#   --out FILE     where the Markdown goes (default docs/benchmarks.md; full runs only unless given)
+#   --out FILE     where the Markdown goes (default docs/reports/benchmarks.md; full runs only unless given)
 #
 # Results (JSON) go to target/bench/ (EXEMPLAR_BENCH_DIR overrides). Respects CARGO_TARGET_DIR.
 set -euo pipefail
@@ -34,7 +34,7 @@ while (($#)); do
   shift
 done
 if ((QUICK)); then BUDGET_MS=150; TIMEOUT=${TIMEOUT:-10}; else BUDGET_MS=600; TIMEOUT=${TIMEOUT:-60}; fi
-if [[ -z $DOC ]] && ((!QUICK)); then DOC=docs/benchmarks.md; fi
+if [[ -z $DOC ]] && ((!QUICK)); then DOC=docs/reports/benchmarks.md; fi
 
 section() { printf '\n==> %s\n' "$*"; }
 die() { printf 'bench/run.sh: error: %s\n' "$*" >&2; exit 1; }

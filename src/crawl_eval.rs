@@ -707,7 +707,7 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     }
     let _ = writeln!(
         md,
-        "\nReading the table: *found mapping* counts the pages the mapper judged similar to the example (θ = {}, the default view, kind and place weights; on a site where only the example reaches it, the θ its scores give, as the site's notes below say), and those learning took below θ for their heading, with how many of them are true targets; the crawl then collects what the pattern learned from them reaches. When *found crawling* equals *found mapping* and precision equals the mapping's, the pattern and the crawler lose nothing: the remaining errors are similarity decisions. SFML's two class pages without members look less like the example than the namespace, group and header pages Doxygen builds from the same template (`docs/similarity.md`, *What remains*); their headings (\"sf::Utf< N > Class Template Reference\", \"sf::Shader::CurrentTextureType Struct Reference\") follow class and struct pages' and no clearly unlike page's, so learning takes them.",
+        "\nReading the table: *found mapping* counts the pages the mapper judged similar to the example (θ = {}, the default view, kind and place weights; on a site where only the example reaches it, the θ its scores give, as the site's notes below say), and those learning took below θ for their heading, with how many of them are true targets; the crawl then collects what the pattern learned from them reaches. When *found crawling* equals *found mapping* and precision equals the mapping's, the pattern and the crawler lose nothing: the remaining errors are similarity decisions. SFML's two class pages without members look less like the example than the namespace, group and header pages Doxygen builds from the same template (`docs/reports/similarity.md`, *What remains*); their headings (\"sf::Utf< N > Class Template Reference\", \"sf::Shader::CurrentTextureType Struct Reference\") follow class and struct pages' and no clearly unlike page's, so learning takes them.",
         crate::similarity::DEFAULT_THRESHOLD
     );
     let _ = writeln!(
@@ -821,7 +821,7 @@ fn table_row(md: &mut String, f: &SiteFigures) {
 }
 
 /// The crawl figures on the held-out sites of `eval/heldout-sites.toml` (sites no setting was
-/// chosen on, with their own example and target): a Markdown section for `docs/crawl.md`, the
+/// chosen on, with their own example and target): a Markdown section for `docs/reports/crawl.md`, the
 /// same table as the development sites'. Sites not installed are listed; a site that cannot be
 /// read or learned gets the reason in its row.
 pub fn heldout_report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> String {
@@ -996,14 +996,14 @@ fn misses(md: &mut String, f: &SiteFigures) {
 }
 
 /// The crawl figures on the sites of `eval/train-sites.toml`, each with its median-size entity
-/// page as the example ([`crate::eval::with_examples`]): a Markdown section for `docs/crawl.md`.
+/// page as the example ([`crate::eval::with_examples`]): a Markdown section for `docs/reports/crawl.md`.
 /// A site where learning fails gets its error in the table. Sites not installed are listed.
 ///
 /// # Errors
 /// When a site's pages cannot be read.
 pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<String, String> {
     let mut md = String::from(
-        "\n## Beyond the development sites\n\nThe sites of `eval/train-sites.toml` (more Debian documentation by the same four generators), each learned from its entry page and, having no example of its own, from its median-size page of its first entity label (`docs/similarity.md`, *Beyond the development sites*); the target is that label. Default settings, as above; *after the review*: a simulated user marks the true targets among the near misses shown, the other pages among the targets to check and the heading kinds whose samples are all other pages, as in *With the review*. The similarity view was chosen on the first ten of these sites and the development sites together, and its *anchors* rule on the last three (Celery, Kombu, SQLAlchemy); the pattern learning and the crawler were not tuned on them.\n\n| site | example | targets | found mapping (true) | of them taken for their heading (true) | found crawling | precision | recall | links mapping | links crawling | bar | precision after the review | recall after the review | gap below θ: θ suggested (pages above it, true) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "\n## Beyond the development sites\n\nThe sites of `eval/train-sites.toml` (more Debian documentation by the same four generators), each learned from its entry page and, having no example of its own, from its median-size page of its first entity label (`docs/reports/similarity.md`, *Beyond the development sites*); the target is that label. Default settings, as above; *after the review*: a simulated user marks the true targets among the near misses shown, the other pages among the targets to check and the heading kinds whose samples are all other pages, as in *With the review*. The similarity view was chosen on the first ten of these sites and the development sites together, and its *anchors* rule on the last three (Celery, Kombu, SQLAlchemy); the pattern learning and the crawler were not tuned on them.\n\n| site | example | targets | found mapping (true) | of them taken for their heading (true) | found crawling | precision | recall | links mapping | links crawling | bar | precision after the review | recall after the review | gap below θ: θ suggested (pages above it, true) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut missing = Vec::new();
     let mut errors = String::new();

@@ -2,7 +2,7 @@
 //! every page of the site, under several views; the distribution of target vs other pages, ROC
 //! AUC, the best threshold and its margin, and errors at the default θ.
 //!
-//! Owns the measurement and its Markdown table (`docs/similarity.md`); the choice it informs
+//! Owns the measurement and its Markdown table (`docs/reports/similarity.md`); the choice it informs
 //! lives in [`crate::similarity`]. Native only.
 
 use std::fmt::Write as _;
@@ -684,7 +684,7 @@ pub fn grid_report(sites: &[DevSite], extra: &[DevSite]) -> Result<String, Strin
          *depth* (cut below that branching depth) and the top weights changed. *Plateau*: the θ \
          interval where the development sites together make the fewest errors (the widest such \
          interval); *further sites*: errors summed over the {} site × example cases of \
-         `eval/train-sites.toml` (examples as in `docs/similarity.md`, *Beyond the development \
+         `eval/train-sites.toml` (examples as in `docs/reports/similarity.md`, *Beyond the development \
          sites*) at the plateau's middle, and both sums at the default θ = {}. The place weight \
          applies to every page outside the example's directory, as when the view was chosen \
          (the rule that lifts it in directories of look-alikes depends on θ).\n\n\

@@ -587,7 +587,7 @@ pub fn evaluate(
     Ok(runs)
 }
 
-/// The markdown report (docs/forms.md).
+/// The markdown report (docs/reports/forms.md).
 pub fn report(config: &EvalConfig, runs: &[PolicyRun], svg_path: Option<&str>) -> String {
     let n = config.documents;
     let mut s = String::new();
@@ -637,8 +637,8 @@ const REPRODUCE: &str = "
 
 `build.sh` indexes `/usr/share/doc/postgresql-doc-15/html` with `omindex` in a scratch directory,
 serves Omega with `python3 -m http.server --cgi` on a free loopback port, takes the document count
-from `xapian-delve`, and runs `exemplar eval-forms --search URL --documents N --out docs/forms.md
---svg docs/forms-coverage.svg` (further arguments go to `exemplar eval-forms`: `--queries`,
+from `xapian-delve`, and runs `exemplar eval-forms --search URL --documents N --out docs/reports/forms.md
+--svg docs/reports/forms-coverage.svg` (further arguments go to `exemplar eval-forms`: `--queries`,
 `--pages`, `--example`, `--prefix`). The server and the scratch directory are removed on exit.
 
 Columns: coverage after 10…200 queries (a policy that runs out of terms keeps its last value);

@@ -16,7 +16,7 @@
 //!
 //! Learning takes such a page as a target ([`promoted`]; `pattern::learn_corrected`), and the
 //! review lists it first among the targets to check. Measured on the 23 sites of
-//! `eval/*-sites.toml` (`docs/crawl.md`): 471 pages rightly taken (SFML's two member-less classes,
+//! `eval/*-sites.toml` (`docs/reports/crawl.md`): 471 pages rightly taken (SFML's two member-less classes,
 //! 17 of Qt's nested classes, 15 of rust-std's structs, 341 of Boost's reference pages, 96 of
 //! LablGTK's classes) and 33 wrongly, each a page of another kind whose template pages already
 //! wrongly over θ share (assimp's header and namespace pages, the Sphinx manual's source

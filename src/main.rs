@@ -67,13 +67,13 @@ mod cli {
   exemplar classify FILE|URL...
   exemplar similarity A B [--threshold T]        (files or URLs)
   exemplar eval [--sites dev-sites.toml] [--train-sites train-sites.toml] [--heldout-sites heldout-sites.toml]
-                [--out docs/crawl.md] [--only NAME]
+                [--out docs/reports/crawl.md] [--only NAME]
   exemplar bench-crawl [--site NAME] [--runs N]   (the median of N runs per row, default 3)
   exemplar demo DIR --entry FILE --example FILE
-  exemplar eval-similarity [--sites dev-sites.toml] [--train-sites train-sites.toml] [--grid] [--out docs/similarity.md]
+  exemplar eval-similarity [--sites dev-sites.toml] [--train-sites train-sites.toml] [--grid] [--out docs/reports/similarity.md]
   exemplar eval-forms --search URL --documents N [--example URL] [--prefix /pg/]
-                 [--queries 200] [--pages 10] [--out docs/forms.md] [--svg docs/forms-coverage.svg]
-  exemplar train-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--select [--from-former | --nested]] [--model data/classifier.json] [--report docs/classifier.md]";
+                 [--queries 200] [--pages 10] [--out docs/reports/forms.md] [--svg docs/reports/forms-coverage.svg]
+  exemplar train-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--select [--from-former | --nested]] [--model data/classifier.json] [--report docs/reports/classifier.md]";
 
     pub fn main() -> ExitCode {
         let args: Vec<String> = std::env::args().skip(1).collect();
@@ -402,9 +402,9 @@ mod cli {
             exemplar::eval::similarity_report(&sites, &extra)?
         };
         let default_out = if grid {
-            "docs/similarity-grid.md"
+            "docs/reports/similarity-grid.md"
         } else {
-            "docs/similarity.md"
+            "docs/reports/similarity.md"
         };
         let out = flag(args, "--out").unwrap_or(default_out);
         if let Some(dir) = Path::new(out).parent() {
@@ -427,7 +427,7 @@ mod cli {
             return exemplar::classify::train::run_selection(&sites, &extra, from_former);
         }
         let model = flag(args, "--model").unwrap_or("data/classifier.json");
-        let report = flag(args, "--report").unwrap_or("docs/classifier.md");
+        let report = flag(args, "--report").unwrap_or("docs/reports/classifier.md");
         exemplar::classify::train::run(&sites, &extra, Path::new(model), Path::new(report))
     }
 }

@@ -2,7 +2,7 @@
 //! threshold θ above which a page is "like the example".
 //!
 //! Owns the defaults, chosen by measurement on the development sites (`./build.sh
-//! eval-similarity`, table in `docs/similarity.md`), and the *template view*. Plain RTDM over tag
+//! eval-similarity`, table in `docs/reports/similarity.md`), and the *template view*. Plain RTDM over tag
 //! names is strict on content-heavy pages (two same-template pages with different amounts of
 //! content are far apart) and blind to the class names page generators stamp on their
 //! templates. The default view therefore (1) labels elements with their tag plus class tokens
@@ -371,7 +371,7 @@ pub struct Options {
     pub place_weight: f64,
 }
 
-/// The default θ, chosen from the development sites' figures (`docs/similarity.md`): under the
+/// The default θ, chosen from the development sites' figures (`docs/reports/similarity.md`): under the
 /// default view (layout merged, id kinds, top weights), kind and place weights, θ above 0.865
 /// and up to 0.881 separates PostgreSQL's, commons-lang3's and Python's pages with no error and
 /// leaves SFML at its floor (2 errors: pages no structural view tells apart); 0.875 is the
@@ -381,7 +381,7 @@ pub struct Options {
 pub const DEFAULT_THRESHOLD: f64 = 0.875;
 
 /// The default kind weight: a page that declares none of the example's kinds keeps half its
-/// similarity. Chosen on the development sites (`docs/similarity.md`): on Python's documentation,
+/// similarity. Chosen on the development sites (`docs/reports/similarity.md`): on Python's documentation,
 /// where every page shares one template and only module pages declare `module-…` ids, it moves
 /// the non-module pages below the module pages and brings the site's best θ in line with the
 /// other sites' (0.55–0.60); 0.5 and 1 give the same errors there, and 0.5 keeps the ranking of
@@ -389,7 +389,7 @@ pub const DEFAULT_THRESHOLD: f64 = 0.875;
 pub const DEFAULT_KIND_WEIGHT: f64 = 0.5;
 
 /// The default place weight: a page outside the example's directory keeps 90% of its score.
-/// Chosen on the development sites (`docs/similarity.md`): Python's `whatsnew/2.5.html` and
+/// Chosen on the development sites (`docs/reports/similarity.md`): Python's `whatsnew/2.5.html` and
 /// `distutils/apiref.html` are built from the library pages' template and declare `module-` ids
 /// like module pages, and only their place tells them apart; every target of the four sites
 /// lives under its example's directory. It applies only in directories with fewer than

@@ -1,5 +1,5 @@
 //! Learning and crawling the real development sites (Debian documentation packages served on
-//! 127.0.0.1), as a regression guard for `docs/crawl.md`: the bar (precision 100%, recall ≥ 99%,
+//! 127.0.0.1), as a regression guard for `docs/reports/crawl.md`: the bar (precision 100%, recall ≥ 99%,
 //! crawl links ≤ 1.2 × targets) on every site, every target found; the pages taken below θ for
 //! their heading (SFML's two member-less classes, nothing else); the review leaving nothing to
 //! mark; the target level matching targets learning did not see; and the heading rule the
@@ -40,7 +40,7 @@ fn learned_patterns_crawl_the_dev_sites() {
         assert!(f.missed.is_empty(), "{}: missed {:?}", f.name, f.missed);
         // Learning takes pages below θ for their heading only on SFML: its two member-less
         // class pages, which look less like the example than Doxygen's namespace pages
-        // (docs/similarity.md, What remains), and nothing else.
+        // (docs/reports/similarity.md, What remains), and nothing else.
         let taken = match f.name.as_str() {
             "postgres15" | "commons-lang3" | "python311" => 0,
             "sfml" => 2,
@@ -95,7 +95,7 @@ fn learned_patterns_crawl_the_dev_sites() {
 }
 
 /// A site that gains a page of the targets' kind after learning, one the similarity alone
-/// would reject: SFML's member-less class `sf::Utf` (docs/similarity.md), absent (404) while
+/// would reject: SFML's member-less class `sf::Utf` (docs/reports/similarity.md), absent (404) while
 /// learning and there when the pattern runs again. The pattern carries the heading rule
 /// learning applied, so a crawl verifying new pages takes it, marked; without the rule the
 /// same crawl rejects it.

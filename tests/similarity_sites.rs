@@ -1,5 +1,5 @@
 //! Calibration figures on the real development sites (Debian documentation packages), as a
-//! regression guard for `docs/similarity.md`: the default similarity view must keep separating
+//! regression guard for `docs/reports/similarity.md`: the default similarity view must keep separating
 //! pages like the example from the rest at least as well as when the default was chosen, and
 //! better than published RTDM over tag names.
 //!
@@ -37,7 +37,7 @@ fn default_view_separates_targets_on_the_dev_sites() {
         );
         min_default_auc = min_default_auc.min(ours.auc);
         min_published_auc = min_published_auc.min(published.auc);
-        // Floors measured when the default was chosen (docs/similarity.md).
+        // Floors measured when the default was chosen (docs/reports/similarity.md).
         match site.name.as_str() {
             "postgres15" | "commons-lang3" | "python311" => {
                 assert_eq!(ours.auc, 1.0, "{}", site.name);

@@ -6,7 +6,7 @@
 //! - [`features`]: the fixed, documented feature vector of a page;
 //! - [`model`]: softmax regression, its training and its JSON file;
 //! - `train` (native only): training on the development sites, leave-one-site-out evaluation
-//!   and the report `docs/classifier.md`.
+//!   and the report `docs/reports/classifier.md`.
 //!
 //! The model is `data/classifier.json`, compiled in with `include_str!` and parsed once. A model
 //! that does not load (garbled, or trained for other features) never panics: pages are then

@@ -4,7 +4,7 @@
 //! sites of `eval/train-sites.toml` and of the bundled synthetic demo site (when present) into
 //! feature rows; class balancing; the leave-one-site-out (LOSO)
 //! and leave-one-generator-out evaluations, the in-domain cross-validation, the ablations and the feature selection; and
-//! writing `data/classifier.json` and `docs/classifier.md`. Everything is deterministic (no
+//! writing `data/classifier.json` and `docs/reports/classifier.md`. Everything is deterministic (no
 //! randomness, fixed orders, floats rounded in the model file), so a retrain reproduces the
 //! committed files byte for byte.
 //!

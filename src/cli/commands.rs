@@ -1247,7 +1247,7 @@ pub fn eval(args: &[String]) -> Result<(), String> {
         let held = exemplar::devsites::load(std::path::Path::new(held))?;
         report += &exemplar::crawl_eval::heldout_report(&held, &mut |line| eprintln!("{line}"));
     }
-    let out = flag(args, "--out").unwrap_or("docs/crawl.md");
+    let out = flag(args, "--out").unwrap_or("docs/reports/crawl.md");
     if only.is_none() {
         std::fs::write(out, &report).map_err(|e| format!("{out}: {e}"))?;
     }

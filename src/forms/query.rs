@@ -650,7 +650,7 @@ pub struct Estimate {
 /// table with weight `M/returned`, `M` its estimated matches (the site's reported total when
 /// given to [`Adaptive::observe_with_total`] or [`Policy::observe_with_total`], else the estimate
 /// made when it was chosen: measured against Xapian Omega, the reported count is much better,
-/// see `docs/forms.md`), which
+/// see `docs/reports/forms.md`), which
 /// is eq. 5–6's `P(q(i+1) ∧ qi) = P(q(i+1) ∧ qi_sample)·P(qi)/P(qi_sample)` applied to the new
 /// part of the sample. When choosing, a capped site's `P_new(q)` counts only the new documents
 /// a random `cap` of the matches would bring (`new·cap/matches`), under the same assumption.

@@ -862,7 +862,7 @@ pub struct LearnConfig {
 
 /// [`LearnConfig::max_exclusions`] by default: a URL shape stays general when at least
 /// two-thirds of the known pages it matches belong to its level. With the *Unseen pages*
-/// measure of `./build.sh eval` (docs/crawl.md), ratios 0.25 and 1 give the same figures on the
+/// measure of `./build.sh eval` (docs/reports/crawl.md), ratios 0.25 and 1 give the same figures on the
 /// four development sites.
 pub const DEFAULT_MAX_EXCLUSIONS: f64 = 0.5;
 

@@ -544,7 +544,7 @@ pub fn render_pattern(json: &str) -> Result<String, js_sys::Error> {
 }
 
 /// The default similarity threshold θ of the core (chosen from the development sites' figures,
-/// `docs/similarity.md`): the starting value of the extension's θ control.
+/// `docs/reports/similarity.md`): the starting value of the extension's θ control.
 #[wasm_bindgen(js_name = defaultThreshold)]
 pub fn default_threshold() -> f64 {
     crate::similarity::DEFAULT_THRESHOLD

@@ -1,6 +1,6 @@
 // The review through the real extension on a real documentation site: SFML's Doxygen pages
 // (Debian package libsfml-doc, eval/dev-sites.toml), served on 127.0.0.1. Learning from
-// sf::Texture takes two member-less class pages that score just below θ (docs/similarity.md)
+// sf::Texture takes two member-less class pages that score just below θ (docs/reports/similarity.md)
 // because their headings name a class and a struct as the targets' do; the panel lists them
 // first among the targets to check, marked `heading`. The user takes one back ("not like"):
 // re-learning (nothing fetched again) leaves it out and does not take it again. The user
