@@ -12,8 +12,8 @@
 #   ./build.sh eval [ARGS]      learn + crawl the dev, further and held-out sites on 127.0.0.1 (docs/reports/crawl.md)
 #   ./build.sh bench-crawl      map + crawl the largest dev site: pages/s, CPU share, memory
 #   ./build.sh bench-instructions [REV...]  mapping's instructions (callgrind), against each REV
-#   ./build.sh eval-similarity [ARGS]   exemplar eval-similarity ARGS (release build)
-#   ./build.sh train-classifier [ARGS]  exemplar train-classifier ARGS (release build)
+#   ./build.sh eval-similarity [ARGS]   exemplar-eval eval-similarity ARGS (release build)
+#   ./build.sh train-classifier [ARGS]  exemplar-eval train-classifier ARGS (release build)
 #   ./build.sh eval-forms [ARGS]  query policies against Xapian Omega over the PostgreSQL docs on
 #                               127.0.0.1 (set up in a scratch dir), docs/reports/forms.md + chart
 #   ./build.sh bench [ARGS]     bash bench/run.sh ARGS
@@ -42,7 +42,11 @@ OMEGA_PACKAGES=(xapian-omega xapian-tools postgresql-doc-15)
 HELDOUT_SITE_PACKAGES=(openjdk-17-doc qtbase5-doc-html libgtk-4-doc rust-doc libboost1.81-doc yard-doc erlang-doc sqlite3-doc
   liblablgtk2-ocaml-doc git-doc apache2-doc)
 WASM_TARGET=wasm32-unknown-unknown
-WASM_FILE=target/$WASM_TARGET/release/exemplar.wasm
+WASM_FILE=target/$WASM_TARGET/release/exemplar_wasm.wasm
+# Exports the extension must not carry (the benchmark's are a build of their own, bench/wasm; the
+# playground's are built for www/ only).
+LAB_EXPORTS=(benchParse RtdmBench compareTrees testPattern generaliseUrls)
+PLAYGROUND_EXPORTS=(compareTrees testPattern generaliseUrls)
 DEMO_SITE=tests/fixtures/demo-site
 DEMO_EXAMPLE=imovel/101-apartamento-2-quartos-lapa.html
 FIREFOX_ID=exemplar@exemplar.dev
@@ -248,11 +252,16 @@ cmd_setup() {
 
 # ---------------------------------------------------------------- wasm + extension + playground
 
-build_wasm() {
-  cargo build --lib --release --target "$WASM_TARGET"
+# wasm_package DIR [FEATURE...]: the core's module (crates/wasm) built with FEATUREs, bound
+# (exemplar.js, exemplar_bg.wasm, exemplar.d.ts) and optimised into DIR.
+wasm_package() {
+  local dir=$1 features
+  shift
+  features=$(IFS=,; echo "$*")
+  cargo build -p exemplar-wasm --release --target "$WASM_TARGET" ${features:+--features "$features"}
   local out
   out=$(mktemp -d "${TMPDIR:-/tmp}/exemplar-pkg.XXXXXX")
-  wasm-bindgen --target web --out-dir "$out" "$WASM_FILE"
+  wasm-bindgen --target web --out-name exemplar --out-dir "$out" "$WASM_FILE"
   if [[ -x node_modules/.bin/wasm-opt ]]; then
     local before after
     before=$(stat -c %s "$out/exemplar_bg.wasm")
@@ -263,14 +272,28 @@ build_wasm() {
   else
     notice "npm package binaryen not installed: skipping wasm-opt (the module works unoptimized)"
   fi
-  local dir
-  for dir in extension/pkg www/pkg; do
-    rm -rf "$dir"
-    mkdir -p "$dir"
-    cp "$out"/* "$dir"/
-  done
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  cp "$out"/* "$dir"/
   rm -rf "$out"
-  echo "    $(stat -c %s extension/pkg/exemplar_bg.wasm) bytes -> extension/pkg/, www/pkg/"
+  echo "    $(stat -c %s "$dir/exemplar_bg.wasm") bytes -> $dir/"
+}
+
+build_wasm() {
+  wasm_package extension/pkg
+  wasm_package www/pkg playground
+}
+
+# The extension's module exports nothing of the lab's or the playground's; the playground's has its own.
+check_wasm_exports() {
+  local name
+  for name in "${LAB_EXPORTS[@]}"; do
+    if grep -qw "$name" extension/pkg/exemplar.d.ts; then die "extension/pkg exports $name"; fi
+  done
+  for name in "${PLAYGROUND_EXPORTS[@]}"; do
+    grep -qw "$name" www/pkg/exemplar.d.ts || die "www/pkg does not export $name"
+  done
+  echo "    extension/pkg: no benchmark or playground export ($(stat -c %s extension/pkg/exemplar_bg.wasm) bytes)"
 }
 
 # One manifest source (extension/manifest.json, which carries both background forms and the Gecko id,
@@ -351,16 +374,11 @@ cmd_wasm() {
 # ---------------------------------------------------------------- native CLI + demo
 
 build_cli() {
-  [[ -f src/main.rs ]] || { notice "src/main.rs not written yet: no native CLI to build"; return; }
   cargo build --release --bin exemplar
 }
 
 run_demo() {
   local bin=target/release/exemplar
-  if [[ ! -x $bin ]] || ! grep -rqs --include='*.rs' '"demo"' src/; then
-    notice "the native CLI has no 'demo' subcommand yet; skipping the demo"
-    return
-  fi
   echo "    $bin demo $DEMO_SITE --entry index.html --example $DEMO_EXAMPLE"
   "$bin" demo "$DEMO_SITE" --entry index.html --example "$DEMO_EXAMPLE"
 }
@@ -383,13 +401,20 @@ cmd_default() {
 # ---------------------------------------------------------------- test (CI)
 
 test_fmt() { cargo fmt --all -- --check; }
-test_clippy() { cargo clippy --all-targets -- -D warnings; }
-# The wasm-only code (src/wasm.rs, tests/wasm.rs) is invisible to the native clippy run.
-test_clippy_wasm() { cargo clippy --target "$WASM_TARGET" --lib --test wasm -- -D warnings; }
-test_doc() { RUSTDOCFLAGS='-D warnings' cargo doc --no-deps --lib; }
-test_native() { cargo test; }
-# The fuzz targets are their own crate (fuzz/) and include some of src/ by path: they must still
-# build when src/ gains a dependency (fuzzing itself is `./build.sh fuzz`, not part of CI).
+test_clippy() { cargo clippy --workspace --all-targets -- -D warnings; }
+# The wasm-only code (crates/wasm, its tests, the benchmark's exports) is invisible to the native
+# clippy run: checked for wasm32, with and without the playground's exports.
+test_clippy_wasm() {
+  cargo clippy --target "$WASM_TARGET" -p exemplar-wasm --all-targets -- -D warnings
+  cargo clippy --target "$WASM_TARGET" -p exemplar-wasm -p exemplar-bench-wasm --all-targets --features exemplar-wasm/playground -- -D warnings
+}
+test_doc() { RUSTDOCFLAGS='-D warnings' cargo doc --workspace --no-deps; }
+test_native() { cargo test --workspace; }
+# No product crate may depend on a lab crate (eval, bench, testkit) but for its tests, nor on
+# wasm-bindgen, ureq, toml or std::net below the drivers: the crate graph is the architecture.
+test_layering() { python3 tools/check-layering.py; }
+# The fuzz targets are their own crate (fuzz/) over the workspace's crates: they must still build
+# when a crate changes (fuzzing itself is `./build.sh fuzz`, not part of CI).
 test_fuzz_build() { cargo check --manifest-path fuzz/Cargo.toml --bins; }
 
 test_wasm() {
@@ -398,7 +423,7 @@ test_wasm() {
   # chromedriver the headless/no-sandbox arguments.
   HOME=$BROWSER_TMP/home TMPDIR=$BROWSER_TMP/tmp CHROMEDRIVER=/usr/bin/chromedriver \
     CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-    cargo test --target "$WASM_TARGET" --test wasm
+    cargo test --target "$WASM_TARGET" -p exemplar-wasm --test wasm
 }
 
 test_e2e() {
@@ -413,9 +438,11 @@ cmd_test() {
   step "cargo clippy --all-targets -D warnings" test_clippy
   step "cargo clippy (wasm32: lib + tests/wasm.rs) -D warnings" test_clippy_wasm
   step "cargo doc (-D warnings)" test_doc
+  step "crate layering (tools/check-layering.py)" test_layering
   step "cargo test (native, incl. doc tests)" test_native
   step "cargo check (the fuzz targets, fuzz/)" test_fuzz_build
   cmd_wasm
+  step "wasm exports: none of the lab's in the extension" check_wasm_exports
   step "wasm tests in headless Chromium (wasm-bindgen-test-runner + chromedriver)" test_wasm
   step "browser end-to-end tests (node --test tests/e2e/, playwright-core + Chromium)" test_e2e
   summary
@@ -464,14 +491,14 @@ start_omega() {
 
 run_eval_forms() {
   # ARGS first: the first occurrence of a flag wins, so they override the defaults after them.
-  target/release/exemplar eval-forms "$@" --search "$OMEGA_URL" --documents "$OMEGA_DOCS" --root "$DOCS_HTML" \
+  target/release/exemplar-eval eval-forms "$@" --search "$OMEGA_URL" --documents "$OMEGA_DOCS" --root "$DOCS_HTML" \
     --out docs/reports/forms.md --svg docs/reports/forms-coverage.svg
 }
 
 cmd_eval_forms() {
   OMEGA_TMP=$(mktemp -d "${TMPDIR:-/tmp}/exemplar-omega.XXXXXX")
   step "eval-forms: Debian packages (${OMEGA_PACKAGES[*]})" setup_omega_apt
-  step "eval-forms: native CLI (release)" build_cli
+  step "eval-forms: exemplar-eval (release)" build_eval
   step "eval-forms: Xapian Omega over the PostgreSQL docs" start_omega
   step "eval-forms: query policies against Omega" run_eval_forms "$@"
   summary
@@ -486,10 +513,10 @@ run_script() {
   bash "$script" "$@"
 }
 
-cli() {
-  [[ -f src/main.rs ]] || die "the native CLI (src/main.rs) does not exist yet"
-  cargo run --release --bin exemplar -- "$@"
-}
+build_eval() { cargo build --release --bin exemplar-eval; }
+
+# The lab's command line (eval/): evaluations, training, the crawl benchmark.
+lab() { cargo run --release --bin exemplar-eval -- "$@"; }
 
 usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -501,11 +528,11 @@ case $cmd in
   setup) cmd_setup; summary ;;
   test) cmd_test ;;
   wasm) cmd_wasm; summary ;;
-  eval) install_debs "${HELDOUT_SITE_PACKAGES[@]}" && cli eval "$@" ;;
-  bench-crawl) cli bench-crawl "$@" | tee docs/reports/bench-crawl.md ;;
+  eval) install_debs "${HELDOUT_SITE_PACKAGES[@]}" && lab eval "$@" ;;
+  bench-crawl) lab bench-crawl "$@" | tee docs/reports/bench-crawl.md ;;
   bench-instructions) run_script bench/instructions.sh "$@" ;;
-  eval-similarity) cli eval-similarity "$@" ;;
-  train-classifier) cli train-classifier "$@" ;;
+  eval-similarity) lab eval-similarity "$@" ;;
+  train-classifier) lab train-classifier "$@" ;;
   eval-forms) cmd_eval_forms "$@" ;;
   bench) run_script bench/run.sh "$@" ;;
   fuzz) run_script fuzz/run.sh "$@" ;;

@@ -51,8 +51,8 @@ json.dump({"rustc": rustc, "node": f"node {node}" if node else "",
 EOF
 
 # ---------------------------------------------------------------- native (+ tree-edit-distance)
-section "native: cargo bench --bench core (parse, RTDM, tree-edit-distance crate; exports trees)"
-EXEMPLAR_BENCH_DIR=$OUT EXEMPLAR_BENCH_QUICK=$QUICK cargo bench --bench core >"$OUT/native.log"
+section "native: cargo bench -p exemplar-bench --bench core (parse, RTDM, tree-edit-distance crate; exports trees)"
+EXEMPLAR_BENCH_DIR=$OUT EXEMPLAR_BENCH_QUICK=$QUICK cargo bench -p exemplar-bench --bench core >"$OUT/native.log"
 [[ -f $OUT/native.json ]] || die "the native bench wrote no $OUT/native.json"
 
 # ---------------------------------------------------------------- wasm in headless Chromium
@@ -61,9 +61,10 @@ if ((WASM)); then
   command -v wasm-bindgen >/dev/null || die "wasm-bindgen not installed: run ./build.sh setup (or pass --no-wasm)"
   [[ -x /usr/bin/chromium ]] || die "/usr/bin/chromium missing: run ./build.sh setup (or pass --no-wasm)"
   [[ -d node_modules/playwright-core ]] || die "playwright-core missing: run ./build.sh setup (or pass --no-wasm)"
-  cargo build --lib --release --target "$WASM_TARGET"
+  # The benchmark exports are a build of their own (bench/wasm), never in the product module.
+  cargo build -p exemplar-bench-wasm --release --target "$WASM_TARGET"
   rm -rf "$OUT/pkg"
-  wasm-bindgen --target web --out-dir "$OUT/pkg" "$TARGET_DIR/$WASM_TARGET/release/exemplar.wasm"
+  wasm-bindgen --target web --out-name exemplar --out-dir "$OUT/pkg" "$TARGET_DIR/$WASM_TARGET/release/exemplar_bench_wasm.wasm"
   if [[ -x node_modules/.bin/wasm-opt ]]; then
     # As the product build does (./build.sh wasm).
     npx --no-install wasm-opt -O3 "$OUT/pkg/exemplar_bg.wasm" -o "$OUT/pkg/exemplar_bg.opt.wasm"

@@ -28,9 +28,9 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use exemplar::dom::{Page, ParseOptions, Tree};
-use exemplar::rtdm::{Prepared, Rtdm};
-use exemplar::similarity::Options;
+use exemplar_html::{Page, ParseOptions, Tree};
+use exemplar_similarity::Options;
+use exemplar_similarity::rtdm::{Prepared, Rtdm};
 use serde_json::{Value, json};
 
 const THETA: f64 = 0.8;
@@ -45,7 +45,8 @@ fn main() {
     let budget = Duration::from_millis(if quick { 150 } else { 600 });
     let parse_only =
         std::env::var("EXEMPLAR_BENCH_PARSE_ONLY").is_ok_and(|v| !v.is_empty() && v != "0");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The repository root (this crate is `bench/`): outputs and the pairs file are named from it.
+    let root = &Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let out_dir = std::env::var("EXEMPLAR_BENCH_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|_| root.join("target/bench"));
@@ -333,7 +334,7 @@ fn tree_bytes(t: &Tree) -> usize {
     let names: usize = labels
         .iter()
         .map(|&l| {
-            std::mem::size_of::<(u32, String)>() + t.label_name(exemplar::dom::Label(l)).len()
+            std::mem::size_of::<(u32, String)>() + t.label_name(exemplar_html::Label(l)).len()
         })
         .sum();
     n * (4 * 4 + 8) + t.class_labels().len() * 4 + names
@@ -346,10 +347,10 @@ fn page_bytes(p: &Page) -> usize {
     let s = |x: &String| x.len();
     let mut total = tree_bytes(&p.tree) + s(&p.url) + s(&p.base) + s(&p.title) + s(&p.encoding);
     for l in &p.links {
-        total += size_of::<exemplar::dom::Link>() + s(&l.url) + s(&l.text);
+        total += size_of::<exemplar_html::Link>() + s(&l.url) + s(&l.text);
     }
     for f in &p.forms {
-        total += size_of::<exemplar::dom::Form>()
+        total += size_of::<exemplar_html::Form>()
             + s(&f.action)
             + s(&f.method)
             + s(&f.enctype)
@@ -358,7 +359,7 @@ fn page_bytes(p: &Page) -> usize {
             + f.controls.len() * size_of::<usize>();
     }
     for c in &p.controls {
-        total += size_of::<exemplar::dom::Control>()
+        total += size_of::<exemplar_html::Control>()
             + s(&c.name)
             + s(&c.id)
             + s(&c.value)

@@ -11,19 +11,19 @@
 //! The features the model uses ([`SELECTED`]) were chosen on the LOSO macro F1 with the extra
 //! training sites in every fold: backward elimination ([`select_features`]) from all features,
 //! then the best single addition, keeping every kind's held-out F1 above [`MIN_KIND_F1`] on every
-//! site and the plain shop pages of [`super::sanity_pages`] right (`exemplar train-classifier
+//! site and the plain shop pages of [`exemplar_classify::sanity_pages`] right (`exemplar train-classifier
 //! --select` reruns it).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::devsites::{DevSite, Role};
-use crate::dom::{Page, ParseOptions};
+use exemplar_html::{Page, ParseOptions};
+use exemplar_testkit::devsites::{DevSite, Role};
 
-use super::Kind;
-use super::features::{self, NAMES};
-use super::model::{FitOptions, Model};
+use exemplar_classify::Kind;
+use exemplar_classify::features::{self, NAMES};
+use exemplar_classify::model::{FitOptions, Model};
 
 /// Name given to the bundled demo site.
 pub const DEMO: &str = "demo";
@@ -170,7 +170,7 @@ fn class_index(k: Kind) -> usize {
 
 /// The bundled synthetic demo site (`tests/fixtures/demo-site`), if present.
 pub fn demo_dir() -> Option<PathBuf> {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/demo-site");
+    let d = exemplar_testkit::root().join("tests/fixtures/demo-site");
     d.join("expected.toml").is_file().then_some(d)
 }
 
@@ -201,7 +201,7 @@ fn featurise(raw: &[RawPage]) -> Vec<Sample> {
                     label: r.label.clone(),
                     kind: r.kind,
                     x: features::extract(&page),
-                    bytes_digest: crate::canon::bytes_signature(&r.bytes),
+                    bytes_digest: exemplar_url::canon::bytes_signature(&r.bytes),
                 })
             })
             .collect()
@@ -509,18 +509,18 @@ pub fn site_fits(samples: &[Sample], mask: &[bool], l2: f64) -> Vec<(String, f64
 pub const MIN_KIND_F1: f64 = 0.25;
 
 /// Whether the model trained on all samples with `mask` classifies the plain shop pages of
-/// [`super::sanity_pages`] right (a product listing, a product page).
+/// [`exemplar_classify::sanity_pages`] right (a product listing, a product page).
 pub fn sane(samples: &[Sample], mask: &[bool], l2: f64) -> bool {
     let all: Vec<&Sample> = samples.iter().collect();
     let m = train(&all, mask, l2);
-    super::sanity_pages()
+    exemplar_classify::sanity_pages()
         .iter()
         .all(|(page, kind)| Kind::ALL[m.predict(&features::extract(page)).0] == *kind)
 }
 
 /// Feature selection on the LOSO pooled macro F1, among the feature sets whose LOSO F1 of every
 /// kind on every held-out site exceeds [`MIN_KIND_F1`] and whose shipped model classifies the
-/// plain shop pages of [`super::sanity_pages`] right ([`sane`]): backward elimination from `start` (drop
+/// plain shop pages of [`exemplar_classify::sanity_pages`] right ([`sane`]): backward elimination from `start` (drop
 /// the feature whose removal scores best, while that is no worse than 0.002 below the best seen),
 /// then the single addition that scores best, if it beats the best seen. Returns the final mask
 /// and the trace (`-feature` dropped or `+feature` added, macro F1 after it).
@@ -849,7 +849,7 @@ pub fn data_digest(samples: &[Sample]) -> String {
         text.push(0);
         text.extend_from_slice(&s.bytes_digest.to_le_bytes());
     }
-    format!("{:016x}", crate::canon::bytes_signature(&text))
+    format!("{:016x}", exemplar_url::canon::bytes_signature(&text))
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
@@ -974,7 +974,7 @@ fn write_data(w: &mut String, samples: &[Sample], extra: &[DevSite]) {
          for, so it is used as training data in every fold; it is never held out in the headline \
          figure.\n"
     );
-    let _ = writeln!(w, "{}", include_str!("train-sites.md"));
+    let _ = writeln!(w, "{}", include_str!("../train-sites.md"));
     let _ = writeln!(
         w,
         "| site | package | like | pages | index | entity | other | labels |"
@@ -1375,7 +1375,7 @@ fn write_costs(w: &mut String, samples: &[Sample], preds: &Predictions) {
         );
     }
     let _ = writeln!(w);
-    let _ = writeln!(w, "{}", include_str!("analysis.md"));
+    let _ = writeln!(w, "{}", include_str!("../classifier-analysis.md"));
 }
 
 fn class_of(name: &str) -> usize {

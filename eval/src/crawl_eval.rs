@@ -3,15 +3,13 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write;
 
-use crate::crawler::CrawlConfig;
-use crate::devsites::{DevSite, SitePage};
-use crate::dom::{Page, ParseOptions};
-use crate::fetch::Politeness;
-use crate::http::ClientConfig;
-use crate::mapper::MapConfig;
-use crate::pattern::{self, Corrections, Pattern};
-use crate::run;
-use crate::serve::{Server, static_dir};
+use exemplar_core::fetch::Politeness;
+use exemplar_core::mapper::MapConfig;
+use exemplar_core::pattern::{self, Corrections, Pattern};
+use exemplar_html::{Page, ParseOptions};
+use exemplar_native::run;
+use exemplar_native::serve::{Server, static_dir};
+use exemplar_testkit::devsites::{DevSite, SitePage};
 
 /// The exclusion ratios (`LearnConfig::max_exclusions`) the unseen-pages measure compares: the
 /// default first, then a stricter and a looser one, then 0 (splitting only, the former
@@ -29,7 +27,7 @@ fn unthrottled() -> Politeness {
 /// # Errors
 /// As [`run::learn`].
 pub fn learn_local(entry: &str, example: &str) -> Result<run::Learned, String> {
-    learn_quietly(
+    exemplar_testkit::learn_quietly(
         entry,
         example,
         MapConfig {
@@ -39,51 +37,13 @@ pub fn learn_local(entry: &str, example: &str) -> Result<run::Learned, String> {
     )
 }
 
-/// Learns from `entry` with `example` under `config`, no progress shown (the eval's and the
-/// fixture tests' runs).
-///
-/// # Errors
-/// As [`run::learn`].
-pub fn learn_quietly(
-    entry: &str,
-    example: &str,
-    config: MapConfig,
-) -> Result<run::Learned, String> {
-    run::learn(
-        entry,
-        example,
-        config,
-        &ClientConfig::default(),
-        &mut |_, _| {},
-    )
-}
-
 /// Crawls a local site with `pattern` (8 requests in flight, no delay, no verification, nothing
 /// kept).
 ///
 /// # Errors
 /// As [`run::crawl`].
 pub fn crawl_local(pattern: Pattern) -> Result<run::Crawled, String> {
-    crawl_quietly(pattern, unthrottled())
-}
-
-/// Crawls with `pattern` at `politeness`, no verification, nothing kept, no progress shown.
-///
-/// # Errors
-/// As [`run::crawl`].
-pub fn crawl_quietly(pattern: Pattern, politeness: Politeness) -> Result<run::Crawled, String> {
-    let config = CrawlConfig {
-        politeness: Some(politeness),
-        ..CrawlConfig::default()
-    };
-    run::crawl(
-        pattern,
-        config,
-        false,
-        &ClientConfig::default(),
-        &mut |_| Ok(()),
-        &mut |_, _| {},
-    )
+    exemplar_testkit::crawl_quietly(pattern, unthrottled())
 }
 
 /// Figures of one site.
@@ -99,7 +59,7 @@ pub struct SiteFigures {
     pub mapped: usize,
     /// Of `mapped`, true targets.
     pub mapped_true: usize,
-    /// Of `mapped`, pages learning took below θ for their heading ([`crate::heading::promoted`]).
+    /// Of `mapped`, pages learning took below θ for their heading ([`exemplar_core::review::heading::promoted`]).
     pub by_heading: usize,
     /// Of those, true targets.
     pub by_heading_true: usize,
@@ -133,8 +93,8 @@ pub struct SiteFigures {
     /// or why that failed.
     pub from_example: Option<Result<FromExample, String>>,
     /// θ taken from the scores because only the example reached the default
-    /// ([`crate::pattern::lowered_threshold`]).
-    pub lowered: Option<crate::pattern::LoweredThreshold>,
+    /// ([`exemplar_core::pattern::lowered_threshold`]).
+    pub lowered: Option<exemplar_core::pattern::LoweredThreshold>,
 }
 
 /// Pages learning did not see ([`unseen`]): five folds over the map's targets and other
@@ -159,14 +119,14 @@ pub struct Unseen {
 /// Generalisation to unseen pages: the target level learned from four fifths of a map's
 /// targets and other pages, matched against the fifth held out, for each of five folds.
 /// `max_exclusions` as [`pattern::LearnConfig::max_exclusions`] (0: split only).
-pub fn unseen(map: &crate::mapper::SiteMap, max_exclusions: f64) -> Unseen {
-    use crate::mapper::NodeState;
+pub fn unseen(map: &exemplar_core::mapper::SiteMap, max_exclusions: f64) -> Unseen {
+    use exemplar_core::mapper::NodeState;
     let of = |state: NodeState| -> Vec<&str> {
         let mut v: Vec<&str> = map
             .nodes
             .iter()
             .skip(1)
-            .filter(|n| n.state == state && !n.url.contains(crate::fetch::POST_MARK))
+            .filter(|n| n.state == state && !n.url.contains(exemplar_core::fetch::POST_MARK))
             .map(|n| n.url.as_str())
             .collect();
         v.sort_unstable();
@@ -190,7 +150,7 @@ pub fn unseen(map: &crate::mapper::SiteMap, max_exclusions: f64) -> Unseen {
         let g = pattern::generalise_excluding(
             &pos,
             &neg,
-            crate::url_pattern::DEFAULT_K,
+            exemplar_url::url_pattern::DEFAULT_K,
             max_exclusions,
         );
         let Ok(set) = regex::RegexSet::new(&g.regexes) else {
@@ -207,11 +167,11 @@ pub fn unseen(map: &crate::mapper::SiteMap, max_exclusions: f64) -> Unseen {
 }
 
 /// Pages a crawl meets that learning never saw, just below θ ([`new_pages`]): what the heading
-/// rule the pattern carries ([`crate::heading::HeadingRule`]) does with them when a crawl
+/// rule the pattern carries ([`exemplar_core::review::heading::HeadingRule`]) does with them when a crawl
 /// verifies new pages.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct NewPages {
-    /// Held-out true targets within [`crate::heading::WELL_BELOW`] under θ: the similarity
+    /// Held-out true targets within [`exemplar_core::review::heading::WELL_BELOW`] under θ: the similarity
     /// alone rejects them.
     pub band_targets: usize,
     /// Of those, taken by the heading rule.
@@ -224,11 +184,14 @@ pub struct NewPages {
 
 /// The heading rule on pages learning did not see: in five folds over the map's fetched pages
 /// (by URL), the rule is made from the map without the fold's pages, as learning makes it
-/// ([`crate::heading::Templates::rule`]), and applied to the fold's pages within
-/// [`crate::heading::WELL_BELOW`] under θ, as a crawl verifying new pages applies it.
+/// ([`exemplar_core::review::heading::Templates::rule`]), and applied to the fold's pages within
+/// [`exemplar_core::review::heading::WELL_BELOW`] under θ, as a crawl verifying new pages applies it.
 /// `is_target` is the ground truth.
-pub fn new_pages(map: &crate::mapper::SiteMap, is_target: &dyn Fn(&str) -> bool) -> NewPages {
-    use crate::heading::{Templates, WELL_BELOW};
+pub fn new_pages(
+    map: &exemplar_core::mapper::SiteMap,
+    is_target: &dyn Fn(&str) -> bool,
+) -> NewPages {
+    use exemplar_core::review::heading::{Templates, WELL_BELOW};
     let mut fetched: Vec<u32> = (1..map.nodes.len() as u32)
         .filter(|&i| map.nodes[i as usize].similarity.is_some())
         .collect();
@@ -250,7 +213,7 @@ pub fn new_pages(map: &crate::mapper::SiteMap, is_target: &dyn Fn(&str) -> bool)
         for &id in &held {
             let node = &map.nodes[id as usize];
             let s = f64::from(node.similarity.unwrap_or(0.0));
-            if node.url.contains(crate::fetch::POST_MARK)
+            if node.url.contains(exemplar_core::fetch::POST_MARK)
                 || !(map.threshold - WELL_BELOW..map.threshold).contains(&s)
             {
                 continue;
@@ -274,10 +237,10 @@ pub fn new_pages(map: &crate::mapper::SiteMap, is_target: &dyn Fn(&str) -> bool)
 /// [`NEAR_MISSES_REVIEWED`] pages most similar to the example below θ and the
 /// [`pattern::DOUBTFUL_SHOWN`] targets worth checking ([`pattern::doubtful_targets`]). A simulated
 /// user marks the true targets among the near misses like the example, the other pages among
-/// the targets to check unlike it, the heading kinds ([`crate::heading::kinds`]) whose sample
+/// the targets to check unlike it, the heading kinds ([`exemplar_core::review::heading::kinds`]) whose sample
 /// pages shown are all other pages unlike it (never the example's kind), and the kinds of pages
-/// below θ ([`crate::heading::kinds_below`]) whose samples are all true targets like it, and
-/// the directories of targets ([`crate::directory::kinds`]) whose samples are all other pages
+/// below θ ([`exemplar_core::review::heading::kinds_below`]) whose samples are all true targets like it, and
+/// the directories of targets ([`exemplar_core::review::directory::kinds`]) whose samples are all other pages
 /// unlike the example's (never the example's); the pattern is relearned from the same map
 /// (nothing fetched) and the site crawled again.
 #[derive(Clone, Debug, Default)]
@@ -301,13 +264,13 @@ pub struct Review {
     pub kinds_unmarked: usize,
     /// Targets of the kinds marked unlike.
     pub kinds_unmarked_targets: usize,
-    /// Heading kinds of pages below θ shown ([`crate::heading::kinds_below`]).
+    /// Heading kinds of pages below θ shown ([`exemplar_core::review::heading::kinds_below`]).
     pub kinds_below: usize,
     /// Of those, kinds whose samples are all true targets: marked like the example.
     pub kinds_marked: usize,
     /// Pages below θ of the kinds marked like.
     pub kinds_marked_pages: usize,
-    /// Directories of targets shown ([`crate::directory::kinds`]).
+    /// Directories of targets shown ([`exemplar_core::review::directory::kinds`]).
     pub directories: usize,
     /// Of those, directories whose samples are all other pages: marked unlike the example's.
     pub directories_unmarked: usize,
@@ -501,39 +464,40 @@ fn evaluate_against(
         .filter(|d| !truth.contains(&site_path(&d.url)))
         .map(|d| d.url.clone())
         .collect();
-    let kinds = crate::heading::kinds(
+    let kinds = exemplar_core::review::heading::kinds(
         &learned.map,
         &learned.pattern.unlike_by_heading,
         &proposed.unlike_headings,
     );
-    let unlike_kinds: Vec<&crate::heading::HeadingKind> = kinds
+    let unlike_kinds: Vec<&exemplar_core::review::heading::HeadingKind> = kinds
         .iter()
         .filter(|k| {
             !k.example && !k.unlike && k.samples.iter().all(|u| !truth.contains(&site_path(u)))
         })
         .collect();
-    let below = crate::heading::kinds_below(&learned.map, &proposed.like_headings, |n| {
-        proposed.leave_out(n)
-    });
-    let like_kinds: Vec<&crate::heading::KindBelow> = below
+    let below =
+        exemplar_core::review::heading::kinds_below(&learned.map, &proposed.like_headings, |n| {
+            proposed.leave_out(n)
+        });
+    let like_kinds: Vec<&exemplar_core::review::heading::KindBelow> = below
         .iter()
         .filter(|k| k.samples.iter().all(|u| truth.contains(&site_path(u))))
         .collect();
     // A directory whose three sample pages are all other pages is marked unlike (never the
     // example's).
-    let directories = crate::directory::kinds(
+    let directories = exemplar_core::review::directory::kinds(
         &learned.map,
         &learned.pattern.unlike_by_directory,
         &proposed.unlike_directories,
     );
-    let unlike_directories: Vec<&crate::directory::DirectoryKind> = directories
+    let unlike_directories: Vec<&exemplar_core::review::directory::DirectoryKind> = directories
         .iter()
         .filter(|k| {
             !k.example && !k.unlike && k.samples.iter().all(|u| !truth.contains(&site_path(u)))
         })
         .collect();
     // A language learning left out whose three sample pages are all true targets is taken back.
-    let kept_languages: Vec<String> = crate::language::kinds(
+    let kept_languages: Vec<String> = exemplar_core::review::language::kinds(
         &learned.map,
         &learned.pattern.unlike_by_language,
         &proposed.unlike_languages,
@@ -708,14 +672,14 @@ pub fn report(sites: &[DevSite], log: &mut dyn FnMut(String)) -> Result<(String,
     let _ = writeln!(
         md,
         "\nReading the table: *found mapping* counts the pages the mapper judged similar to the example (θ = {}, the default view, kind and place weights; on a site where only the example reaches it, the θ its scores give, as the site's notes below say), and those learning took below θ for their heading, with how many of them are true targets; the crawl then collects what the pattern learned from them reaches. When *found crawling* equals *found mapping* and precision equals the mapping's, the pattern and the crawler lose nothing: the remaining errors are similarity decisions. SFML's two class pages without members look less like the example than the namespace, group and header pages Doxygen builds from the same template (`docs/reports/similarity.md`, *What remains*); their headings (\"sf::Utf< N > Class Template Reference\", \"sf::Shader::CurrentTextureType Struct Reference\") follow class and struct pages' and no clearly unlike page's, so learning takes them.",
-        crate::similarity::DEFAULT_THRESHOLD
+        exemplar_similarity::DEFAULT_THRESHOLD
     );
     let _ = writeln!(
         md,
         "\n## With the review\n\nThe table above is Exemplar on its own. After learning, `exemplar learn` shows the {NEAR_MISSES_REVIEWED} pages most similar to the example below θ (the extension's panel 20), marking those whose URL is shaped like the targets' (a generalisation of the target URLs, made without the non-targets, matches it), and the {} targets most worth checking: first those learning took below θ for their heading (*taken for their heading* above), then those whose URL differs in one word or number from mostly pages below θ (marked: `iface.Editable.html` among `iface.*.html` pages), then the least similar. It also lists the targets by heading kind: the template of their main heading, the page's own name left out (on assimp `* File Reference` 47 pages, `Assimp * Class Reference` 5), or their section number (`#`: a manual's numbered chapters), with three sample pages each; where the targets declare two or more languages, the targets by language (a first learning leaves out those other than the example's: Apache's translations); where they lie in two or more directories, the targets by directory (at most {} besides those left out; three sample pages each, the most similar to the example, the middle and the least); and the kinds of the pages below θ the same way, the largest first (at most {}; LablGTK's `Class virtual *`). The user can mark any near miss *like the example*, any target *unlike* it, any kind but the example's unlike it (its targets are left out, and a verifying crawl refuses pages headed so), any kind below θ like it (its pages are targets whatever their similarity, and a verifying crawl takes pages headed so), and any directory but the example's unlike it (its targets are left out, and a crawl refuses the pages in it), and the pattern is relearned from the same map, nothing fetched (`exemplar relearn --like URL --unlike URL --unlike-heading TEMPLATE --like-heading TEMPLATE --like-language TAG --unlike-directory DIR`, the extension's *Re-learn*). Here a simulated user marks exactly the true targets among the near misses, exactly the other pages among the targets to check, the kinds of targets whose three sample pages are all other pages, and the kinds below θ whose three sample pages are all true targets, takes back a language left out whose three sample pages are all true targets (none on these sites), marks the directories whose three sample pages are all other pages (Apache's guides), and the site is crawled again with the relearned pattern. *Gap below θ*: when the scores below θ go on from the targets' with no gap among them down to a clear one (at least 0.08 wide and three times any gap above it) and at least 90% of the five or more pages above it have URLs shaped like the targets', the review says so and suggests a θ that takes the pages above it, 0.05 under the lowest of them (or the middle of the gap, when higher; `relearn --threshold`; `pattern::threshold_gap`): on R's help pages (Rd2HTML, a blind run), 285 topic pages score from 0.689 to θ, 269 of them with URLs shaped like the targets', and the nearest other page 0.523; the θ suggested, 0.64, takes every topic page links reach (1,412), and nothing else. The simulated user does not take the suggestion; the column says what it would add.\n\n{REVIEW_HEADER}{review}",
         pattern::DOUBTFUL_SHOWN,
-        crate::directory::DIRECTORIES_SHOWN,
-        crate::heading::KINDS_BELOW_SHOWN
+        exemplar_core::review::directory::DIRECTORIES_SHOWN,
+        exemplar_core::review::heading::KINDS_BELOW_SHOWN
     );
     let _ = writeln!(
         md,
@@ -996,7 +960,7 @@ fn misses(md: &mut String, f: &SiteFigures) {
 }
 
 /// The crawl figures on the sites of `eval/train-sites.toml`, each with its median-size entity
-/// page as the example ([`crate::eval::with_examples`]): a Markdown section for `docs/reports/crawl.md`.
+/// page as the example ([`crate::similarity_eval::with_examples`]): a Markdown section for `docs/reports/crawl.md`.
 /// A site where learning fails gets its error in the table. Sites not installed are listed.
 ///
 /// # Errors
@@ -1014,7 +978,7 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
             continue;
         }
         let pages = site.pages()?;
-        let Some(picks) = crate::eval::with_examples(site, &pages) else {
+        let Some(picks) = crate::similarity_eval::with_examples(site, &pages) else {
             continue;
         };
         let pick = &picks[picks.len() / 2];
@@ -1072,7 +1036,7 @@ pub fn extra_report(extra: &[DevSite], log: &mut dyn FnMut(String)) -> Result<St
 }
 
 /// Hand-written reading of the further sites' figures (`eval/crawl-extra-notes.md`).
-const EXTRA_NOTES: &str = include_str!("../eval/crawl-extra-notes.md");
+const EXTRA_NOTES: &str = include_str!("../crawl-extra-notes.md");
 
 #[cfg(test)]
 mod tests {
@@ -1083,8 +1047,8 @@ mod tests {
     /// template counts as a wrong take.
     #[test]
     fn new_pages_measures_the_heading_rule_on_held_out_pages() {
-        use crate::heading::fixtures::node;
-        use crate::mapper::{NodeState, SiteMap};
+        use exemplar_core::mapper::{NodeState, SiteMap};
+        use exemplar_core::review::heading::fixtures::node;
         let mut nodes = vec![node("index.html", NodeState::Page, 0.3, "Guide")];
         for name in ["Aa", "Bb", "Cc", "Dd", "Ee", "Ff", "Gg", "Hh"] {
             let h = format!("{name} Class Reference");
@@ -1172,7 +1136,7 @@ mod tests {
             ),
         )
         .expect("toml");
-        let sites = crate::devsites::load(&toml).expect("sites");
+        let sites = exemplar_testkit::devsites::load(&toml).expect("sites");
         let pages = sites[0].pages().expect("pages");
         let mut got: Vec<String> = reachable(&sites[0], &pages).into_iter().collect();
         got.sort();

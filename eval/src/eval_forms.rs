@@ -1,10 +1,10 @@
-//! `exemplar eval-forms`: the query policies against a real search engine (see
-//! [`exemplar::forms_eval`]); `./build.sh eval-forms` sets up Xapian Omega and runs it.
+//! `exemplar-eval eval-forms`: the query policies against a real search engine (see
+//! [`exemplar_eval::forms_eval`]); `./build.sh eval-forms` sets up Xapian Omega and runs it.
 
-use exemplar::forms_eval::{self, EvalConfig};
-use exemplar::forms_learn_eval;
+use exemplar_eval::forms_eval::{self, EvalConfig};
+use exemplar_eval::forms_learn_eval;
 
-use super::{USAGE, flag};
+use crate::{USAGE, flag};
 
 fn number(args: &[String], name: &str, default: usize) -> Result<usize, String> {
     match flag(args, name) {

@@ -1,4 +1,4 @@
-//! `./build.sh eval-forms`: coverage curves of the query policies of [`crate::forms::query`]
+//! `./build.sh eval-forms`: coverage curves of the query policies of [`exemplar_core::forms::query`]
 //! against a real search engine (Xapian Omega over the PostgreSQL documentation, set up by
 //! `build.sh`; design §6, paper `001` §4).
 //!
@@ -9,19 +9,19 @@
 //! shared by the policies), feeding the policies, and the report: a table of coverage by query
 //! budget, the bar, a markdown page and a hand-written SVG chart.
 //!
-//! Does not own the policies (that is [`crate::forms::query`]) nor setting up the engine (that
+//! Does not own the policies (that is [`exemplar_core::forms::query`]) nor setting up the engine (that
 //! is `build.sh`).
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 use std::time::Instant;
 
-use crate::canon::canonicalize;
-use crate::dom::{ControlKind, Page, ParseOptions};
-use crate::fetch::FetchResult;
-use crate::forms::query::{Adaptive, DocTerms, Estimator, Policy, RandomTerms, TermList};
-use crate::forms::{self, FormSpec, Method};
-use crate::http::{Client, ClientConfig};
+use exemplar_core::fetch::FetchResult;
+use exemplar_core::forms::query::{Adaptive, DocTerms, Estimator, Policy, RandomTerms, TermList};
+use exemplar_core::forms::{self, FormSpec, Method};
+use exemplar_html::{ControlKind, Page, ParseOptions};
+use exemplar_native::http::{Client, ClientConfig};
+use exemplar_url::canon::canonicalize;
 
 /// Query budgets at which coverage is reported.
 pub const BUDGETS: [usize; 5] = [10, 25, 50, 100, 200];
@@ -699,7 +699,7 @@ mod tests {
 
     fn omega_results() -> Page {
         Page::from_html(
-            include_str!("../tests/fixtures/forms/omega-results.html"),
+            include_str!("../../tests/fixtures/forms/omega-results.html"),
             "http://127.0.0.1:8765/cgi-bin/omega?DB=pg&P=vacuum",
         )
         .expect("parses")
@@ -717,7 +717,7 @@ mod tests {
 
     #[test]
     fn reported_totals_are_read() {
-        let html = include_str!("../tests/fixtures/forms/omega-results.html");
+        let html = include_str!("../../tests/fixtures/forms/omega-results.html");
         assert_eq!(reported_total(html), Some(91));
         assert_eq!(reported_total("1-10 of 1,234 results"), Some(1234));
         assert_eq!(reported_total("No documents match your query"), None);
@@ -741,7 +741,7 @@ mod tests {
     #[test]
     fn search_page_has_a_get_search_form_and_no_results() {
         let p = Page::from_html(
-            include_str!("../tests/fixtures/forms/omega-search.html"),
+            include_str!("../../tests/fixtures/forms/omega-search.html"),
             "http://127.0.0.1:8765/cgi-bin/omega?DB=pg",
         )
         .expect("parses");

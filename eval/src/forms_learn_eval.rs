@@ -7,12 +7,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::crawler::{CrawlConfig, CrawlForms};
-use crate::fetch::Politeness;
-use crate::http::ClientConfig;
-use crate::mapper::{FormState, MapConfig};
-use crate::pattern::{Pattern, QueryPolicy};
-use crate::run;
+use exemplar_core::crawler::{CrawlConfig, CrawlForms};
+use exemplar_core::fetch::Politeness;
+use exemplar_core::mapper::{FormState, MapConfig};
+use exemplar_core::pattern::{Pattern, QueryPolicy};
+use exemplar_native::http::ClientConfig;
+use exemplar_native::run;
 
 /// The marker DocBook writes into every PostgreSQL reference page (`../shared/eval/dev-sites.toml`).
 pub const REFENTRY: &str = r#"<hr /></div><div class="refentry""#;

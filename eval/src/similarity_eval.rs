@@ -3,15 +3,15 @@
 //! AUC, the best threshold and its margin, and errors at the default θ.
 //!
 //! Owns the measurement and its Markdown table (`docs/reports/similarity.md`); the choice it informs
-//! lives in [`crate::similarity`]. Native only.
+//! lives in [`exemplar_similarity`]. Native only.
 
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use crate::devsites::{DevSite, Role, SitePage};
-use crate::dom::{Page, ParseOptions};
-use crate::rtdm::{Prepared, Rtdm};
-use crate::similarity::{Collapse, Options, View, place, place_agreement, supported_places};
+use exemplar_html::{Page, ParseOptions};
+use exemplar_similarity::rtdm::{Prepared, Rtdm};
+use exemplar_similarity::{Collapse, Options, View, place, place_agreement, supported_places};
+use exemplar_testkit::devsites::{DevSite, Role, SitePage};
 
 /// Similarities of one site's pages to its example.
 pub struct SiteScores {
@@ -60,7 +60,7 @@ pub fn errors_at(scores: &[(String, f64, bool)], theta: f64) -> usize {
 /// similarities (the cut maximising the between-class variance of "like the example" vs the
 /// rest), searched over [0.05, 0.95].
 pub fn auto_threshold(sims: &[f64]) -> f64 {
-    crate::similarity::auto_threshold(sims)
+    exemplar_similarity::auto_threshold(sims)
 }
 
 /// Computes the figures of a site's scores.
@@ -867,7 +867,7 @@ fn extra_report(out: &mut String, extra: &[DevSite], dev: &[SiteScores]) -> Resu
 }
 
 /// Hand-written notes appended to the report: how the default was chosen, what it gets wrong.
-const NOTES: &str = include_str!("../eval/similarity-notes.md");
+const NOTES: &str = include_str!("../similarity-notes.md");
 
 #[cfg(test)]
 mod tests {

@@ -8,9 +8,9 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use exemplar::classify::train::{self, Sample, Scores};
-use exemplar::classify::{self, Kind, features};
-use exemplar::devsites::{self, DevSite};
+use exemplar_classify::{self as classify, Kind, features};
+use exemplar_eval::classify_train::{self as train, Sample, Scores};
+use exemplar_testkit::devsites::{self, DevSite};
 
 /// A page every installation of the development sites has.
 const MARKER: &str = "/usr/share/doc/postgresql-doc-15/html/index.html";
@@ -186,7 +186,7 @@ fn committed_model_is_what_training_produces() {
     };
     let retrained = train::shipped(samples);
     if retrained.training_data == shipped.training_data {
-        let committed = include_str!("../data/classifier.json");
+        let committed = include_str!("../../data/classifier.json");
         assert!(
             retrained.to_json() == committed,
             "data/classifier.json is stale: run ./build.sh train-classifier"

@@ -7,8 +7,8 @@
 //!
 //! Skipped (with a notice) when the sites are not installed; `./build.sh setup` installs them.
 
-use exemplar::crawl_eval::evaluate;
-use exemplar::devsites;
+use exemplar_eval::crawl_eval::evaluate;
+use exemplar_testkit::devsites;
 
 #[test]
 fn learned_patterns_crawl_the_dev_sites() {
@@ -83,7 +83,8 @@ fn learned_patterns_crawl_the_dev_sites() {
             _ => panic!("{}: the default and splitting only measured", f.name),
         };
         eprintln!("{}: unseen {ex:?} / splitting only {split:?}", f.name);
-        let share = |u: &exemplar::crawl_eval::Unseen| u.targets_matched as f64 / u.targets as f64;
+        let share =
+            |u: &exemplar_eval::crawl_eval::Unseen| u.targets_matched as f64 / u.targets as f64;
         assert!(share(&ex) >= 0.95, "{}: {ex:?}", f.name);
         assert!(share(&ex) >= share(&split), "{}: {ex:?} {split:?}", f.name);
         assert!(
@@ -104,12 +105,12 @@ fn a_new_page_below_theta_is_taken_by_the_heading_rule_learning_applied() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    use exemplar::crawler::CrawlConfig;
-    use exemplar::fetch::Politeness;
-    use exemplar::http::ClientConfig;
-    use exemplar::mapper::MapConfig;
-    use exemplar::run;
-    use exemplar::serve::{Response, Server, static_dir};
+    use exemplar_core::crawler::CrawlConfig;
+    use exemplar_core::fetch::Politeness;
+    use exemplar_core::mapper::MapConfig;
+    use exemplar_native::http::ClientConfig;
+    use exemplar_native::run;
+    use exemplar_native::serve::{Response, Server, static_dir};
 
     let site = match devsites::installed_site("sfml") {
         Ok(site) => site,
@@ -123,7 +124,7 @@ fn a_new_page_below_theta_is_taken_by_the_heading_rule_learning_applied() {
     let files = static_dir(site.root.clone());
     let handler = {
         let published = Arc::clone(&published);
-        move |req: &exemplar::serve::Request| {
+        move |req: &exemplar_native::serve::Request| {
             if req.path.trim_start_matches('/') == NEW && !published.load(Ordering::SeqCst) {
                 Response::not_found()
             } else {
@@ -156,11 +157,11 @@ fn a_new_page_below_theta_is_taken_by_the_heading_rule_learning_applied() {
         "{rule:?}"
     );
     // The rule travels with the pattern's JSON.
-    let pattern = exemplar::pattern::Pattern::from_json(&pattern.to_json()).expect("reload");
+    let pattern = exemplar_core::pattern::Pattern::from_json(&pattern.to_json()).expect("reload");
     assert_eq!(pattern.heading_rule.as_ref(), Some(&rule));
 
     published.store(true, Ordering::SeqCst);
-    let crawl = |pattern: exemplar::pattern::Pattern| {
+    let crawl = |pattern: exemplar_core::pattern::Pattern| {
         let mut taken = Vec::new();
         let crawled = run::crawl(
             pattern,
@@ -196,7 +197,7 @@ fn a_new_page_below_theta_is_taken_by_the_heading_rule_learning_applied() {
     let theta = pattern.similarity.threshold;
     let s = similarity.expect("verified");
     assert!(
-        s < theta && s >= theta - exemplar::heading::WELL_BELOW,
+        s < theta && s >= theta - exemplar_core::review::heading::WELL_BELOW,
         "{s} vs θ {theta}"
     );
     assert_eq!(crawled.progress.rejected, 0);

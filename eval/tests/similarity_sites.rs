@@ -5,9 +5,9 @@
 //!
 //! Skipped (with a notice) when the sites are not installed; `./build.sh setup` installs them.
 
-use exemplar::devsites;
-use exemplar::eval::{figures, parse_site, score_site};
-use exemplar::similarity::{Options, View};
+use exemplar_eval::similarity_eval::{figures, parse_site, score_site};
+use exemplar_similarity::{Options, View};
+use exemplar_testkit::devsites;
 
 #[test]
 fn default_view_separates_targets_on_the_dev_sites() {

@@ -1,5 +1,5 @@
 #![no_main]
-//! See `exemplar_fuzz::check_crawl_inputs`.
+//! See `exemplar_testkit::checks::check_crawl_inputs`.
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| exemplar_fuzz::check_crawl_inputs(data));
+fuzz_target!(|data: &[u8]| exemplar_testkit::checks::check_crawl_inputs(data));

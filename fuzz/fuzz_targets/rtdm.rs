@@ -1,5 +1,5 @@
 #![no_main]
-//! See `exemplar_fuzz::check_rtdm_bytes`.
+//! See `exemplar_testkit::checks::check_rtdm_bytes`.
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| exemplar_fuzz::check_rtdm_bytes(data));
+fuzz_target!(|data: &[u8]| exemplar_testkit::checks::check_rtdm_bytes(data));

@@ -1,5 +1,5 @@
 #![no_main]
-//! See `exemplar_fuzz::check_saved_state`.
+//! See `exemplar_testkit::checks::check_saved_state`.
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| exemplar_fuzz::check_saved_state(data));
+fuzz_target!(|data: &[u8]| exemplar_testkit::checks::check_saved_state(data));

@@ -1,5 +1,5 @@
 #![no_main]
-//! See `exemplar_fuzz::check_tree_json`.
+//! See `exemplar_testkit::checks::check_tree_json`.
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| exemplar_fuzz::check_tree_json(data));
+fuzz_target!(|data: &[u8]| exemplar_testkit::checks::check_tree_json(data));

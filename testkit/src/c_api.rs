@@ -1,12 +1,12 @@
 //! A C library's interface pages documented like SQLite's, served by a test: the example alone
-//! reaches the default θ ([`exemplar::pattern::lowered_threshold`]).
+//! reaches the default θ ([`exemplar_core::pattern::lowered_threshold`]).
 
 /// Interface pages of a C library documented like SQLite's: content straight under `body`, no
 /// layout around it; the example (`f0`) has every optional section, the others one to three,
 /// so that the example alone reaches the default θ. Four more in `/ext/` (an extension's
 /// interface), a list, thirty pages of prose and the home page.
-pub fn site(path: &str) -> exemplar::serve::Response {
-    use exemplar::serve::Response;
+pub fn site(path: &str) -> exemplar_native::serve::Response {
+    use exemplar_native::serve::Response;
     const SECTIONS: [&str; 6] = [
         "<dl><dt><a href='#x'>flag</a></dt><dd>What it does.</dd></dl>",
         "<h3>Notes</h3>",

@@ -124,17 +124,17 @@ pub struct SitePage {
     pub bytes: Vec<u8>,
 }
 
-/// Default location of the site list, relative to the repository root (a copy of
+/// Default location of the site list, in the repository (a copy of
 /// `../shared/eval/dev-sites.toml`, so a clone is self-contained).
-pub const DEFAULT_SITES: &str = "eval/dev-sites.toml";
+pub const DEFAULT_SITES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../eval/dev-sites.toml");
 
 /// Default location of the extra training sites of the page-kind classifier (same format; the
 /// sites have no example or target, and `like` names the development site of their generator).
-pub const TRAIN_SITES: &str = "eval/train-sites.toml";
+pub const TRAIN_SITES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../eval/train-sites.toml");
 
 /// Default location of the held-out sites of `exemplar eval`: sites no setting was chosen on
 /// (same format as the development sites, with example and target).
-pub const HELDOUT_SITES: &str = "eval/heldout-sites.toml";
+pub const HELDOUT_SITES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../eval/heldout-sites.toml");
 
 /// The default development sites, when every one is installed (what the site tests need).
 ///

@@ -1,11 +1,26 @@
-//! Helpers shared by integration-test crates (a module, not a test crate of its own).
-// Each test crate uses some of them.
-#![allow(dead_code)]
-
-pub mod c_api;
+//! Lab, dev only: what the workspace's tests share. The development site lists
+//! ([`devsites`]), fixture sites served by the tests ([`c_api`], [`library`], [`shop`]), and
+//! helpers for the export tests (a hand-written pattern, Scrapy, Redis) and for runs against a
+//! local site ([`learn_quietly`], [`crawl_quietly`]).
 
 use std::path::Path;
 use std::process::Command;
+
+pub mod c_api;
+#[cfg(feature = "fuzz")]
+pub mod checks;
+pub mod devsites;
+pub mod library;
+pub mod shop;
+
+/// The repository's root: the fixtures (`tests/fixtures/`), data, schemas and `.venv` are
+/// under it, whichever crate's tests run (cargo runs each in its own crate's folder).
+pub const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+/// The repository's root as a path ([`ROOT`]).
+pub fn root() -> &'static Path {
+    Path::new(ROOT)
+}
 
 /// A pattern written by hand for the site at `base` (no trailing `/`): `entry` and `example`
 /// paths, one level per `(regex, paginate)` with the regex anchored after `{base}/`, no delay.
@@ -51,7 +66,7 @@ pub fn scrapy_crawl(project: &Path, name: &str) -> Vec<String> {
 
 /// [`scrapy_crawl`] with more arguments for `scrapy crawl` (`-a queries=FILE`, `-s NAME=VALUE`).
 pub fn scrapy_crawl_args(project: &Path, name: &str, args: &[&str]) -> Vec<String> {
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
+    let venv = root().join(".venv/bin/scrapy");
     let urls = scrapy_crawl_with(&venv, project, name, args);
     let mut sorted = urls.clone();
     sorted.sort();
@@ -143,4 +158,45 @@ impl Drop for Redis {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Learns from `entry` with `example` under `config`, no progress shown (the eval's and the
+/// fixture tests' runs).
+///
+/// # Errors
+/// As [`exemplar_native::run::learn`].
+pub fn learn_quietly(
+    entry: &str,
+    example: &str,
+    config: exemplar_core::mapper::MapConfig,
+) -> Result<exemplar_native::run::Learned, String> {
+    exemplar_native::run::learn(
+        entry,
+        example,
+        config,
+        &exemplar_native::http::ClientConfig::default(),
+        &mut |_, _| {},
+    )
+}
+
+/// Crawls with `pattern` at `politeness`, no verification, nothing kept, no progress shown.
+///
+/// # Errors
+/// As [`exemplar_native::run::crawl`].
+pub fn crawl_quietly(
+    pattern: exemplar_core::pattern::Pattern,
+    politeness: exemplar_core::fetch::Politeness,
+) -> Result<exemplar_native::run::Crawled, String> {
+    let config = exemplar_core::crawler::CrawlConfig {
+        politeness: Some(politeness),
+        ..exemplar_core::crawler::CrawlConfig::default()
+    };
+    exemplar_native::run::crawl(
+        pattern,
+        config,
+        false,
+        &exemplar_native::http::ClientConfig::default(),
+        &mut |_| Ok(()),
+        &mut |_, _| {},
+    )
 }

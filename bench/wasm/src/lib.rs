@@ -1,5 +1,5 @@
 //! Benchmark-only JavaScript exports (compiled for `wasm32` only), driven by `bench/wasm-bench.mjs`
-//! in headless Chromium. Not part of the product API ([`crate::wasm`] is).
+//! in headless Chromium. Not part of the product API (the crate `exemplar-wasm` is): a build of its own.
 //!
 //! Every export does its setup (string transfer, parsing, preparing) outside the timed loop and
 //! returns the time of the loop alone, in milliseconds, measured with `performance.now()` (falling
@@ -11,8 +11,9 @@
 //! | `new RtdmBench(htmlA, htmlB, tree, urlA, urlB)` | `.run(iterations, mode, theta)` (ms), `.info()` (JSON) |
 //!
 //! `mode` is `"compare"` (exact RTDM), `"similar"` (decision mode at `theta`) or `"compare-warm"`
-//! (see [`RtdmBench::run`]); `tree` is `"raw"` (the full tree, as published RTDM) or `"view"`
+//! (see `RtdmBench::run`); `tree` is `"raw"` (the full tree, as published RTDM) or `"view"`
 //! (the product's default view).
+#![cfg(target_arch = "wasm32")]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::hint::black_box;
@@ -20,9 +21,9 @@ use std::hint::black_box;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-use crate::dom::{Page, ParseOptions, Tree};
-use crate::rtdm::{Prepared, Rtdm};
-use crate::similarity::Options;
+use exemplar_html::{Page, ParseOptions, Tree};
+use exemplar_similarity::Options;
+use exemplar_similarity::rtdm::{Prepared, Rtdm};
 
 fn error(message: impl std::fmt::Display) -> js_sys::Error {
     js_sys::Error::new(&message.to_string())

@@ -74,7 +74,7 @@ use std::sync::OnceLock;
 
 use url::Url;
 
-use crate::dom::{ControlKind, Label, Link, NodeId, Page, Tree};
+use exemplar_html::{ControlKind, Label, Link, NodeId, Page, Tree};
 
 /// Feature names, in vector order. The model file stores them; a model whose names differ is not
 /// loaded.
@@ -481,7 +481,7 @@ fn largest_group<'a, K: std::hash::Hash + Eq>(items: impl Iterator<Item = (K, &'
 /// Words that mark a listing page (`data/classify/index-words.txt`).
 fn index_words() -> &'static HashSet<String> {
     static WORDS: OnceLock<HashSet<String>> = OnceLock::new();
-    WORDS.get_or_init(|| word_list(include_str!("../../data/classify/index-words.txt")))
+    WORDS.get_or_init(|| word_list(include_str!("../../../data/classify/index-words.txt")))
 }
 
 /// One lower-case word per line; `#` starts a comment.
@@ -496,7 +496,7 @@ fn word_list(text: &str) -> HashSet<String> {
 fn chrome_words() -> &'static Vec<String> {
     static WORDS: OnceLock<Vec<String>> = OnceLock::new();
     WORDS.get_or_init(|| {
-        let mut w: Vec<String> = word_list(include_str!("../../data/classify/chrome-words.txt"))
+        let mut w: Vec<String> = word_list(include_str!("../../../data/classify/chrome-words.txt"))
             .into_iter()
             .collect();
         w.sort();

@@ -15,12 +15,10 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::dom::Page;
+use exemplar_html::Page;
 
 pub mod features;
 pub mod model;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod train;
 
 use model::Model;
 
@@ -81,7 +79,7 @@ pub const EVIDENCE: usize = 6;
 pub const MODEL_UNAVAILABLE: &str = "model unavailable";
 
 /// The shipped model text.
-const MODEL_JSON: &str = include_str!("../../data/classifier.json");
+const MODEL_JSON: &str = include_str!("../../../data/classifier.json");
 
 /// Parses a model file and checks it was trained for this build's features.
 ///

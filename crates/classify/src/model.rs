@@ -24,7 +24,7 @@ pub struct Model {
     pub format: u32,
     /// What the model was trained on and how (free text, for people).
     pub trained_on: String,
-    /// [`super::train::data_digest`] of the pages it was trained on (empty when unknown).
+    /// `exemplar_eval::classify_train::data_digest` of the pages it was trained on (empty when unknown).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub training_data: String,
     /// L2 regularisation strength used in training.

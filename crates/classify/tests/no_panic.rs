@@ -4,16 +4,15 @@
 //! and pathological shapes (100,000 levels deep,
 //! 100,000 siblings wide).
 //!
-//! The checks are the fuzz targets' own (`fuzz/src/lib.rs`, included by path), so a fuzz
+//! The checks are the fuzz targets' own (`exemplar_testkit::checks`), so a fuzz
 //! finding turns into a test case here by pasting its bytes. Fuzzing itself: `fuzz/run.sh`.
 
-#[path = "../fuzz/src/lib.rs"]
-mod checks;
+use exemplar_testkit::checks;
 
-use exemplar::classify::classify;
-use exemplar::dom::{Label, NodeId, Page, ParseOptions, Tree};
-use exemplar::rtdm::{self, Prepared};
-use exemplar::similarity::{Collapse, Options, View, compare_pages};
+use exemplar_classify::classify;
+use exemplar_html::{Label, NodeId, Page, ParseOptions, Tree};
+use exemplar_similarity::rtdm::{self, Prepared};
+use exemplar_similarity::{Collapse, Options, View, compare_pages};
 use proptest::prelude::*;
 
 const URL: &str = "http://example.com/dir/page.html";
@@ -280,9 +279,7 @@ proptest! {
 #[test]
 fn seed_corpus_inputs_pass() {
     for target in ["parse_classify", "rtdm", "tree_deserialize", "crawl_inputs"] {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("fuzz/corpus")
-            .join(target);
+        let dir = exemplar_testkit::root().join("fuzz/corpus").join(target);
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };

@@ -4,13 +4,14 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use exemplar::crawler::{CrawlConfig, CrawlForms, TargetPage};
-use exemplar::export::{self, PageRecord};
-use exemplar::fetch::Politeness;
-use exemplar::http::{self, ClientConfig};
-use exemplar::mapper::{MapConfig, SiteMap};
-use exemplar::pattern::{self, Corrections, Pattern, QueryPolicy, count};
-use exemplar::run::{self, CrawlStart, MapStart, ProgressLine};
+use exemplar_core::crawler::{CrawlConfig, CrawlForms, TargetPage};
+use exemplar_core::fetch::Politeness;
+use exemplar_core::mapper::{MapConfig, SiteMap};
+use exemplar_core::pattern::{self, Corrections, Pattern, QueryPolicy, count};
+use exemplar_export::{self as export, PageRecord};
+use exemplar_native::http::{self, ClientConfig};
+use exemplar_native::run::{self, CrawlStart, MapStart, ProgressLine};
+use exemplar_native::serve::Latency;
 
 use super::resume::{self, CrawlState, ExportPaths, Exports, LearnState};
 use super::since::Since;
@@ -146,7 +147,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
             config: Box::new(config),
         },
     };
-    let mut save = |mapper: exemplar::mapper::Snapshot| -> Result<(), String> {
+    let mut save = |mapper: exemplar_core::mapper::Snapshot| -> Result<(), String> {
         resume::save(
             state_path.unwrap_or_default(),
             LearnState {
@@ -239,7 +240,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         .map
         .nodes
         .iter()
-        .filter(|n| matches!(&n.state, exemplar::mapper::NodeState::TooLarge { .. }))
+        .filter(|n| matches!(&n.state, exemplar_core::mapper::NodeState::TooLarge { .. }))
         .map(|n| n.url.as_str())
         .collect();
     print_too_large(&too_large, mapped_config.max_bytes, "learn");
@@ -258,7 +259,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         learned.elapsed.as_secs_f64(),
         learned
             .stopped
-            .unwrap_or(exemplar::mapper::StopReason::Exhausted),
+            .unwrap_or(exemplar_core::mapper::StopReason::Exhausted),
     );
     let sitemaps = &learned.map.sitemaps;
     if let Some(first) = sitemaps.first() {
@@ -281,7 +282,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
             );
         } else if learned
             .stopped
-            .is_some_and(|s| s != exemplar::mapper::StopReason::Exhausted)
+            .is_some_and(|s| s != exemplar_core::mapper::StopReason::Exhausted)
         {
             println!(
                 "{named}: learning stopped before following every link and read none; `exemplar crawl` reads {them} and collects the targets listed (--no-sitemaps: not)"
@@ -348,7 +349,7 @@ fn cut_not_taken_note(
     )
 }
 
-/// " and N scripts read" after the pages fetched, when scripts were ([`exemplar::script_links`]).
+/// " and N scripts read" after the pages fetched, when scripts were ([`exemplar_core::script_links`]).
 fn scripts_read(n: usize) -> String {
     if n == 0 {
         String::new()
@@ -358,10 +359,10 @@ fn scripts_read(n: usize) -> String {
 }
 
 /// The URL shapes whose pages mapping put off for yielding nothing and left unfetched when it
-/// stopped ([`exemplar::mapper::shapes`]).
-fn print_put_off(map: &exemplar::mapper::SiteMap, config: &exemplar::mapper::MapConfig) {
+/// stopped ([`exemplar_core::mapper::shapes`]).
+fn print_put_off(map: &exemplar_core::mapper::SiteMap, config: &exemplar_core::mapper::MapConfig) {
     const SHOWN: usize = 3;
-    let left = exemplar::mapper::shapes::left_unfetched(map, config);
+    let left = exemplar_core::mapper::shapes::left_unfetched(map, config);
     if left.is_empty() {
         return;
     }
@@ -375,7 +376,7 @@ fn print_put_off(map: &exemplar::mapper::SiteMap, config: &exemplar::mapper::Map
     println!(
         "{} left unfetched: the first {} pages of their URL shape were no target and led to none, so they came last: {}{} (learn --no-defer-barren takes them in their turn)",
         count(total, "page"),
-        exemplar::mapper::shapes::BARREN_AFTER,
+        exemplar_core::mapper::shapes::BARREN_AFTER,
         named.join(", "),
         if more > 0 {
             format!(" and {more} more")
@@ -388,13 +389,13 @@ fn print_put_off(map: &exemplar::mapper::SiteMap, config: &exemplar::mapper::Map
 /// What mapping did with each form it met: submitted and used by the pattern, dropped (its
 /// responses led to no target), or skipped with the reason.
 fn print_forms(learned: &run::Learned) {
-    use exemplar::mapper::{FormState, form_key};
+    use exemplar_core::mapper::{FormState, form_key};
     // Forms past the run's limit are many on some sites: the first few are named, then a count.
     const LIMIT_SHOWN: usize = 3;
     let mut past_limit = 0;
     for f in &learned.map.forms {
         if let FormState::Skipped { reason } = &f.state
-            && reason == exemplar::mapper::FORM_LIMIT_REACHED
+            && reason == exemplar_core::mapper::FORM_LIMIT_REACHED
         {
             past_limit += 1;
             if past_limit > LIMIT_SHOWN {
@@ -442,7 +443,7 @@ fn print_forms(learned: &run::Learned) {
         println!(
             "… and {} more forms skipped: {}",
             past_limit - LIMIT_SHOWN,
-            exemplar::mapper::FORM_LIMIT_REACHED
+            exemplar_core::mapper::FORM_LIMIT_REACHED
         );
     }
 }
@@ -547,7 +548,7 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
         }
     }
     // Kinds by heading: a choice only where targets have two or more.
-    let kinds = exemplar::heading::kinds(
+    let kinds = exemplar_core::review::heading::kinds(
         map,
         &pattern.unlike_by_heading,
         &corrections.unlike_headings,
@@ -557,7 +558,7 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
             "targets by heading (x left out: by your verdict, or by learning for a manual section not the example's; relearn --unlike-heading TEMPLATE leaves a kind out, --like-heading takes one back):"
         );
         for k in kinds {
-            let what = if k.template == exemplar::heading::NUMBERED {
+            let what = if k.template == exemplar_core::review::heading::NUMBERED {
                 " (headings that start with a section number: chapters, sections)"
             } else {
                 ""
@@ -571,7 +572,7 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
         }
     }
     // Languages: a choice only where targets declare two or more.
-    let languages = exemplar::language::kinds(
+    let languages = exemplar_core::review::language::kinds(
         map,
         &pattern.unlike_by_language,
         &corrections.unlike_languages,
@@ -589,7 +590,7 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
         }),
     );
     // Directories: a choice only where targets lie in two or more.
-    let directories = exemplar::directory::kinds(
+    let directories = exemplar_core::review::directory::kinds(
         map,
         &pattern.unlike_by_directory,
         &corrections.unlike_directories,
@@ -607,7 +608,7 @@ fn print_review(map: &SiteMap, pattern: &Pattern) {
         }),
     );
     // Kinds of the pages below θ: a whole kind taken where θ cuts through it.
-    let below = exemplar::heading::kinds_below(map, &corrections.like_headings, |n| {
+    let below = exemplar_core::review::heading::kinds_below(map, &corrections.like_headings, |n| {
         corrections.leave_out(n)
     });
     if !below.is_empty() {
@@ -685,7 +686,7 @@ fn verdicts_over(
     // A directory may be typed as its path from the site's root.
     for list in [&mut newer.unlike_directories, &mut newer.like_directories] {
         for d in list.iter_mut() {
-            *d = exemplar::directory::resolve(&map.entry, d).ok_or_else(|| {
+            *d = exemplar_core::review::directory::resolve(&map.entry, d).ok_or_else(|| {
                 format!(
                     "{d:?} names no directory (its path from the site's root, as /en/howto/, or its URL, as the list of `learn` and `relearn` names it)"
                 )
@@ -699,21 +700,21 @@ fn verdicts_over(
         .iter()
         .chain(&newer.unlike_directories)
     {
-        if !exemplar::directory::holds_pages(map, d) {
+        if !exemplar_core::review::directory::holds_pages(map, d) {
             return Err(format!(
                 "no page of the map lies in the directory {d} (the list of `learn` and `relearn` names those targets lie in)"
             ));
         }
     }
     for l in newer.like_languages.iter().chain(&newer.unlike_languages) {
-        let tag = exemplar::language::tag(l).unwrap_or_default();
-        if !exemplar::language::declared(map, &tag) {
+        let tag = exemplar_core::review::language::tag(l).unwrap_or_default();
+        if !exemplar_core::review::language::declared(map, &tag) {
             return Err(format!(
                 "no page of the map declares the language {l:?} (the list of `learn` and `relearn` names those targets declare)"
             ));
         }
     }
-    let templates = exemplar::heading::Templates::of(map);
+    let templates = exemplar_core::review::heading::Templates::of(map);
     for k in newer.like_headings.iter().chain(&newer.unlike_headings) {
         if !templates.names_kind(k) {
             return Err(format!(
@@ -768,7 +769,7 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
 }
 
 /// Names the links the trap guard refused, by reason (on stderr where the run's summary is).
-fn print_traps(refused: &[exemplar::canon::Refusal], stderr: bool) {
+fn print_traps(refused: &[exemplar_url::canon::Refusal], stderr: bool) {
     for r in refused {
         let line = format!(
             "trap guard: {} not followed, {} (e.g. {})",
@@ -928,7 +929,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     let exports = RefCell::new(exports);
     let since = RefCell::new(since);
     let mut bar = ProgressLine::new(switch(args, "--quiet"));
-    let mut save = |snapshot: exemplar::crawler::Snapshot| -> Result<(), String> {
+    let mut save = |snapshot: exemplar_core::crawler::Snapshot| -> Result<(), String> {
         let marks = exports.borrow_mut().marks()?;
         resume::save(
             state_path.unwrap_or_default(),
@@ -1110,82 +1111,6 @@ pub fn export_scrapy(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// How long `serve` waits before each answer: none, a fixed time, or a time drawn between two
-/// bounds, log-uniformly (most answers quick, a few slow: the long tail of real servers'
-/// response times).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct Latency {
-    min_ms: u64,
-    max_ms: u64,
-}
-
-impl Latency {
-    /// `MS` or `MIN-MAX` (milliseconds, MIN ≥ 1 when a range).
-    fn parse(v: &str) -> Option<Latency> {
-        let (min, max) = match v.split_once('-') {
-            Some((a, b)) => (a.trim().parse().ok()?, b.trim().parse().ok()?),
-            None => {
-                let ms = v.trim().parse().ok()?;
-                (ms, ms)
-            }
-        };
-        (min <= max && (min == max || min >= 1)).then_some(Latency {
-            min_ms: min,
-            max_ms: max,
-        })
-    }
-
-    /// The delay of the `n`th answer (None: answer at once).
-    fn draw(&self, n: u64) -> Option<u64> {
-        if self.max_ms == 0 {
-            return None;
-        }
-        if self.min_ms == self.max_ms {
-            return Some(self.min_ms);
-        }
-        // splitmix64 of the answer's number: a uniform draw in [0, 1), no dependency.
-        let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        let u = (z ^ (z >> 31)) as f64 / (u64::MAX as f64 + 1.0);
-        let (lo, hi) = ((self.min_ms as f64).ln(), (self.max_ms as f64).ln());
-        Some((lo + u * (hi - lo)).exp().round() as u64)
-    }
-
-    /// The mean delay in ms.
-    fn mean_ms(&self) -> f64 {
-        if self.min_ms == self.max_ms {
-            return self.min_ms as f64;
-        }
-        let (a, b) = (self.min_ms as f64, self.max_ms as f64);
-        (b - a) / (b.ln() - a.ln())
-    }
-
-    fn describe(&self) -> String {
-        match (self.min_ms, self.max_ms) {
-            (_, 0) => String::new(),
-            (a, b) if a == b => format!(", answering each request after {a} ms"),
-            (a, b) => format!(
-                ", answering each request after {a}–{b} ms (log-uniform, mean {:.0} ms)",
-                self.mean_ms()
-            ),
-        }
-    }
-
-    /// As the bench's table shows it.
-    fn label(&self) -> String {
-        match (self.min_ms, self.max_ms) {
-            (a, b) if a == b => format!("{a} ms"),
-            (a, b) => format!("{a}–{b} ms (mean {:.0})", self.mean_ms()),
-        }
-    }
-
-    /// As `serve --latency-ms` takes it.
-    fn arg(&self) -> String {
-        format!("{}-{}", self.min_ms, self.max_ms)
-    }
-}
-
 pub fn serve(args: &[String]) -> Result<(), String> {
     let dir = positional(args)
         .first()
@@ -1202,9 +1127,9 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         ))?,
         None => Latency::default(),
     };
-    let files = exemplar::serve::static_dir(dir.clone());
+    let files = exemplar_native::serve::static_dir(dir.clone());
     let draws = std::sync::atomic::AtomicU64::new(0);
-    let handler = move |req: &exemplar::serve::Request| {
+    let handler = move |req: &exemplar_native::serve::Request| {
         let mut r = files(req);
         let n = draws.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let Some(ms) = latency.draw(n) {
@@ -1212,8 +1137,8 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         }
         r
     };
-    let server =
-        exemplar::serve::Server::start(port, handler).map_err(|e| format!("port {port}: {e}"))?;
+    let server = exemplar_native::serve::Server::start(port, handler)
+        .map_err(|e| format!("port {port}: {e}"))?;
     println!(
         "serving {} on {}/ (Ctrl-C to stop){}",
         dir.display(),
@@ -1225,300 +1150,8 @@ pub fn serve(args: &[String]) -> Result<(), String> {
     }
 }
 
-pub fn eval(args: &[String]) -> Result<(), String> {
-    let sites = exemplar::devsites::load(&super::sites_path(args))?;
-    let only = flag(args, "--only");
-    let sites: Vec<_> = sites
-        .into_iter()
-        .filter(|s| only.is_none_or(|o| o == s.name))
-        .collect();
-    if let Some(missing) = sites.iter().find(|s| !s.available()) {
-        return Err(format!(
-            "site {} is not installed ({}): run ./build.sh setup",
-            missing.name, missing.package
-        ));
-    }
-    let (mut report, ok) = exemplar::crawl_eval::report(&sites, &mut |line| eprintln!("{line}"))?;
-    if only.is_none() {
-        let extra = flag(args, "--train-sites").unwrap_or(exemplar::devsites::TRAIN_SITES);
-        let extra = exemplar::devsites::load(std::path::Path::new(extra))?;
-        report += &exemplar::crawl_eval::extra_report(&extra, &mut |line| eprintln!("{line}"))?;
-        let held = flag(args, "--heldout-sites").unwrap_or(exemplar::devsites::HELDOUT_SITES);
-        let held = exemplar::devsites::load(std::path::Path::new(held))?;
-        report += &exemplar::crawl_eval::heldout_report(&held, &mut |line| eprintln!("{line}"));
-    }
-    let out = flag(args, "--out").unwrap_or("docs/reports/crawl.md");
-    if only.is_none() {
-        std::fs::write(out, &report).map_err(|e| format!("{out}: {e}"))?;
-    }
-    println!("{report}");
-    if only.is_none() {
-        println!("written to {out}");
-    }
-    if ok {
-        Ok(())
-    } else {
-        Err("the bar (precision 100%, recall ≥ 99%, crawl links ≤ 1.2 × targets) is not met on every site".into())
-    }
-}
-
-/// Peak resident memory (VmHWM) and current (VmRSS) in KiB, from /proc (Linux).
-fn memory_kib() -> (u64, u64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.split_whitespace().next()?.parse().ok())
-            .unwrap_or(0)
-    };
-    (field("VmHWM:"), field("VmRSS:"))
-}
-
-/// Process CPU time (user + system) in seconds, from /proc (Linux).
-fn process_cpu_s() -> f64 {
-    exemplar::http::proc_cpu_seconds("/proc/self/stat")
-}
-
-/// The round trips `bench-crawl` measures at: none (the core's own ceiling), those of remote
-/// sites near to far, and a long-tailed mix (10–300 ms, log-uniform), where responses overtake
-/// each other and results wait for older requests' ([`exemplar::fetch::InOrder`]).
-const BENCH_LATENCIES: [Latency; 5] = [
-    Latency {
-        min_ms: 0,
-        max_ms: 0,
-    },
-    Latency {
-        min_ms: 20,
-        max_ms: 20,
-    },
-    Latency {
-        min_ms: 50,
-        max_ms: 50,
-    },
-    Latency {
-        min_ms: 100,
-        max_ms: 100,
-    },
-    Latency {
-        min_ms: 10,
-        max_ms: 300,
-    },
-];
-
-/// `bench-crawl`: maps and crawls the largest development site, served by a separate `exemplar
-/// serve` process (so the server's CPU is not counted), with 8 requests in flight: once as fast
-/// as 127.0.0.1 answers, then with each answer delayed as a remote site's would be.
-pub fn bench_crawl(args: &[String]) -> Result<(), String> {
-    let sites = exemplar::devsites::load(&super::sites_path(args))?;
-    let name = flag(args, "--site").unwrap_or("postgres15");
-    let site = sites
-        .iter()
-        .find(|s| s.name == name)
-        .ok_or(format!("no site {name:?}"))?;
-    if !site.available() {
-        return Err(format!(
-            "site {} is not installed: run ./build.sh setup",
-            site.name
-        ));
-    }
-    let runs: usize = match flag(args, "--runs") {
-        Some(n) => n
-            .parse()
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or(format!("--runs: not a positive number: {n:?}"))?,
-        None => 3,
-    };
-    println!(
-        "bench-crawl: {} served on 127.0.0.1 by a separate process, 8 requests in flight; \
-         each row the median of {runs} runs (by core CPU per page), after a warm-up run\n",
-        site.name
-    );
-    // The first run of a process pays for cold caches (the server's file reads, our code):
-    // one unthrottled run warms them. Only its memory is reported: peaks are the process's,
-    // so later runs' would include the runs before them.
-    let mut memory = bench_once(site, BENCH_LATENCIES[0])?.memory;
-    println!(
-        "| server latency | run | pages | wall s | pages/s | network's limit, pages/s | core CPU ms/page | core CPU / wall | its range over the runs | core elapsed ms/page | process CPU / wall |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
-    let mut shares = Vec::new();
-    for latency in BENCH_LATENCIES {
-        let all = (0..runs)
-            .map(|_| bench_once(site, latency))
-            .collect::<Result<Vec<_>, _>>()?;
-        // Mapping's and crawling's medians are taken apart (they may come from different runs).
-        let median = |cpu: fn(&BenchRun) -> f64| {
-            let mut sorted: Vec<&BenchRun> = all.iter().collect();
-            sorted.sort_by(|a, b| cpu(a).total_cmp(&cpu(b)));
-            sorted[sorted.len() / 2]
-        };
-        let mapping = median(|r| cpu_per_page(&r.map));
-        let crawling = median(|r| cpu_per_page(&r.crawl));
-        // 8 requests always on the network: what no driver can beat at this latency.
-        let limit = if latency.max_ms == 0 {
-            "–".to_string()
-        } else {
-            format!("{:.0}", 8000.0 / latency.mean_ms())
-        };
-        for (what, st, cpu, of_run) in [
-            (
-                "mapping",
-                &mapping.map,
-                mapping.map_cpu,
-                (|r| &r.map) as fn(&BenchRun) -> &exemplar::http::RunStats,
-            ),
-            ("crawling", &crawling.crawl, crawling.crawl_cpu, |r| {
-                &r.crawl
-            }),
-        ] {
-            let wall = st.wall_time.as_secs_f64().max(1e-9);
-            let pages = st.results.max(1) as f64;
-            let share = core_share(st);
-            // Run-to-run spread: the machine's noise, next to the median it qualifies.
-            let spread = all.iter().map(|r| core_share(of_run(r)));
-            let (low, high) =
-                spread.fold((f64::INFINITY, 0.0f64), |(l, h), s| (l.min(s), h.max(s)));
-            // Unthrottled, the share is the core's ceiling, not an I/O share: not judged.
-            if latency.max_ms > 0 {
-                shares.push((latency.label(), what, share));
-            }
-            println!(
-                "| {} | {what} | {} | {:.2} | {:.0} | {limit} | {:.2} | {:.1}% | {low:.1}–{high:.1}% | {:.2} | {:.1}% |",
-                latency.label(),
-                st.results,
-                wall,
-                st.results as f64 / wall,
-                1000.0 * st.driver_cpu.as_secs_f64() / pages,
-                share,
-                1000.0 * st.core_time.as_secs_f64() / pages,
-                100.0 * cpu / wall
-            );
-        }
-        if latency.max_ms == 0 {
-            let per_page = 1000.0 * cpu_per_page(&mapping.map);
-            let polite = Politeness::default();
-            // The delay spaces request starts on a host, whatever the concurrency.
-            let interval = polite.delay_ms.max(1) as f64;
-            memory.push_str(&format!(
-                "\n\nAt the default politeness (a request every {interval:.0} ms per host) mapping \
-                 needs {:.1}% of wall time.",
-                100.0 * per_page / interval
-            ));
-        }
-    }
-    println!("\n{memory}");
-    let met: Vec<String> = shares
-        .iter()
-        .filter(|(_, _, s)| *s > 10.0)
-        .map(|(l, w, s)| format!("{w} at {l}: {s:.1}%"))
-        .collect();
-    println!(
-        "\ncore = Exemplar's own work on the driver thread (parse, similarity, bookkeeping): \
-         *core CPU* is that thread's CPU time, *core elapsed* the wall time spent inside the \
-         machine's calls (higher when the thread waits for a core: the server and the HTTP \
-         client threads share this machine's cores); process CPU adds the HTTP client threads. \
-         *Server latency* delays each answer (`exemplar serve --latency-ms`), as a remote \
-         site's round trip does; the network's limit is 8 requests per mean latency. At 0 ms nothing but Exemplar and the local server sets the \
-         pace: the core's share of wall time is then its throughput ceiling, not an I/O share. \
-         Target: core CPU ≤ 10% of wall time with a remote site's latency — {}.",
-        if met.is_empty() {
-            "met at every latency measured".to_string()
-        } else {
-            format!("above it: {}", met.join(", "))
-        }
-    );
-    Ok(())
-}
-
-/// The driver thread's CPU time as a percentage of a run's wall time.
-fn core_share(s: &exemplar::http::RunStats) -> f64 {
-    100.0 * s.driver_cpu.as_secs_f64() / s.wall_time.as_secs_f64().max(1e-9)
-}
-
-/// The driver thread's CPU seconds per page of a run.
-fn cpu_per_page(s: &exemplar::http::RunStats) -> f64 {
-    s.driver_cpu.as_secs_f64() / s.results.max(1) as f64
-}
-
-/// One `bench-crawl` run: mapping and crawling statistics, their process CPU seconds, and the
-/// memory line.
-struct BenchRun {
-    map: exemplar::http::RunStats,
-    crawl: exemplar::http::RunStats,
-    map_cpu: f64,
-    crawl_cpu: f64,
-    memory: String,
-}
-
-fn bench_once(site: &exemplar::devsites::DevSite, latency: Latency) -> Result<BenchRun, String> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map_err(|e| e.to_string())?
-        .port();
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let mut server = std::process::Command::new(exe)
-        .args([
-            "serve",
-            &site.root.to_string_lossy(),
-            "--port",
-            &port.to_string(),
-            "--latency-ms",
-            &latency.arg(),
-        ])
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .map_err(|e| format!("starting the server: {e}"))?;
-    let base = format!("http://127.0.0.1:{port}");
-    let ready = (0..100).any(|_| {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    });
-    let result = (|| {
-        if !ready {
-            return Err("the server did not start".to_string());
-        }
-        // As `exemplar eval` learns and crawls: 8 requests in flight, no delay.
-        let cpu0 = process_cpu_s();
-        let learned = exemplar::crawl_eval::learn_local(
-            &format!("{base}/{}", site.entry),
-            &format!("{base}/{}", site.example),
-        )?;
-        let cpu1 = process_cpu_s();
-        let (peak_map, _) = memory_kib();
-        let crawled = exemplar::crawl_eval::crawl_local(learned.pattern.clone())?;
-        let cpu2 = process_cpu_s();
-        let (peak, rss) = memory_kib();
-        let map_bytes = serde_json::to_vec(&learned.map)
-            .map(|v| v.len())
-            .unwrap_or(0);
-        let memory = format!(
-            "memory: peak {:.1} MiB after mapping, peak {:.1} MiB overall, {:.1} MiB resident at the end; \
-             HTML received while mapping {:.1} MiB; the site map (kept state) is {:.2} MiB as JSON",
-            peak_map as f64 / 1024.0,
-            peak as f64 / 1024.0,
-            rss as f64 / 1024.0,
-            learned.progress.bytes as f64 / (1024.0 * 1024.0),
-            map_bytes as f64 / (1024.0 * 1024.0)
-        );
-        Ok(BenchRun {
-            map: learned.stats,
-            crawl: crawled.stats,
-            map_cpu: cpu1 - cpu0,
-            crawl_cpu: cpu2 - cpu1,
-            memory,
-        })
-    })();
-    let _ = server.kill();
-    let _ = server.wait();
-    result
-}
-
 #[cfg(test)]
 mod tests {
-    use super::Latency;
-
     #[test]
     fn headings_in_the_review_are_inert_and_short() {
         assert_eq!(super::named(""), "");
@@ -1530,29 +1163,5 @@ mod tests {
         assert_eq!(super::named("a\u{1b}[2Jb\u{7}"), "  a?[2Jb?");
         let long = "é".repeat(100);
         assert_eq!(super::named(&long), format!("  {}…", "é".repeat(80)));
-    }
-
-    #[test]
-    fn latency_is_a_time_or_a_range_drawn_log_uniformly() {
-        assert_eq!(Latency::parse("0"), Some(Latency::default()));
-        assert_eq!(Latency::default().draw(7), None, "no latency: at once");
-        let fixed = Latency::parse("50").expect("fixed");
-        assert_eq!((fixed.draw(0), fixed.draw(1)), (Some(50), Some(50)));
-        for bad in ["", "x", "5-", "300-10", "0-300", "-5", "1.5"] {
-            assert_eq!(Latency::parse(bad), None, "{bad:?}");
-        }
-        let range = Latency::parse("10-300").expect("range");
-        let draws: Vec<u64> = (0..20_000).filter_map(|n| range.draw(n)).collect();
-        assert_eq!(draws.len(), 20_000);
-        assert!(draws.iter().all(|&d| (10..=300).contains(&d)));
-        let mean = draws.iter().sum::<u64>() as f64 / draws.len() as f64;
-        assert!(
-            (mean - range.mean_ms()).abs() < 3.0,
-            "mean {mean} vs {}",
-            range.mean_ms()
-        );
-        // Log-uniform: as many draws below the geometric mean (~55 ms) as above it.
-        let below = draws.iter().filter(|&&d| d < 55).count() as f64 / draws.len() as f64;
-        assert!((0.45..0.55).contains(&below), "{below}");
     }
 }

@@ -1,34 +1,17 @@
 //! `exemplar`: the native command-line driver of the core.
 //!
-//! Subcommands: `learn`, `relearn`, `crawl`, `serve`, `export-scrapy`, `classify`, `similarity`, `demo`,
-//! `eval`, `eval-similarity`, `eval-forms`, `train-classifier`. Pages are files or http(s) URLs. Exit codes:
-//! 0 success, 1 failure, 2 usage error.
+//! Subcommands: `learn`, `relearn`, `crawl`, `serve`, `export-scrapy`, `classify`, `similarity`,
+//! `demo`. Pages are files or http(s) URLs. Exit codes: 0 success, 1 failure, 2 usage error (an
+//! unknown command or flag, a missing value). The evaluations are another binary's
+//! (`exemplar-eval`, the lab crate `eval/`).
 
-#[cfg(not(target_arch = "wasm32"))]
-fn main() -> std::process::ExitCode {
-    // Output piped into `head` and the like: end quietly when the reader goes, as Unix tools do.
-    #[cfg(unix)]
-    // SAFETY: called first thing, before any thread exists; SIG_DFL is a valid disposition.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
-    cli::main()
-}
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
-/// The wasm build of the package compiles every target; the CLI is native only.
-#[cfg(target_arch = "wasm32")]
-fn main() {}
+use exemplar_html::{Page, ParseOptions};
+use exemplar_similarity::{Options, compare_pages};
 
-#[cfg(not(target_arch = "wasm32"))]
-mod cli {
-    use std::path::{Path, PathBuf};
-    use std::process::ExitCode;
-
-    use exemplar::devsites;
-    use exemplar::dom::{Page, ParseOptions};
-    use exemplar::similarity::{Options, compare_pages};
-
-    const USAGE: &str = "usage:
+const USAGE: &str = "usage:
   exemplar learn --entry URL --example URL [-o pattern.json] [--map map.json]
                  [--max-pages N] [--max-depth N] [--max-seconds S] [--threshold T]
                  [--delay-ms MS] [--concurrency N] [--include-subdomains] [--no-forms]
@@ -66,368 +49,276 @@ mod cli {
                  site's; a range is drawn log-uniformly)
   exemplar classify FILE|URL...
   exemplar similarity A B [--threshold T]        (files or URLs)
-  exemplar eval [--sites dev-sites.toml] [--train-sites train-sites.toml] [--heldout-sites heldout-sites.toml]
-                [--out docs/reports/crawl.md] [--only NAME]
-  exemplar bench-crawl [--site NAME] [--runs N]   (the median of N runs per row, default 3)
-  exemplar demo DIR --entry FILE --example FILE
-  exemplar eval-similarity [--sites dev-sites.toml] [--train-sites train-sites.toml] [--grid] [--out docs/reports/similarity.md]
-  exemplar eval-forms --search URL --documents N [--example URL] [--prefix /pg/]
-                 [--queries 200] [--pages 10] [--out docs/reports/forms.md] [--svg docs/reports/forms-coverage.svg]
-  exemplar train-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--select [--from-former | --nested]] [--model data/classifier.json] [--report docs/reports/classifier.md]";
+  exemplar demo DIR --entry FILE --example FILE";
 
-    pub fn main() -> ExitCode {
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        let Some(cmd) = args.first() else {
-            eprintln!("{USAGE}");
-            return ExitCode::from(2);
-        };
-        let rest = &args[1..];
-        let result = match cmd.as_str() {
-            "learn" => commands::learn(rest),
-            "relearn" => commands::relearn(rest),
-            "crawl" => commands::crawl(rest),
-            "export-scrapy" => commands::export_scrapy(rest),
-            "serve" => commands::serve(rest),
-            "eval" => commands::eval(rest),
-            "bench-crawl" => commands::bench_crawl(rest),
-            "classify" => classify(rest),
-            "similarity" => similarity(rest),
-            "demo" => demo(rest),
-            "outline" => outline(rest),
-            "eval-similarity" => eval_similarity(rest),
-            "eval-forms" => eval_forms::eval_forms(rest),
-            "train-classifier" => train_classifier(rest),
-            "-h" | "--help" | "help" => {
-                println!("{USAGE}");
-                return ExitCode::SUCCESS;
-            }
-            _ => {
-                eprintln!("exemplar: unknown command {cmd:?}\n{USAGE}");
-                return ExitCode::from(2);
-            }
-        };
-        match result {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("exemplar: {e}");
-                // Errors that end with the usage text are usage errors.
-                if e.contains("\nusage:") {
-                    ExitCode::from(2)
-                } else {
-                    ExitCode::FAILURE
-                }
-            }
-        }
+fn run() -> ExitCode {
+    let args = args::split_equals(std::env::args().skip(1).collect());
+    let Some(cmd) = args.first() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let grammar = args::command(USAGE);
+    let known = grammar.get_subcommands().any(|c| c.get_name() == cmd)
+        || matches!(cmd.as_str(), "-h" | "--help" | "help" | "-V" | "--version");
+    if !known {
+        eprintln!("exemplar: unknown command {cmd:?}\n{USAGE}");
+        return ExitCode::from(2);
     }
-
-    mod commands;
-    mod eval_forms;
-    mod resume;
-    mod since;
-
-    /// The value after `--name`, if present.
-    pub(super) fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-            .map(String::as_str)
+    // Unknown flags, flags without their value, too many arguments: usage errors (exit 2).
+    if let Err(e) = grammar
+        .try_get_matches_from(std::iter::once("exemplar").chain(args.iter().map(String::as_str)))
+    {
+        let _ = e.print();
+        return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
     }
-
-    /// Flags that take no value.
-    const SWITCHES: &[&str] = &[
-        "--html",
-        "--verify",
-        "--verify-new",
-        "--no-sitemaps",
-        "--quiet",
-        "--include-subdomains",
-        "--ignore-robots",
-        "--changes-only",
-    ];
-
-    /// Positional arguments (not flags or flag values).
-    pub(super) fn positional(args: &[String]) -> Vec<&str> {
-        let mut out = Vec::new();
-        let mut skip = false;
-        for a in args {
-            if skip {
-                skip = false;
-            } else if a.starts_with("--") || a == "-o" {
-                skip = !SWITCHES.contains(&a.as_str());
+    let rest = &args[1..];
+    let result = match cmd.as_str() {
+        "learn" => commands::learn(rest),
+        "relearn" => commands::relearn(rest),
+        "crawl" => commands::crawl(rest),
+        "export-scrapy" => commands::export_scrapy(rest),
+        "serve" => commands::serve(rest),
+        "classify" => classify(rest),
+        "similarity" => similarity(rest),
+        "demo" => demo(rest),
+        "outline" => outline(rest),
+        // The grammar answered --help and --version itself; nothing else is left.
+        _ => Err(format!("unknown command {cmd:?}\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("exemplar: {e}");
+            // Errors that end with the usage text are usage errors.
+            if e.contains("\nusage:") {
+                ExitCode::from(2)
             } else {
-                out.push(a.as_str());
+                ExitCode::FAILURE
             }
         }
-        out
     }
+}
 
-    /// Every value of a repeatable flag.
-    pub(super) fn flags<'a>(args: &'a [String], name: &str) -> Vec<&'a str> {
-        args.windows(2)
-            .filter(|w| w[0] == name)
-            .map(|w| w[1].as_str())
-            .collect()
-    }
+mod args;
+mod commands;
+mod resume;
+mod since;
 
-    /// Whether a switch is present.
-    pub(super) fn switch(args: &[String], name: &str) -> bool {
-        args.iter().any(|a| a == name)
-    }
+pub(crate) use args::{flag, flags, positional, switch};
 
-    /// Reads and parses a page: an http(s) URL is fetched, anything else is a file.
-    fn read_page_or_url(arg: &str) -> Result<Page, String> {
-        if arg.starts_with("http://") || arg.starts_with("https://") {
-            let client = exemplar::http::Client::new(&Default::default());
-            let p = exemplar::run::fetch_page(&client, arg)?;
-            return Page::parse(
-                &p.body,
-                &p.url,
-                p.content_type.as_deref(),
-                &ParseOptions::default(),
-            )
-            .map_err(|e| format!("{arg}: {e}"));
-        }
-        read_page(Path::new(arg))
-    }
-
-    /// Reads and parses a page file; its URL is a `file://` URL of the path.
-    fn read_page(path: &Path) -> Result<Page, String> {
-        let (bytes, url) = read_file(path)?;
-        parse_file(path, &bytes, &url)
-    }
-
-    /// A file's bytes and its `file://` URL.
-    fn read_file(path: &Path) -> Result<(Vec<u8>, String), String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let abs = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok((bytes, format!("file://{}", abs.display())))
-    }
-
-    fn parse_file(path: &Path, bytes: &[u8], url: &str) -> Result<Page, String> {
-        Page::parse(bytes, url, None, &ParseOptions::default())
-            .map_err(|e| format!("{}: {e}", path.display()))
-    }
-
-    /// Reads a page file to classify. Under its `file://` URL every path would start at the file
-    /// system's root and the URL features (path depth, shared path prefixes) would not read as
-    /// on the web, so the page is given the URL it would have on a server rooted at the saved
-    /// site's root: the deepest directory holding the page and every local file it links to.
-    fn read_page_in_site(path: &Path) -> Result<Page, String> {
-        let (bytes, file_url) = read_file(path)?;
-        let page = parse_file(path, &bytes, &file_url)?;
-        let segments = |url: &str| -> Option<Vec<String>> {
-            let u = url::Url::parse(url).ok().filter(|u| u.scheme() == "file")?;
-            Some(u.path_segments()?.map(str::to_string).collect())
-        };
-        let Some(own) = segments(&page.url) else {
-            return Ok(page);
-        };
-        // Directories (every segment but the last) shared with each local link target.
-        let mut root = own.len().saturating_sub(1);
-        for target in page.links.iter().filter_map(|l| segments(&l.url)) {
-            let dirs = &target[..target.len().saturating_sub(1)];
-            root = root.min(own.iter().zip(dirs).take_while(|(a, b)| a == b).count());
-        }
-        parse_file(
-            path,
-            &bytes,
-            &format!("http://localhost/{}", own[root..].join("/")),
+/// Reads and parses a page: an http(s) URL is fetched, anything else is a file.
+fn read_page_or_url(arg: &str) -> Result<Page, String> {
+    if arg.starts_with("http://") || arg.starts_with("https://") {
+        let client = exemplar_native::http::Client::new(&Default::default());
+        let p = exemplar_native::run::fetch_page(&client, arg)?;
+        return Page::parse(
+            &p.body,
+            &p.url,
+            p.content_type.as_deref(),
+            &ParseOptions::default(),
         )
+        .map_err(|e| format!("{arg}: {e}"));
     }
+    read_page(Path::new(arg))
+}
 
-    fn classify(args: &[String]) -> Result<(), String> {
-        let files = positional(args);
-        if files.is_empty() {
-            return Err(format!("classify needs at least one file\n{USAGE}"));
-        }
-        for f in files {
-            let page = if f.starts_with("http://") || f.starts_with("https://") {
-                read_page_or_url(f)?
-            } else {
-                read_page_in_site(Path::new(f))?
-            };
-            let c = exemplar::classify::classify(&page);
-            println!("{f}\t{}\t{:.2}", c.kind.name(), c.confidence);
-        }
-        Ok(())
+/// Reads and parses a page file; its URL is a `file://` URL of the path.
+fn read_page(path: &Path) -> Result<Page, String> {
+    let (bytes, url) = read_file(path)?;
+    parse_file(path, &bytes, &url)
+}
+
+/// A file's bytes and its `file://` URL.
+fn read_file(path: &Path) -> Result<(Vec<u8>, String), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let abs = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((bytes, format!("file://{}", abs.display())))
+}
+
+fn parse_file(path: &Path, bytes: &[u8], url: &str) -> Result<Page, String> {
+    Page::parse(bytes, url, None, &ParseOptions::default())
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Reads a page file to classify. Under its `file://` URL every path would start at the file
+/// system's root and the URL features (path depth, shared path prefixes) would not read as
+/// on the web, so the page is given the URL it would have on a server rooted at the saved
+/// site's root: the deepest directory holding the page and every local file it links to.
+fn read_page_in_site(path: &Path) -> Result<Page, String> {
+    let (bytes, file_url) = read_file(path)?;
+    let page = parse_file(path, &bytes, &file_url)?;
+    let segments = |url: &str| -> Option<Vec<String>> {
+        let u = url::Url::parse(url).ok().filter(|u| u.scheme() == "file")?;
+        Some(u.path_segments()?.map(str::to_string).collect())
+    };
+    let Some(own) = segments(&page.url) else {
+        return Ok(page);
+    };
+    // Directories (every segment but the last) shared with each local link target.
+    let mut root = own.len().saturating_sub(1);
+    for target in page.links.iter().filter_map(|l| segments(&l.url)) {
+        let dirs = &target[..target.len().saturating_sub(1)];
+        root = root.min(own.iter().zip(dirs).take_while(|(a, b)| a == b).count());
     }
+    parse_file(
+        path,
+        &bytes,
+        &format!("http://localhost/{}", own[root..].join("/")),
+    )
+}
 
-    fn similarity(args: &[String]) -> Result<(), String> {
-        let files = positional(args);
-        let [a, b] = files[..] else {
-            return Err(format!("similarity needs two files\n{USAGE}"));
+fn classify(args: &[String]) -> Result<(), String> {
+    let files = positional(args);
+    if files.is_empty() {
+        return Err(format!("classify needs at least one file\n{USAGE}"));
+    }
+    for f in files {
+        let page = if f.starts_with("http://") || f.starts_with("https://") {
+            read_page_or_url(f)?
+        } else {
+            read_page_in_site(Path::new(f))?
         };
-        let mut options = Options::default();
-        if let Some(t) = flag(args, "--threshold") {
-            options.threshold = t.parse().map_err(|_| format!("bad threshold {t:?}"))?;
-        }
-        options.validate()?;
-        let (pa, pb) = (read_page_or_url(a)?, read_page_or_url(b)?);
-        let v = compare_pages(&pa, &pb, &options);
-        println!(
-            "similarity {:.4}  distance {}  sizes {} / {} (view)  kind agreement {:.2}  place agreement {:.2}  score {:.4}  {} at θ = {}",
-            v.comparison.similarity,
-            v.comparison.distance,
-            v.comparison.size_a,
-            v.comparison.size_b,
-            v.kind_agreement,
-            v.place_agreement,
-            v.score,
-            if v.similar { "similar" } else { "not similar" },
-            v.threshold
-        );
-        Ok(())
+        let c = exemplar_classify::classify(&page);
+        println!("{f}\t{}\t{:.2}", c.kind.name(), c.confidence);
     }
+    Ok(())
+}
 
-    /// The main job: serves a local site, classifies its entry and example pages, learns the
-    /// navigation pattern from the example, crawls with it, and scores the result against the
-    /// site's `expected.toml` when it has one.
-    fn demo(args: &[String]) -> Result<(), String> {
-        let dir = positional(args)
-            .first()
-            .map(PathBuf::from)
-            .ok_or_else(|| format!("demo needs a directory\n{USAGE}"))?;
-        let example = flag(args, "--example").ok_or("demo needs --example FILE")?;
-        let entry = flag(args, "--entry").unwrap_or("index.html");
-        for (what, f) in [("entry", entry), ("example", example)] {
-            let page = read_page(&dir.join(f))?;
-            let c = exemplar::classify::classify(&page);
-            println!(
-                "{what} page {f}: {} (confidence {:.2})",
-                c.kind.name(),
-                c.confidence
-            );
-        }
-        let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(dir.clone()))
+fn similarity(args: &[String]) -> Result<(), String> {
+    let files = positional(args);
+    let [a, b] = files[..] else {
+        return Err(format!("similarity needs two files\n{USAGE}"));
+    };
+    let mut options = Options::default();
+    if let Some(t) = flag(args, "--threshold") {
+        options.threshold = t.parse().map_err(|_| format!("bad threshold {t:?}"))?;
+    }
+    options.validate()?;
+    let (pa, pb) = (read_page_or_url(a)?, read_page_or_url(b)?);
+    let v = compare_pages(&pa, &pb, &options);
+    println!(
+        "similarity {:.4}  distance {}  sizes {} / {} (view)  kind agreement {:.2}  place agreement {:.2}  score {:.4}  {} at θ = {}",
+        v.comparison.similarity,
+        v.comparison.distance,
+        v.comparison.size_a,
+        v.comparison.size_b,
+        v.kind_agreement,
+        v.place_agreement,
+        v.score,
+        if v.similar { "similar" } else { "not similar" },
+        v.threshold
+    );
+    Ok(())
+}
+
+/// The main job: serves a local site, classifies its entry and example pages, learns the
+/// navigation pattern from the example, crawls with it, and scores the result against the
+/// site's `expected.toml` when it has one.
+fn demo(args: &[String]) -> Result<(), String> {
+    let dir = positional(args)
+        .first()
+        .map(PathBuf::from)
+        .ok_or_else(|| format!("demo needs a directory\n{USAGE}"))?;
+    let example = flag(args, "--example").ok_or("demo needs --example FILE")?;
+    let entry = flag(args, "--entry").unwrap_or("index.html");
+    for (what, f) in [("entry", entry), ("example", example)] {
+        let page = read_page(&dir.join(f))?;
+        let c = exemplar_classify::classify(&page);
+        println!(
+            "{what} page {f}: {} (confidence {:.2})",
+            c.kind.name(),
+            c.confidence
+        );
+    }
+    let server =
+        exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(dir.clone()))
             .map_err(|e| format!("cannot serve {}: {e}", dir.display()))?;
-        let base = server.url();
-        println!("serving {} on {base}/", dir.display());
-        let politeness = exemplar::fetch::Politeness {
-            delay_ms: 0,
+    let base = server.url();
+    println!("serving {} on {base}/", dir.display());
+    let politeness = exemplar_core::fetch::Politeness {
+        delay_ms: 0,
+        ..Default::default()
+    };
+    let config = exemplar_core::mapper::MapConfig {
+        politeness: politeness.clone(),
+        ..Default::default()
+    };
+    let learned = exemplar_native::run::learn(
+        &format!("{base}/{entry}"),
+        &format!("{base}/{example}"),
+        config,
+        &Default::default(),
+        &mut |_, _| {},
+    )?;
+    println!(
+        "\nmapped {} pages in {:.2} s, {} like the example\n",
+        learned.progress.fetched,
+        learned.elapsed.as_secs_f64(),
+        learned.progress.targets
+    );
+    print!("{}", learned.pattern.render());
+    let crawled = exemplar_native::run::crawl(
+        learned.pattern,
+        exemplar_core::crawler::CrawlConfig {
+            politeness: Some(politeness),
             ..Default::default()
-        };
-        let config = exemplar::mapper::MapConfig {
-            politeness: politeness.clone(),
-            ..Default::default()
-        };
-        let learned = exemplar::run::learn(
-            &format!("{base}/{entry}"),
-            &format!("{base}/{example}"),
-            config,
-            &Default::default(),
-            &mut |_, _| {},
-        )?;
+        },
+        false,
+        &Default::default(),
+        &mut |_| Ok(()),
+        &mut |_, _| {},
+    )?;
+    let got: Vec<String> = crawled
+        .targets
+        .iter()
+        .map(|u| u.strip_prefix(&format!("{base}/")).unwrap_or(u).to_string())
+        .collect();
+    println!(
+        "\ncrawl: {} pages like the example, {} pages fetched in {:.2} s",
+        got.len(),
+        crawled.progress.fetched,
+        crawled.elapsed.as_secs_f64()
+    );
+    if let Ok(text) = std::fs::read_to_string(dir.join("expected.toml")) {
+        let doc: toml::Table = toml::from_str(&text).map_err(|e| format!("expected.toml: {e}"))?;
+        let truth: Vec<&str> = doc
+            .get("pages")
+            .and_then(|p| p.as_table())
+            .map(|t| {
+                t.iter()
+                    .filter(|(_, v)| v.as_str() == Some("entity"))
+                    .map(|(k, _)| k.as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let hits = got.iter().filter(|g| truth.contains(&g.as_str())).count();
         println!(
-            "\nmapped {} pages in {:.2} s, {} like the example\n",
-            learned.progress.fetched,
-            learned.elapsed.as_secs_f64(),
-            learned.progress.targets
+            "against expected.toml: precision {:.1}%, recall {:.1}% ({hits} of {} entity pages)",
+            100.0 * hits as f64 / got.len().max(1) as f64,
+            100.0 * hits as f64 / truth.len().max(1) as f64,
+            truth.len()
         );
-        print!("{}", learned.pattern.render());
-        let crawled = exemplar::run::crawl(
-            learned.pattern,
-            exemplar::crawler::CrawlConfig {
-                politeness: Some(politeness),
-                ..Default::default()
-            },
-            false,
-            &Default::default(),
-            &mut |_| Ok(()),
-            &mut |_, _| {},
-        )?;
-        let got: Vec<String> = crawled
-            .targets
-            .iter()
-            .map(|u| u.strip_prefix(&format!("{base}/")).unwrap_or(u).to_string())
-            .collect();
-        println!(
-            "\ncrawl: {} pages like the example, {} pages fetched in {:.2} s",
-            got.len(),
-            crawled.progress.fetched,
-            crawled.elapsed.as_secs_f64()
-        );
-        if let Ok(text) = std::fs::read_to_string(dir.join("expected.toml")) {
-            let doc: toml::Table =
-                toml::from_str(&text).map_err(|e| format!("expected.toml: {e}"))?;
-            let truth: Vec<&str> = doc
-                .get("pages")
-                .and_then(|p| p.as_table())
-                .map(|t| {
-                    t.iter()
-                        .filter(|(_, v)| v.as_str() == Some("entity"))
-                        .map(|(k, _)| k.as_str())
-                        .collect()
-                })
-                .unwrap_or_default();
-            let hits = got.iter().filter(|g| truth.contains(&g.as_str())).count();
-            println!(
-                "against expected.toml: precision {:.1}%, recall {:.1}% ({hits} of {} entity pages)",
-                100.0 * hits as f64 / got.len().max(1) as f64,
-                100.0 * hits as f64 / truth.len().max(1) as f64,
-                truth.len()
-            );
-        }
-        Ok(())
     }
+    Ok(())
+}
 
-    /// Prints the tree of a page under the default similarity view (a debugging aid).
-    fn outline(args: &[String]) -> Result<(), String> {
-        let file = positional(args)
-            .first()
-            .copied()
-            .ok_or("outline needs a file")?;
-        let page = read_page(Path::new(file))?;
-        print!("{}", Options::default().view.shape(&page.tree).outline());
-        Ok(())
-    }
+/// Prints the tree of a page under the default similarity view (a debugging aid).
+fn outline(args: &[String]) -> Result<(), String> {
+    let file = positional(args)
+        .first()
+        .copied()
+        .ok_or("outline needs a file")?;
+    let page = read_page(Path::new(file))?;
+    print!("{}", Options::default().view.shape(&page.tree).outline());
+    Ok(())
+}
 
-    fn sites_path(args: &[String]) -> PathBuf {
-        PathBuf::from(flag(args, "--sites").unwrap_or(devsites::DEFAULT_SITES))
+fn main() -> std::process::ExitCode {
+    // Output piped into `head` and the like: end quietly when the reader goes, as Unix tools do.
+    #[cfg(unix)]
+    // SAFETY: called first thing, before any thread exists; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-
-    fn eval_similarity(args: &[String]) -> Result<(), String> {
-        let sites = devsites::load(&sites_path(args))?;
-        if let Some(missing) = sites.iter().find(|s| !s.available()) {
-            return Err(format!(
-                "site {} is not installed ({}): run ./build.sh setup",
-                missing.name, missing.package
-            ));
-        }
-        let extra = flag(args, "--train-sites").unwrap_or(devsites::TRAIN_SITES);
-        let extra = devsites::load(Path::new(extra))?;
-        let grid = args.iter().any(|a| a == "--grid");
-        let report = if grid {
-            exemplar::eval::grid_report(&sites, &extra)?
-        } else {
-            exemplar::eval::similarity_report(&sites, &extra)?
-        };
-        let default_out = if grid {
-            "docs/reports/similarity-grid.md"
-        } else {
-            "docs/reports/similarity.md"
-        };
-        let out = flag(args, "--out").unwrap_or(default_out);
-        if let Some(dir) = Path::new(out).parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        }
-        std::fs::write(out, &report).map_err(|e| format!("{out}: {e}"))?;
-        println!("{report}\nwritten to {out}");
-        Ok(())
-    }
-
-    fn train_classifier(args: &[String]) -> Result<(), String> {
-        let sites = devsites::load(&sites_path(args))?;
-        let extra = flag(args, "--train-sites").unwrap_or(devsites::TRAIN_SITES);
-        let extra = devsites::load(Path::new(extra))?;
-        if args.iter().any(|a| a == "--select") {
-            if args.iter().any(|a| a == "--nested") {
-                return exemplar::classify::train::run_nested(&sites, &extra);
-            }
-            let from_former = args.iter().any(|a| a == "--from-former");
-            return exemplar::classify::train::run_selection(&sites, &extra, from_former);
-        }
-        let model = flag(args, "--model").unwrap_or("data/classifier.json");
-        let report = flag(args, "--report").unwrap_or("docs/reports/classifier.md");
-        exemplar::classify::train::run(&sites, &extra, Path::new(model), Path::new(report))
-    }
+    run()
 }

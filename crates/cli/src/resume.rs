@@ -9,8 +9,8 @@ use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use exemplar::crawler::Snapshot;
-use exemplar::export::{self, PageRecord, WarcPosition, WarcWriter};
+use exemplar_core::crawler::Snapshot;
+use exemplar_export::{self as export, PageRecord, WarcPosition, WarcWriter};
 use serde::{Deserialize, Serialize};
 
 /// The version of the state files.
@@ -48,10 +48,10 @@ pub fn checkpoints<'a, S>(
     state: Option<&str>,
     every: std::time::Duration,
     save: &'a mut dyn FnMut(S) -> Result<(), String>,
-) -> Option<exemplar::run::Checkpoints<'a, S>> {
+) -> Option<exemplar_native::run::Checkpoints<'a, S>> {
     state?;
     catch_ctrl_c();
-    Some(exemplar::run::Checkpoints {
+    Some(exemplar_native::run::Checkpoints {
         every,
         save,
         stop: &STOP,
@@ -111,7 +111,7 @@ pub struct LearnState {
     /// `--example` as given.
     pub example: String,
     /// The mapper when saved.
-    pub mapper: exemplar::mapper::Snapshot,
+    pub mapper: exemplar_core::mapper::Snapshot,
 }
 
 /// One export file at a save.
@@ -280,7 +280,7 @@ impl Exports {
                 WarcWriter::new(
                     BufWriter::new(create(p)?),
                     "exemplar crawl",
-                    exemplar::http::now_ms(),
+                    exemplar_native::http::now_ms(),
                 )
                 .map_err(|e| format!("{p}: {e}"))?,
             )),

@@ -7,7 +7,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::io::BufRead;
 
-use exemplar::export::Change;
+use exemplar_export::Change;
 use serde::{Deserialize, Serialize};
 
 /// The earlier export and what the crawl found against it so far.

@@ -1,12 +1,15 @@
 //! The `exemplar` command line, run as a real process: the demo job on the bundled demo site
 //! (what `./build.sh` prints), and errors with exit codes.
 
-mod common;
+use exemplar_testkit as common;
 
 use std::collections::{BTreeSet, HashMap};
 use std::process::Command;
 
-const SITE: &str = "tests/fixtures/demo-site";
+const SITE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/fixtures/demo-site"
+);
 
 fn exemplar(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_exemplar"))
@@ -64,7 +67,8 @@ fn demo_learns_a_pattern_and_crawls_exactly_the_entity_pages() {
 fn learn_and_crawl_commands_write_pattern_and_exports() {
     let (example, roles) = roles();
     let dir = scratch_dir("exports");
-    let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).unwrap();
+    let server =
+        exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(SITE)).unwrap();
     let base = server.url();
     let pattern = dir.join("pattern.json");
     let out = exemplar(&[
@@ -84,7 +88,7 @@ fn learn_and_crawl_commands_write_pattern_and_exports() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = std::fs::read_to_string(&pattern).unwrap();
-    let p = exemplar::pattern::Pattern::from_json(&text).unwrap();
+    let p = exemplar_core::pattern::Pattern::from_json(&text).unwrap();
     assert_eq!(p.levels.len(), 2);
     let (jsonl, csv) = (dir.join("pages.jsonl"), dir.join("pages.csv"));
     let out = exemplar(&[
@@ -111,9 +115,7 @@ fn learn_and_crawl_commands_write_pattern_and_exports() {
     assert_eq!(lines.lines().count(), entities);
     let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
     assert!(first["html"].as_str().unwrap().contains("<html"));
-    assert!(
-        first["similarity"].as_f64().unwrap() >= exemplar::similarity::DEFAULT_THRESHOLD - 1e-6
-    );
+    assert!(first["similarity"].as_f64().unwrap() >= exemplar_similarity::DEFAULT_THRESHOLD - 1e-6);
     assert_eq!(
         std::fs::read_to_string(&csv).unwrap().lines().count(),
         entities + 1
@@ -316,7 +318,7 @@ fn targets_to_check(stdout: &str) -> Vec<(f64, bool, String)> {
 /// The demo site served in-process, and a scratch directory for `learn`'s `pattern.json` and
 /// `map.json` and the files made from them (removed on drop, with the server stopped).
 struct Demo {
-    server: exemplar::serve::Server,
+    server: exemplar_native::serve::Server,
     base: String,
     dir: Scratch,
 }
@@ -325,7 +327,9 @@ impl Demo {
     /// Serves the demo site; the scratch directory is named after `name`.
     fn serve(name: &str) -> Demo {
         let dir = scratch_dir(name);
-        let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).unwrap();
+        let server =
+            exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(SITE))
+                .unwrap();
         let base = server.url();
         Demo { server, base, dir }
     }
@@ -420,7 +424,7 @@ impl Demo {
     }
 
     /// The map `learn --map` wrote.
-    fn map(&self) -> exemplar::mapper::SiteMap {
+    fn map(&self) -> exemplar_core::mapper::SiteMap {
         serde_json::from_str(&std::fs::read_to_string(self.file("map.json")).unwrap()).unwrap()
     }
 }
@@ -456,7 +460,7 @@ fn stdout_of(out: std::process::Output) -> String {
 /// `relearn PATTERN --map MAP FLAGS… -o OUT`, which must succeed and fetch nothing from
 /// `server`: its stdout.
 fn relearned_offline(
-    server: &exemplar::serve::Server,
+    server: &exemplar_native::serve::Server,
     pattern: &str,
     map: &str,
     flags: &[&str],
@@ -472,8 +476,8 @@ fn relearned_offline(
 }
 
 /// A pattern file, parsed.
-fn pattern(path: &str) -> exemplar::pattern::Pattern {
-    exemplar::pattern::Pattern::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
+fn pattern(path: &str) -> exemplar_core::pattern::Pattern {
+    exemplar_core::pattern::Pattern::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 fn known_targets(path: &str) -> BTreeSet<String> {
@@ -548,7 +552,7 @@ fn learn_lists_the_near_misses_below_theta_and_writes_the_map() {
         .nodes
         .iter()
         .skip(1)
-        .filter(|n| n.state == exemplar::mapper::NodeState::Page)
+        .filter(|n| n.state == exemplar_core::mapper::NodeState::Page)
         .filter_map(|n| n.similarity)
         .fold(0f32, f32::max);
     assert!((near[0].similarity - f64::from(best)).abs() < 0.0006);
@@ -614,7 +618,7 @@ fn relearn_with_verdicts_moves_a_near_miss_in_and_out_of_the_targets() {
     assert!(!below.is_empty(), "some demo entity page scores below 0.96");
     // The targets at 0.96: the entity pages above it, and those just below it that learning
     // takes for a heading like the entity pages' (never another page).
-    let at_096 = |p: &exemplar::pattern::Pattern| -> BTreeSet<String> {
+    let at_096 = |p: &exemplar_core::pattern::Pattern| -> BTreeSet<String> {
         let taken: BTreeSet<String> = p.by_heading.iter().cloned().collect();
         assert!(taken.is_subset(&below), "{taken:?}");
         entities.difference(&below).cloned().chain(taken).collect()
@@ -799,7 +803,7 @@ fn learn_applies_verdicts_and_writes_the_map_as_mapped() {
     );
     assert!(!std::path::Path::new(&pattern_file).exists());
     assert!(stderr.contains("the map is saved in"), "{stderr}");
-    let kept: exemplar::mapper::SiteMap =
+    let kept: exemplar_core::mapper::SiteMap =
         serde_json::from_str(&std::fs::read_to_string(demo.file("map.json")).unwrap()).unwrap();
     assert_eq!(
         kept.targets().count(),
@@ -834,8 +838,8 @@ fn learn_applies_verdicts_and_writes_the_map_as_mapped() {
             .map(|n| n.state.clone())
             .unwrap()
     };
-    assert_eq!(state(&victim), exemplar::mapper::NodeState::Target);
-    assert_eq!(state(&faq), exemplar::mapper::NodeState::Page);
+    assert_eq!(state(&victim), exemplar_core::mapper::NodeState::Target);
+    assert_eq!(state(&faq), exemplar_core::mapper::NodeState::Page);
     // relearn from the pattern's recorded verdicts and the map: the same pattern.
     let again = demo.file("again.json");
     demo.relearn(&pattern_file, &["-o", &again]);
@@ -929,7 +933,7 @@ fn relearn_refuses_bad_verdicts_and_arguments() {
     let duplicate = map
         .nodes
         .iter()
-        .find(|n| matches!(n.state, exemplar::mapper::NodeState::Duplicate { .. }))
+        .find(|n| matches!(n.state, exemplar_core::mapper::NodeState::Duplicate { .. }))
         .map(|n| n.url.clone())
         .expect("a URL of the demo map answered by a page met before (a form response)");
     let entry = demo.url("index.html");
@@ -1182,7 +1186,7 @@ fn a_killed_or_interrupted_mapping_resumes_to_the_same_pattern() {
     assert_eq!(resumed.levels, expected.levels);
     assert_eq!(resumed.known_targets, expected.known_targets);
     let fetched = |path: &str| -> BTreeSet<String> {
-        let map: exemplar::mapper::SiteMap =
+        let map: exemplar_core::mapper::SiteMap =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         map.nodes
             .iter()
@@ -1218,7 +1222,7 @@ fn learn_without_a_target_fails_but_keeps_the_map() {
 /// limit: a page links ever deeper copies of itself (`/a/a/a/…`) and sixty overlong URLs.
 #[test]
 fn learn_names_the_links_the_trap_guard_refused() {
-    use exemplar::serve::{Response, Server};
+    use exemplar_native::serve::{Response, Server};
     let item = |i: u32| {
         format!(
             "<html><head><title>Item {i}</title></head><body><div class=item><h1>Item {i}</h1>\
@@ -1287,7 +1291,7 @@ fn learn_names_the_links_the_trap_guard_refused() {
 /// request; the state asks for the page again on resume.
 #[test]
 fn ctrl_c_does_not_wait_for_a_hanging_request() {
-    use exemplar::serve::{Response, Server};
+    use exemplar_native::serve::{Response, Server};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::{Duration, Instant};
@@ -1470,7 +1474,8 @@ fn serve_answers_after_the_latency_asked() {
         std::thread::sleep(std::time::Duration::from_millis(50));
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
     });
-    let client = exemplar::http::Client::new(&exemplar::http::ClientConfig::default());
+    let client =
+        exemplar_native::http::Client::new(&exemplar_native::http::ClientConfig::default());
     let (example, _) = roles();
     let timed = |path: &str| {
         let t = std::time::Instant::now();
@@ -1481,7 +1486,7 @@ fn serve_answers_after_the_latency_asked() {
     let _ = server.kill();
     let _ = server.wait();
     assert!(ready, "the server did not start");
-    let exemplar::fetch::FetchResult::Response(page) = &results[0].0 else {
+    let exemplar_core::fetch::FetchResult::Response(page) = &results[0].0 else {
         panic!("no answer: {:?}", results[0].0);
     };
     assert_eq!(page.status, 200);
@@ -1490,7 +1495,9 @@ fn serve_answers_after_the_latency_asked() {
         std::fs::read(format!("{SITE}/{example}")).unwrap(),
         "the page as on disk"
     );
-    assert!(matches!(&results[1].0, exemplar::fetch::FetchResult::Response(r) if r.status == 404));
+    assert!(
+        matches!(&results[1].0, exemplar_core::fetch::FetchResult::Response(r) if r.status == 404)
+    );
     for (r, elapsed) in &results {
         assert!(
             *elapsed >= std::time::Duration::from_millis(300),
@@ -1503,8 +1510,8 @@ fn serve_answers_after_the_latency_asked() {
 }
 
 /// SFML (a development site, Debian's libsfml-doc), or None with a note when it is not installed.
-fn installed_sfml() -> Option<exemplar::devsites::DevSite> {
-    exemplar::devsites::installed_site("sfml")
+fn installed_sfml() -> Option<exemplar_testkit::devsites::DevSite> {
+    exemplar_testkit::devsites::installed_site("sfml")
         .map_err(|e| eprintln!("skipped: {e}"))
         .ok()
 }
@@ -1529,7 +1536,8 @@ fn a_verifying_crawl_says_which_new_pages_it_took_for_their_heading() {
         }
     }
     let mut server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(root.clone())).unwrap();
+        exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(root.clone()))
+            .unwrap();
     let base = server.url();
     let pattern = dir.join("pattern.json").to_str().unwrap().to_string();
     let learned = stdout_of(exemplar(
@@ -1615,8 +1623,11 @@ fn a_kind_left_out_by_heading_is_refused_by_a_verifying_crawl() {
         return;
     };
     const KIND: &str = "sf Event * Struct Reference";
-    let mut server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(site.root.clone())).unwrap();
+    let mut server = exemplar_native::serve::Server::start(
+        0,
+        exemplar_native::serve::static_dir(site.root.clone()),
+    )
+    .unwrap();
     let base = server.url();
     let (dir, pattern, map, learned) =
         learned_in_scratch("heading-kinds", &base, &site.entry, &site.example);
@@ -1771,8 +1782,11 @@ fn pages_past_the_size_limit_are_named_with_the_flag_that_reads_them() {
         let paragraphs = if i == 4 { 800 } else { 3 };
         std::fs::write(dir.join(format!("item{i}.html")), item(i, paragraphs)).unwrap();
     }
-    let server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(dir.to_path_buf())).unwrap();
+    let server = exemplar_native::serve::Server::start(
+        0,
+        exemplar_native::serve::static_dir(dir.to_path_buf()),
+    )
+    .unwrap();
     let base = server.url();
     let pattern = dir.join("pattern.json");
     let (entry, example) = (format!("{base}/index.html"), format!("{base}/item1.html"));
@@ -1834,10 +1848,11 @@ fn pattern_targets(path: &std::path::Path) -> usize {
 /// with the `relearn` command that takes it, which then finds what the default run found.
 #[test]
 fn a_theta_given_by_hand_is_kept_where_the_default_is_lowered() {
-    let server = exemplar::serve::Server::start(0, |req: &exemplar::serve::Request| {
-        common::c_api::site(&req.path)
-    })
-    .unwrap();
+    let server =
+        exemplar_native::serve::Server::start(0, |req: &exemplar_native::serve::Request| {
+            common::c_api::site(&req.path)
+        })
+        .unwrap();
     let base = server.url();
     let dir = scratch_dir("given-theta");
     let path = |name: &str| dir.0.join(name).to_string_lossy().into_owned();
@@ -1881,8 +1896,8 @@ fn a_theta_given_by_hand_is_kept_where_the_default_is_lowered() {
 /// as Erlang's do: a module page is headed by its name alone, a chapter by its section number
 /// and title. Twelve modules, eight chapters (a ninth, `added.html`, only when `grown`), the
 /// home page and two lists.
-fn manual(path: &str, grown: bool) -> exemplar::serve::Response {
-    use exemplar::serve::Response;
+fn manual(path: &str, grown: bool) -> exemplar_native::serve::Response {
+    use exemplar_native::serve::Response;
     const MODULES: [&str; 12] = [
         "lists",
         "maps",
@@ -1974,10 +1989,11 @@ fn manual(path: &str, grown: bool) -> exemplar::serve::Response {
 fn numbered_headings_are_a_kind_the_user_can_leave_out() {
     let grown = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let g = std::sync::Arc::clone(&grown);
-    let server = exemplar::serve::Server::start(0, move |req: &exemplar::serve::Request| {
-        manual(&req.path, g.load(std::sync::atomic::Ordering::SeqCst))
-    })
-    .unwrap();
+    let server =
+        exemplar_native::serve::Server::start(0, move |req: &exemplar_native::serve::Request| {
+            manual(&req.path, g.load(std::sync::atomic::Ordering::SeqCst))
+        })
+        .unwrap();
     let base = server.url();
     let (dir, pattern_file, map, learned) =
         learned_in_scratch("numbered", &base, "", "lib/lists.html");
@@ -2080,9 +2096,11 @@ fn git_manual_pages_of_another_section_than_the_examples_are_left_out() {
     }
     let of = |n: &str| section.values().filter(|s| *s == n).count();
     assert!(of("1") > 100 && of("5") > 5 && of("7") > 5, "{section:?}");
-    let mut server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(std::path::Path::new(ROOT)))
-            .unwrap();
+    let mut server = exemplar_native::serve::Server::start(
+        0,
+        exemplar_native::serve::static_dir(std::path::Path::new(ROOT)),
+    )
+    .unwrap();
     let base = server.url();
     let (dir, pattern_file, map, learned) =
         learned_in_scratch("git-manual", &base, "index.html", "git-commit.html");
@@ -2214,9 +2232,11 @@ fn apache_pages_in_another_language_or_directory_than_the_examples_are_left_out(
             .and_then(|(_, t)| t.split_once('"'))
             .map_or(String::new(), |(l, _)| l.to_string())
     };
-    let mut server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(std::path::Path::new(ROOT)))
-            .unwrap();
+    let mut server = exemplar_native::serve::Server::start(
+        0,
+        exemplar_native::serve::static_dir(std::path::Path::new(ROOT)),
+    )
+    .unwrap();
     let base = server.url();
     let (dir, pattern_file, map, learned) = learned_in_scratch(
         "apache-manual",
@@ -2517,8 +2537,11 @@ fn ocaml_api(dir: &std::path::Path, extra: &[&str]) {
 fn a_kind_below_theta_taken_by_heading() {
     let site = scratch_dir("kinds-below");
     ocaml_api(&site.0, &[]);
-    let mut server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(site.0.clone())).unwrap();
+    let mut server = exemplar_native::serve::Server::start(
+        0,
+        exemplar_native::serve::static_dir(site.0.clone()),
+    )
+    .unwrap();
     let base = server.url();
     let (dir, pattern_file, map, learned) =
         learned_in_scratch("kinds-below-out", &base, "index.html", "G.window-c.html");
@@ -2653,8 +2676,11 @@ fn crawl_since_an_earlier_export_names_what_is_new_changed_and_gone() {
     let site = scratch_dir("since-site");
     let page = shop_page;
     write_shop(&site, &[1, 2, 3, 4]);
-    let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(site.to_path_buf()))
-        .expect("serve");
+    let server = exemplar_native::serve::Server::start(
+        0,
+        exemplar_native::serve::static_dir(site.to_path_buf()),
+    )
+    .expect("serve");
     let base = server.url();
     let base = base.trim_end_matches('/');
     let (dir, pattern_path, _map, _learned) =
@@ -2797,34 +2823,35 @@ fn learn_and_crawl_wait_when_the_site_says_so() {
     let site = scratch_dir("busy-site");
     write_shop(&site, &[1, 2, 3, 4]);
     std::fs::write(site.join("robots.txt"), "User-agent: *\nAllow: /\n").unwrap();
-    let files = exemplar::serve::static_dir(site.to_path_buf());
+    let files = exemplar_native::serve::static_dir(site.to_path_buf());
     // When each path was asked.
     let asked = std::sync::Arc::new(std::sync::Mutex::new(HashMap::<
         String,
         Vec<std::time::Instant>,
     >::new()));
     let log = asked.clone();
-    let server = exemplar::serve::Server::start(0, move |req: &exemplar::serve::Request| {
-        let n = {
-            let mut asked = log.lock().unwrap();
-            let times = asked.entry(req.path.clone()).or_default();
-            times.push(std::time::Instant::now());
-            times.len()
-        };
-        let wait = |status: u16, seconds: &str| exemplar::serve::Response {
-            status,
-            headers: vec![("Retry-After".into(), seconds.into())],
-            ..exemplar::serve::Response::default()
-        };
-        match req.path.as_str() {
-            "/robots.txt" if n == 1 => wait(503, "1"),
-            // Item 3 three times in four, 2 s each: asked again as often as Exemplar asks.
-            "/item/3.html" if n % 4 != 0 => wait(429, "2"),
-            p if p.starts_with("/item/") && n % 2 == 1 => wait(429, "1"),
-            _ => files(req),
-        }
-    })
-    .expect("serve");
+    let server =
+        exemplar_native::serve::Server::start(0, move |req: &exemplar_native::serve::Request| {
+            let n = {
+                let mut asked = log.lock().unwrap();
+                let times = asked.entry(req.path.clone()).or_default();
+                times.push(std::time::Instant::now());
+                times.len()
+            };
+            let wait = |status: u16, seconds: &str| exemplar_native::serve::Response {
+                status,
+                headers: vec![("Retry-After".into(), seconds.into())],
+                ..exemplar_native::serve::Response::default()
+            };
+            match req.path.as_str() {
+                "/robots.txt" if n == 1 => wait(503, "1"),
+                // Item 3 three times in four, 2 s each: asked again as often as Exemplar asks.
+                "/item/3.html" if n % 4 != 0 => wait(429, "2"),
+                p if p.starts_with("/item/") && n % 2 == 1 => wait(429, "1"),
+                _ => files(req),
+            }
+        })
+        .expect("serve");
     let asks_of_3 = || {
         asked
             .lock()
@@ -2857,12 +2884,9 @@ fn learn_and_crawl_wait_when_the_site_says_so() {
     // The exported spider asks again too (Scrapy's retries, set to Exemplar's: 429 and 503).
     let project = scratch_dir("busy-scrapy");
     let p = pattern(&pattern_path);
-    exemplar::export::write_scrapy_project(
-        &exemplar::export::ScrapySpec::from_pattern(&p),
-        &project,
-    )
-    .expect("scrapy project");
-    let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
+    exemplar_export::write_scrapy_project(&exemplar_export::ScrapySpec::from_pattern(&p), &project)
+        .expect("scrapy project");
+    let name = exemplar_export::ScrapySpec::from_pattern(&p).spider_name();
     let before = asks_of_3().len();
     let scraped: BTreeSet<String> = common::scrapy_crawl(&project, &name).into_iter().collect();
     assert_eq!(scraped, items);
@@ -2893,7 +2917,7 @@ fn learn_and_crawl_wait_when_the_site_says_so() {
         assert [m.wait_seconds(None, a, 30) for a in (1, 2, 3)] == [2, 4, 8]; \
         assert (m.wait_seconds(0, 1, 30), m.wait_seconds(90, 1, 30)) == (1, 30)";
     for python in [
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python"),
+        exemplar_testkit::root().join(".venv/bin/python"),
         std::path::PathBuf::from("/usr/bin/python3"),
     ] {
         let out = Command::new(&python)
@@ -2930,8 +2954,11 @@ fn learn_reads_the_sitemaps_for_the_pages_no_link_reaches() {
         )
         .unwrap();
     }
-    let server = exemplar::serve::Server::start(0, exemplar::serve::static_dir(site.to_path_buf()))
-        .expect("serve");
+    let server = exemplar_native::serve::Server::start(
+        0,
+        exemplar_native::serve::static_dir(site.to_path_buf()),
+    )
+    .expect("serve");
     let base = server.url();
     let base = base.trim_end_matches('/');
     std::fs::write(

@@ -4,18 +4,17 @@
 //! their links carry (a repository browser's `h=HEAD`).
 #![cfg(not(target_arch = "wasm32"))]
 
-mod common;
-#[path = "fixtures/shop.rs"]
-mod shop;
+use exemplar_testkit as common;
+use exemplar_testkit::shop;
 
 use std::collections::BTreeSet;
 
-use exemplar::crawler::CrawlConfig;
-use exemplar::fetch::Politeness;
-use exemplar::http::ClientConfig;
-use exemplar::mapper::{MapConfig, NodeState};
-use exemplar::serve::Server;
-use exemplar::{crawl_eval, run};
+use exemplar_core::crawler::CrawlConfig;
+use exemplar_core::fetch::Politeness;
+use exemplar_core::mapper::{MapConfig, NodeState};
+use exemplar_native::http::ClientConfig;
+use exemplar_native::run;
+use exemplar_native::serve::Server;
 use shop::Shop;
 
 fn fast() -> Politeness {
@@ -39,23 +38,23 @@ fn learn_fast(entry: &str, example: &str, config: MapConfig) -> Result<run::Lear
         politeness: fast(),
         ..config
     };
-    crawl_eval::learn_quietly(entry, example, config)
+    exemplar_testkit::learn_quietly(entry, example, config)
 }
 
 /// Writes the Scrapy project of `spec` into a fresh directory named after `what`, runs its
 /// spider ([`common::scrapy_crawl`]) and removes the project; returns the URLs of the items.
-fn scrapy_crawl_spec(spec: &exemplar::export::ScrapySpec, what: &str) -> Vec<String> {
+fn scrapy_crawl_spec(spec: &exemplar_export::ScrapySpec, what: &str) -> Vec<String> {
     let dir = std::env::temp_dir().join(format!("exemplar-{what}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    exemplar::export::write_scrapy_project(spec, &dir).expect("scrapy project");
+    exemplar_export::write_scrapy_project(spec, &dir).expect("scrapy project");
     let scraped = common::scrapy_crawl(&dir, &spec.spider_name());
     let _ = std::fs::remove_dir_all(&dir);
     scraped
 }
 
 /// Crawls with `pattern` at fast politeness, keeping nothing but the counts and URLs.
-fn crawl_fast(pattern: exemplar::pattern::Pattern) -> run::Crawled {
-    crawl_eval::crawl_quietly(pattern, fast()).expect("crawl")
+fn crawl_fast(pattern: exemplar_core::pattern::Pattern) -> run::Crawled {
+    exemplar_testkit::crawl_quietly(pattern, fast()).expect("crawl")
 }
 
 #[test]
@@ -150,7 +149,7 @@ fn learns_the_shop_and_crawls_it_again_after_it_grows() {
         .collect();
     assert_eq!(item2.len(), 2, "{item2:?}");
     // The pattern round-trips through JSON.
-    let again = exemplar::pattern::Pattern::from_json(&p.to_json()).expect("json");
+    let again = exemplar_core::pattern::Pattern::from_json(&p.to_json()).expect("json");
     assert_eq!(&again, p);
 
     // The site grows; the crawl finds the new items and follows few links.
@@ -227,8 +226,8 @@ fn learns_the_shop_and_crawls_it_again_after_it_grows() {
 
 /// A catalogue whose listing shows three of its twenty items; every item links the next two
 /// ("related items") and its own reviews page, of another kind.
-fn catalogue(path: &str) -> exemplar::serve::Response {
-    use exemplar::serve::Response;
+fn catalogue(path: &str) -> exemplar_native::serve::Response {
+    use exemplar_native::serve::Response;
     let page = |title: &str, body: &str| {
         Response::html(format!(
             "<!DOCTYPE html><html><head><title>{title}</title></head><body>\
@@ -277,8 +276,10 @@ fn catalogue(path: &str) -> exemplar::serve::Response {
 
 #[test]
 fn items_linked_only_from_other_items_are_mapped_learned_and_crawled() {
-    let server =
-        Server::start(0, |req: &exemplar::serve::Request| catalogue(&req.path)).expect("server");
+    let server = Server::start(0, |req: &exemplar_native::serve::Request| {
+        catalogue(&req.path)
+    })
+    .expect("server");
     let base = server.url();
     let learn = |expand_targets: bool| {
         let config = MapConfig {
@@ -305,7 +306,7 @@ fn items_linked_only_from_other_items_are_mapped_learned_and_crawled() {
     let last = p.levels.last().expect("level");
     assert!(last.paginate, "{}", p.render());
     assert!(p.render().contains("followed from target to target"));
-    let spec = exemplar::export::ScrapySpec::from_pattern(&p);
+    let spec = exemplar_export::ScrapySpec::from_pattern(&p);
     let crawled = crawl(p);
     assert_eq!(paths(&base, &crawled.targets), items);
     // The Scrapy export follows items to items as well.
@@ -322,8 +323,8 @@ fn items_linked_only_from_other_items_are_mapped_learned_and_crawled() {
 /// An API reference built like Doxygen's with a tree view: the home page has no `<a>` link;
 /// every page includes `menudata.js`, whose menu names the class and file lists. `navtree.js`
 /// answers 404, `/private/` is disallowed, and a CDN script is off site.
-fn scripted_docs(path: &str) -> exemplar::serve::Response {
-    use exemplar::serve::Response;
+fn scripted_docs(path: &str) -> exemplar_native::serve::Response {
+    use exemplar_native::serve::Response;
     let head = "<script src='menudata.js'></script><script src='navtree.js'></script>\
                 <script src='https://cdn.example.org/lib.js'></script>\
                 <script src='/private/stats.js'></script>";
@@ -395,7 +396,7 @@ fn navigation_written_by_script_is_learned_crawled_and_exported() {
     use std::sync::{Arc, Mutex};
     let hits: Arc<Mutex<Vec<String>>> = Arc::default();
     let log = Arc::clone(&hits);
-    let server = Server::start(0, move |req: &exemplar::serve::Request| {
+    let server = Server::start(0, move |req: &exemplar_native::serve::Request| {
         log.lock().expect("log").push(req.path.clone());
         scripted_docs(&req.path)
     })
@@ -442,7 +443,7 @@ fn navigation_written_by_script_is_learned_crawled_and_exported() {
     assert_eq!(count("/private/stats.js"), 0);
     assert_eq!(learned.progress.scripts, 2);
 
-    let spec = exemplar::export::ScrapySpec::from_pattern(&learned.pattern);
+    let spec = exemplar_export::ScrapySpec::from_pattern(&learned.pattern);
     assert!(spec.script_links);
     hits.lock().expect("log").clear();
     let crawled = crawl_fast(learned.pattern);
@@ -478,7 +479,7 @@ fn navigation_written_by_script_is_learned_crawled_and_exported() {
 /// answer could go to the other process, away from the pages waiting for it).
 #[test]
 fn two_spider_processes_sharing_one_redis_collect_every_target_once() {
-    let server = Server::start(0, |req: &exemplar::serve::Request| {
+    let server = Server::start(0, |req: &exemplar_native::serve::Request| {
         std::thread::sleep(std::time::Duration::from_millis(500));
         scripted_docs(&req.path)
     })
@@ -494,12 +495,12 @@ fn two_spider_processes_sharing_one_redis_collect_every_target_once() {
         config,
     )
     .expect("learn");
-    let spec = exemplar::export::ScrapySpec::from_pattern(&learned.pattern);
+    let spec = exemplar_export::ScrapySpec::from_pattern(&learned.pattern);
     let dir = std::env::temp_dir().join(format!("exemplar-redis-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    exemplar::export::write_scrapy_project(&spec, &dir).expect("scrapy project");
+    exemplar_export::write_scrapy_project(&spec, &dir).expect("scrapy project");
     let redis = common::Redis::start();
-    let scrapy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/scrapy");
+    let scrapy = exemplar_testkit::root().join(".venv/bin/scrapy");
     let name = spec.spider_name();
     // One request at a time: a process takes from the shared queue only what it fetches.
     let spawn = |out: &str, idle_s: &str| {
@@ -546,8 +547,8 @@ fn two_spider_processes_sharing_one_redis_collect_every_target_once() {
 /// A help site built like R's: the package index links each topic through an alias page that
 /// only redirects with `<meta http-equiv=refresh>` (`/help/<alias>.html` → `/html/<topic>.html`);
 /// two aliases lead to the same topic, and one redirects off the site.
-fn help_site(path: &str) -> exemplar::serve::Response {
-    use exemplar::serve::Response;
+fn help_site(path: &str) -> exemplar_native::serve::Response {
+    use exemplar_native::serve::Response;
     let topics = [
         "apply", "paste", "vector", "list", "matrix", "sum", "mean", "sort",
     ];
@@ -605,11 +606,13 @@ fn help_site(path: &str) -> exemplar::serve::Response {
 /// example at `example` (a path) with the default settings: the server (kept running), its base
 /// URL and what was learned.
 fn serve_and_learn(
-    site: fn(&str) -> exemplar::serve::Response,
+    site: fn(&str) -> exemplar_native::serve::Response,
     example: &str,
 ) -> (Server, String, run::Learned) {
-    let server =
-        Server::start(0, move |req: &exemplar::serve::Request| site(&req.path)).expect("server");
+    let server = Server::start(0, move |req: &exemplar_native::serve::Request| {
+        site(&req.path)
+    })
+    .expect("server");
     let base = server.url();
     let learned = learn_fast(
         &format!("{base}/"),
@@ -642,7 +645,7 @@ fn pages_reached_only_through_a_meta_refresh_are_mapped_learned_and_crawled() {
         "{}",
         p.render()
     );
-    let spec = exemplar::export::ScrapySpec::from_pattern(&p);
+    let spec = exemplar_export::ScrapySpec::from_pattern(&p);
     let crawled = crawl_fast(p);
     assert_eq!(paths(&base, &crawled.targets), topics);
     assert_eq!(crawled.coverage.missed, Vec::<String>::new());
@@ -654,8 +657,8 @@ fn pages_reached_only_through_a_meta_refresh_are_mapped_learned_and_crawled() {
 
 /// A repository browser like gitweb: commits at `/commit?h=<hash>`, the newest also at
 /// `/commit?h=HEAD`, whose links carry `HEAD` where the other URL's carry the hash.
-fn repository(path: &str) -> exemplar::serve::Response {
-    use exemplar::serve::Response;
+fn repository(path: &str) -> exemplar_native::serve::Response {
+    use exemplar_native::serve::Response;
     const HASHES: [&str; 5] = ["9f3ab07", "c41e2d9", "5b8d0fa", "e07c6b1", "a923f22"];
     let commit = |h: &str, i: usize| {
         let parent = i
@@ -742,8 +745,8 @@ fn a_site_where_only_the_example_reaches_theta_is_learned_at_the_theta_its_score
     // Relearning at the pattern's θ from the map as mapped gives the same targets.
     let (again, _) = p
         .relearned(
-            exemplar::pattern::relabelled(map, lowered.to),
-            &exemplar::pattern::Corrections::default(),
+            exemplar_core::pattern::relabelled(map, lowered.to),
+            &exemplar_core::pattern::Corrections::default(),
             0,
         )
         .expect("relearn");
@@ -757,14 +760,17 @@ fn a_site_where_only_the_example_reaches_theta_is_learned_at_the_theta_its_score
 /// page URL in the HTML or the script): `products` products at `/product/<slug>-<n>`, listed
 /// only by the sitemap its robots.txt names (with the home, about and help pages, which links
 /// reach too), written with the host the request names, as a site writes absolute URLs.
-fn script_shop(req: &exemplar::serve::Request, products: usize) -> exemplar::serve::Response {
+fn script_shop(
+    req: &exemplar_native::serve::Request,
+    products: usize,
+) -> exemplar_native::serve::Response {
     let path = req.path.as_str();
     let host = req
         .headers
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case("host"))
         .map_or("", |(_, v)| v.as_str());
-    use exemplar::serve::Response;
+    use exemplar_native::serve::Response;
     let page = |title: &str, body: &str| {
         Response::html(format!(
             "<!DOCTYPE html><html><head><title>{title}</title><script src='/app.js'></script></head>\
@@ -830,7 +836,7 @@ fn a_catalogue_drawn_by_scripts_is_learned_and_crawled_from_its_sitemap() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let products = Arc::new(AtomicUsize::new(20));
     let count = Arc::clone(&products);
-    let server = Server::start(0, move |req: &exemplar::serve::Request| {
+    let server = Server::start(0, move |req: &exemplar_native::serve::Request| {
         script_shop(req, count.load(Ordering::SeqCst))
     })
     .expect("server");
@@ -869,7 +875,7 @@ fn a_catalogue_drawn_by_scripts_is_learned_and_crawled_from_its_sitemap() {
 
     // Five products added since learning: the crawl reads the sitemap again.
     products.store(25, Ordering::SeqCst);
-    let spec = exemplar::export::ScrapySpec::from_pattern(&p);
+    let spec = exemplar_export::ScrapySpec::from_pattern(&p);
     let crawled = crawl_fast(p);
     assert_eq!(paths(&base, &crawled.targets), products_of(25));
     assert_eq!(crawled.coverage.missed, Vec::<String>::new());

@@ -5,18 +5,19 @@
 //! (`./build.sh setup` installs tests/requirements.txt).
 #![cfg(not(target_arch = "wasm32"))]
 
-mod common;
+use exemplar_testkit as common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SITE: &str = "tests/fixtures/demo-site";
+const SITE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/fixtures/demo-site"
+);
 
 fn venv(tool: &str) -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(".venv/bin")
-        .join(tool);
+    let p = exemplar_testkit::root().join(".venv/bin").join(tool);
     assert!(
         p.exists(),
         "{} is missing: run ./build.sh setup (installs tests/requirements.txt into .venv)",
@@ -109,10 +110,11 @@ fn scrapy_urls_with(pattern: &Path, dir: &Path, args: &[&str]) -> BTreeSet<Strin
         pattern.to_str().expect("path"),
         project.to_str().expect("path"),
     ]);
-    let p =
-        exemplar::pattern::Pattern::from_json(&std::fs::read_to_string(pattern).expect("pattern"))
-            .expect("valid pattern");
-    let name = exemplar::export::ScrapySpec::from_pattern(&p).spider_name();
+    let p = exemplar_core::pattern::Pattern::from_json(
+        &std::fs::read_to_string(pattern).expect("pattern"),
+    )
+    .expect("valid pattern");
+    let name = exemplar_export::ScrapySpec::from_pattern(&p).spider_name();
     common::scrapy_crawl_args(&project, &name, args)
         .into_iter()
         .collect()
@@ -123,7 +125,7 @@ fn scrapy_urls_with(pattern: &Path, dir: &Path, args: &[&str]) -> BTreeSet<Strin
 fn write_pattern(dir: &Path, pattern: &serde_json::Value) -> PathBuf {
     let path = dir.join("pattern.json");
     std::fs::write(&path, pattern.to_string()).expect("write pattern");
-    exemplar::pattern::Pattern::from_json(&pattern.to_string()).expect("valid pattern");
+    exemplar_core::pattern::Pattern::from_json(&pattern.to_string()).expect("valid pattern");
     path
 }
 
@@ -180,8 +182,8 @@ fn temp_dir(name: &str) -> PathBuf {
 
 #[test]
 fn warc_is_read_and_digest_checked_by_warcio() {
-    let server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).expect("serve");
+    let server = exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(SITE))
+        .expect("serve");
     let dir = temp_dir("warc");
     let (_, urls, warc) = learn_and_crawl(&server.url(), &dir);
     let check = Command::new(venv("warcio"))
@@ -202,8 +204,8 @@ fn warc_is_read_and_digest_checked_by_warcio() {
 
 #[test]
 fn learned_pattern_validates_against_the_json_schema() {
-    let server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).expect("serve");
+    let server = exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(SITE))
+        .expect("serve");
     let dir = temp_dir("schema");
     let (pattern, _, _) = learn_and_crawl(&server.url(), &dir);
     let script = r##"
@@ -259,7 +261,7 @@ for wrong in ({"like": "http://a.test/x"}, {"likes": []}):
     assert list(v.iter_errors(ok)), wrong
 print("ok")
 "##;
-    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/pattern-1.schema.json");
+    let schema = exemplar_testkit::root().join("schemas/pattern-1.schema.json");
     let out = Command::new(venv("python"))
         .args(["-c", script])
         .arg(&schema)
@@ -274,7 +276,7 @@ print("ok")
     );
     // The schema shipped in the crate is the file in the repository.
     assert_eq!(
-        exemplar::pattern::SCHEMA,
+        exemplar_core::pattern::SCHEMA,
         std::fs::read_to_string(&schema).expect("schema")
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -282,8 +284,8 @@ print("ok")
 
 #[test]
 fn generated_scrapy_project_collects_the_same_urls() {
-    let server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).expect("serve");
+    let server = exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(SITE))
+        .expect("serve");
     let dir = temp_dir("scrapy");
     let (pattern, urls, _) = learn_and_crawl(&server.url(), &dir);
     assert_scrapy_collects(&pattern, &dir, &urls);
@@ -294,8 +296,8 @@ fn generated_scrapy_project_collects_the_same_urls() {
 /// home page collects, and the generated spider collects the same set.
 #[test]
 fn an_entry_like_the_example_is_collected_by_the_crawl_and_the_spider() {
-    let server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).expect("serve");
+    let server = exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(SITE))
+        .expect("serve");
     let base = server.url();
     let base = base.trim_end_matches('/');
     let dir = temp_dir("scrapy-entry");
@@ -314,9 +316,10 @@ fn an_entry_like_the_example_is_collected_by_the_crawl_and_the_spider() {
         "0",
         "--quiet",
     ]);
-    let p =
-        exemplar::pattern::Pattern::from_json(&std::fs::read_to_string(&pattern).expect("read"))
-            .expect("valid pattern");
+    let p = exemplar_core::pattern::Pattern::from_json(
+        &std::fs::read_to_string(&pattern).expect("read"),
+    )
+    .expect("valid pattern");
     assert!(
         p.entry_target && p.known_targets.contains(&entry),
         "{}",
@@ -372,7 +375,8 @@ fn scrapy_follows_links_to_deeper_levels_as_the_crawler_does() {
         page(&format!("item/{item}.html"), &["index.html"]);
     }
     let server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(&site)).expect("serve");
+        exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(&site))
+            .expect("serve");
     let base = server.url();
     let pattern = common::hand_pattern(
         base.trim_end_matches('/'),
@@ -423,7 +427,8 @@ fn scrapy_refuses_the_directories_judged_unlike_as_the_crawler_does() {
         page(p, &["index.html"]);
     }
     let server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(&site)).expect("serve");
+        exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(&site))
+            .expect("serve");
     let base = server.url();
     let base = base.trim_end_matches('/');
     let mut pattern = common::hand_pattern(
@@ -498,7 +503,8 @@ fn scrapy_collects_a_canonical_page_once_as_the_crawler_does() {
         &["b/kettle.html", "b/stool.html", "b/rake.html"],
     );
     let server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(&site)).expect("serve");
+        exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(&site))
+            .expect("serve");
     let base = server.url();
     let base = base.trim_end_matches('/');
     let pattern = common::hand_pattern(
@@ -555,7 +561,8 @@ fn scrapy_reads_the_sitemaps_robots_txt_names_as_the_crawler_does() {
         write_listing(&site, &format!("item/{i}.html"), &["index.html"]);
     }
     let server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(&site)).expect("serve");
+        exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(&site))
+            .expect("serve");
     let base = server.url();
     let base = base.trim_end_matches('/');
     let url = |p: &str| format!("{base}/{p}");
@@ -617,7 +624,8 @@ fn scrapy_reads_the_sitemaps_robots_txt_names_as_the_crawler_does() {
     let cdn_dir = dir.join("cdn");
     std::fs::create_dir_all(cdn_dir.join("s")).expect("mkdir");
     let cdn =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(&cdn_dir)).expect("serve");
+        exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(&cdn_dir))
+            .expect("serve");
     let cdn_url = |p: &str| format!("{}/{p}", cdn.url().replace("127.0.0.1", "localhost"));
     for i in 7..=8 {
         write_listing(&site, &format!("item/{i}.html"), &["index.html"]);
@@ -714,7 +722,8 @@ fn scrapy_obeys_nofollow_as_the_crawler_does() {
         );
     }
     let server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(&site)).expect("serve");
+        exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(&site))
+            .expect("serve");
     let base = server.url().trim_end_matches('/').to_string();
     let items = |names: &[&str]| -> BTreeSet<String> {
         names
@@ -817,7 +826,8 @@ fn listings_linked_only_from_targets_are_followed_from_targets() {
         }
     }
     let server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(&site)).expect("serve");
+        exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(&site))
+            .expect("serve");
     let base = server.url().trim_end_matches('/').to_string();
     let path = dir.join("pattern.json");
     exemplar(&[
@@ -833,7 +843,7 @@ fn listings_linked_only_from_targets_are_followed_from_targets() {
         "--quiet",
     ]);
     let text = std::fs::read_to_string(&path).expect("pattern");
-    let p = exemplar::pattern::Pattern::from_json(&text).expect("valid pattern");
+    let p = exemplar_core::pattern::Pattern::from_json(&text).expect("valid pattern");
     let n = p.levels.len();
     assert!(n >= 2 && p.levels[n - 2].from_targets, "{}", p.render());
     assert!(p.render().contains("also followed from targets"));
@@ -864,8 +874,8 @@ fn listings_linked_only_from_targets_are_followed_from_targets() {
 #[test]
 fn a_killed_or_interrupted_crawl_resumes_and_exports_every_page_once() {
     use std::time::{Duration, Instant};
-    let server =
-        exemplar::serve::Server::start(0, exemplar::serve::static_dir(SITE)).expect("serve");
+    let server = exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(SITE))
+        .expect("serve");
     let dir = temp_dir("resume");
     let (pattern, urls, _) = learn_and_crawl(&server.url(), &dir);
     let path = |name: &str| dir.join(name).to_str().expect("path").to_string();
@@ -1107,8 +1117,11 @@ fn scripts_under(dir: &Path, out: &mut Vec<PathBuf>) {
 fn the_scrapy_spider_reads_scripts_as_exemplar_does() {
     let dir = temp_dir("scrapy-scripts");
     let mut files = Vec::new();
-    for sites in ["eval/dev-sites.toml", "eval/train-sites.toml"] {
-        for site in exemplar::devsites::load(Path::new(sites)).expect("sites") {
+    for sites in [
+        exemplar_testkit::devsites::DEFAULT_SITES,
+        exemplar_testkit::devsites::TRAIN_SITES,
+    ] {
+        for site in exemplar_testkit::devsites::load(Path::new(sites)).expect("sites") {
             scripts_under(&site.root, &mut files);
         }
     }
@@ -1131,11 +1144,11 @@ fn the_scrapy_spider_reads_scripts_as_exemplar_does() {
         std::fs::write(&f, src).expect("write");
         files.push(f);
     }
-    let spec = exemplar::export::ScrapySpec {
+    let spec = exemplar_export::ScrapySpec {
         name: "scripts".into(),
         entry: "http://127.0.0.1:1/".into(),
         allowed_domains: vec!["127.0.0.1".into()],
-        levels: vec![exemplar::export::ScrapyLevel {
+        levels: vec![exemplar_export::ScrapyLevel {
             regex: "^http://127\\.0\\.0\\.1:1/x$".into(),
             paginate: false,
             from_targets: false,
@@ -1155,7 +1168,7 @@ fn the_scrapy_spider_reads_scripts_as_exemplar_does() {
         liked: vec![],
     };
     let project = dir.join("project");
-    exemplar::export::write_scrapy_project(&spec, &project).expect("project");
+    exemplar_export::write_scrapy_project(&spec, &project).expect("project");
     let name = spec.spider_name();
     let list = dir.join("files.txt");
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
@@ -1184,9 +1197,9 @@ fn the_scrapy_spider_reads_scripts_as_exemplar_does() {
     let mut named = 0;
     for (f, py) in files.iter().zip(&python) {
         let source = String::from_utf8_lossy(&std::fs::read(f).expect("read")).into_owned();
-        let rust = exemplar::script_links::page_urls(
+        let rust = exemplar_core::script_links::page_urls(
             &source,
-            exemplar::script_links::MAX_LINKS_PER_SCRIPT,
+            exemplar_core::script_links::MAX_LINKS_PER_SCRIPT,
         );
         assert_eq!(py, &rust, "{}", f.display());
         named += rust.len();

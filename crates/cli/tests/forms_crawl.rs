@@ -2,22 +2,21 @@
 //! whose books are reachable only through its search form, served over real HTTP on 127.0.0.1.
 #![cfg(not(target_arch = "wasm32"))]
 
-#[path = "fixtures/library.rs"]
-mod library;
+use exemplar_testkit::library;
 
-mod common;
+use exemplar_testkit as common;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use exemplar::crawler::{self, CrawlConfig, CrawlForms, Crawler};
-use exemplar::dom::ControlKind;
-use exemplar::fetch::{FetchResponse, FetchResult, Politeness, Poll};
-use exemplar::http::ClientConfig;
-use exemplar::mapper::{ExamplePage, FormState, MapConfig, NodeState};
-use exemplar::pattern::{Corrections, Pattern, QueryPolicy};
-use exemplar::run;
-use exemplar::serve::Server;
+use exemplar_core::crawler::{self, CrawlConfig, CrawlForms, Crawler};
+use exemplar_core::fetch::{FetchResponse, FetchResult, Politeness, Poll};
+use exemplar_core::mapper::{ExamplePage, FormState, MapConfig, NodeState};
+use exemplar_core::pattern::{Corrections, Pattern, QueryPolicy};
+use exemplar_html::ControlKind;
+use exemplar_native::http::ClientConfig;
+use exemplar_native::run;
+use exemplar_native::serve::Server;
 use library::Library;
 
 fn fast() -> Politeness {
@@ -32,7 +31,10 @@ fn learn(lib: &Library) -> (Server, run::Learned) {
 
 /// The value of `k` in a query string (`""` when absent).
 /// The field of `form` named `name`.
-fn field<'a>(form: &'a exemplar::forms::FormSpec, name: &str) -> &'a exemplar::forms::Field {
+fn field<'a>(
+    form: &'a exemplar_core::forms::FormSpec,
+    name: &str,
+) -> &'a exemplar_core::forms::Field {
     form.fields
         .iter()
         .find(|f| f.name == name)
@@ -48,10 +50,10 @@ fn query_param(query: &str, k: &str) -> String {
 }
 
 /// An empty 404 answer.
-fn not_found() -> exemplar::serve::Response {
-    exemplar::serve::Response {
+fn not_found() -> exemplar_native::serve::Response {
+    exemplar_native::serve::Response {
         status: 404,
-        ..exemplar::serve::Response::html(String::new())
+        ..exemplar_native::serve::Response::html(String::new())
     }
 }
 
@@ -152,7 +154,7 @@ fn the_search_form_becomes_a_template_level_of_the_pattern() {
     assert_eq!(&back, p);
     // The JSON Schema in the repository accepts it (Python `jsonschema`, as for link levels),
     // and refuses a form level with a zero budget.
-    let venv = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
+    let venv = exemplar_testkit::root().join(".venv/bin/python");
     assert!(venv.exists(), "run ./build.sh setup (.venv)");
     let file =
         std::env::temp_dir().join(format!("exemplar-form-pattern-{}.json", std::process::id()));
@@ -168,7 +170,7 @@ print("ok")
 "#;
     let out = std::process::Command::new(&venv)
         .args(["-c", script])
-        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/pattern-1.schema.json"))
+        .arg(exemplar_testkit::root().join("schemas/pattern-1.schema.json"))
         .arg(&file)
         .output()
         .expect("python");
@@ -500,13 +502,13 @@ fn command_line_crawls_through_the_form_with_values_or_a_policy() {
 #[test]
 fn a_form_that_ignores_its_values_is_dropped() {
     let page = |title: &str, body: &str| {
-        exemplar::serve::Response::html(format!(
+        exemplar_native::serve::Response::html(format!(
             "<!DOCTYPE html><html><head><title>{title}</title></head><body>\
              <form action='/search.html'><input name=q><input type=submit value=Search></form>\
              <a href='#'>top</a><main>{body}</main></body></html>"
         ))
     };
-    let server = Server::start(0, move |req: &exemplar::serve::Request| {
+    let server = Server::start(0, move |req: &exemplar_native::serve::Request| {
         let path = req.path.split('?').next().unwrap_or("");
         match path {
             "/" => page(
@@ -547,13 +549,13 @@ fn a_search_box_submitting_to_its_own_page_is_tried_once() {
     const ITEMS: usize = 30;
     const TOPICS: usize = 10;
     let page = |title: &str, body: &str| {
-        exemplar::serve::Response::html(format!(
+        exemplar_native::serve::Response::html(format!(
             "<!DOCTYPE html><html><head><title>{title}</title></head><body id=top>\
              <form id=search-form autocomplete=off><input name=q type=search></form>\
              <main>{body}</main><a href='#top'>top</a></body></html>"
         ))
     };
-    let server = Server::start(0, move |req: &exemplar::serve::Request| {
+    let server = Server::start(0, move |req: &exemplar_native::serve::Request| {
         let path = req.path.split('?').next().unwrap_or("");
         match path {
             "/" => page(
@@ -638,7 +640,7 @@ fn a_post_search_form_is_learned_crawled_and_exported() {
     let base = server.url();
     let p = &learned.pattern;
     let fl = p.levels[0].form.as_ref().expect("a form level");
-    assert_eq!(fl.form.method, exemplar::forms::Method::Post);
+    assert_eq!(fl.form.method, exemplar_core::forms::Method::Post);
     assert!(
         learned
             .map
@@ -690,8 +692,8 @@ fn map_in_memory(
     lib: &Library,
     every: usize,
     order: Option<u64>,
-) -> (exemplar::mapper::SiteMap, usize) {
-    use exemplar::mapper::Mapper;
+) -> (exemplar_core::mapper::SiteMap, usize) {
+    use exemplar_core::mapper::Mapper;
     let example = lib.respond("/book/3");
     let mut m = Mapper::new(
         "http://lib.test/",
@@ -773,7 +775,7 @@ fn map_in_memory(
 }
 
 /// A map's graph by URL: every page with the pages it links, as mapping recorded them.
-fn graph(map: &exemplar::mapper::SiteMap) -> std::collections::BTreeMap<String, Vec<String>> {
+fn graph(map: &exemplar_core::mapper::SiteMap) -> std::collections::BTreeMap<String, Vec<String>> {
     map.nodes
         .iter()
         .map(|n| {
@@ -792,8 +794,8 @@ fn the_order_form_responses_arrive_in_changes_neither_map_nor_pattern() {
     let lib = Library::new(40);
     let (one_at_a_time, _) = map_in_memory(&lib, 0, None);
     let expected = graph(&one_at_a_time);
-    let learn = |map: &exemplar::mapper::SiteMap| {
-        exemplar::pattern::learn_from_map(map, &MapConfig::default(), 0)
+    let learn = |map: &exemplar_core::mapper::SiteMap| {
+        exemplar_core::pattern::learn_from_map(map, &MapConfig::default(), 0)
             .expect("learns")
             .levels
     };
@@ -884,20 +886,20 @@ fn a_choice_only_form_is_enumerated_by_the_crawl_and_by_scrapy() {
 fn a_recorded_omega_map_learns_levels_that_run_through_the_form() {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/forms/omega-map.json"
+        "/../../tests/fixtures/forms/omega-map.json"
     ))
     .expect("fixture");
-    let map: exemplar::mapper::SiteMap = serde_json::from_str(&text).expect("a site map");
+    let map: exemplar_core::mapper::SiteMap = serde_json::from_str(&text).expect("a site map");
     let targets = map.targets().count();
     assert_eq!(targets, 307);
     let pattern =
-        exemplar::pattern::learn_from_map(&map, &MapConfig::default(), 0).expect("learns");
+        exemplar_core::pattern::learn_from_map(&map, &MapConfig::default(), 0).expect("learns");
     let forms: Vec<usize> = (0..pattern.levels.len())
         .filter(|&i| pattern.levels[i].form.is_some())
         .collect();
     // The entry is the search page: the first level is the form's.
     assert_eq!(forms, vec![0], "{}", pattern.render());
-    let sim = exemplar::pattern::simulate(&pattern, &map).expect("simulates");
+    let sim = exemplar_core::pattern::simulate(&pattern, &map).expect("simulates");
     assert_eq!(sim.targets_reached, targets, "{}", pattern.render());
     assert_eq!(pattern.stats.targets_reached, targets);
     assert!(sim.false_targets.is_empty(), "{:?}", sim.false_targets);
@@ -914,7 +916,7 @@ fn a_recorded_omega_map_learns_levels_that_run_through_the_form() {
 fn a_filter_form_does_not_replace_the_links_that_reach_every_row() {
     const ROWS: usize = 60;
     let page = |title: &str, body: &str| {
-        exemplar::serve::Response::html(format!(
+        exemplar_native::serve::Response::html(format!(
             "<!DOCTYPE html><html><head><title>{title}</title></head><body>\
              <nav><a href='/'>home</a> <a href='/db'>db</a></nav><main>{body}</main></body></html>"
         ))
@@ -932,7 +934,7 @@ fn a_filter_form_does_not_replace_the_links_that_reach_every_row() {
         });
         page("t", &format!("<h1>t</h1>{form}<table>{body}</table>{next}"))
     };
-    let server = Server::start(0, move |req: &exemplar::serve::Request| {
+    let server = Server::start(0, move |req: &exemplar_native::serve::Request| {
         let (path, query) = req.path.split_once('?').unwrap_or((&req.path, ""));
         let param = |k: &str| query_param(query, k);
         match path {
@@ -999,7 +1001,7 @@ fn a_form_level_keeps_the_choices_that_worked() {
         "clove", "date",
     ];
     let page = |title: &str, body: &str| {
-        exemplar::serve::Response::html(format!(
+        exemplar_native::serve::Response::html(format!(
             "<!DOCTYPE html><html><head><title>{title}</title></head><body>\
              <nav><a href='/'>home</a></nav><main>{body}</main></body></html>"
         ))
@@ -1007,7 +1009,7 @@ fn a_form_level_keeps_the_choices_that_worked() {
     let form = "<form action='/search'><select name=op><option>exact</option><option>not</option>\
                 </select><input type=checkbox name=all value=yes><input name=q>\
                 <input type=submit value=Search></form>";
-    let server = Server::start(0, move |req: &exemplar::serve::Request| {
+    let server = Server::start(0, move |req: &exemplar_native::serve::Request| {
         let (path, query) = req.path.split_once('?').unwrap_or((&req.path, ""));
         let param = |k: &str| query_param(query, k);
         match path {

@@ -18,7 +18,7 @@ use std::mem;
 
 use serde::{Deserialize, Serialize};
 
-use crate::robots::{self, Robots};
+use exemplar_url::robots::{self, Robots};
 
 /// The identifying user agent of Exemplar's crawlers (the command line sends it; the generated
 /// Scrapy project too; browsers keep their own).
@@ -74,6 +74,10 @@ pub struct PostBody {
 /// machines key pages by URL; a POST is identified by its action and body, and a fragment is
 /// never sent, so the key stays a valid URL of the action.
 pub const POST_MARK: &str = "#exemplar-post=";
+
+/// `application/x-www-form-urlencoded`, the default form encoding (of the POST requests a
+/// form submission makes).
+pub const URLENCODED: &str = "application/x-www-form-urlencoded";
 
 /// The key of a POST submission of `body` to `action` (see [`POST_MARK`]).
 pub fn post_key(action: &str, body: &str) -> String {
@@ -923,7 +927,7 @@ impl<T: Clone> Frontier<T> {
                 url.to_string(),
                 body.map(|b| PostBody {
                     body: b.to_string(),
-                    content_type: crate::forms::URLENCODED.to_string(),
+                    content_type: URLENCODED.to_string(),
                 }),
             );
             self.in_flight.insert(id, Flight::Page(q));

@@ -1,44 +1,31 @@
-//! Exemplar's core: the page model, RTDM structural similarity, page kinds, URL patterns, and
-//! the mapping and crawling state machines.
+//! Exemplar's engine, sans-IO: it never fetches, reads a file or a clock. Drivers (the extension
+//! through `exemplar-wasm`, the native driver `exemplar-native`, the tests) pump it: they ask it
+//! what to fetch ([`fetch`]), hand it the answers, and read back the site map, the learned
+//! navigation pattern and the crawled pages.
 //!
-//! The core is sans-IO: it never fetches. Drivers (the browser extension through wasm, the native
-//! command line, the tests) hand it bytes and read back results.
-pub mod canon;
-pub mod classify;
+//! - [`fetch`]: the driver contract (requests, results, politeness, robots, the frontier).
+//! - [`mapper`]: maps a site from its entry page and measures each page against the example,
+//!   into a [`map::SiteMap`] (the data model learning and the review read).
+//! - [`pattern`]: learns the navigation pattern (URL regexes level by level) from the map.
+//! - [`crawler`]: crawls with a pattern, now or later, resumably.
+//! - [`forms`]: search, login and pagination forms; queries learned from the pages.
+//! - [`review`]: the groupings a user reviews targets by (heading, language, directory).
+//! - [`sitemap`], [`script_links`]: pages no `<a href>` reaches.
+//! - [`signature`]: when two URLs are one page.
+//!
+//! The crates below are used here by their short module names (`dom`, `similarity`, …).
+pub(crate) use exemplar_html as dom;
+pub(crate) use exemplar_similarity as similarity;
+pub(crate) use exemplar_url::{canon, url_pattern};
+
 pub mod crawler;
-pub mod directory;
-pub mod dom;
-pub mod export;
 pub mod fetch;
 pub mod forms;
-pub mod heading;
-pub mod language;
+pub mod map;
 pub mod mapper;
 pub mod pattern;
-pub mod robots;
-pub mod rtdm;
+pub mod review;
 pub mod script_links;
-pub mod similarity;
+pub mod signature;
 pub mod sitemap;
-pub mod url_pattern;
-
-#[cfg(not(target_arch = "wasm32"))]
-pub mod crawl_eval;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod devsites;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod eval;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod forms_eval;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod forms_learn_eval;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod http;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod run;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod serve;
-#[cfg(target_arch = "wasm32")]
-pub mod wasm;
-#[cfg(target_arch = "wasm32")]
-pub mod wasm_bench;
+pub mod words;

@@ -4,12 +4,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use exemplar::dom::{ControlKind, Page};
-use exemplar::forms::query::{
+use exemplar_core::forms::query::{
     Adaptive, Cost, DocTerms, Enumeration, Estimator, Policy, QueryStats, RandomTerms, TermList,
     XorShift, frequency_list, plan, thesis_terms,
 };
-use exemplar::forms::{self, FormSpec, Method, SkipReason, URLENCODED};
+use exemplar_core::forms::{self, FormSpec, Method, SkipReason, URLENCODED};
+use exemplar_html::{ControlKind, Page};
 
 fn page(html: &str, url: &str) -> Page {
     Page::from_html(html, url).expect("fixture parses")
@@ -17,7 +17,7 @@ fn page(html: &str, url: &str) -> Page {
 
 fn all_controls() -> FormSpec {
     let p = page(
-        include_str!("fixtures/forms/all-controls.html"),
+        include_str!("../../../tests/fixtures/forms/all-controls.html"),
         "http://movies.example/db/index.html",
     );
     let mut specs = forms::triage(&p);
@@ -78,7 +78,7 @@ fn every_control_type_is_a_field_in_document_order() {
 #[test]
 fn post_form_is_parsed_and_recognised_as_search() {
     let p = page(
-        include_str!("fixtures/forms/post.html"),
+        include_str!("../../../tests/fixtures/forms/post.html"),
         "http://imoveis.example/",
     );
     let s = &forms::triage(&p)[0];
@@ -94,7 +94,7 @@ fn post_form_is_parsed_and_recognised_as_search() {
 #[test]
 fn login_forms_are_refused_with_the_reason() {
     let p = page(
-        include_str!("fixtures/forms/login.html"),
+        include_str!("../../../tests/fixtures/forms/login.html"),
         "http://site.example/",
     );
     let got: Vec<Option<SkipReason>> = forms::triage(&p).into_iter().map(|s| s.skip).collect();
@@ -124,7 +124,7 @@ fn login_forms_are_refused_with_the_reason() {
 #[test]
 fn javascript_only_forms_are_refused() {
     let p = page(
-        include_str!("fixtures/forms/js-only.html"),
+        include_str!("../../../tests/fixtures/forms/js-only.html"),
         "http://site.example/page",
     );
     let got: Vec<Option<SkipReason>> = forms::triage(&p).into_iter().map(|s| s.skip).collect();
@@ -179,7 +179,7 @@ fn submission_encodes_spaces_utf8_reserved_and_repeated_names() {
 #[test]
 fn post_submission_has_url_and_encoded_body() {
     let p = page(
-        include_str!("fixtures/forms/post.html"),
+        include_str!("../../../tests/fixtures/forms/post.html"),
         "http://imoveis.example/",
     );
     let s = &forms::triage(&p)[0];
@@ -251,11 +251,11 @@ fn enumeration_covers_every_choice_value_first() {
 #[test]
 fn thesis_terms_are_the_least_frequent_of_example_and_form_page() {
     let example = page(
-        include_str!("fixtures/forms/example.html"),
+        include_str!("../../../tests/fixtures/forms/example.html"),
         "http://books.example/hp",
     );
     let form_page = page(
-        include_str!("fixtures/forms/all-controls.html"),
+        include_str!("../../../tests/fixtures/forms/all-controls.html"),
         "http://books.example/",
     );
     let t = thesis_terms(&example, &form_page, 15);
@@ -689,7 +689,7 @@ fn simulation_enumeration_queries_every_select_value() {
 #[test]
 fn omega_pagination_buttons_become_get_links() {
     let page = page(
-        include_str!("fixtures/forms/omega-results.html"),
+        include_str!("../../../tests/fixtures/forms/omega-results.html"),
         "http://127.0.0.1:8080/cgi-bin/omega?DB=pg&P=vacuum&DEFAULTOP=and",
     );
     let spec = &forms::valid_forms(&page)[0];
@@ -709,7 +709,7 @@ fn omega_pagination_buttons_become_get_links() {
 #[test]
 fn omega_search_page_has_no_pagination() {
     let page = page(
-        include_str!("fixtures/forms/omega-search.html"),
+        include_str!("../../../tests/fixtures/forms/omega-search.html"),
         "http://127.0.0.1:8080/cgi-bin/omega?DB=pg",
     );
     assert!(forms::pagination_links(&page).is_empty());
@@ -729,7 +729,7 @@ fn sphinx_search_boxes_on_a_real_doc_page() {
         &html,
         "http://127.0.0.1:8080/library/json.html",
         Some("text/html; charset=utf-8"),
-        &exemplar::dom::ParseOptions::default(),
+        &exemplar_html::ParseOptions::default(),
     )
     .expect("parses");
     let forms = forms::valid_forms(&page);
@@ -740,7 +740,7 @@ fn sphinx_search_boxes_on_a_real_doc_page() {
         assert_eq!(f.action, "http://127.0.0.1:8080/search.html");
         assert_eq!(f.query_field().map(|t| t.name.as_str()), Some("q"));
     }
-    let keys: HashSet<String> = forms.iter().map(exemplar::mapper::form_key).collect();
+    let keys: HashSet<String> = forms.iter().map(exemplar_core::mapper::form_key).collect();
     assert!(
         keys.len() < forms.len(),
         "the repeated inline box is one form"

@@ -10,11 +10,11 @@
 
 use std::collections::HashMap;
 
-use exemplar::crawler::{CrawlConfig, Crawler, Event};
-use exemplar::devsites;
-use exemplar::fetch::{FetchResponse, FetchResult, Machine, Politeness, Poll};
-use exemplar::mapper::{ExamplePage, MapConfig, Mapper, NodeState, SiteMap};
-use exemplar::pattern::{self, Level};
+use exemplar_core::crawler::{CrawlConfig, Crawler, Event};
+use exemplar_core::fetch::{FetchResponse, FetchResult, Machine, Politeness, Poll};
+use exemplar_core::mapper::{ExamplePage, MapConfig, Mapper, NodeState, SiteMap};
+use exemplar_core::pattern::{self, Level};
+use exemplar_testkit::devsites;
 
 /// A small deterministic generator (xorshift64*), so that a failing order can be replayed.
 struct Rng(u64);

@@ -1,6 +1,10 @@
 //! Exports: pages as JSON Lines, CSV and WARC 1.1, and a Scrapy project generated from a
 //! navigation pattern. Writers take any `impl Write`; nothing here does other IO except
 //! [`write_scrapy_project`].
+
+// The crates below, by their short module names.
+use exemplar_core::{crawler, fetch, forms, pattern, review::language, script_links, sitemap};
+use exemplar_url::canon;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -799,7 +803,7 @@ fn py_list(items: &[String]) -> String {
 
 /// The session-id parameter names of `data/session-params.txt`.
 fn session_params() -> Vec<&'static str> {
-    include_str!("../data/session-params.txt")
+    include_str!("../../../data/session-params.txt")
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))

@@ -1,9 +1,9 @@
-//! Page model: HTML bytes → a [`Page`]: the structural [`Tree`] RTDM compares, plus links, forms,
+//! The page model: HTML bytes → a [`Page`]: the structural [`Tree`] RTDM compares, plus links, forms,
 //! visible-text terms, image and price counts.
 //!
 //! # Example
 //! ```
-//! use exemplar::dom::Page;
+//! use exemplar_html::Page;
 //! let page = Page::from_html(
 //!     "<title>Casa</title><p>R$ 300.000</p><a href='/imovel/2#fotos'>Next</a>",
 //!     "http://example.com/imovel/1",
@@ -12,16 +12,16 @@
 //! assert_eq!(page.links[0].url, "http://example.com/imovel/2");
 //! assert_eq!(page.price_count(), 1);
 //! assert_eq!(page.tree.outline(), "html\n  head\n    title\n      #text\n  body\n    p\n      #text\n    a\n      #text\n");
-//! # Ok::<(), exemplar::dom::Error>(())
+//! # Ok::<(), exemplar_html::Error>(())
 //! ```
 mod builder;
-pub(crate) mod hash;
+pub mod language;
 mod page;
 mod sink;
 pub mod text;
 mod tokenizer;
-#[cfg(test)]
-mod tokenizer_diff;
+#[cfg(any(test, feature = "tokenizer-diff"))]
+pub mod tokenizer_diff;
 pub mod tree;
 
 pub use page::{

@@ -18,11 +18,11 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::builder::{FastBuilder, is_heading};
-use super::hash::{FxHashMap, FxHashSet};
 use super::sink::{Arena, DepthGuard, NIL, RawData, RawNode, Sink};
 use super::text;
 use super::tokenizer::tokenize;
 use super::tree::{Label, MAX_ID_PREFIX_LEN, NodeId, Tree};
+use exemplar_url::hash::{FxHashMap, FxHashSet};
 
 /// Limits applied while parsing untrusted pages.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -235,7 +235,7 @@ pub struct Page {
     /// class names a title (`title`, `page-title`, `entry_heading`: Doxygen's `div.title`, which
     /// many templates use instead of `h1`; DocBook's `refentrytitle`), text nodes joined by a
     /// space, whitespace collapsed, at most 300 bytes; empty when there is neither. Generators
-    /// write the page's kind into it ("sf::Texture Class Reference"), see [`crate::heading`].
+    /// write the page's kind into it ("sf::Texture Class Reference"), see `exemplar_core::review::heading`.
     #[serde(default)]
     pub heading: String,
     /// The language the page declares (`<html lang>`, else `xml:lang`, else `<meta
@@ -255,7 +255,7 @@ pub struct Page {
     /// http(s) links of `<a href>` and `<area href>`, in document order.
     pub links: Vec<Link>,
     /// http(s) URLs of external scripts (`<script src>`), fragment dropped, deduplicated, in
-    /// document order: navigation a page builds with script ([`crate::script_links`]).
+    /// document order: navigation a page builds with script (`exemplar_core::script_links`).
     pub scripts: Vec<String>,
     /// Forms in document order.
     pub forms: Vec<Form>,
@@ -551,7 +551,7 @@ fn is_separator(b: u8) -> bool {
 fn varies(token: &str) -> bool {
     static PREFIXES: OnceLock<Vec<String>> = OnceLock::new();
     PREFIXES
-        .get_or_init(|| data_lines(include_str!("../../data/varying-class-prefixes.txt")))
+        .get_or_init(|| data_lines(include_str!("../../../data/varying-class-prefixes.txt")))
         .iter()
         .any(|p| {
             token.len() > p.len() && token.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
@@ -570,7 +570,7 @@ fn data_lines(text: &str) -> Vec<String> {
 /// The words of `data/page-naming-classes.txt`.
 fn page_naming_words() -> &'static [String] {
     static WORDS: OnceLock<Vec<String>> = OnceLock::new();
-    WORDS.get_or_init(|| data_lines(include_str!("../../data/page-naming-classes.txt")))
+    WORDS.get_or_init(|| data_lines(include_str!("../../../data/page-naming-classes.txt")))
 }
 
 /// Separators between an id's kind prefix and the page's name (`module-json`, `post_42`).
@@ -936,7 +936,7 @@ fn join_plain(base: &Url, href: &str) -> Option<String> {
     let plain = !href.is_empty()
         && !href.starts_with('/')
         && !href.contains(':')
-        && crate::canon::plain_path(href);
+        && exemplar_url::canon::plain_path(href);
     if !plain || !matches!(base.scheme(), "http" | "https") {
         return None;
     }

@@ -1,8 +1,8 @@
 //! html5ever's tree-builder sink: a mutable, index-based arena (`Vec<RawNode>`, `u32` handles).
 //!
 //! Owns only what the HTML tree-construction algorithm needs (re-parenting, foster parenting,
-//! text merging, form association). [`crate::dom::page`] turns the result into the compact
-//! preorder [`crate::dom::Tree`] and the page's links, forms and text. Every method takes `&self`
+//! text merging, form association). [`crate::page`] turns the result into the compact
+//! preorder [`crate::Tree`] and the page's links, forms and text. Every method takes `&self`
 //! (html5ever's contract) and mutates through a `RefCell`.
 
 use std::borrow::Cow;
@@ -356,7 +356,7 @@ impl TreeSink for Sink {
 /// and end tags (void elements, elements whose end tag is optional and raw-text elements do not
 /// count, so unclosed `<p>`/`<li>`/`<td>` never trip it) and drops start tags past `cap`; their
 /// content still arrives, as children of the deepest kept element. Browsers stop nesting at 512
-/// levels too (Blink), and [`crate::dom::page`] flattens past its own `max_depth` anyway.
+/// levels too (Blink), and [`crate::page`] flattens past its own `max_depth` anyway.
 pub(crate) struct DepthGuard<S> {
     pub inner: S,
     depth: Cell<u32>,

@@ -8,8 +8,8 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use super::hash::FxHashSet;
-use crate::canon::{Signature, fnv_step};
+use exemplar_url::canon::{Signature, fnv_step};
+use exemplar_url::hash::FxHashSet;
 
 use encoding_rs::{Encoding, UTF_8};
 
@@ -18,9 +18,9 @@ fn stop_words() -> &'static StopWords {
     static SET: OnceLock<StopWords> = OnceLock::new();
     SET.get_or_init(|| {
         let words = [
-            include_str!("../../data/stopwords/en.txt"),
-            include_str!("../../data/stopwords/pt.txt"),
-            include_str!("../../data/stopwords/es.txt"),
+            include_str!("../../../data/stopwords/en.txt"),
+            include_str!("../../../data/stopwords/pt.txt"),
+            include_str!("../../../data/stopwords/es.txt"),
         ]
         .iter()
         .flat_map(|f| f.lines())
@@ -54,10 +54,8 @@ fn pack(word: &str) -> Option<u64> {
     pack_bytes(word.as_bytes(), false)
 }
 
-/// [`pack`] of `b`, ASCII letters lower-cased when `lower` (the tokenizer's name cache). Public
-/// only for the `tokenizer_diff` fuzz target, which includes the tokenizer by path.
-#[doc(hidden)]
-pub fn pack_bytes(b: &[u8], lower: bool) -> Option<u64> {
+/// [`pack`] of `b`, ASCII letters lower-cased when `lower` (the tokenizer's name cache).
+pub(crate) fn pack_bytes(b: &[u8], lower: bool) -> Option<u64> {
     if b.is_empty() || b.len() > 8 {
         return None;
     }
@@ -779,9 +777,9 @@ mod props {
     /// [`reference_terms`], stop words dropped only when `drop_stop`.
     fn reference_words(text: &str, drop_stop: bool) -> Vec<String> {
         let stop: std::collections::HashSet<&str> = [
-            include_str!("../../data/stopwords/en.txt"),
-            include_str!("../../data/stopwords/pt.txt"),
-            include_str!("../../data/stopwords/es.txt"),
+            include_str!("../../../data/stopwords/en.txt"),
+            include_str!("../../../data/stopwords/pt.txt"),
+            include_str!("../../../data/stopwords/es.txt"),
         ]
         .iter()
         .flat_map(|f| f.lines())

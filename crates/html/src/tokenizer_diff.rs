@@ -5,8 +5,8 @@
 //! built arenas; then runs our tokenizer into our tree builder and, unless it gave up, compares
 //! its arena with html5ever's tree builder's.
 //!
-//! Test-only in the crate; the `tokenizer_diff` fuzz target includes this file, `sink.rs`,
-//! `builder.rs` and `tokenizer.rs` by path.
+//! Test-only in the crate, and public with the feature `tokenizer-diff` for the `tokenizer_diff`
+//! fuzz target ([`compare`]).
 
 use std::cell::RefCell;
 use std::fmt::Write as _;
@@ -159,7 +159,7 @@ pub(crate) fn dump(arena: &Arena) -> String {
 /// `max_nodes`, depth guard cap `cap`), and our tree builder html5ever's arena unless it gave
 /// up: `Ok(true)` when it built the page, `Ok(false)` when it gave up, the first difference
 /// otherwise.
-pub(crate) fn compare(html: &str, max_nodes: usize, cap: u32) -> Result<bool, String> {
+pub fn compare(html: &str, max_nodes: usize, cap: u32) -> Result<bool, String> {
     let (ref_tokens, ref_arena) = run_reference(html, max_nodes, cap);
     let (our_tokens, our_arena) = run_ours(html, max_nodes, cap);
     if ref_tokens != our_tokens {
@@ -210,9 +210,9 @@ mod tests {
     use proptest::prelude::*;
     use proptest::strategy::ValueTree;
 
-    use super::super::page::{page_from_arena, parse_html, tree_builder};
-    use super::super::{Page, ParseOptions};
     use super::*;
+    use crate::page::{page_from_arena, parse_html, tree_builder};
+    use crate::{Page, ParseOptions};
 
     const URL: &str = "http://example.com/dir/page.html";
 
@@ -800,7 +800,7 @@ mod tests {
     #[test]
     #[ignore = "needs the site packages ./build.sh eval installs"]
     fn other_doc_sites_build_html5evers_trees() {
-        use crate::devsites::{DEFAULT_SITES, HELDOUT_SITES, TRAIN_SITES, load};
+        use exemplar_testkit::devsites::{DEFAULT_SITES, HELDOUT_SITES, TRAIN_SITES, load};
         let sites = |path: &str| load(Path::new(path)).expect("a site list of eval/");
         let dev: Vec<PathBuf> = sites(DEFAULT_SITES).into_iter().map(|s| s.root).collect();
         let mut roots: Vec<PathBuf> = Vec::new();

@@ -1,7 +1,7 @@
 //! The structural tree of a page: a compact, preorder, index-based arena.
 //!
 //! Owns node labels, parents, subtree sizes, depths and structural hashes. It does not own text,
-//! attributes or links (those live in [`crate::dom::Page`]): RTDM compares structure only.
+//! attributes or links (those live in [`crate::Page`]): RTDM compares structure only.
 //!
 //! Nodes are stored in preorder, so the subtree of node `i` is the index range `i .. i + size(i)`,
 //! its first child is `i + 1` (when `size(i) > 1`) and the next sibling of a child `c` is
@@ -81,14 +81,14 @@ pub const MAX_ID_PREFIXES: usize = 512;
 pub const MAX_ID_PREFIX_LEN: usize = 48;
 
 /// Parts of a chained tree ([`Tree::chained_parts`]).
-pub(crate) struct Chained {
+pub struct Chained {
     /// The chained node that starts each node's chain, then the chained tree's size: node `i`'s
     /// chain is `top[i]..top[i + 1]`.
-    pub(crate) top: Vec<u32>,
+    pub top: Vec<u32>,
     /// Subtree size of every chained node, in preorder.
-    pub(crate) sizes: Vec<u32>,
+    pub sizes: Vec<u32>,
     /// Structural hash of every chained node, in preorder.
-    pub(crate) hashes: Vec<u64>,
+    pub hashes: Vec<u64>,
 }
 
 /// Marker for "no parent" in [`Tree::parent`]'s storage.
@@ -347,7 +347,7 @@ impl Tree {
     /// Sizes and structural hashes of [`Tree::chained`]'s nodes, and where each node's chain
     /// starts: what RTDM's children lists need, without the rest of the tree
     /// (`rtdm::Rtdm::compare_chained`).
-    pub(crate) fn chained_parts(&self, weights: &[u32]) -> Option<Chained> {
+    pub fn chained_parts(&self, weights: &[u32]) -> Option<Chained> {
         let n = self.len();
         if weights.len() != n {
             return None;
@@ -656,7 +656,7 @@ mod tests {
 
     #[test]
     fn standard_tags_do_not_collide() {
-        let tags = include_str!("../../data/html-tags.txt");
+        let tags = include_str!("../../../data/html-tags.txt");
         let mut seen = std::collections::HashMap::new();
         for tag in tags.split_whitespace() {
             let l = Label::of(tag);

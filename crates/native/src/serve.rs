@@ -408,8 +408,110 @@ fn content_type(path: &Path, body: &[u8]) -> &'static str {
     }
 }
 
+/// How long `serve` waits before each answer: none, a fixed time, or a time drawn between two
+/// bounds, log-uniformly (most answers quick, a few slow: the long tail of real servers'
+/// response times).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Latency {
+    /// The shortest delay, ms.
+    pub min_ms: u64,
+    /// The longest delay, ms (0: none).
+    pub max_ms: u64,
+}
+
+impl Latency {
+    /// `MS` or `MIN-MAX` (milliseconds, MIN ≥ 1 when a range).
+    pub fn parse(v: &str) -> Option<Latency> {
+        let (min, max) = match v.split_once('-') {
+            Some((a, b)) => (a.trim().parse().ok()?, b.trim().parse().ok()?),
+            None => {
+                let ms = v.trim().parse().ok()?;
+                (ms, ms)
+            }
+        };
+        (min <= max && (min == max || min >= 1)).then_some(Latency {
+            min_ms: min,
+            max_ms: max,
+        })
+    }
+
+    /// The delay of the `n`th answer (None: answer at once).
+    pub fn draw(&self, n: u64) -> Option<u64> {
+        if self.max_ms == 0 {
+            return None;
+        }
+        if self.min_ms == self.max_ms {
+            return Some(self.min_ms);
+        }
+        // splitmix64 of the answer's number: a uniform draw in [0, 1), no dependency.
+        let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        let u = (z ^ (z >> 31)) as f64 / (u64::MAX as f64 + 1.0);
+        let (lo, hi) = ((self.min_ms as f64).ln(), (self.max_ms as f64).ln());
+        Some((lo + u * (hi - lo)).exp().round() as u64)
+    }
+
+    /// The mean delay in ms.
+    pub fn mean_ms(&self) -> f64 {
+        if self.min_ms == self.max_ms {
+            return self.min_ms as f64;
+        }
+        let (a, b) = (self.min_ms as f64, self.max_ms as f64);
+        (b - a) / (b.ln() - a.ln())
+    }
+
+    pub fn describe(&self) -> String {
+        match (self.min_ms, self.max_ms) {
+            (_, 0) => String::new(),
+            (a, b) if a == b => format!(", answering each request after {a} ms"),
+            (a, b) => format!(
+                ", answering each request after {a}–{b} ms (log-uniform, mean {:.0} ms)",
+                self.mean_ms()
+            ),
+        }
+    }
+
+    /// As the bench's table shows it.
+    pub fn label(&self) -> String {
+        match (self.min_ms, self.max_ms) {
+            (a, b) if a == b => format!("{a} ms"),
+            (a, b) => format!("{a}–{b} ms (mean {:.0})", self.mean_ms()),
+        }
+    }
+
+    /// As `serve --latency-ms` takes it.
+    pub fn arg(&self) -> String {
+        format!("{}-{}", self.min_ms, self.max_ms)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn latency_is_a_time_or_a_range_drawn_log_uniformly() {
+        assert_eq!(Latency::parse("0"), Some(Latency::default()));
+        assert_eq!(Latency::default().draw(7), None, "no latency: at once");
+        let fixed = Latency::parse("50").expect("fixed");
+        assert_eq!((fixed.draw(0), fixed.draw(1)), (Some(50), Some(50)));
+        for bad in ["", "x", "5-", "300-10", "0-300", "-5", "1.5"] {
+            assert_eq!(Latency::parse(bad), None, "{bad:?}");
+        }
+        let range = Latency::parse("10-300").expect("range");
+        let draws: Vec<u64> = (0..20_000).filter_map(|n| range.draw(n)).collect();
+        assert_eq!(draws.len(), 20_000);
+        assert!(draws.iter().all(|&d| (10..=300).contains(&d)));
+        let mean = draws.iter().sum::<u64>() as f64 / draws.len() as f64;
+        assert!(
+            (mean - range.mean_ms()).abs() < 3.0,
+            "mean {mean} vs {}",
+            range.mean_ms()
+        );
+        // Log-uniform: as many draws below the geometric mean (~55 ms) as above it.
+        let below = draws.iter().filter(|&&d| d < 55).count() as f64 / draws.len() as f64;
+        assert!((0.45..0.55).contains(&below), "{below}");
+    }
+
     use super::*;
 
     fn raw(addr: SocketAddr, req: &str) -> String {

@@ -26,9 +26,11 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::dom::hash::FxHashMap;
-use crate::dom::{Label, NodeId, Page, Tree};
-use crate::rtdm::{self, Comparison, Prepared};
+use crate::rtdm::{Comparison, Prepared};
+use exemplar_html::{Label, NodeId, Page, Tree};
+use exemplar_url::hash::FxHashMap;
+
+pub mod rtdm;
 
 /// How repeated siblings are collapsed in the template view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -430,7 +432,7 @@ pub fn place(url: &str) -> Vec<String> {
     };
     let mut dirs: Vec<String> = segments
         .filter(|s| !s.is_empty())
-        .map(crate::canon::abstract_digits)
+        .map(exemplar_url::canon::abstract_digits)
         .collect();
     dirs.pop();
     dirs

@@ -52,8 +52,8 @@
 //! # Example
 //!
 //! ```
-//! use exemplar::dom::Tree;
-//! use exemplar::rtdm::{self, Prepared};
+//! use exemplar_html::Tree;
+//! use exemplar_similarity::rtdm::{self, Prepared};
 //!
 //! let a = Tree::parse_shape("html(head(title) body(div(p p) div))").unwrap();
 //! let b = Tree::parse_shape("html(head(title) body(div(p p p) div))").unwrap();
@@ -71,8 +71,8 @@
 //! assert!(!example.is_similar(&page, 0.95));
 //! ```
 
-use crate::dom::tree::Chained;
-use crate::dom::{Label, NodeId, Tree};
+use exemplar_html::tree::Chained;
+use exemplar_html::{Label, NodeId, Tree};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -1219,8 +1219,8 @@ pub struct Mapping {
 /// # Example
 ///
 /// ```
-/// use exemplar::dom::Tree;
-/// use exemplar::rtdm::{self, EditOp};
+/// use exemplar_html::Tree;
+/// use exemplar_similarity::rtdm::{self, EditOp};
 ///
 /// let a = Tree::parse_shape("r(p q(x) s)").unwrap();
 /// let b = Tree::parse_shape("r(p q(x y) t)").unwrap();

@@ -1,8 +1,8 @@
-//! Property tests of `exemplar::rtdm` against a slow, obviously-correct reference implementation
+//! Property tests of `exemplar_similarity::rtdm` against a slow, obviously-correct reference implementation
 //! (plain recursion, full matrix, no hashing, no pruning, no stripping).
 
-use exemplar::dom::{Label, NodeId, Tree};
-use exemplar::rtdm::{self, Prepared, Rtdm};
+use exemplar_html::{Label, NodeId, Tree};
+use exemplar_similarity::rtdm::{self, Prepared, Rtdm};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------------------------

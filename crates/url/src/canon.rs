@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 
 /// Query parameters that carry session ids (data file, one lower-case name per line).
-const SESSION_PARAMS: &str = include_str!("../data/session-params.txt");
+const SESSION_PARAMS: &str = include_str!("../../../data/session-params.txt");
 
 fn is_session_param(name: &str) -> bool {
     // Read once: every query parameter of every link is asked about.
@@ -108,7 +108,7 @@ pub(crate) fn written_parsed(url: &str) -> Option<&str> {
 /// Whether the parser copies `path` as it is (absolute, or relative to a base path): only
 /// characters it copies in a path (no `%`, `;` or `\`, nothing it encodes) and no `.` or `..`
 /// segment.
-pub(crate) fn plain_path(path: &str) -> bool {
+pub fn plain_path(path: &str) -> bool {
     path.bytes()
         .all(|b| b.is_ascii_alphanumeric() || b"-._~/!$&'()*+,=:@".contains(&b))
         && !path.split('/').any(|seg| seg == "." || seg == "..")
@@ -292,7 +292,7 @@ fn plain_site_key(url: &str) -> Option<&str> {
 /// form: a last label starting with a digit makes the parser read the host as IPv4) and an
 /// optional non-default port. `None` means "parse it", not "invalid". Canonical URLs have this
 /// shape, and the mapper and the frontier ask for the origin of many URLs per page.
-pub(crate) fn written_origin(url: &str) -> Option<&str> {
+pub fn written_origin(url: &str) -> Option<&str> {
     let (scheme, default_port) = if url.starts_with("https://") {
         (8, "443")
     } else if url.starts_with("http://") {

@@ -7,7 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 /// FxHasher: `h = (h.rotl(5) ^ word) * K` per word.
 #[derive(Default, Clone, Copy)]
-pub(crate) struct FxHasher {
+pub struct FxHasher {
     hash: u64,
 }
 
@@ -59,6 +59,6 @@ impl Hasher for FxHasher {
     }
 }
 
-pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
-pub(crate) type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
-pub(crate) type FxHashSet<K> = HashSet<K, FxBuild>;
+pub type FxBuild = BuildHasherDefault<FxHasher>;
+pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
+pub type FxHashSet<K> = HashSet<K, FxBuild>;

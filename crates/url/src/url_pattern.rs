@@ -21,7 +21,7 @@
 //! # Example
 //!
 //! ```
-//! use exemplar::url_pattern::url_pattern;
+//! use exemplar_url::url_pattern::url_pattern;
 //!
 //! let p = url_pattern(&[
 //!     "https://www.postgresql.org/docs/current/sql-vacuum.html",
@@ -317,7 +317,7 @@ pub fn one_token_variant_hashes(url: &str, sole_name: bool) -> Vec<u64> {
     variant_spans(&normalized, sole_name)
         .into_iter()
         .map(|r| {
-            let mut h = crate::dom::hash::FxHasher::default();
+            let mut h = crate::hash::FxHasher::default();
             h.write(&normalized.as_bytes()[..r.start]);
             h.write_u8(0);
             h.write(&normalized.as_bytes()[r.end..]);

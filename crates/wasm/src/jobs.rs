@@ -550,6 +550,37 @@ pub fn default_threshold() -> f64 {
     crate::similarity::DEFAULT_THRESHOLD
 }
 
+/// The core's defaults for the settings the extension shows (its "limits" panel and the
+/// popup): one source, so the extension and the command line start from the same values.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DefaultSettings {
+    max_pages: usize,
+    max_depth: u32,
+    delay_ms: u64,
+    concurrency: usize,
+    threshold: f64,
+    max_bytes: usize,
+    obey_robots: bool,
+}
+
+/// `{maxPages, maxDepth, delayMs, concurrency, threshold, maxBytes, obeyRobots}`: the core's
+/// defaults of a learning run ([`MapConfig::default`]); `concurrency` is requests at once on one
+/// host.
+#[wasm_bindgen(js_name = defaultSettings)]
+pub fn default_settings() -> Result<JsValue, js_sys::Error> {
+    let c = MapConfig::default();
+    to_js(&DefaultSettings {
+        max_pages: c.max_pages,
+        max_depth: c.max_depth,
+        delay_ms: c.politeness.delay_ms,
+        concurrency: c.politeness.max_in_flight_per_host,
+        threshold: c.similarity.threshold,
+        max_bytes: c.max_bytes,
+        obey_robots: c.politeness.obey_robots,
+    })
+}
+
 /// The browser's wall clock, ms since the Unix epoch.
 fn wall_clock_ms() -> u64 {
     ms(js_sys::Date::now())

@@ -1,10 +1,11 @@
-//! The JavaScript API: the only `#[wasm_bindgen]` code of the crate (compiled for `wasm32` only).
+//! The JavaScript API: the only `#[wasm_bindgen]` code of the product (compiled for `wasm32`
+//! only; natively the crate is empty).
 //!
 //! Owns the boundary: argument checking, options from JS objects, results as plain JSON-compatible
 //! objects with camelCase fields (so they go straight into `chrome.storage`), and errors as JS
 //! `Error`s with a clear message. Never panics on any input: a panic would abort the module. Owns no
-//! logic of its own: parsing is [`crate::dom`], similarity [`crate::similarity`], page kinds
-//! [`crate::classify`].
+//! logic of its own: parsing is `exemplar_html`, similarity `exemplar_similarity`, page kinds
+//! `exemplar_classify`.
 //!
 //! | export | returns |
 //! |---|---|
@@ -12,14 +13,16 @@
 //! | `similarity(htmlA, htmlB, options?)` | `{similarity, distance, sizeA, sizeB, similar, threshold}` |
 //! | `new PreparedExample(html, url, options?)` | `.compare(html, url)`, `.isSimilar(html, url)`, `.size` |
 //! | `parsePage(html, url)` | `{title, nodes, links, forms, images, prices, height}` |
-//! | `Job.learn(…)`, `Job.crawl(…)`, `Job.restore(snapshot)` | a mapping or crawling run to pump ([`jobs`]) |
+//! | `Job.learn(…)`, `Job.crawl(…)`, `Job.restore(snapshot)` | a mapping or crawling run to pump (`jobs`) |
 //! | `validatePattern(json)`, `renderPattern(json)` | the pattern object / readable text, or a clear `Error` |
-//! | `exportJsonl`, `exportCsv`, `exportWarc`, `new WarcExport(description, nowMs)` (`.push(pages)`, `.finish()`), `exportScrapyZip` | export files ([`exports`]) |
-//! | `compareTrees`, `testPattern`, `generaliseUrls` | the playground's views ([`playground`]) |
+//! | `exportJsonl`, `exportCsv`, `exportWarc`, `new WarcExport(description, nowMs)` (`.push(pages)`, `.finish()`), `exportScrapyZip` | export files (`exports`) |
+//! | `defaultSettings()` | the core's defaults of a learning run (`{maxPages, maxDepth, delayMs, concurrency, threshold, maxBytes, obeyRobots}`) |
+//! | `compareTrees`, `testPattern`, `generaliseUrls` | the playground's views (`playground`, with the feature `playground` only: the extension's module leaves them out) |
 //!
 //! `options` is `{threshold?, view?: {collapse?, maxDepth?, text?, classes?}, parse?: {maxBytes?,
-//! maxNodes?, maxDepth?}}`: [`similarity::Options`] plus [`ParseOptions`] under `parse`, defaults
+//! maxNodes?, maxDepth?}}`: `similarity::Options` plus `ParseOptions` under `parse`, defaults
 //! for what is absent. Unknown keys are an error (a typo must not silently mean "default").
+#![cfg(target_arch = "wasm32")]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde::Serialize;
@@ -29,11 +32,21 @@ use wasm_bindgen::prelude::*;
 
 pub mod exports;
 pub mod jobs;
+#[cfg(feature = "playground")]
 pub mod playground;
 
-use crate::classify;
+// The crates below, by their short module names.
 use crate::dom::{Page, ParseOptions};
-use crate::similarity::{self, Example};
+use exemplar_classify as classify;
+use exemplar_core::review::{directory, heading, language};
+use exemplar_core::{crawler, fetch, mapper, pattern};
+use exemplar_export as export;
+use exemplar_html as dom;
+#[cfg(feature = "playground")]
+use exemplar_similarity::rtdm;
+use exemplar_similarity::{self as similarity, Example};
+#[cfg(feature = "playground")]
+use exemplar_url::url_pattern;
 
 /// Page URL used by `similarity()`, whose pages have none: only the structure is compared.
 const NO_URL: &str = "about:blank";
@@ -45,7 +58,7 @@ pub const TS_TYPES: &str = r#"
 export interface SimilarityOptions {
   /** θ in [0, 1]: pages whose score (similarity × kind agreement × place agreement) is ≥ θ are "similar". */
   threshold?: number;
-  /** The compared view of the trees (exemplar::similarity::View). */
+  /** The compared view of the trees (exemplar_similarity::View). */
   view?: {
     collapse?: "none" | "consecutive" | "all" | "merge";
     maxDepth?: number | null;

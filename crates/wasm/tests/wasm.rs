@@ -4,9 +4,9 @@
 #![cfg(target_arch = "wasm32")]
 #![deny(clippy::unwrap_used)]
 
-use exemplar::dom::ParseOptions;
-use exemplar::similarity;
-use exemplar::wasm::{PreparedExample, TS_TYPES, classify_page, parse_page, similarity_js};
+use exemplar_html::ParseOptions;
+use exemplar_similarity as similarity;
+use exemplar_wasm::{PreparedExample, TS_TYPES, classify_page, parse_page, similarity_js};
 use serde::Serialize;
 use serde_json::{Value, json};
 use wasm_bindgen::{JsCast, JsValue};
@@ -14,9 +14,11 @@ use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const LISTING: &str = include_str!("fixtures/demo-site/imoveis/apartamentos.html");
-const ENTITY: &str = include_str!("fixtures/demo-site/imovel/101-apartamento-2-quartos-lapa.html");
-const ENTITY_2: &str = include_str!("fixtures/demo-site/imovel/115-casa-5-quartos-tatuape.html");
+const LISTING: &str = include_str!("../../../tests/fixtures/demo-site/imoveis/apartamentos.html");
+const ENTITY: &str =
+    include_str!("../../../tests/fixtures/demo-site/imovel/101-apartamento-2-quartos-lapa.html");
+const ENTITY_2: &str =
+    include_str!("../../../tests/fixtures/demo-site/imovel/115-casa-5-quartos-tatuape.html");
 const BASE: &str = "http://127.0.0.1:8000/";
 
 fn url(path: &str) -> String {
@@ -243,10 +245,10 @@ fn typescript_types_name_every_option() {
 
 mod jobs {
     use super::*;
-    use exemplar::wasm::exports::{
+    use exemplar_wasm::exports::{
         WarcExport, export_csv, export_jsonl, export_scrapy_zip, export_warc,
     };
-    use exemplar::wasm::jobs::{Job, page_retry_wait_ms, render_pattern, validate_pattern};
+    use exemplar_wasm::jobs::{Job, page_retry_wait_ms, render_pattern, validate_pattern};
 
     /// The wait before asking the example page again, as the jobs wait: its `Retry-After`, else
     /// 2, 4, 8 s, for 429 and 503 only, three times at most.

@@ -20,11 +20,10 @@ use crate::fetch::{
     RequestKind,
 };
 use crate::forms::query::DocTerms;
-use crate::mapper::{
-    ExamplePage, StopReason, body_signature, canonical_links, canonical_signature, page_signatures,
-};
+use crate::mapper::{ExamplePage, StopReason};
 use crate::pattern::{Compiled, Pattern, Step};
 use crate::script_links::{self, Include, ScriptTable};
+use crate::signature::{body_signature, canonical_links, canonical_signature, page_signatures};
 use crate::similarity::Example;
 
 mod forms;
@@ -1012,7 +1011,7 @@ impl Crawler {
                 page.lang
             ));
         } else if !v.similar {
-            by_heading = v.score >= v.threshold - crate::heading::WELL_BELOW
+            by_heading = v.score >= v.threshold - crate::review::heading::WELL_BELOW
                 && (pattern.by_heading.iter().any(|u| u == url)
                     || pattern
                         .heading_rule
@@ -1328,7 +1327,7 @@ impl Crawler {
 
 /// Whether a page is of a kind the user's verdicts left out: learning left it out
 /// ([`Pattern::unlike_by_heading`]), or its heading follows a template judged unlike the example
-/// ([`crate::heading::HeadingRule::refuses`]).
+/// ([`crate::review::heading::HeadingRule::refuses`]).
 /// The example is like itself whatever its kind.
 fn unlike_kind(pattern: &Pattern, url: &str, heading: &str) -> bool {
     let of_kind = pattern.unlike_by_heading.iter().any(|u| u == url)
@@ -1341,20 +1340,20 @@ fn unlike_kind(pattern: &Pattern, url: &str, heading: &str) -> bool {
 
 /// Whether a page is in a language the user's verdicts left out: learning left it out
 /// ([`Pattern::unlike_by_language`]), or it declares a language judged unlike the example's
-/// ([`crate::language::refused`]). The example is like itself whatever its language.
+/// ([`crate::review::language::refused`]). The example is like itself whatever its language.
 fn unlike_language(pattern: &Pattern, url: &str, lang: &str) -> bool {
     let left_out = pattern.unlike_by_language.iter().any(|u| u == url)
-        || crate::language::refused(&pattern.corrections.unlike_languages, lang);
+        || crate::review::language::refused(&pattern.corrections.unlike_languages, lang);
     left_out && canon::canonicalize(&pattern.example).as_deref() != Some(url)
 }
 
 /// Whether a page lies in a directory the user's verdicts left out: learning left it out
 /// ([`Pattern::unlike_by_directory`]), or its directory is judged unlike the example's
-/// ([`crate::directory::refused`]). The example is like itself wherever it lies, and so is a
+/// ([`crate::review::directory::refused`]). The example is like itself wherever it lies, and so is a
 /// page judged like it.
 fn unlike_directory(pattern: &Pattern, url: &str) -> bool {
     let left_out = pattern.unlike_by_directory.iter().any(|u| u == url)
-        || crate::directory::refused(&pattern.corrections.unlike_directories, url);
+        || crate::review::directory::refused(&pattern.corrections.unlike_directories, url);
     left_out
         && canon::canonicalize(&pattern.example).as_deref() != Some(url)
         && !pattern.corrections.like.iter().any(|u| u == url)
@@ -1981,7 +1980,7 @@ mod tests {
     }
 
     /// The in-memory site of [`site`] with six items named by words (`/item/bravo`, heading
-    /// "Item bravo"): headings name their page, as [`crate::heading`] needs.
+    /// "Item bravo"): headings name their page, as [`crate::review::heading`] needs.
     fn named_site(url: &str) -> FetchResult {
         const NAMES: [&str; 6] = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"];
         let url = match url.rsplit_once("/item/") {
@@ -2045,7 +2044,7 @@ mod tests {
         let (pages, progress) = crawl(&p);
         assert!(pages.is_empty(), "no rule: judged by θ alone");
         assert_eq!(progress.rejected, 6);
-        p.heading_rule = Some(crate::heading::HeadingRule {
+        p.heading_rule = Some(crate::review::heading::HeadingRule {
             templates: vec!["Item *".into()],
             unlike: vec![],
             like: vec![],
@@ -2074,7 +2073,7 @@ mod tests {
         assert_eq!((pages.len(), progress.by_heading), (6, 6));
         // Further below θ than the band: refused whatever the heading or the list.
         p.heading_rule = rule;
-        p.similarity.threshold = (score + crate::heading::WELL_BELOW + 0.02).min(1.0);
+        p.similarity.threshold = (score + crate::review::heading::WELL_BELOW + 0.02).min(1.0);
         let (pages, progress) = crawl(&p);
         assert!(pages.is_empty());
         assert_eq!((progress.by_heading, progress.rejected), (0, 6));
@@ -2100,7 +2099,7 @@ mod tests {
         let (pages, progress) = crawl(&p);
         assert_eq!((pages.len(), progress.rejected), (5, 1));
         assert!(!pages.iter().any(|t| t.url.ends_with("/bravo")));
-        p.heading_rule = Some(crate::heading::HeadingRule {
+        p.heading_rule = Some(crate::review::heading::HeadingRule {
             templates: vec![],
             unlike: vec!["Item *".into()],
             like: vec![],

@@ -13,8 +13,8 @@
 //!
 //! # Example
 //! ```
-//! use exemplar::dom::Page;
-//! use exemplar::forms::{self, Method};
+//! use exemplar_html::Page;
+//! use exemplar_core::forms::{self, Method};
 //! let page = Page::from_html(
 //!     "<form action='/find.cgi'><select name=select><option>all<option>title</select>\
 //!      <input name=for><input type=submit value=Go></form>",
@@ -37,8 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dom::{Control, ControlKind, Form, Page};
 
-/// `application/x-www-form-urlencoded`, the default form encoding.
-pub const URLENCODED: &str = "application/x-www-form-urlencoded";
+pub use crate::fetch::URLENCODED;
 
 /// How a form is submitted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -383,7 +382,7 @@ fn data_words(text: &'static str) -> impl Iterator<Item = &'static str> {
 fn login_words() -> &'static HashMap<String, LoginKind> {
     static MAP: OnceLock<HashMap<String, LoginKind>> = OnceLock::new();
     MAP.get_or_init(|| {
-        data_words(include_str!("../../data/forms/login-words.txt"))
+        data_words(include_str!("../../../../data/forms/login-words.txt"))
             .filter_map(|l| {
                 let (kind, word) = l.split_once(char::is_whitespace)?;
                 let kind = match kind {
@@ -401,7 +400,7 @@ fn login_words() -> &'static HashMap<String, LoginKind> {
 fn search_words() -> &'static HashSet<String> {
     static SET: OnceLock<HashSet<String>> = OnceLock::new();
     SET.get_or_init(|| {
-        data_words(include_str!("../../data/forms/search-words.txt"))
+        data_words(include_str!("../../../../data/forms/search-words.txt"))
             .map(normalize)
             .collect()
     })
@@ -594,7 +593,7 @@ pub fn triage(page: &Page) -> Vec<FormSpec> {
 pub fn pagination_words() -> &'static HashSet<String> {
     static SET: OnceLock<HashSet<String>> = OnceLock::new();
     SET.get_or_init(|| {
-        data_words(include_str!("../../data/forms/pagination-words.txt"))
+        data_words(include_str!("../../../../data/forms/pagination-words.txt"))
             .map(str::to_lowercase)
             .collect()
     })

@@ -261,7 +261,7 @@ pub fn plan(spec: &FormSpec, terms: &[String], cap: usize) -> Vec<Vec<(String, S
 pub fn frequency_list() -> &'static [(String, u64)] {
     static LIST: OnceLock<Vec<(String, u64)>> = OnceLock::new();
     LIST.get_or_init(|| {
-        include_str!("../../data/forms/en-frequency.txt")
+        include_str!("../../../../data/forms/en-frequency.txt")
             .lines()
             .filter(|l| !l.starts_with('#'))
             .filter_map(|l| {

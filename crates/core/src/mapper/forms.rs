@@ -26,6 +26,7 @@ use crate::canon;
 use crate::dom::Page;
 use crate::forms::query::{self, XorShift};
 use crate::forms::{self, FormSpec};
+use crate::map::{FormState, MappedForm, Submitted};
 use crate::url_pattern;
 
 /// How mapping treats forms.
@@ -60,72 +61,6 @@ impl Default for FormsConfig {
             seed: 0x5eed_f012,
         }
     }
-}
-
-/// One submission of a mapped form.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Submitted {
-    /// Its node (the request URL).
-    pub node: u32,
-    /// The values filled in (`name`, `value`).
-    pub values: Vec<(String, String)>,
-}
-
-/// What became of a form met while mapping.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "state")]
-pub enum FormState {
-    /// Submitted; responses still coming.
-    Submitted,
-    /// Its responses were analysed: these (the largest) were expanded.
-    #[serde(rename_all = "camelCase")]
-    Analysed {
-        /// The response nodes expanded.
-        expanded: Vec<u32>,
-    },
-    /// Submitted, but every submission gave the same page: the site ignores the values (a
-    /// static page behind the form, a script-driven search), so nothing was expanded.
-    #[serde(rename_all = "camelCase")]
-    Ignored {
-        /// The page every submission gave: the one response's node, or the page met before
-        /// that every response duplicates.
-        response: u32,
-    },
-    /// Not submitted.
-    #[serde(rename_all = "camelCase")]
-    Skipped {
-        /// Why.
-        reason: String,
-    },
-}
-
-/// A form the mapper met, with what it did with it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MappedForm {
-    /// The node of the page it was found on (first seen).
-    pub page: u32,
-    /// The form.
-    pub spec: FormSpec,
-    /// The thesis's text values used.
-    pub terms: Vec<String>,
-    /// The example page's terms, most frequent first: the adaptive policy's first queries.
-    pub seeds: Vec<String>,
-    /// The submissions made.
-    pub submissions: Vec<Submitted>,
-    /// Other pages the same form was met on and not submitted again: a form without an action,
-    /// with these field names, repeated by the site's template (a search box on every page);
-    /// see [`self_shape`].
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub repeated: u32,
-    /// What became of it.
-    #[serde(flatten)]
-    pub state: FormState,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 /// A form response held back until all responses of its form are in.

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::{Level, PatternError};
 use crate::dom::ControlKind;
 use crate::forms::{FormSpec, Method};
-use crate::mapper::{FormState, NodeState, SiteMap};
+use crate::map::{FormState, NodeState, SiteMap};
 use crate::url_pattern;
 
 /// Queries a crawl issues per form level unless told otherwise.
@@ -500,7 +500,7 @@ mod tests {
 
     fn omega() -> FormSpec {
         let page = Page::from_html(
-            include_str!("../../tests/fixtures/forms/omega-results.html"),
+            include_str!("../../../../tests/fixtures/forms/omega-results.html"),
             "http://127.0.0.1:8080/cgi-bin/omega?DB=pg&P=vacuum",
         )
         .expect("parses");
@@ -647,7 +647,7 @@ mod tests {
     /// follow the order responses arrived in.
     #[test]
     fn target_regexes_do_not_depend_on_node_ids() {
-        use crate::mapper::{MappedForm, Node, Submitted};
+        use crate::map::{MappedForm, Node, Submitted};
         let base = "http://127.0.0.1:8080";
         let node = |url: String, state: NodeState, links: Vec<u32>, form: Option<u32>| Node {
             url,

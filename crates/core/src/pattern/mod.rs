@@ -25,7 +25,7 @@
 //! similarity, chosen from the [`near_misses`] a review shows) turn map pages into targets or back
 //! before learning ([`learn_corrected`], [`Pattern::relearned`]); the pattern records them.
 //! Before them, learning takes as targets the pages just below θ whose main heading names the
-//! targets' kind ([`crate::heading::promoted`]: "sf::Utf Class Template Reference" among class
+//! targets' kind ([`crate::review::heading::promoted`]: "sf::Utf Class Template Reference" among class
 //! templates); the pattern lists them ([`Pattern::by_heading`]) and a user's "unlike" undoes it.
 //!
 //! [`simulate`] runs a pattern over the map's graph (no fetching) to estimate its coverage and
@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::canon::Scope;
 use crate::fetch::Politeness;
-use crate::mapper::{NodeState, SiteMap};
+use crate::map::{NodeState, SiteMap};
 use crate::similarity;
 use crate::url_pattern::{self, UrlPattern};
 
@@ -55,7 +55,7 @@ pub const VERSION: u32 = 1;
 /// The JSON Schema of the format (`schemas/pattern-1.schema.json` in the repository).
 pub const SCHEMA_URL: &str = "https://exemplar.dev/schemas/pattern-1.schema.json";
 /// The schema itself, shipped for validators (the extension, users' tools).
-pub const SCHEMA: &str = include_str!("../../schemas/pattern-1.schema.json");
+pub const SCHEMA: &str = include_str!("../../../../schemas/pattern-1.schema.json");
 
 /// Pagination self-loops are followed at most this many hops per chain (bounds calendars and
 /// endless "next" links that slipped through the trap guard).
@@ -177,29 +177,29 @@ pub struct Pattern {
     #[serde(default, skip_serializing_if = "Corrections::is_empty")]
     pub corrections: Corrections,
     /// Pages just below θ that learning took as targets because their main heading names the
-    /// targets' kind ([`crate::heading::promoted`]); a verifying crawl takes them too.
+    /// targets' kind ([`crate::review::heading::promoted`]); a verifying crawl takes them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_heading: Vec<String>,
     /// Targets left out because their main heading follows a template the user judged unlike
-    /// the example ([`Corrections::unlike_headings`], [`crate::heading::Judgement::left_out`]);
+    /// the example ([`Corrections::unlike_headings`], [`crate::review::heading::Judgement::left_out`]);
     /// a verifying crawl refuses them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unlike_by_heading: Vec<String>,
     /// Targets left out because they declare a language judged unlike the example's
-    /// ([`Corrections::unlike_languages`], [`crate::language::left_out`]); a verifying crawl
+    /// ([`Corrections::unlike_languages`], [`crate::review::language::left_out`]); a verifying crawl
     /// refuses them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unlike_by_language: Vec<String>,
     /// Targets left out because they lie in a directory judged unlike the example
-    /// ([`Corrections::unlike_directories`], [`crate::directory::left_out`]); a crawl refuses
+    /// ([`Corrections::unlike_directories`], [`crate::review::directory::left_out`]); a crawl refuses
     /// them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unlike_by_directory: Vec<String>,
     /// The heading templates learning took pages by, for the pages a crawl meets later: a
     /// verifying crawl takes a page just below θ whose heading follows one
-    /// ([`crate::heading::HeadingRule`]).
+    /// ([`crate::review::heading::HeadingRule`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub heading_rule: Option<crate::heading::HeadingRule>,
+    pub heading_rule: Option<crate::review::heading::HeadingRule>,
     /// A page's links include the page URLs named in the same-site scripts it includes
     /// ([`crate::script_links`]): the pattern reaches fewer of the map's targets without the
     /// links pages have only through scripts, so a crawl reads scripts too.
@@ -215,15 +215,15 @@ pub struct Corrections {
     pub like: Vec<String>,
     /// Pages not like the example (never targets).
     pub unlike: Vec<String>,
-    /// Heading templates not like the example ([`crate::heading::kinds`]: "* File Reference"):
+    /// Heading templates not like the example ([`crate::review::heading::kinds`]: "* File Reference"):
     /// targets headed so are left out, except the example and pages judged like it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unlike_headings: Vec<String>,
-    /// Heading templates like the example ([`crate::heading::kinds_below`]: "Class virtual *"):
+    /// Heading templates like the example ([`crate::review::heading::kinds_below`]: "Class virtual *"):
     /// pages headed so are targets whatever their similarity, unless judged unlike one by one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub like_headings: Vec<String>,
-    /// Declared languages not like the example's ([`crate::language`]: `fr`): targets that
+    /// Declared languages not like the example's ([`crate::review::language`]: `fr`): targets that
     /// declare one are left out, except the example and pages judged like it, and a verifying
     /// crawl refuses pages that declare one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -231,7 +231,7 @@ pub struct Corrections {
     /// Declared languages the user kept (a proposal taken back): recorded, never left out.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub like_languages: Vec<String>,
-    /// Directories not like the example's ([`crate::directory`]: `http://h/en/howto/`, absolute
+    /// Directories not like the example's ([`crate::review::directory`]: `http://h/en/howto/`, absolute
     /// and ending in `/`): targets in one are left out, except the example and pages judged
     /// like it, and a crawl refuses pages in one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -244,14 +244,14 @@ pub struct Corrections {
 impl Corrections {
     /// The verdicts learning proposes on a map before the user's review: the kinds of target
     /// headed with another manual section than the example's
-    /// ([`crate::heading::other_sections`]) and the languages targets declare other than the
-    /// example's ([`crate::language::other_languages`]), unlike it. A first learning starts
+    /// ([`crate::review::heading::other_sections`]) and the languages targets declare other than the
+    /// example's ([`crate::review::language::other_languages`]), unlike it. A first learning starts
     /// from these; a relearning starts from the pattern's verdicts, where the user may have
     /// taken them back.
     pub fn proposed(map: &SiteMap) -> Corrections {
         Corrections {
-            unlike_headings: crate::heading::other_sections(map),
-            unlike_languages: crate::language::other_languages(map),
+            unlike_headings: crate::review::heading::other_sections(map),
+            unlike_languages: crate::review::language::other_languages(map),
             ..Corrections::default()
         }
     }
@@ -259,9 +259,9 @@ impl Corrections {
     /// Whether a verdict on a whole kind of page leaves `node` out for what the page says of
     /// itself: it declares a language judged unlike, or lies in a directory judged unlike. Such
     /// a page below θ is no question for the review any more.
-    pub fn leave_out(&self, node: &crate::mapper::Node) -> bool {
-        crate::language::refused(&self.unlike_languages, &node.lang)
-            || crate::directory::refused(&self.unlike_directories, &node.url)
+    pub fn leave_out(&self, node: &crate::map::Node) -> bool {
+        crate::review::language::refused(&self.unlike_languages, &node.lang)
+            || crate::review::directory::refused(&self.unlike_directories, &node.url)
     }
 
     /// Whether there is no verdict.
@@ -292,19 +292,19 @@ impl Corrections {
             crate::canon::canonicalize(u).ok_or_else(|| format!("{u:?} is not an absolute URL"))
         };
         let template = |h: &str| {
-            crate::heading::is_template(h).then(|| h.to_string()).ok_or_else(|| {
+            crate::review::heading::is_template(h).then(|| h.to_string()).ok_or_else(|| {
                 format!(
                     "{h:?} is not a heading template (words and * one space apart, as the kinds by heading list them)"
                 )
             })
         };
         let language = |l: &str| {
-            crate::language::tag(l).ok_or_else(|| {
+            crate::review::language::tag(l).ok_or_else(|| {
                 format!("{l:?} is not a language tag (as pages declare them: en, fr, pt-br)")
             })
         };
         let directory = |d: &str| {
-            crate::directory::verdict(d).ok_or_else(|| {
+            crate::review::directory::verdict(d).ok_or_else(|| {
                 format!(
                     "{d:?} is not a directory (an absolute URL ending in /, as the targets by directory list them)"
                 )
@@ -565,20 +565,20 @@ impl Pattern {
                     .flat_map(|r| r.templates.iter().chain(&r.unlike).chain(&r.like)),
             );
         for t in templates {
-            if !crate::heading::is_template(t) {
+            if !crate::review::heading::is_template(t) {
                 return Err(PatternError(format!("{t:?} is not a heading template")));
             }
         }
         let c = &self.corrections;
         for l in c.unlike_languages.iter().chain(&c.like_languages) {
-            if !crate::language::is_tag(l) {
+            if !crate::review::language::is_tag(l) {
                 return Err(PatternError(format!(
                     "{l:?} is not a language tag (lower-case, as en, fr, pt-br)"
                 )));
             }
         }
         for d in c.unlike_directories.iter().chain(&c.like_directories) {
-            if crate::directory::verdict(d).as_deref() != Some(d.as_str()) {
+            if crate::review::directory::verdict(d).as_deref() != Some(d.as_str()) {
                 return Err(PatternError(format!(
                     "{d:?} is not a directory (an absolute, canonical URL ending in /)"
                 )));
@@ -837,14 +837,7 @@ impl Pattern {
     }
 }
 
-/// `n` and the noun, plural unless `n` is 1 (`count(1, "page")` is "1 page").
-pub fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
+pub use crate::words::count;
 
 /// Learning settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -878,7 +871,7 @@ impl Default for LearnConfig {
 
 /// Learns a pattern from a map with the settings the map was made with (scope, politeness,
 /// similarity view) and the map's θ, taking the pages just below θ whose heading names the
-/// targets' kind as targets ([`crate::heading::promoted`], listed in [`Pattern::by_heading`]).
+/// targets' kind as targets ([`crate::review::heading::promoted`], listed in [`Pattern::by_heading`]).
 /// [`learn_from_map_corrected`] does the same with a user's verdicts and returns the map it
 /// learned from.
 ///
@@ -893,8 +886,8 @@ pub fn learn_from_map(
     let mut similarity = config.similarity;
     similarity.threshold = map.threshold;
     // A copy of the map only when a heading turns a page into a target.
-    let crate::heading::Judgement { promoted, rule, .. } =
-        crate::heading::judge(map, &crate::heading::Verdicts::default());
+    let crate::review::heading::Judgement { promoted, rule, .. } =
+        crate::review::heading::judge(map, &crate::review::heading::Verdicts::default());
     let mut taken = None;
     if !promoted.is_empty() {
         let mut copy = map.clone();
@@ -966,7 +959,7 @@ pub fn learn_from_map_corrected(
 }
 
 /// Learns a pattern from a map with a user's verdicts over its θ ([`SiteMap::correct`]) and the
-/// pages taken for their heading ([`crate::heading::promoted`]), recording both in the pattern.
+/// pages taken for their heading ([`crate::review::heading::promoted`]), recording both in the pattern.
 /// Returns the pattern and the corrected map.
 ///
 /// # Errors
@@ -1008,7 +1001,7 @@ pub fn learn_corrected(
     };
     map.correct(&others(&corrections.like), &others(&corrections.unlike))
         .map_err(PatternError)?;
-    let verdicts = crate::heading::Verdicts {
+    let verdicts = crate::review::heading::Verdicts {
         like: corrections.like.iter().map(String::as_str).collect(),
         unlike: corrections.unlike.iter().map(String::as_str).collect(),
         unlike_kinds: corrections
@@ -1022,16 +1015,16 @@ pub fn learn_corrected(
             .map(String::as_str)
             .collect(),
     };
-    let judgement = crate::heading::judge(&map, &verdicts);
+    let judgement = crate::review::heading::judge(&map, &verdicts);
     let by_heading = promote(&mut map, &judgement.promoted);
     promote(&mut map, &judgement.liked);
     let rule = judgement.rule;
     let unlike_by_heading = demote(&mut map, &judgement.left_out);
     let by_language =
-        crate::language::left_out(&map, &corrections.unlike_languages, &verdicts.like);
+        crate::review::language::left_out(&map, &corrections.unlike_languages, &verdicts.like);
     let mut unlike_by_language = demote(&mut map, &by_language);
     let by_directory =
-        crate::directory::left_out(&map, &corrections.unlike_directories, &verdicts.like);
+        crate::review::directory::left_out(&map, &corrections.unlike_directories, &verdicts.like);
     let mut unlike_by_directory = demote(&mut map, &by_directory);
     // A page taken for its heading and left out for its language or directory is no target.
     let mut by_heading = by_heading;
@@ -1068,7 +1061,7 @@ pub fn learn_corrected(
         None if pattern.entry_target
             && crate::canon::canonicalize(&map.example).as_deref() != Some(entry.as_str())
             && map.nodes.first().is_some_and(|n| {
-                crate::language::refused(&corrections.unlike_languages, &n.lang)
+                crate::review::language::refused(&corrections.unlike_languages, &n.lang)
             }) =>
         {
             pattern.take_entry(false);
@@ -1078,7 +1071,7 @@ pub fn learn_corrected(
         // And one in a directory judged unlike the example's.
         None if pattern.entry_target
             && crate::canon::canonicalize(&map.example).as_deref() != Some(entry.as_str())
-            && crate::directory::refused(&corrections.unlike_directories, &entry) =>
+            && crate::review::directory::refused(&corrections.unlike_directories, &entry) =>
         {
             pattern.take_entry(false);
             unlike_by_directory.push(entry.clone());
@@ -1165,7 +1158,7 @@ impl Pattern {
 
 /// Where a node stands in the order pages are taken for learning: the order the map's
 /// breadth-first walk meets them, then the URL (nodes it does not reach come last).
-fn met<'m>(map: &'m SiteMap, tree: &crate::mapper::BreadthFirst, id: u32) -> (u32, &'m str) {
+fn met<'m>(map: &'m SiteMap, tree: &crate::map::BreadthFirst, id: u32) -> (u32, &'m str) {
     (
         tree.order[id as usize].unwrap_or(u32::MAX),
         map.nodes[id as usize].url.as_str(),
@@ -1410,7 +1403,7 @@ fn needs_scripts(pattern: &Pattern, map: &SiteMap, reached: usize) -> Result<boo
 /// targets than the entry break their path (irregular).
 fn levels_for(
     map: &SiteMap,
-    tree: &crate::mapper::BreadthFirst,
+    tree: &crate::map::BreadthFirst,
     dist: &[Option<u32>],
     targets: &[u32],
     n: usize,
@@ -1866,7 +1859,7 @@ mod tests {
 
     #[test]
     fn an_entry_without_links_is_named_as_the_reason() {
-        use crate::mapper::{Node, NodeState};
+        use crate::map::{Node, NodeState};
         let node = |url: &str, similarity, links: Vec<u32>| Node {
             url: url.into(),
             parent: None,
@@ -1927,7 +1920,7 @@ mod tests {
     /// nothing more to find there.
     #[test]
     fn targets_links_are_followed_at_equal_reach_only_towards_unfetched_targets() {
-        use crate::mapper::{Node, NodeState};
+        use crate::map::{Node, NodeState};
         let node = linked_node;
         // 0 entry → 1 listing → items 2..=5; each item links the next (the last, the first).
         let mut nodes = vec![
@@ -2055,8 +2048,8 @@ mod tests {
         target: bool,
         parent: Option<u32>,
         links: Vec<u32>,
-    ) -> crate::mapper::Node {
-        use crate::mapper::{Node, NodeState};
+    ) -> crate::map::Node {
+        use crate::map::{Node, NodeState};
         Node {
             url: format!("http://h{url}"),
             parent,
@@ -2176,7 +2169,7 @@ mod tests {
         let (liked, m) = verdict(&low, true).expect("like");
         assert!(liked.entry_target && liked.known_targets.contains(&entry));
         assert_eq!(liked.stats.targets, 4);
-        assert_eq!(m.nodes[0].state, crate::mapper::NodeState::Page);
+        assert_eq!(m.nodes[0].state, crate::map::NodeState::Page);
         let mut other_example = map.clone();
         other_example.example = "http://h/item/2".into();
         let (unliked, _) = verdict(&other_example, false).expect("unlike");
@@ -2186,7 +2179,7 @@ mod tests {
         assert!(err.contains("is the example page"), "{err}");
         // An entry never measured takes no verdict.
         let mut broken = low.clone();
-        broken.nodes[0].state = crate::mapper::NodeState::HttpError { status: 500 };
+        broken.nodes[0].state = crate::map::NodeState::HttpError { status: 500 };
         broken.nodes[0].similarity = None;
         let err = verdict(&broken, true).expect_err("unmeasured").to_string();
         assert!(
@@ -2419,9 +2412,9 @@ mod tests {
         // Heading templates from an imported pattern are words and slots, nothing else.
         let mut kinds = p.clone();
         kinds.corrections.unlike_headings = vec!["* File Reference".into()];
-        kinds.heading_rule = Some(crate::heading::HeadingRule {
+        kinds.heading_rule = Some(crate::review::heading::HeadingRule {
             unlike: vec!["* File Reference".into()],
-            ..crate::heading::HeadingRule::default()
+            ..crate::review::heading::HeadingRule::default()
         });
         let back = Pattern::from_json(&kinds.to_json()).expect("round trip");
         assert_eq!(back, kinds);
@@ -2429,9 +2422,9 @@ mod tests {
         let e = Pattern::from_json(&kinds.to_json()).expect_err("escape");
         assert!(e.0.contains("is not a heading template"), "{e}");
         kinds.corrections.unlike_headings.clear();
-        kinds.heading_rule = Some(crate::heading::HeadingRule {
+        kinds.heading_rule = Some(crate::review::heading::HeadingRule {
             templates: vec!["<script>*".into()],
-            ..crate::heading::HeadingRule::default()
+            ..crate::review::heading::HeadingRule::default()
         });
         assert!(Pattern::from_json(&kinds.to_json()).is_err());
     }

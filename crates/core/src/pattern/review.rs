@@ -5,7 +5,7 @@
 //! interface, a class and a namespace) from one template, so the user's verdicts
 //! ([`super::Corrections`]) settle what θ cannot. Each list carries the URL evidence: whether a
 //! page's URL is shaped like the targets' or like the pages judged unlike the example; the
-//! targets learning took below θ for their heading ([`crate::heading`]) come first among the
+//! targets learning took below θ for their heading ([`crate::review::heading`]) come first among the
 //! targets to check.
 
 use std::collections::{HashMap, HashSet};
@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::Corrections;
-use crate::mapper::{NodeState, SiteMap};
+use crate::map::{NodeState, SiteMap};
 use crate::url_pattern;
 
 /// A fetched page just below θ, for the user to judge ([`near_misses`]).
@@ -245,7 +245,7 @@ pub fn doubtful_targets(
             .iter()
             .map(String::as_str)
             .collect();
-        let t = crate::heading::Templates::of(map);
+        let t = crate::review::heading::Templates::of(map);
         judged.extend(
             map.targets()
                 .filter(|&i| t.template(i).is_some_and(|k| kinds.contains(k)))
@@ -341,7 +341,7 @@ impl ShapeCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mapper::Node;
+    use crate::map::Node;
 
     fn node(url: &str, state: NodeState, similarity: f32) -> Node {
         Node::scored(format!("http://docs.test/{url}"), state, similarity)

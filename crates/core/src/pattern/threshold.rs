@@ -15,7 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::mapper::{NodeState, SiteMap};
+use crate::map::{NodeState, SiteMap};
 use crate::similarity;
 
 /// Fewest scored pages (besides the example) a θ is taken from: a handful of scores says
@@ -133,7 +133,7 @@ pub fn relabelled(map: &SiteMap, threshold: f64) -> SiteMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mapper::Node;
+    use crate::map::Node;
 
     fn node(url: &str, state: NodeState, similarity: f32) -> Node {
         Node::scored(format!("http://sql.test/{url}"), state, similarity)

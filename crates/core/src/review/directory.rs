@@ -17,7 +17,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::mapper::SiteMap;
+use crate::map::SiteMap;
 
 /// The most directories [`kinds`] lists (those judged unlike always are): a javadoc tree of a
 /// large library has hundreds of packages, and a review list that long is read by no one.
@@ -91,7 +91,7 @@ pub struct DirectoryKind {
     pub directory: String,
     /// Targets in it (with those a verdict on it left out).
     pub targets: usize,
-    /// Up to [`crate::heading::KIND_SAMPLES`] of them: the most similar to the example, the
+    /// Up to [`crate::map::KIND_SAMPLES`] of them: the most similar to the example, the
     /// middle and the least ([`SiteMap::targets_by`]).
     pub samples: Vec<String>,
     /// The example is in it.
@@ -133,7 +133,7 @@ pub fn holds_pages(map: &SiteMap, directory: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mapper::{Node, NodeState};
+    use crate::map::{Node, NodeState};
 
     /// An example in `mod/` among module targets, guides in the root and in `howto/`, and a
     /// page below θ in `ssl/`.

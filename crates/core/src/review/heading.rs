@@ -50,7 +50,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::dom::text::is_stop_word;
-use crate::mapper::{Node, NodeState, SiteMap};
+use crate::map::{Node, NodeState, SiteMap};
 
 /// How far below θ a page is "clearly unlike the example" (the pages whose templates veto the
 /// mark): the band the review looks at.
@@ -447,7 +447,7 @@ impl Templates {
         unlike: &HashSet<&str>,
         unlike_kinds: &HashSet<&str>,
     ) -> Templates {
-        let fetched: Vec<(u32, &crate::mapper::Node)> = map
+        let fetched: Vec<(u32, &crate::map::Node)> = map
             .nodes
             .iter()
             .enumerate()
@@ -823,7 +823,7 @@ pub struct HeadingKind {
     /// Targets whose heading follows it (with those a verdict on the kind left out).
     pub targets: usize,
     /// Up to [`KIND_SAMPLES`] of them: the most similar to the example, the middle one and the
-    /// least, as [`crate::mapper::SiteMap::targets_by`] shows a group.
+    /// least, as [`crate::map::SiteMap::targets_by`] shows a group.
     pub samples: Vec<String>,
     /// The example's heading follows it.
     pub example: bool,
@@ -836,7 +836,7 @@ pub struct HeadingKind {
 }
 
 /// How many of a kind's targets [`kinds`] names.
-pub const KIND_SAMPLES: usize = 3;
+pub use crate::map::KIND_SAMPLES;
 
 /// The targets grouped by heading template, for a verdict on a whole kind: every template of
 /// two or more targets (counting those `left_out` by a kind verdict) and every template judged
@@ -870,7 +870,7 @@ pub fn kinds(map: &SiteMap, left_out: &[String], unlike_kinds: &[String]) -> Vec
         .map(|(template, (mut nodes, example))| HeadingKind {
             template: template.to_string(),
             targets: nodes.len(),
-            samples: crate::mapper::samples(&mut nodes),
+            samples: crate::map::samples(&mut nodes),
             example,
             unlike: unlike_kinds.iter().any(|k| k == template),
             section: template
@@ -940,7 +940,7 @@ pub struct KindBelow {
     /// Fetched pages below θ whose heading follows it (those a verdict took included).
     pub pages: usize,
     /// Up to [`KIND_SAMPLES`] of them: the most similar to the example (the nearest θ), the
-    /// middle one and the least, as [`crate::mapper::SiteMap::targets_by`] shows a group.
+    /// middle one and the least, as [`crate::map::SiteMap::targets_by`] shows a group.
     pub samples: Vec<String>,
     /// The highest similarity among them.
     pub best: f32,
@@ -993,7 +993,7 @@ pub fn kinds_below(
         .map(|(template, (mut nodes, best))| KindBelow {
             template: template.to_string(),
             pages: nodes.len(),
-            samples: crate::mapper::samples(&mut nodes),
+            samples: crate::map::samples(&mut nodes),
             best,
             example: example_template == Some(template),
             like: like_kinds.iter().any(|k| k == template),
@@ -1014,13 +1014,14 @@ pub fn kinds_below(
     out
 }
 
-/// Map nodes for the tests of this module and of the evaluations that measure it.
-#[cfg(test)]
-pub(crate) mod fixtures {
-    use crate::mapper::{Node, NodeState};
+/// Map nodes for the tests of this module and of the evaluations that measure it (feature
+/// `test-fixtures`).
+#[cfg(any(test, feature = "test-fixtures"))]
+pub mod fixtures {
+    use crate::map::{Node, NodeState};
 
     /// A fetched page `http://h/{url}` with its state, similarity and main heading.
-    pub(crate) fn node(url: &str, state: NodeState, similarity: f32, heading: &str) -> Node {
+    pub fn node(url: &str, state: NodeState, similarity: f32, heading: &str) -> Node {
         Node {
             url: format!("http://h/{url}"),
             parent: None,
@@ -1038,7 +1039,7 @@ pub(crate) mod fixtures {
 
     /// An entry page, three class targets ("Texture Class Reference", …) and one struct
     /// target ("Size Struct Reference").
-    pub(crate) fn classes_and_a_struct() -> Vec<Node> {
+    pub fn classes_and_a_struct() -> Vec<Node> {
         use NodeState::{Page, Target};
         let mut nodes = vec![node("index.html", Page, 0.4, "Guide")];
         for name in ["Texture", "Sprite", "Font"] {
@@ -1059,7 +1060,7 @@ pub(crate) mod fixtures {
 mod tests {
     use super::fixtures::{classes_and_a_struct, node};
     use super::*;
-    use crate::mapper::Node;
+    use crate::map::Node;
 
     fn names(ws: &[&str]) -> HashSet<String> {
         ws.iter().map(|w| w.to_string()).collect()

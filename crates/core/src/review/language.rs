@@ -19,39 +19,9 @@ use std::collections::{BTreeSet, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::mapper::{NodeState, SiteMap};
+use crate::map::{NodeState, SiteMap};
 
-/// The longest language tag kept (BCP 47's longest registered tags are shorter).
-pub const MAX_TAG: usize = 35;
-
-/// A declared language as a lower-case tag (`"pt_BR "` → `pt-br`): letters, digits and hyphens,
-/// starting with a letter, at most [`MAX_TAG`] bytes; None for anything else (an empty
-/// attribute, a template placeholder) — no language, rather than a wrong one.
-pub fn tag(declared: &str) -> Option<String> {
-    let t = declared.trim().replace('_', "-").to_ascii_lowercase();
-    is_tag(&t).then_some(t)
-}
-
-/// The language an HTTP `Content-Language` header or a `<meta http-equiv="content-language">`
-/// declares for a whole document, as HTML takes it: none when it names several (`de, en`: the
-/// audience, not the page's language), else its first word as a [`tag`].
-pub fn of_header(value: &str) -> Option<String> {
-    if value.contains(',') {
-        return None;
-    }
-    value.split_ascii_whitespace().next().and_then(tag)
-}
-
-/// Whether `text` is a language tag as [`tag`] writes them.
-pub fn is_tag(text: &str) -> bool {
-    text.len() <= MAX_TAG
-        && text.starts_with(|c: char| c.is_ascii_lowercase())
-        && !text.ends_with('-')
-        && !text.contains("--")
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-}
+pub use exemplar_html::language::{MAX_TAG, is_tag, of_header, tag};
 
 /// The primary subtag of a tag (`pt-br` → `pt`): two tags of one language share it.
 fn primary(tag: &str) -> &str {
@@ -108,7 +78,7 @@ pub struct LanguageKind {
     pub language: String,
     /// Targets declaring it (with those a verdict on the language left out).
     pub targets: usize,
-    /// Up to [`crate::heading::KIND_SAMPLES`] of them: the most similar to the example, the
+    /// Up to [`crate::map::KIND_SAMPLES`] of them: the most similar to the example, the
     /// middle and the least ([`SiteMap::targets_by`]).
     pub samples: Vec<String>,
     /// The example declares it.
@@ -145,7 +115,7 @@ pub fn declared(map: &SiteMap, lang: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mapper::Node;
+    use crate::map::Node;
 
     fn page(url: &str, state: NodeState, lang: &str) -> Node {
         let mut n = Node::scored(url.to_string(), state, 0.9);

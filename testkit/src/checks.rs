@@ -1,5 +1,6 @@
-//! The checks behind the fuzz targets, shared with the native smoke test (`tests/no_panic.rs`
-//! includes this file by path), so a fuzz input and a test case run exactly the same code.
+//! The checks behind the fuzz targets (`fuzz/`), shared with the native smoke test
+//! (`crates/classify/tests/no_panic.rs`), so a fuzz input and a test case run exactly the same
+//! code. Built with the feature `fuzz`.
 //!
 //! Each `check_*` function takes arbitrary bytes, drives the core and asserts its documented
 //! invariants; it must never panic except on a real finding.
@@ -7,10 +8,10 @@
 
 use std::sync::OnceLock;
 
-use exemplar::classify;
-use exemplar::dom::{Label, NodeId, Page, ParseOptions, Tree};
-use exemplar::rtdm::{self, Prepared, Rtdm};
-use exemplar::similarity::{Collapse, Example, Options, View, compare_pages};
+use exemplar_classify as classify;
+use exemplar_html::{Label, NodeId, Page, ParseOptions, Tree};
+use exemplar_similarity::rtdm::{self, Prepared, Rtdm};
+use exemplar_similarity::{Collapse, Example, Options, View, compare_pages};
 
 // ---------------------------------------------------------------------------------------------
 // A byte reader that never fails: past the end it yields zeros.
@@ -151,7 +152,7 @@ pub fn check_page(page: &Page, opts: &ParseOptions, view: View, threshold: f64) 
     );
     let n = tree.len() as NodeId;
     assert!(
-        page.lang.is_empty() || exemplar::language::is_tag(&page.lang),
+        page.lang.is_empty() || exemplar_core::review::language::is_tag(&page.lang),
         "declared language {:?} is no tag",
         page.lang
     );
@@ -177,7 +178,7 @@ pub fn check_page(page: &Page, opts: &ParseOptions, view: View, threshold: f64) 
         }
     }
     let _ = page.same_site_links().count();
-    let _ = exemplar::dom::site_host(&page.base);
+    let _ = exemplar_html::site_host(&page.base);
     let _ = serde_json::to_string(page).expect("a page serializes");
 
     let c = classify::classify(page);
@@ -704,17 +705,17 @@ fn type_of(url: &str) -> &'static str {
 }
 
 pub fn check_crawl_inputs(data: &[u8]) {
-    use exemplar::canon::{self, TrapGuard, TrapLimits};
-    use exemplar::crawler::{CrawlConfig, Crawler};
-    use exemplar::fetch::{FetchResponse, FetchResult, Poll};
-    use exemplar::mapper::{ExamplePage, MapConfig, Mapper};
-    use exemplar::pattern::Pattern;
-    use exemplar::robots::Robots;
-    use exemplar::url_pattern;
+    use exemplar_core::crawler::{CrawlConfig, Crawler};
+    use exemplar_core::fetch::{FetchResponse, FetchResult, Poll};
+    use exemplar_core::mapper::{ExamplePage, MapConfig, Mapper};
+    use exemplar_core::pattern::Pattern;
+    use exemplar_url::canon::{self, TrapGuard, TrapLimits};
+    use exemplar_url::robots::Robots;
+    use exemplar_url::url_pattern;
 
     // A sitemap body (gzip-compressed, XML or text): read within its bounds, http(s) URLs only.
-    if let Ok(s) = exemplar::sitemap::parse(data) {
-        assert!(s.urls.len() <= exemplar::sitemap::MAX_URLS);
+    if let Ok(s) = exemplar_core::sitemap::parse(data) {
+        assert!(s.urls.len() <= exemplar_core::sitemap::MAX_URLS);
         for u in &s.urls {
             let lower = u.to_ascii_lowercase();
             assert!(
@@ -739,7 +740,7 @@ pub fn check_crawl_inputs(data: &[u8]) {
     }
     // Headings and URLs as a crawl meets them, under a heading rule that reads glued and
     // qualified names, whole names and manual sections.
-    let rule = exemplar::heading::HeadingRule {
+    let rule = exemplar_core::review::heading::HeadingRule {
         templates: vec!["* Class Reference".into()],
         unlike: vec![
             "* File Reference".into(),
@@ -759,32 +760,47 @@ pub fn check_crawl_inputs(data: &[u8]) {
         let _ = rule.refuses("http://fuzz.test/a_b_8h.html", line);
         let _ = rule.refuses("http://fuzz.test/std/io/struct.A_b.html", line);
         let _ = rule.likes("http://fuzz.test/G.a_b-c.html", line);
-        let _ = exemplar::heading::numbered(line);
-        for (at, section) in exemplar::heading::manual_sections(line) {
+        let _ = exemplar_core::review::heading::numbered(line);
+        for (at, section) in exemplar_core::review::heading::manual_sections(line) {
             assert!(line.is_char_boundary(at), "{line:?} at {at}");
-            assert!(exemplar::heading::is_template(&section), "{section:?}");
+            assert!(
+                exemplar_core::review::heading::is_template(&section),
+                "{section:?}"
+            );
         }
-        if let Some(tag) = exemplar::language::tag(line) {
-            assert!(exemplar::language::is_tag(&tag), "{line:?} gave {tag:?}");
-            assert_eq!(exemplar::language::tag(&tag).as_deref(), Some(tag.as_str()));
+        if let Some(tag) = exemplar_core::review::language::tag(line) {
+            assert!(
+                exemplar_core::review::language::is_tag(&tag),
+                "{line:?} gave {tag:?}"
+            );
+            assert_eq!(
+                exemplar_core::review::language::tag(&tag).as_deref(),
+                Some(tag.as_str())
+            );
         }
-        if let Some(tag) = exemplar::language::of_header(line) {
-            assert!(exemplar::language::is_tag(&tag), "{line:?} gave {tag:?}");
+        if let Some(tag) = exemplar_core::review::language::of_header(line) {
+            assert!(
+                exemplar_core::review::language::is_tag(&tag),
+                "{line:?} gave {tag:?}"
+            );
         }
         // A line's directory names itself as a verdict: what the review lists, a verdict takes.
-        if let Some(dir) = exemplar::directory::of(line) {
+        if let Some(dir) = exemplar_core::review::directory::of(line) {
             assert_eq!(
-                exemplar::directory::verdict(&dir).as_deref(),
+                exemplar_core::review::directory::verdict(&dir).as_deref(),
                 Some(dir.as_str())
             );
-            assert_eq!(exemplar::directory::of(&dir).as_deref(), Some(dir.as_str()));
-            assert!(exemplar::directory::refused(
+            assert_eq!(
+                exemplar_core::review::directory::of(&dir).as_deref(),
+                Some(dir.as_str())
+            );
+            assert!(exemplar_core::review::directory::refused(
                 std::slice::from_ref(&dir),
                 line
             ));
         }
-        let _ = exemplar::directory::resolve("http://a.test/x/", line);
-        if exemplar::heading::is_template(line) {
+        let _ = exemplar_core::review::directory::resolve("http://a.test/x/", line);
+        if exemplar_core::review::heading::is_template(line) {
             assert!(!line.chars().any(char::is_control), "{line:?}");
         }
     }
@@ -813,10 +829,11 @@ pub fn check_crawl_inputs(data: &[u8]) {
                 assert!(re.is_match(&n), "{n} !~ {}", p.regex);
             }
         }
-        let _ = exemplar::pattern::generalise(&refs[..refs.len() / 2], &refs[refs.len() / 2..], 2);
+        let _ =
+            exemplar_core::pattern::generalise(&refs[..refs.len() / 2], &refs[refs.len() / 2..], 2);
     }
     // The bytes as a script: what it names has the shape of a page URL, and resolves or not.
-    let named = exemplar::script_links::page_urls(&text, 64);
+    let named = exemplar_core::script_links::page_urls(&text, 64);
     assert!(named.len() <= 64);
     for u in &named {
         assert!(
@@ -824,7 +841,7 @@ pub fn check_crawl_inputs(data: &[u8]) {
             "{u:?}"
         );
     }
-    let _ = exemplar::script_links::resolve("http://fuzz.test/a/b.html", &named);
+    let _ = exemplar_core::script_links::resolve("http://fuzz.test/a/b.html", &named);
     // The mapper on a one-host site whose every response is these bytes (scripts served as
     // JavaScript: a page including `<script src>` reads them; the sitemap robots.txt names),
     // but for robots.txt and the pages under `/fn/`:
@@ -880,7 +897,7 @@ pub fn check_crawl_inputs(data: &[u8]) {
             }
         }
         let map = m.into_site_map();
-        let _ = exemplar::pattern::learn(
+        let _ = exemplar_core::pattern::learn(
             &map,
             canon::Scope::for_url("http://fuzz.test/", false).expect("scope"),
             Default::default(),
@@ -889,14 +906,17 @@ pub fn check_crawl_inputs(data: &[u8]) {
             0,
         );
         // The targets by heading kind, and learning with the largest kind judged unlike.
-        let kinds = exemplar::heading::kinds(&map, &[], &[]);
+        let kinds = exemplar_core::review::heading::kinds(&map, &[], &[]);
         if let Some(kind) = kinds.first() {
-            assert!(exemplar::heading::is_template(&kind.template), "{kind:?}");
-            let verdicts = exemplar::pattern::Corrections {
+            assert!(
+                exemplar_core::review::heading::is_template(&kind.template),
+                "{kind:?}"
+            );
+            let verdicts = exemplar_core::pattern::Corrections {
                 unlike_headings: vec![kind.template.clone()],
                 ..Default::default()
             };
-            let _ = exemplar::pattern::learn_from_map_corrected(
+            let _ = exemplar_core::pattern::learn_from_map_corrected(
                 map.clone(),
                 &MapConfig::default(),
                 &verdicts,
@@ -913,8 +933,8 @@ pub fn check_crawl_inputs(data: &[u8]) {
 
 /// The in-memory site the saved states come from: a home page with a search form, three
 /// numbered listing pages of items, and search results that link items.
-fn state_site(url: &str) -> exemplar::fetch::FetchResult {
-    use exemplar::fetch::{FetchResponse, FetchResult};
+fn state_site(url: &str) -> exemplar_core::fetch::FetchResult {
+    use exemplar_core::fetch::{FetchResponse, FetchResult};
     let path = url.trim_start_matches("http://state.test");
     let page = |body: String| {
         FetchResult::Response(FetchResponse {
@@ -970,8 +990,8 @@ fn state_site(url: &str) -> exemplar::fetch::FetchResult {
 
 /// Answers a state machine's requests from [`state_site`] for at most `steps` polls; after
 /// `stop_after` answers it returns (requests may be left in flight).
-fn drive_state<M: exemplar::fetch::Machine>(m: &mut M, steps: usize, stop_after: usize) {
-    use exemplar::fetch::Poll;
+fn drive_state<M: exemplar_core::fetch::Machine>(m: &mut M, steps: usize, stop_after: usize) {
+    use exemplar_core::fetch::Poll;
     let mut now = 1_000;
     let mut answered = 0;
     for _ in 0..steps {
@@ -997,27 +1017,27 @@ struct SavedStates {
     crawler: serde_json::Value,
 }
 
-fn state_example() -> exemplar::mapper::ExamplePage {
+fn state_example() -> exemplar_core::mapper::ExamplePage {
     let body = match state_site("http://state.test/item/1") {
-        exemplar::fetch::FetchResult::Response(r) => r.body,
-        exemplar::fetch::FetchResult::Failed(_) => Vec::new(),
+        exemplar_core::fetch::FetchResult::Response(r) => r.body,
+        exemplar_core::fetch::FetchResult::Failed(_) => Vec::new(),
     };
-    exemplar::mapper::ExamplePage {
+    exemplar_core::mapper::ExamplePage {
         url: "http://state.test/item/1".into(),
         body,
         content_type: None,
     }
 }
 
-fn state_map_config() -> exemplar::mapper::MapConfig {
-    let mut config = exemplar::mapper::MapConfig::default();
+fn state_map_config() -> exemplar_core::mapper::MapConfig {
+    let mut config = exemplar_core::mapper::MapConfig::default();
     config.politeness.delay_ms = 0;
     config
 }
 
 fn saved_states() -> &'static SavedStates {
-    use exemplar::crawler::{CrawlConfig, Crawler};
-    use exemplar::mapper::Mapper;
+    use exemplar_core::crawler::{CrawlConfig, Crawler};
+    use exemplar_core::mapper::Mapper;
     static STATES: OnceLock<SavedStates> = OnceLock::new();
     STATES.get_or_init(|| {
         let new_mapper = || {
@@ -1029,7 +1049,7 @@ fn saved_states() -> &'static SavedStates {
         drive_state(&mut full, 10_000, usize::MAX);
         let config = full.config().clone();
         let map = full.into_site_map();
-        let pattern = exemplar::pattern::learn_from_map(&map, &config, 0).expect("a pattern");
+        let pattern = exemplar_core::pattern::learn_from_map(&map, &config, 0).expect("a pattern");
         let mut crawl =
             Crawler::new(pattern, CrawlConfig::default(), Some(state_example())).expect("crawler");
         drive_state(&mut crawl, 10_000, 8);
@@ -1085,8 +1105,8 @@ fn json_at<'v>(v: &'v mut serde_json::Value, path: &[String]) -> Option<&'v mut 
 /// value, an array cut short, an object key dropped), then restores it and runs it on
 /// [`state_site`], and learns from the map it ends with. Errors are fine; panics are findings.
 pub fn check_saved_state(data: &[u8]) {
-    use exemplar::crawler::{self, Crawler};
-    use exemplar::mapper::{self, Mapper, SiteMap};
+    use exemplar_core::crawler::{self, Crawler};
+    use exemplar_core::mapper::{self, Mapper, SiteMap};
     let mut b = Bytes(data);
     let states = saved_states();
     let kind = b.byte() % 3;
@@ -1144,7 +1164,7 @@ pub fn check_saved_state(data: &[u8]) {
             let _ = m.snapshot();
             let config = m.config().clone();
             let map = m.into_site_map();
-            let _ = exemplar::pattern::learn_from_map(&map, &config, 0);
+            let _ = exemplar_core::pattern::learn_from_map(&map, &config, 0);
         }
         1 => {
             let Ok(map) = serde_json::from_str::<SiteMap>(&text) else {
@@ -1154,16 +1174,16 @@ pub fn check_saved_state(data: &[u8]) {
             let _ = map.near_misses(10);
             let _ = map.with_threshold(0.5);
             let config = state_map_config();
-            let _ = exemplar::pattern::learn_from_map(&map, &config, 0);
+            let _ = exemplar_core::pattern::learn_from_map(&map, &config, 0);
             let like = ["http://state.test/about".to_string()];
-            let corrections = exemplar::pattern::Corrections {
+            let corrections = exemplar_core::pattern::Corrections {
                 like: like.to_vec(),
                 ..Default::default()
             };
-            let _ = exemplar::pattern::near_misses(&map, &corrections, 10);
+            let _ = exemplar_core::pattern::near_misses(&map, &corrections, 10);
             // The entry listed too (an empty map has no entry node).
-            let _ = exemplar::pattern::doubtful_targets(&map, &corrections, &like, true, 20);
-            let _ = exemplar::pattern::learn_from_map_corrected(map, &config, &corrections, 0);
+            let _ = exemplar_core::pattern::doubtful_targets(&map, &corrections, &like, true, 20);
+            let _ = exemplar_core::pattern::learn_from_map_corrected(map, &config, &corrections, 0);
         }
         _ => {
             let Ok(snap) = serde_json::from_str::<crawler::Snapshot>(&text) else {

@@ -1,0 +1,13 @@
+//! The native driver of the sans-IO core: a blocking HTTP client ([`http`]), the worker pool that
+//! pumps a mapping or a crawl with it and saves its state ([`run`]), and a small static HTTP
+//! server for local sites, tests and evaluations ([`serve`]).
+//!
+//! The only product crate beside the CLI that does I/O: the network, files, threads, the clock.
+pub mod http;
+pub mod run;
+pub mod serve;
+
+// The crates below, by their short module names.
+pub(crate) use exemplar_core::{crawler, fetch, mapper, pattern};
+pub(crate) use exemplar_html as dom;
+pub(crate) use exemplar_url::canon;

@@ -1,0 +1,16 @@
+//! Lab: the evaluations that measure Exemplar on real sites and write `docs/reports/`, and the
+//! page-kind classifier's training. Nothing in the product depends on this crate.
+//!
+//! - [`crawl_eval`]: learn and crawl each development, further and held-out site on 127.0.0.1
+//!   against its ground truth (`docs/reports/crawl.md`), and the crawl benchmark.
+//! - [`similarity_eval`]: similarity to each example against the ground truth
+//!   (`docs/reports/similarity.md`, `similarity-grid.md`).
+//! - [`forms_eval`], [`forms_learn_eval`]: query policies against a real search engine
+//!   (`docs/reports/forms.md`) and learning through a search form.
+//! - [`classify_train`]: trains `data/classifier.json` leave-one-site-out
+//!   (`docs/reports/classifier.md`).
+pub mod classify_train;
+pub mod crawl_eval;
+pub mod forms_eval;
+pub mod forms_learn_eval;
+pub mod similarity_eval;

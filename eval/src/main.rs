@@ -1,0 +1,202 @@
+//! `exemplar-eval`: the lab's command line. It measures Exemplar on the development, further
+//! and held-out sites and writes the reports in `docs/reports/`; it trains the page-kind model.
+//! `./build.sh eval`, `eval-similarity`, `eval-forms`, `train-classifier` and `bench-crawl` run it.
+//!
+//! Subcommands: `eval`, `bench-crawl`, `eval-similarity`, `eval-forms`, `train-classifier`, and
+//! `serve` (the product's static server, which `bench-crawl` starts in a process of its own).
+//! Exit codes: 0 success, 1 failure (a bar not met included), 2 usage error.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use exemplar_testkit::devsites;
+
+mod bench_crawl;
+mod eval_forms;
+
+const USAGE: &str = "usage:
+  exemplar-eval eval [--sites dev-sites.toml] [--train-sites train-sites.toml] [--heldout-sites heldout-sites.toml]
+                [--out docs/reports/crawl.md] [--only NAME]
+  exemplar-eval bench-crawl [--site NAME] [--runs N]   (the median of N runs per row, default 3)
+  exemplar-eval eval-similarity [--sites dev-sites.toml] [--train-sites train-sites.toml] [--grid] [--out docs/reports/similarity.md]
+  exemplar-eval eval-forms --search URL --documents N [--example URL] [--prefix /pg/]
+                 [--queries 200] [--pages 10] [--out docs/reports/forms.md] [--svg docs/reports/forms-coverage.svg]
+  exemplar-eval train-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--select [--from-former | --nested]] [--model data/classifier.json] [--report docs/reports/classifier.md]
+  exemplar-eval serve DIR [--port N] [--latency-ms MS|MIN-MAX]";
+
+/// The flags each subcommand takes: (name, takes a value).
+const FLAGS: &[(&str, &[(&str, bool)])] = &[
+    (
+        "eval",
+        &[
+            ("--sites", true),
+            ("--train-sites", true),
+            ("--heldout-sites", true),
+            ("--out", true),
+            ("--only", true),
+        ],
+    ),
+    (
+        "bench-crawl",
+        &[("--sites", true), ("--site", true), ("--runs", true)],
+    ),
+    (
+        "eval-similarity",
+        &[
+            ("--sites", true),
+            ("--train-sites", true),
+            ("--grid", false),
+            ("--out", true),
+        ],
+    ),
+    (
+        "eval-forms",
+        &[
+            ("--search", true),
+            ("--documents", true),
+            ("--example", true),
+            ("--prefix", true),
+            ("--queries", true),
+            ("--pages", true),
+            ("--out", true),
+            ("--svg", true),
+        ],
+    ),
+    (
+        "train-classifier",
+        &[
+            ("--sites", true),
+            ("--train-sites", true),
+            ("--select", false),
+            ("--from-former", false),
+            ("--nested", false),
+            ("--model", true),
+            ("--report", true),
+        ],
+    ),
+    ("serve", &[("--port", true), ("--latency-ms", true)]),
+];
+
+fn main() -> ExitCode {
+    // Output piped into `head` and the like: end quietly when the reader goes, as Unix tools do.
+    #[cfg(unix)]
+    // SAFETY: called first thing, before any thread exists; SIG_DFL is a valid disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(cmd) = args.first() else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    if matches!(cmd.as_str(), "-h" | "--help" | "help") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let rest = &args[1..];
+    let Some((_, known)) = FLAGS.iter().find(|(name, _)| name == cmd) else {
+        eprintln!("exemplar-eval: unknown command {cmd:?}\n{USAGE}");
+        return ExitCode::from(2);
+    };
+    if let Err(e) = check_flags(rest, known) {
+        eprintln!("exemplar-eval: {e}\n{USAGE}");
+        return ExitCode::from(2);
+    }
+    let result = match cmd.as_str() {
+        "eval" => bench_crawl::eval(rest),
+        "bench-crawl" => bench_crawl::bench_crawl(rest),
+        "eval-similarity" => eval_similarity(rest),
+        "eval-forms" => eval_forms::eval_forms(rest),
+        "train-classifier" => train_classifier(rest),
+        _ => bench_crawl::serve(rest),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("exemplar-eval: {e}");
+            if e.contains("\nusage:") {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+/// Every argument is a known flag, a known flag's value, or (for `serve`) the directory.
+fn check_flags(args: &[String], known: &[(&str, bool)]) -> Result<(), String> {
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a.starts_with('-') {
+            match known.iter().find(|(name, _)| *name == a) {
+                None => return Err(format!("unknown flag {a:?}")),
+                Some((_, true)) if i + 1 >= args.len() => {
+                    return Err(format!("{a} needs a value"));
+                }
+                Some((_, true)) => i += 1,
+                Some(_) => {}
+            }
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// The value after `--name`, if present.
+pub(crate) fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
+}
+
+pub(crate) fn sites_path(args: &[String]) -> PathBuf {
+    PathBuf::from(flag(args, "--sites").unwrap_or(devsites::DEFAULT_SITES))
+}
+
+fn eval_similarity(args: &[String]) -> Result<(), String> {
+    let sites = devsites::load(&sites_path(args))?;
+    if let Some(missing) = sites.iter().find(|s| !s.available()) {
+        return Err(format!(
+            "site {} is not installed ({}): run ./build.sh setup",
+            missing.name, missing.package
+        ));
+    }
+    let extra = flag(args, "--train-sites").unwrap_or(devsites::TRAIN_SITES);
+    let extra = devsites::load(Path::new(extra))?;
+    let grid = args.iter().any(|a| a == "--grid");
+    let report = if grid {
+        exemplar_eval::similarity_eval::grid_report(&sites, &extra)?
+    } else {
+        exemplar_eval::similarity_eval::similarity_report(&sites, &extra)?
+    };
+    let default_out = if grid {
+        "docs/reports/similarity-grid.md"
+    } else {
+        "docs/reports/similarity.md"
+    };
+    let out = flag(args, "--out").unwrap_or(default_out);
+    if let Some(dir) = Path::new(out).parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::write(out, &report).map_err(|e| format!("{out}: {e}"))?;
+    println!("{report}\nwritten to {out}");
+    Ok(())
+}
+
+fn train_classifier(args: &[String]) -> Result<(), String> {
+    let sites = devsites::load(&sites_path(args))?;
+    let extra = flag(args, "--train-sites").unwrap_or(devsites::TRAIN_SITES);
+    let extra = devsites::load(Path::new(extra))?;
+    if args.iter().any(|a| a == "--select") {
+        if args.iter().any(|a| a == "--nested") {
+            return exemplar_eval::classify_train::run_nested(&sites, &extra);
+        }
+        let from_former = args.iter().any(|a| a == "--from-former");
+        return exemplar_eval::classify_train::run_selection(&sites, &extra, from_former);
+    }
+    let model = flag(args, "--model").unwrap_or("data/classifier.json");
+    let report = flag(args, "--report").unwrap_or("docs/reports/classifier.md");
+    exemplar_eval::classify_train::run(&sites, &extra, Path::new(model), Path::new(report))
+}
