@@ -4,8 +4,9 @@
 #   ./build.sh demo             setup, build the wasm + extension (dist/) + native CLI, then run the
 #                               extension in headless Chromium on the demo site (also: ./build.sh)
 #   ./build.sh demo-cli         the same demo with the native CLI (after a build)
-#   ./build.sh test             what CI runs: fmt, clippy, native tests, wasm tests in headless
-#                               Chromium, browser end-to-end tests
+#   ./build.sh test             what CI runs: fmt, the JS type check, clippy, the crate layering,
+#                               native tests, the extension module's exports, wasm tests in
+#                               headless Chromium, browser end-to-end tests
 #   ./build.sh setup            install what is missing (wasm target, wasm-bindgen-cli, Debian
 #                               packages, npm packages); skips everything already there
 #   ./build.sh wasm             only the wasm build + extension/pkg, www/pkg, dist/
@@ -408,6 +409,8 @@ cmd_default() {
 # ---------------------------------------------------------------- test (CI)
 
 test_fmt() { cargo fmt --all -- --check; }
+# The extension's JavaScript against its JSDoc types (TypeScript's checkJs, strict: tsconfig.json).
+test_typecheck() { npx --no-install tsc -p .; }
 test_clippy() { cargo clippy --workspace --all-targets -- -D warnings; }
 # The wasm-only code (crates/wasm, its tests, the benchmark's exports) is invisible to the native
 # clippy run: checked for wasm32, with and without the playground's exports.
@@ -442,6 +445,7 @@ test_e2e() {
 cmd_test() {
   cmd_setup
   step "cargo fmt --check" test_fmt
+  step "JavaScript type check (tsc -p ., checkJs strict)" test_typecheck
   step "cargo clippy --all-targets -D warnings" test_clippy
   step "cargo clippy (wasm32: lib + tests/wasm.rs) -D warnings" test_clippy_wasm
   step "cargo doc (-D warnings)" test_doc

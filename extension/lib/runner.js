@@ -15,9 +15,26 @@
 // Returns 'done' or 'paused'. Requests use the user's cookies (credentials: 'include'), so sites
 // the user is logged into work.
 
+/** @typedef {import('../pkg/exemplar.js').Job} Job */
+/** @typedef {import('./core-types.js').CoreRequest} CoreRequest */
+/** @typedef {import('./core-types.js').CoreEvent} CoreEvent */
+/** @typedef {import('./core-types.js').Poll} Poll */
+
+/**
+ * A request's outcome: the response (its body up to the size limit), or why there is none.
+ * @typedef {{status: number, finalUrl: string, headers: [string, string][], body: Uint8Array, truncated: boolean, error?: undefined}
+ *   | {error: string, status?: undefined, finalUrl?: undefined, headers?: undefined, body?: undefined, truncated?: undefined}} FetchResult
+ */
+
+/**
+ * How a running pump is steered (see above); `current` is the URL asked last.
+ * @typedef {{paused: boolean, cancelled: boolean, current: string, wake: () => void}} Control
+ */
+
 const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1';
 /** What a request asks for, by kind: robots.txt, a script read for the page URLs it names, a
- * sitemap robots.txt names (XML, text or gzip), a page. */
+ * sitemap robots.txt names (XML, text or gzip), a page.
+ * @type {Partial<Record<import('./core-types.js').RequestKind, string>>} */
 const ACCEPTS = {
   robots: 'text/plain,*/*;q=0.1',
   script: '*/*',
@@ -30,10 +47,16 @@ const HTML_TYPE = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
 // How long a cancelled job still waits for the answers in flight.
 const CANCEL_GRACE_MS = 2000;
 
-/** Reads a body up to `maxBytes`; past it, stops reading and says so. */
+/**
+ * Reads a body up to `maxBytes`; past it, stops reading and says so.
+ * @param {Response} response
+ * @param {number} maxBytes
+ * @returns {Promise<{body: Uint8Array, truncated: boolean}>}
+ */
 async function readCapped(response, maxBytes) {
   if (!response.body) return { body: new Uint8Array(await response.arrayBuffer()), truncated: false };
   const reader = response.body.getReader();
+  /** @type {Uint8Array[]} */
   const chunks = [];
   let size = 0;
   for (;;) {
@@ -51,6 +74,10 @@ async function readCapped(response, maxBytes) {
   return { body: concat(chunks, size), truncated: false };
 }
 
+/**
+ * @param {Uint8Array[]} chunks
+ * @param {number} size their total length
+ */
 function concat(chunks, size) {
   const out = new Uint8Array(size);
   let at = 0;
@@ -64,9 +91,13 @@ function concat(chunks, size) {
 /**
  * Performs one request of the core. Never throws: failures come back as {error}.
  * Non-HTML pages are not downloaded (the core only needs their status and type).
+ * @param {Pick<CoreRequest, 'url' | 'kind' | 'post'>} request
+ * @param {{maxBytes: number, timeoutMs: number, signal: AbortSignal}} limits
+ * @returns {Promise<FetchResult>}
  */
 export async function fetchOne(request, { maxBytes, timeoutMs, signal }) {
   try {
+    /** @type {Record<string, string>} */
     const headers = { accept: ACCEPTS[request.kind] ?? ACCEPT, 'user-agent': USER_AGENT };
     // A POST form submission carries its encoded body (redirects after it are GETs, as in a tab).
     const post = request.post ? { method: 'POST', body: request.post.body } : {};
@@ -80,13 +111,14 @@ export async function fetchOne(request, { maxBytes, timeoutMs, signal }) {
       signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
     });
     const type = response.headers.get('content-type');
-    const base = { status: response.status, finalUrl: response.url || request.url, headers: [...response.headers] };
+    const base = { status: response.status, finalUrl: response.url || request.url, headers: /** @type {[string, string][]} */ ([...response.headers]) };
     if (request.kind === 'page' && type && !HTML_TYPE.test(type)) {
       response.body?.cancel().catch(() => {});
       return { ...base, body: new Uint8Array(0), truncated: false };
     }
     return { ...base, ...(await readCapped(response, maxBytes)) };
-  } catch (e) {
+  } catch (caught) {
+    const e = /** @type {{name?: string, message?: string} | null | undefined} */ (caught);
     if (e?.name === 'TimeoutError') return { error: `timed out after ${timeoutMs / 1000} s` };
     if (e?.name === 'AbortError') return { error: 'aborted' };
     // Chromium says "Failed to fetch" for DNS, connection, CORS (no site access) and redirect errors.
@@ -94,18 +126,26 @@ export async function fetchOne(request, { maxBytes, timeoutMs, signal }) {
   }
 }
 
-/** Runs `job` until it is done or paused. See the module comment. */
+/**
+ * Runs `job` until it is done or paused. See the module comment.
+ * @param {Job} job
+ * @param {{maxBytes: number, timeoutMs?: number, checkpointMs?: number, control: Control,
+ *   onEvents: (events: CoreEvent[]) => Promise<void>, onCheckpoint: () => Promise<void>}} options
+ * @returns {Promise<'done' | 'paused'>}
+ */
 export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1000, control, onEvents, onCheckpoint }) {
   const abort = new AbortController();
+  /** @type {{id: number, result: FetchResult}[]} */
   const ready = [];
   let inFlight = 0;
+  /** @type {((value?: unknown) => void) | null} */
   let wake = null;
   control.wake = () => {
     const w = wake;
     wake = null;
     w?.();
   };
-  const nap = (ms) => new Promise((resolve) => {
+  const nap = (/** @type {number | undefined} */ ms) => new Promise((resolve) => {
     wake = resolve;
     if (ms !== undefined) setTimeout(resolve, Math.max(0, ms));
   });
@@ -127,7 +167,7 @@ export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1
       setTimeout(() => abort.abort(), CANCEL_GRACE_MS);
     }
     while (ready.length) {
-      const { id, result } = ready.shift();
+      const { id, result } = /** @type {{id: number, result: FetchResult}} */ (ready.shift());
       if (result.error !== undefined) job.handleFailure(id, result.error, Date.now());
       else job.handleResponse(id, result.status, result.finalUrl, result.headers, result.body, result.truncated, Date.now());
       dirty = true;
@@ -140,6 +180,7 @@ export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1
     }
     if (control.paused) continue;
 
+    /** @type {Poll} */
     let next;
     while ((next = job.poll(Date.now())).type === 'fetch') {
       const request = next;

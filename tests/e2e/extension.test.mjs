@@ -36,7 +36,7 @@ test('the manifest asks for no host permissions at install', async () => {
   assert.equal(manifest.host_permissions, undefined);
   assert.deepEqual(manifest.optional_host_permissions, ['<all_urls>']);
   assert.deepEqual([...manifest.permissions].sort(), ['activeTab', 'alarms', 'downloads', 'scripting', 'sidePanel', 'storage']);
-  assert.deepEqual(manifest.background, { service_worker: 'background.js', type: 'module' });
+  assert.deepEqual(manifest.background, { service_worker: 'background/main.js', type: 'module' });
   assert.deepEqual(manifest.side_panel, { default_path: 'panel.html' });
   assert.equal(manifest.sidebar_action, undefined, 'Firefox-only keys are left out of the Chrome build');
   assert.match(manifest.content_security_policy.extension_pages, /'wasm-unsafe-eval'/);
@@ -93,12 +93,26 @@ test('the popup renders and reaches the worker through runtime messages', async 
   const reply = await popup.evaluate((msg) => chrome.runtime.sendMessage(msg), { type: 'classify', ...a });
   assert.equal(reply.ok, true, JSON.stringify(reply));
   assert.ok(['index', 'entity', 'other'].includes(reply.result.kind), JSON.stringify(reply.result));
+
+  // The limits start from the core's defaults (the wasm export defaultSettings(), the command
+  // line's too), not from a table of the extension's own.
+  const defaults = await popup.evaluate((msg) => chrome.runtime.sendMessage(msg), { type: 'defaults' });
+  assert.equal(defaults.ok, true, JSON.stringify(defaults));
+  const core = await popup.evaluate(async () => {
+    const wasm = await import('./pkg/exemplar.js');
+    await wasm.default();
+    return wasm.defaultSettings();
+  });
+  for (const key of ['maxPages', 'maxDepth', 'delayMs', 'concurrency', 'threshold', 'maxBytes', 'obeyRobots']) {
+    assert.equal(defaults.result[key], core[key], key);
+  }
+  assert.equal(core.maxPages, 10000, "the core's page budget (MapConfig::default)");
   await popup.close();
 });
 
 test('firefox build: background scripts, a sidebar, the gecko id, no side panel', async () => {
   const manifest = JSON.parse(await readFile(join(ROOT, 'dist/firefox/manifest.json'), 'utf8'));
-  assert.deepEqual(manifest.background, { scripts: ['background.js'], type: 'module' });
+  assert.deepEqual(manifest.background, { scripts: ['background/main.js'], type: 'module' });
   assert.equal(manifest.sidebar_action.default_panel, 'panel.html');
   assert.equal(manifest.side_panel, undefined);
   assert.ok(!manifest.permissions.includes('sidePanel'));

@@ -21,7 +21,7 @@
 //   IndexedDB, messaging, scripting) are exercised.
 // Found here: in Firefox a match pattern naming a port does not match that port (tabs.query finds no
 // tab with it, and permissions.contains says false with 'http://127.0.0.1/*' granted), so the
-// extension asks for and checks host patterns without the port (background.js hostPattern).
+// extension asks for and checks host patterns without the port (lib/site-access.js hostPattern).
 // Extension pages cannot be opened by WebDriver (browsingContext.navigate refuses moz-extension:), so the
 // test copy lists them in web_accessible_resources and a 127.0.0.1 page navigates to them.
 import assert from 'node:assert/strict';

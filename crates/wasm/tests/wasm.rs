@@ -618,3 +618,19 @@ mod jobs {
         assert!(String::from_utf8_lossy(&zip).contains("shop_test-scrapy/scrapy.cfg"));
     }
 }
+
+/// `defaultSettings()` gives the core's defaults of a learning run, which the extension starts
+/// from: one source of them for the extension and the command line.
+#[wasm_bindgen_test]
+fn default_settings_are_the_cores() {
+    let js = exemplar_wasm::jobs::default_settings().expect("defaults");
+    let v: Value = serde_wasm_bindgen::from_value(js).expect("an object");
+    let c = exemplar_core::mapper::MapConfig::default();
+    assert_eq!(v["maxPages"], json!(c.max_pages));
+    assert_eq!(v["maxDepth"], json!(c.max_depth));
+    assert_eq!(v["delayMs"], json!(c.politeness.delay_ms));
+    assert_eq!(v["concurrency"], json!(c.politeness.max_in_flight_per_host));
+    assert_eq!(v["threshold"], json!(c.similarity.threshold));
+    assert_eq!(v["maxBytes"], json!(c.max_bytes));
+    assert_eq!(v["obeyRobots"], json!(c.politeness.obey_robots));
+}

@@ -1,36 +1,41 @@
 // The toolbar popup: the current tab's page kind with its evidence in words, and the "This is an
-// example page" button that starts a crawler generation.
+// example page" button that starts a crawler generation (asking site access first, with the
+// limits of the generation: the defaults the background sends).
 // Everything is written with textContent: page content never reaches the extension's pages as HTML.
-import { hostPattern } from './lib/site-access.js';
+import { $, $button, $input, $select, MIB, el } from '../lib/dom.js';
+import { send } from '../lib/protocol.js';
+import { hostPattern } from '../lib/site-access.js';
 
-const $ = (id) => document.getElementById(id);
-/** The page size limit is shown in MB (MiB), kept in bytes. */
-const MIB = 1024 * 1024;
-const send = async (msg) => {
-  const reply = await chrome.runtime.sendMessage(msg);
-  if (!reply?.ok) throw new Error(reply?.error ?? 'no reply from Exemplar');
-  return reply.result;
-};
+/** @typedef {import('../lib/protocol.js').TabClassification} TabClassification */
+/** @typedef {import('../lib/protocol.js').Settings} Settings */
 
+/** @param {number} x */
 const round = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(3));
 
-// One model feature: {feature, value, contribution} → "links_ratio = 0.412 (+1.20)".
-function describe(item) {
+/**
+ * One model feature: {feature, value, contribution} → "links_ratio = 0.412 (+1.20)".
+ * @param {unknown} evidence
+ */
+function describe(evidence) {
+  const item = /** @type {{feature?: unknown, value: number, contribution: number} | null} */ (evidence);
   if (typeof item?.feature !== 'string') return JSON.stringify(item);
   const sign = item.contribution >= 0 ? '+' : '';
   return `${item.feature} = ${round(item.value)} (${sign}${item.contribution.toFixed(2)})`;
 }
 
+/**
+ * @param {HTMLElement} list
+ * @param {string[]} items
+ */
 function fillList(list, items) {
-  list.replaceChildren(...items.map((text) => {
-    const li = document.createElement('li');
-    li.textContent = text;
-    return li;
-  }));
+  list.replaceChildren(...items.map((text) => el('li', text)));
 }
 
-let tab = null; // {id, url, referrer}
+/** The tab shown.
+ * @type {{id: number, windowId: number, url?: string, referrer?: string}} */
+let tab = { id: -1, windowId: -1 };
 
+/** @param {TabClassification} result */
 function show(result) {
   $('status').textContent = result.url ?? '';
   $('kind').textContent = result.kind;
@@ -43,6 +48,7 @@ function show(result) {
   showGenerate();
 }
 
+/** @param {string} message */
 function fail(message) {
   $('status').textContent = message;
   $('status').className = 'error';
@@ -51,48 +57,57 @@ function fail(message) {
 async function showGenerate() {
   if (!/^https?:/.test(tab.url ?? '')) return;
   const defaults = await send({ type: 'defaults' });
+  // One field per setting the popup shows (the size limit in MB, below); the others keep their default.
   for (const [k, v] of Object.entries(defaults)) {
-    const input = $(k);
+    const input = /** @type {HTMLInputElement | null} */ (document.getElementById(k));
     if (!input) continue;
-    if (input.type === 'checkbox') input.checked = v;
-    else input.value = v;
+    if (input.type === 'checkbox') input.checked = Boolean(v);
+    else input.value = String(v);
   }
-  $('maxMb').value = defaults.maxBytes / MIB;
-  const sameSite = tab.referrer && new URL(tab.referrer).host === new URL(tab.url).host;
-  $('entry-choice').querySelector('[value=referrer]').hidden = !sameSite;
+  $input('maxMb').value = String(defaults.maxBytes / MIB);
+  const sameSite = tab.referrer && tab.url && new URL(tab.referrer).host === new URL(tab.url).host;
+  /** @type {HTMLOptionElement} */ ($select('entry-choice').querySelector('[value=referrer]')).hidden = !sameSite;
   $('generate').hidden = false;
 }
 
+/** The entry page chosen: the site's home page, this page, the one before it, or a URL typed in. */
 function entryUrl() {
-  const choice = $('entry-choice').value;
-  if (choice === 'current') return tab.url;
-  if (choice === 'referrer') return tab.referrer;
+  const url = String(tab.url);
+  const choice = $select('entry-choice').value;
+  if (choice === 'current') return url;
+  if (choice === 'referrer') return String(tab.referrer);
   if (choice === 'url') {
-    const value = $('entry-url').value.trim();
+    const value = $input('entry-url').value.trim();
     try {
       return new URL(value).href;
     } catch {
       throw new Error(`The entry page must be a full URL (https://…), not "${value}".`);
     }
   }
-  return new URL('/', tab.url).href;
+  return new URL('/', url).href;
 }
 
+/** The limits as the user left them.
+ * @returns {Partial<Settings>} */
 function settings() {
+  /** @type {Partial<Settings>} */
   const s = {};
-  for (const k of ['maxPages', 'maxDepth', 'delayMs', 'concurrency']) s[k] = Math.round(Number($(k).value));
-  s.threshold = Number($('threshold').value);
-  s.maxBytes = Math.round(Number($('maxMb').value) * MIB);
-  s.crawlAfterLearning = $('crawlAfterLearning').checked;
-  s.obeyRobots = $('obeyRobots').checked;
+  for (const k of /** @type {const} */ (['maxPages', 'maxDepth', 'delayMs', 'concurrency'])) s[k] = Math.round(Number($input(k).value));
+  s.threshold = Number($input('threshold').value);
+  s.maxBytes = Math.round(Number($input('maxMb').value) * MIB);
+  s.crawlAfterLearning = $input('crawlAfterLearning').checked;
+  s.obeyRobots = $input('obeyRobots').checked;
   return s;
 }
+
+/** Firefox's sidebar (its `browser` namespace; Chrome has a side panel instead). */
+const sidebar = /** @type {{browser?: {sidebarAction?: {open(): Promise<void>}}}} */ (globalThis).browser?.sidebarAction;
 
 function openPanel() {
   // Both need the click's user gesture: call them before any await.
   try {
     if (chrome.sidePanel?.open) return chrome.sidePanel.open({ windowId: tab.windowId }).catch(() => {});
-    if (globalThis.browser?.sidebarAction?.open) return globalThis.browser.sidebarAction.open().catch(() => {});
+    if (sidebar?.open) return sidebar.open().catch(() => {});
   } catch { /* the panel link still works */ }
   return Promise.resolve();
 }
@@ -103,15 +118,16 @@ async function start() {
   try {
     entry = entryUrl();
   } catch (e) {
-    $('start-error').textContent = e.message;
+    $('start-error').textContent = e instanceof Error ? e.message : String(e);
     return;
   }
-  const origins = [...new Set([tab.url, entry].map(hostPattern))];
+  const exampleUrl = String(tab.url);
+  const origins = [...new Set([exampleUrl, entry].map(hostPattern))];
   const panel = openPanel();
   // Chrome closes the popup when the permission prompt takes the focus: the request is left with the
   // worker first, which starts it when the access is granted (permissions.onAdded) if this popup
   // is gone by then. Not awaited: the prompt needs the click's user gesture.
-  const pending = { id: `start-${Date.now()}-${Math.random().toString(36).slice(2)}`, exampleUrl: tab.url, entryUrl: entry, settings: settings(), origins, at: Date.now() };
+  const pending = { id: `start-${Date.now()}-${Math.random().toString(36).slice(2)}`, exampleUrl, entryUrl: entry, settings: settings(), origins, at: Date.now() };
   chrome.storage.session.set({ pendingStart: pending }).catch(() => {});
   const granted = await chrome.permissions.request({ origins }).catch((e) => {
     $('start-error').textContent = `Exemplar could not ask for access: ${e.message}`;
@@ -122,17 +138,18 @@ async function start() {
     $('start-error').textContent = `Permission denied: Exemplar needs access to ${origins.map((o) => o.slice(0, -2)).join(' and ')} to map the site. Nothing was fetched.`;
     return;
   }
-  $('example').disabled = true;
+  $button('example').disabled = true;
   $('status').textContent = 'Starting…';
   try {
-    const { jobId } = await send({ type: 'startPending', id: pending.id, pending });
+    // Null when there was nothing to start (a request too old): destructuring it throws, said below.
+    const { jobId } = /** @type {{jobId: string}} */ (await send({ type: 'startPending', id: pending.id, pending }));
     $('status').textContent = `Learning from ${entry}: progress in the side panel.`;
     $('status').dataset.jobId = jobId;
     await panel;
   } catch (e) {
-    $('start-error').textContent = e.message;
+    $('start-error').textContent = e instanceof Error ? e.message : String(e);
   } finally {
-    $('example').disabled = false;
+    $button('example').disabled = false;
   }
 }
 
@@ -141,17 +158,17 @@ async function main() {
   const param = new URLSearchParams(location.search).get('tabId');
   const active = param ? await chrome.tabs.get(Number(param)).catch(() => null)
     : (await chrome.tabs.query({ active: true, currentWindow: true }))[0];
-  if (!active) return fail('No active tab.');
+  if (!active || active.id === undefined) return fail('No active tab.');
   tab = { id: active.id, windowId: active.windowId, url: active.url };
   $('example').addEventListener('click', start);
-  $('entry-choice').addEventListener('change', () => { $('entry-url').hidden = $('entry-choice').value !== 'url'; });
+  $('entry-choice').addEventListener('change', () => { $('entry-url').hidden = $select('entry-choice').value !== 'url'; });
   try {
     return show(await send({ type: 'classifyTab', tabId: tab.id }));
   } catch (e) {
     // No access to the page (e.g. a browser page): show the last result if there is one.
     const cached = await send({ type: 'tabState', tabId: tab.id }).catch(() => null);
     if (cached) return show(cached);
-    fail(`Exemplar cannot read this page (${e.message}).`);
+    fail(`Exemplar cannot read this page (${e instanceof Error ? e.message : e}).`);
   }
 }
 
