@@ -4,6 +4,7 @@
 #   ./build.sh demo             setup, build the wasm + extension (dist/) + native CLI, then run the
 #                               extension in headless Chromium on the demo site (also: ./build.sh)
 #   ./build.sh demo-cli         the same demo with the native CLI (after a build)
+#   ./build.sh screenshots      the demo again, saving the user guide's pictures in docs/images/
 #   ./build.sh test             what CI runs: fmt, the JS type check, clippy, the crate layering,
 #                               native tests, the extension module's exports, wasm tests in
 #                               headless Chromium, browser end-to-end tests
@@ -398,6 +399,12 @@ run_extension_demo() {
   HOME=$BROWSER_TMP/home TMPDIR=$BROWSER_TMP/tmp node tests/e2e/demo.mjs
 }
 
+# The user guide's pictures: the demo's popup and side panel, saved by the demo itself.
+run_screenshots() {
+  browser_env
+  HOME=$BROWSER_TMP/home TMPDIR=$BROWSER_TMP/tmp EXEMPLAR_SCREENSHOTS=$ROOT/docs/images node tests/e2e/demo.mjs
+}
+
 cmd_default() {
   cmd_setup
   cmd_wasm
@@ -529,13 +536,15 @@ build_eval() { cargo build --release --bin exemplar-eval; }
 # The lab's command line (eval/): evaluations, training, the crawl benchmark.
 lab() { cargo run --release --bin exemplar-eval -- "$@"; }
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+# The header comment above, without its '#'.
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 
 cmd=${1:-}
 [[ $# -gt 0 ]] && shift
 case $cmd in
   '' | demo) cmd_default ;;
   demo-cli) step "demo (native CLI)" run_demo ;;
+  screenshots) step "screenshots: docs/images/ from the demo (after a build)" run_screenshots ;;
   setup) cmd_setup; summary ;;
   test) cmd_test ;;
   wasm) cmd_wasm; summary ;;

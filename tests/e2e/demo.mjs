@@ -2,7 +2,9 @@
 // on the bundled demo site — open a property page, "This is an example page" in the popup, watch
 // the side panel until the pattern is learned and the crawl is done, export the pages — then print
 // the learned pattern with its precision and recall against the site's expected.toml.
-// Not a test file (node --test runs *.test.mjs only); build.sh runs it with node.
+// Not a test file (node --test runs *.test.mjs only); build.sh runs it with node. With
+// EXEMPLAR_SCREENSHOTS=DIR it also saves the popup and the side panel as PNG files in DIR (the
+// user guide's pictures: `./build.sh screenshots` writes docs/images/).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -13,6 +15,14 @@ import {
 const EXAMPLE = 'imovel/101-apartamento-2-quartos-lapa.html';
 const OUT = join(ROOT, 'dist/demo');
 const say = (s) => console.log(`    ${s}`);
+const SHOTS = process.env.EXEMPLAR_SCREENSHOTS;
+/** Saves `page` as DIR/NAME.png when screenshots are asked for. */
+const shoot = async (page, name, fullPage = true) => {
+  if (!SHOTS) return;
+  await mkdir(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage });
+  say(`screenshot: ${join(SHOTS, `${name}.png`)}`);
+};
 
 await requireBuilt(join(ROOT, 'dist/chrome/pkg/exemplar_bg.wasm'), 'the extension');
 // A user grants the site access when the popup asks; headless Chromium cannot show that prompt, so
@@ -28,6 +38,8 @@ try {
   const { popup } = await popupOn(browser.context, worker, site.url + EXAMPLE);
   say(`popup on ${EXAMPLE}: ${await popup.locator('#kind').textContent()} page, ${await popup.locator('#confidence').textContent()} confidence`);
   say(`  evidence: ${(await popup.locator('#summary li').allTextContents()).join('; ')}`);
+  await popup.setViewportSize({ width: 420, height: 640 });
+  await shoot(popup, 'popup');
   // A local site: no need for the polite default delay.
   await press(popup.locator('#advanced summary'));
   await popup.locator('#delayMs').fill('0');
@@ -52,6 +64,8 @@ try {
   console.log(learn.result.rendered.trimEnd().split('\n').map((l) => `    ${l}`).join('\n'));
   console.log('');
   say(`side panel: ${await panel.locator('#coverage').textContent()}`);
+  await panel.setViewportSize({ width: 480, height: 900 });
+  await shoot(panel, 'panel', false);
   say(`mapping fetched ${learn.progress.fetched} pages in ${(learn.progress.elapsedMs / 1000).toFixed(2)} s; the crawl fetched ${crawl.progress.fetched} pages and collected ${crawl.result.targets}`);
 
   const pages = await panel.evaluate(async (crawlerId) => {
