@@ -5,8 +5,8 @@
 #                               extension in headless Chromium on the demo site (also: ./build.sh)
 #   ./build.sh demo-cli         the same demo with the native CLI (after a build)
 #   ./build.sh screenshots      the demo again, saving the user guide's pictures in docs/images/
-#   ./build.sh test             what CI runs: fmt, the JS type check, clippy, the crate layering,
-#                               native tests, the extension module's exports, wasm tests in
+#   ./build.sh test             what CI runs: fmt, clippy, the crate layering, native tests, the
+#                               extension module's exports, the JS type check, wasm tests in
 #                               headless Chromium, browser end-to-end tests
 #   ./build.sh setup            install what is missing (wasm target, wasm-bindgen-cli, Debian
 #                               packages, npm packages); skips everything already there
@@ -31,10 +31,10 @@ if [[ -d .tools/bin ]]; then PATH=$ROOT/.tools/bin:$PATH; fi
 TRAIN_SITE_PACKAGES=(libbox2d-doc libassimp-doc libjsoncpp-doc libcommons-io-java-doc libjsoup-java-doc
   python-werkzeug-doc sphinx-doc python-celery-doc python-kombu-doc python-sqlalchemy-doc libcairo2-doc
   libharfbuzz-doc libatk1.0-doc)
-# qtbase5-doc-html (held out for ./build.sh eval, below) is also read by tests/learn_determinism.rs:
+# qtbase5-doc-html (held out for ./build.sh eval, below) is also read by crates/core/tests/learn_determinism.rs:
 # Qt links many pages only from its class pages; git-doc (held out too) by the manual-section
-# tests (tests/cli.rs, tests/e2e/sections.test.mjs); apache2-doc (held out too) by the
-# declared-language tests (tests/cli.rs, tests/e2e/languages.test.mjs).
+# tests (crates/cli/tests/cli.rs, tests/e2e/sections.test.mjs); apache2-doc (held out too) by the
+# declared-language tests (crates/cli/tests/cli.rs, tests/e2e/languages.test.mjs).
 APT_PACKAGES=(chromium chromium-driver firefox-esr postgresql-doc-15 libcommons-lang3-java-doc libsfml-doc python3.11-doc
   xapian-omega xapian-tools qtbase5-doc-html git-doc apache2-doc python3-scrapy redis-server "${TRAIN_SITE_PACKAGES[@]}")
 # What ./build.sh eval-forms needs (also in APT_PACKAGES, so setup installs them).
@@ -452,15 +452,16 @@ test_e2e() {
 cmd_test() {
   cmd_setup
   step "cargo fmt --check" test_fmt
-  step "JavaScript type check (tsc -p ., checkJs strict)" test_typecheck
-  step "cargo clippy --all-targets -D warnings" test_clippy
-  step "cargo clippy (wasm32: lib + tests/wasm.rs) -D warnings" test_clippy_wasm
+  step "cargo clippy --workspace --all-targets -D warnings" test_clippy
+  step "cargo clippy (wasm32: crates/wasm and its tests, bench/wasm) -D warnings" test_clippy_wasm
   step "cargo doc (-D warnings)" test_doc
   step "crate layering (tools/check-layering.py)" test_layering
   step "cargo test (native, incl. doc tests)" test_native
   step "cargo check (the fuzz targets, fuzz/)" test_fuzz_build
   cmd_wasm
   step "wasm exports: none of the lab's in the extension" check_wasm_exports
+  # After the wasm build: the extension's imports of the core are typed by its .d.ts.
+  step "JavaScript type check (tsc -p ., checkJs strict)" test_typecheck
   step "wasm tests in headless Chromium (wasm-bindgen-test-runner + chromedriver)" test_wasm
   step "browser end-to-end tests (node --test tests/e2e/, playwright-core + Chromium)" test_e2e
   summary

@@ -313,7 +313,7 @@ fn bench_once(
         if !ready {
             return Err("the server did not start".to_string());
         }
-        // As `exemplar eval` learns and crawls: 8 requests in flight, no delay.
+        // As `exemplar-eval eval` learns and crawls: 8 requests in flight, no delay.
         let cpu0 = process_cpu_s();
         let learned = exemplar_eval::crawl_eval::learn_local(
             &format!("{base}/{}", site.entry),

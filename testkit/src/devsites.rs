@@ -132,7 +132,7 @@ pub const DEFAULT_SITES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../eval/de
 /// sites have no example or target, and `like` names the development site of their generator).
 pub const TRAIN_SITES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../eval/train-sites.toml");
 
-/// Default location of the held-out sites of `exemplar eval`: sites no setting was chosen on
+/// Default location of the held-out sites of `exemplar-eval eval`: sites no setting was chosen on
 /// (same format as the development sites, with example and target).
 pub const HELDOUT_SITES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../eval/heldout-sites.toml");
 

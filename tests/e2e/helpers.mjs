@@ -271,7 +271,7 @@ export async function htmlFiles(root, dir = root, out = []) {
 
 /** One development site of eval/dev-sites.toml: {root, entry, example, installed, targets()}, where
  * targets() gives the paths of its target pages by the site's rules (first matching rule wins, as in
- * src/devsites.rs; `exclude` honoured). */
+ * testkit/src/devsites.rs; `exclude` honoured). */
 export async function devSite(name) {
   const toml = await readFile(join(ROOT, 'eval/dev-sites.toml'), 'utf8');
   const block = toml.split('[[site]]').find((b) => b.includes(`name = "${name}"`));

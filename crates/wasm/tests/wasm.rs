@@ -1,4 +1,4 @@
-//! The JavaScript API (`src/wasm.rs`) in a real browser: headless Chromium through
+//! The JavaScript API (`crates/wasm/src/lib.rs`) in a real browser: headless Chromium through
 //! wasm-bindgen-test-runner and chromedriver (`./build.sh test`, or by hand:
 //! `CHROMEDRIVER=/usr/bin/chromedriver cargo test --target wasm32-unknown-unknown --test wasm`).
 #![cfg(target_arch = "wasm32")]
@@ -236,7 +236,7 @@ fn typescript_types_name_every_option() {
     for key in all {
         assert!(
             TS_TYPES.contains(&format!("{key}?:")),
-            "TS_TYPES in src/wasm.rs lacks the option {key}"
+            "TS_TYPES in crates/wasm/src/lib.rs lacks the option {key}"
         );
     }
 }

@@ -216,7 +216,7 @@ pub struct Doubtful {
 }
 
 /// How many targets to check the review lists (`exemplar learn`, the extension's panel, the
-/// simulated review of `exemplar eval`).
+/// simulated review of `exemplar-eval eval`).
 pub const DOUBTFUL_SHOWN: usize = 20;
 
 /// Fewest other fetched pages sharing a target's URL shape before that shape counts as
