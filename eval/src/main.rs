@@ -24,7 +24,7 @@ const USAGE: &str = "usage:
   exemplar-eval train-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--select [--from-former | --nested]] [--model data/classifier.json] [--report docs/reports/classifier.md]
   exemplar-eval serve DIR [--port N] [--latency-ms MS|MIN-MAX]";
 
-/// The flags each subcommand takes: (name, takes a value).
+/// The flags each subcommand takes: (name, takes a value). Declared once; clap checks them.
 const FLAGS: &[(&str, &[(&str, bool)])] = &[
     (
         "eval",
@@ -94,11 +94,11 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let rest = &args[1..];
-    let Some((_, known)) = FLAGS.iter().find(|(name, _)| name == cmd) else {
+    let Some(&(name, known)) = FLAGS.iter().find(|(name, _)| name == cmd) else {
         eprintln!("exemplar-eval: unknown command {cmd:?}\n{USAGE}");
         return ExitCode::from(2);
     };
-    if let Err(e) = check_flags(rest, known) {
+    if let Err(e) = check_flags(name, rest, known) {
         eprintln!("exemplar-eval: {e}\n{USAGE}");
         return ExitCode::from(2);
     }
@@ -123,24 +123,33 @@ fn main() -> ExitCode {
     }
 }
 
-/// Every argument is a known flag, a known flag's value, or (for `serve`) the directory.
-fn check_flags(args: &[String], known: &[(&str, bool)]) -> Result<(), String> {
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if a.starts_with('-') {
-            match known.iter().find(|(name, _)| *name == a) {
-                None => return Err(format!("unknown flag {a:?}")),
-                Some((_, true)) if i + 1 >= args.len() => {
-                    return Err(format!("{a} needs a value"));
-                }
-                Some((_, true)) => i += 1,
-                Some(_) => {}
-            }
-        }
-        i += 1;
+/// Every argument is a known flag, a known flag's value, or (for `serve`) the directory: the
+/// subcommand's grammar, from `FLAGS`, checked by clap.
+fn check_flags(
+    cmd: &'static str,
+    args: &[String],
+    known: &[(&'static str, bool)],
+) -> Result<(), String> {
+    let mut grammar = clap::Command::new(cmd)
+        .no_binary_name(true)
+        .disable_help_flag(true);
+    if cmd == "serve" {
+        grammar = grammar.arg(clap::Arg::new("DIR").num_args(0..=1));
     }
-    Ok(())
+    for &(flag, takes_value) in known {
+        let arg = clap::Arg::new(flag).long(flag.trim_start_matches("--"));
+        grammar = grammar.arg(if takes_value {
+            arg.num_args(1)
+                .allow_hyphen_values(true)
+                .action(clap::ArgAction::Append)
+        } else {
+            arg.action(clap::ArgAction::SetTrue).overrides_with(flag)
+        });
+    }
+    grammar
+        .try_get_matches_from(args)
+        .map(|_| ())
+        .map_err(|e| e.to_string().trim_end().to_string())
 }
 
 /// The value after `--name`, if present.
