@@ -154,6 +154,19 @@ fn errors_have_messages_and_exit_codes() {
     let out = exemplar(&["frobnicate"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage"));
+    // An unknown flag, before or after a command, is a usage error, not ignored.
+    let out = exemplar(&["--no-such-flag"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("usage"));
+    let out = exemplar(&["classify", "--no-such-flag", "a.html"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("'--no-such-flag'") && stderr.contains("Usage: exemplar classify"),
+        "{stderr}"
+    );
+    let out = exemplar(&["crawl", "p.json", "--jsonl"]);
+    assert_eq!(out.status.code(), Some(2), "a flag without its value");
     let (example, _) = roles();
     let path = format!("{SITE}/{example}");
     let out = exemplar(&["similarity", &path, &path, "--threshold", "2"]);
