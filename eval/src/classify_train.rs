@@ -13,6 +13,10 @@
 //! then the best single addition, keeping every kind's held-out F1 above [`MIN_KIND_F1`] on every
 //! site and the plain shop pages of [`exemplar_classify::sanity_pages`] right (`exemplar-eval train-classifier
 //! --select` reruns it).
+//!
+//! Why this file is long (~1,560 lines): the training, its leave-one-site-out evaluations and the
+//! report they write share the sample and score types; it is lab code, run by
+//! `./build.sh train-classifier`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

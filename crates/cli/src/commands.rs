@@ -1127,27 +1127,7 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         ))?,
         None => Latency::default(),
     };
-    let files = exemplar_native::serve::static_dir(dir.clone());
-    let draws = std::sync::atomic::AtomicU64::new(0);
-    let handler = move |req: &exemplar_native::serve::Request| {
-        let mut r = files(req);
-        let n = draws.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if let Some(ms) = latency.draw(n) {
-            r.delay = Some(std::time::Duration::from_millis(ms));
-        }
-        r
-    };
-    let server = exemplar_native::serve::Server::start(port, handler)
-        .map_err(|e| format!("port {port}: {e}"))?;
-    println!(
-        "serving {} on {}/ (Ctrl-C to stop){}",
-        dir.display(),
-        server.url(),
-        latency.describe()
-    );
-    loop {
-        std::thread::park();
-    }
+    exemplar_native::serve::serve_dir(dir, port, latency)
 }
 
 #[cfg(test)]

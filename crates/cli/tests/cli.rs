@@ -1,5 +1,9 @@
 //! The `exemplar` command line, run as a real process: the demo job on the bundled demo site
 //! (what `./build.sh` prints), and errors with exit codes.
+//!
+//! Why this file is long (~3,000 lines): each test runs the real binary against a real site
+//! and shares this file's fixture helpers (`roles`, the served demo site); one binary keeps
+//! their build and start-up once. The export, form and fixture-site tests are files of their own.
 
 use exemplar_testkit as common;
 

@@ -2,14 +2,14 @@
 //! URL, `<base>`, title, meta robots, links, forms and their controls, visible-text terms, image
 //! and price counts.
 //!
+//! Why this file is long (~1,900 lines, tests apart): one walk over the tree gathers everything a
+//! page yields (links, forms, text, headings, kinds, languages), and its state is shared by all of
+//! it; splitting the walk would pass that state between files.
+//!
 //! Owns the walk from html5ever's arena to these products. Every walk is iterative: a
 //! 100,000-level-deep document cannot overflow the stack. Like Blink (which stops nesting at 512
 //! levels), nodes deeper than [`ParseOptions::max_depth`] are attached to their ancestor at that
 //! depth, so the tree stays as deep as a browser's DOM would.
-//!
-//! Why this file is long (~1,900 lines, tests apart): one walk over the tree gathers everything a
-//! page yields (links, forms, text, headings, kinds, languages), and its state is shared by all of
-//! it; splitting the walk would pass that state between files.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};

@@ -486,6 +486,34 @@ impl Latency {
     }
 }
 
+/// Serves `dir` on 127.0.0.1:`port`, each answer delayed by `latency`, until the process ends
+/// (`exemplar serve`, and `exemplar-eval serve` for the crawl benchmark).
+///
+/// # Errors
+/// When the port cannot be bound.
+pub fn serve_dir(dir: std::path::PathBuf, port: u16, latency: Latency) -> Result<(), String> {
+    let files = static_dir(dir.clone());
+    let draws = std::sync::atomic::AtomicU64::new(0);
+    let handler = move |req: &Request| {
+        let mut r = files(req);
+        let n = draws.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some(ms) = latency.draw(n) {
+            r.delay = Some(std::time::Duration::from_millis(ms));
+        }
+        r
+    };
+    let server = Server::start(port, handler).map_err(|e| format!("port {port}: {e}"))?;
+    println!(
+        "serving {} on {}/ (Ctrl-C to stop){}",
+        dir.display(),
+        server.url(),
+        latency.describe()
+    );
+    loop {
+        std::thread::park();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -1,4 +1,8 @@
 //! The mapper's tests (a sibling file: they outgrew the module).
+//!
+//! Why this file is long (~1,900 lines): the mapper's behaviours are tested against in-memory
+//! sites built by the helpers at its top (`drive`, the shop and documentation fixtures), which
+//! the crawler's tests reuse (`crate::mapper::tests::…`).
 use super::*;
 use crate::fetch::FetchResponse;
 use crate::map::spread;

@@ -1,6 +1,10 @@
 //! Navigation patterns (design §4): learned from a [`SiteMap`], a versioned JSON document users
 //! export, import and re-run.
 //!
+//! Why this file is long (~1,800 lines, tests apart): the pattern's format (its serde types,
+//! validation and schema) and learning it from the map share the level types; the review
+//! (`review`), thresholds (`threshold`) and form levels (`forms`) are already their own files.
+//!
 //! Learning, from the map's link graph:
 //! 1. *Target pages map*: the breadth-first paths from the entry to every target, in the map's
 //!    own breadth-first tree ([`SiteMap::breadth_first`]: links in document order), not the
@@ -30,10 +34,6 @@
 //!
 //! [`simulate`] runs a pattern over the map's graph (no fetching) to estimate its coverage and
 //! cost; the learner reports both.
-//!
-//! Why this file is long (~1,800 lines, tests apart): the pattern's format (its serde types,
-//! validation and schema) and learning it from the map share the level types; the review
-//! (`review`), thresholds (`threshold`) and form levels (`forms`) are already their own files.
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use regex::RegexSet;
