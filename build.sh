@@ -16,6 +16,8 @@
 #   ./build.sh bench-instructions [REV...]  mapping's instructions (callgrind), against each REV
 #   ./build.sh eval-similarity [ARGS]   exemplar-eval eval-similarity ARGS (release build)
 #   ./build.sh train-classifier [ARGS]  exemplar-eval train-classifier ARGS (release build)
+#   ./build.sh web-classifier [ARGS]    the page-kind model on real pages, nested leave-sites-out
+#                               (docs/reports/classifier-web.md; release build)
 #   ./build.sh eval-forms [ARGS]  query policies against Xapian Omega over the PostgreSQL docs on
 #                               127.0.0.1 (set up in a scratch dir), docs/reports/forms.md + chart
 #   ./build.sh bench [ARGS]     bash bench/run.sh ARGS
@@ -554,6 +556,7 @@ case $cmd in
   bench-instructions) run_script bench/instructions.sh "$@" ;;
   eval-similarity) lab eval-similarity "$@" ;;
   train-classifier) lab train-classifier "$@" ;;
+  web-classifier) lab web-classifier "$@" ;;
   eval-forms) cmd_eval_forms "$@" ;;
   bench) run_script bench/run.sh "$@" ;;
   fuzz) run_script fuzz/run.sh "$@" ;;

@@ -27,7 +27,7 @@ use exemplar_testkit::devsites::{DevSite, Role};
 
 use exemplar_classify::Kind;
 use exemplar_classify::features::{self, NAMES};
-use exemplar_classify::model::{FitOptions, Model};
+use exemplar_classify::model::{FitOptions, Mixture, Model};
 
 /// Name given to the bundled demo site.
 pub const DEMO: &str = "demo";
@@ -153,6 +153,9 @@ pub struct Sample {
     /// FNV-1a of the page's bytes as read: with the paths and labels, it tells whether two
     /// trainings read the same pages ([`data_digest`]).
     pub bytes_digest: u64,
+    /// For a real page of [`crate::web_classify`], the collection it comes from (`aeb`,
+    /// `readability`, …); `None` for the documentation sites' pages.
+    pub source: Option<String>,
 }
 
 fn kind_of(role: Role) -> Kind {
@@ -179,24 +182,33 @@ pub fn demo_dir() -> Option<PathBuf> {
 }
 
 /// A page to featurise.
-struct RawPage {
-    site: String,
-    extra: bool,
-    generator: String,
-    path: String,
-    url: String,
-    label: Option<String>,
-    kind: Kind,
-    bytes: Vec<u8>,
+pub(crate) struct RawPage {
+    pub site: String,
+    pub extra: bool,
+    pub generator: String,
+    pub path: String,
+    pub url: String,
+    pub label: Option<String>,
+    pub kind: Kind,
+    pub bytes: Vec<u8>,
+    /// The `Content-Type` the page was served with, when known (its charset).
+    pub content_type: Option<String>,
+    pub source: Option<String>,
 }
 
 /// Parses pages into samples on two threads (order preserved; unparsable pages are skipped).
-fn featurise(raw: &[RawPage]) -> Vec<Sample> {
+pub(crate) fn featurise(raw: &[RawPage]) -> Vec<Sample> {
     let work = |chunk: &[RawPage]| -> Vec<Option<Sample>> {
         chunk
             .iter()
             .map(|r| {
-                let page = Page::parse(&r.bytes, &r.url, None, &ParseOptions::default()).ok()?;
+                let page = Page::parse(
+                    &r.bytes,
+                    &r.url,
+                    r.content_type.as_deref(),
+                    &ParseOptions::default(),
+                )
+                .ok()?;
                 Some(Sample {
                     site: r.site.clone(),
                     extra: r.extra,
@@ -206,6 +218,7 @@ fn featurise(raw: &[RawPage]) -> Vec<Sample> {
                     kind: r.kind,
                     x: features::extract(&page),
                     bytes_digest: exemplar_url::canon::bytes_signature(&r.bytes),
+                    source: r.source.clone(),
                 })
             })
             .collect()
@@ -258,6 +271,8 @@ pub fn load_samples(
                     label: p.label,
                     kind: kind_of(p.role),
                     bytes: p.bytes,
+                    content_type: None,
+                    source: None,
                 });
             }
         }
@@ -298,6 +313,8 @@ fn demo_pages(dir: &Path) -> Result<Vec<RawPage>, String> {
             label: Some(kind.name().to_string()),
             kind,
             bytes,
+            content_type: None,
+            source: None,
         });
     }
     Ok(out)
@@ -355,7 +372,7 @@ pub fn train(samples: &[&Sample], mask: &[bool], l2: f64) -> Model {
         used: mask.to_vec(),
         ..FitOptions::default()
     };
-    Model::fit(NAMES, &Kind::ALL, &x, &y, &w, &opts)
+    Model::fit(NAMES, &Kind::ALL.map(Kind::name), &x, &y, &w, &opts)
 }
 
 /// Predictions of one evaluation: (sample index, predicted kind, confidence), by sample index.
@@ -429,7 +446,7 @@ fn held_out(
 pub fn dev_sites(samples: &[Sample]) -> Vec<&str> {
     let mut sites: Vec<&str> = Vec::new();
     for s in samples {
-        if s.site != DEMO && !s.extra && !sites.contains(&s.site.as_str()) {
+        if s.site != DEMO && !s.extra && s.source.is_none() && !sites.contains(&s.site.as_str()) {
             sites.push(&s.site);
         }
     }
@@ -480,7 +497,7 @@ pub fn in_domain(samples: &[Sample], mask: &[bool], l2: f64) -> Predictions {
             .collect();
         let m = train(&train_set, mask, l2);
         for (i, s) in samples.iter().enumerate() {
-            if fold_of[i] == f && s.site != DEMO && !s.extra {
+            if fold_of[i] == f && s.site != DEMO && !s.extra && s.source.is_none() {
                 let (c, p) = m.predict(&s.x);
                 out.push((i, Kind::ALL[c], p));
             }
@@ -666,8 +683,12 @@ pub fn run(
         samples.len(),
         started.elapsed().as_secs_f64()
     );
-    let model = shipped(&samples);
-    let report = report(&samples, extra, &model);
+    let mut all = samples.clone();
+    all.extend(crate::web_classify::load_real_pages(
+        &crate::web_classify::real_pages_dir(),
+    )?);
+    let model = shipped(&all);
+    let report = report(&samples, extra, &model.experts[0]);
     write(model_path, &model.to_json())?;
     write(report_path, &report)?;
     println!("{report}");
@@ -816,24 +837,31 @@ pub fn run_nested(sites: &[DevSite], extra: &[DevSite]) -> Result<(), String> {
     Ok(())
 }
 
-/// The shipped model: trained on all samples with the [`SELECTED`] features.
-pub fn shipped(samples: &[Sample]) -> Model {
+/// The shipped classifier: the mixture of [`crate::web_classify::train_mixture`] on all samples
+/// (the documentation pages and the real pages), its documentation expert with the [`SELECTED`]
+/// features and [`L2`], its web expert with [`crate::web_classify::shipped_setting`].
+pub fn shipped(samples: &[Sample]) -> Mixture {
     let all: Vec<&Sample> = samples.iter().collect();
-    let mut model = train(&all, &mask_of(SELECTED), L2);
+    let mut model =
+        crate::web_classify::train_mixture(&all, &crate::web_classify::shipped_setting());
     model.training_data = data_digest(samples);
     let mut names: Vec<&str> = Vec::new();
-    for s in samples {
+    for s in samples.iter().filter(|s| s.source.is_none()) {
         if !names.contains(&s.site.as_str()) {
             names.push(&s.site);
         }
     }
+    let real = samples.iter().filter(|s| s.source.is_some()).count();
     model.trained_on = format!(
-        "{} pages of {} (weights balanced per site and kind); {} of {} features used; \
-         `exemplar-eval train-classifier`",
-        samples.len(),
+        "{} pages of {} and {real} real pages of eval/real/pages (weights balanced per site and \
+         kind); documentation expert: {} of {} features; web expert: all, real-page share {}, \
+         L2 {}; `exemplar-eval train-classifier`",
+        samples.len() - real,
         names.join(", "),
         SELECTED.len(),
-        NAMES.len()
+        NAMES.len(),
+        crate::web_classify::SHIPPED_SHARE,
+        crate::web_classify::SHIPPED_L2,
     );
     model
 }
@@ -1514,6 +1542,7 @@ mod tests {
                     kind,
                     x,
                     bytes_digest: i as u64,
+                    source: None,
                 }
             })
             .collect()

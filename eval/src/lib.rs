@@ -14,3 +14,4 @@ pub mod crawl_eval;
 pub mod forms_eval;
 pub mod forms_learn_eval;
 pub mod similarity_eval;
+pub mod web_classify;

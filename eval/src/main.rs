@@ -22,6 +22,7 @@ const USAGE: &str = "usage:
   exemplar-eval eval-forms --search URL --documents N [--example URL] [--prefix /pg/]
                  [--queries 200] [--pages 10] [--out docs/reports/forms.md] [--svg docs/reports/forms-coverage.svg]
   exemplar-eval train-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--select [--from-former | --nested]] [--model data/classifier.json] [--report docs/reports/classifier.md]
+  exemplar-eval web-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--report docs/reports/classifier-web.md]
   exemplar-eval serve DIR [--port N] [--latency-ms MS|MIN-MAX]";
 
 /// The flags each subcommand takes: (name, takes a value). Declared once; clap checks them.
@@ -74,6 +75,14 @@ const FLAGS: &[(&str, &[(&str, bool)])] = &[
             ("--report", true),
         ],
     ),
+    (
+        "web-classifier",
+        &[
+            ("--sites", true),
+            ("--train-sites", true),
+            ("--report", true),
+        ],
+    ),
     ("serve", &[("--port", true), ("--latency-ms", true)]),
 ];
 
@@ -108,6 +117,7 @@ fn main() -> ExitCode {
         "eval-similarity" => eval_similarity(rest),
         "eval-forms" => eval_forms::eval_forms(rest),
         "train-classifier" => train_classifier(rest),
+        "web-classifier" => web_classifier(rest),
         _ => bench_crawl::serve(rest),
     };
     match result {
@@ -192,6 +202,14 @@ fn eval_similarity(args: &[String]) -> Result<(), String> {
     std::fs::write(out, &report).map_err(|e| format!("{out}: {e}"))?;
     println!("{report}\nwritten to {out}");
     Ok(())
+}
+
+fn web_classifier(args: &[String]) -> Result<(), String> {
+    let sites = devsites::load(&sites_path(args))?;
+    let extra = flag(args, "--train-sites").unwrap_or(devsites::TRAIN_SITES);
+    let extra = devsites::load(Path::new(extra))?;
+    let report = flag(args, "--report").unwrap_or("docs/reports/classifier-web.md");
+    exemplar_eval::web_classify::run(&sites, &extra, Path::new(report))
 }
 
 fn train_classifier(args: &[String]) -> Result<(), String> {

@@ -10,6 +10,7 @@ use std::sync::OnceLock;
 
 use exemplar_classify::{self as classify, Kind, features};
 use exemplar_eval::classify_train::{self as train, Sample, Scores};
+use exemplar_eval::web_classify as web;
 use exemplar_testkit::devsites::{self, DevSite};
 
 /// A page every installation of the development sites has.
@@ -171,19 +172,24 @@ fn leave_one_generator_out_holds() {
 #[test]
 fn committed_model_is_what_training_produces() {
     let shipped = classify::shipped_model().expect("the shipped model loads");
-    assert_eq!(shipped.features, features::NAMES, "feature names and order");
+    let doc = &shipped.experts[0];
+    assert_eq!(doc.features, features::NAMES, "feature names and order");
     for (j, name) in features::NAMES.iter().enumerate() {
-        let used = shipped.weights.iter().any(|w| w[j] != 0.0);
+        let used = doc.weights.iter().any(|w| w[j] != 0.0);
         assert_eq!(
             used,
             train::SELECTED.contains(name),
             "{name}: used by the model?"
         );
     }
-    assert_eq!(shipped.l2, train::L2);
-    let Some((_, samples)) = data() else {
+    assert_eq!(doc.l2, train::L2);
+    assert_eq!(shipped.experts[1].l2, web::SHIPPED_L2);
+    let Some((_, doc_samples)) = data() else {
         return;
     };
+    let mut all = doc_samples.clone();
+    all.extend(web::load_real_pages(&web::real_pages_dir()).expect("the real pages load"));
+    let samples = &all;
     let retrained = train::shipped(samples);
     if retrained.training_data == shipped.training_data {
         let committed = include_str!("../../data/classifier.json");
@@ -212,7 +218,11 @@ fn committed_model_is_what_training_produces() {
 }
 
 /// The share of pages two models give the same kind.
-fn agreement(a: &classify::model::Model, b: &classify::model::Model, samples: &[Sample]) -> f64 {
+fn agreement(
+    a: &classify::model::Mixture,
+    b: &classify::model::Mixture,
+    samples: &[Sample],
+) -> f64 {
     let same = samples
         .iter()
         .filter(|s| {
@@ -237,7 +247,8 @@ fn agreement_check_catches_a_model_trained_with_other_features() {
             .copied()
             .filter(|n| n != dropped)
             .collect();
-        let other = train::train(&all, &train::mask_of(&kept), train::L2);
+        let mut other = shipped.clone();
+        other.experts[0] = train::train(&all, &train::mask_of(&kept), train::L2);
         let share = agreement(shipped, &other, samples);
         eprintln!("without {dropped}: agrees on {share:.4} of the pages");
         assert!(

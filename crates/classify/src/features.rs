@@ -68,6 +68,24 @@
 //! | `main_anchor_words` | mean anchor words of the links outside chrome (capped at 20) |
 //! | `main_headings_log` | headings outside chrome |
 //! | `kind_id` | an element holding much of the page has an id naming the page after a kind prefix (`section#module-json` on `json.html`, `article#post-42` on `/post/42`), and the id is no heading's anchor |
+//! | **what the page declares** (`data/classify/declared-kinds.txt`) | |
+//! | `declares_entity` | it declares a type naming one thing (`og:article`, schema.org `Product`, `NewsArticle`, `QAPage`, …) |
+//! | `declares_index` | it declares a collection type (schema.org `CollectionPage`, `SearchResultsPage`, `ItemList`, …) |
+//! | `declares_site` | its `og:type` is `website` |
+//! | `rel_next` | a link with relation `next` or `prev` |
+//! | **the web's own shapes** | |
+//! | `heading_words_log` | words in the main heading ([`Page::heading`]) |
+//! | `heading_in_title` | the main heading, two words or more, is part of the title |
+//! | `long_paragraphs_log` | `p` elements with at least 150 bytes of text |
+//! | `paragraph_share` | bytes of text in those paragraphs / bytes of visible text |
+//! | `longest_paragraph_log` | bytes of text of the longest `p` |
+//! | `numeric_anchors_log` | links whose text is a number (page bars) |
+//! | `time_log` | `time` elements |
+//! | `article_log` | `article` elements |
+//! | `query_index` | a query parameter of the URL is a pagination, search, sort or filter one (`data/classify/index-params.txt`) |
+//! | `slug_words_log` | words in the last non-empty path segment (`/2015/03/this-api-is-fetching/` → 4) |
+//! | `slug_has_digits` | that segment carries a digit |
+//! | `date_in_path` | a path segment is a year (1990–2039) followed by a month or day segment |
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
@@ -127,6 +145,22 @@ pub const NAMES: &[&str] = &[
     "main_anchor_words",
     "main_headings_log",
     "kind_id",
+    "declares_entity",
+    "declares_index",
+    "declares_site",
+    "rel_next",
+    "heading_words_log",
+    "heading_in_title",
+    "long_paragraphs_log",
+    "paragraph_share",
+    "longest_paragraph_log",
+    "numeric_anchors_log",
+    "time_log",
+    "article_log",
+    "query_index",
+    "slug_words_log",
+    "slug_has_digits",
+    "date_in_path",
 ];
 
 /// Number of features.
@@ -229,6 +263,14 @@ pub fn extract_named(page: &Page) -> Vec<(&'static str, f64)> {
     };
     let stem = last.rsplit_once('.').map_or(last, |(s, _)| s);
     let stem_words = split_words(stem);
+    let slug = segments.last().copied().unwrap_or("");
+    let slug_stem = slug.rsplit_once('.').map_or(slug, |(s, _)| s);
+    let long_paragraphs: Vec<u32> = page
+        .paragraphs
+        .iter()
+        .copied()
+        .filter(|&n| n >= LONG_PARAGRAPH)
+        .collect();
     let iw = index_words();
     let last_index = stem.is_empty() || stem_words.iter().any(|w| iw.contains(w));
 
@@ -324,7 +366,122 @@ pub fn extract_named(page: &Page) -> Vec<(&'static str, f64)> {
         ("main_anchor_words", main.anchor_words),
         ("main_headings_log", ln1p(main.headings as f64)),
         ("kind_id", flag(page.declares_kind)),
+        ("declares_entity", flag(declared_kind(page, "entity"))),
+        ("declares_index", flag(declared_kind(page, "index"))),
+        ("declares_site", flag(declared_kind(page, "site"))),
+        (
+            "rel_next",
+            flag(page.declares.iter().any(|d| d.starts_with("rel:"))),
+        ),
+        (
+            "heading_words_log",
+            ln1p(page.heading.split_whitespace().count() as f64),
+        ),
+        ("heading_in_title", flag(heading_in_title(page))),
+        ("long_paragraphs_log", ln1p(long_paragraphs.len() as f64)),
+        (
+            "paragraph_share",
+            ratio(
+                long_paragraphs.iter().map(|&n| f64::from(n)).sum(),
+                page.text.len() as f64,
+            )
+            .min(1.0),
+        ),
+        (
+            "longest_paragraph_log",
+            ln1p(f64::from(
+                page.paragraphs.iter().copied().max().unwrap_or(0),
+            )),
+        ),
+        (
+            "numeric_anchors_log",
+            ln1p(page.links.iter().filter(|l| is_number(&l.text)).count() as f64),
+        ),
+        ("time_log", ln1p(count("time") as f64)),
+        ("article_log", ln1p(count("article") as f64)),
+        ("query_index", flag(query_index(page_url))),
+        ("slug_words_log", ln1p(split_words(slug_stem).len() as f64)),
+        (
+            "slug_has_digits",
+            flag(slug_stem.bytes().any(|b| b.is_ascii_digit())),
+        ),
+        ("date_in_path", flag(date_in_path(&segments))),
     ]
+}
+
+/// Paragraphs of this many bytes of text or more are prose, not snippets.
+const LONG_PARAGRAPH: u32 = 150;
+
+/// Whether the page declares a type of this kind (`data/classify/declared-kinds.txt`).
+fn declared_kind(page: &Page, kind: &str) -> bool {
+    let kinds = declared_kinds();
+    page.declares
+        .iter()
+        .any(|d| kinds.get(d.as_str()).is_some_and(|(k, _)| k == kind))
+}
+
+/// A [`Page::declares`] entry's name as `data/classify/declared-kinds.txt` spells it
+/// (`schema:newsarticle` → `schema:NewsArticle`), when it is a type that says a kind.
+pub fn declared_name(declared: &str) -> Option<&'static str> {
+    declared_kinds()
+        .get(declared)
+        .map(|(_, name)| name.as_str())
+}
+
+/// Declared types by their lower-case form: kind and spelling
+/// (`data/classify/declared-kinds.txt`: `KIND TYPE` per line).
+fn declared_kinds() -> &'static HashMap<String, (String, String)> {
+    static KINDS: OnceLock<HashMap<String, (String, String)>> = OnceLock::new();
+    KINDS.get_or_init(|| {
+        include_str!("../../../data/classify/declared-kinds.txt")
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or("").trim())
+            .filter_map(|l| l.split_once(' '))
+            .map(|(k, t)| {
+                let t = t.trim();
+                (t.to_lowercase(), (k.to_string(), t.to_string()))
+            })
+            .collect()
+    })
+}
+
+/// Whether the main heading (two words or more) is part of the title, case aside.
+fn heading_in_title(page: &Page) -> bool {
+    page.heading.split_whitespace().count() >= 2
+        && page
+            .title
+            .to_lowercase()
+            .contains(&page.heading.trim().to_lowercase())
+}
+
+/// Whether an anchor text is a number (1 to 4 digits): a page bar's link.
+fn is_number(text: &str) -> bool {
+    let t = text.trim();
+    (1..=4).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether a query parameter of the URL is a pagination, search, sort or filter one.
+fn query_index(url: &str) -> bool {
+    let params = index_params();
+    Url::parse(url).is_ok_and(|u| {
+        u.query_pairs()
+            .any(|(k, _)| params.contains(&k.to_ascii_lowercase()))
+    })
+}
+
+/// Query parameter names of collection views (`data/classify/index-params.txt`).
+fn index_params() -> &'static HashSet<String> {
+    static WORDS: OnceLock<HashSet<String>> = OnceLock::new();
+    WORDS.get_or_init(|| word_list(include_str!("../../../data/classify/index-params.txt")))
+}
+
+/// Whether a path segment is a year (1990–2039) followed by a numeric month or day segment.
+fn date_in_path(segments: &[&str]) -> bool {
+    segments.windows(2).any(|w| {
+        let year = w[0].len() == 4 && w[0].parse::<u32>().is_ok_and(|y| (1990..2040).contains(&y));
+        let next = (1..=2).contains(&w[1].len()) && w[1].bytes().all(|b| b.is_ascii_digit());
+        year && next
+    })
 }
 
 fn ln1p(x: f64) -> f64 {

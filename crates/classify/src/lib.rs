@@ -4,13 +4,14 @@
 //! Owns the public answer ([`Kind`], [`Evidence`], [`Classification`], [`classify`]) and the
 //! loading of the shipped model. The parts:
 //! - [`features`]: the fixed, documented feature vector of a page;
-//! - [`model`]: softmax regression, its training and its JSON file;
-//! - `train` (native only): training on the development sites, leave-one-site-out evaluation
-//!   and the report `docs/reports/classifier.md`.
+//! - [`model`]: softmax regression, its training, the gated mixture the shipped file holds, and
+//!   their JSON form.
 //!
-//! The model is `data/classifier.json`, compiled in with `include_str!` and parsed once. A model
-//! that does not load (garbled, or trained for other features) never panics: pages are then
-//! classified [`Kind::Other`] with confidence 0 and one evidence entry saying why.
+//! The training and its evaluations are lab code (`exemplar-eval`'s `classify_train` and
+//! `web_classify`). The model is `data/classifier.json`, compiled in with `include_str!` and
+//! parsed once. A model that does not load (garbled, or trained for other features) never
+//! panics: pages are then classified [`Kind::Other`] with confidence 0 and one evidence entry
+//! saying why.
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
@@ -20,7 +21,7 @@ use exemplar_html::Page;
 pub mod features;
 pub mod model;
 
-use model::Model;
+use model::{Mixture, Model};
 
 /// A page's kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -84,9 +85,18 @@ const MODEL_JSON: &str = include_str!("../../../data/classifier.json");
 /// Parses a model file and checks it was trained for this build's features.
 ///
 /// # Errors
-/// When the text is not a valid model or its feature names differ from [`features::NAMES`].
-pub fn load_model(text: &str) -> Result<Model, String> {
-    let m = Model::from_json(text)?;
+/// When the text is not a valid mixture or its feature names differ from [`features::NAMES`].
+pub fn load_model(text: &str) -> Result<Mixture, String> {
+    let m = Mixture::from_json(text)?;
+    check_expert(&m.experts[0])?;
+    Ok(m)
+}
+
+/// Whether a page-kind model reads this build's features and gives the three kinds in order.
+///
+/// # Errors
+/// When it does not.
+pub fn check_expert(m: &Model) -> Result<(), String> {
     if m.features
         .iter()
         .map(String::as_str)
@@ -94,18 +104,22 @@ pub fn load_model(text: &str) -> Result<Model, String> {
     {
         return Err("the model was trained for other features; retrain it".into());
     }
-    if m.classes != Kind::ALL {
+    if m.classes
+        .iter()
+        .map(String::as_str)
+        .ne(Kind::ALL.map(Kind::name))
+    {
         return Err("the model's classes are not index, entity, other".into());
     }
-    Ok(m)
+    Ok(())
 }
 
 /// The shipped model, parsed once.
 ///
 /// # Errors
 /// When `data/classifier.json` does not load (see [`load_model`]).
-pub fn shipped_model() -> Result<&'static Model, &'static str> {
-    static MODEL: OnceLock<Result<Model, String>> = OnceLock::new();
+pub fn shipped_model() -> Result<&'static Mixture, &'static str> {
+    static MODEL: OnceLock<Result<Mixture, String>> = OnceLock::new();
     MODEL
         .get_or_init(|| load_model(MODEL_JSON))
         .as_ref()
@@ -120,9 +134,50 @@ pub fn classify(page: &Page) -> Classification {
     }
 }
 
-/// The page's evidence in words, for people (the extension's popup): the largest group of
-/// links sharing a path ("links to 48 pages under /imoveis/"), prices, images, forms.
+/// Below this confidence the popup says the answer is unsure ([`summary`]).
+pub const UNSURE: f64 = 0.6;
+
+/// The page's evidence in words, for people (the extension's popup): whether the classifier is
+/// unsure, what the page declares itself ("declares schema.org Product", "declares an Open
+/// Graph article"), whether it links a next or previous page, the largest group of links sharing
+/// a path ("links to 48 pages under /imoveis/"), prices, images, forms.
 pub fn summary(page: &Page) -> Vec<String> {
+    let mut out = Vec::new();
+    let c = classify(page);
+    if c.confidence < UNSURE {
+        out.push(format!(
+            "unsure: {} at {:.0}%",
+            c.kind.name(),
+            c.confidence * 100.0
+        ));
+    }
+    out.extend(declared_in_words(page));
+    out.extend(counts_in_words(page));
+    out
+}
+
+/// What the page declares about itself, in words: the types that say a kind, then pagination.
+fn declared_in_words(page: &Page) -> Vec<String> {
+    let mut out = Vec::new();
+    for name in page
+        .declares
+        .iter()
+        .filter_map(|d| features::declared_name(d))
+    {
+        if let Some(t) = name.strip_prefix("schema:") {
+            out.push(format!("declares schema.org {t}"));
+        } else if let Some(t) = name.strip_prefix("og:") {
+            out.push(format!("declares Open Graph type {t}"));
+        }
+    }
+    if page.declares.iter().any(|d| d.starts_with("rel:")) {
+        out.push("links a next or previous page".to_string());
+    }
+    out
+}
+
+/// Links, prices, images and forms in words.
+fn counts_in_words(page: &Page) -> Vec<String> {
     let plural = |n: usize, one: &str, many: &str| {
         if n == 1 {
             format!("1 {one}")
@@ -162,18 +217,23 @@ fn unavailable(reason: &str) -> Classification {
 }
 
 /// Classifies a page with a given model (one loaded with [`load_model`]).
-pub fn classify_with(model: &Model, page: &Page) -> Classification {
+pub fn classify_with(model: &Mixture, page: &Page) -> Classification {
     let x = features::extract(page);
     classify_features(model, &x)
 }
 
 /// Classifies a feature vector (from [`features::extract`]).
-pub fn classify_features(model: &Model, x: &[f64]) -> Classification {
-    if x.len() != model.dim() {
+pub fn classify_features(model: &Mixture, x: &[f64]) -> Classification {
+    if x.len() != model.gate.dim() {
         return unavailable("feature vector and model differ in length");
     }
-    let (c, p) = model.predict(x);
-    let contrib = model.contributions(x, c);
+    let (c, p, e) = model.predict(x);
+    // The evidence is the trusted expert's: its contributions explain its vote. (A mixture
+    // built by hand may lack it or have other classes: no panic, the fallback answer.)
+    let (Some(expert), Some(&kind)) = (model.experts.get(e), Kind::ALL.get(c)) else {
+        return unavailable("the model's experts do not match its gate or the kinds");
+    };
+    let contrib = expert.contributions(x, c);
     let mut order: Vec<usize> = (0..x.len()).collect();
     order.sort_by(|&a, &b| {
         contrib[b]
@@ -185,13 +245,13 @@ pub fn classify_features(model: &Model, x: &[f64]) -> Classification {
         .into_iter()
         .take(EVIDENCE)
         .map(|j| Evidence {
-            feature: model.features[j].clone(),
+            feature: expert.features[j].clone(),
             value: x[j],
             contribution: contrib[j],
         })
         .collect();
     Classification {
-        kind: model.classes[c],
+        kind,
         confidence: p,
         evidence,
     }
@@ -253,15 +313,49 @@ mod tests {
     #[test]
     fn summary_says_what_the_page_links_to_in_words() {
         let s = summary(&listing());
-        assert_eq!(s[0], "links to 30 pages under /product/", "{s:?}");
+        assert!(
+            s.contains(&"links to 30 pages under /product/".to_string()),
+            "{s:?}"
+        );
         assert!(s.contains(&"30 prices".to_string()), "{s:?}");
         assert!(s.contains(&"33 links on this site".to_string()), "{s:?}");
         let one = page("<a href='/x/1'>one</a><img src=a.png>", "http://shop.test/");
         assert_eq!(
-            summary(&one),
+            counts_in_words(&one),
             ["1 link on this site", "0 prices", "1 image"],
             "no group of one"
         );
+    }
+
+    #[test]
+    fn summary_says_what_the_page_declares_and_when_it_is_unsure() {
+        let p = page(
+            r#"<head><meta property="og:type" content="article"><link rel=next href=2>
+            <script type="application/ld+json">{"@type":"NewsArticle"}</script>
+            <script type="application/ld+json">{"@type":"Organization"}</script></head>
+            <body><h1>A headline of six words here</h1><p>text</p></body>"#,
+            "http://news.test/2015/03/a-headline/",
+        );
+        let s = summary(&p);
+        for want in [
+            "declares schema.org NewsArticle",
+            "declares Open Graph type article",
+            "links a next or previous page",
+        ] {
+            assert!(s.contains(&want.to_string()), "{want}: {s:?}");
+        }
+        assert!(!s.iter().any(|w| w.contains("Organization")), "{s:?}");
+        let c = classify(&p);
+        assert_eq!(
+            s.iter().any(|w| w.starts_with("unsure:")),
+            c.confidence < UNSURE,
+            "{s:?} {c:?}"
+        );
+        let empty = page("<p></p>", "http://e.test/");
+        let c = classify(&empty);
+        if c.confidence < UNSURE {
+            assert!(summary(&empty)[0].starts_with("unsure: "));
+        }
     }
 
     fn listing() -> Page {
@@ -275,8 +369,8 @@ mod tests {
     #[test]
     fn the_shipped_model_loads() {
         let m = shipped_model().unwrap();
-        assert_eq!(m.dim(), features::COUNT);
-        assert_eq!(m.classes, Kind::ALL);
+        assert_eq!(m.gate.dim(), features::COUNT);
+        assert_eq!(m.experts[1].classes, Kind::ALL.map(Kind::name));
     }
 
     #[test]
@@ -294,12 +388,16 @@ mod tests {
     fn a_garbled_model_gives_a_fallback_not_a_panic() {
         assert!(load_model("{not json").is_err());
         let mut m = shipped_model().unwrap().clone();
-        m.features.swap(0, 1);
+        m.experts[0].features.swap(0, 1);
         assert!(load_model(&m.to_json()).is_err());
         let c = unavailable("x");
         assert_eq!((c.kind, c.confidence), (Kind::Other, 0.0));
         assert!(c.evidence[0].feature.starts_with(MODEL_UNAVAILABLE));
         let short = classify_features(shipped_model().unwrap(), &[1.0]);
         assert_eq!(short.confidence, 0.0);
+        let mut lone = shipped_model().unwrap().clone();
+        lone.experts.truncate(0);
+        let c = classify_features(&lone, &features::extract(&listing()));
+        assert_eq!((c.kind, c.confidence), (Kind::Other, 0.0), "{c:?}");
     }
 }

@@ -1,16 +1,28 @@
 //! The page-kind model: multinomial logistic regression (softmax) with L2 regularisation on
-//! standardised features, its training (L-BFGS, deterministic) and its JSON form.
+//! standardised features, its training (L-BFGS, deterministic) and its JSON form; and the
+//! [`Mixture`] the shipped file holds: a gate that tells a documentation generator's page from
+//! the rest of the web, weighing one such model for each.
 //!
 //! Owns the numbers: fitting, scoring, per-feature contributions, and the file format of
 //! `data/classifier.json` (class order, feature names, standardisation, weights; floats rounded to
 //! [`DECIMALS`] decimals so a retrain reproduces the file byte for byte).
+//!
+//! Why a mixture: documentation generators and the rest of the web write pages of a kind in
+//! opposite ways (a Sphinx module page is long lists of definitions; a listing on the web is
+//! cards with images), and one linear model fitted to both loses on each what it gains on the
+//! other (`docs/reports/classifier-web.md` measures it). The gate is itself a softmax model, so
+//! the whole stays linear per expert, fast, and explainable by contributions.
 
 use serde::{Deserialize, Serialize};
 
-use super::Kind;
-
-/// Version of the model file format.
+/// Version of a softmax model's format.
 pub const FORMAT: u32 = 1;
+
+/// Version of the mixture file format ([`Mixture`]).
+pub const MIXTURE_FORMAT: u32 = 2;
+
+/// The gate's classes, in order: the experts of a [`Mixture`] follow it.
+pub const GATE_CLASSES: [&str; 2] = ["documentation", "web"];
 
 /// Decimals kept for every float of the model file.
 pub const DECIMALS: i32 = 6;
@@ -31,8 +43,8 @@ pub struct Model {
     pub l2: f64,
     /// Standardised feature values are clipped to `[-clip, clip]`.
     pub clip: f64,
-    /// Class order of `weights` and `bias`.
-    pub classes: Vec<Kind>,
+    /// Class order of `weights` and `bias` (the kinds' names, or [`GATE_CLASSES`]).
+    pub classes: Vec<String>,
     /// Feature names, in vector order (must equal [`super::features::NAMES`]).
     pub features: Vec<String>,
     /// Per-feature mean of the training set.
@@ -107,7 +119,7 @@ impl Model {
     /// When the inputs are empty or of inconsistent lengths (a programming error of the caller).
     pub fn fit(
         names: &[&str],
-        classes: &[Kind],
+        classes: &[&str],
         x: &[Vec<f64>],
         y: &[usize],
         weight: &[f64],
@@ -179,7 +191,7 @@ impl Model {
             training_data: String::new(),
             l2: opts.l2,
             clip: opts.clip,
-            classes: classes.to_vec(),
+            classes: classes.iter().map(|c| c.to_string()).collect(),
             features: names.iter().map(|s| s.to_string()).collect(),
             mean,
             std,
@@ -229,6 +241,13 @@ impl Model {
 
     /// The model file text: pretty JSON, floats as rounded, a final newline.
     pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(&self.rounded()).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// The model with every float rounded as its file stores it.
+    fn rounded(&self) -> Model {
         let mut rounded = self.clone();
         rounded.l2 = round(rounded.l2);
         rounded.clip = round(rounded.clip);
@@ -241,9 +260,7 @@ impl Model {
         {
             *v = round(*v);
         }
-        let mut s = serde_json::to_string_pretty(&rounded).unwrap_or_default();
-        s.push('\n');
-        s
+        rounded
     }
 
     /// Reads and checks a model file.
@@ -253,6 +270,12 @@ impl Model {
     /// numbers.
     pub fn from_json(text: &str) -> Result<Model, String> {
         let m: Model = serde_json::from_str(text).map_err(|e| format!("model JSON: {e}"))?;
+        Model::check(&m)?;
+        Ok(m)
+    }
+
+    /// Checks a parsed model's format, dimensions and numbers.
+    fn check(m: &Model) -> Result<(), String> {
         if m.format != FORMAT {
             return Err(format!(
                 "model format {} (this build reads {FORMAT})",
@@ -280,8 +303,99 @@ impl Model {
         if !finite || m.std.iter().any(|&s| s <= 0.0) || m.clip.is_nan() || m.clip <= 0.0 {
             return Err("model has non-finite numbers or a non-positive std".into());
         }
+        Ok(())
+    }
+}
+
+/// The shipped classifier: a gate ([`GATE_CLASSES`]) and one page-kind expert per gate class;
+/// a page's kind probabilities are the experts' weighed by the gate's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Mixture {
+    /// File format version ([`MIXTURE_FORMAT`]).
+    pub format: u32,
+    /// What it was trained on and how (free text, for people).
+    pub trained_on: String,
+    /// `exemplar_eval::classify_train::data_digest` of the pages it was trained on.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub training_data: String,
+    /// Which expert speaks for a page.
+    pub gate: Model,
+    /// One expert per gate class, in [`GATE_CLASSES`] order.
+    pub experts: Vec<Model>,
+}
+
+impl Mixture {
+    /// Class probabilities of a raw row (in the experts' class order) and the gate's.
+    pub fn probabilities(&self, raw: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let g = self.gate.probabilities(raw);
+        let mut p = vec![0.0; self.experts.first().map_or(0, |e| e.classes.len())];
+        for (e, &w) in self.experts.iter().zip(&g) {
+            for (a, b) in p.iter_mut().zip(e.probabilities(raw)) {
+                *a += w * b;
+            }
+        }
+        (p, g)
+    }
+
+    /// The most probable class index, its probability, and the index of the expert the gate
+    /// trusts most.
+    pub fn predict(&self, raw: &[f64]) -> (usize, f64, usize) {
+        let (p, g) = self.probabilities(raw);
+        let best = argmax(&p);
+        (best, p.get(best).copied().unwrap_or(0.0), argmax(&g))
+    }
+
+    /// The file text: pretty JSON, floats as rounded, a final newline.
+    pub fn to_json(&self) -> String {
+        let rounded = Mixture {
+            gate: self.gate.rounded(),
+            experts: self.experts.iter().map(Model::rounded).collect(),
+            ..self.clone()
+        };
+        let mut s = serde_json::to_string_pretty(&rounded).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// Reads and checks a mixture file: its format, the gate's classes, one expert per gate
+    /// class, every part valid ([`Model::from_json`]) and reading the same features, the experts
+    /// the same classes.
+    ///
+    /// # Errors
+    /// When any of that fails.
+    pub fn from_json(text: &str) -> Result<Mixture, String> {
+        let m: Mixture = serde_json::from_str(text).map_err(|e| format!("model JSON: {e}"))?;
+        if m.format != MIXTURE_FORMAT {
+            return Err(format!(
+                "model format {} (this build reads {MIXTURE_FORMAT})",
+                m.format
+            ));
+        }
+        for part in std::iter::once(&m.gate).chain(&m.experts) {
+            Model::check(part)?;
+        }
+        if m.gate.classes != GATE_CLASSES {
+            return Err("the gate's classes are not documentation, web".into());
+        }
+        if m.experts.len() != GATE_CLASSES.len()
+            || m.experts.iter().any(|e| e.classes != m.experts[0].classes)
+            || m.experts.iter().any(|e| e.features != m.gate.features)
+        {
+            return Err("the experts do not match the gate".into());
+        }
         Ok(m)
     }
+}
+
+fn argmax(p: &[f64]) -> usize {
+    let mut best = 0;
+    for (c, &v) in p.iter().enumerate() {
+        if v > p[best] {
+            best = c;
+        }
+    }
+    best
 }
 
 /// Weighted softmax cross-entropy plus L2, over parameters laid out class by class as
@@ -434,7 +548,7 @@ mod tests {
         let w = vec![1.0; x.len()];
         Model::fit(
             &["a", "b"],
-            &[Kind::Index, Kind::Entity, Kind::Other],
+            &["index", "entity", "other"],
             &x,
             &y,
             &w,

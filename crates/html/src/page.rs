@@ -286,6 +286,17 @@ pub struct Page {
     /// page-kind classifier's `kind_id`.
     #[serde(default)]
     pub declares_kind: bool,
+    /// What the page's markup says it is, lower case, sorted, at most [`MAX_DECLARES`]:
+    /// `og:TYPE` from `<meta property="og:type">` (a namespaced type keeps only its last part:
+    /// `zalando_sharing:product` → `og:product`); `schema:TYPE` for every schema.org type of its
+    /// JSON-LD (`"@type"`) and microdata (`itemtype`); `rel:next` and `rel:prev` for a link
+    /// with that relation (pagination, or a series). The page-kind classifier reads it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub declares: Vec<String>,
+    /// Visible text bytes of each `p` element, in document order, at most [`MAX_PARAGRAPHS`]:
+    /// articles are runs of long paragraphs, listings of short snippets.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paragraphs: Vec<u32>,
 }
 
 /// A page's terms, split from its text once. Two pages' are equal whenever their texts are:
@@ -774,6 +785,12 @@ const MAX_SEP_IDS: usize = 20_000;
 /// External scripts recorded per page at most (a page that includes thousands is hostile or
 /// generated; navigation lives in the first few).
 pub const MAX_SCRIPTS: usize = 64;
+/// Entries of [`Page::declares`] kept at most.
+pub const MAX_DECLARES: usize = 32;
+/// Paragraph lengths kept at most ([`Page::paragraphs`]).
+pub const MAX_PARAGRAPHS: usize = 4096;
+/// JSON-LD text read per script at most (bytes): types come first in real documents.
+const MAX_JSON_LD: usize = 64 * 1024;
 const MAX_HEADINGS: usize = 5_000;
 /// Longest main heading kept ([`Page::heading`]), in bytes.
 const MAX_HEADING: usize = 300;
@@ -791,6 +808,51 @@ fn is_raw_text(name: &LocalName) -> bool {
             | local_name!("noembed")
             | local_name!("noframes")
     )
+}
+
+/// The type a schema.org type URL or name names (`https://schema.org/Product` → `Product`),
+/// when it is one: a plain word.
+fn schema_type(t: &str) -> Option<&str> {
+    let t = t.trim().trim_end_matches('/');
+    let name = t.rsplit(['/', ':', '#']).next().unwrap_or(t);
+    (!name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric())).then_some(name)
+}
+
+/// The `"@type"` values of a JSON-LD text, read lexically (a string or an array of strings after
+/// the key), so a truncated or malformed document still gives the types it spells.
+fn json_ld_types(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("\"@type\"") {
+        rest = rest[i + 7..].trim_start();
+        let Some(r) = rest.strip_prefix(':') else {
+            continue;
+        };
+        let r = r.trim_start();
+        let (list, after) = match r.strip_prefix('[') {
+            Some(inner) => inner.split_once(']').unwrap_or((inner, "")),
+            None => {
+                let end = r
+                    .strip_prefix('"')
+                    .and_then(|q| q.find('"'))
+                    .map_or(0, |e| e + 2);
+                (&r[..end], &r[end..])
+            }
+        };
+        for item in list.split(',') {
+            if let Some(t) = item
+                .trim()
+                .strip_prefix('"')
+                .and_then(|q| q.strip_suffix('"'))
+                && let Some(t) = schema_type(t)
+                && out.len() < MAX_DECLARES
+            {
+                out.push(t);
+            }
+        }
+        rest = after;
+    }
+    out
 }
 
 /// The value of the no-namespace attribute `name` (atoms compare as integers).
@@ -1099,6 +1161,10 @@ impl<'a> Walker<'a> {
         let mut visible = String::with_capacity((self.nodes.len() * 8).min(1 << 20));
         let mut link_text_chars = 0usize;
         let mut image_count = 0usize;
+        let mut declares: Vec<String> = Vec::new();
+        let mut paragraphs: Vec<u32> = Vec::new();
+        // Open `p` elements: (raw id, `visible`'s length when it opened).
+        let mut p_open: Vec<(u32, usize)> = Vec::new();
         // label-for id -> label text; labels wrapping a control: control index -> label raw
         let mut label_for: HashMap<String, String> = HashMap::new();
         let mut wrapped_label: Vec<(usize, u32)> = Vec::new();
@@ -1139,6 +1205,13 @@ impl<'a> Walker<'a> {
                 stack.pop();
                 if h1_open.as_ref().is_some_and(|(raw, _)| *raw == closed) {
                     h1 = h1_open.take().map(|(_, text)| text);
+                }
+                if p_open.last().is_some_and(|(raw, _)| *raw == closed)
+                    && let Some((_, start)) = p_open.pop()
+                    && paragraphs.len() < MAX_PARAGRAPHS
+                {
+                    let len = visible.len().saturating_sub(start);
+                    paragraphs.push(u32::try_from(len).unwrap_or(u32::MAX));
                 }
                 if titled_open.as_ref().is_some_and(|(raw, _)| *raw == closed) {
                     titled = titled_open.take().map(|(_, text)| text);
@@ -1282,6 +1355,9 @@ impl<'a> Walker<'a> {
                             sep_ids.push(id.to_string());
                         }
                     }
+                    if name.local == local_name!("p") && hidden_depth == 0 {
+                        p_open.push((raw, visible.len()));
+                    }
                     if name.local == local_name!("h1") && h1.is_none() && h1_open.is_none() {
                         h1_open = Some((raw, String::new()));
                     }
@@ -1325,6 +1401,7 @@ impl<'a> Walker<'a> {
                         &last_text_in_form,
                         in_body,
                         &mut image_count,
+                        &mut declares,
                     );
                     if is_raw_text(&name.local) {
                         hidden_depth += 1;
@@ -1451,6 +1528,78 @@ impl<'a> Walker<'a> {
             link_text_chars,
             image_count,
             declares_kind,
+            declares: {
+                declares.sort();
+                declares.dedup();
+                declares
+            },
+            paragraphs,
+        }
+    }
+
+    /// What one element declares about the page ([`Page::declares`]).
+    fn declarations(
+        &self,
+        raw: u32,
+        name: &LocalName,
+        attrs: &[html5ever::Attribute],
+        declares: &mut Vec<String>,
+    ) {
+        let mut push = |prefix: &str, value: &str| {
+            let value = value.trim().to_ascii_lowercase();
+            if !value.is_empty()
+                && value.len() <= 64
+                && declares.len() < MAX_DECLARES
+                && !declares
+                    .iter()
+                    .any(|d| d.strip_prefix(prefix) == Some(&value))
+            {
+                declares.push(format!("{prefix}{value}"));
+            }
+        };
+        if let Some(types) = attr(attrs, &local_name!("itemtype")) {
+            for t in types.split_ascii_whitespace() {
+                if let Some(t) = schema_type(t) {
+                    push("schema:", t);
+                }
+            }
+        }
+        match *name {
+            local_name!("meta") => {
+                let prop = attr(attrs, &local_name!("property"))
+                    .or_else(|| attr(attrs, &local_name!("name")));
+                if prop.is_some_and(|p| p.trim().eq_ignore_ascii_case("og:type"))
+                    && let Some(content) = attr(attrs, &local_name!("content"))
+                {
+                    push("og:", content.rsplit(':').next().unwrap_or(content));
+                }
+            }
+            local_name!("link") | local_name!("a") => {
+                if let Some(rel) = attr(attrs, &local_name!("rel")) {
+                    for r in rel.split_ascii_whitespace() {
+                        if r.eq_ignore_ascii_case("next") || r.eq_ignore_ascii_case("prev") {
+                            push("rel:", r);
+                        }
+                    }
+                }
+            }
+            local_name!("script")
+                if attr(attrs, &local_name!("type"))
+                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json")) =>
+            {
+                let mut text = String::new();
+                let mut c = self.nodes[raw as usize].first_child;
+                while c != NIL && text.len() < MAX_JSON_LD {
+                    if let RawData::Text(t) = &self.nodes[c as usize].data {
+                        text.push_str(t);
+                    }
+                    c = self.nodes[c as usize].next;
+                }
+                for t in json_ld_types(&text) {
+                    push("schema:", t);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -1562,7 +1711,9 @@ impl<'a> Walker<'a> {
         last_text_in_form: &FxHashMap<usize, String>,
         in_body: bool,
         image_count: &mut usize,
+        declares: &mut Vec<String>,
     ) {
+        self.declarations(raw, name, attrs, declares);
         match *name {
             local_name!("a") | local_name!("area") => {
                 if let Some(href) = attr(attrs, &local_name!("href"))

@@ -580,3 +580,51 @@ fn kind_labels_only_when_an_id_names_the_page() {
     let back: Tree = serde_json::from_str(&json).unwrap();
     assert_eq!(back.validated().unwrap().kind_labels(), kinds);
 }
+
+#[test]
+fn a_page_declares_its_types_from_open_graph_json_ld_microdata_and_rel() {
+    let html = r#"<html><head><meta property="og:type" content="zalando_sharing:Product">
+        <link rel="next" href="?page=3"><link rel=prev href="?page=1">
+        <script type="application/ld+json">{"@context":"https://schema.org",
+          "@graph":[{"@type":"BreadcrumbList"},{"@type" : ["Product", "http://schema.org/Thing"],
+          "name":"x"}]}</script>
+        <script type="application/ld+json">{"@type": "Product", "offers": {"@type": </script>
+        </head><body><div itemscope itemtype="https://schema.org/Offer http://schema.org/bad%20type">
+        <p>Short.</p><p>A <a href=x>longer</a> paragraph.</p><script>var p = "<p>";</script>
+        </div></body></html>"#;
+    let p = Page::from_html(html, "http://shop.test/p/1").unwrap();
+    assert_eq!(
+        p.declares,
+        [
+            "og:product",
+            "rel:next",
+            "rel:prev",
+            "schema:breadcrumblist",
+            "schema:offer",
+            "schema:product",
+            "schema:thing"
+        ]
+    );
+    assert_eq!(
+        p.paragraphs,
+        [6, 20],
+        "bytes of visible text, a space between text nodes"
+    );
+    let plain = Page::from_html("<p>one</p>", "http://shop.test/").unwrap();
+    assert!(plain.declares.is_empty());
+}
+
+#[test]
+fn declarations_are_bounded_on_a_hostile_page() {
+    let mut html = String::from("<script type=application/ld+json>[");
+    for i in 0..10_000 {
+        html.push_str(&format!("{{\"@type\":\"T{i}\"}},"));
+    }
+    html.push_str("]</script>");
+    for _ in 0..10_000 {
+        html.push_str("<p>x</p>");
+    }
+    let p = Page::from_html(&html, "http://e.test/").unwrap();
+    assert_eq!(p.declares.len(), MAX_DECLARES);
+    assert_eq!(p.paragraphs.len(), MAX_PARAGRAPHS);
+}
