@@ -3,8 +3,9 @@
 //! Owns: turning the labelled pages of `../shared/eval/dev-sites.toml`, of the extra training
 //! sites of `eval/train-sites.toml` and of the bundled synthetic demo site (when present) into
 //! feature rows; class balancing; the leave-one-site-out (LOSO)
-//! and leave-one-generator-out evaluations, the in-domain cross-validation, the ablations and the feature selection; and
-//! writing `data/classifier.json` and `docs/reports/classifier.md`. Everything is deterministic (no
+//! and leave-one-generator-out evaluations, the in-domain cross-validation, the ablations and the feature selection; the
+//! training of the shipped mixture's documentation expert; and `docs/reports/classifier.md`
+//! (`crate::web_classify::train_shipped` writes it with the mixture). Everything is deterministic (no
 //! randomness, fixed orders, floats rounded in the model file), so a retrain reproduces the
 //! committed files byte for byte.
 //!
@@ -14,7 +15,7 @@
 //! site and the plain shop pages of [`exemplar_classify::sanity_pages`] right (`exemplar-eval train-classifier
 //! --select` reruns it).
 //!
-//! Why this file is long (~1,560 lines): the training, its leave-one-site-out evaluations and the
+//! Why this file is long (~1,530 lines): the training, its leave-one-site-out evaluations and the
 //! report they write share the sample and score types; it is lab code, run by
 //! `./build.sh train-classifier`.
 
@@ -27,7 +28,7 @@ use exemplar_testkit::devsites::{DevSite, Role};
 
 use exemplar_classify::Kind;
 use exemplar_classify::features::{self, NAMES};
-use exemplar_classify::model::{FitOptions, Mixture, Model};
+use exemplar_classify::model::{FitOptions, Model};
 
 /// Name given to the bundled demo site.
 pub const DEMO: &str = "demo";
@@ -153,7 +154,7 @@ pub struct Sample {
     /// FNV-1a of the page's bytes as read: with the paths and labels, it tells whether two
     /// trainings read the same pages ([`data_digest`]).
     pub bytes_digest: u64,
-    /// For a real page of [`crate::web_classify`], the collection it comes from (`aeb`,
+    /// For a real labelled page (`eval/real/pages/`), the collection it comes from (`aeb`,
     /// `readability`, …); `None` for the documentation sites' pages.
     pub source: Option<String>,
 }
@@ -664,43 +665,6 @@ impl Scores {
     }
 }
 
-/// Trains the shipped model on every development site and extra training site (and the demo site
-/// when present), writes the model file and the evaluation report.
-///
-/// # Errors
-/// When a site is missing or a file cannot be written.
-pub fn run(
-    sites: &[DevSite],
-    extra: &[DevSite],
-    model_path: &Path,
-    report_path: &Path,
-) -> Result<(), String> {
-    let demo = demo_dir();
-    let started = std::time::Instant::now();
-    let samples = load_samples(sites, extra, demo.as_deref(), 1)?;
-    eprintln!(
-        "{} pages featurised in {:.1} s",
-        samples.len(),
-        started.elapsed().as_secs_f64()
-    );
-    let mut all = samples.clone();
-    all.extend(crate::web_classify::load_real_pages(
-        &crate::web_classify::real_pages_dir(),
-    )?);
-    let model = shipped(&all);
-    let report = report(&samples, extra, &model.experts[0]);
-    write(model_path, &model.to_json())?;
-    write(report_path, &report)?;
-    println!("{report}");
-    eprintln!(
-        "wrote {} and {} in {:.1} s",
-        model_path.display(),
-        report_path.display(),
-        started.elapsed().as_secs_f64()
-    );
-    Ok(())
-}
-
 /// Runs the feature selection ([`select_features`]) from all features (what [`SELECTED`] was set
 /// from; `exemplar-eval train-classifier --select`) or from [`FORMER`] (the features chosen before the
 /// extra training sites; `--select --from-former`), printing the trace and the resulting feature
@@ -837,35 +801,6 @@ pub fn run_nested(sites: &[DevSite], extra: &[DevSite]) -> Result<(), String> {
     Ok(())
 }
 
-/// The shipped classifier: the mixture of [`crate::web_classify::train_mixture`] on all samples
-/// (the documentation pages and the real pages), its documentation expert with the [`SELECTED`]
-/// features and [`L2`], its web expert with [`crate::web_classify::shipped_setting`].
-pub fn shipped(samples: &[Sample]) -> Mixture {
-    let all: Vec<&Sample> = samples.iter().collect();
-    let mut model =
-        crate::web_classify::train_mixture(&all, &crate::web_classify::shipped_setting());
-    model.training_data = data_digest(samples);
-    let mut names: Vec<&str> = Vec::new();
-    for s in samples.iter().filter(|s| s.source.is_none()) {
-        if !names.contains(&s.site.as_str()) {
-            names.push(&s.site);
-        }
-    }
-    let real = samples.iter().filter(|s| s.source.is_some()).count();
-    model.trained_on = format!(
-        "{} pages of {} and {real} real pages of eval/real/pages (weights balanced per site and \
-         kind); documentation expert: {} of {} features; web expert: all, real-page share {}, \
-         L2 {}; `exemplar-eval train-classifier`",
-        samples.len() - real,
-        names.join(", "),
-        SELECTED.len(),
-        NAMES.len(),
-        crate::web_classify::SHIPPED_SHARE,
-        crate::web_classify::SHIPPED_L2,
-    );
-    model
-}
-
 /// A digest of the pages a training read (their sites, paths, labels and bytes, in order), as
 /// 16 hex digits. The installed documentation packages change with Debian's point releases (a
 /// PostgreSQL security update adds or removes pages): the digest tells a model trained on other
@@ -884,7 +819,7 @@ pub fn data_digest(samples: &[Sample]) -> String {
     format!("{:016x}", exemplar_url::canon::bytes_signature(&text))
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
+pub(crate) fn write(path: &Path, text: &str) -> Result<(), String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }

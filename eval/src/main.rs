@@ -22,7 +22,7 @@ const USAGE: &str = "usage:
   exemplar-eval eval-forms --search URL --documents N [--example URL] [--prefix /pg/]
                  [--queries 200] [--pages 10] [--out docs/reports/forms.md] [--svg docs/reports/forms-coverage.svg]
   exemplar-eval train-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--select [--from-former | --nested]] [--model data/classifier.json] [--report docs/reports/classifier.md]
-  exemplar-eval web-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--report docs/reports/classifier-web.md]
+  exemplar-eval web-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--report docs/reports/classifier-web.md] [--grid]
   exemplar-eval serve DIR [--port N] [--latency-ms MS|MIN-MAX]";
 
 /// The flags each subcommand takes: (name, takes a value). Declared once; clap checks them.
@@ -81,6 +81,7 @@ const FLAGS: &[(&str, &[(&str, bool)])] = &[
             ("--sites", true),
             ("--train-sites", true),
             ("--report", true),
+            ("--grid", false),
         ],
     ),
     ("serve", &[("--port", true), ("--latency-ms", true)]),
@@ -208,6 +209,9 @@ fn web_classifier(args: &[String]) -> Result<(), String> {
     let sites = devsites::load(&sites_path(args))?;
     let extra = flag(args, "--train-sites").unwrap_or(devsites::TRAIN_SITES);
     let extra = devsites::load(Path::new(extra))?;
+    if args.iter().any(|a| a == "--grid") {
+        return exemplar_eval::web_classify::explore(&sites, &extra);
+    }
     let report = flag(args, "--report").unwrap_or("docs/reports/classifier-web.md");
     exemplar_eval::web_classify::run(&sites, &extra, Path::new(report))
 }
@@ -225,5 +229,5 @@ fn train_classifier(args: &[String]) -> Result<(), String> {
     }
     let model = flag(args, "--model").unwrap_or("data/classifier.json");
     let report = flag(args, "--report").unwrap_or("docs/reports/classifier.md");
-    exemplar_eval::classify_train::run(&sites, &extra, Path::new(model), Path::new(report))
+    exemplar_eval::web_classify::train_shipped(&sites, &extra, Path::new(model), Path::new(report))
 }

@@ -51,7 +51,7 @@ pub fn load_real_pages(dir: &Path) -> Result<Vec<Sample>, String> {
             continue;
         }
         let cols: Vec<&str> = line.split('\t').collect();
-        let [path, site, label, _how, source, url, encoding, ..] = cols[..] else {
+        let [path, site, label, how, source, url, encoding, ..] = cols[..] else {
             return Err(format!("{}:{}: expected 7 columns", table.display(), n + 1));
         };
         let kind = match label {
@@ -83,7 +83,7 @@ pub fn load_real_pages(dir: &Path) -> Result<Vec<Sample>, String> {
             generator: WEB.to_string(),
             path: path.to_string(),
             url,
-            label: Some(label.to_string()),
+            label: Some(how.to_string()),
             kind,
             bytes,
             content_type: (!encoding.is_empty()).then(|| format!("text/html; charset={encoding}")),
@@ -99,8 +99,10 @@ pub fn fold_of(site: &str, k: usize) -> usize {
 }
 
 /// Training weights: within the documentation pages and within the real pages, every site
-/// weighs the same and then every kind does; the real pages weigh `web_share` of the total.
-pub fn weights(samples: &[&Sample], web_share: f64) -> Vec<f64> {
+/// weighs the same; then the kinds are balanced by `balance` (1: every kind the same total; 0:
+/// totals as the sites give them; between: totals proportional to theirs to the power
+/// `1 - balance`); the real pages weigh `web_share` of the total.
+pub fn weights(samples: &[&Sample], web_share: f64, balance: f64) -> Vec<f64> {
     let is_web: Vec<bool> = samples.iter().map(|s| s.source.is_some()).collect();
     let mut out = vec![0.0; samples.len()];
     for (group, share) in [(false, 1.0 - web_share), (true, web_share)] {
@@ -113,12 +115,17 @@ pub fn weights(samples: &[&Sample], web_share: f64) -> Vec<f64> {
         for &i in &idx {
             per_class[class_index(samples[i].kind)] += 1.0 / per_site[samples[i].site.as_str()];
         }
-        let present = per_class.iter().filter(|&&t| t > 0.0).count().max(1) as f64;
+        let target: Vec<f64> = per_class
+            .iter()
+            .map(|&t| if t > 0.0 { t.powf(1.0 - balance) } else { 0.0 })
+            .collect();
+        let sum: f64 = target.iter().sum::<f64>().max(1e-12);
         for &i in &idx {
-            let t = per_class[class_index(samples[i].kind)];
+            let c = class_index(samples[i].kind);
+            let t = per_class[c];
             let w = 1.0 / per_site[samples[i].site.as_str()];
             out[i] = if t > 0.0 {
-                share * w / t / present
+                share * w / t * target[c] / sum
             } else {
                 0.0
             };
@@ -144,13 +151,15 @@ pub struct Setting {
     pub l2: f64,
     /// Share of the training weight on the real pages.
     pub web_share: f64,
+    /// How far the kinds are balanced within each group ([`weights`]).
+    pub class_balance: f64,
 }
 
 /// Trains a model on `samples` with a setting.
 pub fn train(samples: &[&Sample], setting: &Setting) -> Model {
     let x: Vec<Vec<f64>> = samples.iter().map(|s| s.x.clone()).collect();
     let y: Vec<usize> = samples.iter().map(|s| class_index(s.kind)).collect();
-    let w = weights(samples, setting.web_share);
+    let w = weights(samples, setting.web_share, setting.class_balance);
     let opts = FitOptions {
         l2: setting.l2,
         used: setting.mask.clone(),
@@ -162,8 +171,15 @@ pub fn train(samples: &[&Sample], setting: &Setting) -> Model {
 /// L2 strength of the gate.
 pub const GATE_L2: f64 = 0.01;
 
-/// Trains the gate: documentation pages (class 0) against real pages (class 1), each group half
-/// the weight, every site of a group the same.
+/// The documentation pages' share of the gate's training weight. Chosen on the documentation
+/// sites' leave-one-site-out (`--grid` prints the gate's routing): at 0.5 the gate sends 74 of
+/// python311's 530 pages to the web expert and the documentation figure falls by 0.005; at 0.8,
+/// 42 pages and 0.001. Those pages are prose (tutorials, how-tos) that the documentation labels
+/// call `other` and the web would call articles: no page-content gate tells them apart.
+pub const GATE_DOC_SHARE: f64 = 0.8;
+
+/// Trains the gate: documentation pages (class 0) against real pages (class 1), the groups
+/// weighing [`GATE_DOC_SHARE`] and the rest, every site of a group the same.
 pub fn train_gate(samples: &[&Sample]) -> Model {
     let x: Vec<Vec<f64>> = samples.iter().map(|s| s.x.clone()).collect();
     let y: Vec<usize> = samples
@@ -178,10 +194,11 @@ pub fn train_gate(samples: &[&Sample]) -> Model {
     for (s, &c) in samples.iter().zip(&y) {
         per_group[c] += 1.0 / per_site[s.site.as_str()];
     }
+    let share = [GATE_DOC_SHARE, 1.0 - GATE_DOC_SHARE];
     let w: Vec<f64> = samples
         .iter()
         .zip(&y)
-        .map(|(s, &c)| 1.0 / per_site[s.site.as_str()] / per_group[c].max(1e-12))
+        .map(|(s, &c)| share[c] / per_site[s.site.as_str()] / per_group[c].max(1e-12))
         .collect();
     let opts = FitOptions {
         l2: GATE_L2,
@@ -294,8 +311,74 @@ pub fn scores_of(samples: &[Sample], preds: &Predictions, source: Option<&str>) 
     })
 }
 
+/// Trains the shipped model on every development site and extra training site (and the demo site
+/// when present), writes the model file and the evaluation report.
+///
+/// # Errors
+/// When a site is missing or a file cannot be written.
+pub fn train_shipped(
+    sites: &[exemplar_testkit::devsites::DevSite],
+    extra: &[exemplar_testkit::devsites::DevSite],
+    model_path: &Path,
+    report_path: &Path,
+) -> Result<(), String> {
+    let demo = crate::classify_train::demo_dir();
+    let started = std::time::Instant::now();
+    let samples = crate::classify_train::load_samples(sites, extra, demo.as_deref(), 1)?;
+    eprintln!(
+        "{} pages featurised in {:.1} s",
+        samples.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let mut all = samples.clone();
+    all.extend(load_real_pages(&real_pages_dir())?);
+    let model = shipped(&all);
+    let report = crate::classify_train::report(&samples, extra, &model.experts[0]);
+    crate::classify_train::write(model_path, &model.to_json())?;
+    crate::classify_train::write(report_path, &report)?;
+    println!("{report}");
+    eprintln!(
+        "wrote {} and {} in {:.1} s",
+        model_path.display(),
+        report_path.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// The shipped classifier: the mixture of [`train_mixture`] on all samples
+/// (the documentation pages and the real pages), its documentation expert with the [`crate::classify_train::SELECTED`]
+/// features and [`crate::classify_train::L2`], its web expert with [`shipped_setting`].
+pub fn shipped(samples: &[Sample]) -> Mixture {
+    let all: Vec<&Sample> = samples.iter().collect();
+    let mut model = train_mixture(&all, &shipped_setting());
+    model.training_data = crate::classify_train::data_digest(samples);
+    let mut names: Vec<&str> = Vec::new();
+    for s in samples.iter().filter(|s| s.source.is_none()) {
+        if !names.contains(&s.site.as_str()) {
+            names.push(&s.site);
+        }
+    }
+    let real = samples.iter().filter(|s| s.source.is_some()).count();
+    model.trained_on = format!(
+        "{} pages of {} and {real} real pages of eval/real/pages (weights balanced per site and \
+         kind); documentation expert: {} of {} features; web expert: all, real-page share {}, \
+         L2 {}; `exemplar-eval train-classifier`",
+        samples.len() - real,
+        names.join(", "),
+        crate::classify_train::SELECTED.len(),
+        NAMES.len(),
+        SHIPPED_SHARE,
+        SHIPPED_L2,
+    );
+    model
+}
+
 /// The real-page weight shares the nested selection tries.
 pub const SHARES: [f64; 3] = [0.65, 0.8, 0.9];
+
+/// The class balances ([`weights`]) the nested selection tries.
+pub const BALANCES: [f64; 3] = [1.0, 0.5, 0.0];
 
 /// The web expert's L2 strengths the nested selection tries.
 pub const L2S: [f64; 3] = [0.01, 0.03, 0.1];
@@ -306,25 +389,32 @@ pub const SHIPPED_SHARE: f64 = 0.9;
 /// See [`SHIPPED_SHARE`].
 pub const SHIPPED_L2: f64 = 0.03;
 
+/// The shipped class balance of the web expert ([`weights`]).
+pub const SHIPPED_BALANCE: f64 = 0.0;
+
 /// The shipped setting ([`SHIPPED_SHARE`], [`SHIPPED_L2`], every feature).
 pub fn shipped_setting() -> Setting {
     Setting {
         mask: vec![true; NAMES.len()],
         l2: SHIPPED_L2,
         web_share: SHIPPED_SHARE,
+        class_balance: SHIPPED_BALANCE,
     }
 }
 
 /// Every setting of the grid, in the order ties are broken.
 pub fn grid() -> Vec<Setting> {
     let mut out = Vec::new();
-    for web_share in SHARES {
-        for l2 in L2S {
-            out.push(Setting {
-                mask: vec![true; NAMES.len()],
-                l2,
-                web_share,
-            });
+    for class_balance in BALANCES {
+        for web_share in SHARES {
+            for l2 in L2S {
+                out.push(Setting {
+                    mask: vec![true; NAMES.len()],
+                    l2,
+                    web_share,
+                    class_balance,
+                });
+            }
         }
     }
     out
@@ -443,15 +533,106 @@ pub fn run(
     std::fs::write(report_path, &w).map_err(|e| format!("{}: {e}", report_path.display()))?;
     print!("{w}");
     let sc = scores_of(&samples, &nested, None);
-    if (overall.l2, overall.web_share) != (SHIPPED_L2, SHIPPED_SHARE) {
+    if overall != shipped_setting() {
         return Err(format!(
-            "the selection on all real pages picks l2 {} and web share {}, the shipped setting is \
-             l2 {SHIPPED_L2} and web share {SHIPPED_SHARE}: update SHIPPED_* and retrain",
-            overall.l2, overall.web_share
+            "the selection on all real pages picks l2 {}, web share {} and class balance {}; the \
+             shipped setting is l2 {SHIPPED_L2}, web share {SHIPPED_SHARE} and class balance \
+             {SHIPPED_BALANCE}: update SHIPPED_* and retrain",
+            overall.l2, overall.web_share, overall.class_balance
         ));
     }
     println!("nested macro F1 (index, entity): {:.3}", macro_ie(&sc));
     Ok(())
+}
+
+/// Prints leave-sites-out figures on the real pages and the documentation sites for a wider
+/// grid than the nested selection's (class balance × real-page share × L2), and how often the
+/// gate sends held-out pages to the other expert (`exemplar-eval web-classifier --grid`).
+///
+/// # Errors
+/// When a site or the real pages cannot be read.
+pub fn explore(
+    sites: &[exemplar_testkit::devsites::DevSite],
+    extra: &[exemplar_testkit::devsites::DevSite],
+) -> Result<(), String> {
+    let samples = all_samples(sites, extra)?;
+    let held = real_indices(&samples);
+    println!(
+        "| balance | web share | L2 | real macro F1 (index, entity) | documentation macro F1 |"
+    );
+    println!("|---:|---:|---:|---:|---:|");
+    for class_balance in BALANCES {
+        for web_share in SHARES {
+            for l2 in L2S {
+                let setting = Setting {
+                    mask: vec![true; NAMES.len()],
+                    l2,
+                    web_share,
+                    class_balance,
+                };
+                let (p, _) = leave_sites_out(&samples, &held, FOLDS, &|_| setting.clone());
+                let d = doc_loso(&samples, &setting);
+                let dsc = Scores::of(&samples, &d, |s| s.source.is_none());
+                println!(
+                    "| {class_balance} | {web_share} | {l2} | {:.3} | {:.3} |",
+                    macro_ie(&scores_of(&samples, &p, None)),
+                    dsc.macro_f1()
+                );
+            }
+        }
+    }
+    // The gate on held-out documentation sites.
+    for site in crate::classify_train::dev_sites(&samples) {
+        let set: Vec<&Sample> = samples.iter().filter(|s| s.site != site).collect();
+        let gate = train_gate(&set);
+        let pages: Vec<&Sample> = samples.iter().filter(|s| s.site == site).collect();
+        let web = pages.iter().filter(|s| gate.predict(&s.x).0 == 1).count();
+        println!(
+            "gate, {site} held out: {web} of {} pages routed to the web expert",
+            pages.len()
+        );
+        let mut ps: Vec<f64> = pages.iter().map(|s| gate.probabilities(&s.x)[1]).collect();
+        ps.sort_by(f64::total_cmp);
+        let q = |f: f64| quantile(&ps, f);
+        println!(
+            "  P(web) quantiles 0.5 {:.3} 0.9 {:.3} 0.99 {:.3} max {:.3}",
+            q(0.5),
+            q(0.9),
+            q(0.99),
+            q(1.0)
+        );
+    }
+    // The gate on held-out real pages.
+    let mut ps = Vec::new();
+    for f in 0..FOLDS {
+        let set: Vec<&Sample> = samples
+            .iter()
+            .filter(|s| s.source.is_none() || fold_of(&s.site, FOLDS) != f)
+            .collect();
+        let gate = train_gate(&set);
+        for s in samples
+            .iter()
+            .filter(|s| s.source.is_some() && fold_of(&s.site, FOLDS) == f)
+        {
+            ps.push(gate.probabilities(&s.x)[1]);
+        }
+    }
+    ps.sort_by(f64::total_cmp);
+    let q = |f: f64| quantile(&ps, f);
+    println!(
+        "real pages held out: P(web) quantiles min {:.3} 0.01 {:.3} 0.05 {:.3} 0.5 {:.3}",
+        q(0.0),
+        q(0.01),
+        q(0.05),
+        q(0.5)
+    );
+    Ok(())
+}
+
+/// The `f` quantile of sorted values (0 when there are none).
+fn quantile(sorted: &[f64], f: f64) -> f64 {
+    let i = ((sorted.len().saturating_sub(1)) as f64 * f) as usize;
+    sorted.get(i).copied().unwrap_or(0.0)
 }
 
 /// What the report shows.
@@ -538,11 +719,36 @@ fn write_report(w: &mut String, samples: &[Sample], r: &Report<'_>) {
     for (c, k) in Kind::ALL.iter().enumerate() {
         let _ = writeln!(w, "- {}: {:?}", k.name(), sc.matrix[c]);
     }
-    let _ = writeln!(w, "\nSettings chosen in the folds (web share, L2):");
+    let _ = writeln!(
+        w,
+        "\nThe pages it gets wrong (nested), with the reason each label was given:\n"
+    );
+    let _ = writeln!(
+        w,
+        "| page | truth | predicted | confidence | label's reason |"
+    );
+    let _ = writeln!(w, "|---|---|---|---:|---|");
+    for &(i, k, conf) in r.nested {
+        let s = &samples[i];
+        if k != s.kind {
+            let _ = writeln!(
+                w,
+                "| `{}` | {} | {} | {conf:.2} | {} |",
+                s.path,
+                s.kind.name(),
+                k.name(),
+                s.label.as_deref().unwrap_or("")
+            );
+        }
+    }
+    let _ = writeln!(
+        w,
+        "\nSettings chosen in the folds (class balance, web share, L2):"
+    );
     let chosen: Vec<String> = r
         .chosen
         .iter()
-        .map(|s| format!("({}, {})", s.web_share, s.l2))
+        .map(|s| format!("({}, {}, {})", s.class_balance, s.web_share, s.l2))
         .collect();
     let _ = writeln!(w, "{}.\n", chosen.join(", "));
     let former = scores_of(samples, r.former, None);
@@ -561,13 +767,14 @@ fn write_report(w: &mut String, samples: &[Sample], r: &Report<'_>) {
     );
     let _ = writeln!(
         w,
-        "| web share | L2 | inner ({INNER_FOLDS}-fold) macro F1 | {FOLDS}-fold macro F1 (fixed setting, not nested) |"
+        "| class balance | web share | L2 | inner ({INNER_FOLDS}-fold) macro F1 | {FOLDS}-fold macro F1 (fixed setting, not nested) |"
     );
-    let _ = writeln!(w, "|---:|---:|---:|---:|");
+    let _ = writeln!(w, "|---:|---:|---:|---:|---:|");
     for ((s, f), (_, outer)) in r.grid.iter().zip(r.fixed) {
         let _ = writeln!(
             w,
-            "| {} | {} | {f:.3} | {:.3} |",
+            "| {} | {} | {} | {f:.3} | {:.3} |",
+            s.class_balance,
             s.web_share,
             s.l2,
             macro_ie(outer)
@@ -575,8 +782,8 @@ fn write_report(w: &mut String, samples: &[Sample], r: &Report<'_>) {
     }
     let _ = writeln!(
         w,
-        "\nShipped: web share {}, L2 {} (`web_classify::SHIPPED_*`).\n",
-        r.overall.web_share, r.overall.l2
+        "\nShipped: class balance {}, web share {}, L2 {} (`web_classify::SHIPPED_*`).\n",
+        r.overall.class_balance, r.overall.web_share, r.overall.l2
     );
     let docs = Scores::of(samples, r.docs, |s| s.source.is_none());
     let _ = writeln!(w, "## Documentation sites\n");
@@ -663,7 +870,7 @@ mod tests {
             mk("b.test", Kind::Index, true),
         ];
         let refs: Vec<&Sample> = s.iter().collect();
-        let w = weights(&refs, 0.75);
+        let w = weights(&refs, 0.75, 1.0);
         let web: f64 = w[3] + w[4];
         let doc: f64 = w[..3].iter().sum();
         assert!(
@@ -671,5 +878,12 @@ mod tests {
             "{w:?}"
         );
         assert!((w[1] - w[2]).abs() < 1e-12 && (w[0] - (w[1] + w[2])).abs() < 1e-9);
+        // Unbalanced: every documentation page weighs the same (one site), kinds as they come.
+        let w = weights(&refs, 0.75, 0.0);
+        assert!(
+            (w[0] - w[1]).abs() < 1e-12 && (w[1] - w[2]).abs() < 1e-12,
+            "{w:?}"
+        );
+        assert!((w[..3].iter().sum::<f64>() - 0.25).abs() < 1e-9);
     }
 }

@@ -190,7 +190,7 @@ fn committed_model_is_what_training_produces() {
     let mut all = doc_samples.clone();
     all.extend(web::load_real_pages(&web::real_pages_dir()).expect("the real pages load"));
     let samples = &all;
-    let retrained = train::shipped(samples);
+    let retrained = web::shipped(samples);
     if retrained.training_data == shipped.training_data {
         let committed = include_str!("../../data/classifier.json");
         assert!(

@@ -11,11 +11,13 @@ use exemplar_eval::web_classify as web;
 use exemplar_testkit::devsites;
 
 /// The real pages' leave-sites-out macro F1 (index, entity) at the shipped setting, measured
-/// 0.913, minus a margin: a regression guard. The bar is 0.93 (not reached).
-const WEB_FLOOR: f64 = 0.90;
+/// 0.927 (optimistic: the setting was chosen on these pages; the nested figure is 0.918), minus
+/// a margin: a regression guard. The bar is 0.93.
+const WEB_FLOOR: f64 = 0.915;
 
-/// The documentation sites' LOSO macro F1 with the mixture, measured 0.906, minus a margin.
-const DOC_FLOOR: f64 = 0.89;
+/// The documentation sites' LOSO macro F1 with the mixture, measured 0.921 (0.924 before the
+/// real pages), minus a margin.
+const DOC_FLOOR: f64 = 0.91;
 
 #[test]
 fn real_pages_load_with_their_labels() {

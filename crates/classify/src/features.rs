@@ -86,6 +86,10 @@
 //! | `slug_words_log` | words in the last non-empty path segment (`/2015/03/this-api-is-fetching/` → 4) |
 //! | `slug_has_digits` | that segment carries a digit |
 //! | `date_in_path` | a path segment is a year (1990–2039) followed by a month or day segment |
+//! | `scripts_log` | external scripts (`script src`; at most 64 are recorded) |
+//! | `paged_url` | the URL names page N of something: a path segment of `page-words.txt` followed by a number (`/page/3/`), or such a word with the number in one segment (`/p8`, `/page2.html`) |
+//! | `paged_title` | the title holds a word of `page-words.txt` followed by a number ("Page 3 of 7") |
+//! | `declares_any` | the page declares anything of [`Page::declares`] (publishing metadata: documentation generators rarely write it) |
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
@@ -161,6 +165,10 @@ pub const NAMES: &[&str] = &[
     "slug_words_log",
     "slug_has_digits",
     "date_in_path",
+    "scripts_log",
+    "declares_any",
+    "paged_url",
+    "paged_title",
 ];
 
 /// Number of features.
@@ -406,6 +414,10 @@ pub fn extract_named(page: &Page) -> Vec<(&'static str, f64)> {
             flag(slug_stem.bytes().any(|b| b.is_ascii_digit())),
         ),
         ("date_in_path", flag(date_in_path(&segments))),
+        ("scripts_log", ln1p(page.scripts.len() as f64)),
+        ("declares_any", flag(!page.declares.is_empty())),
+        ("paged_url", flag(paged_url(&segments))),
+        ("paged_title", flag(paged_title(&page.title))),
     ]
 }
 
@@ -473,6 +485,44 @@ fn query_index(url: &str) -> bool {
 fn index_params() -> &'static HashSet<String> {
     static WORDS: OnceLock<HashSet<String>> = OnceLock::new();
     WORDS.get_or_init(|| word_list(include_str!("../../../data/classify/index-params.txt")))
+}
+
+/// Words naming "page N" (`data/classify/page-words.txt`).
+fn page_words() -> &'static HashSet<String> {
+    static WORDS: OnceLock<HashSet<String>> = OnceLock::new();
+    WORDS.get_or_init(|| word_list(include_str!("../../../data/classify/page-words.txt")))
+}
+
+/// Whether the URL's path names page N: a page word then a number segment, or one segment of
+/// a page word and digits (an extension aside).
+fn paged_url(segments: &[&str]) -> bool {
+    let words = page_words();
+    let number = |s: &str| !s.is_empty() && s.len() <= 5 && s.bytes().all(|b| b.is_ascii_digit());
+    let word = |s: &str| words.contains(&s.to_lowercase());
+    segments
+        .windows(2)
+        .any(|w| word(w[0]) && number(w[1].split('.').next().unwrap_or("")))
+        || segments.iter().any(|s| {
+            let stem = s.split('.').next().unwrap_or(s);
+            let head = stem.trim_end_matches(|c: char| c.is_ascii_digit());
+            let head = head.trim_end_matches(['-', '_']);
+            head.len() < stem.len() && word(head)
+        })
+}
+
+/// Whether the title holds a page word followed by a number ("Page 3", "Seite 2 von 9").
+fn paged_title(title: &str) -> bool {
+    let words = page_words();
+    let tokens: Vec<String> = title
+        .split(|c: char| {
+            c.is_whitespace() || matches!(c, '|' | '-' | '–' | '—' | ':' | ',' | '(' | ')')
+        })
+        .filter(|t| !t.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    tokens
+        .windows(2)
+        .any(|w| words.contains(&w[0]) && w[1].chars().all(|c| c.is_numeric()) && !w[1].is_empty())
 }
 
 /// Whether a path segment is a year (1990–2039) followed by a numeric month or day segment.

@@ -2,7 +2,7 @@
 //! URL, `<base>`, title, meta robots, links, forms and their controls, visible-text terms, image
 //! and price counts.
 //!
-//! Why this file is long (~1,900 lines, tests apart): one walk over the tree gathers everything a
+//! Why this file is long (~2,050 lines, tests apart): one walk over the tree gathers everything a
 //! page yields (links, forms, text, headings, kinds, languages), and its state is shared by all of
 //! it; splitting the walk would pass that state between files.
 //!
@@ -286,14 +286,14 @@ pub struct Page {
     /// page-kind classifier's `kind_id`.
     #[serde(default)]
     pub declares_kind: bool,
-    /// What the page's markup says it is, lower case, sorted, at most [`MAX_DECLARES`]:
+    /// What the page's markup says it is, lower case, sorted, at most 32 entries:
     /// `og:TYPE` from `<meta property="og:type">` (a namespaced type keeps only its last part:
     /// `zalando_sharing:product` → `og:product`); `schema:TYPE` for every schema.org type of its
     /// JSON-LD (`"@type"`) and microdata (`itemtype`); `rel:next` and `rel:prev` for a link
     /// with that relation (pagination, or a series). The page-kind classifier reads it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub declares: Vec<String>,
-    /// Visible text bytes of each `p` element, in document order, at most [`MAX_PARAGRAPHS`]:
+    /// Visible text bytes of each `p` element, in document order, at most 4,096:
     /// articles are runs of long paragraphs, listings of short snippets.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paragraphs: Vec<u32>,
