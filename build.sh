@@ -16,6 +16,8 @@
 #   ./build.sh bench-instructions [REV...]  mapping's instructions (callgrind), against each REV
 #   ./build.sh eval-similarity [ARGS]   exemplar-eval eval-similarity ARGS (release build)
 #   ./build.sh train-classifier [ARGS]  exemplar-eval train-classifier ARGS (release build)
+#   ./build.sh eval-detect [ARGS]   the entity-site detector on every site, with the baselines
+#                               (docs/reports/detect.md; release build)
 #   ./build.sh web-classifier [ARGS]    the page-kind model on real pages, nested leave-sites-out
 #                               (docs/reports/classifier-web.md; release build)
 #   ./build.sh eval-forms [ARGS]  query policies against Xapian Omega over the PostgreSQL docs on
@@ -557,6 +559,7 @@ case $cmd in
   eval-similarity) lab eval-similarity "$@" ;;
   train-classifier) lab train-classifier "$@" ;;
   web-classifier) lab web-classifier "$@" ;;
+  eval-detect) lab eval-detect "$@" ;;
   eval-forms) cmd_eval_forms "$@" ;;
   bench) run_script bench/run.sh "$@" ;;
   fuzz) run_script fuzz/run.sh "$@" ;;

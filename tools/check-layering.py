@@ -24,7 +24,7 @@ LAYERS = {
     "exemplar-html": ["exemplar-url"],
     "exemplar-similarity": ["exemplar-url", "exemplar-html"],
     "exemplar-classify": ["exemplar-url", "exemplar-html"],
-    "exemplar-core": ["exemplar-url", "exemplar-html", "exemplar-similarity"],
+    "exemplar-core": ["exemplar-url", "exemplar-html", "exemplar-similarity", "exemplar-classify"],
     "exemplar-export": ["exemplar-url", "exemplar-html", "exemplar-core"],
     "exemplar-wasm": ["exemplar-url", "exemplar-html", "exemplar-similarity", "exemplar-classify",
                       "exemplar-core", "exemplar-export"],

@@ -11,6 +11,7 @@
 //!   (`docs/reports/classifier.md`).
 pub mod classify_train;
 pub mod crawl_eval;
+pub mod detect_eval;
 pub mod forms_eval;
 pub mod forms_learn_eval;
 pub mod similarity_eval;

@@ -23,6 +23,7 @@ const USAGE: &str = "usage:
                  [--queries 200] [--pages 10] [--out docs/reports/forms.md] [--svg docs/reports/forms-coverage.svg]
   exemplar-eval train-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--select [--from-former | --nested]] [--model data/classifier.json] [--report docs/reports/classifier.md]
   exemplar-eval web-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--report docs/reports/classifier-web.md] [--grid]
+  exemplar-eval eval-detect [--sites dev-sites.toml] [--out docs/reports/detect.md]
   exemplar-eval serve DIR [--port N] [--latency-ms MS|MIN-MAX]";
 
 /// The flags each subcommand takes: (name, takes a value). Declared once; clap checks them.
@@ -84,6 +85,7 @@ const FLAGS: &[(&str, &[(&str, bool)])] = &[
             ("--grid", false),
         ],
     ),
+    ("eval-detect", &[("--sites", true), ("--out", true)]),
     ("serve", &[("--port", true), ("--latency-ms", true)]),
 ];
 
@@ -119,6 +121,7 @@ fn main() -> ExitCode {
         "eval-forms" => eval_forms::eval_forms(rest),
         "train-classifier" => train_classifier(rest),
         "web-classifier" => web_classifier(rest),
+        "eval-detect" => eval_detect(rest),
         _ => bench_crawl::serve(rest),
     };
     match result {
@@ -203,6 +206,12 @@ fn eval_similarity(args: &[String]) -> Result<(), String> {
     std::fs::write(out, &report).map_err(|e| format!("{out}: {e}"))?;
     println!("{report}\nwritten to {out}");
     Ok(())
+}
+
+fn eval_detect(args: &[String]) -> Result<(), String> {
+    let sites = devsites::load(&sites_path(args))?;
+    let out = flag(args, "--out").unwrap_or("docs/reports/detect.md");
+    exemplar_eval::detect_eval::run(&sites, Path::new(out))
 }
 
 fn web_classifier(args: &[String]) -> Result<(), String> {

@@ -832,6 +832,45 @@ pub fn check_crawl_inputs(data: &[u8]) {
         let _ =
             exemplar_core::pattern::generalise(&refs[..refs.len() / 2], &refs[refs.len() / 2..], 2);
     }
+    // The detector on a site whose every page is these bytes: it ends within its limits.
+    {
+        use exemplar_core::detect::{DetectConfig, Detector};
+        use exemplar_core::fetch::{Machine, Politeness};
+        let config = DetectConfig {
+            politeness: Politeness::unthrottled(1),
+            max_fetches: 4,
+            ..DetectConfig::default()
+        };
+        if let Ok(mut d) = Detector::new("http://fuzz.test/", config) {
+            let mut done = false;
+            for step in 0..256u64 {
+                match d.poll(step) {
+                    Poll::Fetch(r) => {
+                        let html = r.kind == exemplar_core::fetch::RequestKind::Page;
+                        let result = FetchResult::Response(FetchResponse {
+                            status: if html { 200 } else { 404 },
+                            final_url: r.url.clone(),
+                            headers: vec![("content-type".into(), "text/html".into())],
+                            body: if html { data.to_vec() } else { Vec::new() },
+                            ..FetchResponse::default()
+                        });
+                        d.handle(r.id, result, step);
+                    }
+                    Poll::Done => {
+                        done = true;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            assert!(done, "the detector ends");
+            let det = d.into_detection();
+            assert!(det.fetches <= 4, "{}", det.fetches);
+            for s in &det.sections {
+                assert!(!s.examples.is_empty() && s.examples.len() <= 3);
+            }
+        }
+    }
     // The bytes as a script: what it names has the shape of a page URL, and resolves or not.
     let named = exemplar_core::script_links::page_urls(&text, 64);
     assert!(named.len() <= 64);

@@ -303,6 +303,31 @@ pub fn command(usage: &'static str) -> Command {
                 )),
         )
         .subcommand(
+            Command::new("detect")
+                .about("find a site's item pages (its entity sections) in a few fetches")
+                .arg(positionals(
+                    "URL",
+                    1,
+                    usize::MAX,
+                    "a page of each site: its home page, a listing or an item",
+                ))
+                .arg(value(
+                    "max-fetches",
+                    "N",
+                    "pages fetched per site at most (default 10)",
+                ))
+                .arg(switch_arg("json", "one JSON object a line, one per site"))
+                .arg(switch_arg(
+                    "baseline",
+                    "the source document's Portuguese word list as the link prioritiser",
+                ))
+                .arg(switch_arg(
+                    "breadth-first",
+                    "visit in breadth-first order (a baseline)",
+                ))
+                .args(politeness()),
+        )
+        .subcommand(
             Command::new("similarity")
                 .about("the structural similarity of two pages")
                 .arg(positionals("A B", 2, 2, "two pages: files or http(s) URLs"))

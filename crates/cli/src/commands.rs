@@ -1111,6 +1111,76 @@ pub fn export_scrapy(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// `exemplar detect`: a site's entity sections, found in a few fetches, one result per site
+/// (text, or with `--json` one JSON object a line). A site that cannot be searched (no page
+/// answers) is reported as such and the others go on; the exit status is 1 when any failed.
+pub fn detect(args: &[String]) -> Result<(), String> {
+    use exemplar_core::detect::{DetectConfig, Prioritiser, Strategy};
+    let urls = positional(args);
+    if urls.is_empty() {
+        return Err(format!("detect needs at least one URL\n{USAGE}"));
+    }
+    let mut config = DetectConfig {
+        politeness: politeness(args, Politeness::default())?,
+        ..DetectConfig::default()
+    };
+    if let Some(n) = parse::<usize>(args, "--max-fetches")? {
+        if n == 0 {
+            return Err(format!("--max-fetches must be at least 1\n{USAGE}"));
+        }
+        config.max_fetches = n;
+    }
+    // The baselines are the source document's method: they stop at the first page the model
+    // calls an index, unconfirmed.
+    if switch(args, "--baseline") {
+        config.prioritiser = Prioritiser::Baseline;
+        config.confirm = false;
+    }
+    if switch(args, "--breadth-first") {
+        config.strategy = Strategy::BreadthFirst;
+        config.confirm = false;
+    }
+    let json = switch(args, "--json");
+    let mut failed = 0;
+    for url in urls {
+        let d = match run::detect(url, &config, &ClientConfig::default()) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("exemplar: {url}: {e}");
+                failed += 1;
+                continue;
+            }
+        };
+        if json {
+            println!("{}", serde_json::to_string(&d).map_err(|e| e.to_string())?);
+            continue;
+        }
+        println!(
+            "{url}: {} ({} fetched)",
+            if d.entity_site {
+                "item pages found"
+            } else {
+                "no section of item pages found"
+            },
+            count(d.fetches, "page")
+        );
+        for (i, s) in d.sections.iter().enumerate() {
+            println!(
+                "  {}. {} lists about {} like {} ({})",
+                i + 1,
+                s.index.join(", "),
+                count(s.estimated_items, "item"),
+                s.examples.first().map_or("", String::as_str),
+                s.shape
+            );
+        }
+    }
+    if failed > 0 {
+        return Err(format!("{} could not be searched", count(failed, "site")));
+    }
+    Ok(())
+}
+
 pub fn serve(args: &[String]) -> Result<(), String> {
     let dir = positional(args)
         .first()

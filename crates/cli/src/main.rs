@@ -1,7 +1,7 @@
 //! `exemplar`: the native command-line driver of the core.
 //!
-//! Subcommands: `learn`, `relearn`, `crawl`, `serve`, `export-scrapy`, `classify`, `similarity`,
-//! `demo`. Pages are files or http(s) URLs. Exit codes: 0 success, 1 failure, 2 usage error (an
+//! Subcommands: `learn`, `relearn`, `crawl`, `serve`, `export-scrapy`, `classify`, `detect`,
+//! `similarity`, `demo`. Pages are files or http(s) URLs. Exit codes: 0 success, 1 failure, 2 usage error (an
 //! unknown command or flag, a missing value). The evaluations are another binary's
 //! (`exemplar-eval`, the lab crate `eval/`).
 
@@ -48,6 +48,8 @@ const USAGE: &str = "usage:
   exemplar serve DIR [--port N] [--latency-ms MS|MIN-MAX]  (each answer's delay, as a remote
                  site's; a range is drawn log-uniformly)
   exemplar classify FILE|URL...
+  exemplar detect URL... [--max-fetches N] [--json] [--baseline] [--breadth-first]
+                 [--delay-ms MS] [--concurrency N] [--ignore-robots]  (a site's item pages)
   exemplar similarity A B [--threshold T]        (files or URLs)
   exemplar demo DIR --entry FILE --example FILE";
 
@@ -79,6 +81,7 @@ fn run() -> ExitCode {
         "export-scrapy" => commands::export_scrapy(rest),
         "serve" => commands::serve(rest),
         "classify" => classify(rest),
+        "detect" => commands::detect(rest),
         "similarity" => similarity(rest),
         "demo" => demo(rest),
         "outline" => outline(rest),

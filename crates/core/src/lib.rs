@@ -10,6 +10,7 @@
 //! - [`crawler`]: crawls with a pattern, now or later, resumably.
 //! - [`forms`]: search, login and pagination forms; queries learned from the pages.
 //! - [`review`]: the groupings a user reviews targets by (heading, language, directory).
+//! - [`detect`]: finding a site's item pages in a few fetches ("Find the item pages").
 //! - [`sitemap`], [`script_links`]: pages no `<a href>` reaches.
 //! - [`signature`]: when two URLs are one page.
 //!
@@ -19,6 +20,7 @@ pub(crate) use exemplar_similarity as similarity;
 pub(crate) use exemplar_url::{canon, url_pattern};
 
 pub mod crawler;
+pub mod detect;
 pub mod fetch;
 pub mod forms;
 pub mod map;

@@ -258,6 +258,29 @@ pub fn map_site(
     })
 }
 
+/// Finds a site's item pages from `start` ([`exemplar_core::detect`]), one request at a time.
+///
+/// # Errors
+/// When `start` is not an http(s) URL, or no page of the site answered (the site is
+/// unreachable: its answer is not "no items" but unknown).
+pub fn detect(
+    start: &str,
+    config: &exemplar_core::detect::DetectConfig,
+    client: &ClientConfig,
+) -> Result<exemplar_core::detect::Detection, String> {
+    let mut d = exemplar_core::detect::Detector::new(start, config.clone())?;
+    let client = Client::new(&ClientConfig {
+        max_bytes: config.max_bytes,
+        ..client.clone()
+    });
+    http::run(&mut d, &client, 1, |_| true);
+    let d = d.into_detection();
+    if d.unreachable() {
+        return Err(format!("no page answered ({})", d.visited[0].kind));
+    }
+    Ok(d)
+}
+
 /// The save-as-you-go logic both runs share.
 struct Saver<'a, S> {
     checkpoints: Option<Checkpoints<'a, S>>,

@@ -1,0 +1,866 @@
+//! "Find the item pages": the entity-site detector (document `000`, sections 3.3–3.4; design §8).
+//! From any page of a site (its home page, a listing, an item), find the site's entity sections
+//! in as few fetches as possible: each section's index page, a few sample items, an estimate of
+//! how many items.
+//!
+//! Owns the search ([`Detector`], a [`Machine`] the drivers pump like the mapper), the link
+//! prioritisers and the reading of a section off an index page. The contract:
+//! - the search is best-first from the start page (then the site's root, when the start is not
+//!   it), ties to the shallower link, as the document's Algorithm 2: at most
+//!   [`DetectConfig::max_fetches`] pages, depth ≤ [`DetectConfig::max_depth`], at most
+//!   [`DetectConfig::unproductive_root`] children of the root and
+//!   [`DetectConfig::unproductive`] of any other page fetched without finding a section; at
+//!   depth 1 links of priority ≥ 0 are followed, deeper only those above 0;
+//! - a page's groups of alike links (same directory, same shape of last segment, outside the
+//!   page's `nav`/`header`/`footer`/`aside`) of at least [`DetectConfig::min_group`] pages are
+//!   candidate sections. One page of each of the likeliest three (largest, with the longest
+//!   anchors: items are named by titles) is fetched next, ahead of every other link, even one
+//!   level below [`DetectConfig::max_depth`]. The first sample that is an item ends the search:
+//!   the page-kind model (`exemplar_classify`) does not call it an index, and it is not a
+//!   listing of its own built like the page that links it (a tag page of a quotes site lists
+//!   quotes as its home page does; RTDM says they are alike). Its group is the section; when the
+//!   listing was itself a sample of a group of listings (a shop's categories), those listings
+//!   are the section's index pages;
+//! - with [`DetectConfig::confirm`] off (the baselines), it stops instead at the first page the
+//!   model calls an index with such a group, as the document does;
+//! - robots.txt is obeyed and not counted as a fetch; pages off the site, non-HTML bodies,
+//!   4xx/5xx and failures count as fetches that found nothing.
+//!
+//! Two prioritisers: [`Prioritiser::Structure`] (ours: anchor and URL words of
+//! `data/detect/words.txt` in several languages, the page's own link groups, the shape of the
+//! target URL) and [`Prioritiser::Baseline`], the document's Portuguese word list
+//! (`data/detect/baseline-pt.txt`), for the comparison. [`Strategy::BreadthFirst`] is the
+//! document's other baseline (Table 4.2).
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use crate::canon::{self, CompiledScope, Scope};
+use crate::dom::{Page, ParseOptions};
+use crate::fetch::{Delivered, FetchResult, Frontier, Machine, Next, Politeness, Poll, Unreadable};
+
+/// How candidate links are ordered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Prioritiser {
+    /// Words of several languages, the page's link groups and the target URL's shape.
+    #[default]
+    Structure,
+    /// The document's hand-made Portuguese real-estate word list.
+    Baseline,
+}
+
+/// The order pages are visited in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Strategy {
+    /// Highest priority first (Algorithm 2).
+    #[default]
+    BestFirst,
+    /// Document order, level by level, no priority rules (the document's Table 4.2 baseline).
+    BreadthFirst,
+}
+
+/// Settings of a detection.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct DetectConfig {
+    /// Pages fetched at most (the document: 10).
+    pub max_fetches: usize,
+    /// Link depth from the start page at most (the document: 2).
+    pub max_depth: u32,
+    /// Children of the root fetched without a section before the root's others are dropped (6).
+    pub unproductive_root: usize,
+    /// The same for any other page (3).
+    pub unproductive: usize,
+    /// Alike links a page must hold to show a section.
+    pub min_group: usize,
+    /// Sample items given per section.
+    pub examples: usize,
+    /// Politeness (robots.txt, delays).
+    pub politeness: Politeness,
+    /// Body size at most, bytes.
+    pub max_bytes: usize,
+    /// Link order.
+    pub prioritiser: Prioritiser,
+    /// Visit order.
+    pub strategy: Strategy,
+    /// Confirm a group of links by the kind of one of its pages (ours) rather than stop at the
+    /// first page the model calls an index (the document's rule, for the baselines).
+    pub confirm: bool,
+}
+
+impl Default for DetectConfig {
+    fn default() -> Self {
+        DetectConfig {
+            max_fetches: 10,
+            max_depth: 2,
+            unproductive_root: 6,
+            unproductive: 3,
+            min_group: 6,
+            examples: 3,
+            politeness: Politeness::default(),
+            max_bytes: 8 << 20,
+            prioritiser: Prioritiser::default(),
+            strategy: Strategy::default(),
+            confirm: true,
+        }
+    }
+}
+
+/// A section of a site: the pages of one kind an index page lists.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Section {
+    /// The index page(s) that list the items.
+    pub index: Vec<String>,
+    /// A few of the items, in the index page's order.
+    pub examples: Vec<String>,
+    /// Items the index shows, times its pages when it says how many it has.
+    pub estimated_items: usize,
+    /// The items' URL shape (`/product/*`).
+    pub shape: String,
+}
+
+/// A page the search fetched.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Visit {
+    /// Its URL.
+    pub url: String,
+    /// Link depth from the start page.
+    pub depth: u32,
+    /// The page-kind model's answer (`index`, `entity`, `other`), or why there is none.
+    pub kind: String,
+    /// The size of its largest group of alike links.
+    pub group: usize,
+}
+
+/// The answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Detection {
+    /// The start URL.
+    pub site: String,
+    /// Whether a section was found.
+    pub entity_site: bool,
+    /// Sections, best first.
+    pub sections: Vec<Section>,
+    /// Pages fetched (robots.txt not counted).
+    pub fetches: usize,
+    /// The pages fetched, in order.
+    pub visited: Vec<Visit>,
+}
+
+impl Detection {
+    /// Whether the site answered nothing: every page asked failed (a network failure, a
+    /// timeout, an unreadable robots.txt). Its answer is then unknown, not "no items".
+    pub fn unreachable(&self) -> bool {
+        !self.visited.is_empty() && self.visited.iter().all(|v| v.kind.starts_with("failed"))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Cand {
+    depth: u32,
+    priority: i32,
+    /// Order found (ties).
+    order: u64,
+    /// The URL of the page that linked it (`None` for the start and the root).
+    parent: Option<String>,
+    /// A sample of a group of alike links: the page and the group's shape.
+    #[serde(default)]
+    sample_of: Option<(String, String)>,
+}
+
+/// A group of alike links waiting for its sample's kind.
+#[derive(Clone, Debug)]
+struct Pending {
+    group: Group,
+    /// The listing's pages (its page bar's largest number).
+    pages: usize,
+    /// The page that lists the group: a sample built like it is a listing of its own.
+    listing: std::rc::Rc<Page>,
+}
+
+/// The search. See the module docs.
+pub struct Detector {
+    config: DetectConfig,
+    scope: CompiledScope,
+    frontier: Frontier<Cand>,
+    candidates: BTreeMap<String, Cand>,
+    seen: HashSet<String>,
+    root: String,
+    order: u64,
+    unproductive: HashMap<String, usize>,
+    dropped_parents: HashSet<String>,
+    /// Groups sampled, by (page, shape).
+    pending: HashMap<(String, String), Pending>,
+    result: Detection,
+    done: bool,
+}
+
+impl Detector {
+    /// A detection from `start`.
+    ///
+    /// # Errors
+    /// When `start` is not an http(s) URL or the politeness settings are invalid.
+    pub fn new(start: &str, config: DetectConfig) -> Result<Detector, String> {
+        config.politeness.validate()?;
+        let start_c =
+            canon::canonicalize(start).ok_or_else(|| format!("not an http(s) URL: {start}"))?;
+        let scope = Scope::for_url(&start_c, false)
+            .ok_or_else(|| format!("not an http(s) URL: {start}"))?
+            .compile()?;
+        let root = Url::parse(&start_c)
+            .map(|mut u| {
+                u.set_path("/");
+                u.set_query(None);
+                u.to_string()
+            })
+            .map_err(|e| format!("{start}: {e}"))?;
+        let mut d = Detector {
+            frontier: Frontier::new(config.politeness.clone()),
+            config,
+            scope,
+            candidates: BTreeMap::new(),
+            seen: HashSet::new(),
+            root: canon::canonicalize(&root).unwrap_or(root),
+            order: 0,
+            unproductive: HashMap::new(),
+            dropped_parents: HashSet::new(),
+            pending: HashMap::new(),
+            result: Detection {
+                site: start.to_string(),
+                entity_site: false,
+                sections: Vec::new(),
+                fetches: 0,
+                visited: Vec::new(),
+            },
+            done: false,
+        };
+        d.add(start_c, 0, i32::MAX, None);
+        Ok(d)
+    }
+
+    /// The answer so far (final once [`Poll::Done`]).
+    pub fn detection(&self) -> &Detection {
+        &self.result
+    }
+
+    /// Takes the answer.
+    pub fn into_detection(self) -> Detection {
+        self.result
+    }
+
+    fn add(&mut self, url: String, depth: u32, priority: i32, parent: Option<String>) {
+        if self.seen.contains(&url) || !self.scope.contains(&url) {
+            return;
+        }
+        if let Some(c) = self.candidates.get_mut(&url) {
+            // Met again: keep the best priority and the shallowest depth.
+            c.priority = c.priority.max(priority);
+            c.depth = c.depth.min(depth);
+            return;
+        }
+        self.order += 1;
+        self.candidates.insert(
+            url,
+            Cand {
+                depth,
+                priority,
+                order: self.order,
+                parent,
+                sample_of: None,
+            },
+        );
+    }
+
+    /// The next candidate to fetch, removed from the candidates.
+    fn pick(&mut self) -> Option<(String, Cand)> {
+        let follow = |c: &Cand| c.depth <= 1 && c.priority >= 0 || c.priority > 0;
+        let best = self
+            .candidates
+            .iter()
+            .filter(|(_, c)| {
+                c.parent
+                    .as_ref()
+                    .is_none_or(|p| !self.dropped_parents.contains(p))
+            })
+            .filter(|(_, c)| self.config.strategy == Strategy::BreadthFirst || follow(c))
+            .min_by(|(_, a), (_, b)| match self.config.strategy {
+                Strategy::BestFirst => b
+                    .priority
+                    .cmp(&a.priority)
+                    .then(a.depth.cmp(&b.depth))
+                    .then(a.order.cmp(&b.order)),
+                Strategy::BreadthFirst => a.depth.cmp(&b.depth).then(a.order.cmp(&b.order)),
+            })
+            .map(|(u, _)| u.clone())?;
+        let c = self.candidates.remove(&best)?;
+        Some((best, c))
+    }
+
+    fn finish(&mut self) {
+        self.done = true;
+        self.frontier.clear_queue();
+        self.result.entity_site = !self.result.sections.is_empty();
+    }
+
+    fn take(&mut self, url: String, cand: Cand, result: FetchResult) {
+        self.result.fetches += 1;
+        let page = match read_page(&url, result, &self.scope, self.config.max_bytes) {
+            Ok(p) => p,
+            Err(why) => {
+                self.visit(&url, &cand, why, 0);
+                self.unproductive_child(&cand);
+                return;
+            }
+        };
+        let kind = page_kind(&page);
+        let groups = link_groups(&page, &self.scope);
+        let largest = groups.first().map_or(0, |g| g.targets.len());
+        self.visit(&url, &cand, kind.0.to_string(), largest);
+        if let Some(key) = &cand.sample_of
+            && kind.0 != "index"
+            && let Some(found) = self.pending.get(key).cloned()
+            && !(largest >= self.config.min_group
+                && crate::similarity::compare_pages(
+                    &found.listing,
+                    &page,
+                    &crate::similarity::Options::default(),
+                )
+                .similar)
+        {
+            // The sample is an item: not called an index, and not a listing of its own built
+            // like the page that links it (a tag page lists quotes as the home page does). Its
+            // group is a section of that page.
+            self.result.sections = vec![self.section(&key.0, &found)];
+            self.finish();
+            return;
+        }
+        if !self.config.confirm {
+            let sections = sections_of(&page, &groups, &kind, &self.config);
+            if !sections.is_empty() {
+                self.result.sections = sections;
+                self.finish();
+                return;
+            }
+        } else {
+            self.sample_groups(&url, &cand, &page, &groups, &kind);
+        }
+        self.unproductive_child(&cand);
+        if cand.depth < self.config.max_depth {
+            let links = prioritise(&page, &groups, &self.scope, self.config.prioritiser);
+            for (target, priority) in links {
+                self.add(target, cand.depth + 1, priority, Some(url.clone()));
+            }
+        }
+        if cand.depth == 0 && url != self.root {
+            // Started below the root: the root is the next place to look (the document's
+            // search starts there).
+            let root = self.root.clone();
+            self.add(root, 0, i32::MAX - 1, None);
+        }
+    }
+
+    /// Queues a sample of each of the page's likely groups of items (at most three, likeliest
+    /// first, ahead of every other link): the first whose sample is no listing is the section.
+    fn sample_groups(
+        &mut self,
+        url: &str,
+        cand: &Cand,
+        page: &Page,
+        groups: &[Group],
+        kind: &(&str, f64),
+    ) {
+        let _ = kind;
+        let mut likely: Vec<&Group> = groups
+            .iter()
+            .filter(|g| g.targets.len() >= self.config.min_group)
+            .collect();
+        likely.sort_by(|a, b| item_likeness(page, b).total_cmp(&item_likeness(page, a)));
+        let pages = page_count(page);
+        let listing = std::rc::Rc::new(page.clone());
+        for (k, g) in likely.into_iter().take(3).enumerate() {
+            let Some(sample) = g.targets.iter().find(|t| !self.seen.contains(*t)).cloned() else {
+                continue;
+            };
+            let key = (url.to_string(), g.shape.clone());
+            self.pending.insert(
+                key.clone(),
+                Pending {
+                    group: g.clone(),
+                    pages,
+                    listing: std::rc::Rc::clone(&listing),
+                },
+            );
+            self.order += 1;
+            // Ahead of every link, in likeliness order; a sample met again keeps its first group.
+            let c = self.candidates.entry(sample).or_insert(Cand {
+                depth: cand.depth + 1,
+                priority: 0,
+                order: self.order,
+                parent: Some(url.to_string()),
+                sample_of: None,
+            });
+            if c.sample_of.is_none() {
+                c.sample_of = Some(key);
+                c.priority = i32::MAX - 10 - k as i32;
+                c.parent = Some(url.to_string());
+            }
+        }
+    }
+
+    /// The section a confirmed group of `page` makes. When `page` was itself a sample of a
+    /// group of listings (a shop's categories), those listings are the section's index pages.
+    fn section(&self, page: &str, found: &Pending) -> Section {
+        let listings = self
+            .pending
+            .iter()
+            .filter(|((_, _), p)| p.group.targets.iter().any(|t| t == page))
+            .map(|(_, p)| p.group.targets.clone())
+            .next();
+        let per_listing = found.group.targets.len() * found.pages;
+        let (index, estimated_items) = match listings {
+            Some(l) => {
+                let n = l.len();
+                (l, per_listing * n)
+            }
+            None => (vec![page.to_string()], per_listing),
+        };
+        Section {
+            index,
+            examples: found
+                .group
+                .targets
+                .iter()
+                .take(self.config.examples)
+                .cloned()
+                .collect(),
+            estimated_items,
+            shape: found.group.shape.clone(),
+        }
+    }
+
+    fn visit(&mut self, url: &str, cand: &Cand, kind: String, group: usize) {
+        self.result.visited.push(Visit {
+            url: url.to_string(),
+            depth: cand.depth,
+            kind,
+            group,
+        });
+    }
+
+    fn unproductive_child(&mut self, cand: &Cand) {
+        let Some(parent) = &cand.parent else { return };
+        let n = self.unproductive.entry(parent.clone()).or_insert(0);
+        *n += 1;
+        let limit = if *parent == self.root {
+            self.config.unproductive_root
+        } else {
+            self.config.unproductive
+        };
+        if *n >= limit {
+            self.dropped_parents.insert(parent.clone());
+        }
+    }
+}
+
+impl Machine for Detector {
+    fn poll(&mut self, now_ms: u64) -> Poll {
+        loop {
+            if self.done {
+                return Poll::Done;
+            }
+            if self.frontier.queued() == 0 && self.frontier.in_flight() == 0 {
+                if self.result.fetches >= self.config.max_fetches {
+                    self.finish();
+                    continue;
+                }
+                match self.pick() {
+                    Some((url, cand)) => {
+                        self.seen.insert(url.clone());
+                        self.frontier.push(url, cand);
+                    }
+                    None => {
+                        self.finish();
+                        continue;
+                    }
+                }
+            }
+            return match self.frontier.next(now_ms) {
+                Next::Fetch(r) => Poll::Fetch(r),
+                Next::Disallowed(q) => {
+                    let why = match self.frontier.robots_unreadable(&q.url) {
+                        Some(Unreadable::Unreachable { error }) => format!("failed: {error}"),
+                        Some(Unreadable::ServerError { status }) => {
+                            format!("failed: robots.txt answers HTTP {status}")
+                        }
+                        None => "disallowed by robots.txt".into(),
+                    };
+                    self.visit(&q.url, &q.item, why, 0);
+                    continue;
+                }
+                Next::WaitUntil(t) => Poll::WaitUntil(t),
+                Next::Busy | Next::Full => Poll::Busy,
+                Next::Empty => continue,
+            };
+        }
+    }
+
+    fn handle(&mut self, id: u64, result: FetchResult, _now_ms: u64) {
+        if let Delivered::Page(q, result) = self.frontier.deliver(id, result) {
+            if self.done {
+                return;
+            }
+            self.take(q.url, q.item, result);
+        }
+    }
+
+    fn cancel(&mut self) {
+        self.finish();
+    }
+}
+
+/// The page of a result, or why there is none.
+fn read_page(
+    url: &str,
+    result: FetchResult,
+    scope: &CompiledScope,
+    max_bytes: usize,
+) -> Result<Page, String> {
+    let r = match result {
+        FetchResult::Failed(e) => return Err(format!("failed: {e}")),
+        FetchResult::Response(r) => r,
+    };
+    if !(200..300).contains(&r.status) {
+        return Err(format!("HTTP {}", r.status));
+    }
+    let final_url = if r.final_url.is_empty() {
+        url.to_string()
+    } else {
+        r.final_url.clone()
+    };
+    if !canon::canonicalize(&final_url).is_some_and(|f| scope.contains(&f)) {
+        return Err(format!("redirected off site to {final_url}"));
+    }
+    if !r.is_html() {
+        return Err("not HTML".into());
+    }
+    let opts = ParseOptions {
+        max_bytes,
+        ..ParseOptions::default()
+    };
+    Page::parse(&r.body, &final_url, r.header("content-type"), &opts).map_err(|e| e.to_string())
+}
+
+/// The page-kind model's answer: the kind's name and P(index).
+fn page_kind(page: &Page) -> (&'static str, f64) {
+    let Ok(model) = exemplar_classify::shipped_model() else {
+        return ("unclassified", 0.0);
+    };
+    let x = exemplar_classify::features::extract(page);
+    let (p, _) = model.probabilities(&x);
+    let best = (0..p.len())
+        .max_by(|&a, &b| p[a].total_cmp(&p[b]))
+        .unwrap_or(2);
+    (
+        exemplar_classify::Kind::ALL
+            .get(best)
+            .map_or("other", |k| k.name()),
+        p.first().copied().unwrap_or(0.0),
+    )
+}
+
+/// A group of alike links on a page.
+#[derive(Clone, Debug)]
+struct Group {
+    /// The shape key (`/product/*`, `/p/{n}`).
+    shape: String,
+    /// Distinct targets, in document order.
+    targets: Vec<String>,
+}
+
+/// The page's same-site links outside its chrome (`nav`, `header`, `footer`, `aside`: the
+/// site's menus, the same on every page) grouped by shape (directory, and the last segment's
+/// class: a number, a word or slug, a file of some extension), largest first; the page itself,
+/// the root and the page's own ancestors left out.
+fn link_groups(page: &Page, scope: &CompiledScope) -> Vec<Group> {
+    let here = canon::canonicalize(&page.url).unwrap_or_default();
+    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+    let mut seen = HashSet::new();
+    let chrome = ["nav", "header", "footer", "aside"].map(crate::dom::Label::of);
+    let tree = &page.tree;
+    let in_chrome = |node| {
+        std::iter::successors(Some(node), |&n| tree.parent(n))
+            .any(|n| chrome.contains(&tree.label(n)))
+    };
+    for l in &page.links {
+        if in_chrome(l.node) {
+            continue;
+        }
+        let Some(u) = canon::canonicalize(&l.url) else {
+            continue;
+        };
+        if u == here || !scope.contains(&u) || !seen.insert(u.clone()) {
+            continue;
+        }
+        let Some(shape) = shape_of(&u) else { continue };
+        if here.starts_with(u.trim_end_matches('/')) && u.ends_with('/') {
+            continue; // an ancestor of this page (breadcrumbs)
+        }
+        groups
+            .entry(shape.clone())
+            .or_insert_with(|| Group {
+                shape,
+                targets: Vec::new(),
+            })
+            .targets
+            .push(u);
+    }
+    let mut out: Vec<Group> = groups.into_values().collect();
+    out.sort_by(|a, b| {
+        b.targets
+            .len()
+            .cmp(&a.targets.len())
+            .then(a.shape.cmp(&b.shape))
+    });
+    out
+}
+
+/// A URL's shape: its directory and the class of its last segment; `None` for the root and
+/// for links to files that are no pages.
+fn shape_of(url: &str) -> Option<String> {
+    let u = Url::parse(url).ok()?;
+    let path = u.path();
+    let trimmed = path.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return None;
+    }
+    let (dir, last) = trimmed.rsplit_once('/').unwrap_or(("", trimmed));
+    let ext = last.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    if let Some(e) = &ext
+        && !matches!(
+            e.as_str(),
+            "html" | "htm" | "php" | "asp" | "aspx" | "jsp" | "shtml"
+        )
+        && e.bytes().all(|b| b.is_ascii_alphabetic())
+    {
+        return None; // pdf, jpg, zip, css…
+    }
+    let stem = last.rsplit_once('.').map_or(last, |(s, _)| s);
+    let class = if stem.bytes().all(|b| b.is_ascii_digit()) {
+        "{n}"
+    } else {
+        "*"
+    };
+    let query = if u.query().is_some() { "?…" } else { "" };
+    let slash = if path.ends_with('/') { "/" } else { "" };
+    let ext = ext.map(|e| format!(".{e}")).unwrap_or_default();
+    Some(format!("{dir}/{class}{ext}{slash}{query}"))
+}
+
+/// How much a group looks like a list of items rather than of sub-listings: its size, times
+/// its anchors' mean length in words (items are named by titles, listings by a word or two).
+fn item_likeness(page: &Page, g: &Group) -> f64 {
+    let targets: HashSet<&str> = g.targets.iter().map(String::as_str).collect();
+    let (mut words, mut n) = (0usize, 0usize);
+    for l in &page.links {
+        if canon::canonicalize(&l.url).is_some_and(|u| targets.contains(u.as_str())) {
+            words += l.text.split_whitespace().count().min(12);
+            n += 1;
+        }
+    }
+    let mean = if n > 0 { words as f64 / n as f64 } else { 0.0 };
+    g.targets.len() as f64 * (1.0 + mean)
+}
+
+/// The sections a page shows (the document's rule, without confirmation): its link groups of at least `min_group` pages when the model
+/// calls it an index, or when a group is twice that size whatever the model says (home pages
+/// of shops and blogs are often called `other`); best (largest) first, at most three.
+fn sections_of(
+    page: &Page,
+    groups: &[Group],
+    kind: &(&str, f64),
+    config: &DetectConfig,
+) -> Vec<Section> {
+    let index = kind.0 == "index";
+    let pages = page_count(page);
+    groups
+        .iter()
+        .filter(|g| {
+            let n = g.targets.len();
+            n >= config.min_group && (index || n >= 2 * config.min_group)
+        })
+        .take(3)
+        .map(|g| Section {
+            index: vec![page.url.clone()],
+            examples: g.targets.iter().take(config.examples).cloned().collect(),
+            estimated_items: g.targets.len() * pages,
+            shape: g.shape.clone(),
+        })
+        .collect()
+}
+
+/// How many pages the listing says it has: the largest number among its links' anchors (a
+/// page bar), at least 1.
+fn page_count(page: &Page) -> usize {
+    page.links
+        .iter()
+        .filter_map(|l| {
+            let t = l.text.trim();
+            (t.len() <= 4 && !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| t.parse::<usize>().ok())
+                .flatten()
+        })
+        .max()
+        .unwrap_or(1)
+        .clamp(1, 10_000)
+}
+
+/// Scored word lists: (word, score) pairs for anchors, and for anchors and URLs.
+struct Words {
+    anchor: Vec<(String, i32)>,
+    both: Vec<(String, i32)>,
+}
+
+/// Parses `WORD SCORE [anchor|both]` lines (`#` comments; `_` stands for a space).
+fn words_of(text: &str) -> Words {
+    let mut w = Words {
+        anchor: Vec::new(),
+        both: Vec::new(),
+    };
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        let mut parts = line.split_whitespace();
+        let (Some(word), Some(score)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        let Ok(score) = score.parse::<i32>() else {
+            continue;
+        };
+        let word = word.replace('_', " ").to_lowercase();
+        match parts.next() {
+            Some("both") => w.both.push((word, score)),
+            _ => w.anchor.push((word, score)),
+        }
+    }
+    w
+}
+
+fn structure_words() -> &'static Words {
+    static W: OnceLock<Words> = OnceLock::new();
+    W.get_or_init(|| words_of(include_str!("../../../data/detect/words.txt")))
+}
+
+fn baseline_words() -> &'static Words {
+    static W: OnceLock<Words> = OnceLock::new();
+    W.get_or_init(|| words_of(include_str!("../../../data/detect/baseline-pt.txt")))
+}
+
+/// Whether `word` occurs in `text` as a whole word (or phrase).
+fn has_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
+}
+
+/// The page's same-site links with their priorities, in document order (one per target, its
+/// best).
+fn prioritise(
+    page: &Page,
+    groups: &[Group],
+    scope: &CompiledScope,
+    prioritiser: Prioritiser,
+) -> Vec<(String, i32)> {
+    let here = canon::canonicalize(&page.url).unwrap_or_default();
+    let words = match prioritiser {
+        Prioritiser::Structure => structure_words(),
+        Prioritiser::Baseline => baseline_words(),
+    };
+    // Directories that many of the page's links sit in: their own pages list them.
+    let mut dirs: HashMap<String, usize> = HashMap::new();
+    for g in groups {
+        if let Some((dir, _)) = g.shape.rsplit_once('/') {
+            *dirs.entry(format!("{dir}/")).or_insert(0) += g.targets.len();
+        }
+    }
+    let mut best: BTreeMap<String, (usize, i32)> = BTreeMap::new();
+    for (i, l) in page.links.iter().enumerate() {
+        let Some(u) = canon::canonicalize(&l.url) else {
+            continue;
+        };
+        if u == here || !scope.contains(&u) || shape_of(&u).is_none() {
+            continue;
+        }
+        let anchor = l.text.to_lowercase();
+        let url_text = Url::parse(&u)
+            .map(|x| {
+                format!("{}{}", x.path(), x.query().unwrap_or(""))
+                    .to_lowercase()
+                    .replace(['-', '_', '/', '.', '=', '&', '+'], " ")
+            })
+            .unwrap_or_default();
+        let mut score = 0i32;
+        for (w, s) in &words.anchor {
+            if has_word(&anchor, w) {
+                score += s;
+            }
+        }
+        for (w, s) in &words.both {
+            if has_word(&anchor, w) {
+                score += s;
+            }
+            if has_word(&url_text, w) {
+                score += s;
+            }
+        }
+        if prioritiser == Prioritiser::Baseline {
+            // The document's rules: long anchors and prices are no navigation.
+            if anchor.chars().count() > 13 {
+                score -= 2;
+            }
+        } else {
+            let path = Url::parse(&u)
+                .map(|x| x.path().to_string())
+                .unwrap_or_default();
+            // The page of a directory many links sit in lists them.
+            if dirs.get(&path).copied().unwrap_or(0) >= 3 {
+                score += 3;
+            }
+            // Navigation anchors are short; an item's is its title.
+            let words_in_anchor = anchor.split_whitespace().count();
+            if (1..=3).contains(&words_in_anchor) {
+                score += 1;
+            } else if words_in_anchor > 6 {
+                score -= 1;
+            }
+            // Shallow URLs are sections, deep ones items.
+            let depth = path
+                .trim_matches('/')
+                .split('/')
+                .filter(|s| !s.is_empty())
+                .count();
+            if depth <= 1 {
+                score += 1;
+            }
+            if path.bytes().any(|b| b.is_ascii_digit()) {
+                score -= 1;
+            }
+        }
+        let e = best.entry(u).or_insert((i, i32::MIN));
+        e.1 = e.1.max(score);
+    }
+    let mut out: Vec<(usize, String, i32)> =
+        best.into_iter().map(|(u, (i, s))| (i, u, s)).collect();
+    out.sort_by_key(|(i, _, _)| *i);
+    out.into_iter().map(|(_, u, s)| (u, s)).collect()
+}
+
+#[cfg(test)]
+mod tests;
