@@ -1,7 +1,7 @@
 // Runs the wasm benchmark in headless Chromium (Debian's /usr/bin/chromium via playwright-core):
 // serves bench/wasm-bench.html and a wasm-bindgen `--target web` package on 127.0.0.1 (with COOP/COEP
 // headers, so performance.now() has its fine resolution), passes each pair's HTML in, and writes
-// the results (wasm parse, Chromium's DOMParser, RTDM) as JSON.
+// the results (wasm parse, Chromium's DOMParser, the page-kind classification, RTDM) as JSON.
 //
 //   node bench/wasm-bench.mjs --pkg DIR --pairs target/bench/pairs.json --out target/bench/wasm.json
 //                             [--budget-ms 600]
@@ -74,7 +74,7 @@ try {
     const fmt = (x) => x.toFixed(4);
     console.error(`== ${pair.name} (${((Date.now() - started) / 1e3).toFixed(1)} s)`);
     for (const p of r.parse) {
-      console.error(`   parse ${p.side}: wasm ${p.wasmMBs.toFixed(1)} MB/s, DOMParser ${p.domParserMBs.toFixed(1)} MB/s`);
+      console.error(`   parse ${p.side}: wasm ${p.wasmMBs.toFixed(1)} MB/s, DOMParser ${p.domParserMBs.toFixed(1)} MB/s; classify ${p.classifyMs.toFixed(2)} ms`);
     }
     for (const x of r.rtdm) {
       if (x.mode === 'info') console.error(`   ${x.tree}: ${x.nodesA} + ${x.nodesB} nodes, distance ${x.distance}`);

@@ -8,6 +8,7 @@
 //! | export | returns |
 //! |---|---|
 //! | `benchParse(html, url, iterations)` | ms for `iterations` parses of `html` |
+//! | `benchClassify(html, url, iterations)` | ms for `iterations` classifications of `html` as the extension's `classifyPage` does them: parse, kind, evidence in words |
 //! | `new RtdmBench(htmlA, htmlB, tree, urlA, urlB)` | `.run(iterations, mode, theta)` (ms), `.info()` (JSON) |
 //!
 //! `mode` is `"compare"` (exact RTDM), `"similar"` (decision mode at `theta`) or `"compare-warm"`
@@ -85,6 +86,24 @@ pub fn bench_parse(html: &str, url: &str, iterations: u32) -> Result<f64, js_sys
     let start = clock.ms();
     for _ in 0..iterations {
         black_box(Page::from_html_with(black_box(html), url, &opts).ok());
+    }
+    Ok(clock.ms() - start)
+}
+
+/// Milliseconds taken by `iterations` classifications of `html` as the extension's
+/// `classifyPage` makes them (parse, features, the mixture, the evidence in words).
+#[wasm_bindgen(js_name = benchClassify)]
+pub fn bench_classify(html: &str, url: &str, iterations: u32) -> Result<f64, js_sys::Error> {
+    parse(html, url)?;
+    exemplar_classify::shipped_model().map_err(error)?;
+    let opts = ParseOptions::default();
+    let clock = Clock::new();
+    let start = clock.ms();
+    for _ in 0..iterations {
+        if let Ok(page) = Page::from_html_with(black_box(html), url, &opts) {
+            black_box(exemplar_classify::classify(&page));
+            black_box(exemplar_classify::summary(&page));
+        }
     }
     Ok(clock.ms() - start)
 }
