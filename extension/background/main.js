@@ -10,6 +10,7 @@
 import { similarity } from '../pkg/exemplar.js';
 import { classify, classifyTab, forgetTab, tabState } from './badge.js';
 import { crawlers, deleteCrawler, finishCrawl, importPattern, runCrawler } from './crawlers.js';
+import { detectSite } from './detect.js';
 import { ALARM, cancelJob, finishWith, pauseJob, resumeJob, resumeRunning, status } from './jobs.js';
 import { finishLearn, relearn, startLearn, startPending } from './learn.js';
 import { SCHEDULE_ALARM, armSchedule, runDue, setSchedule } from './schedule.js';
@@ -36,6 +37,7 @@ const handlers = {
     return similarity(String(msg.htmlA ?? ''), String(msg.htmlB ?? ''), options);
   },
   tabState: (msg) => tabState(msg.tabId),
+  detect: detectSite,
   startLearn,
   startPending,
   runCrawler,

@@ -10,6 +10,7 @@
 
 /** @typedef {import('../pkg/exemplar.js').Classification} Classification */
 /** @typedef {import('../pkg/exemplar.js').Verdict} Verdict */
+/** @typedef {import('../pkg/exemplar.js').Detection} Detection */
 /** @typedef {import('../pkg/exemplar.js').SimilarityOptions} SimilarityOptions */
 /** @typedef {import('./core-types.js').CoreSettings} CoreSettings */
 /** @typedef {import('./core-types.js').Progress} Progress */
@@ -179,6 +180,8 @@
  * - classifyTab: the tab's live DOM, read with scripting (needs activeTab or site access).
  * - similarity: two pages compared.
  * - tabState: the tab's last classification, or null.
+ * - detect: the site's sections of item pages, searched from the page `url` in a few fetches
+ *   (needs site access; `delayMs` over the default delay).
  * - startLearn: maps the site, learns the pattern, saves a crawler, then crawls with it.
  * - startPending: the popup's request left in storage.session, started once (also on
  *   permissions.onAdded); null when there is nothing to start.
@@ -205,6 +208,7 @@
  *   classifyTab: {msg: {tabId: number}, result: TabClassification},
  *   similarity: {msg: {htmlA: string, htmlB: string, options?: SimilarityOptions}, result: Verdict},
  *   tabState: {msg: {tabId: number}, result: TabClassification | null},
+ *   detect: {msg: {url: string, delayMs?: number}, result: Detection},
  *   startLearn: {msg: {exampleUrl: string, entryUrl?: string, settings?: Partial<Settings>}, result: {jobId: string}},
  *   startPending: {msg: {id?: string, pending?: PendingStart}, result: {jobId: string} | null},
  *   runCrawler: {msg: {crawlerId: string, settings?: RunSettings}, result: {jobId: string}},

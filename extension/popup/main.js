@@ -1,6 +1,7 @@
-// The toolbar popup: the current tab's page kind with its evidence in words, and the "This is an
+// The toolbar popup: the current tab's page kind with its evidence in words, the "This is an
 // example page" button that starts a crawler generation (asking site access first, with the
-// limits of the generation: the defaults the background sends).
+// limits of the generation: the defaults the background sends), and "Find item pages", which
+// lists the site's sections of item pages, each of which can start a generation.
 // Everything is written with textContent: page content never reaches the extension's pages as HTML.
 import { $, $button, $input, $select, MIB, el } from '../lib/dom.js';
 import { send } from '../lib/protocol.js';
@@ -8,6 +9,7 @@ import { hostPattern } from '../lib/site-access.js';
 
 /** @typedef {import('../lib/protocol.js').TabClassification} TabClassification */
 /** @typedef {import('../lib/protocol.js').Settings} Settings */
+/** @typedef {import('../lib/protocol.js').Detection} Detection */
 
 /** @param {number} x */
 const round = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(3));
@@ -68,6 +70,59 @@ async function showGenerate() {
   const sameSite = tab.referrer && tab.url && new URL(tab.referrer).host === new URL(tab.url).host;
   /** @type {HTMLOptionElement} */ ($select('entry-choice').querySelector('[value=referrer]')).hidden = !sameSite;
   $('generate').hidden = false;
+  $('find').hidden = false;
+}
+
+/** A URL as the popup shows it: its path and query on this site, whole elsewhere.
+ * @param {string} url */
+function shortUrl(url) {
+  try {
+    const u = new URL(url);
+    return tab.url && new URL(tab.url).origin === u.origin ? u.pathname + u.search : url;
+  } catch {
+    return url;
+  }
+}
+
+/** One section found: what it lists, its sample items, and a button making it the example.
+ * @param {Detection['sections'][number]} section */
+function sectionItem(section) {
+  const [listing] = section.index;
+  const more = section.index.length > 1 ? ` and ${section.index.length - 1} more listings` : '';
+  const li = el('li', `About ${section.estimatedItems} items (${section.shape}) on ${shortUrl(listing)}${more}`);
+  const samples = el('ul', undefined, 'small');
+  for (const url of section.examples) samples.append(el('li', shortUrl(url)));
+  const use = el('button', 'Use as example');
+  /** @type {HTMLButtonElement} */ (use).type = 'button';
+  use.className = 'use-section';
+  use.addEventListener('click', () => start(section.examples[0], listing));
+  li.append(samples, use);
+  return li;
+}
+
+async function findItems() {
+  const url = String(tab.url);
+  $('find-status').textContent = '';
+  const origins = [hostPattern(url)];
+  // Asked before anything is awaited: the prompt needs the click's user gesture.
+  const granted = await chrome.permissions.request({ origins }).catch(() => false);
+  if (!granted) {
+    $('find-status').textContent = `Permission denied: Exemplar needs access to ${origins[0].slice(0, -2)} to read the site. Nothing was fetched.`;
+    return;
+  }
+  $button('find-items').disabled = true;
+  $('find-status').textContent = 'Looking for item pages…';
+  try {
+    const found = /** @type {Detection} */ (await send({ type: 'detect', url, delayMs: settings().delayMs }));
+    $('find-status').textContent = found.entitySite
+      ? `Found after reading ${found.fetches} pages:`
+      : `No list of item pages found after reading ${found.fetches} pages.`;
+    $('sections').replaceChildren(...found.sections.map(sectionItem));
+  } catch (e) {
+    $('find-status').textContent = e instanceof Error ? e.message : String(e);
+  } finally {
+    $button('find-items').disabled = false;
+  }
 }
 
 /** The entry page chosen: the site's home page, this page, the one before it, or a URL typed in. */
@@ -112,16 +167,21 @@ function openPanel() {
   return Promise.resolve();
 }
 
-async function start() {
+/**
+ * Starts a generation from this tab's page, or from a section's sample item and listing.
+ * @param {string} [example] the example page (default: this tab's)
+ * @param {string} [listing] the entry page (default: the entry chosen above)
+ */
+async function start(example, listing) {
   $('start-error').textContent = '';
   let entry;
   try {
-    entry = entryUrl();
+    entry = listing ?? entryUrl();
   } catch (e) {
     $('start-error').textContent = e instanceof Error ? e.message : String(e);
     return;
   }
-  const exampleUrl = String(tab.url);
+  const exampleUrl = example ?? String(tab.url);
   const origins = [...new Set([exampleUrl, entry].map(hostPattern))];
   const panel = openPanel();
   // Chrome closes the popup when the permission prompt takes the focus: the request is left with the
@@ -160,7 +220,8 @@ async function main() {
     : (await chrome.tabs.query({ active: true, currentWindow: true }))[0];
   if (!active || active.id === undefined) return fail('No active tab.');
   tab = { id: active.id, windowId: active.windowId, url: active.url };
-  $('example').addEventListener('click', start);
+  $('example').addEventListener('click', () => start());
+  $('find-items').addEventListener('click', findItems);
   $('entry-choice').addEventListener('change', () => { $('entry-url').hidden = $select('entry-choice').value !== 'url'; });
   try {
     return show(await send({ type: 'classifyTab', tabId: tab.id }));

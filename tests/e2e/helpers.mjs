@@ -65,7 +65,14 @@ export async function serveDirectory(root, { overrides = new Map(), delayMs = 0,
       }
       const file = normalize(join(base, path));
       if (file !== base && !file.startsWith(base + sep)) throw Object.assign(new Error('outside root'), { code: 'ENOENT' });
-      if (!(await stat(file)).isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOENT' });
+      const found = await stat(file);
+      // A directory asked without its slash is redirected to it, as web servers do.
+      if (found.isDirectory() && !path.endsWith('/index.html')) {
+        res.writeHead(301, { location: `${new URL(req.url, 'http://x').pathname}/` });
+        res.end();
+        return;
+      }
+      if (!found.isFile()) throw Object.assign(new Error('not a file'), { code: 'ENOENT' });
       const body = await readFile(file);
       // A page that declares its charset says it (Apache's manual has EUC-KR pages), as
       // `exemplar serve` leaves it.

@@ -130,7 +130,7 @@ struct LeftUnfetched {
 /// How many near misses `learnPattern` returns.
 const NEAR_MISSES: usize = 20;
 
-fn ms(now_ms: f64) -> u64 {
+pub(crate) fn ms(now_ms: f64) -> u64 {
     if now_ms.is_finite() && now_ms > 0.0 {
         now_ms as u64
     } else {

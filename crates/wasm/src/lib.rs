@@ -30,6 +30,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
+pub mod detect;
 pub mod exports;
 pub mod jobs;
 #[cfg(feature = "playground")]
@@ -88,6 +89,21 @@ export interface Classification {
 }
 export interface PageSummary {
   title: string; nodes: number; links: number; forms: number; images: number; prices: number; height: number;
+}
+/** A site's section of item pages, as DetectJob finds it. */
+export interface DetectedSection {
+  /** The listing page(s). */
+  index: string[];
+  /** A few items, in the listing's order. */
+  examples: string[];
+  estimatedItems: number;
+  /** The items' URL shape (/product/{n}). */
+  shape: string;
+}
+/** What DetectJob.result() returns. */
+export interface Detection {
+  site: string; entitySite: boolean; sections: DetectedSection[]; fetches: number;
+  visited: { url: string; depth: number; kind: string; group: number }[];
 }
 "#;
 
