@@ -101,8 +101,8 @@ pub fn bench_classify(html: &str, url: &str, iterations: u32) -> Result<f64, js_
     let start = clock.ms();
     for _ in 0..iterations {
         if let Ok(page) = Page::from_html_with(black_box(html), url, &opts) {
-            black_box(exemplar_classify::classify(&page));
-            black_box(exemplar_classify::summary(&page));
+            let c = black_box(exemplar_classify::classify(&page));
+            black_box(exemplar_classify::summary(&page, &c));
         }
     }
     Ok(clock.ms() - start)

@@ -138,12 +138,13 @@ pub fn classify(page: &Page) -> Classification {
 pub const UNSURE: f64 = 0.6;
 
 /// The page's evidence in words, for people (the extension's popup): whether the classifier is
-/// unsure, what the page declares itself ("declares schema.org Product", "declares an Open
-/// Graph article"), whether it links a next or previous page, the largest group of links sharing
+/// unsure, what the page declares itself ("declares schema.org Product", "declares Open Graph
+/// type article"), whether it links a next or previous page, the largest group of links sharing
 /// a path ("links to 48 pages under /imoveis/"), prices, images, forms.
-pub fn summary(page: &Page) -> Vec<String> {
+///
+/// `c` is the page's classification ([`classify`]), which callers have already made.
+pub fn summary(page: &Page, c: &Classification) -> Vec<String> {
     let mut out = Vec::new();
-    let c = classify(page);
     if c.confidence < UNSURE {
         out.push(format!(
             "unsure: {} at {:.0}%",
@@ -312,7 +313,8 @@ mod tests {
 
     #[test]
     fn summary_says_what_the_page_links_to_in_words() {
-        let s = summary(&listing());
+        let shop = listing();
+        let s = summary(&shop, &classify(&shop));
         assert!(
             s.contains(&"links to 30 pages under /product/".to_string()),
             "{s:?}"
@@ -336,7 +338,7 @@ mod tests {
             <body><h1>A headline of six words here</h1><p>text</p></body>"#,
             "http://news.test/2015/03/a-headline/",
         );
-        let s = summary(&p);
+        let s = summary(&p, &classify(&p));
         for want in [
             "declares schema.org NewsArticle",
             "declares Open Graph type article",
@@ -352,10 +354,17 @@ mod tests {
             "{s:?} {c:?}"
         );
         let empty = page("<p></p>", "http://e.test/");
-        let c = classify(&empty);
-        if c.confidence < UNSURE {
-            assert!(summary(&empty)[0].starts_with("unsure: "));
-        }
+        let at = |confidence| Classification {
+            kind: Kind::Other,
+            confidence,
+            evidence: Vec::new(),
+        };
+        assert_eq!(summary(&empty, &at(0.4))[0], "unsure: other at 40%");
+        assert!(
+            !summary(&empty, &at(0.9))
+                .iter()
+                .any(|w| w.starts_with("unsure"))
+        );
     }
 
     fn listing() -> Page {

@@ -198,8 +198,9 @@ fn page_url(url: &str) -> &str {
 #[wasm_bindgen(js_name = classifyPage, unchecked_return_type = "Classification")]
 pub fn classify_page(html: &str, url: &str) -> Result<JsValue, js_sys::Error> {
     let page = parse(html, page_url(url), &ParseOptions::default())?;
-    let result = to_js(&classify::classify(&page))?;
-    let summary = to_js(&classify::summary(&page))?;
+    let c = classify::classify(&page);
+    let result = to_js(&c)?;
+    let summary = to_js(&classify::summary(&page, &c))?;
     js_sys::Reflect::set(&result, &"summary".into(), &summary)
         .map_err(|_| error("could not set the summary"))?;
     Ok(result)
