@@ -38,41 +38,7 @@ pub struct Site {
 /// When the file cannot be read.
 pub fn real_sites() -> Result<Vec<DevSite>, String> {
     let dir = exemplar_testkit::root().join("eval/real");
-    let text = std::fs::read_to_string(dir.join("sites.toml"))
-        .map_err(|e| format!("eval/real/sites.toml: {e}"))?;
-    // The real sites' file names no package and adds keys of its own: written into the
-    // development sites' form for the loader.
-    let table: toml::Table = toml::from_str(&text).map_err(|e| format!("sites.toml: {e}"))?;
-    let mut out = String::new();
-    for site in table
-        .get("site")
-        .and_then(toml::Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let mut t = site.as_table().cloned().unwrap_or_default();
-        let root = t.get("root").and_then(toml::Value::as_str).unwrap_or("");
-        let root = dir.join("sites").join(root).to_string_lossy().to_string();
-        t.insert("root".into(), toml::Value::String(root));
-        t.insert(
-            "package".into(),
-            toml::Value::String("(in the repository)".into()),
-        );
-        t.remove("kind");
-        t.remove("live");
-        let mut doc = toml::Table::new();
-        doc.insert(
-            "site".into(),
-            toml::Value::Array(vec![toml::Value::Table(t)]),
-        );
-        out.push_str(&toml::to_string(&doc).map_err(|e| e.to_string())?);
-        out.push('\n');
-    }
-    let tmp = std::env::temp_dir().join(format!("exemplar-real-sites-{}.toml", std::process::id()));
-    std::fs::write(&tmp, out).map_err(|e| e.to_string())?;
-    let sites = devsites::load(&tmp);
-    let _ = std::fs::remove_file(&tmp);
-    sites
+    devsites::load_rooted(&dir.join("sites.toml"), &dir.join("sites"))
 }
 
 /// The negatives of `eval/detect-negatives.toml`.

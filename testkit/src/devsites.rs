@@ -43,6 +43,8 @@ struct File {
 #[derive(Deserialize)]
 struct RawSite {
     name: String,
+    /// The Debian package that installs it (none for a site kept in the repository).
+    #[serde(default)]
     package: String,
     root: String,
     entry: String,
@@ -168,6 +170,15 @@ pub fn installed_site(name: &str) -> Result<DevSite, String> {
 /// # Errors
 /// When the file cannot be read or a rule is malformed.
 pub fn load(path: &Path) -> Result<Vec<DevSite>, String> {
+    load_rooted(path, Path::new(""))
+}
+
+/// Loads a site list whose relative roots are directories under `base` (`eval/real/sites.toml`:
+/// roots under `eval/real/sites/`); keys the list adds of its own (`kind`, `live`) are ignored.
+///
+/// # Errors
+/// When the file cannot be read or a rule is malformed.
+pub fn load_rooted(path: &Path, base: &Path) -> Result<Vec<DevSite>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let file: File = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let re = |s: &str| Regex::new(s).map_err(|e| format!("bad regex {s:?}: {e}"));
@@ -197,7 +208,7 @@ pub fn load(path: &Path) -> Result<Vec<DevSite>, String> {
             Ok(DevSite {
                 name: s.name,
                 package: s.package,
-                root: PathBuf::from(s.root),
+                root: base.join(s.root),
                 entry: s.entry,
                 example: s.example,
                 target: s.target,
