@@ -196,8 +196,9 @@ pub struct Detector {
     order: u64,
     unproductive: HashMap<String, usize>,
     dropped_parents: HashSet<String>,
-    /// Groups sampled, by (page, shape).
-    pending: HashMap<(String, String), Pending>,
+    /// Groups sampled, by (page, shape); ordered, so that which group of listings a section
+    /// names ([`Detector::section`]) does not depend on a hash seed.
+    pending: BTreeMap<(String, String), Pending>,
     result: Detection,
     done: bool,
 }
@@ -231,7 +232,7 @@ impl Detector {
             order: 0,
             unproductive: HashMap::new(),
             dropped_parents: HashSet::new(),
-            pending: HashMap::new(),
+            pending: BTreeMap::new(),
             result: Detection {
                 site: start.to_string(),
                 entity_site: false,
@@ -414,8 +415,9 @@ impl Detector {
         }
     }
 
-    /// The section a confirmed group of `page` makes. When `page` was itself a sample of a
-    /// group of listings (a shop's categories), those listings are the section's index pages.
+    /// The section a confirmed group of `page` makes. When a group sampled earlier holds
+    /// `page` (it is one of a shop's categories), that group's pages are the section's index
+    /// pages: the first such group in (page, shape) order.
     fn section(&self, page: &str, found: &Pending) -> Section {
         let listings = self
             .pending
