@@ -6,21 +6,28 @@
 //! Owns the search ([`Detector`], a [`Machine`] the drivers pump like the mapper), the link
 //! prioritisers and the reading of a section off an index page. The contract:
 //! - the search is best-first from the start page (then the site's root, when the start is not
-//!   it), ties to the shallower link, as the document's Algorithm 2: at most
+//!   it or its `index.html`), ties to the shallower link, as the document's Algorithm 2: at most
 //!   [`DetectConfig::max_fetches`] pages, depth ≤ [`DetectConfig::max_depth`], at most
 //!   [`DetectConfig::unproductive_root`] children of the root and
 //!   [`DetectConfig::unproductive`] of any other page fetched without finding a section; at
 //!   depth 1 links of priority ≥ 0 are followed, deeper only those above 0;
 //! - a page's groups of alike links (same directory, same shape of last segment, outside the
-//!   page's `nav`/`header`/`footer`/`aside`) of at least [`DetectConfig::min_group`] pages are
+//!   page's `nav`/`header`/`footer`/`aside`; a flat directory's pages split by the leading word
+//!   of their names when a few words name them all: `sql-*.html`, `class*.html`; directory
+//!   pages such as `index.html` left out) of at least [`DetectConfig::min_group`] pages are
 //!   candidate sections. One page of each of the likeliest three (largest, with the longest
-//!   anchors: items are named by titles) is fetched next, ahead of every other link, even one
-//!   level below [`DetectConfig::max_depth`]. The first sample that is an item ends the search:
-//!   the page-kind model (`exemplar_classify`) does not call it an index, and it is not a
-//!   listing of its own built like the page that links it (a tag page of a quotes site lists
-//!   quotes as its home page does; RTDM says they are alike). Its group is the section; when the
-//!   listing was itself a sample of a group of listings (a shop's categories), those listings
-//!   are the section's index pages;
+//!   anchors: items are named by titles) is fetched next, the one with the longest anchor,
+//!   ahead of every other link and of the samples' own samples, even one level below
+//!   [`DetectConfig::max_depth`]. A sample is an item when the page-kind model
+//!   (`exemplar_classify`) does not call it an index and it is no listing of its own built like
+//!   the page that links it (a tag page of a quotes site lists quotes as its home page does;
+//!   RTDM says they are alike), and its group is estimated to hold at least
+//!   [`DetectConfig::min_items`] items (its size times the listing's pages). A sample the model
+//!   calls an entity ends the search; one it calls `other` (profiles, but also a manual's
+//!   chapters) is confirmed by a second page of its group built like it (RTDM), and is the
+//!   answer when the search ends without an entity. The item's group is the section; when the
+//!   listing was itself a sample of a group of listings in their own directory (a shop's
+//!   categories), those listings are the section's index pages;
 //! - with [`DetectConfig::confirm`] off (the baselines), it stops instead at the first page the
 //!   model calls an index with such a group, as the document does;
 //! - robots.txt is obeyed and not counted as a fetch; pages off the site, non-HTML bodies,
@@ -77,6 +84,8 @@ pub struct DetectConfig {
     pub unproductive: usize,
     /// Alike links a page must hold to show a section.
     pub min_group: usize,
+    /// Items a section must be estimated to hold (a few-page manual's chapters are no section).
+    pub min_items: usize,
     /// Sample items given per section.
     pub examples: usize,
     /// Politeness (robots.txt, delays).
@@ -100,6 +109,7 @@ impl Default for DetectConfig {
             unproductive_root: 6,
             unproductive: 3,
             min_group: 6,
+            min_items: 12,
             examples: 3,
             politeness: Politeness::default(),
             max_bytes: 8 << 20,
@@ -185,6 +195,15 @@ struct Pending {
     listing: std::rc::Rc<Page>,
 }
 
+/// A section whose sample the model calls `other`.
+struct Fallback {
+    /// Its group: (listing, shape).
+    key: (String, String),
+    section: Section,
+    /// The sample: a second page of the group built like it confirms the section.
+    sample: std::rc::Rc<Page>,
+}
+
 /// The search. See the module docs.
 pub struct Detector {
     config: DetectConfig,
@@ -199,6 +218,9 @@ pub struct Detector {
     /// Groups sampled, by (page, shape); ordered, so that which group of listings a section
     /// names ([`Detector::section`]) does not depend on a hash seed.
     pending: BTreeMap<(String, String), Pending>,
+    /// The first section whose sample the model calls `other`: the answer if no sample it
+    /// calls an entity turns up.
+    fallback: Option<Fallback>,
     result: Detection,
     done: bool,
 }
@@ -233,6 +255,7 @@ impl Detector {
             unproductive: HashMap::new(),
             dropped_parents: HashSet::new(),
             pending: BTreeMap::new(),
+            fallback: None,
             result: Detection {
                 site: start.to_string(),
                 entity_site: false,
@@ -307,6 +330,11 @@ impl Detector {
     fn finish(&mut self) {
         self.done = true;
         self.frontier.clear_queue();
+        if self.result.sections.is_empty()
+            && let Some(f) = self.fallback.take()
+        {
+            self.result.sections.push(f.section);
+        }
         self.result.entity_site = !self.result.sections.is_empty();
     }
 
@@ -327,20 +355,64 @@ impl Detector {
         if let Some(key) = &cand.sample_of
             && kind.0 != "index"
             && let Some(found) = self.pending.get(key).cloned()
-            && !(largest >= self.config.min_group
+            && !(largest >= self.config.min_group.max(found.group.targets.len() / 2)
                 && crate::similarity::compare_pages(
                     &found.listing,
                     &page,
                     &crate::similarity::Options::default(),
                 )
                 .similar)
+            && found.group.targets.len() * found.pages >= self.config.min_items
         {
             // The sample is an item: not called an index, and not a listing of its own built
             // like the page that links it (a tag page lists quotes as the home page does). Its
-            // group is a section of that page.
-            self.result.sections = vec![self.section(&key.0, &found)];
-            self.finish();
-            return;
+            // group is a section of that page. One the model calls an entity ends the search;
+            // one it calls `other` (a profile, a manual's chapter) is kept in case no entity
+            // section turns up.
+            let section = self.section(&key.0, &found);
+            if kind.0 == "entity" {
+                self.result.sections = vec![section];
+                self.finish();
+                return;
+            }
+            match &self.fallback {
+                None => {
+                    // A second page of the group, next: if it is built like this one, the
+                    // group's pages are alike items and the search ends with them.
+                    let second = sample_of_group(&found.listing, &found.group, &self.seen);
+                    if let Some(second) = second {
+                        self.order += 1;
+                        self.candidates.insert(
+                            second,
+                            Cand {
+                                depth: cand.depth,
+                                priority: i32::MAX - 5,
+                                order: self.order,
+                                parent: cand.parent.clone(),
+                                sample_of: Some(key.clone()),
+                            },
+                        );
+                    }
+                    self.fallback = Some(Fallback {
+                        key: key.clone(),
+                        section,
+                        sample: std::rc::Rc::new(page.clone()),
+                    });
+                }
+                Some(f)
+                    if f.key == *key
+                        && crate::similarity::compare_pages(
+                            &f.sample,
+                            &page,
+                            &crate::similarity::Options::default(),
+                        )
+                        .similar =>
+                {
+                    self.finish();
+                    return;
+                }
+                Some(_) => {}
+            }
         }
         if !self.config.confirm {
             let sections = sections_of(&page, &groups, &kind, &self.config);
@@ -359,7 +431,7 @@ impl Detector {
                 self.add(target, cand.depth + 1, priority, Some(url.clone()));
             }
         }
-        if cand.depth == 0 && url != self.root {
+        if cand.depth == 0 && url != self.root && !is_root_page(&url, &self.root) {
             // Started below the root: the root is the next place to look (the document's
             // search starts there).
             let root = self.root.clone();
@@ -386,7 +458,7 @@ impl Detector {
         let pages = page_count(page);
         let listing = std::rc::Rc::new(page.clone());
         for (k, g) in likely.into_iter().take(3).enumerate() {
-            let Some(sample) = g.targets.iter().find(|t| !self.seen.contains(*t)).cloned() else {
+            let Some(sample) = sample_of_group(page, g, &self.seen) else {
                 continue;
             };
             let key = (url.to_string(), g.shape.clone());
@@ -409,7 +481,11 @@ impl Detector {
             });
             if c.sample_of.is_none() {
                 c.sample_of = Some(key);
-                c.priority = i32::MAX - 10 - k as i32;
+                // A page's samples before its samples' own: its items may be among them.
+                let depth = i32::try_from(cand.depth)
+                    .unwrap_or(i32::MAX / 8)
+                    .min(1 << 20);
+                c.priority = i32::MAX - 10 - 3 * depth - k as i32;
                 c.parent = Some(url.to_string());
             }
         }
@@ -422,6 +498,9 @@ impl Detector {
         let listings = self
             .pending
             .iter()
+            // A group in the root directory (`/*.html`: a manual's table of contents) holds
+            // pages of every kind; a shop's categories sit in their own (`/category/…`).
+            .filter(|((_, _), p)| !p.group.shape.starts_with("/*"))
             .filter(|((_, _), p)| p.group.targets.iter().any(|t| t == page))
             .map(|(_, p)| p.group.targets.clone())
             .next();
@@ -611,6 +690,9 @@ fn link_groups(page: &Page, scope: &CompiledScope) -> Vec<Group> {
             continue;
         }
         let Some(shape) = shape_of(&u) else { continue };
+        if is_index_file(&u) {
+            continue; // a directory's own page (`index.html`): a listing or the home, no item
+        }
         if here.starts_with(u.trim_end_matches('/')) && u.ends_with('/') {
             continue; // an ancestor of this page (breadcrumbs)
         }
@@ -623,7 +705,7 @@ fn link_groups(page: &Page, scope: &CompiledScope) -> Vec<Group> {
             .targets
             .push(u);
     }
-    let mut out: Vec<Group> = groups.into_values().collect();
+    let mut out: Vec<Group> = groups.into_values().flat_map(split_by_prefix).collect();
     out.sort_by(|a, b| {
         b.targets
             .len()
@@ -663,6 +745,105 @@ fn shape_of(url: &str) -> Option<String> {
     let slash = if path.ends_with('/') { "/" } else { "" };
     let ext = ext.map(|e| format!(".{e}")).unwrap_or_default();
     Some(format!("{dir}/{class}{ext}{slash}{query}"))
+}
+
+/// Whether `url` names its directory's own page: `…/index.html`, `default.aspx`.
+fn is_index_file(url: &str) -> bool {
+    let Ok(u) = Url::parse(url) else { return false };
+    let last = u.path().rsplit('/').next().unwrap_or("");
+    let stem = last.split_once('.').map_or("", |(s, _)| s);
+    stem.eq_ignore_ascii_case("index") || stem.eq_ignore_ascii_case("default")
+}
+
+/// Whether `url` is the site's root page: the root itself or its directory's `index.html`.
+fn is_root_page(url: &str, root: &str) -> bool {
+    url == root
+        || is_index_file(url)
+            && Url::parse(url)
+                .is_ok_and(|u| u.path().rsplit_once('/').is_some_and(|(d, _)| d.is_empty()))
+}
+
+/// The leading word of a URL's last segment, lower case (`sql` of `sql-vacuum.html`,
+/// `classsf` of `classsf_1_1Texture.html`); empty when it starts with no letter.
+fn leading_word(url: &str) -> String {
+    let last = url.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    last.chars()
+        .take_while(char::is_ascii_alphabetic)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// A group of one directory's pages named by a few prefixes (`sql-*.html`, `app-*.html` and a
+/// few chapters in a manual's flat directory; `class*`, `struct*` and the tabs of an API
+/// reference) split into one group per prefix that names enough pages, the rest kept together.
+/// A group of slugs (`/author/Albert-Einstein`) has about as many leading words as pages and
+/// stays whole.
+fn split_by_prefix(g: Group) -> Vec<Group> {
+    const MIN: usize = 6;
+    if g.targets.len() < 2 * MIN || !g.shape.contains("/*") {
+        return vec![g];
+    }
+    let mut by_word: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for t in &g.targets {
+        by_word.entry(leading_word(t)).or_default().push(t.clone());
+    }
+    let structured = by_word.len() * 10 <= g.targets.len() * 3;
+    if !structured || !by_word.iter().any(|(w, v)| !w.is_empty() && v.len() >= MIN) {
+        return vec![g];
+    }
+    let mut rest = Group {
+        shape: g.shape.clone(),
+        targets: Vec::new(),
+    };
+    let mut out = Vec::new();
+    for (word, targets) in by_word {
+        if word.is_empty() || targets.len() < MIN {
+            rest.targets.extend(targets);
+            continue;
+        }
+        let at = g.shape.rfind("/*").unwrap_or(0);
+        let shape = format!("{}/{word}*{}", &g.shape[..at], &g.shape[at + 2..]);
+        out.push(Group { shape, targets });
+    }
+    if rest.targets.is_empty() && out.len() == 1 {
+        return vec![g]; // one word names them all: nothing to tell apart
+    }
+    if !rest.targets.is_empty() {
+        // Document order, as every group's.
+        let order: HashMap<&String, usize> =
+            g.targets.iter().enumerate().map(|(i, t)| (t, i)).collect();
+        rest.targets
+            .sort_by_key(|t| order.get(t).copied().unwrap_or(usize::MAX));
+        out.push(rest);
+    }
+    out
+}
+
+/// The page of `g` to fetch as its sample: of those not fetched yet, the one with the longest
+/// anchor (items are named by titles; a group's first links are often its menu), first in
+/// document order among equals.
+fn sample_of_group(page: &Page, g: &Group, seen: &HashSet<String>) -> Option<String> {
+    let targets: HashSet<&str> = g
+        .targets
+        .iter()
+        .map(String::as_str)
+        .filter(|t| !seen.contains(*t))
+        .collect();
+    let mut best: Option<(usize, String)> = None;
+    for l in &page.links {
+        let Some(u) = canon::canonicalize(&l.url) else {
+            continue;
+        };
+        if !targets.contains(u.as_str()) {
+            continue;
+        }
+        let words = l.text.split_whitespace().count().min(12);
+        if best.as_ref().is_none_or(|(w, _)| words > *w) {
+            best = Some((words, u));
+        }
+    }
+    best.map(|(_, u)| u)
+        .or_else(|| g.targets.iter().find(|t| !seen.contains(*t)).cloned())
 }
 
 /// How much a group looks like a list of items rather than of sub-listings: its size, times
@@ -708,8 +889,21 @@ fn sections_of(
 }
 
 /// How many pages the listing says it has: the largest number among its links' anchors (a
-/// page bar), at least 1.
+/// page bar); at least 2 when it links a next page by a "next" word or arrow
+/// (`data/forms/pagination-words.txt`) to a numbered URL (`/page/2/`, `?start=20`: a manual's
+/// "Next" goes to its next chapter, no numbered page); at least 1.
 fn page_count(page: &Page) -> usize {
+    let words = crate::forms::pagination_words();
+    let next = page.links.iter().any(|l| {
+        let t = l.text.trim().to_lowercase();
+        let bare = t.trim_matches(|c: char| !c.is_alphanumeric());
+        ((!t.is_empty() && words.contains(&t)) || (!bare.is_empty() && words.contains(bare)))
+            && Url::parse(&l.url).is_ok_and(|u| {
+                format!("{}?{}", u.path(), u.query().unwrap_or(""))
+                    .bytes()
+                    .any(|b| b.is_ascii_digit())
+            })
+    });
     page.links
         .iter()
         .filter_map(|l| {
@@ -720,6 +914,7 @@ fn page_count(page: &Page) -> usize {
         })
         .max()
         .unwrap_or(1)
+        .max(if next { 2 } else { 1 })
         .clamp(1, 10_000)
 }
 

@@ -5,7 +5,7 @@ use crate::fetch::{FetchResponse, RequestKind};
 
 /// Pumps a detector against pages held in memory (`path → HTML`; robots.txt answers 404; a
 /// path missing answers 404), one request at a time, as a driver does.
-fn run(start: &str, site: &HashMap<String, String>, config: DetectConfig) -> Detection {
+pub(super) fn run(start: &str, site: &HashMap<String, String>, config: DetectConfig) -> Detection {
     let mut d = Detector::new(start, config).expect("detector");
     let mut now = 0u64;
     for _ in 0..10_000 {
@@ -29,6 +29,16 @@ fn run(start: &str, site: &HashMap<String, String>, config: DetectConfig) -> Det
                     }),
                     (_, Some(body)) if body.starts_with("FAIL") => {
                         FetchResult::Failed("reset".into())
+                    }
+                    // `REDIRECT URL`: the page answered after a redirect to URL.
+                    (_, Some(body)) if body.starts_with("REDIRECT ") => {
+                        FetchResult::Response(FetchResponse {
+                            status: 200,
+                            final_url: body["REDIRECT ".len()..].to_string(),
+                            headers: vec![("content-type".into(), "text/html".into())],
+                            body: page("Elsewhere", "<p>Another site.</p>").into_bytes(),
+                            ..FetchResponse::default()
+                        })
                     }
                     (_, Some(body)) => FetchResult::Response(FetchResponse {
                         status: 200,
@@ -97,17 +107,22 @@ fn shop() -> HashMap<String, String> {
     list.push_str("</ul><a href='/products/?page=2'>2</a> <a href='/products/?page=3'>3</a>");
     s.insert("/products/".into(), page("All products - Lamp shop", &list));
     for i in 1..=24 {
-        let mut p = format!("<h1>Brass lamp {i}</h1><img src=a.jpg><p>Price: $ {i}0.00</p>");
-        for k in 0..6 {
+        // A product page as shops publish them: it declares itself (schema.org `Product`).
+        let mut p = format!(
+            "<html><head><title>Brass lamp {i} - Lamp shop</title>\
+            <script type='application/ld+json'>{{\"@type\": \"Product\", \"name\": \
+            \"Brass lamp {i}\", \"offers\": {{\"@type\": \"Offer\", \"price\": \"{i}0.00\"}}}}\
+            </script></head><body><nav><a href='/'>Home</a> <a href='/about/'>About us</a> \
+            <a href='/contact/'>Contact</a> <a href='/products/'>Products</a></nav><h1>Brass lamp {i}</h1><img src=a.jpg><p>Price: $ {i}0.00</p>"
+        );
+        for k in 0..2 {
             p.push_str(&format!(
                 "<p>This lamp is made of brass and gives a warm light; it stands \
                 forty centimetres tall. Paragraph {k}.</p>"
             ));
         }
-        s.insert(
-            format!("/product/{i}"),
-            page(&format!("Brass lamp {i} - Lamp shop"), &p),
-        );
+        p.push_str("<button>Add to cart</button></body></html>");
+        s.insert(format!("/product/{i}"), p);
     }
     s
 }
@@ -248,3 +263,6 @@ fn shapes_group_alike_links() {
     assert_eq!(shape_of("http://a.test/"), None);
     assert_eq!(shape_of("http://a.test/files/a.pdf"), None);
 }
+
+#[path = "tests_sections.rs"]
+mod sections;
