@@ -1,7 +1,8 @@
 // "Find item pages": a site's sections of item pages, searched in a few fetches with the browser's
 // fetch (the user's session, credentials included) by the core's detector (wasm DetectJob),
-// pumped as the learning and crawling jobs are. Not saved: a detection is at most a few pages, and
-// a stopped worker loses it (the popup asks again).
+// pumped as the learning and crawling jobs are. The last answer is kept in storage.session (key
+// `detection`) for the side panel, which lists it; it is not saved beyond the browser's session:
+// a detection is at most a few pages, asked again at will.
 import { DetectJob } from '../pkg/exemplar.js';
 import { pump } from '../lib/runner.js';
 import { requireAccess } from '../lib/site-access.js';
@@ -13,7 +14,8 @@ export const MAX_FETCHES = 10;
 
 /**
  * Searches the site of `url` from that page.
- * @param {{url: string, delayMs?: number}} msg
+ * @param {{url: string, delayMs?: number, settings?: Partial<import('../lib/protocol.js').Settings>}} msg
+ *   `settings`: the limits a generation from the answer takes (kept with it for the panel)
  * @returns {Promise<import('../pkg/exemplar.js').Detection>}
  */
 export async function detectSite(msg) {
@@ -34,6 +36,8 @@ export async function detectSite(msg) {
     if (result.visited.length > 0 && result.visited.every((v) => v.kind.startsWith('failed'))) {
       throw new Error(`${new URL(msg.url).origin} answered nothing (${result.visited[0].kind})`);
     }
+    const kept = { ...result, at: Date.now(), settings: msg.settings ?? {} };
+    await chrome.storage.session.set({ detection: kept }).catch(() => {});
     return result;
   } finally {
     job.free();

@@ -208,7 +208,7 @@
  *   classifyTab: {msg: {tabId: number}, result: TabClassification},
  *   similarity: {msg: {htmlA: string, htmlB: string, options?: SimilarityOptions}, result: Verdict},
  *   tabState: {msg: {tabId: number}, result: TabClassification | null},
- *   detect: {msg: {url: string, delayMs?: number}, result: Detection},
+ *   detect: {msg: {url: string, delayMs?: number, settings?: Partial<Settings>}, result: Detection},
  *   startLearn: {msg: {exampleUrl: string, entryUrl?: string, settings?: Partial<Settings>}, result: {jobId: string}},
  *   startPending: {msg: {id?: string, pending?: PendingStart}, result: {jobId: string} | null},
  *   runCrawler: {msg: {crawlerId: string, settings?: RunSettings}, result: {jobId: string}},

@@ -2,7 +2,8 @@
 // from the state and keeps it fresh. Views, one module each: progress of the job shown
 // (progress.js), the learned crawler (result.js) with its threshold and review lists
 // (review.js), schedule (schedule.js), exports (exports.js) and target pages (pages.js), and the
-// saved crawlers (crawlers.js); state.js holds what the background last reported.
+// saved crawlers (crawlers.js), the item pages "Find item pages" found (sections.js); state.js
+// holds what the background last reported.
 //
 // It survives the popup closing and the worker stopping: it polls the worker every half second,
 // and each poll wakes a stopped worker, which resumes its jobs. Exports are built here (the wasm
@@ -16,6 +17,7 @@ import { renderJob, wireProgress } from './progress.js';
 import { renderResult, wireResult } from './result.js';
 import { wireThreshold } from './review.js';
 import { wireSchedule } from './schedule.js';
+import { wireSections } from './sections.js';
 import { currentJob, onRedraw, refresh, state } from './state.js';
 
 const POLL_MS = 500;
@@ -39,6 +41,7 @@ wireExports();
 wireSchedule();
 wirePages();
 wireCrawlers();
+wireSections();
 
 // Every poll wakes a stopped worker (which resumes its jobs): poll often while something runs,
 // rarely when nothing does, so an idle panel does not keep the worker awake.

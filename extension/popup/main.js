@@ -1,7 +1,8 @@
 // The toolbar popup: the current tab's page kind with its evidence in words, the "This is an
 // example page" button that starts a crawler generation (asking site access first, with the
 // limits of the generation: the defaults the background sends), and "Find item pages", which
-// lists the site's sections of item pages, each of which can start a generation.
+// lists the site's sections of item pages, each of which can start a generation (the side panel,
+// opened with it, lists them too, with links to their sample pages).
 // Everything is written with textContent: page content never reaches the extension's pages as HTML.
 import { $, $button, $input, $select, MIB, el } from '../lib/dom.js';
 import { send } from '../lib/protocol.js';
@@ -104,6 +105,8 @@ async function findItems() {
   const url = String(tab.url);
   $('find-status').textContent = '';
   const origins = [hostPattern(url)];
+  // The panel lists what is found, with the sample pages; opened now, in the click's gesture.
+  const panel = openPanel();
   // Asked before anything is awaited: the prompt needs the click's user gesture.
   const granted = await chrome.permissions.request({ origins }).catch(() => false);
   if (!granted) {
@@ -113,11 +116,12 @@ async function findItems() {
   $button('find-items').disabled = true;
   $('find-status').textContent = 'Looking for item pages…';
   try {
-    const found = /** @type {Detection} */ (await send({ type: 'detect', url, delayMs: settings().delayMs }));
+    const found = /** @type {Detection} */ (await send({ type: 'detect', url, delayMs: settings().delayMs, settings: settings() }));
     $('find-status').textContent = found.entitySite
       ? `Found after reading ${found.fetches} pages:`
       : `No list of item pages found after reading ${found.fetches} pages.`;
     $('sections').replaceChildren(...found.sections.map(sectionItem));
+    await panel;
   } catch (e) {
     $('find-status').textContent = e instanceof Error ? e.message : String(e);
   } finally {
