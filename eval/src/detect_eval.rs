@@ -106,9 +106,17 @@ pub struct Outcome {
 /// # Errors
 /// When the site cannot be served or searched.
 pub fn search(site: &Site, config: &DetectConfig) -> Result<Outcome, String> {
+    search_from(site, &site.entry, config)
+}
+
+/// Searches one served site from its page `start` (a path below the root).
+///
+/// # Errors
+/// When the site cannot be served or searched.
+pub fn search_from(site: &Site, start: &str, config: &DetectConfig) -> Result<Outcome, String> {
     let server = Server::start(0, static_dir(site.root.clone())).map_err(|e| e.to_string())?;
     let base = server.url();
-    let start = format!("{base}/{}", site.entry);
+    let start = format!("{base}/{start}");
     let detection = exemplar_native::run::detect(&start, config, &ClientConfig::default())?;
     let target_first = match (&site.rules, detection.sections.first()) {
         (Some(rules), Some(section)) => {
@@ -159,7 +167,7 @@ pub struct Method {
     pub config: DetectConfig,
 }
 
-/// Ours, the document's best-first search, and breadth-first search at 5, 10 and 20 pages.
+/// Ours, ours without the site's own words, the document's best-first search, and breadth-first search at 5, 10 and 20 pages.
 pub fn methods() -> Vec<Method> {
     let base = DetectConfig {
         politeness: Politeness::unthrottled(1),
@@ -167,14 +175,22 @@ pub fn methods() -> Vec<Method> {
     };
     let mut out = vec![
         Method {
-            name: "ours (structure words, confirmed by a sample)".into(),
+            name: "ours (structure words and the site's own, confirmed by a sample)".into(),
             config: base.clone(),
+        },
+        Method {
+            name: "ours without the site's own words".into(),
+            config: DetectConfig {
+                site_words: false,
+                ..base.clone()
+            },
         },
         Method {
             name: "document 000: best-first, Portuguese words, first index page".into(),
             config: DetectConfig {
                 prioritiser: Prioritiser::Baseline,
                 confirm: false,
+                site_words: false,
                 ..base.clone()
             },
         },
@@ -185,6 +201,7 @@ pub fn methods() -> Vec<Method> {
             config: DetectConfig {
                 strategy: Strategy::BreadthFirst,
                 confirm: false,
+                site_words: false,
                 max_fetches: limit,
                 max_depth: 3,
                 ..base.clone()
@@ -355,6 +372,7 @@ pub fn run(dev: &[DevSite], out: &Path) -> Result<(), String> {
          (its best section is the target's on one site in six). A site whose home page lists \
          its items costs ours two fetches; a three-level shop four.\n"
     );
+    let _ = writeln!(w, "{}", from_items(&ready));
     let _ = writeln!(w, "## Per site\n{detail}");
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -362,4 +380,57 @@ pub fn run(dev: &[DevSite], out: &Path) -> Result<(), String> {
     std::fs::write(out, &w).map_err(|e| format!("{}: {e}", out.display()))?;
     print!("{w}");
     Ok(())
+}
+
+/// The positive sites searched from their example page (an item) by ours, with and without the
+/// site's own words: "from any page of a site".
+fn from_items(ready: &[&Site]) -> String {
+    let mut w = String::from(
+        "## From an item page\n\nEach positive site searched from its example page (an item) \
+         instead of its entry page: the search goes on to the root.\n\n\
+         | site | ours: best section | target's | fetches | without the site's words: target's | fetches |\n\
+         |---|---|---|---:|---|---:|\n",
+    );
+    let methods = methods();
+    let (mut hits, mut fetches, mut n) = ([0usize; 2], [0usize; 2], 0usize);
+    for site in ready.iter().filter(|s| s.rules.is_some()) {
+        let Some(example) = site.rules.as_ref().map(|r| r.example.clone()) else {
+            continue;
+        };
+        let mut cells = Vec::new();
+        for (k, m) in methods.iter().take(2).enumerate() {
+            match search_from(site, &example, &m.config) {
+                Ok(o) => {
+                    hits[k] += usize::from(o.target_first);
+                    fetches[k] += o.detection.fetches;
+                    let shape = o
+                        .detection
+                        .sections
+                        .first()
+                        .map(|s| format!("`{}`", s.shape))
+                        .unwrap_or_default();
+                    let yes = if o.target_first { "yes" } else { "no" };
+                    if k == 0 {
+                        cells.push(shape);
+                    }
+                    cells.push(yes.to_string());
+                    cells.push(o.detection.fetches.to_string());
+                }
+                Err(e) => cells.extend([format!("error: {e}"), String::new(), String::new()]),
+            }
+        }
+        n += 1;
+        let _ = writeln!(w, "| {} | {} |", site.name, cells.join(" | "));
+    }
+    let ratio = |a: usize| if n > 0 { a as f64 / n as f64 } else { 0.0 };
+    let _ = writeln!(
+        w,
+        "\nBest section the target's: {:.2} with the site's words, {:.2} without; fetches per \
+         site {:.2} and {:.2}.\n",
+        ratio(hits[0]),
+        ratio(hits[1]),
+        ratio(fetches[0]),
+        ratio(fetches[1])
+    );
+    w
 }

@@ -1135,10 +1135,12 @@ pub fn detect(args: &[String]) -> Result<(), String> {
     if switch(args, "--baseline") {
         config.prioritiser = Prioritiser::Baseline;
         config.confirm = false;
+        config.site_words = false;
     }
     if switch(args, "--breadth-first") {
         config.strategy = Strategy::BreadthFirst;
         config.confirm = false;
+        config.site_words = false;
     }
     let json = switch(args, "--json");
     let mut failed = 0;

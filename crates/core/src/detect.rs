@@ -28,12 +28,20 @@
 //!   answer when the search ends without an entity. The item's group is the section; when the
 //!   listing was itself a sample of a group of listings in their own directory (a shop's
 //!   categories), those listings are the section's index pages;
+//! - when the start page is one the model calls an entity, a page with a group that lists it
+//!   (in a flat root directory, the group's pages named with its leading word) names the
+//!   section at once, with no sample; the start page's own links then go before the root (its
+//!   "Up" and breadcrumb links lead to its listing). A section's examples start at its
+//!   confirming item and go on in the listing's order;
+//! - with [`DetectConfig::site_words`], the search learns from the site's own links: the
+//!   anchor and URL words of links that led to a page listing something raise, within ±3, the
+//!   priority of links sharing them; those of links that led nowhere lower it;
 //! - with [`DetectConfig::confirm`] off (the baselines), it stops instead at the first page the
 //!   model calls an index with such a group, as the document does;
 //! - robots.txt is obeyed and not counted as a fetch; pages off the site, non-HTML bodies,
 //!   4xx/5xx and failures count as fetches that found nothing.
 //!
-//! Two prioritisers: [`Prioritiser::Structure`] (ours: anchor and URL words of
+//! Two word lists: [`Prioritiser::Structure`] (ours: anchor and URL words of
 //! `data/detect/words.txt` in several languages, the page's own link groups, the shape of the
 //! target URL) and [`Prioritiser::Baseline`], the document's Portuguese word list
 //! (`data/detect/baseline-pt.txt`), for the comparison. [`Strategy::BreadthFirst`] is the
@@ -94,6 +102,10 @@ pub struct DetectConfig {
     pub max_bytes: usize,
     /// Link order.
     pub prioritiser: Prioritiser,
+    /// Learn from the site's own links as the search goes: the words of the anchors and URLs
+    /// of links that led to a listing raise the priority of links that share them, those of
+    /// links that led nowhere lower it.
+    pub site_words: bool,
     /// Visit order.
     pub strategy: Strategy,
     /// Confirm a group of links by the kind of one of its pages (ours) rather than stop at the
@@ -114,6 +126,7 @@ impl Default for DetectConfig {
             politeness: Politeness::default(),
             max_bytes: 8 << 20,
             prioritiser: Prioritiser::default(),
+            site_words: true,
             strategy: Strategy::default(),
             confirm: true,
         }
@@ -183,6 +196,9 @@ struct Cand {
     /// A sample of a group of alike links: the page and the group's shape.
     #[serde(default)]
     sample_of: Option<(String, String)>,
+    /// Its anchors' and URL's words (the site's own prioritiser).
+    #[serde(default)]
+    words: Vec<String>,
 }
 
 /// A group of alike links waiting for its sample's kind.
@@ -221,6 +237,10 @@ pub struct Detector {
     /// The first section whose sample the model calls `other`: the answer if no sample it
     /// calls an entity turns up.
     fallback: Option<Fallback>,
+    link_words: LinkWords,
+    /// The start page, when the model calls it an entity: the listings that list it are its
+    /// section's.
+    start_item: Option<String>,
     result: Detection,
     done: bool,
 }
@@ -256,6 +276,8 @@ impl Detector {
             dropped_parents: HashSet::new(),
             pending: BTreeMap::new(),
             fallback: None,
+            link_words: LinkWords::default(),
+            start_item: None,
             result: Detection {
                 site: start.to_string(),
                 entity_site: false,
@@ -265,7 +287,7 @@ impl Detector {
             },
             done: false,
         };
-        d.add(start_c, 0, i32::MAX, None);
+        d.add(start_c, 0, i32::MAX, None, Vec::new());
         Ok(d)
     }
 
@@ -279,7 +301,14 @@ impl Detector {
         self.result
     }
 
-    fn add(&mut self, url: String, depth: u32, priority: i32, parent: Option<String>) {
+    fn add(
+        &mut self,
+        url: String,
+        depth: u32,
+        priority: i32,
+        parent: Option<String>,
+        words: Vec<String>,
+    ) {
         if self.seen.contains(&url) || !self.scope.contains(&url) {
             return;
         }
@@ -287,6 +316,11 @@ impl Detector {
             // Met again: keep the best priority and the shallowest depth.
             c.priority = c.priority.max(priority);
             c.depth = c.depth.min(depth);
+            for w in words {
+                if c.words.len() < MAX_LINK_WORDS && !c.words.contains(&w) {
+                    c.words.push(w);
+                }
+            }
             return;
         }
         self.order += 1;
@@ -298,13 +332,21 @@ impl Detector {
                 order: self.order,
                 parent,
                 sample_of: None,
+                words,
             },
         );
     }
 
     /// The next candidate to fetch, removed from the candidates.
     fn pick(&mut self) -> Option<(String, Cand)> {
-        let follow = |c: &Cand| c.depth <= 1 && c.priority >= 0 || c.priority > 0;
+        let priority = |c: &Cand| {
+            if self.config.site_words && c.sample_of.is_none() {
+                c.priority.saturating_add(self.link_words.bonus(&c.words))
+            } else {
+                c.priority
+            }
+        };
+        let follow = |c: &Cand| c.depth <= 1 && priority(c) >= 0 || priority(c) > 0;
         let best = self
             .candidates
             .iter()
@@ -315,9 +357,8 @@ impl Detector {
             })
             .filter(|(_, c)| self.config.strategy == Strategy::BreadthFirst || follow(c))
             .min_by(|(_, a), (_, b)| match self.config.strategy {
-                Strategy::BestFirst => b
-                    .priority
-                    .cmp(&a.priority)
+                Strategy::BestFirst => priority(b)
+                    .cmp(&priority(a))
                     .then(a.depth.cmp(&b.depth))
                     .then(a.order.cmp(&b.order)),
                 Strategy::BreadthFirst => a.depth.cmp(&b.depth).then(a.order.cmp(&b.order)),
@@ -343,6 +384,7 @@ impl Detector {
         let page = match read_page(&url, result, &self.scope, self.config.max_bytes) {
             Ok(p) => p,
             Err(why) => {
+                self.link_words.record(&cand.words, false);
                 self.visit(&url, &cand, why, 0);
                 self.unproductive_child(&cand);
                 return;
@@ -351,6 +393,10 @@ impl Detector {
         let kind = page_kind(&page);
         let groups = link_groups(&page, &self.scope);
         let largest = groups.first().map_or(0, |g| g.targets.len());
+        if cand.sample_of.is_none() {
+            self.link_words
+                .record(&cand.words, largest >= self.config.min_group);
+        }
         self.visit(&url, &cand, kind.0.to_string(), largest);
         if let Some(key) = &cand.sample_of
             && kind.0 != "index"
@@ -369,7 +415,7 @@ impl Detector {
             // group is a section of that page. One the model calls an entity ends the search;
             // one it calls `other` (a profile, a manual's chapter) is kept in case no entity
             // section turns up.
-            let section = self.section(&key.0, &found);
+            let section = self.section(&key.0, &found, &url);
             if kind.0 == "entity" {
                 self.result.sections = vec![section];
                 self.finish();
@@ -390,6 +436,7 @@ impl Detector {
                                 order: self.order,
                                 parent: cand.parent.clone(),
                                 sample_of: Some(key.clone()),
+                                words: Vec::new(),
                             },
                         );
                     }
@@ -414,6 +461,30 @@ impl Detector {
                 Some(_) => {}
             }
         }
+        if self.config.confirm && self.result.fetches == 1 && kind.0 == "entity" {
+            // The search starts on an item: a listing that lists it names its section, no
+            // sample needed.
+            self.start_item = Some(url.clone());
+        }
+        if let Some(item) = self.start_item.clone()
+            && item != url
+            && let Some(g) = groups
+                .iter()
+                .find(|g| g.targets.contains(&item))
+                .and_then(|g| items_like(g, &item))
+            && g.targets.len() >= self.config.min_group
+            && let pages = page_count(&page)
+            && g.targets.len() * pages >= self.config.min_items
+        {
+            let found = Pending {
+                group: g,
+                pages,
+                listing: std::rc::Rc::new(page.clone()),
+            };
+            self.result.sections = vec![self.section(&url, &found, &item)];
+            self.finish();
+            return;
+        }
         if !self.config.confirm {
             let sections = sections_of(&page, &groups, &kind, &self.config);
             if !sections.is_empty() {
@@ -421,21 +492,29 @@ impl Detector {
                 self.finish();
                 return;
             }
-        } else {
+        } else if cand.depth <= self.config.max_depth {
+            // Samples go at most one level below the depth limit.
             self.sample_groups(&url, &cand, &page, &groups, &kind);
         }
         self.unproductive_child(&cand);
         if cand.depth < self.config.max_depth {
             let links = prioritise(&page, &groups, &self.scope, self.config.prioritiser);
-            for (target, priority) in links {
-                self.add(target, cand.depth + 1, priority, Some(url.clone()));
+            for (target, priority, words) in links {
+                self.add(target, cand.depth + 1, priority, Some(url.clone()), words);
             }
         }
         if cand.depth == 0 && url != self.root && !is_root_page(&url, &self.root) {
             // Started below the root: the root is the next place to look (the document's
             // search starts there).
+            // From an item, its own links come first when they look like a way up (its
+            // listing, a breadcrumb): a listing that lists it names the section at once.
             let root = self.root.clone();
-            self.add(root, 0, i32::MAX - 1, None);
+            let priority = if self.start_item.is_some() {
+                1
+            } else {
+                i32::MAX - 1
+            };
+            self.add(root, 0, priority, None, Vec::new());
         }
     }
 
@@ -478,6 +557,7 @@ impl Detector {
                 order: self.order,
                 parent: Some(url.to_string()),
                 sample_of: None,
+                words: Vec::new(),
             });
             if c.sample_of.is_none() {
                 c.sample_of = Some(key);
@@ -494,7 +574,7 @@ impl Detector {
     /// The section a confirmed group of `page` makes. When a group sampled earlier holds
     /// `page` (it is one of a shop's categories), that group's pages are the section's index
     /// pages: the first such group in (page, shape) order.
-    fn section(&self, page: &str, found: &Pending) -> Section {
+    fn section(&self, page: &str, found: &Pending, item: &str) -> Section {
         let listings = self
             .pending
             .iter()
@@ -514,13 +594,7 @@ impl Detector {
         };
         Section {
             index,
-            examples: found
-                .group
-                .targets
-                .iter()
-                .take(self.config.examples)
-                .cloned()
-                .collect(),
+            examples: examples_around(&found.group.targets, item, self.config.examples),
             estimated_items,
             shape: found.group.shape.clone(),
         }
@@ -819,6 +893,42 @@ fn split_by_prefix(g: Group) -> Vec<Group> {
     out
 }
 
+/// `n` pages of a group, from `item` on in the listing's order (the pages next to an item are
+/// likeliest of its kind; a group's first links are often a menu), then those before it.
+fn examples_around(targets: &[String], item: &str, n: usize) -> Vec<String> {
+    let at = targets.iter().position(|t| t == item).unwrap_or(0);
+    targets[at..]
+        .iter()
+        .chain(targets[..at].iter().rev())
+        .take(n)
+        .cloned()
+        .collect()
+}
+
+/// The pages of a group that contains `item` and are of its kind: the whole group, or in a
+/// flat directory of the site's root (`/*.html`, pages of every kind) those whose names begin
+/// with the item's leading word (`sql` of `sql-vacuum.html`); `None` when the item's name has
+/// no such word.
+fn items_like(g: &Group, item: &str) -> Option<Group> {
+    if !g.shape.starts_with("/*") {
+        return Some(g.clone());
+    }
+    let word = leading_word(item);
+    if word.is_empty() {
+        return None;
+    }
+    let at = g.shape.rfind("/*").unwrap_or(0);
+    Some(Group {
+        shape: format!("{}/{word}*{}", &g.shape[..at], &g.shape[at + 2..]),
+        targets: g
+            .targets
+            .iter()
+            .filter(|t| leading_word(t) == word)
+            .cloned()
+            .collect(),
+    })
+}
+
 /// The page of `g` to fetch as its sample: of those not fetched yet, the one with the longest
 /// anchor (items are named by titles; a group's first links are often its menu), first in
 /// document order among equals.
@@ -967,14 +1077,14 @@ fn has_word(text: &str, word: &str) -> bool {
     })
 }
 
-/// The page's same-site links with their priorities, in document order (one per target, its
-/// best).
+/// The page's same-site links with their priorities and words, in document order (one per
+/// target, its best priority, the words of all its anchors).
 fn prioritise(
     page: &Page,
     groups: &[Group],
     scope: &CompiledScope,
     prioritiser: Prioritiser,
-) -> Vec<(String, i32)> {
+) -> Vec<(String, i32, Vec<String>)> {
     let here = canon::canonicalize(&page.url).unwrap_or_default();
     let words = match prioritiser {
         Prioritiser::Structure => structure_words(),
@@ -987,7 +1097,7 @@ fn prioritise(
             *dirs.entry(format!("{dir}/")).or_insert(0) += g.targets.len();
         }
     }
-    let mut best: BTreeMap<String, (usize, i32)> = BTreeMap::new();
+    let mut best: BTreeMap<String, (usize, i32, Vec<String>)> = BTreeMap::new();
     for (i, l) in page.links.iter().enumerate() {
         let Some(u) = canon::canonicalize(&l.url) else {
             continue;
@@ -996,6 +1106,7 @@ fn prioritise(
             continue;
         }
         let anchor = l.text.to_lowercase();
+        let link_words = words_of_link(&anchor, &u);
         let url_text = Url::parse(&u)
             .map(|x| {
                 format!("{}{}", x.path(), x.query().unwrap_or(""))
@@ -1050,13 +1161,73 @@ fn prioritise(
                 score -= 1;
             }
         }
-        let e = best.entry(u).or_insert((i, i32::MIN));
+        let e = best.entry(u).or_insert((i, i32::MIN, Vec::new()));
         e.1 = e.1.max(score);
+        for w in link_words {
+            if e.2.len() < MAX_LINK_WORDS && !e.2.contains(&w) {
+                e.2.push(w);
+            }
+        }
     }
-    let mut out: Vec<(usize, String, i32)> =
-        best.into_iter().map(|(u, (i, s))| (i, u, s)).collect();
-    out.sort_by_key(|(i, _, _)| *i);
-    out.into_iter().map(|(_, u, s)| (u, s)).collect()
+    let mut out: Vec<(usize, String, i32, Vec<String>)> = best
+        .into_iter()
+        .map(|(u, (i, s, w))| (i, u, s, w))
+        .collect();
+    out.sort_by_key(|(i, _, _, _)| *i);
+    out.into_iter().map(|(_, u, s, w)| (u, s, w)).collect()
+}
+
+/// Words kept of a link at most.
+const MAX_LINK_WORDS: usize = 16;
+
+/// A link's words for the site's own prioritiser: its anchor's and its URL path's, lower case,
+/// letters only, two or more of them, no file extension.
+fn words_of_link(anchor: &str, url: &str) -> Vec<String> {
+    let path = Url::parse(url)
+        .map(|u| u.path().to_lowercase())
+        .unwrap_or_default();
+    let mut out: Vec<String> = Vec::new();
+    let words = anchor
+        .split(|c: char| !c.is_alphabetic())
+        .chain(path.split(|c: char| !c.is_ascii_alphabetic()));
+    for w in words {
+        if w.chars().count() < 2 || matches!(w, "html" | "htm" | "php" | "asp" | "aspx" | "jsp") {
+            continue;
+        }
+        if out.len() < MAX_LINK_WORDS && !out.iter().any(|o| o == w) {
+            out.push(w.to_string());
+        }
+    }
+    out
+}
+
+/// Words of the links the search followed, with how many led to a page listing something
+/// (a group of at least [`DetectConfig::min_group`] alike links) and how many led nowhere.
+#[derive(Debug, Default)]
+struct LinkWords(HashMap<String, (u32, u32)>);
+
+impl LinkWords {
+    fn record(&mut self, words: &[String], listed: bool) {
+        for w in words {
+            let e = self.0.entry(w.clone()).or_insert((0, 0));
+            if listed {
+                e.0 += 1;
+            } else {
+                e.1 += 1;
+            }
+        }
+    }
+
+    /// A link's bonus: its words' log-odds of leading to a listing, summed, within ±3.
+    fn bonus(&self, words: &[String]) -> i32 {
+        let sum: f64 = words
+            .iter()
+            .filter_map(|w| self.0.get(w))
+            .map(|&(yes, no)| ((f64::from(yes) + 1.0) / (f64::from(no) + 1.0)).log2())
+            .sum();
+        // Bounded, so the priority rules of depth and the word list still order most links.
+        sum.clamp(-3.0, 3.0).round() as i32
+    }
 }
 
 #[cfg(test)]

@@ -186,3 +186,55 @@ fn a_trap_a_redirect_off_site_and_non_html_end_within_the_limit() {
         "{d:#?}"
     );
 }
+
+#[test]
+fn from_an_item_the_listing_that_lists_it_is_its_section() {
+    // Product 7 is an entity by the model (it declares schema.org Product); the listing its
+    // menu names lists it: that listing is the section, with no sample fetched, and the
+    // examples start at the product.
+    let d = run("http://shop.test/product/7", &shop(), quick());
+    assert!(d.entity_site, "{d:#?}");
+    assert_eq!(d.visited[0].kind, "entity");
+    let s = &d.sections[0];
+    assert_eq!(s.index, ["http://shop.test/products/"]);
+    assert_eq!(s.examples[0], "http://shop.test/product/7");
+    assert_eq!(d.fetches, 2, "the product, its listing: {d:#?}");
+}
+
+#[test]
+fn examples_start_at_the_item_and_flat_directories_keep_its_word() {
+    let t: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+    assert_eq!(examples_around(&t, "c", 3), ["c", "d", "b"]);
+    assert_eq!(examples_around(&t, "x", 2), ["a", "b"]);
+    let g = Group {
+        shape: "/*.html".into(),
+        targets: ["sql-a", "intro", "sql-b"]
+            .map(|n| format!("http://m.test/{n}.html"))
+            .to_vec(),
+    };
+    let like = items_like(&g, "http://m.test/sql-a.html").expect("a word");
+    assert_eq!(like.shape, "/sql*.html");
+    assert_eq!(like.targets.len(), 2);
+    assert!(items_like(&g, "http://m.test/__x.html").is_none());
+}
+
+#[test]
+fn the_site_s_own_words_raise_links_like_those_that_led_to_listings() {
+    let mut w = LinkWords::default();
+    let words = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+    w.record(&words("shop lamps"), true);
+    w.record(&words("shop chairs"), true);
+    w.record(&words("about"), false);
+    assert!(w.bonus(&words("shop tables")) > 0);
+    assert!(w.bonus(&words("about team")) < 0);
+    assert_eq!(w.bonus(&words("unknown")), 0);
+    // Bounded: many listings never outweigh the priority rules by more than 3.
+    for _ in 0..100 {
+        w.record(&words("shop"), true);
+    }
+    assert_eq!(w.bonus(&words("shop")), 3);
+    assert_eq!(
+        words_of_link("see all lamps", "http://a.test/cat/lamps-2.html"),
+        ["see", "all", "lamps", "cat"]
+    );
+}
