@@ -197,7 +197,7 @@ pub fn command(usage: &'static str) -> Command {
                 ))
                 .arg(switch_arg(
                     "no-sitemaps",
-                    "do not read robots.txt's sitemaps",
+                    "do not read the site's sitemaps (robots.txt's, or at /sitemap.xml)",
                 ))
                 .arg(max_bytes())
                 .arg(value("allow", "RE", "only URLs matching RE (repeatable)"))
@@ -238,7 +238,7 @@ pub fn command(usage: &'static str) -> Command {
                 ))
                 .arg(switch_arg(
                     "no-sitemaps",
-                    "do not read robots.txt's sitemaps",
+                    "do not read the site's sitemaps (robots.txt's, or at /sitemap.xml)",
                 ))
                 .arg(value(
                     "queries",

@@ -18,8 +18,8 @@ const USAGE: &str = "usage:
                  [--no-target-links]   (do not visit what only target pages link to)
                  [--no-script-links]   (do not read page URLs named in the site's scripts)
                  [--no-defer-barren]   (do not fetch last the URL shapes that yield nothing)
-                 [--no-sitemaps]       (do not read robots.txt's sitemaps once every link is
-                                        followed, for the pages no link reaches)
+                 [--no-sitemaps]       (do not read the site's sitemaps, robots.txt's or at
+                                        /sitemap.xml, once every link is followed)
                  [--max-bytes N]       (the largest page read, default 8388608)
                  [--allow RE]... [--deny RE]... [--ignore-robots] [--quiet]
                  [--like URL]... [--unlike URL]...   (your verdicts over the threshold)
@@ -36,7 +36,7 @@ const USAGE: &str = "usage:
                  [--unlike-directory DIR]... [--like-directory DIR]... [-o out.json]
                                                      (no fetching; verdicts add to the pattern's)
   exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify | --verify-new]
-                 [--no-sitemaps]                 (robots.txt's sitemaps are read unless given)
+                 [--no-sitemaps]                 (the site's sitemaps are read unless given)
                  [--queries F | --policy adaptive|generic-frequency|thesis|random|values]
                  [--budget N] [--result-pages N]     (patterns with a search-form level)
                  [--max-pages N] [--max-bytes N] [--delay-ms MS] [--concurrency N] [--quiet]

@@ -314,8 +314,8 @@ fn items_linked_only_from_other_items_are_mapped_learned_and_crawled() {
     assert_eq!(paths(&base, &scraped), items);
     assert_eq!(crawled.coverage.missed, Vec::<String>::new());
     assert!(
-        crawled.progress.fetched <= 21,
-        "only the entry and the items: {}",
+        crawled.progress.fetched <= 21 + 2,
+        "only the entry, the items and the two common sitemap locations: {}",
         crawled.progress.fetched
     );
 }
@@ -450,10 +450,11 @@ fn navigation_written_by_script_is_learned_crawled_and_exported() {
     assert_eq!(paths(&base, &crawled.targets), classes);
     assert_eq!(crawled.coverage.missed, Vec::<String>::new());
     assert_eq!(count("/docs/menudata.js"), 1);
-    // The entry, the class list, the classes: not the file pages.
+    // The entry, the class list, the classes (and the three common sitemap locations of a
+    // site under /docs/, none there): not the file pages.
     assert_eq!(
         crawled.progress.fetched,
-        14,
+        14 + 3,
         "{:?}",
         hits.lock().expect("log")
     );
@@ -885,4 +886,81 @@ fn a_catalogue_drawn_by_scripts_is_learned_and_crawled_from_its_sitemap() {
 
     let scraped = scrapy_crawl_spec(&spec, "sitemap-shop");
     assert_eq!(paths(&base, &scraped), products_of(25));
+}
+
+/// A research group's site published under `/group/`: its entry links 3 of its 12 people,
+/// the others are listed only in `/group/sitemap.xml`, which no robots.txt names (the host's
+/// answers 404, as do `/sitemap.xml` and `/sitemap_index.xml`).
+fn group_site(req: &exemplar_native::serve::Request) -> exemplar_native::serve::Response {
+    use exemplar_native::serve::Response;
+    let host = req
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("host"))
+        .map_or("127.0.0.1", |(_, v)| v.as_str());
+    let path = req.path.as_str();
+    if path == "/group/" {
+        let links: String = (1..=3)
+            .map(|i| format!("<li><a href='people/{i}.html'>Person {i}</a></li>"))
+            .collect();
+        return Response::html(format!(
+            "<html><head><title>The group</title></head><body><h1>The group</h1>\
+             <p>We study things.</p><ul>{links}</ul></body></html>"
+        ));
+    }
+    if path == "/group/sitemap.xml" {
+        let locs: String = (1..=12)
+            .map(|i| format!("<url><loc>http://{host}/group/people/{i}.html</loc></url>"))
+            .collect();
+        return Response {
+            headers: vec![("Content-Type".into(), "application/xml".into())],
+            ..Response::html(format!(
+                "<?xml version='1.0'?><urlset \
+                 xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>{locs}</urlset>"
+            ))
+        };
+    }
+    if let Some(i) = path
+        .strip_prefix("/group/people/")
+        .and_then(|p| p.strip_suffix(".html"))
+        .and_then(|p| p.parse::<u32>().ok())
+        .filter(|i| (1..=12).contains(i))
+    {
+        return Response::html(format!(
+            "<html><head><title>Person {i}</title></head><body><p><a href='../'>The group</a></p>\
+             <div class=person><h1>Person {i}</h1><table><tr><th>Room</th><td>{i}</td></tr>\
+             <tr><th>Phone</th><td>555-01{i:02}</td></tr></table>\
+             <p class=bio>Person {i} works on the group's projects.</p></div></body></html>"
+        ));
+    }
+    Response::not_found()
+}
+
+#[test]
+fn a_site_under_a_path_prefix_is_learned_and_crawled_from_the_sitemap_beside_its_entry() {
+    let server = Server::start(0, group_site).expect("server");
+    let base = server.url();
+    let people: BTreeSet<String> = (1..=12)
+        .map(|i| format!("/group/people/{i}.html"))
+        .collect();
+    let learned = learn_fast(
+        &format!("{base}/group/"),
+        &format!("{base}/group/people/1.html"),
+        MapConfig::default(),
+    )
+    .expect("learn");
+    let map = &learned.map;
+    let targets: Vec<String> = map
+        .targets()
+        .map(|t| map.nodes[t as usize].url.clone())
+        .collect();
+    assert_eq!(paths(&base, &targets), people);
+    assert_eq!(learned.progress.sitemaps, 1);
+    assert_eq!(learned.progress.sitemap_links, 9);
+    let spec = exemplar_export::ScrapySpec::from_pattern(&learned.pattern);
+    let crawled = crawl_fast(learned.pattern);
+    assert_eq!(paths(&base, &crawled.targets), people);
+    // The generated spider tries the same locations.
+    let scraped = scrapy_crawl_spec(&spec, "group-sitemap");
+    assert_eq!(paths(&base, &scraped), people);
 }

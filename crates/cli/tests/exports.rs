@@ -450,9 +450,10 @@ fn scrapy_refuses_the_directories_judged_unlike_as_the_crawler_does() {
     let crawled = crawl_urls(&path);
     let expected: BTreeSet<String> = ["item/a.html", "guide/g2.html"].map(url).into();
     assert_eq!(crawled, expected, "exemplar crawl");
-    // robots.txt, the entry and the two items: the pages refused by their URL are not fetched.
+    // robots.txt, the entry, the two items and the two common sitemap locations (robots.txt
+    // names none; none there): the pages refused by their URL are not fetched.
     let by_crawl = server.requests() - before;
-    assert_eq!(by_crawl, 4);
+    assert_eq!(by_crawl, 4 + 2);
     let before = server.requests();
     assert_scrapy_collects(&path, &dir, &crawled);
     // The same by each of the two Scrapy runs (the repository's and Debian's), and robots.txt

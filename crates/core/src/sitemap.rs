@@ -1,5 +1,7 @@
 //! Sitemaps (the sitemaps.org protocol 0.9): the page URLs a site lists for crawlers, read from
-//! the files its robots.txt names (`Sitemap:` lines). A crawl reads them as it reads a page's
+//! the files its robots.txt names (`Sitemap:` lines), or where it names none from the common
+//! locations ([`common_locations`]: `/sitemap.xml`, `/sitemap_index.xml`, the entry page's
+//! directory's `sitemap.xml`), where answering nothing is no error. A crawl reads them as it reads a page's
 //! links: a listed URL that the pattern's last level matches is a target wherever it is met
 //! (the shortcut rule), so the pages no listing links (a catalogue's listings cut at page 50,
 //! an item linked from nowhere) are found too.
@@ -55,6 +57,43 @@ pub fn named_hosts<'a>(
         .into_iter()
         .filter(move |u| !in_site(u))
         .filter_map(|u| crate::fetch::host_of(u))
+}
+
+/// The protocol's common locations, tried when the site's robots.txt names no sitemap:
+/// `/sitemap.xml` and `/sitemap_index.xml` at the root, then `sitemap.xml` in the entry page's
+/// directory and its parents below the root (a site published under a path prefix:
+/// `/group/people/` → `/group/people/sitemap.xml`, `/group/sitemap.xml`), at most three of
+/// those. Canonical, in that order. A guess that answers nothing is no error: most sites have
+/// no sitemap there.
+pub fn common_locations(entry: &str) -> Vec<String> {
+    let Ok(u) = url::Url::parse(entry) else {
+        return Vec::new();
+    };
+    let at = |path: &str| {
+        let mut x = u.clone();
+        x.set_path(path);
+        x.set_query(None);
+        x.set_fragment(None);
+        crate::canon::canonicalize(x.as_str())
+    };
+    let mut out: Vec<String> = ["/sitemap.xml", "/sitemap_index.xml"]
+        .into_iter()
+        .filter_map(at)
+        .collect();
+    let path = u.path();
+    let mut dir = &path[..path.rfind('/').unwrap_or(0)];
+    for _ in 0..3 {
+        if dir.is_empty() {
+            break;
+        }
+        if let Some(s) = at(&format!("{dir}/sitemap.xml"))
+            && !out.contains(&s)
+        {
+            out.push(s);
+        }
+        dir = &dir[..dir.rfind('/').unwrap_or(0)];
+    }
+    out
 }
 
 /// Why a sitemap was not read when its host's robots.txt stands in the way (`unreadable`:

@@ -264,6 +264,24 @@ def canonical(url):
     return urlunsplit((parts.scheme, parts.netloc, path, urlencode(query), ""))
 
 
+def common_locations(entry):
+    """The sitemaps protocol's common locations, tried when robots.txt names no sitemap:
+    /sitemap.xml and /sitemap_index.xml, then sitemap.xml in the entry page's directory and its
+    parents below the root (at most three), as Exemplar's core tries them."""
+    parts = urlsplit(entry)
+    root = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+    out = [root + "/sitemap.xml", root + "/sitemap_index.xml"]
+    directory = parts.path[:parts.path.rfind("/")] if "/" in parts.path else ""
+    for _ in range(3):
+        if not directory:
+            break
+        url = root + directory + "/sitemap.xml"
+        if url not in out:
+            out.append(url)
+        directory = directory[:directory.rfind("/")]
+    return out
+
+
 class PatternSpider(scrapy.Spider):
     name = CONFIG["name"]
     allowed_domains = CONFIG["allowedDomains"]
@@ -326,15 +344,22 @@ class PatternSpider(scrapy.Spider):
             # The sitemaps robots.txt names, read as the entry page's links (exemplar crawl
             # does the same unless --no-sitemaps; -s EXEMPLAR_READ_SITEMAPS=False here).
             self.sitemaps_asked = True
-            yield scrapy.Request(response.urljoin("/robots.txt"), callback=self.parse_robots)
+            # A robots.txt that is missing names no sitemap: the common locations are tried.
+            yield scrapy.Request(response.urljoin("/robots.txt"), callback=self.parse_robots,
+                                 meta={"handle_httpstatus_list": [404, 410]})
 
     def parse_robots(self, response):
         # `Sitemap:` lines, comments cut, as Exemplar reads robots.txt.
         urls = []
-        for line in response.body.decode("utf-8", "replace").splitlines():
+        body = response.body if response.status == 200 else b""
+        for line in body.decode("utf-8", "replace").splitlines():
             key, _, value = line.split("#", 1)[0].partition(":")
             if key.strip().lower() == "sitemap" and value.strip():
                 urls.append(urljoin(response.url, value.strip()))
+        if not urls:
+            # None named: the protocol's common locations, as exemplar crawl tries them (one
+            # that is not there answers 404, which Scrapy drops).
+            urls = common_locations(self.start_urls[0])
         for url in urls:
             host = urlsplit(url).hostname
             if host not in self.allowed_domains:

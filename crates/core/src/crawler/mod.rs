@@ -367,6 +367,10 @@ pub struct Snapshot {
     /// ([`crate::sitemap::named_hosts`]): sitemaps there are read too.
     #[serde(default)]
     sitemap_hosts: BTreeSet<String>,
+    /// Sitemaps asked at the common locations because robots.txt named none: one that is not
+    /// there is no error.
+    #[serde(default)]
+    sitemap_guessed: BTreeSet<String>,
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -483,6 +487,7 @@ impl Crawler {
             scripts: ScriptTable::default(),
             sitemap_urls: BTreeSet::new(),
             sitemap_hosts: BTreeSet::new(),
+            sitemap_guessed: BTreeSet::new(),
         })
     }
 
@@ -757,7 +762,16 @@ impl Crawler {
                     let scope = &self.scope;
                     let hosts = crate::sitemap::named_hosts(&sitemaps, |u| scope.contains(u));
                     self.state.sitemap_hosts.extend(hosts);
-                    self.queue_sitemaps(sitemaps);
+                    let entry_origin = crate::fetch::host_of(&self.state.pattern.entry);
+                    if sitemaps.is_empty() && entry_origin.as_deref() == Some(origin.as_str()) {
+                        // None named: the protocol's common locations, where a missing file
+                        // is no error.
+                        let guesses = crate::sitemap::common_locations(&self.state.pattern.entry);
+                        self.state.sitemap_guessed.extend(guesses.iter().cloned());
+                        self.queue_sitemaps(guesses);
+                    } else {
+                        self.queue_sitemaps(sitemaps);
+                    }
                 }
                 return;
             }
@@ -1317,8 +1331,12 @@ impl Crawler {
         None
     }
 
-    /// A sitemap not read for `reason`, said so and counted as skipped.
+    /// A sitemap not read for `reason`, said so and counted as skipped (unless it was a guess
+    /// at a common location: most sites have none there).
     fn sitemap_skipped(&mut self, url: String, reason: String) {
+        if self.state.sitemap_guessed.contains(&url) {
+            return;
+        }
         self.state.progress.skipped += 1;
         let not_read = crate::sitemap::NotRead::new(&self.state.frontier, url, reason);
         self.events.push_back(Event::SitemapSkipped(not_read));

@@ -202,8 +202,8 @@ fn crawls_pagination_and_reports_coverage_and_new_pages() {
     assert_eq!(c.coverage().new.len(), 11);
     assert_eq!(
         c.progress().fetched,
-        1 + 5 + 23,
-        "home, five list pages, items only"
+        1 + 5 + 23 + 2,
+        "home, five list pages, items, and the two common sitemap locations (none there)"
     );
 }
 
@@ -1200,3 +1200,6 @@ fn verification_honours_the_users_verdicts() {
     assert!(!targets.contains(&"http://mem.test/item/3".to_string()));
     assert_eq!(c.progress().rejected, 1);
 }
+
+#[path = "tests_sitemaps.rs"]
+mod sitemaps;

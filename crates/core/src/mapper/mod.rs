@@ -374,6 +374,10 @@ pub struct Snapshot {
     /// The sitemaps robots.txt names were queued (once: after every link was followed).
     #[serde(default)]
     sitemaps_queued: bool,
+    /// Sitemaps asked at the common locations because robots.txt named none: one that is not
+    /// there is no error.
+    #[serde(default)]
+    sitemap_guessed: BTreeSet<String>,
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -509,6 +513,7 @@ impl Mapper {
             scripts: ScriptTable::default(),
             sitemap_files: BTreeSet::new(),
             sitemaps_queued: false,
+            sitemap_guessed: BTreeSet::new(),
         };
         Mapper::from_state(state)
     }
@@ -1332,7 +1337,12 @@ impl Mapper {
             return false;
         }
         self.state.sitemaps_queued = true;
-        let named = self.state.map.sitemaps.clone();
+        let mut named = self.state.map.sitemaps.clone();
+        if named.is_empty() {
+            // None named: the protocol's common locations, where a missing file is no error.
+            named = crate::sitemap::common_locations(&self.state.map.nodes[0].url);
+            self.state.sitemap_guessed.extend(named.iter().cloned());
+        }
         self.queue_sitemaps(named)
     }
 
@@ -1419,8 +1429,12 @@ impl Mapper {
         self.state.map.sitemap_links.extend(added);
     }
 
-    /// A sitemap not read for `reason`, said so and counted as skipped.
+    /// A sitemap not read for `reason`, said so and counted as skipped (unless it was a guess
+    /// at a common location: most sites have none there).
     fn sitemap_skipped(&mut self, url: String, reason: String) {
+        if self.state.sitemap_guessed.contains(&url) {
+            return;
+        }
         self.state.progress.skipped += 1;
         let not_read = crate::sitemap::NotRead::new(&self.state.frontier, url, reason);
         self.events.push_back(Event::SitemapSkipped(not_read));

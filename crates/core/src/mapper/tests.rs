@@ -1892,3 +1892,6 @@ fn the_time_budget_counts_running_time_across_a_restore() {
     m.poll(t0 + 10_000);
     assert_eq!(m.stopped(), Some(StopReason::MaxDuration));
 }
+
+#[path = "tests_sitemaps.rs"]
+mod sitemaps;
