@@ -13,12 +13,14 @@
 //! - [`detect`]: finding a site's item pages in a few fetches ("Find the item pages").
 //! - [`sitemap`], [`script_links`]: pages no `<a href>` reaches.
 //! - [`signature`]: when two URLs are one page.
+//! - [`continuation`]: a listing's "Next" and numbered links, to its further pages.
 //!
 //! The crates below are used here by their short module names (`dom`, `similarity`, …).
 pub(crate) use exemplar_html as dom;
 pub(crate) use exemplar_similarity as similarity;
 pub(crate) use exemplar_url::{canon, url_pattern};
 
+pub mod continuation;
 pub mod crawler;
 pub mod detect;
 pub mod fetch;

@@ -205,6 +205,11 @@ pub struct SiteMap {
     /// its `links`), as a crawl reads sitemaps.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sitemap_links: Vec<u32>,
+    /// Pages that continue a listing (node id → the page whose "Next" or numbered link leads
+    /// to it, [`crate::continuation`]): a page continuing one that is no target is no target
+    /// either, whatever it scores ([`SiteMap::continues_listing`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub continued: BTreeMap<u32, u32>,
 }
 
 /// A map's breadth-first tree ([`SiteMap::breadth_first`]), indexed by node id.
@@ -254,6 +259,10 @@ impl SiteMap {
         }
         for &l in &self.sitemap_links {
             node(l, &|| "a page a sitemap lists".into())?;
+        }
+        for (&q, &from) in &self.continued {
+            node(q, &|| "a page continuing a listing".into())?;
+            node(from, &|| format!("the listing node {q} continues"))?;
         }
         for (i, form) in self.forms.iter().enumerate() {
             node(form.page, &|| format!("the page of form {i}"))?;
@@ -399,7 +408,51 @@ impl SiteMap {
                 };
             }
         }
+        map.demote_continuations();
         map
+    }
+
+    /// Whether `node`, were it like the example, still is no target: it continues a listing
+    /// that is none (the entry page when it scores below θ, or a page that is no target).
+    pub fn continues_listing(&self, node: u32) -> bool {
+        let Some(&from) = self.continued.get(&node) else {
+            return false;
+        };
+        let Some(listing) = self.nodes.get(from as usize) else {
+            return false;
+        };
+        if from == 0 {
+            listing
+                .similarity
+                .is_none_or(|s| f64::from(s) < self.threshold)
+        } else {
+            listing.state != NodeState::Target
+        }
+    }
+
+    /// Turns the targets that continue a listing into pages, through chains of "Next" links
+    /// (`/page/3/` continues `/page/2/`, which continues the entry page).
+    fn demote_continuations(&mut self) {
+        // Each pass settles at least one more link of every chain.
+        for _ in 0..self.continued.len() {
+            let demote: Vec<u32> = self
+                .continued
+                .keys()
+                .copied()
+                .filter(|&q| {
+                    self.nodes
+                        .get(q as usize)
+                        .is_some_and(|n| n.state == NodeState::Target)
+                        && self.continues_listing(q)
+                })
+                .collect();
+            if demote.is_empty() {
+                break;
+            }
+            for q in demote {
+                self.nodes[q as usize].state = NodeState::Page;
+            }
+        }
     }
 
     /// Sets the similarity of the pages outside the example's directory from their similarity

@@ -481,6 +481,7 @@ impl Mapper {
                 scripted: BTreeMap::new(),
                 sitemaps: Vec::new(),
                 sitemap_links: Vec::new(),
+                continued: BTreeMap::new(),
                 nodes: vec![Node {
                     url: entry_c,
                     parent: None,
@@ -1079,6 +1080,13 @@ impl Mapper {
                 .map(|(l, u)| u.filter(|_| follow_all || !l.nofollow))
                 .collect()
         };
+        // The listing's further pages ("Next", page numbers): recorded once this page's links
+        // are nodes, and no target while it is none.
+        let continuing: Vec<String> = crate::continuation::continuations(&page)
+            .into_iter()
+            .filter_map(|i| links.get(i).cloned().flatten())
+            .collect();
+        let similar = similar && !self.state.map.continues_listing(node);
         // The entry page is always expanded: it is where navigation starts, even when it looks
         // like the example. A target's links wait until everything else has been visited.
         if similar && node != 0 {
@@ -1111,6 +1119,14 @@ impl Mapper {
             self.expand(node, links, found);
             if !page.robots.nofollow || follow_all {
                 self.include_scripts(node, &page, true);
+            }
+        }
+        for url in continuing {
+            if let Some(&q) = self.state.index.get(&url)
+                && q != 0
+                && q != node
+            {
+                self.state.map.continued.entry(q).or_insert(node);
             }
         }
         (200, NodeState::Page)
@@ -1146,9 +1162,10 @@ impl Mapper {
             k if k == similarity::PLACE_SUPPORT => {
                 let mut promoted = Vec::new();
                 for &earlier in &look_alikes[..k - 1] {
+                    let listing = self.state.map.continues_listing(earlier);
                     let e = &mut self.state.map.nodes[earlier as usize];
                     e.similarity = e.unplaced;
-                    if e.state == NodeState::Page {
+                    if e.state == NodeState::Page && !listing {
                         e.state = NodeState::Target;
                         self.state.progress.targets += 1;
                         promoted.push(earlier);

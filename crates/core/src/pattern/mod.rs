@@ -24,6 +24,9 @@
 //!    regexes consistent with everything seen are kept.
 //! 4. *Shortcuts*: the last level's regexes are applied on every page the crawl visits, and a
 //!    link matching a deeper level than the next leads to that level ([`Compiled::step`]).
+//! 5. *Simplification* (`levels.rs`): groups of alike URLs are dropped or moved down a level
+//!    while the simulated crawl loses nothing, down to the few regexes a person would write; a
+//!    listing's page number is any number.
 //!
 //! The user's verdicts ([`Corrections`]: pages like the example or not, whatever their
 //! similarity, chosen from the [`near_misses`] a review shows) turn map pages into targets or back
@@ -34,7 +37,7 @@
 //!
 //! [`simulate`] runs a pattern over the map's graph (no fetching) to estimate its coverage and
 //! cost; the learner reports both.
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
 use regex::RegexSet;
 use serde::{Deserialize, Serialize};
@@ -44,8 +47,10 @@ use crate::fetch::Politeness;
 use crate::map::{NodeState, SiteMap};
 use crate::similarity;
 use crate::url_pattern::{self, UrlPattern};
+use levels::levels_for;
 
 mod forms;
+mod levels;
 mod review;
 mod threshold;
 pub use forms::{DEFAULT_BUDGET, DEFAULT_RESULT_PAGES, FormLevel, QueryPolicy, template};
@@ -855,6 +860,9 @@ pub struct LearnConfig {
     /// [`Level::exclude`], when they number at most this fraction of the pages it is made
     /// from; otherwise it is split (0: always split, never exclude).
     pub max_exclusions: f64,
+    /// Rework the levels a group of alike URLs at a time while the simulated crawl loses
+    /// nothing, down to the few regexes a person would write (`pattern/levels.rs`).
+    pub simplify: bool,
 }
 
 /// [`LearnConfig::max_exclusions`] by default: a URL shape stays general when at least
@@ -869,6 +877,7 @@ impl Default for LearnConfig {
             k: url_pattern::DEFAULT_K,
             use_negatives: true,
             max_exclusions: DEFAULT_MAX_EXCLUSIONS,
+            simplify: true,
         }
     }
 }
@@ -1401,113 +1410,6 @@ fn needs_scripts(pattern: &Pattern, map: &SiteMap, reached: usize) -> Result<boo
     }
     let plain = simulate_levels(&pattern.levels, pattern.max_pagination, map, &map.scripted)?;
     Ok(plain.targets_reached < reached)
-}
-
-/// The levels of an n-level pattern: a page's level is `n − dist`; pages farther from the
-/// targets than the entry break their path (irregular).
-fn levels_for(
-    map: &SiteMap,
-    tree: &crate::map::BreadthFirst,
-    dist: &[Option<u32>],
-    targets: &[u32],
-    n: usize,
-    config: &LearnConfig,
-    loop_targets: bool,
-) -> Vec<Level> {
-    // Levels of the pages on the breadth-first paths to targets.
-    let mut level_of: HashMap<u32, usize> = HashMap::new();
-    let mut paginate = vec![false; n];
-    let is_target = |id: u32| map.nodes[id as usize].state == NodeState::Target;
-    for &t in targets {
-        let mut child = t;
-        let mut guard = 0;
-        while let Some(parent) = tree.parent.get(child as usize).copied().flatten() {
-            guard += 1;
-            if guard > map.nodes.len() {
-                break;
-            }
-            let lp = match dist[parent as usize] {
-                Some(d) if (d as usize) <= n => n - d as usize,
-                _ => break,
-            };
-            if parent != 0 && lp == 0 {
-                // Farther from targets than the entry: an irregular path, not a level.
-                break;
-            }
-            level_of.insert(parent, lp);
-            if !is_target(child)
-                && let Some(&lc) = level_of.get(&child)
-                && lc == lp
-                && lp >= 1
-            {
-                paginate[lp - 1] = true;
-            }
-            child = parent;
-        }
-    }
-    level_of.insert(0, 0);
-    let mut positives: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
-    for (&id, &l) in &level_of {
-        positives[l].push(id);
-    }
-    for p in &mut positives {
-        p.sort_by_key(|&id| met(map, tree, id));
-    }
-    positives[n] = targets.to_vec();
-    let mut levels = Vec::with_capacity(n);
-    for j in 1..=n {
-        let pos: HashSet<u32> = positives[j].iter().copied().collect();
-        let mut neg: BTreeSet<u32> = BTreeSet::new();
-        if config.use_negatives {
-            // Pages whose links this level's regexes are tested on.
-            let sources: Vec<u32> = if j == n {
-                // Targets too, when their links are followed.
-                let upto = if loop_targets { n + 1 } else { n };
-                (0..upto)
-                    .flat_map(|l| positives[l].iter().copied())
-                    .collect()
-            } else {
-                let mut s = positives[j - 1].clone();
-                if paginate[j - 1] {
-                    s.extend(positives[j].iter().copied());
-                }
-                s
-            };
-            for s in sources {
-                for &v in &map.nodes[s as usize].links {
-                    if pos.contains(&v) || !map.is_fetched(v) {
-                        continue;
-                    }
-                    // Targets are taken by the last level first; they are not negatives of
-                    // an intermediate level.
-                    if j < n && is_target(v) {
-                        continue;
-                    }
-                    neg.insert(v);
-                }
-            }
-        }
-        let pos_urls: Vec<&str> = positives[j]
-            .iter()
-            .map(|&i| map.nodes[i as usize].url.as_str())
-            .collect();
-        let mut neg_urls: Vec<&str> = neg
-            .iter()
-            .map(|&i| map.nodes[i as usize].url.as_str())
-            .collect();
-        neg_urls.sort_unstable();
-        let g = generalise_excluding(&pos_urls, &neg_urls, config.k, config.max_exclusions);
-        levels.push(Level {
-            regexes: g.regexes,
-            paginate: if j < n { paginate[j - 1] } else { loop_targets },
-            from_targets: false,
-            pages: pos_urls.len(),
-            samples: pos_urls.iter().take(5).map(|s| s.to_string()).collect(),
-            form: None,
-            exclude: g.exclude,
-        });
-    }
-    levels
 }
 
 /// Shortest link distance from every node to a target (None: no path in the known graph).

@@ -1,0 +1,210 @@
+//! A listing's further pages: which links of a page lead to the same listing paged on.
+//!
+//! A page reached from a listing by its "Next" link, or by a page number, is that listing's
+//! next page: a page of the same kind, whatever it scores against the example. The quotes
+//! directory's `/page/2/` looks as much like an author page as the template makes it (0.896),
+//! yet it continues the home page, a list of quotes; so it is a listing, not a target.
+//! Mapping records these links ([`crate::map::SiteMap::continued`]) and takes a listing's
+//! continuation for a listing; learning gives such pages a level of their own.
+//!
+//! Contract: [`continuations`] reads a page's links alone (anchor text and URLs), never fetches;
+//! it names a link only when both its anchor and its URL say "the same listing, paged": the
+//! anchor is a "next"/"previous" word or arrow (`data/forms/pagination-words.txt`, the list
+//! pagination buttons are known by) or a bare page number, and the URL differs from the page's
+//! own only by numbers, or extends the page's directory by a short numbered part (`/` →
+//! `/page/2/`, `/category/5` → `/category/5?page=2`). "Read more" links to posts are no
+//! continuation.
+use crate::canon::abstract_digits as mask;
+use crate::dom::Page;
+
+/// The longest page number an anchor may carry (a listing of a million pages).
+const MAX_DIGITS: usize = 6;
+
+/// Indices into `page.links` of the links that continue the listing `page` is.
+pub fn continuations(page: &Page) -> Vec<usize> {
+    page.links
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| is_continuation(&page.url, &l.url, &l.text))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Whether a link from `from` to `to` with anchor `text` pages on the listing `from` is.
+pub fn is_continuation(from: &str, to: &str, text: &str) -> bool {
+    if from == to {
+        return false;
+    }
+    let anchor = anchor_label(text);
+    if anchor.is_empty() {
+        return false;
+    }
+    let numbered = anchor.len() <= MAX_DIGITS && anchor.bytes().all(|b| b.is_ascii_digit());
+    if numbered {
+        // The number must be in the URL: "2" → `/page/2/`, not to `/item/17`.
+        let n = anchor.trim_start_matches('0');
+        if n.is_empty() || !digit_runs(to).any(|run| run.trim_start_matches('0') == n) {
+            return false;
+        }
+    } else if !is_paging_word(&anchor) {
+        return false;
+    }
+    same_listing(from, to)
+}
+
+/// The anchor's label: lower case, arrows, quotes and punctuation around it dropped
+/// ("Next →" → "next", "« Previous" → "previous", "[2]" → "2"). A label made only of arrows
+/// keeps them (">", "»").
+fn anchor_label(text: &str) -> String {
+    let lower = text.trim().to_lowercase();
+    if lower.chars().count() > 40 {
+        return String::new();
+    }
+    let stripped = lower
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .trim()
+        .to_string();
+    if stripped.is_empty() {
+        lower.split_whitespace().collect::<Vec<_>>().join("")
+    } else {
+        stripped
+    }
+}
+
+/// Whether `label` is a "next"/"previous" word or arrow. "More" is left out: "Read more"
+/// leads to an item.
+fn is_paging_word(label: &str) -> bool {
+    if label == "more" || label.starts_with("more ") {
+        return false;
+    }
+    crate::forms::pagination_words().contains(label)
+}
+
+/// The runs of ASCII digits in `s`.
+fn digit_runs(s: &str) -> impl Iterator<Item = &str> {
+    s.split(|c: char| !c.is_ascii_digit())
+        .filter(|r| !r.is_empty())
+}
+
+/// Whether `to` is shaped as a further page of `from`: the same URL but for its numbers, or
+/// `from`'s directory extended by a short part holding a number (at most two path segments, or
+/// a query), the host the same.
+fn same_listing(from: &str, to: &str) -> bool {
+    let (Some(a), Some(b)) = (split(from), split(to)) else {
+        return false;
+    };
+    if a.origin != b.origin {
+        return false;
+    }
+    let masked_from = mask(from);
+    let masked_to = mask(to);
+    if masked_from == masked_to {
+        return true;
+    }
+    // `from` without its query, its trailing slash or a last segment naming an index file.
+    let base = match a.path.rsplit_once('/') {
+        Some((head, last)) if last.is_empty() || last.starts_with("index.") => head,
+        _ => a.path,
+    };
+    let Some(rest) = b.path.strip_prefix(base) else {
+        return false;
+    };
+    if !(rest.is_empty() || rest.starts_with('/') || rest.starts_with('?')) {
+        return false;
+    }
+    // The query of `from` must be kept (filters of the listing), a page number added.
+    if let Some(q) = a.query
+        && !b.query.is_some_and(|bq| {
+            q.split('&')
+                .filter(|p| !p.is_empty())
+                .all(|p| bq.split('&').any(|x| mask(x) == mask(p)))
+        })
+    {
+        return false;
+    }
+    let segments = rest.split('/').filter(|s| !s.is_empty()).count();
+    let extra_has_digit = rest.bytes().any(|c| c.is_ascii_digit())
+        || b.query
+            .is_some_and(|q| q.bytes().any(|c| c.is_ascii_digit()));
+    segments <= 2 && extra_has_digit
+}
+
+struct Parts<'a> {
+    origin: &'a str,
+    path: &'a str,
+    query: Option<&'a str>,
+}
+
+/// An absolute URL's origin, path and query (fragment dropped).
+fn split(url: &str) -> Option<Parts<'_>> {
+    let url = url.split('#').next().unwrap_or(url);
+    let after_scheme = url.find("://")? + 3;
+    let path_at = url[after_scheme..]
+        .find(['/', '?'])
+        .map_or(url.len(), |i| after_scheme + i);
+    let origin = &url[..path_at];
+    let rest = &url[path_at..];
+    let (path, query) = match rest.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (rest, None),
+    };
+    Some(Parts {
+        origin,
+        path: if path.is_empty() { "/" } else { path },
+        query,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H: &str = "http://site.test";
+
+    fn cont(from: &str, to: &str, text: &str) -> bool {
+        is_continuation(&format!("{H}{from}"), &format!("{H}{to}"), text)
+    }
+
+    #[test]
+    fn next_links_and_page_numbers_continue_a_listing() {
+        assert!(cont("/", "/page/2/", "Next →"));
+        assert!(cont("/page/2/", "/page/3/", "Next →"));
+        assert!(cont("/page/3/", "/page/2/", "← Previous"));
+        assert!(cont("/category/5", "/category/5?page=2", "2"));
+        assert!(cont("/category/5/", "/category/5/page/2/", "»"));
+        assert!(cont("/tag/love/", "/tag/love/page/2/", "Next"));
+        assert!(cont("/search?q=x", "/search?q=x&start=20", "Next"));
+        assert!(cont("/list?start=0", "/list?start=20", "Siguiente"));
+        assert!(cont("/blog/index.html", "/blog/page2.html", "2"));
+    }
+
+    #[test]
+    fn items_and_other_listings_are_no_continuation() {
+        // "Read more" and titles lead to items.
+        assert!(!cont("/blog/", "/blog/post-12/", "Read more"));
+        assert!(!cont("/blog/", "/blog/post-12/", "more"));
+        assert!(!cont("/", "/author/Albert-Einstein", "(about)"));
+        // A number that is not in the URL, or a deep item URL.
+        assert!(!cont("/", "/item/17", "2"));
+        assert!(!cont("/", "/2020/05/12/a-post/", "12"));
+        // Another listing's page: the filter of the query dropped, another host.
+        assert!(!cont("/search?q=x", "/search?start=20", "Next"));
+        assert!(!is_continuation(
+            "http://a.test/",
+            "http://b.test/page/2/",
+            "Next"
+        ));
+        // Not the same directory.
+        assert!(!cont("/tag/love/", "/tag/life/page/2/", "Next"));
+        assert!(!cont("/a/", "/a/", "Next"));
+        assert!(!cont("/a/", "/a/b/", ""));
+    }
+
+    #[test]
+    fn long_or_odd_anchors_are_no_page_label() {
+        assert!(!cont("/", "/page/2/", &"next ".repeat(20)));
+        assert!(!cont("/", "/page/2/", "1234567"));
+        assert!(!cont("/", "/page/0/", "0"));
+        assert!(!cont("/", "/page/2/", "next chapter of the story"));
+    }
+}

@@ -1,0 +1,376 @@
+//! The levels of a pattern on the map: which pages stand on which level, the regexes that
+//! describe each level, and the simplification that leaves the few regexes a person would
+//! write.
+//!
+//! A page's level is `n − dist` (the module docs of [`super`]). Breadth-first paths take the
+//! shortest way to every target, and on sites that list their items several ways that gives
+//! levels no person would write: a quotes directory whose authors the paged home listing
+//! reaches gets a level of a dozen literal tag pages (`/tag/love/page/1/`, …) because a tag page
+//! is one hop shorter than page 7 of the listing; a shop's top categories, one hop above its
+//! subcategories, get a level of literal URLs (`/category/1000`) because the subcategories share
+//! their shape. [`simplified`] reworks the levels, a group of alike URLs at a time, while the
+//! simulated crawl reaches as many targets and collects no page known not to be one:
+//! - *drop* a group whose targets other groups reach (the tag pages, when the paged listing
+//!   reaches every author);
+//! - *move down* a group to the next level, which then pages through itself (the top
+//!   categories join the subcategories as one paginated level; a level left empty goes).
+//!
+//! It keeps a change that leaves fewer regexes without fetching more than a tenth more pages, or
+//! as many regexes fetching fewer pages; the best change each round, until none helps.
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use regex::Regex;
+
+use super::{
+    DEFAULT_MAX_PAGINATION, LearnConfig, Level, Simulation, generalise, generalise_excluding, met,
+    simulate_levels,
+};
+use crate::map::{BreadthFirst, NodeState, SiteMap};
+
+/// Rounds of [`simplified`] at most (each keeps one change).
+const MAX_ROUNDS: usize = 8;
+/// Groups of one level tried each round, at most (the largest first).
+const MAX_GROUPS: usize = 8;
+/// A change may fetch this fraction more pages when it saves regexes.
+const FETCH_SLACK: f64 = 0.1;
+
+/// The pages of each level: `positives[0]` the entry, `positives[n]` the targets;
+/// `paginate[l - 1]` says level `l` links itself.
+#[derive(Clone, Debug, PartialEq)]
+struct LevelPages {
+    positives: Vec<Vec<u32>>,
+    paginate: Vec<bool>,
+}
+
+impl LevelPages {
+    fn n(&self) -> usize {
+        self.positives.len() - 1
+    }
+}
+
+/// The levels of an n-level pattern, simplified ([`simplified`]).
+pub(super) fn levels_for(
+    map: &SiteMap,
+    tree: &BreadthFirst,
+    dist: &[Option<u32>],
+    targets: &[u32],
+    n: usize,
+    config: &LearnConfig,
+    loop_targets: bool,
+) -> Vec<Level> {
+    let pages = level_pages(map, tree, dist, targets, n);
+    let levels = regexes(map, &pages, config, loop_targets);
+    simplified(map, tree, pages, levels, config, loop_targets)
+}
+
+/// A page's level is `n − dist`; pages farther from the targets than the entry break their
+/// path (irregular).
+fn level_pages(
+    map: &SiteMap,
+    tree: &BreadthFirst,
+    dist: &[Option<u32>],
+    targets: &[u32],
+    n: usize,
+) -> LevelPages {
+    // Levels of the pages on the breadth-first paths to targets.
+    let mut level_of: HashMap<u32, usize> = HashMap::new();
+    let mut paginate = vec![false; n];
+    let is_target = |id: u32| map.nodes[id as usize].state == NodeState::Target;
+    for &t in targets {
+        let mut child = t;
+        let mut guard = 0;
+        while let Some(parent) = tree.parent.get(child as usize).copied().flatten() {
+            guard += 1;
+            if guard > map.nodes.len() {
+                break;
+            }
+            let lp = match dist[parent as usize] {
+                Some(d) if (d as usize) <= n => n - d as usize,
+                _ => break,
+            };
+            if parent != 0 && lp == 0 {
+                // Farther from targets than the entry: an irregular path, not a level.
+                break;
+            }
+            level_of.insert(parent, lp);
+            if !is_target(child)
+                && let Some(&lc) = level_of.get(&child)
+                && lc == lp
+                && lp >= 1
+            {
+                paginate[lp - 1] = true;
+            }
+            child = parent;
+        }
+    }
+    level_of.insert(0, 0);
+    let mut positives: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
+    for (&id, &l) in &level_of {
+        positives[l].push(id);
+    }
+    for p in &mut positives {
+        p.sort_by_key(|&id| met(map, tree, id));
+    }
+    positives[n] = targets.to_vec();
+    LevelPages {
+        positives,
+        paginate,
+    }
+}
+
+/// The regexes of each level: its pages generalised against the pages the crawler would
+/// wrongly follow (fetched pages linked from the level before, or from the level itself when
+/// it pages, that are not on it).
+fn regexes(
+    map: &SiteMap,
+    pages: &LevelPages,
+    config: &LearnConfig,
+    loop_targets: bool,
+) -> Vec<Level> {
+    let n = pages.n();
+    let positives = &pages.positives;
+    let paginate = &pages.paginate;
+    let is_target = |id: u32| map.nodes[id as usize].state == NodeState::Target;
+    let mut levels = Vec::with_capacity(n);
+    for j in 1..=n {
+        let pos: HashSet<u32> = positives[j].iter().copied().collect();
+        let mut neg: BTreeSet<u32> = BTreeSet::new();
+        if config.use_negatives {
+            // Pages whose links this level's regexes are tested on.
+            let sources: Vec<u32> = if j == n {
+                // Targets too, when their links are followed.
+                let upto = if loop_targets { n + 1 } else { n };
+                (0..upto)
+                    .flat_map(|l| positives[l].iter().copied())
+                    .collect()
+            } else {
+                let mut s = positives[j - 1].clone();
+                if paginate[j - 1] {
+                    s.extend(positives[j].iter().copied());
+                }
+                s
+            };
+            for s in sources {
+                for &v in &map.nodes[s as usize].links {
+                    if pos.contains(&v) || !map.is_fetched(v) {
+                        continue;
+                    }
+                    // Targets are taken by the last level first; they are not negatives of
+                    // an intermediate level.
+                    if j < n && is_target(v) {
+                        continue;
+                    }
+                    neg.insert(v);
+                }
+            }
+        }
+        let pos_urls: Vec<&str> = positives[j]
+            .iter()
+            .map(|&i| map.nodes[i as usize].url.as_str())
+            .collect();
+        let mut neg_urls: Vec<&str> = neg
+            .iter()
+            .map(|&i| map.nodes[i as usize].url.as_str())
+            .collect();
+        neg_urls.sort_unstable();
+        let g = generalise_excluding(&pos_urls, &neg_urls, config.k, config.max_exclusions);
+        levels.push(Level {
+            regexes: g.regexes,
+            paginate: if j < n { paginate[j - 1] } else { loop_targets },
+            from_targets: false,
+            pages: pos_urls.len(),
+            samples: pos_urls.iter().take(5).map(|s| s.to_string()).collect(),
+            form: None,
+            exclude: g.exclude,
+        });
+    }
+    levels
+}
+
+/// What a change does to a group of one level's pages.
+#[derive(Clone, Copy, Debug)]
+enum Change {
+    /// Leave them out: other pages reach their targets.
+    Drop,
+    /// Put them on the next level, which then pages through itself.
+    MoveDown,
+}
+
+/// The levels reworked a group of alike URLs at a time (the module docs).
+fn simplified(
+    map: &SiteMap,
+    tree: &BreadthFirst,
+    mut pages: LevelPages,
+    mut levels: Vec<Level>,
+    config: &LearnConfig,
+    loop_targets: bool,
+) -> Vec<Level> {
+    if !config.simplify || levels.iter().any(|l| l.regexes.is_empty()) {
+        return levels;
+    }
+    let Ok(mut sim) = simulate_levels(&levels, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())
+    else {
+        return levels;
+    };
+    for _ in 0..MAX_ROUNDS {
+        let mut best: Option<(LevelPages, Vec<Level>, Simulation)> = None;
+        let n = pages.n();
+        for j in 1..n {
+            for group in groups(map, &pages.positives[j], config.k) {
+                for change in [Change::Drop, Change::MoveDown] {
+                    let Some(candidate) = changed(map, tree, &pages, j, &group, change) else {
+                        continue;
+                    };
+                    let cand_levels = regexes(map, &candidate, config, loop_targets);
+                    if cand_levels.iter().any(|l| l.regexes.is_empty()) {
+                        continue;
+                    }
+                    let Ok(cand_sim) = simulate_levels(
+                        &cand_levels,
+                        DEFAULT_MAX_PAGINATION,
+                        map,
+                        &BTreeMap::new(),
+                    ) else {
+                        continue;
+                    };
+                    if !better(&cand_sim, &cand_levels, &sim, &levels) {
+                        continue;
+                    }
+                    let beats_best = best.as_ref().is_none_or(|(_, bl, bs)| {
+                        (regex_count(&cand_levels), cand_sim.fetched)
+                            < (regex_count(bl), bs.fetched)
+                    });
+                    if beats_best {
+                        best = Some((candidate, cand_levels, cand_sim));
+                    }
+                }
+            }
+        }
+        let Some((p, l, s)) = best else {
+            break;
+        };
+        pages = p;
+        levels = l;
+        sim = s;
+    }
+    levels
+}
+
+/// Regexes of every level.
+fn regex_count(levels: &[Level]) -> usize {
+    levels.iter().map(|l| l.regexes.len()).sum()
+}
+
+/// Whether `new` is a simpler pattern than `old` that loses nothing: as many targets reached
+/// (and unfetched target-shaped pages met), no more pages known not to be targets collected;
+/// fewer regexes without fetching a tenth more, or as many fetching fewer.
+fn better(new: &Simulation, new_levels: &[Level], old: &Simulation, old_levels: &[Level]) -> bool {
+    if new.targets_reached < old.targets_reached
+        || new.unfetched_targets < old.unfetched_targets
+        || new.false_targets.len() > old.false_targets.len()
+    {
+        return false;
+    }
+    let (rn, ro) = (regex_count(new_levels), regex_count(old_levels));
+    (rn < ro && new.fetched as f64 <= old.fetched as f64 * (1.0 + FETCH_SLACK) + 2.0)
+        || (rn <= ro && new.fetched < old.fetched)
+}
+
+/// The pages of one level in groups of alike URLs, the largest first, at most [`MAX_GROUPS`]:
+/// those of one generalisation (with no negative), one first path segment, as many segments
+/// and the same query keys (`/page/2/` apart from `/tag/love/`, which one regex may cover).
+fn groups(map: &SiteMap, level: &[u32], k: usize) -> Vec<Vec<u32>> {
+    let urls: Vec<&str> = level
+        .iter()
+        .map(|&i| map.nodes[i as usize].url.as_str())
+        .collect();
+    let compiled: Vec<Regex> = generalise(&urls, &[], k)
+        .iter()
+        .filter_map(|r| Regex::new(r).ok())
+        .collect();
+    let mut groups: BTreeMap<(usize, String, usize, Vec<String>), Vec<u32>> = BTreeMap::new();
+    for (&id, url) in level.iter().zip(&urls) {
+        let Some(g) = compiled.iter().position(|r| r.is_match(url)) else {
+            continue;
+        };
+        let (first, segments, keys) = shape(url);
+        groups
+            .entry((g, first, segments, keys))
+            .or_default()
+            .push(id);
+    }
+    let mut groups: Vec<Vec<u32>> = groups.into_values().collect();
+    // Stable: equal sizes keep the order of their keys.
+    groups.sort_by_key(|g| std::cmp::Reverse(g.len()));
+    groups.truncate(MAX_GROUPS);
+    groups
+}
+
+/// A URL's first path segment, its number of segments and its query's keys, sorted.
+fn shape(url: &str) -> (String, usize, Vec<String>) {
+    let after = url.find("://").map_or(url, |i| &url[i + 3..]);
+    let rest = after.find(['/', '?']).map_or("", |i| &after[i..]);
+    let rest = rest.split('#').next().unwrap_or(rest);
+    let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let mut keys: Vec<String> = query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| p.split('=').next().unwrap_or(p).to_string())
+        .collect();
+    keys.sort();
+    keys.dedup();
+    (
+        segments.first().map_or(String::new(), |s| s.to_string()),
+        segments.len(),
+        keys,
+    )
+}
+
+/// `pages` with `group` of level `j` dropped or moved down; None when that leaves nothing to
+/// change (a level emptied by a drop, or no level below to move to).
+fn changed(
+    map: &SiteMap,
+    tree: &BreadthFirst,
+    pages: &LevelPages,
+    j: usize,
+    group: &[u32],
+    change: Change,
+) -> Option<LevelPages> {
+    let n = pages.n();
+    let in_group: HashSet<u32> = group.iter().copied().collect();
+    let mut out = pages.clone();
+    out.positives[j].retain(|id| !in_group.contains(id));
+    match change {
+        Change::Drop => {
+            if out.positives[j].is_empty() {
+                return None;
+            }
+            out.paginate[j - 1] |= links_among(map, &out.positives[j]);
+        }
+        Change::MoveDown => {
+            if j + 1 >= n {
+                return None;
+            }
+            out.positives[j + 1].extend(group.iter().copied());
+            out.positives[j + 1].sort_by_key(|&id| met(map, tree, id));
+            out.paginate[j] = true;
+            if out.positives[j].is_empty() {
+                out.positives.remove(j);
+                out.paginate.remove(j - 1);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Whether a page of `level` links another of it.
+fn links_among(map: &SiteMap, level: &[u32]) -> bool {
+    let set: HashSet<u32> = level.iter().copied().collect();
+    level.iter().any(|&id| {
+        map.nodes[id as usize]
+            .links
+            .iter()
+            .any(|v| *v != id && set.contains(v))
+    })
+}
