@@ -49,7 +49,66 @@ pub fn is_continuation(from: &str, to: &str, text: &str) -> bool {
     } else if !is_paging_word(&anchor) {
         return false;
     }
-    same_listing(from, to)
+    same_listing(from, to) && pages_by_number(from, to)
+}
+
+/// Words a page number follows in URLs (`/page/2/`, `page2.html`, `/seite-3`), besides query
+/// values (`?p=2`, `?start=20`) and whole path segments (`/news/2/`).
+const PAGE_TOKENS: [&str; 10] = [
+    "page", "p", "pg", "paged", "pagina", "página", "seite", "start", "offset", "skip",
+];
+
+/// Whether `to` differs from `from` by a page number: a number of `to` that `from` lacks (or
+/// has another at the same rank) standing as a page number stands — a whole path segment, a
+/// query value, or after a page word. A document's "Next" to `overload2.html` or `ch03.html`
+/// (reading order, not a listing) is no page number.
+fn pages_by_number(from: &str, to: &str) -> bool {
+    let before: Vec<&str> = digit_runs(from).collect();
+    let mut rank = 0;
+    let bytes = to.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        let run = &to[start..i];
+        let differs = before.get(rank).is_none_or(|b| *b != run);
+        rank += 1;
+        if differs && page_number_at(to, start, i) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether the digits `to[start..end]` stand as a page number.
+fn page_number_at(to: &str, start: usize, end: usize) -> bool {
+    let prev = to[..start].chars().next_back();
+    let next = to[end..].chars().next();
+    let segment_end = matches!(next, None | Some('/' | '?' | '#' | '&' | '.'));
+    if prev == Some('=') && matches!(next, None | Some('&' | '#')) {
+        return true;
+    }
+    if prev == Some('/') && segment_end {
+        return true;
+    }
+    // A page word right before, alone or after a separator: `page2.html`, `page-2`.
+    let head = to[..start].trim_end_matches(['-', '_']);
+    let word: String = head
+        .chars()
+        .rev()
+        .take_while(|c| c.is_alphabetic())
+        .collect::<String>()
+        .chars()
+        .rev()
+        .collect::<String>()
+        .to_lowercase();
+    segment_end && PAGE_TOKENS.contains(&word.as_str())
 }
 
 /// The anchor's label: lower case, arrows, quotes and punctuation around it dropped
@@ -176,6 +235,8 @@ mod tests {
         assert!(cont("/search?q=x", "/search?q=x&start=20", "Next"));
         assert!(cont("/list?start=0", "/list?start=20", "Siguiente"));
         assert!(cont("/blog/index.html", "/blog/page2.html", "2"));
+        assert!(cont("/news/", "/news/seite-3", "3"));
+        assert!(cont("/forum/t/12", "/forum/t/12/2", "Next"));
     }
 
     #[test]
@@ -194,6 +255,10 @@ mod tests {
             "http://b.test/page/2/",
             "Next"
         ));
+        // A document's "Next" in reading order: the number is part of a name.
+        assert!(!cont("/ref/overload1.html", "/ref/overload2.html", "Next"));
+        assert!(!cont("/book/ch02.html", "/book/ch03.html", "Next"));
+        assert!(!cont("/book/", "/book/ch03.html", "3"));
         // Not the same directory.
         assert!(!cont("/tag/love/", "/tag/life/page/2/", "Next"));
         assert!(!cont("/a/", "/a/", "Next"));

@@ -1895,3 +1895,6 @@ fn the_time_budget_counts_running_time_across_a_restore() {
 
 #[path = "tests_sitemaps.rs"]
 mod sitemaps;
+
+#[path = "tests_listings.rs"]
+mod listings;

@@ -728,6 +728,7 @@ mod tests {
                 scripted: Default::default(),
                 sitemaps: vec![],
                 sitemap_links: vec![],
+                continued: Default::default(),
             }
         };
         let target_regexes = |map: &SiteMap| {

@@ -11,7 +11,8 @@
 //! their shape. [`simplified`] reworks the levels, a group of alike URLs at a time, while the
 //! simulated crawl reaches as many targets and collects no page known not to be one:
 //! - *drop* a group whose targets other groups reach (the tag pages, when the paged listing
-//!   reaches every author);
+//!   reaches every author); the listings left take their further pages along
+//!   ([`SiteMap::continued`]);
 //! - *move down* a group to the next level, which then pages through itself (the top
 //!   categories join the subcategories as one paginated level; a level left empty goes).
 //!
@@ -208,12 +209,11 @@ fn simplified(
     if !config.simplify || levels.iter().any(|l| l.regexes.is_empty()) {
         return levels;
     }
-    let Ok(mut sim) = simulate_levels(&levels, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())
-    else {
+    let Some(mut sim) = simulations(map, &levels) else {
         return levels;
     };
     for _ in 0..MAX_ROUNDS {
-        let mut best: Option<(LevelPages, Vec<Level>, Simulation)> = None;
+        let mut best: Option<(LevelPages, Vec<Level>, Simulations)> = None;
         let n = pages.n();
         for j in 1..n {
             for group in groups(map, &pages.positives[j], config.k) {
@@ -225,20 +225,15 @@ fn simplified(
                     if cand_levels.iter().any(|l| l.regexes.is_empty()) {
                         continue;
                     }
-                    let Ok(cand_sim) = simulate_levels(
-                        &cand_levels,
-                        DEFAULT_MAX_PAGINATION,
-                        map,
-                        &BTreeMap::new(),
-                    ) else {
+                    let Some(cand_sim) = simulations(map, &cand_levels) else {
                         continue;
                     };
                     if !better(&cand_sim, &cand_levels, &sim, &levels) {
                         continue;
                     }
                     let beats_best = best.as_ref().is_none_or(|(_, bl, bs)| {
-                        (regex_count(&cand_levels), cand_sim.fetched)
-                            < (regex_count(bl), bs.fetched)
+                        (regex_count(&cand_levels), cand_sim.0.fetched)
+                            < (regex_count(bl), bs.0.fetched)
                     });
                     if beats_best {
                         best = Some((candidate, cand_levels, cand_sim));
@@ -261,16 +256,41 @@ fn regex_count(levels: &[Level]) -> usize {
     levels.iter().map(|l| l.regexes.len()).sum()
 }
 
-/// Whether `new` is a simpler pattern than `old` that loses nothing: as many targets reached
-/// (and unfetched target-shaped pages met), no more pages known not to be targets collected;
-/// fewer regexes without fetching a tenth more, or as many fetching fewer.
-fn better(new: &Simulation, new_levels: &[Level], old: &Simulation, old_levels: &[Level]) -> bool {
-    if new.targets_reached < old.targets_reached
-        || new.unfetched_targets < old.unfetched_targets
-        || new.false_targets.len() > old.false_targets.len()
-    {
+/// What levels do on the map as learned, and with the level before the targets also followed
+/// from targets (which learning may switch on afterwards: a page that looks redundant now may
+/// be the only way to a module's list then).
+type Simulations = (Simulation, Simulation);
+
+fn simulations(map: &SiteMap, levels: &[Level]) -> Option<Simulations> {
+    let plain = simulate_levels(levels, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new()).ok()?;
+    let mut up = levels.to_vec();
+    let Some(i) = up.len().checked_sub(2) else {
+        return Some((plain.clone(), plain));
+    };
+    up[i].from_targets = true;
+    let from_targets = simulate_levels(&up, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new()).ok()?;
+    Some((plain, from_targets))
+}
+
+/// Whether `new` is a simpler pattern than `old` that loses nothing, either way it may be run
+/// ([`Simulations`]): as many targets reached (and unfetched target-shaped pages met), no more
+/// pages known not to be targets collected; fewer regexes without fetching a tenth more, or as
+/// many fetching fewer.
+fn better(
+    new: &Simulations,
+    new_levels: &[Level],
+    old: &Simulations,
+    old_levels: &[Level],
+) -> bool {
+    let loses = |n: &Simulation, o: &Simulation| {
+        n.targets_reached < o.targets_reached
+            || n.unfetched_targets < o.unfetched_targets
+            || n.false_targets.len() > o.false_targets.len()
+    };
+    if loses(&new.0, &old.0) || loses(&new.1, &old.1) {
         return false;
     }
+    let (new, old) = (&new.0, &old.0);
     let (rn, ro) = (regex_count(new_levels), regex_count(old_levels));
     (rn < ro && new.fetched as f64 <= old.fetched as f64 * (1.0 + FETCH_SLACK) + 2.0)
         || (rn <= ro && new.fetched < old.fetched)
@@ -346,6 +366,14 @@ fn changed(
             if out.positives[j].is_empty() {
                 return None;
             }
+            // The listings left keep their further pages: breadth-first paths went through
+            // the group instead of page 5 of a list, which now pages on to it.
+            let on_levels: HashSet<u32> = out.positives.iter().flatten().copied().collect();
+            let more = continuations(map, &out.positives[j], &on_levels);
+            if !more.is_empty() {
+                out.positives[j].extend(more);
+                out.positives[j].sort_by_key(|&id| met(map, tree, id));
+            }
             out.paginate[j - 1] |= links_among(map, &out.positives[j]);
         }
         Change::MoveDown => {
@@ -362,6 +390,31 @@ fn changed(
         }
     }
     Some(out)
+}
+
+/// The pages continuing the listings of `level` ([`SiteMap::continued`]), through chains of
+/// "Next" links, that are neither targets nor on a level (`on_levels`).
+fn continuations(map: &SiteMap, level: &[u32], on_levels: &HashSet<u32>) -> Vec<u32> {
+    if map.continued.is_empty() {
+        return Vec::new();
+    }
+    let mut next: HashMap<u32, Vec<u32>> = HashMap::new();
+    for (&q, &p) in &map.continued {
+        next.entry(p).or_default().push(q);
+    }
+    let mut seen: HashSet<u32> = level.iter().copied().collect();
+    let mut stack: Vec<u32> = level.to_vec();
+    let mut out = Vec::new();
+    while let Some(p) = stack.pop() {
+        for &q in next.get(&p).into_iter().flatten() {
+            let node = &map.nodes[q as usize];
+            if node.state == NodeState::Page && !on_levels.contains(&q) && seen.insert(q) {
+                out.push(q);
+                stack.push(q);
+            }
+        }
+    }
+    out
 }
 
 /// Whether a page of `level` links another of it.

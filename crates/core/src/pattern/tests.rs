@@ -83,6 +83,7 @@ fn an_entry_without_links_is_named_as_the_reason() {
         scripted: Default::default(),
         sitemaps: vec![],
         sitemap_links: vec![],
+        continued: Default::default(),
     };
     let scope = Scope::for_url("http://h/", false).expect("scope");
     let err = |map: &SiteMap| {

@@ -23,14 +23,32 @@ use crate::map::SiteMap;
 /// large library has hundreds of packages, and a review list that long is read by no one.
 pub const DIRECTORIES_SHOWN: usize = 30;
 
-/// The directory `url` lies in: its scheme, host and path up to the last `/`, canonical
-/// (`http://h.test/en/howto/cgi.html?x=1` → `http://h.test/en/howto/`). None for a URL that
-/// does not parse or is not http(s).
+/// The directory the page at `url` lies in: its scheme, host and path up to the last `/`,
+/// canonical (`http://h.test/en/howto/cgi.html?x=1` → `http://h.test/en/howto/`); for a page
+/// whose path ends in `/` (items filed as directories: `/job/123/`, `/en/howto/`), the
+/// directory above it, where its siblings are. None for a URL that does not parse or is not
+/// http(s).
 pub fn of(url: &str) -> Option<String> {
     let mut u = url::Url::parse(url).ok()?;
     if !matches!(u.scheme(), "http" | "https") {
         return None;
     }
+    u.set_query(None);
+    u.set_fragment(None);
+    let path = u.path();
+    let own = path
+        .strip_suffix('/')
+        .filter(|p| !p.is_empty())
+        .unwrap_or(path);
+    let dir = own[..own.rfind('/')? + 1].to_string();
+    u.set_path(&dir);
+    crate::canon::canonicalize(u.as_str())
+}
+
+/// A directory URL's own form: the URL up to the last `/` of its path (query and fragment
+/// dropped), canonical.
+fn prefix(url: &str) -> Option<String> {
+    let mut u = url::Url::parse(url).ok()?;
     u.set_query(None);
     u.set_fragment(None);
     let path = u.path();
@@ -46,9 +64,12 @@ pub fn verdict(text: &str) -> Option<String> {
     if !t.ends_with('/') {
         return None;
     }
-    // A directory's URL is its own directory: `of` keeps all of its path and drops no query.
+    // A directory's URL is its own prefix: all of its path kept, no query dropped.
     let canonical = crate::canon::canonicalize(t)?;
-    of(&canonical).filter(|d| *d == canonical)
+    if !matches!(canonical.split("://").next(), Some("http" | "https")) {
+        return None;
+    }
+    prefix(&canonical).filter(|d| *d == canonical)
 }
 
 /// A directory the user typed, as a verdict names it ([`verdict`]): an absolute URL, or a path
@@ -101,12 +122,20 @@ pub struct DirectoryKind {
 }
 
 /// The targets grouped by directory, for a verdict on a whole directory: listed when targets
-/// lie in two or more directories (counting those `left_out` by a directory verdict,
+/// lie in two or more directories of two or more targets each (counting those `left_out` by a directory verdict,
 /// canonical URLs) or a directory is judged unlike (`unlike`), the most targets first; at most
 /// [`DIRECTORIES_SHOWN`] besides those judged unlike.
 pub fn kinds(map: &SiteMap, left_out: &[String], unlike: &[String]) -> Vec<DirectoryKind> {
     let mut shown = 0;
-    map.targets_by(left_out, unlike, |n| of(&n.url))
+    // A directory of one target groups nothing (a shop's `/product/7/` is its own directory
+    // when the URL is taken literally); it is listed only when judged unlike, or as the
+    // example's beside other groups.
+    let mut groups = map.targets_by(left_out, unlike, |n| of(&n.url));
+    groups.retain(|g| g.unlike || g.targets > 1);
+    if groups.len() < 2 && unlike.is_empty() {
+        return Vec::new();
+    }
+    groups
         .into_iter()
         .filter(|g| {
             shown += usize::from(!g.unlike);
@@ -166,9 +195,11 @@ mod tests {
         );
         assert_eq!(of("http://s.test/").as_deref(), Some("http://s.test/"));
         assert_eq!(of("http://s.test").as_deref(), Some("http://s.test/"));
+        // A page filed as a directory lies beside its siblings.
+        assert_eq!(of("http://s.test/en/").as_deref(), Some("http://s.test/"));
         assert_eq!(
-            of("http://s.test/en/").as_deref(),
-            Some("http://s.test/en/")
+            of("http://s.test/job/123/?ref=x").as_deref(),
+            Some("http://s.test/job/")
         );
         assert_eq!(of("file:///tmp/a.html"), None);
         assert_eq!(of("not a url"), None);
@@ -247,7 +278,6 @@ mod tests {
             vec![
                 ("http://s.test/en/mod/", 3, true, false),
                 ("http://s.test/en/howto/", 2, false, true),
-                ("http://s.test/en/", 1, false, false),
             ]
         );
         assert_eq!(
@@ -269,16 +299,58 @@ mod tests {
     fn the_list_is_cut_but_keeps_the_directories_judged_unlike() {
         let mut m = map();
         for i in 0..DIRECTORIES_SHOWN + 5 {
-            m.nodes.push(Node::scored(
-                format!("http://s.test/d{i:02}/a.html"),
-                NodeState::Target,
-                0.9,
-            ));
+            for page in ["a", "b"] {
+                m.nodes.push(Node::scored(
+                    format!("http://s.test/d{i:02}/{page}.html"),
+                    NodeState::Target,
+                    0.9,
+                ));
+            }
         }
         let unlike = vec!["http://s.test/d34/".to_string()];
         let k = kinds(&m, &[], &unlike);
         assert_eq!(k.len(), DIRECTORIES_SHOWN + 1);
         assert!(k.iter().any(|k| k.directory == unlike[0] && k.unlike));
         assert_eq!(kinds(&m, &[], &[]).len(), DIRECTORIES_SHOWN);
+    }
+
+    #[test]
+    fn items_filed_as_directories_are_one_group_and_lone_pages_none() {
+        let t = NodeState::Target;
+        let mut nodes = vec![Node::scored("http://s.test/".into(), NodeState::Page, 0.1)];
+        for i in 0..50 {
+            nodes.push(Node::scored(
+                format!("http://s.test/job/{i}/"),
+                t.clone(),
+                0.9,
+            ));
+        }
+        let mut m = SiteMap {
+            entry: "http://s.test/".into(),
+            example: "http://s.test/job/3/".into(),
+            threshold: 0.8,
+            nodes,
+            ..SiteMap::default()
+        };
+        // One directory of 50 jobs: nothing to choose between.
+        assert!(kinds(&m, &[], &[]).is_empty());
+        // Lone pages elsewhere group nothing; a second directory of two does.
+        for url in ["http://s.test/page/2/", "http://s.test/about.html"] {
+            m.nodes.push(Node::scored(url.into(), t.clone(), 0.9));
+        }
+        assert!(kinds(&m, &[], &[]).is_empty());
+        m.nodes
+            .push(Node::scored("http://s.test/page/3/".into(), t.clone(), 0.9));
+        let rows: Vec<(String, usize)> = kinds(&m, &[], &[])
+            .into_iter()
+            .map(|k| (k.directory, k.targets))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                ("http://s.test/job/".to_string(), 50),
+                ("http://s.test/page/".to_string(), 2)
+            ]
+        );
     }
 }
