@@ -254,7 +254,7 @@ cmd_setup() {
   step "setup: Rust target, components, wasm-bindgen-cli" setup_rust
   step "setup: Debian packages" setup_apt
   step "setup: npm packages" setup_npm
-  step "setup: Python tools (Scrapy, warcio, jsonschema) in .venv" setup_python
+  step "setup: Python tools (Scrapy, warcio, jsonschema) and the real applications' packages in .venv" setup_python
 }
 
 # ---------------------------------------------------------------- wasm + extension + playground

@@ -568,20 +568,7 @@ fn evaluate_against(
         crawled: reviewed.len(),
         crawled_true: reviewed.iter().filter(|g| truth.contains(*g)).count(),
     };
-    let got_set: HashSet<&String> = got.iter().collect();
-    let mut missed: Vec<String> = truth
-        .iter()
-        .filter(|t| !got_set.contains(t))
-        .cloned()
-        .collect();
-    missed.sort();
-    // Sorted like `missed`: the crawl's own order follows response arrival.
-    let mut wrong: Vec<String> = got
-        .iter()
-        .filter(|g| !truth.contains(*g))
-        .cloned()
-        .collect();
-    wrong.sort();
+    let (missed, wrong) = missed_and_wrong(&truth, &got);
     Ok(SiteFigures {
         lowered: learned.lowered.clone(),
         name: site.name.clone(),
@@ -618,6 +605,28 @@ fn evaluate_against(
         new_pages: new_pages(&learned.map, &|u| truth.contains(&site_path(u))),
         from_example,
     })
+}
+
+/// The true targets a crawl missed and the pages it took that are none, each sorted (the
+/// crawl's own order follows response arrival).
+pub(crate) fn missed_and_wrong(
+    truth: &HashSet<String>,
+    got: &[String],
+) -> (Vec<String>, Vec<String>) {
+    let got_set: HashSet<&String> = got.iter().collect();
+    let mut missed: Vec<String> = truth
+        .iter()
+        .filter(|t| !got_set.contains(t))
+        .cloned()
+        .collect();
+    missed.sort();
+    let mut wrong: Vec<String> = got
+        .iter()
+        .filter(|g| !truth.contains(*g))
+        .cloned()
+        .collect();
+    wrong.sort();
+    (missed, wrong)
 }
 
 /// Runs every site; returns the Markdown report and whether every site meets the bar.
@@ -716,7 +725,7 @@ fn new_pages_row(md: &mut String, f: &SiteFigures) {
 }
 
 /// The header of the per-site table (the development sites, the held-out sites).
-const TABLE_HEADER: &str = "| site | targets | reachable by links | found mapping (true) | of them taken for their heading (true) | found crawling | precision | recall | links mapping | links crawling | crawl links / targets | levels: alternatives | exceptions | s mapping | s crawling | bar |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+pub(crate) const TABLE_HEADER: &str = "| site | targets | reachable by links | found mapping (true) | of them taken for their heading (true) | found crawling | precision | recall | links mapping | links crawling | crawl links / targets | levels: alternatives | exceptions | s mapping | s crawling | bar |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
 /// The header of the review table ([`Review`]).
 const REVIEW_HEADER: &str = "| site | near misses shown | URL shaped like the targets' | marked like the example | targets to check shown | URL shaped like pages below θ | marked unlike the example | heading kinds shown | kinds marked unlike (their targets) | kinds below θ shown | kinds marked like (their pages) | directories shown | directories marked unlike (their targets) | found crawling | precision | recall | gap below θ: θ suggested (pages above it, true) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
@@ -759,7 +768,7 @@ fn gap_cell(gap: Option<&ReviewGap>) -> String {
 }
 
 /// A site's row of the per-site table.
-fn table_row(md: &mut String, f: &SiteFigures) {
+pub(crate) fn table_row(md: &mut String, f: &SiteFigures) {
     let _ = writeln!(
         md,
         "| {} | {} | {} | {} ({}) | {} ({}) | {} | {:.1}% | {:.1}% | {} | {} | {:.2} | {} | {} | {:.1} | {:.1} | {} |",
@@ -940,7 +949,7 @@ fn from_example_section(heading: &str, figures: &[&SiteFigures]) -> String {
 }
 
 /// A site's missed and wrong pages under its name, when it has any.
-fn misses(md: &mut String, f: &SiteFigures) {
+pub(crate) fn misses(md: &mut String, f: &SiteFigures) {
     if !f.missed.is_empty() || !f.wrong.is_empty() || f.lowered.is_some() {
         let _ = writeln!(md, "\n**{}**", f.name);
         if let Some(l) = &f.lowered {

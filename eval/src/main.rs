@@ -16,7 +16,7 @@ mod eval_forms;
 
 const USAGE: &str = "usage:
   exemplar-eval eval [--sites dev-sites.toml] [--train-sites train-sites.toml] [--heldout-sites heldout-sites.toml]
-                [--out docs/reports/crawl.md] [--only NAME]
+                [--out docs/reports/crawl.md] [--only NAME|real]
   exemplar-eval bench-crawl [--site NAME] [--runs N]   (the median of N runs per row, default 3)
   exemplar-eval eval-similarity [--sites dev-sites.toml] [--train-sites train-sites.toml] [--grid] [--out docs/reports/similarity.md]
   exemplar-eval eval-forms --search URL --documents N [--example URL] [--prefix /pg/]

@@ -1,5 +1,6 @@
 //! Lab, dev only: what the workspace's tests share. The development site lists
-//! ([`devsites`]), fixture sites served by the tests ([`c_api`], [`library`], [`shop`]), and
+//! ([`devsites`]), fixture sites served by the tests ([`c_api`], [`library`], [`shop`]), the
+//! real web applications ([`live_apps`]), and
 //! helpers for the export tests (a hand-written pattern, Scrapy, Redis) and for runs against a
 //! local site ([`learn_quietly`], [`crawl_quietly`]).
 
@@ -11,6 +12,7 @@ pub mod c_api;
 pub mod checks;
 pub mod devsites;
 pub mod library;
+pub mod live_apps;
 pub mod shop;
 
 /// The repository's root: the fixtures (`tests/fixtures/`), data, schemas and `.venv` are

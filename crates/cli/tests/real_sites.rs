@@ -1,0 +1,211 @@
+//! `exemplar learn` and `exemplar crawl` as real processes on the real sites of `eval/real/`:
+//! the static mirrors of quotes.toscrape.com (a directory) and books.toscrape.com (a shop),
+//! and the live applications behind them (`eval/real/serve_app.py`, started from `.venv`).
+//! Each crawl must collect exactly the site's item pages, from patterns of at most three
+//! regexes a level.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use exemplar_native::serve::{Server, static_dir};
+use exemplar_testkit::live_apps;
+
+fn real_site(name: &str) -> PathBuf {
+    exemplar_testkit::root().join("eval/real/sites").join(name)
+}
+
+fn exemplar(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_exemplar"))
+        .args(args)
+        .output()
+        .expect("run exemplar");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "exemplar {args:?}\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// What a learn and a crawl give on one site.
+struct Run {
+    /// `learn`'s report.
+    learned: String,
+    /// The pattern's regexes, level by level.
+    levels: Vec<Vec<String>>,
+    /// The URLs the crawl collected, by path.
+    collected: BTreeSet<String>,
+    /// Pages the crawl fetched (its JSON Lines' pages and the requests its report counts).
+    fetched: usize,
+}
+
+fn path_of(url: &str) -> String {
+    url::Url::parse(url).map_or_else(|_| url.to_string(), |u| u.path().to_string())
+}
+
+/// Learns from `entry` with `example` and crawls with the pattern, in `dir`.
+fn learn_and_crawl(dir: &Path, entry: &str, example: &str) -> Run {
+    let pattern = dir.join("pattern.json");
+    let p = pattern.to_str().expect("utf-8 path");
+    let fast = ["--delay-ms", "0", "--concurrency", "8", "--quiet"];
+    let mut args = vec!["learn", "--entry", entry, "--example", example, "-o", p];
+    args.extend_from_slice(&fast);
+    let learned = exemplar(&args);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&pattern).expect("pattern written"))
+            .expect("pattern JSON");
+    let levels: Vec<Vec<String>> = json["levels"]
+        .as_array()
+        .expect("levels")
+        .iter()
+        .map(|l| {
+            l["regexes"]
+                .as_array()
+                .expect("regexes")
+                .iter()
+                .map(|r| r.as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .collect();
+    let mut args = vec!["crawl", p];
+    args.extend_from_slice(&fast);
+    let out = Command::new(env!("CARGO_BIN_EXE_exemplar"))
+        .args(&args)
+        .output()
+        .expect("run exemplar");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let collected: BTreeSet<String> = stdout.lines().map(path_of).collect();
+    let fetched = stderr
+        .split(" pages fetched")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no page count in {stderr}"));
+    Run {
+        learned,
+        levels,
+        collected,
+        fetched,
+    }
+}
+
+fn assert_few_regexes(run: &Run) {
+    for (i, level) in run.levels.iter().enumerate() {
+        assert!(
+            level.len() <= 3,
+            "level {} has {} regexes: {level:#?}\n{}",
+            i + 1,
+            level.len(),
+            run.learned
+        );
+    }
+}
+
+#[test]
+fn the_quotes_directory_mirror_gives_its_50_authors_and_nothing_else() {
+    let server = Server::start(0, static_dir(real_site("quotes-toscrape"))).expect("serve");
+    let base = server.url();
+    let dir = tempdir("quotes-mirror");
+    let run = learn_and_crawl(
+        &dir,
+        &format!("{base}/"),
+        &format!("{base}/author/Albert-Einstein/"),
+    );
+    assert_eq!(run.collected.len(), 50, "{:#?}", run.collected);
+    assert!(
+        run.collected.iter().all(|p| p.starts_with("/author/")),
+        "quote lists taken as authors: {:#?}",
+        run.collected
+    );
+    assert_few_regexes(&run);
+    // The paged list of quotes is the level, not a literal tag page per author.
+    assert_eq!(run.levels.len(), 2, "{:#?}", run.levels);
+    assert!(run.levels[0][0].contains("/page/"), "{:#?}", run.levels);
+    // The entry, its 9 further pages, the 50 authors, robots.txt and the two sitemap guesses.
+    assert!(run.fetched <= 64, "{} pages fetched", run.fetched);
+}
+
+#[test]
+fn the_shop_mirror_gives_its_1000_books_from_a_pattern_a_person_would_write() {
+    let server = Server::start(0, static_dir(real_site("zyte-books"))).expect("serve");
+    let base = server.url();
+    let dir = tempdir("books-mirror");
+    let run = learn_and_crawl(&dir, &format!("{base}/"), &format!("{base}/product/239/"));
+    assert_eq!(run.collected.len(), 1000);
+    assert!(run.collected.iter().all(|p| p.starts_with("/product/")));
+    assert_few_regexes(&run);
+    assert!(run.fetched <= 1200, "{} pages fetched", run.fetched);
+    // Products filed as directories (`/product/7/`) are one directory, not a thousand.
+    assert!(
+        !run.learned.contains("targets by directory"),
+        "{}",
+        run.learned
+    );
+}
+
+#[test]
+fn the_live_shop_is_crawled_through_its_query_string_pagination() {
+    let app = live_apps::start("zyte-books").expect("the live shop");
+    let dir = tempdir("books-live");
+    let run = learn_and_crawl(
+        &dir,
+        &format!("{}/", app.base),
+        &format!("{}/product/239", app.base),
+    );
+    let products: Vec<&String> = run
+        .collected
+        .iter()
+        .filter(|p| {
+            p.strip_prefix("/product/")
+                .is_some_and(|id| id.parse::<u32>().is_ok())
+        })
+        .collect();
+    assert_eq!(products.len(), run.collected.len(), "{:#?}", run.collected);
+    assert_eq!(products.len(), 1000);
+    assert_few_regexes(&run);
+    assert!(
+        run.levels.iter().flatten().any(|r| r.contains(r"\?page=")),
+        "{:#?}",
+        run.levels
+    );
+    assert!(run.fetched <= 1200, "{} pages fetched", run.fetched);
+}
+
+#[test]
+fn the_live_quotes_application_gives_its_50_authors() {
+    let app = live_apps::start("quotes-toscrape").expect("the live quotes site");
+    let dir = tempdir("quotes-live");
+    let run = learn_and_crawl(
+        &dir,
+        &format!("{}/", app.base),
+        &format!("{}/author/Albert-Einstein/", app.base),
+    );
+    let authors: BTreeSet<String> = run
+        .collected
+        .iter()
+        .map(|p| p.trim_end_matches('/').to_string())
+        .collect();
+    assert_eq!(authors.len(), 50, "{:#?}", run.collected);
+    assert!(
+        authors.iter().all(|p| p.starts_with("/author/")),
+        "{authors:#?}"
+    );
+    assert_few_regexes(&run);
+}
+
+/// A fresh directory for one test's files.
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("exemplar-real-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
