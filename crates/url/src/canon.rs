@@ -10,23 +10,33 @@ use url::Url;
 
 /// Query parameters that carry session ids (data file, one lower-case name per line).
 const SESSION_PARAMS: &str = include_str!("../../../data/session-params.txt");
+/// Query parameters that only track where a visitor came from (data file; `utm_*` a prefix).
+const TRACKING_PARAMS: &str = include_str!("../../../data/tracking-params.txt");
 
+/// Whether the query parameter `name` carries a session id or tracking, never the page asked
+/// for: canonical URLs drop it.
 fn is_session_param(name: &str) -> bool {
     // Read once: every query parameter of every link is asked about.
     static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     let names = NAMES.get_or_init(|| {
         SESSION_PARAMS
             .lines()
+            .chain(TRACKING_PARAMS.lines())
             .map(str::trim)
             .filter(|l| !l.is_empty() && !l.starts_with('#'))
             .collect()
     });
-    names.iter().any(|p| p.eq_ignore_ascii_case(name))
+    names.iter().any(|p| match p.strip_suffix('*') {
+        Some(prefix) => name
+            .get(..prefix.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(prefix)),
+        None => p.eq_ignore_ascii_case(name),
+    })
 }
 
 /// Canonical form of a URL, the crawler's identity of a page: http(s) only; scheme and host
-/// lower case; default port, fragment, an empty query and session-id parameters dropped
-/// (also `;jsessionid=` path parameters); percent-encoding normalised (unreserved characters
+/// lower case; default port, fragment, an empty query, session-id and tracking parameters
+/// (`utm_*`, click ids) dropped (also `;jsessionid=` path parameters); percent-encoding normalised (unreserved characters
 /// decoded, hex digits upper case); dot segments resolved; an empty path is `/`.
 pub fn canonicalize(url: &str) -> Option<String> {
     match written_canonical(url) {
@@ -778,6 +788,19 @@ mod tests {
         assert_eq!(
             c("http://x.org/p?PHPSESSID=abc&id=3").as_deref(),
             Some("http://x.org/p?id=3")
+        );
+        // Tracking: campaign parameters (a prefix) and click ids go; a code host's `ref` stays.
+        assert_eq!(
+            c("http://x.org/p?id=3&utm_source=news&UTM_Medium=mail&fbclid=Iw1").as_deref(),
+            Some("http://x.org/p?id=3")
+        );
+        assert_eq!(
+            c("http://x.org/blog/post?gclid=abc").as_deref(),
+            Some("http://x.org/blog/post")
+        );
+        assert_eq!(
+            c("http://x.org/src?ref=main&utm=1").as_deref(),
+            Some("http://x.org/src?ref=main&utm=1")
         );
         assert_eq!(
             c("http://x.org/a;jsessionid=XYZ?x=1").as_deref(),
