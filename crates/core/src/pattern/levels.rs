@@ -175,8 +175,13 @@ fn regexes(
             .collect();
         neg_urls.sort_unstable();
         let g = generalise_excluding(&pos_urls, &neg_urls, config.k, config.max_exclusions);
+        let regexes = g
+            .regexes
+            .into_iter()
+            .map(|r| any_page_number(r, &neg_urls))
+            .collect();
         levels.push(Level {
-            regexes: g.regexes,
+            regexes,
             paginate: if j < n { paginate[j - 1] } else { loop_targets },
             from_targets: false,
             pages: pos_urls.len(),
@@ -186,6 +191,31 @@ fn regexes(
         });
     }
     levels
+}
+
+/// `regex` with the literal page numbers it holds (`\?page=2`, `/page/2/`, `&start=20`: one
+/// page of a listing seen) made any number, unless that matches a known negative: a listing
+/// has pages learning did not see, and a person writes `?page=[0-9]+`.
+fn any_page_number(regex: String, neg: &[&str]) -> String {
+    static PAGE: std::sync::OnceLock<Option<(Regex, Regex)>> = std::sync::OnceLock::new();
+    let Some((query, path)) = PAGE.get_or_init(|| {
+        let query =
+            Regex::new(r"((?:\\\?|&)(?:page|p|pg|paged|start|offset|skip)=)[0-9]+(\$|&|\(|\\\?)?")
+                .ok()?;
+        let path = Regex::new(r"(/page/)[0-9]+(/|\$)").ok()?;
+        Some((query, path))
+    }) else {
+        return regex;
+    };
+    let general = query.replace_all(&regex, "${1}[0-9]+${2}");
+    let general = path.replace_all(&general, "${1}[0-9]+${2}").into_owned();
+    if general == regex {
+        return regex;
+    }
+    match Regex::new(&general) {
+        Ok(r) if !neg.iter().any(|u| r.is_match(u)) => general,
+        _ => regex,
+    }
 }
 
 /// What a change does to a group of one level's pages.
@@ -426,4 +456,35 @@ fn links_among(map: &SiteMap, level: &[u32]) -> bool {
             .iter()
             .any(|v| *v != id && set.contains(v))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listings_page_number_is_any_number_unless_a_negative_says_no() {
+        let any = |r: &str, neg: &[&str]| any_page_number(r.to_string(), neg);
+        assert_eq!(
+            any(r"^http://h\.test/\?page=2$", &[]),
+            r"^http://h\.test/\?page=[0-9]+$"
+        );
+        assert_eq!(
+            any(r"^http://h\.test/category/[0-9]+/page/2/$", &[]),
+            r"^http://h\.test/category/[0-9]+/page/[0-9]+/$"
+        );
+        assert_eq!(
+            any(r"^http://h\.test/s\?q=x&start=20$", &[]),
+            r"^http://h\.test/s\?q=x&start=[0-9]+$"
+        );
+        // Numbers that are no page number stay, and so does a page a negative would match.
+        assert_eq!(
+            any(r"^http://h\.test/item/2$", &[]),
+            r"^http://h\.test/item/2$"
+        );
+        assert_eq!(
+            any(r"^http://h\.test/\?page=2$", &["http://h.test/?page=3"]),
+            r"^http://h\.test/\?page=2$"
+        );
+    }
 }
