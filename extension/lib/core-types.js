@@ -52,6 +52,7 @@
  * @property {number} [rejected]
  * @property {number} [queries]
  * @property {number} [sitemaps] sitemaps read
+ * @property {number} [sitemapRequests] sitemap requests answered (not in `fetched`)
  * @property {number} [sitemapLinks] URLs followed from them
  * @property {number} [retried] requests asked again (429, 503)
  */

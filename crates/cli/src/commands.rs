@@ -1005,11 +1005,15 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         eprintln!("{line}");
     }
     eprintln!(
-        "crawl: {} ({} new) from {} fetched{} in {:.1} s; {}, {} skipped, {} rejected by verification",
+        "crawl: {} ({} new) from {} fetched{}{} in {:.1} s; {}, {} skipped, {} rejected by verification",
         count(p.targets, "target"),
         p.new_targets,
         count(p.fetched, "page"),
         scripts_read(p.scripts),
+        match p.sitemap_requests {
+            0 => String::new(),
+            n => format!(" (and {})", count(n, "sitemap request")),
+        },
         crawled.elapsed.as_secs_f64(),
         count(p.errors, "error"),
         p.skipped,

@@ -356,7 +356,7 @@ fn a_crawl_cut_short_by_its_budget_is_the_same_in_every_order() {
             }));
         });
         // The budget counts requests asked: never overrun by the ones in flight.
-        assert_eq!(c.progress().fetched, budget, "pages fetched");
+        assert_eq!(c.progress().requests(), budget, "pages and sitemaps asked");
         (log, overtaking)
     };
     let (expected, _) = crawl(None);

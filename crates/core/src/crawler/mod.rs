@@ -246,15 +246,26 @@ pub struct Progress {
     /// Script requests answered ([`Pattern::script_links`]); they count in the page budget.
     #[serde(default)]
     pub scripts: usize,
-    /// Sitemaps read ([`CrawlConfig::read_sitemaps`]); counted in `fetched` too.
+    /// Sitemaps read ([`CrawlConfig::read_sitemaps`]).
     #[serde(default)]
     pub sitemaps: usize,
+    /// Sitemap requests answered, the guessed locations that hold none included: requests,
+    /// not pages, so not in `fetched`; they count in the page budget.
+    #[serde(default)]
+    pub sitemap_requests: usize,
     /// Sitemap URLs the pattern follows (targets and listings), besides those already queued.
     #[serde(default)]
     pub sitemap_links: usize,
     /// Requests asked again because the site said to wait (429, 503: [`crate::fetch::Retry`]).
     #[serde(default)]
     pub retried: usize,
+}
+
+impl Progress {
+    /// Requests answered that the page budget counts: pages, scripts and sitemaps.
+    pub fn requests(&self) -> usize {
+        self.fetched + self.scripts + self.sitemap_requests
+    }
 }
 
 /// Coverage of a crawl against the targets the pattern was learned from.
@@ -680,7 +691,7 @@ impl Crawler {
             // The page budget counts the requests asked, so that it is never overrun: once
             // they fill it, nothing more is asked and their results are taken in order.
             let in_flight = self.state.frontier.pages_in_flight();
-            let answered = self.state.progress.fetched + self.state.progress.scripts;
+            let answered = self.state.progress.requests();
             if self.state.stopped.is_none() && answered + in_flight >= self.state.config.max_pages {
                 match self.state.arrived.oldest(&self.state.frontier) {
                     Some((id, result)) => self.deliver(id, result, now_ms),
@@ -783,7 +794,7 @@ impl Crawler {
             Delivered::Unknown => return,
         };
         if q.item.sitemap {
-            self.state.progress.fetched += 1;
+            self.state.progress.sitemap_requests += 1;
             self.read_sitemap(q.url, result);
             self.check_budget();
             return;
@@ -1084,8 +1095,7 @@ impl Crawler {
     }
 
     fn check_budget(&mut self) {
-        if self.state.progress.fetched + self.state.progress.scripts >= self.state.config.max_pages
-        {
+        if self.state.progress.requests() >= self.state.config.max_pages {
             self.stop(StopReason::MaxPages);
         }
     }
@@ -1266,7 +1276,7 @@ impl Crawler {
             // The page budget bounds what is queued: a site listing millions of pages in its
             // sitemaps must not fill the frontier (memory) beyond what the crawl may fetch.
             crate::sitemap::Kind::Pages
-                if self.state.progress.fetched + self.state.frontier.queued()
+                if self.state.progress.requests() + self.state.frontier.queued()
                     >= self.state.config.max_pages =>
             {
                 self.sitemap_skipped(

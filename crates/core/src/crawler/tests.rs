@@ -201,9 +201,9 @@ fn crawls_pagination_and_reports_coverage_and_new_pages() {
     assert_eq!(targets.len(), 23);
     assert_eq!(c.coverage().new.len(), 11);
     assert_eq!(
-        c.progress().fetched,
-        1 + 5 + 23 + 2,
-        "home, five list pages, items, and the two common sitemap locations (none there)"
+        (c.progress().fetched, c.progress().sitemap_requests),
+        (1 + 5 + 23, 2),
+        "home, five list pages, items; the two common sitemap locations (none there) apart"
     );
 }
 
@@ -1114,7 +1114,8 @@ fn a_crawl_reads_the_sitemaps_robots_txt_names() {
     let c = Crawler::new(p.clone(), config, None).expect("crawler");
     let (urls, c) = run_on(c, &site_with_sitemaps, None);
     assert!(items.starts_with(&urls), "{urls:?}");
-    assert_eq!(c.progress().fetched, 8);
+    // The budget counts requests: pages and the sitemaps asked.
+    assert_eq!(c.progress().requests(), 8);
     // The two indexes were read; the sitemaps of pages came when the budget was queued
     // already.
     assert_eq!((c.progress().sitemaps, c.progress().sitemap_links), (2, 0));
