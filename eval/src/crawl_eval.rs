@@ -328,8 +328,18 @@ fn ratio(a: usize, b: usize) -> f64 {
     if b == 0 { 0.0 } else { a as f64 / b as f64 }
 }
 
-/// Path of a URL of the served site, percent-decoded, without the leading '/'.
+/// Path of a URL of the served site, percent-decoded, without the leading '/'; a directory's
+/// URL (`product/7/`) names its `index.html`, the file a static server answers it with.
 fn site_path(url: &str) -> String {
+    let mut path = served_path(url);
+    if path.is_empty() || path.ends_with('/') {
+        path.push_str("index.html");
+    }
+    path
+}
+
+/// [`site_path`] without the index file.
+fn served_path(url: &str) -> String {
     let path = url::Url::parse(url)
         .map(|u| u.path().to_string())
         .unwrap_or_default();
@@ -396,10 +406,7 @@ pub fn reachable(site: &DevSite, pages: &[SitePage]) -> HashSet<String> {
             if !same_host {
                 continue;
             }
-            let mut to = site_path(&link.url);
-            if to.is_empty() || to.ends_with('/') {
-                to.push_str("index.html");
-            }
+            let to = site_path(&link.url);
             if by_path.contains_key(to.as_str()) && seen.insert(to.clone()) {
                 queue.push_back(to);
             }
