@@ -121,7 +121,8 @@ fn level_pages(
 
 /// The regexes of each level: its pages generalised against the pages the crawler would
 /// wrongly follow (fetched pages linked from the level before, or from the level itself when
-/// it pages, that are not on it).
+/// it pages, that are not on it; for a level of listings, also the copies of listings under
+/// other URLs).
 fn regexes(
     map: &SiteMap,
     pages: &LevelPages,
@@ -153,7 +154,15 @@ fn regexes(
             };
             for s in sources {
                 for &v in &map.nodes[s as usize].links {
-                    if pos.contains(&v) || !map.is_fetched(v) {
+                    if pos.contains(&v) {
+                        continue;
+                    }
+                    // A listing's copy under another URL (`/page/1/` of `/`) is no page to
+                    // fetch again: a negative of the listings' levels.
+                    let copy = j < n
+                        && matches!(map.nodes[v as usize].state, NodeState::Duplicate { of }
+                            if map.nodes.get(of as usize).is_some_and(|o| o.state != NodeState::Target));
+                    if !map.is_fetched(v) && !copy {
                         continue;
                     }
                     // Targets are taken by the last level first; they are not negatives of
