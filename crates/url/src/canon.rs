@@ -389,7 +389,40 @@ impl CompiledScope {
             || (self.include_subdomains && key.ends_with(&format!(".{}", self.site)));
         same && (self.allow.is_empty() || self.allow.iter().any(|r| r.is_match(url)))
             && !self.deny.iter().any(|r| r.is_match(url))
+            && !ends_session(url)
     }
+}
+
+/// Words naming a link that ends the user's session (data file).
+const LOGOUT_WORDS: &str = include_str!("../../../data/logout-words.txt");
+
+/// Whether `url` (absolute) ends the user's session: its path or query holds a logout word as a
+/// word of its own (`/logout`, `/account/sign-out`, `?action=logoff`; not `/blog/logouts`). A
+/// crawl with the user's cookies must never follow one; no crawl needs one.
+pub fn ends_session(url: &str) -> bool {
+    static WORDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        LOGOUT_WORDS
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    });
+    let rest = url
+        .find("://")
+        .and_then(|i| url[i + 3..].find('/').map(|j| &url[i + 3 + j..]))
+        .unwrap_or("");
+    // Every link of every page is asked about: compared in place, no lower-cased copy.
+    let bytes = rest.split('#').next().unwrap_or(rest).as_bytes();
+    let edge = |b: Option<&u8>| b.is_none_or(|c| !c.is_ascii_alphanumeric());
+    words.iter().any(|w| {
+        let w = w.as_bytes();
+        bytes.windows(w.len()).enumerate().any(|(at, window)| {
+            window.eq_ignore_ascii_case(w)
+                && edge(at.checked_sub(1).and_then(|i| bytes.get(i)))
+                && edge(bytes.get(at + w.len()))
+        })
+    })
 }
 
 /// Bounds against crawler traps.
@@ -770,6 +803,32 @@ mod tests {
         ] {
             assert_eq!(plain_site_key(url), None, "{url}");
         }
+    }
+
+    #[test]
+    fn links_that_end_the_session_are_out_of_scope() {
+        for url in [
+            "http://q.test/logout",
+            "http://q.test/account/sign-out?next=/",
+            "http://q.test/index.php?action=logoff",
+            "http://q.test/user/Logout/",
+        ] {
+            assert!(ends_session(url), "{url}");
+        }
+        for url in [
+            "http://q.test/blog/logouts-considered-harmful",
+            "http://q.test/login",
+            "http://logout.test/page",
+            "http://q.test/",
+        ] {
+            assert!(!ends_session(url), "{url}");
+        }
+        let scope = Scope::for_url("http://q.test/", false)
+            .expect("scope")
+            .compile()
+            .expect("compiles");
+        assert!(scope.contains("http://q.test/author/x"));
+        assert!(!scope.contains("http://q.test/logout"));
     }
 
     #[test]
