@@ -138,6 +138,14 @@ fn max_bytes() -> Arg {
     )
 }
 
+fn cookies() -> Arg {
+    value(
+        "cookies",
+        "FILE",
+        "send the cookies of FILE (Netscape format, as browsers export them): a crawl behind your login",
+    )
+}
+
 fn threshold() -> Arg {
     value("threshold", "T", "the similarity threshold θ, in [0, 1]")
 }
@@ -200,6 +208,7 @@ pub fn command(usage: &'static str) -> Command {
                     "do not read the site's sitemaps (robots.txt's, or at /sitemap.xml)",
                 ))
                 .arg(max_bytes())
+                .arg(cookies())
                 .arg(value("allow", "RE", "only URLs matching RE (repeatable)"))
                 .arg(value("deny", "RE", "never URLs matching RE (repeatable)"))
                 .arg(switch_arg("quiet", "no progress line"))
@@ -258,6 +267,7 @@ pub fn command(usage: &'static str) -> Command {
                 ))
                 .arg(value("max-pages", "N", "fetch at most N pages"))
                 .arg(max_bytes())
+                .arg(cookies())
                 .args(politeness())
                 .arg(switch_arg("quiet", "no progress line"))
                 .args(state())
@@ -325,6 +335,7 @@ pub fn command(usage: &'static str) -> Command {
                     "breadth-first",
                     "visit in breadth-first order (a baseline)",
                 ))
+                .arg(cookies())
                 .args(politeness()),
         )
         .subcommand(

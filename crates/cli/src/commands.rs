@@ -55,6 +55,24 @@ fn max_bytes(args: &[String]) -> Result<Option<usize>, String> {
     }
 }
 
+/// The HTTP client's settings: `--cookies FILE` read (a clear error for a file that cannot be
+/// read or is not in the Netscape format; its values are never printed).
+fn client_config(args: &[String]) -> Result<ClientConfig, String> {
+    let Some(path) = flag(args, "--cookies") else {
+        return Ok(ClientConfig::default());
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("--cookies {path}: {e}"))?;
+    let jar = exemplar_native::cookies::CookieJar::from_netscape(&text)
+        .map_err(|e| format!("--cookies {path}: {e}"))?;
+    if jar.is_empty() {
+        return Err(format!("--cookies {path}: the file holds no cookie"));
+    }
+    Ok(ClientConfig {
+        cookies: Some(std::sync::Arc::new(jar)),
+        ..ClientConfig::default()
+    })
+}
+
 /// The pages not read for passing the size limit, when there are any, with the flag that reads
 /// them.
 fn print_too_large(urls: &[&str], max_bytes: usize, command: &str) {
@@ -161,7 +179,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     let mut bar = ProgressLine::new(switch(args, "--quiet"));
     let mapped = run::map_site(
         start,
-        &ClientConfig::default(),
+        &client_config(args)?,
         &mut |p, url| {
             bar.draw(
                 p.fetched,
@@ -944,7 +962,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     let checkpoints = resume::checkpoints(state_path, every, &mut save);
     let crawled = run::crawl_from(
         start,
-        &ClientConfig::default(),
+        &client_config(args)?,
         &mut |t| {
             let change = since
                 .borrow_mut()
@@ -1147,9 +1165,10 @@ pub fn detect(args: &[String]) -> Result<(), String> {
         config.site_words = false;
     }
     let json = switch(args, "--json");
+    let client = client_config(args)?;
     let mut failed = 0;
     for url in urls {
-        let d = match run::detect(url, &config, &ClientConfig::default()) {
+        let d = match run::detect(url, &config, &client) {
             Ok(d) => d,
             Err(e) => {
                 eprintln!("exemplar: {url}: {e}");

@@ -22,6 +22,7 @@ const USAGE: &str = "usage:
                                         /sitemap.xml, once every link is followed)
                  [--max-bytes N]       (the largest page read, default 8388608)
                  [--allow RE]... [--deny RE]... [--ignore-robots] [--quiet]
+                 [--cookies FILE]      (your session's cookies, Netscape format: behind a login)
                  [--like URL]... [--unlike URL]...   (your verdicts over the threshold)
                  [--unlike-heading TEMPLATE]...      (leave out the targets headed so)
                  [--unlike-language TAG]... [--like-language TAG]...  (leave out, or keep, the
@@ -40,6 +41,7 @@ const USAGE: &str = "usage:
                  [--queries F | --policy adaptive|generic-frequency|thesis|random|values]
                  [--budget N] [--result-pages N]     (patterns with a search-form level)
                  [--max-pages N] [--max-bytes N] [--delay-ms MS] [--concurrency N] [--quiet]
+                 [--cookies FILE]
                  [--state F [--save-every S]]  (saved every S s, default 5, and on Ctrl-C;
                                                 the same command resumes it)
                  [--since EARLIER.jsonl [--changes-only]]  (pages new, changed and gone since
@@ -49,7 +51,8 @@ const USAGE: &str = "usage:
                  site's; a range is drawn log-uniformly)
   exemplar classify FILE|URL...
   exemplar detect URL... [--max-fetches N] [--json] [--baseline] [--breadth-first]
-                 [--delay-ms MS] [--concurrency N] [--ignore-robots]  (a site's item pages)
+                 [--delay-ms MS] [--concurrency N] [--ignore-robots] [--cookies FILE]
+                                                     (a site's item pages)
   exemplar similarity A B [--threshold T]        (files or URLs)
   exemplar demo DIR --entry FILE --example FILE";
 

@@ -20,6 +20,8 @@ pub struct ClientConfig {
     pub max_redirects: u32,
     /// `User-Agent`.
     pub user_agent: String,
+    /// Cookies sent with the requests they match (`--cookies FILE`: a crawl behind a login).
+    pub cookies: Option<Arc<crate::cookies::CookieJar>>,
 }
 
 impl Default for ClientConfig {
@@ -29,6 +31,7 @@ impl Default for ClientConfig {
             timeout: Duration::from_secs(30),
             max_redirects: 10,
             user_agent: USER_AGENT.to_string(),
+            cookies: None,
         }
     }
 }
@@ -41,6 +44,7 @@ pub struct Client {
     agent: ureq::Agent,
     max_bytes: usize,
     max_redirects: u32,
+    cookies: Option<Arc<crate::cookies::CookieJar>>,
 }
 
 impl Client {
@@ -57,6 +61,7 @@ impl Client {
             agent,
             max_bytes: config.max_bytes,
             max_redirects: config.max_redirects,
+            cookies: config.cookies.clone(),
         }
     }
 
@@ -100,13 +105,24 @@ impl Client {
     }
 
     fn get_once(&self, url: &str, post: Option<&crate::fetch::PostBody>) -> FetchResult {
-        let sent = match post {
-            Some(p) => self
-                .agent
-                .post(url)
-                .header("content-type", p.content_type.as_str())
-                .send(p.body.as_bytes()),
-            None => self.agent.get(url).call(),
+        // Matched at each hop: a redirect may lead where other cookies apply.
+        let cookie = self
+            .cookies
+            .as_ref()
+            .and_then(|jar| jar.header(url, now_ms() / 1000));
+        let sent = match (post, cookie) {
+            (Some(p), cookie) => {
+                let mut req = self
+                    .agent
+                    .post(url)
+                    .header("content-type", p.content_type.as_str());
+                if let Some(c) = cookie {
+                    req = req.header("cookie", c.as_str());
+                }
+                req.send(p.body.as_bytes())
+            }
+            (None, Some(c)) => self.agent.get(url).header("cookie", c.as_str()).call(),
+            (None, None) => self.agent.get(url).call(),
         };
         let mut resp = match sent {
             Ok(r) => r,

@@ -1,8 +1,10 @@
 //! The native driver of the sans-IO core: a blocking HTTP client ([`http`]), the worker pool that
 //! pumps a mapping or a crawl with it and saves its state ([`run`]), and a small static HTTP
-//! server for local sites, tests and evaluations ([`serve`]).
+//! server for local sites, tests and evaluations ([`serve`]), and the cookies a user gives for a
+//! crawl behind a login ([`cookies`]).
 //!
 //! The only product crate beside the CLI that does I/O: the network, files, threads, the clock.
+pub mod cookies;
 pub mod http;
 pub mod run;
 pub mod serve;
