@@ -385,9 +385,14 @@ pub fn reachable(site: &DevSite, pages: &[SitePage]) -> HashSet<String> {
     let options = ParseOptions::default();
     let mut seen: HashSet<String> = HashSet::new();
     let mut queue: VecDeque<String> = VecDeque::new();
-    if by_path.contains_key(site.entry.as_str()) {
-        seen.insert(site.entry.clone());
-        queue.push_back(site.entry.clone());
+    let entry = if site.entry.is_empty() || site.entry.ends_with('/') {
+        format!("{}index.html", site.entry)
+    } else {
+        site.entry.clone()
+    };
+    if by_path.contains_key(entry.as_str()) {
+        seen.insert(entry.clone());
+        queue.push_back(entry);
     }
     while let Some(path) = queue.pop_front() {
         let Some(page) = by_path.get(path.as_str()) else {
@@ -406,7 +411,11 @@ pub fn reachable(site: &DevSite, pages: &[SitePage]) -> HashSet<String> {
             if !same_host {
                 continue;
             }
-            let to = site_path(&link.url);
+            let mut to = site_path(&link.url);
+            if !by_path.contains_key(to.as_str()) {
+                // A directory linked without its trailing slash.
+                to.push_str("/index.html");
+            }
             if by_path.contains_key(to.as_str()) && seen.insert(to.clone()) {
                 queue.push_back(to);
             }
@@ -423,6 +432,18 @@ fn evaluate_against(
     with_example_entry: bool,
     log: &mut dyn FnMut(String),
 ) -> Result<SiteFigures, String> {
+    // A page's path as the site's files name it: a static server answers `author/X` (a link
+    // without its trailing slash) with `author/X/index.html`.
+    let files: HashSet<&str> = pages.iter().map(|p| p.path.as_str()).collect();
+    let key = |url: &str| -> String {
+        let path = site_path(url);
+        let index = format!("{path}/index.html");
+        if !files.contains(path.as_str()) && files.contains(index.as_str()) {
+            index
+        } else {
+            path
+        }
+    };
     let reachable_targets = reachable(site, pages)
         .iter()
         .filter(|p| truth.contains(*p))
@@ -444,10 +465,10 @@ fn evaluate_against(
     let mapped: Vec<String> = learned
         .map
         .targets()
-        .map(|t| site_path(&learned.map.nodes[t as usize].url))
+        .map(|t| key(&learned.map.nodes[t as usize].url))
         .collect();
     let crawled = crawl_local(learned.pattern.clone())?;
-    let got: Vec<String> = crawled.targets.iter().map(|u| site_path(u)).collect();
+    let got: Vec<String> = crawled.targets.iter().map(|u| key(u)).collect();
     let from_example = with_example_entry.then(|| from_example(site, &base, &truth));
     // The review: the user marks the true targets among the near misses shown like the
     // example, and the other pages among the targets to check unlike it.
@@ -456,7 +477,7 @@ fn evaluate_against(
     let near = pattern::near_misses(&learned.map, proposed, NEAR_MISSES_REVIEWED);
     let like: Vec<String> = near
         .iter()
-        .filter(|n| truth.contains(&site_path(&n.url)))
+        .filter(|n| truth.contains(&key(&n.url)))
         .map(|n| n.url.clone())
         .collect();
     let doubtful = pattern::doubtful_targets(
@@ -468,7 +489,7 @@ fn evaluate_against(
     );
     let unlike: Vec<String> = doubtful
         .iter()
-        .filter(|d| !truth.contains(&site_path(&d.url)))
+        .filter(|d| !truth.contains(&key(&d.url)))
         .map(|d| d.url.clone())
         .collect();
     let kinds = exemplar_core::review::heading::kinds(
@@ -478,9 +499,7 @@ fn evaluate_against(
     );
     let unlike_kinds: Vec<&exemplar_core::review::heading::HeadingKind> = kinds
         .iter()
-        .filter(|k| {
-            !k.example && !k.unlike && k.samples.iter().all(|u| !truth.contains(&site_path(u)))
-        })
+        .filter(|k| !k.example && !k.unlike && k.samples.iter().all(|u| !truth.contains(&key(u))))
         .collect();
     let below =
         exemplar_core::review::heading::kinds_below(&learned.map, &proposed.like_headings, |n| {
@@ -488,7 +507,7 @@ fn evaluate_against(
         });
     let like_kinds: Vec<&exemplar_core::review::heading::KindBelow> = below
         .iter()
-        .filter(|k| k.samples.iter().all(|u| truth.contains(&site_path(u))))
+        .filter(|k| k.samples.iter().all(|u| truth.contains(&key(u))))
         .collect();
     // A directory whose three sample pages are all other pages is marked unlike (never the
     // example's).
@@ -499,9 +518,7 @@ fn evaluate_against(
     );
     let unlike_directories: Vec<&exemplar_core::review::directory::DirectoryKind> = directories
         .iter()
-        .filter(|k| {
-            !k.example && !k.unlike && k.samples.iter().all(|u| !truth.contains(&site_path(u)))
-        })
+        .filter(|k| !k.example && !k.unlike && k.samples.iter().all(|u| !truth.contains(&key(u))))
         .collect();
     // A language learning left out whose three sample pages are all true targets is taken back.
     let kept_languages: Vec<String> = exemplar_core::review::language::kinds(
@@ -510,7 +527,7 @@ fn evaluate_against(
         &proposed.unlike_languages,
     )
     .into_iter()
-    .filter(|k| k.unlike && k.samples.iter().all(|u| truth.contains(&site_path(u))))
+    .filter(|k| k.unlike && k.samples.iter().all(|u| truth.contains(&key(u))))
     .map(|k| k.language)
     .collect();
     let reviewed: Vec<String> = if like.is_empty()
@@ -542,7 +559,7 @@ fn evaluate_against(
             .relearned(learned.map.clone(), &verdicts, now)
             .map_err(|e| format!("{}: relearning with the review: {e}", site.name))?;
         let again = crawl_local(pattern)?;
-        again.targets.iter().map(|u| site_path(u)).collect()
+        again.targets.iter().map(|u| key(u)).collect()
     };
     let review = Review {
         shown: near.len(),
@@ -564,7 +581,7 @@ fn evaluate_against(
             let above = learned.map.near_misses(g.pages);
             let true_above = above
                 .iter()
-                .filter(|&&id| truth.contains(&site_path(&learned.map.nodes[id as usize].url)))
+                .filter(|&&id| truth.contains(&key(&learned.map.nodes[id as usize].url)))
                 .count();
             ReviewGap {
                 threshold: g.threshold,
@@ -588,7 +605,7 @@ fn evaluate_against(
             .pattern
             .by_heading
             .iter()
-            .filter(|u| truth.contains(&site_path(u)))
+            .filter(|u| truth.contains(&key(u)))
             .count(),
         crawled: got.len(),
         crawled_true: got.iter().filter(|g| truth.contains(*g)).count(),
@@ -609,7 +626,7 @@ fn evaluate_against(
             .iter()
             .map(|&r| (r, unseen(&learned.map, r)))
             .collect(),
-        new_pages: new_pages(&learned.map, &|u| truth.contains(&site_path(u))),
+        new_pages: new_pages(&learned.map, &|u| truth.contains(&key(u))),
         from_example,
     })
 }
