@@ -59,6 +59,15 @@ NEXT_WORDS = set(CONFIG["nextWords"])
 # Session-id parameters Exemplar drops from URLs (data/session-params.txt), so both crawlers
 # see one URL per page.
 SESSION_PARAMS = set(CONFIG["sessionParams"])
+# Tracking parameters dropped too (data/tracking-params.txt); a name ending in "*" is a prefix.
+TRACKING_PARAMS = {p for p in CONFIG["trackingParams"] if not p.endswith("*")}
+TRACKING_PREFIXES = tuple(p[:-1] for p in CONFIG["trackingParams"] if p.endswith("*"))
+
+
+def dropped(name):
+    name = name.lower()
+    return (name in SESSION_PARAMS or name in TRACKING_PARAMS
+            or (bool(TRACKING_PREFIXES) and name.startswith(TRACKING_PREFIXES)))
 # Sitemap files read at most, and the protocol's bounds on one sitemap.
 MAX_SITEMAPS = CONFIG["maxSitemaps"]
 SITEMAP_MAX_URLS = CONFIG["sitemapMaxUrls"]
@@ -260,7 +269,7 @@ def canonical(url):
         if i == 0 or p.split("=", 1)[0].lower() not in SESSION_PARAMS
     )
     query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-             if k.lower() not in SESSION_PARAMS]
+             if not dropped(k)]
     return urlunsplit((parts.scheme, parts.netloc, path, urlencode(query), ""))
 
 

@@ -766,8 +766,17 @@ fn py_ident(s: &str) -> String {
 
 /// The session-id parameter names of `data/session-params.txt`.
 fn session_params() -> Vec<&'static str> {
-    include_str!("../../../data/session-params.txt")
-        .lines()
+    data_lines(include_str!("../../../data/session-params.txt"))
+}
+
+/// The tracking parameter names of `data/tracking-params.txt` (`utm_*` a prefix).
+fn tracking_params() -> Vec<&'static str> {
+    data_lines(include_str!("../../../data/tracking-params.txt"))
+}
+
+/// A word list's entries: lines neither empty nor comments, trimmed.
+fn data_lines(text: &'static str) -> Vec<&'static str> {
+    text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .collect()
@@ -851,6 +860,8 @@ fn scrapy_config(spec: &ScrapySpec) -> serde_json::Value {
         "nextWords": next_words,
         // Session-id parameters Exemplar drops from URLs (data/session-params.txt).
         "sessionParams": session_params(),
+        // Tracking parameters dropped too (data/tracking-params.txt; `utm_*` a prefix).
+        "trackingParams": tracking_params(),
         "maxSitemaps": crate::crawler::MAX_SITEMAPS,
         "sitemapMaxUrls": crate::sitemap::MAX_URLS,
         "sitemapMaxBytes": crate::sitemap::MAX_BYTES,
