@@ -435,3 +435,44 @@ export async function storedPages({ browser, worker }, crawlerId) {
     await page.close();
   }
 }
+
+/**
+ * A real web application of eval/real/apps/ (`zyte-books` or `quotes-toscrape`) run on
+ * 127.0.0.1 by eval/real/serve_app.py with the Python of .venv (./build.sh setup), with the
+ * built extension (`built`: dist/chrome) in Chromium: {site: {url}, browser, worker, call, close},
+ * as directoryInBrowser; `site.url` ends with '/'.
+ * @param {string} app
+ * @param {string} built
+ */
+export async function appInBrowser(app, built) {
+  await requireBuilt(join(built, 'pkg/exemplar_bg.wasm'), 'the extension');
+  const { spawn } = await import('node:child_process');
+  const { createServer: netServer, connect } = await import('node:net');
+  const port = await new Promise((done, fail) => {
+    const s = netServer().listen(0, '127.0.0.1', () => {
+      const { port: p } = /** @type {import('node:net').AddressInfo} */ (s.address());
+      s.close(() => done(p));
+    }).on('error', fail);
+  });
+  const python = join(ROOT, '.venv/bin/python');
+  await stat(python).catch(() => { throw new Error(`${python} is missing: run ./build.sh setup`); });
+  const child = spawn(python, [join(ROOT, 'eval/real/serve_app.py'), app, String(port)], { stdio: 'ignore' });
+  const up = () => new Promise((done) => {
+    const socket = connect(port, '127.0.0.1', () => { socket.end(); done(true); }).on('error', () => done(false));
+  });
+  await waitFor(async () => child.exitCode === null && await up(), `${app} on port ${port}`, 30_000);
+  const ext = await extensionWithAccess(built);
+  const browser = await launchChromium({ extension: ext.dir });
+  const worker = await extensionWorker(browser.context);
+  const call = async (msg) => {
+    const reply = await worker.evaluate((m) => globalThis.exemplarDispatch(m), msg);
+    if (!reply.ok) throw new Error(`${msg.type}: ${reply.error}`);
+    return reply.result;
+  };
+  const close = async () => {
+    await browser.close();
+    child.kill();
+    await ext.remove();
+  };
+  return { site: { url: `http://127.0.0.1:${port}/` }, browser, worker, call, close };
+}
