@@ -49,20 +49,21 @@ pub fn is_continuation(from: &str, to: &str, text: &str) -> bool {
     } else if !is_paging_word(&anchor) {
         return false;
     }
-    same_listing(from, to) && pages_by_number(from, to)
+    same_listing(from, to).is_some_and(|listing| pages_by_number(from, to, listing))
 }
 
-/// Words a page number follows in URLs (`/page/2/`, `page2.html`, `/seite-3`), besides query
-/// values (`?p=2`, `?start=20`) and whole path segments (`/news/2/`).
-const PAGE_TOKENS: [&str; 10] = [
-    "page", "p", "pg", "paged", "pagina", "página", "seite", "start", "offset", "skip",
+/// Words a page number follows in URLs (`/page/2/`, `page2.html`, `/seite-3`, `?p=2`,
+/// `?start=20`); besides them, a number right after the listing's own URL (`/news/` →
+/// `/news/2/`) and a query key holding "page" (`?currentPage=2`).
+const PAGE_TOKENS: [&str; 11] = [
+    "page", "pages", "p", "pg", "paged", "pagina", "página", "seite", "start", "offset", "skip",
 ];
 
 /// Whether `to` differs from `from` by a page number: a number of `to` that `from` lacks (or
-/// has another at the same rank) standing as a page number stands — a whole path segment, a
-/// query value, or after a page word. A document's "Next" to `overload2.html` or `ch03.html`
-/// (reading order, not a listing) is no page number.
-fn pages_by_number(from: &str, to: &str) -> bool {
+/// has another at the same rank) standing as a page number stands ([`page_number_at`]). A
+/// document's "Next" to `overload2.html` or `ch03.html` (reading order, not a listing), a
+/// numbered link to `/item/2`, carry no page number.
+fn pages_by_number(from: &str, to: &str, listing: Listing) -> bool {
     let before: Vec<&str> = digit_runs(from).collect();
     let mut rank = 0;
     let bytes = to.as_bytes();
@@ -79,36 +80,54 @@ fn pages_by_number(from: &str, to: &str) -> bool {
         let run = &to[start..i];
         let differs = before.get(rank).is_none_or(|b| *b != run);
         rank += 1;
-        if differs && page_number_at(to, start, i) {
+        if differs && page_number_at(to, start, i, listing) {
             return true;
         }
     }
     false
 }
 
-/// Whether the digits `to[start..end]` stand as a page number.
-fn page_number_at(to: &str, start: usize, end: usize) -> bool {
-    let prev = to[..start].chars().next_back();
+/// Whether the digits `to[start..end]` stand as a page number: a query value under a paging key
+/// (`?page=2`, `&start=20`, `?currentPage=3`), a path segment after a page word (`/page/2/`) or
+/// right after the listing's URL (`/news/2/` from `/news/`), or after a page word in a segment
+/// (`page2.html`, `seite-3`).
+fn page_number_at(to: &str, start: usize, end: usize, listing: Listing) -> bool {
+    let head = &to[..start];
+    let prev = head.chars().next_back();
     let next = to[end..].chars().next();
     let segment_end = matches!(next, None | Some('/' | '?' | '#' | '&' | '.'));
-    if prev == Some('=') && matches!(next, None | Some('&' | '#')) {
-        return true;
+    if prev == Some('=') {
+        let key = head[..head.len() - 1]
+            .rsplit(['?', '&'])
+            .next()
+            .unwrap_or("")
+            .to_lowercase();
+        return matches!(next, None | Some('&' | '#'))
+            && (PAGE_TOKENS.contains(&key.as_str()) || key.contains("page"));
     }
+    let word = |s: &str| -> String {
+        let w: String = s
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphabetic())
+            .collect::<String>()
+            .chars()
+            .rev()
+            .collect();
+        w.to_lowercase()
+    };
     if prev == Some('/') && segment_end {
-        return true;
+        if let Listing::Extends(at) = listing
+            && start == at + 1
+        {
+            return true;
+        }
+        // The segment before: `/page/2/`.
+        let before = head[..head.len() - 1].rsplit('/').next().unwrap_or("");
+        return PAGE_TOKENS.contains(&word(before).as_str()) && word(before).len() == before.len();
     }
     // A page word right before, alone or after a separator: `page2.html`, `page-2`.
-    let head = to[..start].trim_end_matches(['-', '_']);
-    let word: String = head
-        .chars()
-        .rev()
-        .take_while(|c| c.is_alphabetic())
-        .collect::<String>()
-        .chars()
-        .rev()
-        .collect::<String>()
-        .to_lowercase();
-    segment_end && PAGE_TOKENS.contains(&word.as_str())
+    segment_end && PAGE_TOKENS.contains(&word(head.trim_end_matches(['-', '_'])).as_str())
 }
 
 /// The anchor's label: lower case, arrows, quotes and punctuation around it dropped
@@ -145,31 +164,34 @@ fn digit_runs(s: &str) -> impl Iterator<Item = &str> {
         .filter(|r| !r.is_empty())
 }
 
+/// How `to` stands to the listing `from` ([`same_listing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Listing {
+    /// The same URL but for its numbers.
+    Renumbered,
+    /// `from`'s URL extended: `to[..at]` is the listing's own URL (its directory).
+    Extends(usize),
+}
+
 /// Whether `to` is shaped as a further page of `from`: the same URL but for its numbers, or
 /// `from`'s directory extended by a short part holding a number (at most two path segments, or
-/// a query), the host the same.
-fn same_listing(from: &str, to: &str) -> bool {
-    let (Some(a), Some(b)) = (split(from), split(to)) else {
-        return false;
-    };
+/// a query, `from`'s query kept), the host the same.
+fn same_listing(from: &str, to: &str) -> Option<Listing> {
+    let (a, b) = (split(from)?, split(to)?);
     if a.origin != b.origin {
-        return false;
+        return None;
     }
-    let masked_from = mask(from);
-    let masked_to = mask(to);
-    if masked_from == masked_to {
-        return true;
+    if mask(from) == mask(to) {
+        return Some(Listing::Renumbered);
     }
     // `from` without its query, its trailing slash or a last segment naming an index file.
     let base = match a.path.rsplit_once('/') {
         Some((head, last)) if last.is_empty() || last.starts_with("index.") => head,
         _ => a.path,
     };
-    let Some(rest) = b.path.strip_prefix(base) else {
-        return false;
-    };
+    let rest = b.path.strip_prefix(base)?;
     if !(rest.is_empty() || rest.starts_with('/') || rest.starts_with('?')) {
-        return false;
+        return None;
     }
     // The query of `from` must be kept (filters of the listing), a page number added.
     if let Some(q) = a.query
@@ -179,13 +201,13 @@ fn same_listing(from: &str, to: &str) -> bool {
                 .all(|p| bq.split('&').any(|x| mask(x) == mask(p)))
         })
     {
-        return false;
+        return None;
     }
     let segments = rest.split('/').filter(|s| !s.is_empty()).count();
     let extra_has_digit = rest.bytes().any(|c| c.is_ascii_digit())
         || b.query
             .is_some_and(|q| q.bytes().any(|c| c.is_ascii_digit()));
-    segments <= 2 && extra_has_digit
+    (segments <= 2 && extra_has_digit).then_some(Listing::Extends(b.origin.len() + base.len()))
 }
 
 struct Parts<'a> {
@@ -237,6 +259,8 @@ mod tests {
         assert!(cont("/blog/index.html", "/blog/page2.html", "2"));
         assert!(cont("/news/", "/news/seite-3", "3"));
         assert!(cont("/forum/t/12", "/forum/t/12/2", "Next"));
+        assert!(cont("/news/", "/news/2/", "2"));
+        assert!(cont("/shop?cat=4", "/shop?cat=4&currentPage=2", "›"));
     }
 
     #[test]
