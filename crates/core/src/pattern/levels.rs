@@ -26,7 +26,7 @@ use super::{
     DEFAULT_MAX_PAGINATION, LearnConfig, Level, Simulation, generalise, generalise_excluding, met,
     simulate_levels,
 };
-use crate::map::{BreadthFirst, NodeState, SiteMap};
+use crate::map::{BreadthFirst, FormState, NodeState, SiteMap};
 
 /// Rounds of [`simplified`] at most (each keeps one change).
 const MAX_ROUNDS: usize = 8;
@@ -49,6 +49,15 @@ impl LevelPages {
     }
 }
 
+/// How [`levels_for`] makes the levels.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct How {
+    /// Targets' links are followed (the last level pages through itself).
+    pub loop_targets: bool,
+    /// The levels holding a search form's submissions are left as they are ([`form_level`]).
+    pub keep_form_levels: bool,
+}
+
 /// The levels of an n-level pattern, simplified ([`simplified`]).
 pub(super) fn levels_for(
     map: &SiteMap,
@@ -57,11 +66,11 @@ pub(super) fn levels_for(
     targets: &[u32],
     n: usize,
     config: &LearnConfig,
-    loop_targets: bool,
+    how: How,
 ) -> Vec<Level> {
     let pages = level_pages(map, tree, dist, targets, n);
-    let levels = regexes(map, &pages, config, loop_targets);
-    simplified(map, tree, pages, levels, config, loop_targets)
+    let levels = regexes(map, &pages, config, how.loop_targets);
+    simplified(map, tree, pages, levels, config, how)
 }
 
 /// A page's level is `n − dist`; pages farther from the targets than the entry break their
@@ -243,8 +252,10 @@ fn simplified(
     mut pages: LevelPages,
     mut levels: Vec<Level>,
     config: &LearnConfig,
-    loop_targets: bool,
+    how: How,
 ) -> Vec<Level> {
+    let loop_targets = how.loop_targets;
+    let form_level = |level: &[u32]| how.keep_form_levels && form_level(map, level);
     if !config.simplify || levels.iter().any(|l| l.regexes.is_empty()) {
         return levels;
     }
@@ -255,8 +266,16 @@ fn simplified(
         let mut best: Option<(LevelPages, Vec<Level>, Simulations)> = None;
         let n = pages.n();
         for j in 1..n {
+            if form_level(&pages.positives[j]) {
+                continue;
+            }
             for group in groups(map, &pages.positives[j], config.k) {
                 for change in [Change::Drop, Change::MoveDown] {
+                    if matches!(change, Change::MoveDown)
+                        && pages.positives.get(j + 1).is_some_and(|l| form_level(l))
+                    {
+                        continue;
+                    }
                     let Some(candidate) = changed(map, tree, &pages, j, &group, change) else {
                         continue;
                     };
@@ -454,6 +473,19 @@ fn continuations(map: &SiteMap, level: &[u32], on_levels: &HashSet<u32>) -> Vec<
         }
     }
     out
+}
+
+/// Whether `level` holds the submissions of a search form mapping kept (analysed): the form's
+/// to shape, as learning makes it a template level afterwards ([`super::forms`]), from the
+/// alternatives matching its submissions.
+fn form_level(map: &SiteMap, level: &[u32]) -> bool {
+    level.iter().any(|&id| {
+        map.nodes[id as usize].form.is_some_and(|f| {
+            map.forms
+                .get(f as usize)
+                .is_some_and(|form| matches!(form.state, FormState::Analysed { .. }))
+        })
+    })
 }
 
 /// Whether a page of `level` links another of it.

@@ -47,7 +47,7 @@ use crate::fetch::Politeness;
 use crate::map::{NodeState, SiteMap};
 use crate::similarity;
 use crate::url_pattern::{self, UrlPattern};
-use levels::levels_for;
+use levels::{How, levels_for};
 
 mod forms;
 mod levels;
@@ -1246,18 +1246,39 @@ pub fn learn(
     let mut best: Option<Candidate> = None;
     let forms = forms::Annotator::new(map, &tree.parent, config.max_exclusions);
     for n in shortest..=deepest {
-        let levels = levels_for(map, &tree, &dist, &targets, n, config, false);
-        if levels.iter().any(|l| l.regexes.is_empty()) {
+        // The levels a form reaches are left to it where it becomes a level; without the form
+        // they are simplified like any other ([`levels`]).
+        let free = levels_for(map, &tree, &dist, &targets, n, config, How::default());
+        let kept = if map.forms.is_empty() {
+            free.clone()
+        } else {
+            levels_for(
+                map,
+                &tree,
+                &dist,
+                &targets,
+                n,
+                config,
+                How {
+                    keep_form_levels: true,
+                    ..How::default()
+                },
+            )
+        };
+        if kept.iter().any(|l| l.regexes.is_empty()) {
             continue;
         }
-        let mut as_run = levels.clone();
+        let mut as_run = kept.clone();
         forms.annotate(&mut as_run)?;
-        let with_forms = as_run != levels;
-        let mut candidates = vec![(as_run, with_forms)];
+        let with_forms = as_run != kept;
+        let mut candidates = Vec::new();
         if with_forms {
-            candidates.push((levels.clone(), false));
+            candidates.push((as_run, kept, true));
         }
-        for (run_levels, with_forms) in candidates {
+        if free.iter().all(|l| !l.regexes.is_empty()) {
+            candidates.push((free.clone(), free, false));
+        }
+        for (run_levels, levels, with_forms) in candidates {
             let sim = simulate_levels(&run_levels, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())?;
             let better = match &best {
                 None => true,
@@ -1298,7 +1319,11 @@ pub fn learn(
     // reach every target on the map). Decided once the number of levels is: chains of targets
     // are not a reason to drop the listings that lead to new pages.
     let plain = simulate_levels(&plain_levels, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())?;
-    let mut looped = levels_for(map, &tree, &dist, &targets, n, config, true);
+    let how = How {
+        loop_targets: true,
+        keep_form_levels: with_forms,
+    };
+    let mut looped = levels_for(map, &tree, &dist, &targets, n, config, how);
     if looped.iter().all(|l| !l.regexes.is_empty()) {
         let sim = simulate_levels(&looped, DEFAULT_MAX_PAGINATION, map, &BTreeMap::new())?;
         let reach = sim.targets_reached > plain.targets_reached
