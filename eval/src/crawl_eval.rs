@@ -592,14 +592,9 @@ fn evaluate_against(
         crawled: reviewed.len(),
         crawled_true: reviewed.iter().filter(|g| truth.contains(*g)).count(),
     };
-    let (missed, wrong) = missed_and_wrong(&truth, &got);
     Ok(SiteFigures {
         lowered: learned.lowered.clone(),
-        name: site.name.clone(),
-        truth: truth.len(),
         reachable: reachable_targets,
-        mapped: mapped.len(),
-        mapped_true: mapped.iter().filter(|m| truth.contains(*m)).count(),
         by_heading: learned.pattern.by_heading.len(),
         by_heading_true: learned
             .pattern
@@ -607,6 +602,47 @@ fn evaluate_against(
             .iter()
             .filter(|u| truth.contains(&key(u)))
             .count(),
+        review,
+        unseen: UNSEEN_RATIOS
+            .iter()
+            .map(|&r| (r, unseen(&learned.map, r)))
+            .collect(),
+        new_pages: new_pages(&learned.map, &|u| truth.contains(&key(u))),
+        from_example,
+        ..crawl_figures(&site.name, &truth, &mapped, &got, &learned, &crawled)
+    })
+}
+
+/// The figures every site gets from one learning and one crawl, against `truth`: targets
+/// found mapping (`mapped`) and crawling (`got`), with how many are true, the pages each
+/// fetched, the levels' regexes and exceptions, the times, and a few of the targets missed and
+/// the pages taken wrongly (sorted: the crawl's own order follows response arrival).
+pub(crate) fn crawl_figures(
+    name: &str,
+    truth: &HashSet<String>,
+    mapped: &[String],
+    got: &[String],
+    learned: &run::Learned,
+    crawled: &run::Crawled,
+) -> SiteFigures {
+    let got_set: HashSet<&String> = got.iter().collect();
+    let mut missed: Vec<String> = truth
+        .iter()
+        .filter(|t| !got_set.contains(t))
+        .cloned()
+        .collect();
+    missed.sort();
+    let mut wrong: Vec<String> = got
+        .iter()
+        .filter(|g| !truth.contains(*g))
+        .cloned()
+        .collect();
+    wrong.sort();
+    SiteFigures {
+        name: name.to_string(),
+        truth: truth.len(),
+        mapped: mapped.len(),
+        mapped_true: mapped.iter().filter(|m| truth.contains(*m)).count(),
         crawled: got.len(),
         crawled_true: got.iter().filter(|g| truth.contains(*g)).count(),
         map_links: learned.progress.fetched,
@@ -621,36 +657,8 @@ fn evaluate_against(
         crawl_secs: crawled.elapsed.as_secs_f64(),
         missed: missed.into_iter().take(10).collect(),
         wrong: wrong.into_iter().take(10).collect(),
-        review,
-        unseen: UNSEEN_RATIOS
-            .iter()
-            .map(|&r| (r, unseen(&learned.map, r)))
-            .collect(),
-        new_pages: new_pages(&learned.map, &|u| truth.contains(&key(u))),
-        from_example,
-    })
-}
-
-/// The true targets a crawl missed and the pages it took that are none, each sorted (the
-/// crawl's own order follows response arrival).
-pub(crate) fn missed_and_wrong(
-    truth: &HashSet<String>,
-    got: &[String],
-) -> (Vec<String>, Vec<String>) {
-    let got_set: HashSet<&String> = got.iter().collect();
-    let mut missed: Vec<String> = truth
-        .iter()
-        .filter(|t| !got_set.contains(t))
-        .cloned()
-        .collect();
-    missed.sort();
-    let mut wrong: Vec<String> = got
-        .iter()
-        .filter(|g| !truth.contains(*g))
-        .cloned()
-        .collect();
-    wrong.sort();
-    (missed, wrong)
+        ..SiteFigures::default()
+    }
 }
 
 /// Runs every site; returns the Markdown report and whether every site meets the bar.

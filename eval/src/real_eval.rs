@@ -167,28 +167,16 @@ pub fn evaluate_live(site: &LiveSite, log: &mut dyn FnMut(String)) -> Result<Sit
         .collect();
     let crawled = crawl_eval::crawl_local(learned.pattern.clone())?;
     let got: Vec<String> = crawled.targets.iter().map(|u| live_key(u)).collect();
-    let (missed, wrong) = crawl_eval::missed_and_wrong(&truth, &got);
     Ok(SiteFigures {
-        name: format!("{} (live)", site.name),
-        truth: truth.len(),
         reachable: truth.len(),
-        mapped: mapped.len(),
-        mapped_true: mapped.iter().filter(|m| truth.contains(*m)).count(),
-        crawled: got.len(),
-        crawled_true: got.iter().filter(|g| truth.contains(*g)).count(),
-        map_links: learned.progress.fetched,
-        crawl_links: crawled.progress.fetched,
-        levels: learned
-            .pattern
-            .levels
-            .iter()
-            .map(|l| (l.regexes.len(), l.exclude.len()))
-            .collect(),
-        map_secs: learned.elapsed.as_secs_f64(),
-        crawl_secs: crawled.elapsed.as_secs_f64(),
-        missed: missed.into_iter().take(10).collect(),
-        wrong: wrong.into_iter().take(10).collect(),
-        ..SiteFigures::default()
+        ..crawl_eval::crawl_figures(
+            &format!("{} (live)", site.name),
+            &truth,
+            &mapped,
+            &got,
+            &learned,
+            &crawled,
+        )
     })
 }
 
