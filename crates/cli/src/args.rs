@@ -138,6 +138,17 @@ fn max_bytes() -> Arg {
     )
 }
 
+/// `--render` / `--no-render`: pages drawn by scripts.
+fn rendering(when: &'static str) -> [Arg; 2] {
+    [
+        switch_arg(
+            "render",
+            "render every page that has a script, in headless Chromium",
+        ),
+        switch_arg("no-render", when),
+    ]
+}
+
 fn cookies() -> Arg {
     value(
         "cookies",
@@ -209,6 +220,9 @@ pub fn command(usage: &'static str) -> Command {
                 ))
                 .arg(max_bytes())
                 .arg(cookies())
+                .args(rendering(
+                    "never render pages (by default they are when the example's scripts draw what its HTML lacks)",
+                ))
                 .arg(value("allow", "RE", "only URLs matching RE (repeatable)"))
                 .arg(value("deny", "RE", "never URLs matching RE (repeatable)"))
                 .arg(switch_arg("quiet", "no progress line"))
@@ -268,6 +282,9 @@ pub fn command(usage: &'static str) -> Command {
                 .arg(value("max-pages", "N", "fetch at most N pages"))
                 .arg(max_bytes())
                 .arg(cookies())
+                .args(rendering(
+                    "never render pages (by default they are when the pattern says the site's scripts draw them)",
+                ))
                 .args(politeness())
                 .arg(switch_arg("quiet", "no progress line"))
                 .args(state())

@@ -10,7 +10,8 @@ use exemplar_core::mapper::{MapConfig, SiteMap};
 use exemplar_core::pattern::{self, Corrections, Pattern, QueryPolicy, count};
 use exemplar_export::{self as export, PageRecord};
 use exemplar_native::http::{self, ClientConfig};
-use exemplar_native::run::{self, CrawlStart, MapStart, ProgressLine};
+use exemplar_native::render::RenderConfig;
+use exemplar_native::run::{self, CrawlStart, MapStart, ProgressLine, RenderMode};
 use exemplar_native::serve::Latency;
 
 use super::resume::{self, CrawlState, ExportPaths, Exports, LearnState};
@@ -71,6 +72,51 @@ fn client_config(args: &[String]) -> Result<ClientConfig, String> {
         cookies: Some(std::sync::Arc::new(jar)),
         ..ClientConfig::default()
     })
+}
+
+/// `--render` / `--no-render` (both: a usage error); neither: `default`.
+fn render_mode(args: &[String], default: RenderMode) -> Result<RenderMode, String> {
+    match (switch(args, "--render"), switch(args, "--no-render")) {
+        (true, true) => Err("--render and --no-render: give one of them".into()),
+        (true, false) => Ok(RenderMode::Always),
+        (false, true) => Ok(RenderMode::Never),
+        (false, false) => Ok(default),
+    }
+}
+
+/// The renderer's settings for a client's (the same user agent and cookies).
+fn render_config(client: &ClientConfig) -> RenderConfig {
+    RenderConfig {
+        user_agent: client.user_agent.clone(),
+        cookies: client.cookies.clone(),
+        ..RenderConfig::default()
+    }
+}
+
+/// "pages rendered: 10 of 12 fetched", with the kinds of page rendering stopped for and the
+/// first failure, when there was a renderer.
+fn print_rendered(client: &ClientConfig, fetched: usize) {
+    let Some(r) = &client.renderer else {
+        return;
+    };
+    eprintln!(
+        "rendered: {} of the {} fetched in Chromium{}",
+        count(r.rendered(), "page"),
+        count(fetched, "page"),
+        match r.fetched_only() {
+            v if v.is_empty() => String::new(),
+            v => format!(
+                "; fetched only, rendering them changed nothing: {}",
+                v.join(", ")
+            ),
+        }
+    );
+    if let Some(e) = r.first_error() {
+        eprintln!(
+            "{} could not be rendered and kept as fetched; the first: {e}",
+            count(r.failed(), "page")
+        );
+    }
 }
 
 /// The pages not read for passing the size limit, when there are any, with the flag that reads
@@ -176,10 +222,40 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         )
     };
     let checkpoints = resume::checkpoints(state_path, every, &mut save);
+    // Whether pages are rendered is decided from the example page, fetched (and rendered)
+    // once here; a new mapping starts from it.
+    let mut client = client_config(args)?;
+    let max_bytes = match &start {
+        MapStart::Pages { config, .. } | MapStart::Fetched { config, .. } => config.max_bytes,
+        MapStart::Resume(saved) => saved.config().max_bytes,
+    };
+    let page = run::fetch_page(
+        &http::Client::new(&ClientConfig {
+            max_bytes,
+            ..client.clone()
+        }),
+        example,
+    )
+    .map_err(|e| format!("example page: {e}"))?;
+    let choice = run::choose_rendering(
+        render_mode(args, RenderMode::Auto)?,
+        page,
+        render_config(&client),
+    )?;
+    eprintln!("{}", choice.why);
+    client.renderer = choice.renderer;
+    let start = match start {
+        MapStart::Pages { entry, config, .. } => MapStart::Fetched {
+            entry,
+            example: choice.example,
+            config,
+        },
+        other => other,
+    };
     let mut bar = ProgressLine::new(switch(args, "--quiet"));
     let mapped = run::map_site(
         start,
-        &client_config(args)?,
+        &client,
         &mut |p, url| {
             bar.draw(
                 p.fetched,
@@ -190,6 +266,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         checkpoints,
     )?;
     bar.finish();
+    print_rendered(&client, mapped.progress.fetched);
     let fetched = count(mapped.progress.fetched, "page");
     resume::conclude(
         state_path,
@@ -244,6 +321,7 @@ pub fn learn(args: &[String]) -> Result<(), String> {
     let out = flag(args, "-o")
         .or(flag(args, "--out"))
         .unwrap_or("pattern.json");
+    learned.pattern.render = client.renderer.is_some();
     write_pattern(&learned.pattern, out)?;
     print!("{}", learned.pattern.render());
     if let Some(l) = &learned.lowered {
@@ -853,6 +931,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         .first()
         .ok_or(format!("crawl needs a pattern file\n{USAGE}"))?;
     let pattern = read_pattern(path)?;
+    let drawn = pattern.render;
     let mut config = CrawlConfig::default();
     if let Some(v) = parse(args, "--max-pages")? {
         config.max_pages = v;
@@ -960,9 +1039,23 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
     };
     let every = save_every(args, state_path)?;
     let checkpoints = resume::checkpoints(state_path, every, &mut save);
+    let mut client = client_config(args)?;
+    let mode = render_mode(
+        args,
+        if drawn {
+            RenderMode::Always
+        } else {
+            RenderMode::Never
+        },
+    )?;
+    if mode == RenderMode::Always {
+        let renderer = exemplar_native::render::Renderer::new(render_config(&client))
+            .map_err(|e| format!("{e} (the pattern says the site's pages are drawn by scripts; --no-render fetches only)"))?;
+        client.renderer = Some(std::sync::Arc::new(renderer));
+    }
     let crawled = run::crawl_from(
         start,
-        &client_config(args)?,
+        &client,
         &mut |t| {
             let change = since
                 .borrow_mut()
@@ -994,6 +1087,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         checkpoints,
     )?;
     bar.finish();
+    print_rendered(&client, crawled.progress.fetched);
     exports.into_inner().finish()?;
     let so_far = count(crawled.progress.targets, "target");
     resume::conclude(state_path, crawled.interrupted, "crawl", &so_far)?;

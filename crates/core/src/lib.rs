@@ -14,6 +14,7 @@
 //! - [`sitemap`], [`script_links`]: pages no `<a href>` reaches.
 //! - [`signature`]: when two URLs are one page.
 //! - [`continuation`]: a listing's "Next" and numbered links, to its further pages.
+//! - [`drawn`]: pages drawn by scripts, and which pages of a run are worth rendering.
 //!
 //! The crates below are used here by their short module names (`dom`, `similarity`, …).
 pub(crate) use exemplar_html as dom;
@@ -23,6 +24,7 @@ pub(crate) use exemplar_url::{canon, url_pattern};
 pub mod continuation;
 pub mod crawler;
 pub mod detect;
+pub mod drawn;
 pub mod fetch;
 pub mod forms;
 pub mod map;

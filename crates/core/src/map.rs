@@ -413,26 +413,55 @@ impl SiteMap {
     }
 
     /// Whether `node`, were it like the example, still is no target: it continues a listing
-    /// that is none (the entry page when it scores below θ, or a page that is no target).
+    /// that is none (the entry page when it scores below θ, or a page that is no target),
+    /// unless that listing is the example's own (the example continues it: a user whose example
+    /// is page 2 of a listing wants the listing's pages).
     pub fn continues_listing(&self, node: u32) -> bool {
+        self.continues_listing_but(node, || self.example_chain_root())
+    }
+
+    /// [`SiteMap::continues_listing`], the example's listing given (computed when needed).
+    fn continues_listing_but(&self, node: u32, example_root: impl FnOnce() -> Option<u32>) -> bool {
         let Some(&from) = self.continued.get(&node) else {
             return false;
         };
         let Some(listing) = self.nodes.get(from as usize) else {
             return false;
         };
-        if from == 0 {
+        let not_target = if from == 0 {
             listing
                 .similarity
                 .is_none_or(|s| f64::from(s) < self.threshold)
         } else {
             listing.state != NodeState::Target
+        };
+        not_target && example_root() != Some(self.chain_root(from))
+    }
+
+    /// The first page of the listing `node` continues, through chains of "Next" links.
+    fn chain_root(&self, mut node: u32) -> u32 {
+        for _ in 0..=self.continued.len() {
+            match self.continued.get(&node) {
+                Some(&from) if from != node => node = from,
+                _ => break,
+            }
         }
+        node
+    }
+
+    /// The first page of the listing the example continues, when it continues one.
+    pub(crate) fn example_chain_root(&self) -> Option<u32> {
+        let example = self.canonical_example();
+        let id = self.nodes.iter().position(|n| n.url == example)? as u32;
+        self.continued
+            .contains_key(&id)
+            .then(|| self.chain_root(id))
     }
 
     /// Turns the targets that continue a listing into pages, through chains of "Next" links
     /// (`/page/3/` continues `/page/2/`, which continues the entry page).
     fn demote_continuations(&mut self) {
+        let example_root = self.example_chain_root();
         // Each pass settles at least one more link of every chain.
         for _ in 0..self.continued.len() {
             let demote: Vec<u32> = self
@@ -443,7 +472,7 @@ impl SiteMap {
                     self.nodes
                         .get(q as usize)
                         .is_some_and(|n| n.state == NodeState::Target)
-                        && self.continues_listing(q)
+                        && self.continues_listing_but(q, || example_root)
                 })
                 .collect();
             if demote.is_empty() {

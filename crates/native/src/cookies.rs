@@ -11,18 +11,32 @@
 use std::fmt;
 
 /// One cookie of the file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Cookie {
+#[derive(Clone, PartialEq, Eq)]
+pub struct Cookie {
     /// Host or domain, lower case, without a leading dot.
-    domain: String,
+    pub domain: String,
     /// The domain's subdomains match too.
-    subdomains: bool,
-    path: String,
-    secure: bool,
+    pub subdomains: bool,
+    /// The path it is sent below.
+    pub path: String,
+    /// Sent over https only.
+    pub secure: bool,
     /// Unix seconds; 0: a session cookie, never expired here.
-    expires: u64,
-    name: String,
-    value: String,
+    pub expires: u64,
+    /// Its name.
+    pub name: String,
+    /// Its value: a secret, never printed.
+    pub value: String,
+}
+
+impl fmt::Debug for Cookie {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cookie")
+            .field("domain", &self.domain)
+            .field("path", &self.path)
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The cookies of a Netscape cookie file.
@@ -95,6 +109,11 @@ impl CookieJar {
             });
         }
         Ok(CookieJar { cookies })
+    }
+
+    /// The cookies, to hand to a browser that renders pages ([`crate::render`]).
+    pub fn for_browser(&self) -> &[Cookie] {
+        &self.cookies
     }
 
     /// Cookies in the jar.

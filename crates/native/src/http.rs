@@ -22,6 +22,9 @@ pub struct ClientConfig {
     pub user_agent: String,
     /// Cookies sent with the requests they match (`--cookies FILE`: a crawl behind a login).
     pub cookies: Option<Arc<crate::cookies::CookieJar>>,
+    /// Pages drawn by scripts are rendered with it (`--render`): a GET answered with HTML is
+    /// then the browser's DOM where [`crate::render::Renderer::draw`] finds it worth it.
+    pub renderer: Option<Arc<crate::render::Renderer>>,
 }
 
 impl Default for ClientConfig {
@@ -32,6 +35,7 @@ impl Default for ClientConfig {
             max_redirects: 10,
             user_agent: USER_AGENT.to_string(),
             cookies: None,
+            renderer: None,
         }
     }
 }
@@ -45,6 +49,7 @@ pub struct Client {
     max_bytes: usize,
     max_redirects: u32,
     cookies: Option<Arc<crate::cookies::CookieJar>>,
+    renderer: Option<Arc<crate::render::Renderer>>,
 }
 
 impl Client {
@@ -62,6 +67,7 @@ impl Client {
             max_bytes: config.max_bytes,
             max_redirects: config.max_redirects,
             cookies: config.cookies.clone(),
+            renderer: config.renderer.clone(),
         }
     }
 
@@ -71,8 +77,20 @@ impl Client {
     }
 
     /// The request the core asks for: GET, or POST with `post`; redirects within the site are
-    /// followed with GET (a 307/308 after a POST repeats the POST).
+    /// followed with GET (a 307/308 after a POST repeats the POST). With a renderer, a page
+    /// got by GET may come back drawn ([`ClientConfig::renderer`]).
     pub fn fetch(&self, url: &str, post: Option<&crate::fetch::PostBody>) -> FetchResult {
+        let mut result = self.fetch_only(url, post);
+        if let (Some(renderer), None, FetchResult::Response(r)) =
+            (&self.renderer, post, &mut result)
+        {
+            renderer.draw(r);
+        }
+        result
+    }
+
+    /// [`Client::fetch`] without rendering.
+    pub fn fetch_only(&self, url: &str, post: Option<&crate::fetch::PostBody>) -> FetchResult {
         let site = crate::canon::site_key(url);
         let mut current = url.to_string();
         let mut post = post;

@@ -6,10 +6,11 @@
 //! The only product crate beside the CLI that does I/O: the network, files, threads, the clock.
 pub mod cookies;
 pub mod http;
+pub mod render;
 pub mod run;
 pub mod serve;
 
 // The crates below, by their short module names.
-pub(crate) use exemplar_core::{crawler, fetch, mapper, pattern};
+pub(crate) use exemplar_core::{crawler, drawn, fetch, mapper, pattern};
 pub(crate) use exemplar_html as dom;
 pub(crate) use exemplar_url::canon;

@@ -115,6 +115,16 @@ pub enum MapStart {
         /// Mapping settings.
         config: Box<MapConfig>,
     },
+    /// A new mapping from `entry` with the example page given (fetched, or rendered:
+    /// [`choose_rendering`]).
+    Fetched {
+        /// The entry URL.
+        entry: String,
+        /// The example page.
+        example: ExamplePage,
+        /// Mapping settings.
+        config: Box<MapConfig>,
+    },
     /// A mapping saved by [`Checkpoints`]: it goes on where it was saved (requests that were in
     /// flight are asked again; its settings and example page are the saved ones).
     Resume(Box<mapper::Snapshot>),
@@ -221,6 +231,11 @@ pub fn map_site(
                 fetch_page(&client, &example).map_err(|e| format!("example page: {e}"))?;
             Mapper::new(&entry, example, *config).map_err(|e| e.to_string())?
         }
+        MapStart::Fetched {
+            entry,
+            example,
+            config,
+        } => Mapper::new(&entry, example, *config).map_err(|e| e.to_string())?,
         MapStart::Resume(snapshot) => {
             Mapper::restore(*snapshot).map_err(|e| format!("saved mapping: {e}"))?
         }
@@ -545,5 +560,107 @@ impl ProgressLine {
         if self.on {
             let _ = write!(std::io::stderr(), "\r\x1b[K");
         }
+    }
+}
+
+/// Whether a run renders pages ([`crate::render`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenderMode {
+    /// Render when the example page's rendered DOM shows links or content its fetched HTML
+    /// lacks ([`crate::drawn::Difference::matters`]), and Chromium is installed.
+    Auto,
+    /// Always render (`--render`): an error when Chromium is missing.
+    Always,
+    /// Never render (`--no-render`).
+    Never,
+}
+
+/// What [`choose_rendering`] decided, and why, in words for the user.
+pub struct RenderChoice {
+    /// The renderer, when pages are to be rendered.
+    pub renderer: Option<std::sync::Arc<crate::render::Renderer>>,
+    /// Why, in one sentence.
+    pub why: String,
+    /// The example page to map with: as rendered when pages are, else as fetched.
+    pub example: ExamplePage,
+}
+
+/// Decides whether a run from the `example` page (as fetched, [`fetch_page`]) renders pages:
+/// in [`RenderMode::Auto`], when it has a script that runs, it is rendered and the two are
+/// compared ([`crate::drawn::Difference::matters`]).
+///
+/// # Errors
+/// [`RenderMode::Always`] without Chromium, or an example it cannot render.
+pub fn choose_rendering(
+    mode: RenderMode,
+    example: ExamplePage,
+    render: crate::render::RenderConfig,
+) -> Result<RenderChoice, String> {
+    use crate::render::Renderer;
+    let none = |why: String, example: ExamplePage| RenderChoice {
+        renderer: None,
+        why,
+        example,
+    };
+    let renderer = match (mode, Renderer::new(render)) {
+        (RenderMode::Never, _) => {
+            return Ok(none(
+                "pages are fetched, not rendered (--no-render)".into(),
+                example,
+            ));
+        }
+        (RenderMode::Always, Err(e)) => return Err(format!("--render: {e}")),
+        (RenderMode::Auto, Err(e)) => {
+            return Ok(none(
+                format!(
+                    "pages are fetched, not rendered: {e}; a page drawn by scripts may lack its items"
+                ),
+                example,
+            ));
+        }
+        (_, Ok(r)) => r,
+    };
+    if mode == RenderMode::Auto && !crate::drawn::may_be_drawn(&example.body) {
+        return Ok(none(
+            "pages are fetched, not rendered: the example page has no script".into(),
+            example,
+        ));
+    }
+    let compared = renderer.compare(&example.url, &example.body, example.content_type.as_deref());
+    let renderer = std::sync::Arc::new(renderer);
+    let drawn = |html: String| ExamplePage {
+        url: example.url.clone(),
+        content_type: Some("text/html; charset=utf-8".into()),
+        body: html.into_bytes(),
+    };
+    match (mode, compared) {
+        (RenderMode::Always, Ok((d, r))) => Ok(RenderChoice {
+            renderer: Some(renderer),
+            why: format!(
+                "pages are rendered (--render); the example rendered: {}",
+                d.summary()
+            ),
+            example: drawn(r.html),
+        }),
+        (RenderMode::Always, Err(e)) => Err(format!("--render: {e}")),
+        (_, Err(e)) => Ok(none(
+            format!("pages are fetched, not rendered: the example could not be rendered ({e})"),
+            example,
+        )),
+        (_, Ok((d, r))) if d.matters() => Ok(RenderChoice {
+            renderer: Some(renderer),
+            why: format!(
+                "the example page is drawn by scripts ({}): pages are rendered in Chromium (--no-render to fetch only)",
+                d.summary()
+            ),
+            example: drawn(r.html),
+        }),
+        (_, Ok((d, _))) => Ok(none(
+            format!(
+                "pages are fetched, not rendered: rendered, the example shows nothing its HTML lacks ({})",
+                d.summary()
+            ),
+            example,
+        )),
     }
 }

@@ -270,3 +270,62 @@ fn top_categories_join_their_subcategories_as_one_level() {
     // The home page, 12 categories, 36 products.
     assert_eq!(sim.fetched, 49);
 }
+
+#[test]
+fn an_example_that_is_page_two_of_the_entrys_list_makes_the_list_the_targets() {
+    let mut m = Mapper::new(
+        "http://shop.test/",
+        ExamplePage {
+            url: "http://shop.test/page/2/".into(),
+            body: quotes(2, 6, "").into_bytes(),
+            content_type: None,
+        },
+        MapConfig {
+            politeness: Politeness::unthrottled(1),
+            ..MapConfig::default()
+        },
+    )
+    .expect("mapper");
+    // The list's first page, the entry, opens with a welcome that makes it score below θ.
+    let site = |url: &str| {
+        if url != "http://shop.test/" {
+            return directory(url);
+        }
+        let welcome: String = (0..12)
+            .map(|i| {
+                format!("<section class=welcome><h2>Welcome {i}</h2><p>Read on.</p></section>")
+            })
+            .collect();
+        html(&quotes(1, 6, "").replace("<div class=main>", &format!("<div class=main>{welcome}")))
+    };
+    drive(&mut m, &site);
+    let map = m.site_map();
+    assert!(
+        map.nodes[0]
+            .similarity
+            .is_some_and(|s| f64::from(s) < map.threshold),
+        "the fixture must make the entry score below θ: {:?}",
+        map.nodes[0].similarity
+    );
+    let targets = urls(map, map.targets());
+    // Every further page of the list is a target: the example's own list is of its kind.
+    for n in 2..=6 {
+        assert!(
+            targets.contains(&format!("http://shop.test/page/{n}/")),
+            "{targets:?}"
+        );
+    }
+    // (The template makes an author's page score above θ against a list page too: this
+    // fixture's authors are targets here, as its list pages were against an author.)
+    let pattern = crate::pattern::learn_from_map(map, m.config(), 0).expect("learns");
+    assert!(pattern.entry_target, "the entry is the list's first page");
+    let compiled = pattern.compile().expect("compiles");
+    for n in 2..=6 {
+        let url = format!("http://shop.test/page/{n}/");
+        assert!(
+            (0..pattern.levels.len()).any(|l| compiled.step(l, &url).is_some()),
+            "{url} is on no level: {:#?}",
+            pattern.levels
+        );
+    }
+}

@@ -214,6 +214,11 @@ pub struct Pattern {
     /// links pages have only through scripts, so a crawl reads scripts too.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub script_links: bool,
+    /// The site's pages are drawn by scripts: a crawl renders them ([`crate::drawn`]), the
+    /// pages whose fetched HTML lacks what the browser shows. Set by the driver that learned
+    /// it, from the example page fetched and rendered.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub render: bool,
 }
 
 /// A user's verdicts on pages of the map, over the similarity threshold: canonical URLs.
@@ -1133,8 +1138,9 @@ impl Pattern {
     /// `corrections` ([`learn_corrected`]). Returns the pattern and the corrected map.
     ///
     /// What a user may have set in the pattern and learning does not decide is kept: the
-    /// pagination bound, and the query policy, budget and result pages of a search-form level
-    /// whose form (by its template) is learned again.
+    /// pagination bound, the query policy, budget and result pages of a search-form level
+    /// whose form (by its template) is learned again, and whether pages are rendered (the
+    /// driver's choice, from the example page).
     ///
     /// # Errors
     /// As [`learn_corrected`].
@@ -1153,6 +1159,7 @@ impl Pattern {
             now_ms,
         )?;
         pattern.max_pagination = self.max_pagination;
+        pattern.render = self.render;
         for form in pattern.levels.iter_mut().filter_map(|l| l.form.as_mut()) {
             if let Some(old) = self
                 .levels
@@ -1387,6 +1394,7 @@ pub fn learn(
         unlike_by_directory: Vec::new(),
         heading_rule: None,
         script_links: false,
+        render: false,
         stats: LearnStats {
             pages_fetched: map
                 .nodes
@@ -1417,11 +1425,15 @@ struct Candidate {
     with_forms: bool,
 }
 
-/// Whether the map's entry page scored at least the map's θ. Mapping keeps the entry a page
-/// whatever its score (navigation starts there), so learning decides whether it is a target too.
+/// Whether the map's entry page scored at least the map's θ, or is the first page of the
+/// listing the example continues (the example is its page 2: the user wants the listing's
+/// pages, the first among them). Mapping keeps the entry a page whatever its score (navigation
+/// starts there), so learning decides whether it is a target too.
 fn entry_like(map: &SiteMap) -> bool {
     map.nodes.first().is_some_and(|n| {
-        n.state == NodeState::Page && n.similarity.is_some_and(|s| f64::from(s) >= map.threshold)
+        n.state == NodeState::Page
+            && (n.similarity.is_some_and(|s| f64::from(s) >= map.threshold)
+                || map.example_chain_root() == Some(0))
     })
 }
 

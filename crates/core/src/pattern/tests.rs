@@ -363,6 +363,15 @@ fn an_entry_like_the_example_is_a_target_too() {
     };
     let (liked, m) = verdict(&low, true).expect("like");
     assert!(liked.entry_target && liked.known_targets.contains(&entry));
+    // Rendering is the driver's choice: a relearned pattern renders as the one it replaces.
+    let drawn = Pattern {
+        render: true,
+        ..p.clone()
+    };
+    let (again, _) = drawn
+        .relearned(low.clone(), &Corrections::default(), 0)
+        .expect("relearns");
+    assert!(again.render && !liked.render);
     assert_eq!(liked.stats.targets, 4);
     assert_eq!(m.nodes[0].state, crate::map::NodeState::Page);
     let mut other_example = map.clone();
@@ -562,6 +571,7 @@ fn step_order_target_next_pagination() {
         unlike_by_directory: vec![],
         heading_rule: None,
         script_links: false,
+        render: false,
     };
     let c = p.compile().expect("compile");
     assert_eq!(c.step(0, "http://h/item/3"), Some(Step::Target), "shortcut");
