@@ -35,7 +35,10 @@ pub fn serve(args: &[String]) -> Result<(), String> {
 pub fn eval(args: &[String]) -> Result<(), String> {
     let only = flag(args, "--only");
     if only == Some("real") {
-        let (report, ok) = exemplar_eval::real_eval::report(&mut |line| eprintln!("{line}"))?;
+        let (mut report, ok) = exemplar_eval::real_eval::report(&mut |line| eprintln!("{line}"))?;
+        let (drawn, drawn_ok) = exemplar_eval::drawn_eval::report(&mut |line| eprintln!("{line}"))?;
+        report += &drawn;
+        let ok = ok && drawn_ok;
         println!("{report}");
         return if ok {
             Ok(())
@@ -59,8 +62,10 @@ pub fn eval(args: &[String]) -> Result<(), String> {
     let mut real_ok = true;
     if only.is_none() {
         let (real, ok) = exemplar_eval::real_eval::report(&mut |line| eprintln!("{line}"))?;
+        let (drawn, drawn_ok) = exemplar_eval::drawn_eval::report(&mut |line| eprintln!("{line}"))?;
         report += &real;
-        real_ok = ok;
+        report += &drawn;
+        real_ok = ok && drawn_ok;
         let extra = flag(args, "--train-sites").unwrap_or(exemplar_testkit::devsites::TRAIN_SITES);
         let extra = exemplar_testkit::devsites::load(std::path::Path::new(extra))?;
         report +=

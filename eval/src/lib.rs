@@ -4,6 +4,7 @@
 //! - [`crawl_eval`]: learn and crawl each development, further and held-out site on 127.0.0.1
 //!   against its ground truth (`docs/reports/crawl.md`), and the crawl benchmark.
 //! - [`real_eval`]: the real sites' mirrors and live applications in the same report.
+//! - [`drawn_eval`]: the live application's script-drawn pages, rendered, in the same report.
 //! - [`similarity_eval`]: similarity to each example against the ground truth
 //!   (`docs/reports/similarity.md`, `similarity-grid.md`).
 //! - [`forms_eval`], [`forms_learn_eval`]: query policies against a real search engine
@@ -13,6 +14,7 @@
 pub mod classify_train;
 pub mod crawl_eval;
 pub mod detect_eval;
+pub mod drawn_eval;
 pub mod forms_eval;
 pub mod forms_learn_eval;
 pub mod real_eval;

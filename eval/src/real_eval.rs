@@ -204,7 +204,7 @@ pub fn report(log: &mut dyn FnMut(String)) -> Result<(String, bool), String> {
         }
     }
     let mut md = String::from(
-        "\n## Real sites\n\nThe sites of `eval/real/sites.toml`, development material: a shop (Zyte's test shop, the 1,000 books of books.toscrape.com in a category tree) and a directory (quotes.toscrape.com: 50 author pages among paged quote lists and tag lists). *Mirror*: the static copy served as files, ground truth by the site's labelling rules. *Live*: the real application (`eval/real/serve_app.py`, `?page=N` pagination, a working search form), ground truth the pages of the target path (`live_target`) that a breadth-first walk over every link reaches. Nothing is rendered: neither site needs scripts for these pages. Same settings and bar as above; *levels: alternatives* is the regexes per level (aim: at most 3).\n\n",
+        "\n## Real sites\n\nThe sites of `eval/real/sites.toml`, development material: a shop (Zyte's test shop, the 1,000 books of books.toscrape.com in a category tree) and a directory (quotes.toscrape.com: 50 author pages among paged quote lists and tag lists). *Mirror*: the static copy served as files, ground truth by the site's labelling rules. *Live*: the real application (`eval/real/serve_app.py`, `?page=N` pagination, a working search form), ground truth the pages of the target path (`live_target`) that a breadth-first walk over every link reaches. Nothing is rendered in this table: neither site draws these pages with scripts (the script-drawn variants follow). Same settings and bar as above; *levels: alternatives* is the regexes per level (aim: at most 3).\n\n",
     );
     md.push_str(crawl_eval::TABLE_HEADER);
     let mut ok = failures.is_empty();

@@ -69,3 +69,39 @@ pub fn start(app: &str) -> Result<App, String> {
     }
     Err(format!("{app}: no answer on port {port} within 30 s"))
 }
+
+/// Logs in to the live quotes application (`base`) as a user would in a browser, and saves the
+/// session to `cookies` as a browser's cookie export does (Python's `MozillaCookieJar`: the
+/// Netscape format), for `--cookies`.
+///
+/// # Errors
+/// When Python cannot run or the login fails.
+pub fn log_in(base: &str, cookies: &std::path::Path) -> Result<(), String> {
+    let script = r#"
+import http.cookiejar, re, sys, urllib.parse, urllib.request
+base, out = sys.argv[1], sys.argv[2]
+jar = http.cookiejar.MozillaCookieJar(out)
+opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+page = opener.open(base + "/login").read().decode()
+token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+form = urllib.parse.urlencode({"csrf_token": token, "username": "ada", "password": "x"}).encode()
+after = opener.open(base + "/login", form).read().decode()
+assert "Logout" in after, "not logged in"
+jar.save(ignore_discard=True, ignore_expires=True)
+"#;
+    let out = Command::new(python())
+        .arg("-c")
+        .arg(script)
+        .arg(base)
+        .arg(cookies)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", python().display()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "logging in to {base} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}

@@ -211,38 +211,12 @@ fn tempdir(name: &str) -> PathBuf {
     dir
 }
 
-/// Logs in to the live quotes application as a user would in a browser, and saves the session
-/// as a browser's cookie export does (Python's `MozillaCookieJar`: the Netscape format).
-fn log_in(base: &str, cookies: &Path) {
-    let script = r#"
-import http.cookiejar, re, sys, urllib.parse, urllib.request
-base, out = sys.argv[1], sys.argv[2]
-jar = http.cookiejar.MozillaCookieJar(out)
-opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-page = opener.open(base + "/login").read().decode()
-token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
-form = urllib.parse.urlencode({"csrf_token": token, "username": "ada", "password": "x"}).encode()
-after = opener.open(base + "/login", form).read().decode()
-assert "Logout" in after, "not logged in"
-jar.save(ignore_discard=True, ignore_expires=True)
-"#;
-    let out = Command::new(exemplar_testkit::root().join(".venv/bin/python"))
-        .args(["-c", script, base, cookies.to_str().expect("utf-8 path")])
-        .output()
-        .expect("run python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 #[test]
 fn a_crawl_behind_a_login_sends_the_users_cookies() {
     let app = live_apps::start("quotes-toscrape").expect("the live quotes site");
     let dir = tempdir("quotes-login");
     let cookies = dir.join("cookies.txt");
-    log_in(&app.base, &cookies);
+    live_apps::log_in(&app.base, &cookies).expect("logged in");
     let c = cookies.to_str().expect("utf-8 path");
     let pattern = dir.join("pattern.json");
     let p = pattern.to_str().expect("utf-8 path");
