@@ -64,9 +64,12 @@ export async function runCrawler({ crawlerId, settings, scheduled = false }) {
   const example = crawler.exampleBody ? crawler : null;
   const config = { maxBytes: s.maxBytes, politeness: politeness(s), forms, verifyNewOnly: !s.verify };
   const job = Job.crawl(crawler.patternJson, config, example?.example, example?.exampleBody, example?.exampleContentType ?? undefined);
+  // A pattern learned from a page drawn by scripts (or imported so) renders its pages too.
+  const render = Boolean(JSON.parse(crawler.patternJson).render);
   const record = newRecord('crawl', {
     crawlerId, entry: crawler.entry, example: crawler.example, settings: s,
     forms, queryBudget: queryBudget(crawler.patternJson, forms), lastQuery: null, scheduled,
+    rendering: { on: render, why: render ? 'The pattern says the site\'s pages are drawn by scripts: they are rendered in the browser.' : '', rendered: 0, failed: 0, firstError: null },
   });
   return launch(record, job);
 }

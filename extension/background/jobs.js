@@ -7,7 +7,7 @@
 // the browser starting) running jobs are restored from their last snapshot and go on
 // (`resumeRunning`); the result is the same as an uninterrupted run. What a job does once its
 // pump is done belongs to its kind (learn.js, crawlers.js), handed in with `finishWith`.
-import { Job } from '../pkg/exemplar.js';
+import { DrawnLedger, Job } from '../pkg/exemplar.js';
 import * as db from '../lib/db.js';
 import { notify } from '../lib/protocol.js';
 import { pump } from '../lib/runner.js';
@@ -20,8 +20,10 @@ import { ready } from './wasm.js';
 /** @typedef {import('../lib/protocol.js').JobList} JobList */
 /** @typedef {import('../lib/core-types.js').CoreEvent} CoreEvent */
 
-/** A job pumped by this worker: its record, the core's job, and the pump's control.
- * @typedef {{record: JobRecord, job: Job, control: import('../lib/runner.js').Control}} Run */
+/** A job pumped by this worker: its record, the core's job, the pump's control, and what it
+ * renders when its pages are drawn by scripts (`record.rendering.on`).
+ * @typedef {{record: JobRecord, job: Job, control: import('../lib/runner.js').Control,
+ *   render?: import('../lib/render.js').RenderState}} Run */
 
 /** What a job of one kind does when its pump is done (the record is checkpointed).
  * @typedef {(run: Run) => Promise<void>} Finish */
@@ -87,6 +89,11 @@ export async function launch(record, job) {
   const control = { paused: false, cancelled: false, current: record.current, wake: () => {} };
   /** @type {Run} */
   const run = { record, job, control };
+  if (record.rendering?.on) {
+    // The ledger starts anew after a restart: a few pages are probed again.
+    const { rendered, failed, firstError } = record.rendering;
+    run.render = { ledger: new DrawnLedger(), rendered, failed, firstError };
+  }
   runs.set(record.id, run);
   record.status = 'running';
   try {
@@ -109,6 +116,7 @@ export async function launch(record, job) {
     .finally(() => {
       runs.delete(record.id);
       try { job.free(); } catch { /* already freed */ }
+      try { run.render?.ledger.free(); } catch { /* already freed */ }
       if (runs.size === 0) chrome.alarms.clear(ALARM).catch(() => {});
     });
   return { jobId: record.id };
@@ -122,7 +130,18 @@ async function checkpoint(run) {
   record.traps = job.trapRefusals();
   record.current = control.current;
   record.updatedAt = Date.now();
+  noteRendering(run);
   await db.put('jobs', record);
+}
+
+/**
+ * The render counts of a running job into its record.
+ * @param {Run} run
+ */
+function noteRendering({ record, render }) {
+  if (!render || !record.rendering) return;
+  const { rendered, failed, firstError } = render;
+  record.rendering = { ...record.rendering, rendered, failed, firstError };
 }
 
 /**
@@ -196,6 +215,7 @@ async function drive(run) {
       control,
       onEvents: (events) => onEvents(run, events),
       onCheckpoint: () => checkpoint(run),
+      render: run.render,
     });
     if (outcome === 'paused') {
       await checkpoint(run);
@@ -247,6 +267,9 @@ function statusOf(record) {
     traps: run ? run.job.trapRefusals() : record.traps ?? [],
     scheduled: Boolean(record.scheduled),
     lastRetry: record.lastRetry ?? null,
+    rendering: run?.render && record.rendering
+      ? { ...record.rendering, rendered: run.render.rendered, failed: run.render.failed, firstError: run.render.firstError }
+      : record.rendering ?? null,
   };
 }
 

@@ -2,8 +2,9 @@
 // site from the entry page (a learning job), learns the pattern when mapping is done, saves it as
 // a crawler and, unless told otherwise, crawls with it. Also the popup's pending request (started
 // once site access is granted) and re-learning at another θ with the user's verdicts.
-import { Job, defaultThreshold, pageRetryWaitMs } from '../pkg/exemplar.js';
+import { Job, defaultThreshold, drawnCompare, mayBeDrawn, pageRetryWaitMs } from '../pkg/exemplar.js';
 import * as db from '../lib/db.js';
+import { renderPage } from '../lib/render.js';
 import { fetchOne } from '../lib/runner.js';
 import { requireAccess } from '../lib/site-access.js';
 import { runCrawler } from './crawlers.js';
@@ -44,6 +45,48 @@ async function fetchExample(url, s) {
 }
 
 /**
+ * Whether a generation renders pages: the example is rendered in a background tab when it has a
+ * script that runs, and the two are compared (the core's `drawnCompare`). When the rendered page
+ * shows links or content its HTML lacks, pages are rendered and the example is the rendered one.
+ * @param {{url: string, body: Uint8Array, contentType: string | null}} example
+ * @returns {Promise<{rendering: import('../lib/protocol.js').Rendering, example: {url: string, body: Uint8Array, contentType: string | null}}>}
+ */
+async function chooseRendering(example) {
+  const off = (/** @type {string} */ why) => ({ rendering: { on: false, why, rendered: 0, failed: 0, firstError: null }, example });
+  if (!mayBeDrawn(example.body)) return off('Pages are fetched, not rendered: the example page has no script.');
+  let drawn;
+  try {
+    drawn = await renderPage(example.url);
+  } catch (e) {
+    return off(`Pages are fetched, not rendered: the example page could not be rendered (${e instanceof Error ? e.message : e}).`);
+  }
+  const compared = drawnCompare(example.url, example.body, example.contentType ?? undefined, drawn.html);
+  if (!compared.matters) return off(`Pages are fetched, not rendered: rendered, the example shows nothing its HTML lacks (${compared.summary}).`);
+  return {
+    rendering: {
+      on: true,
+      why: `The example page is drawn by scripts (${compared.summary}): pages are rendered in the browser.`,
+      rendered: 1,
+      failed: 0,
+      firstError: null,
+    },
+    example: { url: example.url, body: new TextEncoder().encode(drawn.html), contentType: 'text/html; charset=utf-8' },
+  };
+}
+
+/**
+ * The pattern's JSON with `render` set as the job chose (a crawl of it renders too).
+ * @param {string} json
+ * @param {boolean | undefined} render
+ */
+export function withRender(json, render) {
+  if (!render) return json;
+  const pattern = JSON.parse(json);
+  pattern.render = true;
+  return JSON.stringify(pattern, null, 2);
+}
+
+/**
  * Starts a generation: a learning job from `entryUrl` (default: the site's home page) looking
  * for pages like `exampleUrl`.
  * @param {{exampleUrl: string, entryUrl?: string, settings?: Partial<Settings>}} msg
@@ -56,7 +99,7 @@ export async function startLearn({ exampleUrl, entryUrl, settings }) {
   const entry = entryUrl || new URL('/', exampleUrl).href;
   await requireAccess(exampleUrl);
   await requireAccess(entry);
-  const example = await fetchExample(exampleUrl, s);
+  const { rendering, example } = await chooseRendering(await fetchExample(exampleUrl, s));
   const config = {
     maxPages: s.maxPages,
     maxDepth: s.maxDepth,
@@ -65,7 +108,7 @@ export async function startLearn({ exampleUrl, entryUrl, settings }) {
     politeness: politeness(s),
   };
   const job = Job.learn(entry, example.url, example.body, example.contentType, config);
-  const record = newRecord('learn', { entry, example: example.url, settings: s, exampleContentType: example.contentType });
+  const record = newRecord('learn', { entry, example: example.url, settings: s, exampleContentType: example.contentType, rendering });
   record.exampleBody = example.body;
   return launch(record, job);
 }
@@ -193,7 +236,7 @@ export async function finishLearn(run) {
     exampleBody: record.exampleBody,
     exampleContentType: record.exampleContentType,
     createdAt: Date.now(),
-    patternJson: learned.patternJson,
+    patternJson: withRender(learned.patternJson, record.rendering?.on),
     threshold: learned.threshold,
     learnJobId: record.id,
     settings: record.settings,
@@ -262,7 +305,7 @@ export async function relearn({ jobId, threshold, like, unlike, unlikeHeadings, 
   await db.put('jobs', record);
   const crawler = record.crawlerId ? await db.get('crawlers', record.crawlerId) : undefined;
   if (crawler) {
-    crawler.patternJson = learned.patternJson;
+    crawler.patternJson = withRender(learned.patternJson, record.rendering?.on);
     crawler.threshold = learned.threshold;
     await db.put('crawlers', crawler);
   }

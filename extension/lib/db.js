@@ -49,6 +49,7 @@
  * @property {Record<string, {issued: number, budget: number}>} [formLevels]
  * @property {import('./protocol.js').Retry} [lastRetry]
  * @property {boolean} [scheduled]
+ * @property {import('./protocol.js').Rendering} [rendering] pages drawn by scripts are rendered
  */
 
 /** A saved crawler (`crawlers` store): with the example page learning fetched, which a crawl compares with.

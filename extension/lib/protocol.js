@@ -115,6 +115,11 @@
  */
 
 /**
+ * A job's rendering of pages drawn by scripts (lib/render.js): whether it renders, why, and how
+ * many pages it rendered, failed to render (kept as fetched), and the first failure.
+ * @typedef {{on: boolean, why: string, rendered: number, failed: number, firstError: string | null}} Rendering */
+
+/**
  * A job's status. Crawls of form levels: `progress.queries`, `queryBudget` (all form levels),
  * `lastQuery` (the last query event), `formLevels` ({level: {issued, budget}}).
  * @typedef {object} JobStatus
@@ -143,6 +148,7 @@
  * @property {Trap[]} traps
  * @property {boolean} scheduled a run the schedule started
  * @property {Retry | null} lastRetry
+ * @property {Rendering | null} rendering whether the job renders pages drawn by scripts, why, and its counts
  */
 
 /** Every job, newest first.

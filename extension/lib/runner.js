@@ -19,6 +19,7 @@
 /** @typedef {import('./core-types.js').CoreRequest} CoreRequest */
 /** @typedef {import('./core-types.js').CoreEvent} CoreEvent */
 /** @typedef {import('./core-types.js').Poll} Poll */
+/** @typedef {import('./render.js').RenderState} RenderState */
 
 /**
  * A request's outcome: the response (its body up to the size limit), or why there is none.
@@ -30,6 +31,8 @@
  * How a running pump is steered (see above); `current` is the URL asked last.
  * @typedef {{paused: boolean, cancelled: boolean, current: string, wake: () => void}} Control
  */
+
+import { drawnStep } from './render.js';
 
 const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1';
 /** What a request asks for, by kind: robots.txt, a script read for the page URLs it names, a
@@ -130,10 +133,11 @@ export async function fetchOne(request, { maxBytes, timeoutMs, signal }) {
  * Runs `job` until it is done or paused. See the module comment.
  * @param {Job} job
  * @param {{maxBytes: number, timeoutMs?: number, checkpointMs?: number, control: Control,
- *   onEvents: (events: CoreEvent[]) => Promise<void>, onCheckpoint: () => Promise<void>}} options
+ *   onEvents: (events: CoreEvent[]) => Promise<void>, onCheckpoint: () => Promise<void>,
+ *   render?: RenderState}} options (`render`: pages are rendered where drawn by scripts, lib/render.js)
  * @returns {Promise<'done' | 'paused'>}
  */
-export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1000, control, onEvents, onCheckpoint }) {
+export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1000, control, onEvents, onCheckpoint, render }) {
   const abort = new AbortController();
   /** @type {{id: number, result: FetchResult}[]} */
   const ready = [];
@@ -187,7 +191,9 @@ export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1
       inFlight += 1;
       dirty = true;
       control.current = request.url;
-      fetchOne(request, { maxBytes, timeoutMs, signal: abort.signal }).then((result) => {
+      fetchOne(request, { maxBytes, timeoutMs, signal: abort.signal }).then(async (fetched) => {
+        // A page GET may come back drawn by the browser (a form's POST is not repeated).
+        const result = render && request.kind === 'page' && !request.post ? await drawnStep(fetched, render) : fetched;
         inFlight -= 1;
         ready.push({ id: request.id, result });
         control.wake();

@@ -105,6 +105,13 @@ export function renderJob(job) {
     ? `The site said to wait (HTTP ${retry.status}): ${retry.url} is asked again after ${fmtSeconds(retry.waitMs)}, ` +
       `and the site at most once every ${fmtSeconds(retry.delayMs)} from now on.`
     : '';
+  // Pages drawn by scripts: whether they are rendered (and why), and how many were.
+  const r = job.rendering;
+  $('job-rendering').hidden = !r?.on;
+  $('job-rendering').textContent = r?.on
+    ? `${r.why} ${r.rendered} ${r.rendered === 1 ? 'page' : 'pages'} rendered of ${p.fetched ?? 0} fetched` +
+      (r.failed ? `; ${r.failed} could not be rendered and were kept as fetched (first: ${r.firstError}).` : '.')
+    : '';
   // Crawls of search forms: queries issued of the budget, and the last one answered.
   const forms = job.kind === 'crawl' && job.queryBudget !== null && job.queryBudget !== undefined;
   $('queries-box').hidden = !forms;

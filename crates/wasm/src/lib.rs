@@ -16,6 +16,7 @@
 //! | `Job.learn(…)`, `Job.crawl(…)`, `Job.restore(snapshot)` | a mapping or crawling run to pump (`jobs`) |
 //! | `validatePattern(json)`, `renderPattern(json)` | the pattern object / readable text, or a clear `Error` |
 //! | `exportJsonl`, `exportCsv`, `exportWarc`, `new WarcExport(description, nowMs)` (`.push(pages)`, `.finish()`), `exportScrapyZip` | export files (`exports`) |
+//! | `mayBeDrawn(body)`, `drawnCompare(url, fetched, contentType, rendered)`, `new DrawnLedger()` (`.wants`, `.record`, `.fetchedOnly`) | pages drawn by scripts: whether to render them (`drawn`) |
 //! | `defaultSettings()` | the core's defaults of a learning run (`{maxPages, maxDepth, delayMs, concurrency, threshold, maxBytes, obeyRobots}`) |
 //! | `compareTrees`, `testPattern`, `generaliseUrls` | the playground's views (`playground`, with the feature `playground` only: the extension's module leaves them out) |
 //!
@@ -31,6 +32,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 pub mod detect;
+pub mod drawn;
 pub mod exports;
 pub mod jobs;
 #[cfg(feature = "playground")]
@@ -86,6 +88,16 @@ export interface Classification {
   kind: "index" | "entity" | "other"; confidence: number; evidence: unknown[];
   /** The evidence in words: "links to 48 pages under /imoveis/", "3 prices", … */
   summary: string[];
+}
+/** How a page as the browser drew it differs from its fetched HTML (drawnCompare). */
+export interface DrawnComparison {
+  /** The rendered page shows links or text the fetched one lacks, enough for a crawl to miss items. */
+  matters: boolean;
+  /** The difference in words. */
+  summary: string;
+  linksAdded: number;
+  textFetched: number;
+  textRendered: number;
 }
 export interface PageSummary {
   title: string; nodes: number; links: number; forms: number; images: number; prices: number; height: number;
