@@ -1898,3 +1898,6 @@ mod sitemaps;
 
 #[path = "tests_listings.rs"]
 mod listings;
+
+#[path = "tests_variants.rs"]
+mod variants;
