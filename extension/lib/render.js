@@ -9,16 +9,20 @@
 //   drawnStep(result, r)  → the fetch result of a page, its body replaced by the rendered DOM
 //                            where the core's DrawnLedger says rendering that page is worth it
 // A page is drawn when the DOM has not changed for QUIET_MS (or MAX_WAIT_MS have passed); then it
-// is scrolled to the bottom until it stops growing (infinite scrolling, "load more" on scroll).
+// is scrolled to the bottom, and its "load more" button pressed, until it stops growing
+// (page-steps.js, which the command line's renderer runs too).
 // Timers longer than QUIET_MS are not waited for: the CLI's headless Chromium, which has virtual
 // time, is the tool for those pages.
+
+import { loadMoreWords } from '../pkg/exemplar.js';
+import { moreStep, quietSize } from './page-steps.js';
 
 /** @typedef {import('../pkg/exemplar.js').DrawnLedger} DrawnLedger */
 /** @typedef {import('./runner.js').FetchResult} FetchResult */
 
 /** A page quiet this long (no DOM change) is drawn. */
 const QUIET_MS = 800;
-/** The longest a page is waited for, load, drawing and scrolling together. */
+/** The longest one wait for a page's DOM to be quiet (RENDER_TIMEOUT_MS bounds the whole render). */
 const MAX_WAIT_MS = 20_000;
 /** Scrolls to the bottom at most. */
 const MAX_SCROLLS = 100;
@@ -30,50 +34,14 @@ const RENDER_TIMEOUT_MS = 45_000;
  * @typedef {{ledger: DrawnLedger, rendered: number, failed: number, firstError: string | null}} RenderState
  */
 
+/** @type {string[] | null} */
+let moreWords = null;
+/** What a "load more" button says (the core's data/load-more-words.txt). */
+const words = () => (moreWords ??= loadMoreWords());
+
 /** Renders run one after another: the queue's tail.
  * @type {Promise<unknown>} */
 let queue = Promise.resolve();
-
-/**
- * Runs in the page's tab (an isolated world): waits for the page to be drawn, scrolls it to its
- * end, and returns its DOM. Self-contained: it is serialised into the tab.
- * @param {{quietMs: number, maxWaitMs: number, maxScrolls: number}} o
- * @returns {Promise<{html: string, url: string, scrolls: number}>}
- */
-async function drawnPage(o) {
-  const start = Date.now();
-  let changed = Date.now();
-  const observer = new MutationObserver(() => { changed = Date.now(); });
-  observer.observe(document, { subtree: true, childList: true, characterData: true });
-  const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
-  const late = () => Date.now() - start >= o.maxWaitMs;
-  const quiet = async () => {
-    while (!late() && Date.now() - changed < o.quietMs) await sleep(100);
-  };
-  const size = () => `${document.documentElement.scrollHeight}:${document.getElementsByTagName('*').length}`;
-  await quiet();
-  let scrolls = 0;
-  let still = 0;
-  let before = size();
-  for (let i = 0; i < o.maxScrolls && !late(); i++) {
-    window.scrollTo(0, document.documentElement.scrollHeight);
-    // Sent too: a page in a background tab may draw no frame to send it.
-    window.dispatchEvent(new Event('scroll'));
-    changed = Date.now();
-    await quiet();
-    const now = size();
-    if (now === before) {
-      still += 1;
-      if (still >= 2) break;
-    } else {
-      still = 0;
-      scrolls += 1;
-      before = now;
-    }
-  }
-  observer.disconnect();
-  return { html: document.documentElement.outerHTML, url: location.href, scrolls };
-}
 
 /**
  * Waits until the tab has loaded.
@@ -113,16 +81,39 @@ async function renderNow(url) {
   if (tabId === undefined) throw new Error('no tab to render in');
   try {
     await loaded(tabId, deadline);
-    const read = chrome.scripting.executeScript({
-      target: { tabId },
-      func: drawnPage,
-      args: [{ quietMs: QUIET_MS, maxWaitMs: Math.min(MAX_WAIT_MS, deadline - Date.now()), maxScrolls: MAX_SCROLLS }],
-    });
-    const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('the page took too long to draw')), Math.max(0, deadline - Date.now())));
-    const results = /** @type {{result?: {html: string, url: string, scrolls: number}}[]} */ (await Promise.race([read, timeout]));
-    const drawn = results?.[0]?.result;
-    if (!drawn || typeof drawn.html !== 'string') throw new Error('the page could not be read');
-    return drawn;
+    /**
+     * Runs one of page-steps.js's functions in the tab, within the deadline.
+     * @template {(...args: any[]) => any} F
+     * @param {F} func
+     * @param {Parameters<F>} args
+     * @returns {Promise<Awaited<ReturnType<F>>>}
+     */
+    const inPage = async (func, args) => {
+      const left = deadline - Date.now();
+      const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('the page took too long to draw')), Math.max(0, left)));
+      const run = chrome.scripting.executeScript({ target: { tabId }, func, args });
+      const results = /** @type {{result?: Awaited<ReturnType<F>>}[]} */ (await Promise.race([run, timeout]));
+      const result = results?.[0]?.result;
+      if (result === undefined) throw new Error('the page could not be read');
+      return result;
+    };
+    const wait = () => Math.max(0, Math.min(MAX_WAIT_MS, deadline - Date.now()));
+    // Drawn, then scrolled (and its "load more" pressed) until it stops growing.
+    let before = await inPage(quietSize, [QUIET_MS, wait()]);
+    let scrolls = 0;
+    for (let still = 0, i = 0; i < MAX_SCROLLS && still < 2 && Date.now() < deadline; i++) {
+      await inPage(moreStep, [words()]);
+      const now = await inPage(quietSize, [QUIET_MS, wait()]);
+      if (now === before) {
+        still += 1;
+      } else {
+        still = 0;
+        scrolls += 1;
+        before = now;
+      }
+    }
+    const page = await inPage(() => ({ html: document.documentElement.outerHTML, url: location.href }), []);
+    return { ...page, scrolls };
   } finally {
     await chrome.tabs.remove(tabId).catch(() => {});
   }

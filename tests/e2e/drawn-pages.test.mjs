@@ -5,31 +5,35 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, appInBrowser, learnAndCrawl, waitFor } from './helpers.mjs';
+import { ROOT, appInBrowser, directoryInBrowser, learnAndCrawl, waitFor } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 
+const QUOTE = '<span class="text">(.*?)</span>';
+
 /**
- * The stored pages of a crawler: their URL path and the quotes their HTML shows.
+ * The stored pages of a crawler: their URL path and the items their HTML shows (`item`: a
+ * regular expression's source whose first group is an item).
  * @param {{browser: any, worker: any}} env
  * @param {string} crawlerId
+ * @param {string} [item]
  * @returns {Promise<{path: string, quotes: string[]}[]>}
  */
-async function storedQuotes({ browser, worker }, crawlerId) {
+async function storedQuotes({ browser, worker }, crawlerId, item = QUOTE) {
   const page = await browser.context.newPage();
   try {
     await page.goto(`chrome-extension://${new URL(worker.url()).host}/panel.html`);
-    return await page.evaluate(async (id) => {
+    return await page.evaluate(async ([id, source]) => {
       const db = await import('./lib/db.js');
       const out = [];
       for (const { url } of await db.pagesOf(id)) {
         const stored = await db.get('pages', [id, url]);
         const html = new TextDecoder().decode(stored?.body ?? new Uint8Array());
-        const quotes = [...html.matchAll(/<span class="text">(.*?)<\/span>/g)].map((m) => m[1]);
+        const quotes = [...html.matchAll(new RegExp(source, 'g'))].map((m) => m[1]);
         out.push({ path: new URL(url).pathname, quotes });
       }
       return out;
-    }, crawlerId);
+    }, [crawlerId, item]);
   } finally {
     await page.close();
   }
@@ -72,6 +76,19 @@ test('an infinitely scrolling page: scrolled to its last quote', { timeout: 300_
     const scroll = pages.find((p) => p.path === '/scroll');
     assert.ok(scroll, pages.map((p) => p.path).join(' '));
     assert.equal(new Set(scroll.quotes).size, 100);
+  } finally {
+    await env.close();
+  }
+});
+
+test('a "load more" button: pressed until the list is whole, links and form buttons never', { timeout: 300_000 }, async () => {
+  const env = await directoryInBrowser(join(ROOT, 'tests/fixtures/load-more'), BUILT);
+  try {
+    const { learn } = await learnAndCrawl({ ...env, spec: { entry: 'index.html', example: 'lamp-1.html' } });
+    assert.equal(learn.rendering?.on, true, JSON.stringify(learn.rendering));
+    const pages = await storedQuotes(env, learn.crawlerId, '<li class="review">(.*?)</li>');
+    assert.deepEqual(pages.map((p) => p.path).sort(), ['/lamp-1.html', '/lamp-2.html']);
+    for (const p of pages) assert.equal(new Set(p.quotes).size, 20, p.path);
   } finally {
     await env.close();
   }

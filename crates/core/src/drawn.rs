@@ -15,6 +15,16 @@ use std::collections::HashMap;
 
 use exemplar_html::Page;
 
+/// What a button that loads a list's next items says (`data/load-more-words.txt`): lower-case
+/// phrases a rendered page's "load more" button begins with.
+pub fn load_more_words() -> Vec<&'static str> {
+    include_str!("../../../data/load-more-words.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+}
+
 /// Whether `html` has a script that runs: an inline or external `<script>` whose type is empty
 /// or JavaScript (`module` included). JSON-LD, JSON and template types do not run.
 pub fn may_be_drawn(html: &[u8]) -> bool {
@@ -215,6 +225,17 @@ mod tests {
 
     fn page(html: &str) -> Page {
         Page::from_html(html, "http://s.test/js/").expect("parses")
+    }
+
+    #[test]
+    fn load_more_words_are_lower_case_phrases() {
+        let words = load_more_words();
+        assert!(words.contains(&"load more") && words.contains(&"加载更多"));
+        assert!(
+            words
+                .iter()
+                .all(|w| w.to_lowercase() == *w && !w.contains("  "))
+        );
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //!
 //! Contract: [`Renderer::render`] loads a URL in a fresh tab, lets its scripts run with virtual
 //! time (a page that draws its items after a 10 s timer is drawn at once), scrolls to the bottom
-//! until no new content appears (infinite scrolling, bounded by [`RenderConfig::max_scrolls`]),
+//! and presses a "load more" button until no new content appears (infinite scrolling, bounded
+//! by [`RenderConfig::max_scrolls`]; the step is `extension/lib/page-steps.js`'s `moreStep`),
 //! and returns the DOM serialised as HTML. The browser is started on the first render and ended
 //! with the renderer; one that hangs or dies is ended and started again on the next render.
 //! Images are not loaded. The user's cookies (`--cookies`) are given to the browser, never
@@ -34,6 +35,19 @@ fn set_utf8(response: &mut FetchResponse) {
     response
         .headers
         .push(("content-type".into(), "text/html; charset=utf-8".into()));
+}
+
+/// The steps run inside a rendered page, shared with the extension (`moreStep`: scroll to the
+/// end, press a "load more" button).
+const PAGE_STEPS: &str = include_str!("../../../extension/lib/page-steps.js");
+
+/// The expression that runs one `moreStep` in the page: the module's functions as plain ones.
+fn more_step() -> String {
+    let words = serde_json::to_string(&crate::drawn::load_more_words()).unwrap_or_default();
+    let functions = PAGE_STEPS
+        .replace("export function", "function")
+        .replace("export async function", "async function");
+    format!("(function () {{\n{functions}\nreturn moreStep({words});\n}})()")
 }
 
 /// Where Debian installs Chromium.
@@ -349,9 +363,10 @@ impl Browser {
             // the descriptors are open in the child, as in the parent, until exec.
             unsafe {
                 command.pre_exec(move || {
-                    // Moved above 3 and 4 first: either end may itself be 3 or 4.
-                    let r = libc::fcntl(r, libc::F_DUPFD, 10);
-                    let w = libc::fcntl(w, libc::F_DUPFD, 10);
+                    // Moved above 3 and 4 first: either end may itself be 3 or 4. The copies
+                    // close at exec; the ones dup2 makes stay open.
+                    let r = libc::fcntl(r, libc::F_DUPFD_CLOEXEC, 10);
+                    let w = libc::fcntl(w, libc::F_DUPFD_CLOEXEC, 10);
                     if r < 0 || w < 0 || libc::dup2(r, 3) < 0 || libc::dup2(w, 4) < 0 {
                         return Err(std::io::Error::last_os_error());
                     }
@@ -567,18 +582,15 @@ impl Browser {
             return Err(e.to_string());
         }
         self.run_for(s, config.settle_ms, deadline)?;
-        // Scroll until the page stops growing: twice in a row nothing new. The scroll event is
-        // sent too: a headless page paused in virtual time draws no frame to send it.
+        // Scroll (and press "load more") until the page stops growing: twice in a row nothing
+        // new.
         const SIZE: &str = "document.documentElement.scrollHeight + ':' + document.getElementsByTagName('*').length + ':' + (document.body ? document.body.innerText.length : 0)";
         let mut size = self.eval(s, SIZE, deadline)?;
+        let step = more_step();
         let mut scrolls = 0;
         let mut still = 0;
         for _ in 0..config.max_scrolls {
-            self.eval(
-                s,
-                "window.scrollTo(0, document.documentElement.scrollHeight); window.dispatchEvent(new Event('scroll')); true",
-                deadline,
-            )?;
+            self.eval(s, &step, deadline)?;
             self.run_for(s, config.scroll_ms, deadline)?;
             let now = self.eval(s, SIZE, deadline)?;
             if now == size {

@@ -89,3 +89,28 @@ fn a_missing_browser_is_named() {
     .expect_err("no browser");
     assert!(err.contains("/nonexistent/chromium"), "{err}");
 }
+
+#[test]
+fn a_load_more_button_is_pressed_until_the_list_is_whole_and_navigation_never() {
+    let dir = exemplar_testkit::root().join("tests/fixtures/load-more");
+    let server = exemplar_native::serve::Server::start(0, exemplar_native::serve::static_dir(dir))
+        .expect("serve");
+    let renderer = Renderer::new(RenderConfig::default()).expect("chromium");
+    let page = renderer
+        .render(&format!("{}/lamp-1.html", server.url()))
+        .expect("renders");
+    // Four files of five reviews: the first loaded by the page, three by the button.
+    assert_eq!(
+        page.html.matches("class=\"review\"").count(),
+        20,
+        "{}",
+        page.html
+    );
+    assert!(
+        !page.html.contains("id=\"more\""),
+        "the button went with the last file"
+    );
+    // Still the list: neither the archive's "Show more" link nor the form's button was pressed.
+    assert!(page.url.ends_with("/lamp-1.html"), "{}", page.url);
+    assert!(page.html.contains("<title>Reviews of lamp 1</title>"));
+}

@@ -50,6 +50,16 @@ pub fn drawn_compare(
     })
 }
 
+/// What a "load more" button says (`data/load-more-words.txt`): the words the extension's
+/// rendering presses such a button by.
+#[wasm_bindgen(js_name = loadMoreWords)]
+pub fn load_more_words() -> Vec<String> {
+    drawn::load_more_words()
+        .into_iter()
+        .map(String::from)
+        .collect()
+}
+
 /// Whether `html` has a script that runs (a page without one is the same rendered).
 #[wasm_bindgen(js_name = mayBeDrawn)]
 pub fn may_be_drawn(html: &[u8]) -> bool {

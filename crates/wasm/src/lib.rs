@@ -16,7 +16,7 @@
 //! | `Job.learn(…)`, `Job.crawl(…)`, `Job.restore(snapshot)` | a mapping or crawling run to pump (`jobs`) |
 //! | `validatePattern(json)`, `renderPattern(json)` | the pattern object / readable text, or a clear `Error` |
 //! | `exportJsonl`, `exportCsv`, `exportWarc`, `new WarcExport(description, nowMs)` (`.push(pages)`, `.finish()`), `exportScrapyZip` | export files (`exports`) |
-//! | `mayBeDrawn(body)`, `drawnCompare(url, fetched, contentType, rendered)`, `new DrawnLedger()` (`.wants`, `.record`, `.fetchedOnly`) | pages drawn by scripts: whether to render them (`drawn`) |
+//! | `mayBeDrawn(body)`, `drawnCompare(url, fetched, contentType, rendered)`, `new DrawnLedger()` (`.wants`, `.record`, `.fetchedOnly`), `loadMoreWords()` | pages drawn by scripts: whether to render them (`drawn`) |
 //! | `defaultSettings()` | the core's defaults of a learning run (`{maxPages, maxDepth, delayMs, concurrency, threshold, maxBytes, obeyRobots}`) |
 //! | `compareTrees`, `testPattern`, `generaliseUrls` | the playground's views (`playground`, with the feature `playground` only: the extension's module leaves them out) |
 //!
