@@ -1224,6 +1224,11 @@ pub fn export_scrapy(args: &[String]) -> Result<(), String> {
         "Scrapy project written to {dir}: cd {dir} && scrapy crawl {}",
         spec.spider_name()
     );
+    if spec.render {
+        eprintln!(
+            "note: the pattern says this site's pages are drawn by scripts; the spider fetches them as served, without what the scripts draw (exemplar crawl renders them)"
+        );
+    }
     Ok(())
 }
 

@@ -128,6 +128,31 @@ fn quotes_drawn_by_a_script_are_rendered_learned_and_crawled() {
     assert_eq!(plain.len(), 10);
     assert!(quotes(&plain).is_empty());
     assert!(!said.contains("rendered:"), "{said}");
+
+    // The Scrapy project, which does not render, says so: on export and when its spider starts.
+    let project = dir.join("scrapy");
+    let pattern = dir.join("pattern.json");
+    let out = run(&["export-scrapy", s(&pattern), s(&project)], &[]);
+    assert!(out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("drawn by scripts"), "{said}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let name = stdout
+        .split("scrapy crawl ")
+        .nth(1)
+        .map(str::trim)
+        .expect("the spider's name");
+    let scrapy = exemplar_testkit::root().join(".venv/bin/scrapy");
+    let out = exemplar_testkit::scrapy_command(&scrapy, &project, name, "items.jsonl")
+        .output()
+        .expect("scrapy");
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("drawn by scripts"), "{log}");
+    // Its items are the listing's pages, as served (`/js/page/1/`, a copy of `/js/`, among them).
+    let items = exemplar_testkit::item_urls(&project.join("items.jsonl"));
+    assert!(items.len() >= 10, "{items:#?}");
+    assert!(items.iter().all(|u| u.contains("/js/")), "{items:#?}");
 }
 
 #[test]

@@ -1163,6 +1163,7 @@ fn the_scrapy_spider_reads_scripts_as_exemplar_does() {
         max_pages_per_level: None,
         max_wait_s: 30.0,
         script_links: true,
+        render: false,
         entry_target: false,
         unlike_directories: vec![],
         unlike_targets: vec![],

@@ -321,6 +321,12 @@ class PatternSpider(scrapy.Spider):
 
     def __init__(self, *args, queries=None, **kwargs):
         super().__init__(*args, **kwargs)
+        if CONFIG.get("render"):
+            # Exemplar learned this site's pages as a browser draws them; Scrapy fetches them
+            # as they are served, without what their scripts draw.
+            self.logger.warning(
+                "this site's pages are drawn by scripts: they are collected as served, without "
+                "what the scripts draw; `exemplar crawl` renders them")
         self.idle_since = None
         self.queries = None
         if queries:

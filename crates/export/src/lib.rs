@@ -577,6 +577,10 @@ pub struct ScrapySpec {
     /// Pages items wherever they lie: the example and the pages judged like it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub liked: Vec<String>,
+    /// The site's pages are drawn by scripts ([`crate::pattern::Pattern::render`]): the
+    /// spider, which fetches without rendering, says so when it starts.
+    #[serde(default)]
+    pub render: bool,
 }
 
 fn default_max_wait_s() -> f64 {
@@ -624,6 +628,7 @@ impl ScrapySpec {
             max_pages_per_level: None,
             max_wait_s: pattern.politeness.max_crawl_delay_ms as f64 / 1000.0,
             script_links: pattern.script_links,
+            render: pattern.render,
             entry_target: pattern.entry_target,
             unlike_directories: pattern.corrections.unlike_directories.clone(),
             unlike_targets: pattern.unlike_by_directory.clone(),
@@ -866,6 +871,8 @@ fn scrapy_config(spec: &ScrapySpec) -> serde_json::Value {
         "sitemapMaxUrls": crate::sitemap::MAX_URLS,
         "sitemapMaxBytes": crate::sitemap::MAX_BYTES,
         "scriptLinks": spec.script_links,
+        // The site's pages are drawn by scripts: the spider says it fetches them as served.
+        "render": spec.render,
         "entryTarget": spec.entry_target,
         "fromTargets": spec.levels.iter().position(|l| l.from_targets),
         "unlikeDirectories": spec.unlike_directories,
@@ -1298,6 +1305,7 @@ mod tests {
             max_pages_per_level: None,
             max_wait_s: 30.0,
             script_links: false,
+            render: false,
             entry_target: false,
             unlike_directories: vec![],
             unlike_targets: vec![],
