@@ -47,7 +47,7 @@ async function fetchExample(url, s) {
 /**
  * Whether a generation renders pages: the example is rendered in a background tab when it has a
  * script that runs, and the two are compared (the core's `drawnCompare`). When the rendered page
- * shows links or content its HTML lacks, pages are rendered and the example is the rendered one.
+ * shows content its HTML lacks, pages are rendered and the example is the rendered one.
  * @param {{url: string, body: Uint8Array, contentType: string | null}} example
  * @returns {Promise<{rendering: import('../lib/protocol.js').Rendering, example: {url: string, body: Uint8Array, contentType: string | null}}>}
  */

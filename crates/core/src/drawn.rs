@@ -88,6 +88,11 @@ pub struct Difference {
     pub text_fetched: usize,
     /// See `text_fetched`.
     pub text_rendered: usize,
+    /// Characters of visible text outside links (a page's content, not its menus), fetched
+    /// and rendered.
+    pub content_fetched: usize,
+    /// See `content_fetched`.
+    pub content_rendered: usize,
     /// Elements, fetched and rendered.
     pub elements_fetched: usize,
     /// See `elements_fetched`.
@@ -95,37 +100,36 @@ pub struct Difference {
 }
 
 impl Difference {
-    /// Links that scripts add and a crawl would follow: at least this many new same-site links
-    /// (one is often a "skip to content" or a login link a script writes)…
-    pub const LINKS: usize = 3;
-    /// …and at least this share of the links the fetched page has (a menu a script builds on
-    /// every page of a documentation site adds a few links to many; a listing drawn by
-    /// scripts, most of its links).
-    pub const LINKS_SHARE: f64 = 0.5;
-    /// Visible text scripts draw: at least this many more characters…
+    /// Content scripts draw, outside links: at least this many more characters…
     pub const TEXT_CHARS: usize = 200;
     /// …and at least this share more than the fetched page has (a cookie banner or a date a
     /// script writes is not the page's content).
     pub const TEXT_SHARE: f64 = 0.25;
 
-    /// Whether the rendered page shows links or content the fetched HTML lacks, enough for a
-    /// crawl to miss items by fetching only.
+    /// Whether the rendered page shows content the fetched HTML lacks, enough for a crawl to
+    /// miss items by fetching only: text outside links that scripts draw (a list of quotes, a
+    /// post's body), or a page whose text scripts at least double, links included (a shell
+    /// filled with cards, each a link). Links a script adds to a page that has its content
+    /// are not enough: a documentation site's menu and tree of every page are drawn so, and
+    /// the pages they name are read from its scripts without rendering
+    /// ([`crate::script_links`]).
     pub fn matters(&self) -> bool {
-        let text_gain = self.text_rendered.saturating_sub(self.text_fetched);
-        (self.links_added >= Self::LINKS
-            && self.links_added as f64 >= Self::LINKS_SHARE * self.links_fetched as f64)
-            || (text_gain >= Self::TEXT_CHARS
-                && text_gain as f64 >= Self::TEXT_SHARE * self.text_fetched.max(1) as f64)
+        let content_gain = self.content_rendered.saturating_sub(self.content_fetched);
+        (content_gain >= Self::TEXT_CHARS
+            && content_gain as f64 >= Self::TEXT_SHARE * self.content_fetched.max(1) as f64)
+            || self.text_rendered >= 2 * self.text_fetched + Self::TEXT_CHARS
     }
 
     /// One line for people: "+10 links, +1,520 characters of text (412 → 1,932)".
     pub fn summary(&self) -> String {
         format!(
-            "{} links more, {} fewer; text {} → {} characters; elements {} → {}",
+            "{} links more, {} fewer; text {} → {} characters, {} → {} outside links; elements {} → {}",
             self.links_added,
             self.links_removed,
             self.text_fetched,
             self.text_rendered,
+            self.content_fetched,
+            self.content_rendered,
             self.elements_fetched,
             self.elements_rendered
         )
@@ -144,6 +148,8 @@ pub fn compare(fetched: &Page, rendered: &Page) -> Difference {
         links_fetched: f.len(),
         text_fetched: fetched.text_chars,
         text_rendered: rendered.text_chars,
+        content_fetched: fetched.text_chars.saturating_sub(fetched.link_text_chars),
+        content_rendered: rendered.text_chars.saturating_sub(rendered.link_text_chars),
         elements_fetched: fetched.tree.len(),
         elements_rendered: rendered.tree.len(),
     }
@@ -256,7 +262,7 @@ mod tests {
     }
 
     #[test]
-    fn drawn_items_and_links_matter_a_banner_does_not() {
+    fn drawn_content_matters_menus_and_banners_do_not() {
         let fetched = page("<h1>Quotes</h1><script>draw()</script><a href='/js/page/2/'>Next</a>");
         let items: String = (0..10)
             .map(|i| format!("<div class=quote><span>Quote number {i} with some words in it, long enough to count</span></div>"))
@@ -269,23 +275,39 @@ mod tests {
         assert!(d.text_rendered > d.text_fetched + 500, "{d:?}");
         assert!(d.matters(), "{}", d.summary());
 
-        let links = page(
-            "<h1>Quotes</h1><a href='/js/page/2/'>Next</a><a href='/a/1'>1</a><a href='/a/2'>2</a><a href='/a/3'>3</a>",
-        );
-        let d = compare(&fetched, &links);
-        assert_eq!(d.links_added, 3);
-        assert!(d.matters());
-
-        // A menu a script adds to a page of many links is chrome, not the page's items.
-        let many: String = (0..40)
-            .map(|i| format!("<a href='/c/{i}'>c{i}</a>"))
+        // A shell a script fills with cards, each a link: the text at least doubles.
+        let cards: String = (0..12)
+            .map(|i| format!("<a href='/p/{i}'><div class=card><h3>Lamp {i}</h3><p>Brass and amber glass</p></div></a>"))
             .collect();
-        let plain = page(&format!("<h1>Class</h1>{many}<script>menu()</script>"));
+        let shell = page("<h1>Lamps</h1><div id=app></div><script>draw()</script>");
+        let filled = page(&format!("<h1>Lamps</h1><div id=app>{cards}</div>"));
+        let d = compare(&shell, &filled);
+        assert_eq!(d.links_added, 12);
+        assert!(
+            d.content_rendered < d.content_fetched + 50,
+            "{}",
+            d.summary()
+        );
+        assert!(d.matters(), "{}", d.summary());
+
+        // A menu and a tree a script adds to a page that has its content (a documentation
+        // page): links and their text, not content; the site's scripts name those pages.
+        let body =
+            "The class stores the blob's data and its size, and links to the next one. ".repeat(20);
+        let many: String = (0..40)
+            .map(|i| format!("<a href='/c/{i}'>member{i}</a>"))
+            .collect();
+        let plain = page(&format!(
+            "<h1>Class</h1><p>{body}</p>{many}<script>menu()</script>"
+        ));
+        let tree: String = (0..150)
+            .map(|i| format!("<li><a href='/class{i}.html'>aiClass{i}</a></li>"))
+            .collect();
         let menu = page(&format!(
-            "<h1>Class</h1><a href='/'>Main</a><a href='/files'>Files</a><a href='/classes'>Classes</a>{many}"
+            "<h1>Class</h1><ul class=tree>{tree}</ul><p>{body}</p>{many}"
         ));
         let d = compare(&plain, &menu);
-        assert_eq!((d.links_added, d.links_fetched), (3, 40));
+        assert_eq!((d.links_added, d.links_fetched), (150, 40));
         assert!(!d.matters(), "{}", d.summary());
 
         let long = "words of the page ".repeat(100);
@@ -316,9 +338,11 @@ mod tests {
         let mut ledger = Ledger::new();
         let same = Difference::default();
         let changed = Difference {
-            links_added: 5,
+            content_fetched: 20,
+            content_rendered: 3000,
             ..Difference::default()
         };
+        assert!(changed.matters());
         assert!(!ledger.wants("http://s.test/author/a", b"<p>static</p>"));
         for i in 0..Ledger::PROBES {
             let url = format!("http://s.test/author/{i}");

@@ -566,7 +566,7 @@ impl ProgressLine {
 /// Whether a run renders pages ([`crate::render`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RenderMode {
-    /// Render when the example page's rendered DOM shows links or content its fetched HTML
+    /// Render when the example page's rendered DOM shows content its fetched HTML
     /// lacks ([`crate::drawn::Difference::matters`]), and Chromium is installed.
     Auto,
     /// Always render (`--render`): an error when Chromium is missing.

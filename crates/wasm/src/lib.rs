@@ -91,7 +91,7 @@ export interface Classification {
 }
 /** How a page as the browser drew it differs from its fetched HTML (drawnCompare). */
 export interface DrawnComparison {
-  /** The rendered page shows links or text the fetched one lacks, enough for a crawl to miss items. */
+  /** The rendered page shows content the fetched one lacks (text outside links, or twice the text), enough for a crawl to miss items. */
   matters: boolean;
   /** The difference in words. */
   summary: string;
