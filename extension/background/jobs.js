@@ -130,18 +130,19 @@ async function checkpoint(run) {
   record.traps = job.trapRefusals();
   record.current = control.current;
   record.updatedAt = Date.now();
-  noteRendering(run);
+  record.rendering = renderingOf(record, run.render) ?? undefined;
   await db.put('jobs', record);
 }
 
 /**
- * The render counts of a running job into its record.
- * @param {Run} run
+ * A job's rendering with the live counts of its pump, when it renders in this worker.
+ * @param {JobRecord} record
+ * @param {import('../lib/render.js').RenderState | undefined} render
  */
-function noteRendering({ record, render }) {
-  if (!render || !record.rendering) return;
+function renderingOf(record, render) {
+  if (!render || !record.rendering) return record.rendering ?? null;
   const { rendered, failed, firstError } = render;
-  record.rendering = { ...record.rendering, rendered, failed, firstError };
+  return { ...record.rendering, rendered, failed, firstError };
 }
 
 /**
@@ -267,9 +268,7 @@ function statusOf(record) {
     traps: run ? run.job.trapRefusals() : record.traps ?? [],
     scheduled: Boolean(record.scheduled),
     lastRetry: record.lastRetry ?? null,
-    rendering: run?.render && record.rendering
-      ? { ...record.rendering, rendered: run.render.rendered, failed: run.render.failed, firstError: run.render.firstError }
-      : record.rendering ?? null,
+    rendering: renderingOf(record, run?.render),
   };
 }
 

@@ -89,10 +89,13 @@ async function renderNow(url) {
      * @returns {Promise<Awaited<ReturnType<F>>>}
      */
     const inPage = async (func, args) => {
-      const left = deadline - Date.now();
-      const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('the page took too long to draw')), Math.max(0, left)));
+      /** @type {ReturnType<typeof setTimeout> | undefined} */
+      let timer;
+      const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the page took too long to draw')), Math.max(0, deadline - Date.now()));
+      });
       const run = chrome.scripting.executeScript({ target: { tabId }, func, args });
-      const results = /** @type {{result?: Awaited<ReturnType<F>>}[]} */ (await Promise.race([run, timeout]));
+      const results = /** @type {{result?: Awaited<ReturnType<F>>}[]} */ (await Promise.race([run, timeout]).finally(() => clearTimeout(timer)));
       const result = results?.[0]?.result;
       if (result === undefined) throw new Error('the page could not be read');
       return result;

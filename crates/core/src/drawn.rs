@@ -123,8 +123,9 @@ impl Difference {
     /// One line for people: "+10 links, +1,520 characters of text (412 → 1,932)".
     pub fn summary(&self) -> String {
         format!(
-            "{} links more, {} fewer; text {} → {} characters, {} → {} outside links; elements {} → {}",
+            "{} links more (of {}), {} fewer; text {} → {} characters, {} → {} outside links; elements {} → {}",
             self.links_added,
+            self.links_fetched,
             self.links_removed,
             self.text_fetched,
             self.text_rendered,
@@ -201,6 +202,12 @@ impl Ledger {
             Some(t) => t.changed > 0 || t.rendered < Self::PROBES,
             None => true,
         }
+    }
+
+    /// Whether renders of `url`'s shape have changed something already: every page of it is
+    /// rendered from now on, and comparing another one (two parses) decides nothing.
+    pub fn settled(&self, url: &str) -> bool {
+        self.shapes.get(&shape(url)).is_some_and(|t| t.changed > 0)
     }
 
     /// Records a render of `url` and how it differed.
@@ -356,5 +363,7 @@ mod tests {
             ledger.record(&url, if i == 0 { &changed } else { &same });
         }
         assert!(ledger.wants("http://s.test/js/page/9", script));
+        assert!(ledger.settled("http://s.test/js/page/9"));
+        assert!(!ledger.settled("http://s.test/author/z"));
     }
 }

@@ -95,7 +95,8 @@ impl DrawnLedger {
     }
 
     /// Records a render of `url`: whether it showed what the fetched page lacks. A page that
-    /// does not parse counts as unchanged.
+    /// does not parse counts as unchanged; a page of a shape whose renders changed something
+    /// already is not compared (true).
     pub fn record(
         &mut self,
         url: &str,
@@ -103,6 +104,9 @@ impl DrawnLedger {
         #[wasm_bindgen(js_name = contentType)] content_type: Option<String>,
         rendered: &str,
     ) -> bool {
+        if self.inner.settled(url) {
+            return true;
+        }
         let d = compare(url, fetched, content_type, rendered).unwrap_or_default();
         self.inner.record(url, &d);
         d.matters()
