@@ -175,6 +175,11 @@ pub fn command(usage: &'static str) -> Command {
                 .about("map a site from its entry page and learn a crawler from an example page")
                 .arg(value("entry", "URL", "the site's entry page"))
                 .arg(value("example", "URL", "a page of the kind to collect"))
+                .arg(value(
+                    "example-data",
+                    "BODY",
+                    "the example is the answer to a form's POST of BODY (name=value&…) to --example; fields BODY leaves out keep the entry page's form values",
+                ))
                 .args(out_file("write the pattern to FILE (default pattern.json)"))
                 .arg(value(
                     "map",

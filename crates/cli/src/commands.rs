@@ -146,6 +146,17 @@ fn create(path: &str) -> Result<BufWriter<File>, String> {
 pub fn learn(args: &[String]) -> Result<(), String> {
     let entry = flag(args, "--entry").ok_or(format!("learn needs --entry URL\n{USAGE}"))?;
     let example = flag(args, "--example").ok_or(format!("learn needs --example URL\n{USAGE}"))?;
+    // An example that is a form's answer to a POST is keyed by its action and body.
+    let example = match flag(args, "--example-data") {
+        Some(data) => run::example_post(
+            &http::Client::new(&client_config(args)?),
+            entry,
+            example,
+            data,
+        )?,
+        None => example.to_string(),
+    };
+    let example = example.as_str();
     let mut config = MapConfig::default();
     if let Some(v) = parse(args, "--max-pages")? {
         config.max_pages = v;

@@ -409,7 +409,29 @@ impl SiteMap {
             }
         }
         map.demote_continuations();
+        for i in 0..map.nodes.len() {
+            if map.nodes[i].state == NodeState::Target && !map.may_be_target(i as u32) {
+                map.nodes[i].state = NodeState::Page;
+            }
+        }
         map
+    }
+
+    /// Whether `node` may be a target whatever it scores. An example that is a form's answer
+    /// to a POST ([`crate::fetch::POST_MARK`]) makes the answers of that form the kind: a page
+    /// got by GET — the form's own page, which shares its template — is none. A response that
+    /// was a step of its form ([`MappedForm::steps`]) is none either.
+    pub fn may_be_target(&self, node: u32) -> bool {
+        let Some(n) = self.nodes.get(node as usize) else {
+            return false;
+        };
+        if let (action, Some(_)) = crate::fetch::split_post_key(&self.example) {
+            match crate::fetch::split_post_key(&n.url) {
+                (a, Some(_)) if a == action => {}
+                _ => return false,
+            }
+        }
+        !self.forms.iter().any(|f| f.steps.contains(&node))
     }
 
     /// Whether `node`, were it like the example, still is no target: it continues a listing
@@ -711,6 +733,10 @@ pub struct Submitted {
     pub node: u32,
     /// The values filled in (`name`, `value`).
     pub values: Vec<(String, String)>,
+    /// Made from a response of the same form whose dependent selects it filled
+    /// ([`MappedForm::dependent`]): the values are those selects', the rest the response's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub chained: bool,
 }
 
 /// What became of a form met while mapping.
@@ -760,6 +786,14 @@ pub struct MappedForm {
     /// see [`crate::mapper::self_shape`].
     #[serde(default, skip_serializing_if = "is_zero_count")]
     pub repeated: u32,
+    /// Selects whose options a response of this form filled (a select of tags filled once an
+    /// author is chosen, as postback applications do): each such response was submitted again
+    /// with them enumerated, and is itself a step of the form, no result.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependent: Vec<String>,
+    /// The responses that were such steps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<u32>,
     /// What became of it.
     #[serde(flatten)]
     pub state: FormState,

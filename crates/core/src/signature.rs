@@ -88,6 +88,32 @@ fn signature_of(
     s.push(&page.title);
     s.push("\n");
     crate::dom::text::sign_words(&page.text, &mut s);
+    // A form's answer to a POST is its form's state as much as its text: the steps of a
+    // postback application (an author chosen, the select of their tags filled) differ only in
+    // their selects, whose options are no text.
+    if page.url.contains(crate::fetch::POST_MARK) {
+        for c in page.controls.iter().filter(|c| !c.name.is_empty()) {
+            if matches!(
+                c.kind,
+                crate::dom::ControlKind::Select
+                    | crate::dom::ControlKind::Radio
+                    | crate::dom::ControlKind::Checkbox
+            ) {
+                s.push("\0control\0");
+                s.push(&c.name);
+                s.push("=");
+                s.push(if c.kind == crate::dom::ControlKind::Select || c.checked {
+                    &c.value
+                } else {
+                    ""
+                });
+                for o in &c.options {
+                    s.push("\n");
+                    s.push(o);
+                }
+            }
+        }
+    }
     // Pages with no text at all (frames, images) are told apart by their structure size.
     s.push(&page.tree.len().to_string());
     // Terms keep no numbers, so two listings that differ only in numbered items ("Part 1041"…)

@@ -19,10 +19,16 @@ pub fn fetch_page(client: &Client, url: &str) -> Result<ExamplePage, String> {
     // A site that says "come back later" (429, 503) is asked again after the wait, as the
     // machines ask again.
     let max_wait = crate::fetch::Politeness::default().max_crawl_delay_ms;
+    // A POST key (`action#exemplar-post=body`, [`example_post`]) is that POST.
+    let (target, body) = crate::fetch::split_post_key(url);
+    let post = body.map(|b| crate::fetch::PostBody {
+        body: b.to_string(),
+        content_type: crate::fetch::URLENCODED.to_string(),
+    });
     let mut attempt = 0;
     let answer = loop {
         attempt += 1;
-        let answer = client.get(url);
+        let answer = client.fetch(target, post.as_ref());
         let wait = match &answer {
             FetchResult::Response(r) => crate::fetch::page_retry_wait_ms(r, attempt, max_wait),
             FetchResult::Failed(_) => None,
@@ -42,8 +48,14 @@ pub fn fetch_page(client: &Client, url: &str) -> Result<ExamplePage, String> {
             r.media_type().unwrap_or_else(|| "no content type".into())
         )),
         FetchResult::Response(r) if r.truncated => Err(format!("{url}: page too large")),
+        FetchResult::Response(r) if post.is_some() && !answered_at(target, &r.final_url) => {
+            Err(format!(
+                "{target}: the form's POST was answered by a redirect to {} (the values were refused?)",
+                r.final_url
+            ))
+        }
         FetchResult::Response(r) => Ok(ExamplePage {
-            url: if r.final_url.is_empty() {
+            url: if r.final_url.is_empty() || post.is_some() {
                 url.to_string()
             } else {
                 r.final_url.clone()
@@ -52,6 +64,61 @@ pub fn fetch_page(client: &Client, url: &str) -> Result<ExamplePage, String> {
             body: r.body,
         }),
     }
+}
+
+/// Whether a response whose final URL is `final_url` answered `url` itself (no redirect).
+fn answered_at(url: &str, final_url: &str) -> bool {
+    final_url.is_empty() || crate::canon::canonicalize(url) == crate::canon::canonicalize(final_url)
+}
+
+/// The key of an example page that is a form's answer to a POST of `data` (`name=value&…`,
+/// as `curl --data` takes it) to `action`: the POST key [`fetch_page`] fetches. The fields
+/// `data` leaves out — a view state, a hidden token, the other selects — keep the values of
+/// the form on the `entry` page that posts to `action`, as a browser would send them, so the
+/// user names only what they chose. Without such a form, `data` is sent as given.
+///
+/// # Errors
+/// An `action` that is not an http(s) URL, or an entry page that cannot be fetched.
+pub fn example_post(
+    client: &Client,
+    entry: &str,
+    action: &str,
+    data: &str,
+) -> Result<String, String> {
+    let target = crate::canon::canonicalize(action.split('#').next().unwrap_or(action))
+        .ok_or_else(|| format!("{action}: not an http(s) URL"))?;
+    let given: Vec<(String, String)> = url::form_urlencoded::parse(data.as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    let pairs: Vec<(&str, &str)> = given
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let page = fetch_page(client, entry).map_err(|e| format!("entry page: {e}"))?;
+    let (html, _) = crate::dom::text::decode(&page.body, page.content_type.as_deref());
+    let page =
+        crate::dom::Page::from_html(&html, &page.url).map_err(|e| format!("entry page: {e}"))?;
+    let form = exemplar_core::forms::triage(&page).into_iter().find(|f| {
+        f.method == exemplar_core::forms::Method::Post
+            && crate::canon::canonicalize(f.action.split('#').next().unwrap_or("")).as_deref()
+                == Some(target.as_str())
+    });
+    let body = match form {
+        Some(f) => f.encode(&pairs),
+        None => {
+            let mut out = String::new();
+            for (k, v) in &given {
+                if !out.is_empty() {
+                    out.push('&');
+                }
+                exemplar_core::forms::urlencode_into(&mut out, k);
+                out.push('=');
+                exemplar_core::forms::urlencode_into(&mut out, v);
+            }
+            out
+        }
+    };
+    Ok(crate::fetch::post_key(&target, &body))
 }
 
 /// What a learning run produced.
@@ -602,6 +669,14 @@ pub fn choose_rendering(
         why,
         example,
     };
+    // A form's answer to a POST cannot be loaded in a tab by its URL.
+    let posted = crate::fetch::split_post_key(&example.url).1.is_some();
+    if posted && mode == RenderMode::Auto {
+        return Ok(none(
+            "pages are fetched, not rendered: the example page is a form's answer to a POST".into(),
+            example,
+        ));
+    }
     let renderer = match (mode, Renderer::new(render)) {
         (RenderMode::Never, _) => {
             return Ok(none(
@@ -620,6 +695,14 @@ pub fn choose_rendering(
         }
         (_, Ok(r)) => r,
     };
+    if posted {
+        return Ok(RenderChoice {
+            renderer: Some(std::sync::Arc::new(renderer)),
+            why: "pages are rendered (--render), but not the example: a form's answer to a POST"
+                .into(),
+            example,
+        });
+    }
     if mode == RenderMode::Auto && !crate::drawn::may_be_drawn(&example.body) {
         return Ok(none(
             "pages are fetched, not rendered: the example page has no script".into(),

@@ -425,6 +425,9 @@ pub fn ends_session(url: &str) -> bool {
     })
 }
 
+/// The longest POST body a key may carry (see [`TrapGuard::check`]).
+pub const MAX_POST_BODY: usize = 64 * 1024;
+
 /// Bounds against crawler traps.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -560,7 +563,11 @@ impl TrapGuard {
 
     fn verdict(&mut self, url: &str) -> Option<TrapReason> {
         let l = &self.limits;
-        if url.len() > l.max_url_len {
+        // A key's fragment is a POST body (the core's `action#exemplar-post=body`; canonical
+        // URLs have none): the request line is what a trap lengthens, while a form's view
+        // state is routinely kilobytes long. The body is bounded on its own.
+        let sent = url.split('#').next().unwrap_or(url);
+        if sent.len() > l.max_url_len || url.len() - sent.len() > MAX_POST_BODY {
             return Some(TrapReason::TooLong);
         }
         let Ok(u) = Url::parse(url) else {
@@ -927,6 +934,14 @@ mod tests {
             g.check(&format!("http://h/{}", "a".repeat(2000))),
             Some(TrapReason::TooLong)
         );
+        // A POST key's body (a form's view state) is no URL: only past its own bound.
+        let state = format!(
+            "http://h/filter.aspx#exemplar-post=__VIEWSTATE={}",
+            "x".repeat(4000)
+        );
+        assert_eq!(g.check(&state), None);
+        let huge = format!("http://h/f#exemplar-post=s={}", "x".repeat(MAX_POST_BODY));
+        assert_eq!(g.check(&huge), Some(TrapReason::TooLong));
         assert_eq!(
             g.check("http://h/a/b/a/b/a/b/"),
             Some(TrapReason::RepeatedSegments)

@@ -9,7 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{Crawler, Event, Item};
 use crate::canon;
+use crate::dom::Page;
 use crate::forms::query::{Adaptive, DocTerms, Enumeration, Policy, RandomTerms, TermList};
+use crate::forms::{self};
+use crate::mapper::form_key;
 use crate::pattern::{FormLevel, QueryPolicy};
 
 /// Overrides of the pattern's form levels for one crawl.
@@ -244,15 +247,19 @@ impl Crawler {
                 continue;
             };
             let level = run.index + 1;
+            // On the last level the answers are the targets, unless each is a step to them.
+            let last = level == self.state.pattern.levels.len();
+            let target = last && fl.dependent.is_empty();
             run.issued += 1;
             let item = Item {
                 level,
                 hops: 0,
-                target: false,
+                target,
                 query: Some(r as u32),
                 doc: false,
                 script: false,
                 sitemap: false,
+                step: false,
             };
             if self.state.frontier.push(url, item) {
                 self.state.runs[r].current = Some(Current {
@@ -265,6 +272,83 @@ impl Crawler {
                 return;
             }
             // Asked before (a repeated value): nothing to wait for.
+        }
+    }
+
+    /// A result page of a form level whose answers fill selects
+    /// ([`crate::pattern::FormLevel::dependent`]) is a step: the form on it — the application's
+    /// view state and hidden fields, the choices made — is submitted again with each choice of
+    /// the filled selects (at most the level's budget), as part of the same query. Their
+    /// answers are the results; they are not stepped from again.
+    pub(super) fn chain_step(&mut self, page: &Page, item: &Item) {
+        let Some(r) = item.query.filter(|_| !item.doc && !item.step) else {
+            return;
+        };
+        let Some(run) = self.state.runs.get(r as usize) else {
+            return;
+        };
+        let levels = self.state.pattern.levels.len();
+        let (index, last) = (run.index, run.index + 1 == levels);
+        if index + 1 != item.level {
+            return;
+        }
+        let Some(fl) = self.state.pattern.levels[index].form.as_ref() else {
+            return;
+        };
+        if fl.dependent.is_empty() {
+            return;
+        }
+        let key = form_key(&fl.form);
+        let Some(spec) = forms::valid_forms(page)
+            .into_iter()
+            .find(|s| form_key(s) == key)
+        else {
+            return;
+        };
+        let filled: Vec<String> = forms::filled_selects(&fl.form, &spec)
+            .into_iter()
+            .filter(|n| fl.dependent.contains(n))
+            .collect();
+        if filled.is_empty() {
+            return;
+        }
+        let mut only = spec.clone();
+        only.fields
+            .retain(|x| !x.is_choice() || filled.contains(&x.name));
+        let mut combos = Enumeration::new(&only, fl.budget);
+        let mut keys = Vec::new();
+        while let Some(values) = combos.next_values() {
+            let pairs: Vec<(&str, &str)> = values
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            if let Some(url) = spec.submission(&pairs).ok().and_then(|s| {
+                let url = canon::canonicalize(&s.url)?;
+                Some(match s.body {
+                    Some(body) => crate::fetch::post_key(&url, &body),
+                    None => url,
+                })
+            }) {
+                keys.push(url);
+            }
+        }
+        for url in keys {
+            if !self.scope.contains(&url) || self.state.frontier.is_seen(&url) {
+                continue;
+            }
+            let next = Item {
+                level: item.level,
+                hops: 0,
+                target: last,
+                query: Some(r),
+                doc: false,
+                script: false,
+                sitemap: false,
+                step: true,
+            };
+            if self.state.frontier.push(url, next) {
+                self.query_queued(r);
+            }
         }
     }
 

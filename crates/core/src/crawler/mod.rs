@@ -303,6 +303,10 @@ struct Item {
     /// ([`CrawlConfig::read_sitemaps`]): its URLs are read as links of the start page.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     sitemap: bool,
+    /// A submission made from a step of its form ([`crate::pattern::FormLevel::dependent`]):
+    /// its answer is a result, never stepped from again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    step: bool,
 }
 
 impl Item {
@@ -316,6 +320,7 @@ impl Item {
             script: false,
             doc: false,
             sitemap: false,
+            step: false,
         }
     }
 }
@@ -925,6 +930,7 @@ impl Crawler {
                     query: None,
                     script: false,
                     sitemap: false,
+                    step: false,
                     doc: false,
                 };
                 self.expand(links, &from);
@@ -957,6 +963,7 @@ impl Crawler {
                     }
                 }
             }
+            self.chain_step(&page, &item);
             if self.is_result_level(item.level) {
                 // Result pages that page with submit buttons: their GET equivalents (or POST
                 // keys).
@@ -1173,6 +1180,7 @@ impl Crawler {
                     query,
                     script: false,
                     sitemap: false,
+                    step: false,
                     doc: query.is_some(),
                 },
                 Some(Step::Level { level, paginated }) => {
@@ -1196,6 +1204,7 @@ impl Crawler {
                         query,
                         script: false,
                         sitemap: false,
+                        step: false,
                         doc: query.is_some() && !paginated,
                     }
                 }
@@ -1232,6 +1241,7 @@ impl Crawler {
         for url in read {
             let item = Item {
                 sitemap: true,
+                step: false,
                 ..Item::start()
             };
             // A page may have linked it: fetched then as a page, it is asked again.

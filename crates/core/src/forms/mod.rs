@@ -643,6 +643,40 @@ pub fn pagination_links(page: &Page) -> Vec<String> {
     out
 }
 
+/// Whether a select's option is a placeholder ("----------", "--"): a value of punctuation
+/// alone, which no application reads as a choice. An empty value ("any") is a choice.
+pub fn is_placeholder(option: &str) -> bool {
+    !option.is_empty() && !option.chars().any(char::is_alphanumeric)
+}
+
+/// The selects of `now` — the form `before`, met again in the answer to one of its
+/// submissions — whose options the answer filled: a select with a real option (no
+/// [`is_placeholder`]) that `before` lacked, as a select of an author's tags is filled once the
+/// author is chosen. Such a form is submitted again with those selects chosen.
+pub fn filled_selects(before: &FormSpec, now: &FormSpec) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for f in now
+        .fields
+        .iter()
+        .filter(|f| f.kind == ControlKind::Select && !f.name.is_empty() && !f.disabled)
+    {
+        let had: HashSet<&str> = before
+            .fields
+            .iter()
+            .filter(|b| b.name == f.name)
+            .flat_map(|b| b.options.iter().map(String::as_str))
+            .collect();
+        let new = f
+            .options
+            .iter()
+            .any(|o| !is_placeholder(o) && !had.contains(o.as_str()));
+        if new && !out.contains(&f.name) {
+            out.push(f.name.clone());
+        }
+    }
+    out
+}
+
 /// The usable forms of `page` (see [`triage`]).
 pub fn valid_forms(page: &Page) -> Vec<FormSpec> {
     triage(page)

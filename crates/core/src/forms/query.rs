@@ -107,7 +107,14 @@ impl Enumeration {
             .filter(|f| f.is_choice() && !f.name.is_empty())
         {
             let values: Vec<String> = match f.kind {
-                ControlKind::Select => f.options.clone(),
+                // A placeholder ("----------") chooses nothing: the application answers it
+                // with its form again, or an error.
+                ControlKind::Select => f
+                    .options
+                    .iter()
+                    .filter(|o| !super::is_placeholder(o))
+                    .cloned()
+                    .collect(),
                 _ if f.value.is_empty() => vec!["on".to_string()],
                 _ => vec![f.value.clone()],
             };

@@ -473,6 +473,99 @@ impl Mapper {
         Some(id)
     }
 
+    /// Whether the response `node` is a step of its form rather than a result: the answer to
+    /// a submission that carries the same form with selects it filled
+    /// ([`forms::filled_selects`]; a postback application's select of an author's tags). The
+    /// form on the answer — its choices kept, its view state and hidden fields as the
+    /// application sent them — is submitted again with those selects enumerated: at most
+    /// [`FormsConfig::max_submissions`] such submissions per form, spread over its responses
+    /// (one each at least). Their answers are not stepped from again.
+    pub(super) fn chain_step(&mut self, node: u32, page: &Page) -> bool {
+        if !self.state.config.forms.enabled {
+            return false;
+        }
+        let Some(f) = self.state.map.nodes[node as usize].form else {
+            return false;
+        };
+        let Some(form) = self.state.map.forms.get(f as usize) else {
+            return false;
+        };
+        // A submission made from the form's page (not a result page, not a chained one).
+        if !form
+            .submissions
+            .iter()
+            .any(|s| s.node == node && !s.chained)
+        {
+            return false;
+        }
+        let key = form_key(&form.spec);
+        let Some(spec) = forms::valid_forms(page)
+            .into_iter()
+            .find(|s| form_key(s) == key)
+        else {
+            return false;
+        };
+        let dependent = forms::filled_selects(&form.spec, &spec);
+        if dependent.is_empty() {
+            return false;
+        }
+        let cap = self.state.config.forms.max_submissions;
+        let first = form
+            .submissions
+            .iter()
+            .filter(|s| !s.chained)
+            .count()
+            .max(1);
+        let made = form.submissions.iter().filter(|s| s.chained).count();
+        let here = (cap / first).max(1).min(cap.saturating_sub(made));
+        // Only the filled selects vary; every other field keeps the answer's value.
+        let mut only = spec.clone();
+        only.fields
+            .retain(|x| !x.is_choice() || dependent.contains(&x.name));
+        // Made from the step, but hung under the form's page in the map, beside the other
+        // submissions: a crawl reaches them by submitting the form there (the step is part of
+        // the form's level, [`crate::pattern::FormLevel::dependent`]), not by a level of steps.
+        let page_node = form.page;
+        let mut combos = query::Enumeration::new(&only, here);
+        let mut subs = Vec::new();
+        while let Some(values) = combos.next_values() {
+            let pairs: Vec<(&str, &str)> = values
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_str()))
+                .collect();
+            let Some(url) = spec.submission(&pairs).ok().and_then(|sub| {
+                let url = canon::canonicalize(&sub.url)?;
+                Some(match &sub.body {
+                    Some(body) => crate::fetch::post_key(&url, body),
+                    None => url,
+                })
+            }) else {
+                continue;
+            };
+            if !self.scope.contains(&url) || self.state.index.contains_key(&url) {
+                continue;
+            }
+            if let Some(id) = self.add_node(&url, page_node, Some(f)) {
+                subs.push(Submitted {
+                    node: id,
+                    values,
+                    chained: true,
+                });
+            }
+        }
+        let form = &mut self.state.map.forms[f as usize];
+        for d in dependent {
+            if !form.dependent.contains(&d) {
+                form.dependent.push(d);
+            }
+        }
+        form.steps.push(node);
+        let links = &mut self.state.map.nodes[page_node as usize].links;
+        links.extend(subs.iter().map(|s| s.node));
+        form.submissions.extend(subs);
+        true
+    }
+
     /// Submits the new forms found on `node`'s page; returns the submission nodes (links of
     /// the page in the map).
     pub(super) fn submit_forms(
@@ -506,6 +599,8 @@ impl Mapper {
                 seeds: self.seeds.clone(),
                 submissions: Vec::new(),
                 repeated: 0,
+                dependent: Vec::new(),
+                steps: Vec::new(),
                 state: FormState::Submitted,
             };
             let submitted = self
@@ -560,7 +655,11 @@ impl Mapper {
                     continue;
                 }
                 if let Some(id) = self.add_node(&url, node, Some(f)) {
-                    subs.push(Submitted { node: id, values });
+                    subs.push(Submitted {
+                        node: id,
+                        values,
+                        chained: false,
+                    });
                     out.push(id);
                 }
             }

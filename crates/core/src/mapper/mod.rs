@@ -1086,7 +1086,12 @@ impl Mapper {
             .into_iter()
             .filter_map(|i| links.get(i).cloned().flatten())
             .collect();
-        let similar = similar && !self.state.map.continues_listing(node);
+        // A form's step (its answer asks for another choice) is no result, whatever it scores.
+        let step = self.chain_step(node, &page);
+        let similar = similar
+            && !step
+            && !self.state.map.continues_listing(node)
+            && self.state.map.may_be_target(node);
         // The entry page is always expanded: it is where navigation starts, even when it looks
         // like the example. A target's links wait until everything else has been visited.
         if similar && node != 0 {

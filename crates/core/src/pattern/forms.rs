@@ -98,6 +98,11 @@ pub struct FormLevel {
     /// Result pages read per query, the first included.
     #[serde(default = "default_result_pages")]
     pub max_result_pages: u32,
+    /// Selects an answer fills ([`crate::map::MappedForm::dependent`]): an answer whose form
+    /// has them filled is a step, submitted again with each of their choices; its answers are
+    /// the results.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependent: Vec<String>,
 }
 
 fn default_policy() -> QueryPolicy {
@@ -393,14 +398,26 @@ impl<'a> Annotator<'a> {
 
 fn annotate(levels: &mut Vec<Level>, with: &Annotator<'_>) -> Result<(), PatternError> {
     let map = with.map;
-    if map.forms.is_empty() || levels.len() < 2 {
+    if map.forms.is_empty() || levels.is_empty() {
         return Ok(());
     }
     let n = levels.len();
     let compiled = super::Compiled::from_levels(levels)?;
     let worked = with.worked();
     let mut attached: HashSet<usize> = HashSet::new();
-    for (i, level) in levels.iter_mut().enumerate().take(n - 1) {
+    // The target level is a form's level when most targets are that form's answers (an example
+    // that is a form's answer to a POST): the crawl submits the form to reach them.
+    let answers = |f: usize| {
+        let targets = map.nodes.iter().filter(|nd| nd.state == NodeState::Target);
+        let (mut all, mut ours) = (0usize, 0usize);
+        for nd in targets {
+            all += 1;
+            ours += usize::from(nd.form == Some(f as u32));
+        }
+        ours > 0 && ours * 2 > all
+    };
+    for (i, level) in levels.iter_mut().enumerate() {
+        let last = i + 1 == n;
         let mut best: Option<(usize, usize)> = None;
         for (f, form) in map.forms.iter().enumerate() {
             if !matches!(form.state, FormState::Analysed { .. }) {
@@ -416,7 +433,7 @@ fn annotate(levels: &mut Vec<Level>, with: &Annotator<'_>) -> Result<(), Pattern
                         && (compiled.matches_level(i, &nd.url) || compiled.matches_level(i, action))
                 })
                 .count();
-            if hits > 0 && best.is_none_or(|(_, h)| hits > h) {
+            if hits > 0 && (!last || answers(f)) && best.is_none_or(|(_, h)| hits > h) {
                 best = Some((f, hits));
             }
         }
@@ -463,6 +480,7 @@ fn annotate(levels: &mut Vec<Level>, with: &Annotator<'_>) -> Result<(), Pattern
             policy: QueryPolicy::Adaptive,
             budget: DEFAULT_BUDGET,
             max_result_pages: DEFAULT_RESULT_PAGES,
+            dependent: form.dependent.clone(),
         };
         // The template's regex replaces the alternatives that matched this form's URLs; any
         // other page kind on the level keeps its own.
@@ -485,6 +503,7 @@ fn annotate(levels: &mut Vec<Level>, with: &Annotator<'_>) -> Result<(), Pattern
     // The target level, generalised over the whole map ([`Annotator::strict_targets`]).
     let strict = with.strict_targets();
     if let Some(target) = levels.last_mut()
+        && target.form.is_none()
         && !strict.regexes.is_empty()
     {
         target.regexes.clone_from(&strict.regexes);
@@ -603,6 +622,7 @@ mod tests {
             policy: QueryPolicy::Adaptive,
             budget: 10,
             max_result_pages: 10,
+            dependent: vec![],
         }
     }
 
@@ -717,9 +737,12 @@ mod tests {
                         .map(|(i, v)| Submitted {
                             node: 1 + i as u32,
                             values: vec![("P".into(), (*v).into())],
+                            chained: false,
                         })
                         .collect(),
                     repeated: 0,
+                    dependent: Vec::new(),
+                    steps: Vec::new(),
                     state: FormState::Analysed {
                         expanded: vec![1, 2],
                     },

@@ -610,12 +610,6 @@ impl Pattern {
                 )));
             }
             if let Some(f) = &l.form {
-                if i + 1 == self.levels.len() {
-                    return Err(PatternError(format!(
-                        "level {}: the target level cannot be a form level",
-                        i + 1
-                    )));
-                }
                 f.validate(i + 1)?;
             }
         }
@@ -1432,6 +1426,7 @@ struct Candidate {
 fn entry_like(map: &SiteMap) -> bool {
     map.nodes.first().is_some_and(|n| {
         n.state == NodeState::Page
+            && map.may_be_target(0)
             && (n.similarity.is_some_and(|s| f64::from(s) >= map.threshold)
                 || map.example_chain_root() == Some(0))
     })
@@ -1682,7 +1677,19 @@ fn simulate_levels(
         .iter()
         .flat_map(|f| f.submissions.iter().map(move |s| (f.page, s.node)))
         .collect();
-    let into_form = |step: Option<Step>| matches!(step, Some(Step::Level { level, .. }) if levels[level - 1].form.is_some());
+    let last_form = levels.last().is_some_and(|l| l.form.is_some());
+    let into_form = |step: Option<Step>| match step {
+        Some(Step::Level { level, .. }) => levels[level - 1].form.is_some(),
+        // The targets are a form's answers (an example that is one).
+        Some(Step::Target) => last_form,
+        None => false,
+    };
+    // A form's steps ([`crate::map::MappedForm::steps`]) are fetched on the way, not taken.
+    let steps: HashSet<u32> = map
+        .forms
+        .iter()
+        .flat_map(|f| f.steps.iter().copied())
+        .collect();
     let mut visited = vec![false; map.nodes.len()];
     let mut queue: VecDeque<(u32, usize, u32)> = VecDeque::new();
     visited[0] = true;
@@ -1712,7 +1719,7 @@ fn simulate_levels(
                             sim.fetched -= 1;
                             queue.push_back((v, levels.len(), 0));
                         }
-                    } else if map.is_fetched(v) {
+                    } else if map.is_fetched(v) && !steps.contains(&v) {
                         sim.false_targets.push(url.clone());
                     } else if map.nodes[v as usize].state == NodeState::Discovered {
                         sim.unfetched_targets += 1;
