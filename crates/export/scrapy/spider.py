@@ -12,11 +12,16 @@ A level reached through a search form (FORMS) is entered by submitting the form 
 value — the values that led to targets while Exemplar learned, or yours with
 `scrapy crawl NAME -a queries=FILE` (one per line) — or, for a form of choice fields only
 (selects, radio buttons, checkboxes), once per combination Exemplar enumerates; its result
-pages are paged with the form's pagination buttons, as a browser would click them.
+pages are paged with the form's pagination buttons, as a browser would click them. Where an
+answer fills a select the form has empty (a postback application's select of an author's tags,
+FORMS[j]["dependent"]), the answer is a step: its form is submitted again with each of those
+options, and the results are those answers. On the last level, the form's answers are the
+targets, keyed as Exemplar keys a POST (`action#exemplar-post=body`).
 """
 
 import gzip
 import io
+import itertools
 import json
 import pkgutil
 import re
@@ -184,23 +189,39 @@ def is_page_url(s):
     return any(len(last) > len(ext) and last.endswith(ext) for ext in PAGE_EXTENSIONS)
 
 
+def placeholder(value):
+    """An option that chooses nothing ("----------"): punctuation alone, as Exemplar reads it."""
+    return value != "" and not any(ch.isalnum() for ch in value)
+
+
+def select_options(form, name):
+    """The option values of the form's select `name` (an option without a value, its text)."""
+    return [o.attrib["value"] if "value" in o.attrib
+            else " ".join(o.xpath("string()").get().split())
+            for o in form.xpath(".//select[@name=$n]//option", n=name)]
+
+
 def controls(form):
     """A form's controls in document order."""
     return form.xpath(".//input | .//select | .//textarea | .//button")
 
 
-def click(response, form, clicked, **kwargs):
+def click(response, form, clicked, setting=None, **kwargs):
     """The request a click on control `clicked` (an index into controls(form)) sends, built as
     Exemplar builds it: the named controls in document order, each as it stands (text-like and
     hidden inputs their value; checked radios and checkboxes theirs, "on" when empty; a select
     its last selected option, or its first; a multiple select each selected one; a textarea its
     text) and the clicked button its value; disabled controls, other buttons and file inputs
-    send nothing. GET replaces the action's query. (Scrapy 2.19 deprecates
-    FormRequest.from_response for a separate library; this needs none.)"""
+    send nothing. GET replaces the action's query. `setting` ({name: value}) sets the controls
+    it names instead. (Scrapy 2.19 deprecates FormRequest.from_response for a separate
+    library; this needs none.)"""
     pairs = []
     for i, c in enumerate(controls(form)):
         name = c.attrib.get("name", "")
         if not name or "disabled" in c.attrib:
+            continue
+        if setting and name in setting:
+            pairs.append((name, setting[name]))
             continue
         tag = c.root.tag.lower()
         kind = c.attrib.get("type", "").lower()
@@ -440,11 +461,46 @@ class PatternSpider(scrapy.Spider):
             values = self.queries if self.queries is not None else form["values"]
             submissions = [[(k, value if k == form["query"] else v) for k, v in form["fields"]]
                            for value in values]
+        if form.get("dependent"):
+            # Each answer is a step: its form is submitted again (parse_step).
+            callback, kwargs = self.parse_step, {"level": level}
+        elif level + 1 == len(COMPILED):
+            # The targets are the form's answers.
+            callback, kwargs = self.parse_target, {"level": level + 1}
+        else:
+            callback, kwargs = self.parse_level, {"level": level + 1, "page": 1}
         for data in submissions:
             yield scrapy.FormRequest(form["action"], method=form["method"],
                                      formdata=[tuple(p) for p in data],
-                                     callback=self.parse_level,
-                                     cb_kwargs={"level": level + 1, "page": 1})
+                                     callback=callback, cb_kwargs=kwargs)
+
+    def parse_step(self, response, level):
+        """An answer of FORMS[level] whose form has its dependent selects filled (a select of
+        an author's tags, once the author is chosen): that form — the application's view state
+        and hidden fields, the choices made — is submitted again with each of their options
+        but placeholders ("----------"), at most the level's budget. Their answers are the
+        level's results, as exemplar crawl steps."""
+        form = FORMS[level]
+        action = urljoin(get_base_url(response), form["action"])
+        budget = form.get("budget", 100)
+        for f in response.css("form"):
+            own = f.attrib.get("action", "").strip()
+            own = urljoin(get_base_url(response), own) if own else response.url
+            if own.split("#")[0] != action or not f.css("select"):
+                continue
+            submit = next((i for i, c in enumerate(controls(f))
+                           if c.attrib.get("type", "").lower() == "submit"
+                           and "disabled" not in c.attrib), None)
+            choices = [[(name, v) for v in select_options(f, name) if not placeholder(v)]
+                       for name in form["dependent"]]
+            if level + 1 == len(COMPILED):
+                callback, kwargs = self.parse_target, {"level": level + 1}
+            else:
+                callback, kwargs = self.parse_level, {"level": level + 1, "page": 1}
+            for combo in itertools.islice(itertools.product(*choices), budget):
+                yield click(response, f, submit, setting=dict(combo),
+                            callback=callback, cb_kwargs=kwargs)
+            return
 
     def paginate(self, response, level, page):
         form = FORMS.get(level - 1)
@@ -579,8 +635,13 @@ class PatternSpider(scrapy.Spider):
             yield r
 
     def item(self, response, level):
+        url = response.url
+        if response.request is not None and response.request.method == "POST" \
+                and response.request.body:
+            # A form's answer to a POST is keyed by its action and body, as Exemplar keys it.
+            url = url.split("#")[0] + "#exemplar-post=" + response.request.body.decode()
         return PageItem(
-            url=response.url,
+            url=url,
             title=(response.css("title::text").get() or "").strip(),
             level=level,
         )

@@ -691,6 +691,17 @@ pub struct ScrapyForm {
     pub submissions: Vec<Vec<(String, String)>>,
     /// Result pages read per query.
     pub max_result_pages: u32,
+    /// Selects an answer fills ([`crate::pattern::FormLevel::dependent`]): the spider submits
+    /// such an answer's form again with each of their choices.
+    #[serde(default)]
+    pub dependent: Vec<String>,
+    /// Submissions per query at most ([`crate::pattern::FormLevel::budget`]): bounds a step's.
+    #[serde(default = "budget")]
+    pub budget: usize,
+}
+
+fn budget() -> usize {
+    crate::pattern::DEFAULT_BUDGET
 }
 
 fn get() -> String {
@@ -730,6 +741,8 @@ impl ScrapyForm {
                 values: Vec::new(),
                 submissions,
                 max_result_pages: fl.max_result_pages,
+                dependent: fl.dependent.clone(),
+                budget: fl.budget,
             };
         };
         ScrapyForm {
@@ -740,6 +753,8 @@ impl ScrapyForm {
             values: fl.values.clone(),
             submissions: Vec::new(),
             max_result_pages: fl.max_result_pages,
+            dependent: fl.dependent.clone(),
+            budget: fl.budget,
         }
     }
 }
@@ -849,6 +864,8 @@ fn scrapy_config(spec: &ScrapySpec) -> serde_json::Value {
                     "values": f.values,
                     "submissions": f.submissions,
                     "pages": f.max_result_pages,
+                    "dependent": f.dependent,
+                    "budget": f.budget,
                 }),
             ))
         })
