@@ -38,7 +38,10 @@ pub fn eval(args: &[String]) -> Result<(), String> {
         let (mut report, ok) = exemplar_eval::real_eval::report(&mut |line| eprintln!("{line}"))?;
         let (drawn, drawn_ok) = exemplar_eval::drawn_eval::report(&mut |line| eprintln!("{line}"))?;
         report += &drawn;
-        let ok = ok && drawn_ok;
+        let (forms, forms_ok) =
+            exemplar_eval::form_sites_eval::report(&mut |line| eprintln!("{line}"))?;
+        report += &forms;
+        let ok = ok && drawn_ok && forms_ok;
         println!("{report}");
         return if ok {
             Ok(())
@@ -63,9 +66,12 @@ pub fn eval(args: &[String]) -> Result<(), String> {
     if only.is_none() {
         let (real, ok) = exemplar_eval::real_eval::report(&mut |line| eprintln!("{line}"))?;
         let (drawn, drawn_ok) = exemplar_eval::drawn_eval::report(&mut |line| eprintln!("{line}"))?;
+        let (forms, forms_ok) =
+            exemplar_eval::form_sites_eval::report(&mut |line| eprintln!("{line}"))?;
         report += &real;
         report += &drawn;
-        real_ok = ok && drawn_ok;
+        report += &forms;
+        real_ok = ok && drawn_ok && forms_ok;
         let extra = flag(args, "--train-sites").unwrap_or(exemplar_testkit::devsites::TRAIN_SITES);
         let extra = exemplar_testkit::devsites::load(std::path::Path::new(extra))?;
         report +=
