@@ -303,10 +303,11 @@ check_wasm_exports() {
   local size
   size=$(stat -c %s extension/pkg/exemplar_bg.wasm)
   # The one-crate build's module was 3,803,382 bytes (wasm-opt -O3) and the split must not grow
-  # it; the exports for pages drawn by scripts (crates/wasm/src/drawn.rs) then added 12 KB. The
-  # budget leaves about 5 KB: a change that needs more says why here.
+  # it; the exports for pages drawn by scripts (crates/wasm/src/drawn.rs) then added 12 KB, and
+  # postback forms (a form's steps in the mapper and the crawler, form state in POST answers'
+  # signatures) 15 KB. The budget leaves about 5 KB: a change that needs more says why here.
   if [[ -x node_modules/.bin/wasm-opt ]]; then
-    ((size < 3820000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 3,820,000"
+    ((size < 3835000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 3,835,000"
   fi
   echo "    extension/pkg: no benchmark or playground export, $size bytes"
 }

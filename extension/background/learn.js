@@ -20,17 +20,23 @@ import { ready } from './wasm.js';
 /** @typedef {import('../lib/protocol.js').Message<'relearn'>} RelearnMessage */
 /** @typedef {import('../lib/core-types.js').Learned} Learned */
 
+/** Marks a POST in a page key: `action#exemplar-post=body`, as the core keys form answers. */
+const POST_MARK = '#exemplar-post=';
+
 /**
- * The example page as the site serves it (the pages it is compared with are fetched too).
+ * The example page as the site serves it (the pages it is compared with are fetched too); with
+ * `post`, the answer to that POST of the page's form (keyed `url#exemplar-post=body`).
  * @param {string} url
  * @param {Settings} s
+ * @param {string | null} [post] a url-encoded body
  */
-async function fetchExample(url, s) {
+async function fetchExample(url, s, post = null) {
   let r;
+  const body = post === null ? {} : { post: { body: post, contentType: 'application/x-www-form-urlencoded' } };
   // A site that says "come back later" (429, 503) is asked again after the wait, as the jobs'
   // own requests are.
   for (let attempt = 1; ; attempt++) {
-    r = await fetchOne({ url, kind: 'page' }, { maxBytes: s.maxBytes, timeoutMs: s.timeoutMs, signal: new AbortController().signal });
+    r = await fetchOne({ url, kind: 'page', ...body }, { maxBytes: s.maxBytes, timeoutMs: s.timeoutMs, signal: new AbortController().signal });
     const retryAfter = r.headers?.find(([k]) => k.toLowerCase() === 'retry-after')?.[1];
     const wait = r.error === undefined ? pageRetryWaitMs(r.status, retryAfter, attempt) : undefined;
     if (wait === undefined) break;
@@ -41,7 +47,37 @@ async function fetchExample(url, s) {
   const type = r.headers.find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? null;
   if (r.body.length === 0) throw new Error(`The example page ${url} is not an HTML page (${type ?? 'no content type'})`);
   if (r.truncated) throw new Error(`The example page ${url} is larger than ${s.maxBytes} bytes`);
-  return { url: r.finalUrl, body: r.body, contentType: type };
+  if (post === null) return { url: r.finalUrl, body: r.body, contentType: type };
+  if (!samePage(r.finalUrl, url)) {
+    throw new Error(`The example page's form, submitted as it stands, was answered by a redirect to ${r.finalUrl}`);
+  }
+  return { url: url.split('#')[0] + POST_MARK + post, body: r.body, contentType: type };
+}
+
+/**
+ * Whether two URLs name one page (their fragments aside).
+ * @param {string} a
+ * @param {string} b
+ */
+function samePage(a, b) {
+  return a.split('#')[0] === b.split('#')[0];
+}
+
+/**
+ * The example: its URL fetched, or — when that answers an error or a redirect elsewhere and the
+ * tab's page has a POST form submitting to itself — the answer to that form as it stands: the
+ * page was a form's answer (a search's results), which its URL alone does not give again.
+ * @param {string} url
+ * @param {string | null | undefined} post
+ * @param {Settings} s
+ */
+async function exampleOf(url, post, s) {
+  if (!post) return fetchExample(url, s);
+  try {
+    const got = await fetchExample(url, s);
+    if (samePage(got.url, url)) return got;
+  } catch { /* asked again below, as the form's answer */ }
+  return fetchExample(url, s, post);
 }
 
 /**
@@ -53,6 +89,8 @@ async function fetchExample(url, s) {
  */
 async function chooseRendering(example) {
   const off = (/** @type {string} */ why) => ({ rendering: { on: false, why, rendered: 0, failed: 0, firstError: null }, example });
+  // A form's answer cannot be loaded in a tab by its URL.
+  if (example.url.includes(POST_MARK)) return off('Pages are fetched, not rendered: the example page is a form\'s answer to a POST.');
   if (!mayBeDrawn(example.body)) return off('Pages are fetched, not rendered: the example page has no script.');
   let drawn;
   try {
@@ -88,18 +126,18 @@ export function withRender(json, render) {
 
 /**
  * Starts a generation: a learning job from `entryUrl` (default: the site's home page) looking
- * for pages like `exampleUrl`.
- * @param {{exampleUrl: string, entryUrl?: string, settings?: Partial<Settings>}} msg
+ * for pages like `exampleUrl` (with `examplePost`: see `exampleOf`).
+ * @param {{exampleUrl: string, examplePost?: string | null, entryUrl?: string, settings?: Partial<Settings>}} msg
  * @returns {Promise<{jobId: string}>}
  */
-export async function startLearn({ exampleUrl, entryUrl, settings }) {
+export async function startLearn({ exampleUrl, examplePost, entryUrl, settings }) {
   await ready;
   const s = settingsOf(settings);
   if (typeof exampleUrl !== 'string') throw new Error('no example page URL');
   const entry = entryUrl || new URL('/', exampleUrl).href;
   await requireAccess(exampleUrl);
   await requireAccess(entry);
-  const { rendering, example } = await chooseRendering(await fetchExample(exampleUrl, s));
+  const { rendering, example } = await chooseRendering(await exampleOf(exampleUrl, examplePost, s));
   const config = {
     maxPages: s.maxPages,
     maxDepth: s.maxDepth,

@@ -60,6 +60,9 @@
  * @typedef {object} PendingStart
  * @property {string} id
  * @property {string} exampleUrl
+ * @property {string | null} [examplePost] the body the tab's own POST form sends as it stands,
+ *   when the page may be a form's answer (`postbackOf` in the popup): the example is that POST
+ *   when its URL cannot be fetched
  * @property {string} entryUrl
  * @property {Partial<Settings>} settings
  * @property {string[]} origins the host patterns it needs
@@ -188,7 +191,9 @@
  * - tabState: the tab's last classification, or null.
  * - detect: the site's sections of item pages, searched from the page `url` in a few fetches
  *   (needs site access; `delayMs` over the default delay).
- * - startLearn: maps the site, learns the pattern, saves a crawler, then crawls with it.
+ * - startLearn: maps the site, learns the pattern, saves a crawler, then crawls with it
+ *   (examplePost: the example is a form's answer to that POST body when its URL answers
+ *   nothing but an error or a redirect elsewhere).
  * - startPending: the popup's request left in storage.session, started once (also on
  *   permissions.onAdded); null when there is nothing to start.
  * - runCrawler: runs a saved crawler again (settings over the crawler's; forms: its form
@@ -215,7 +220,7 @@
  *   similarity: {msg: {htmlA: string, htmlB: string, options?: SimilarityOptions}, result: Verdict},
  *   tabState: {msg: {tabId: number}, result: TabClassification | null},
  *   detect: {msg: {url: string, delayMs?: number, settings?: Partial<Settings>}, result: Detection},
- *   startLearn: {msg: {exampleUrl: string, entryUrl?: string, settings?: Partial<Settings>}, result: {jobId: string}},
+ *   startLearn: {msg: {exampleUrl: string, examplePost?: string | null, entryUrl?: string, settings?: Partial<Settings>}, result: {jobId: string}},
  *   startPending: {msg: {id?: string, pending?: PendingStart}, result: {jobId: string} | null},
  *   runCrawler: {msg: {crawlerId: string, settings?: RunSettings}, result: {jobId: string}},
  *   pauseJob: {msg: {jobId: string}, result: JobStatus},

@@ -172,6 +172,44 @@ function openPanel() {
 }
 
 /**
+ * The body a POST form of the tab's page that submits to the page itself sends as it stands
+ * (its choices, its hidden view state, its first submit button), as the browser would: such a
+ * page may be the form's answer, which its URL alone cannot fetch again. Null when it has none,
+ * or the page cannot be read. Only the form's values are read; nothing of the page runs here.
+ * @param {number} tabId
+ * @returns {Promise<string | null>}
+ */
+async function postbackOf(tabId) {
+  try {
+    const [injection] = await chrome.scripting.executeScript({
+      target: { tabId },
+      func: () => {
+        const here = location.href.split('#')[0];
+        for (const form of Array.from(document.forms)) {
+          if (form.method.toLowerCase() !== 'post') continue;
+          const action = form.getAttribute('action') ? new URL(form.getAttribute('action') ?? '', location.href).href : here;
+          if (action.split('#')[0] !== here) continue;
+          /** @type {[string, string][]} */
+          const pairs = [];
+          for (const [k, v] of new FormData(form)) if (typeof v === 'string') pairs.push([k, v]);
+          // An implicit submission sends the form's first submit button, when it is named.
+          const submit = form.querySelector('input[type=submit], input[type=image], button:not([type]), button[type=submit]');
+          const name = submit?.getAttribute('name');
+          if (submit && name && !submit.hasAttribute('disabled') && submit.getAttribute('type') !== 'image') {
+            pairs.push([name, /** @type {HTMLInputElement} */ (submit).value]);
+          }
+          return new URLSearchParams(pairs).toString();
+        }
+        return null;
+      },
+    });
+    return typeof injection?.result === 'string' ? injection.result : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Starts a generation from this tab's page, or from a section's sample item and listing.
  * @param {string} [example] the example page (default: this tab's)
  * @param {string} [listing] the entry page (default: the entry chosen above)
@@ -186,13 +224,25 @@ async function start(example, listing) {
     return;
   }
   const exampleUrl = example ?? String(tab.url);
+  // This tab's page may be a form's answer to a POST (a search's results): its form as it
+  // stands, read while the permission is asked (awaiting it first would spend the click's user
+  // gesture, which the permission request needs).
+  const postback = example === undefined ? postbackOf(tab.id) : Promise.resolve(null);
   const origins = [...new Set([exampleUrl, entry].map(hostPattern))];
   const panel = openPanel();
   // Chrome closes the popup when the permission prompt takes the focus: the request is left with the
   // worker first, which starts it when the access is granted (permissions.onAdded) if this popup
   // is gone by then. Not awaited: the prompt needs the click's user gesture.
-  const pending = { id: `start-${Date.now()}-${Math.random().toString(36).slice(2)}`, exampleUrl, entryUrl: entry, settings: settings(), origins, at: Date.now() };
+  /** @type {import('../lib/protocol.js').PendingStart} */
+  const pending = { id: `start-${Date.now()}-${Math.random().toString(36).slice(2)}`, exampleUrl, examplePost: null, entryUrl: entry, settings: settings(), origins, at: Date.now() };
   chrome.storage.session.set({ pendingStart: pending }).catch(() => {});
+  // Kept with the request as soon as it is read, for the worker to start it if the prompt
+  // closes this popup.
+  const withPost = postback.then((examplePost) => {
+    pending.examplePost = examplePost;
+    if (examplePost) return chrome.storage.session.set({ pendingStart: pending }).catch(() => {});
+    return undefined;
+  });
   const granted = await chrome.permissions.request({ origins }).catch((e) => {
     $('start-error').textContent = `Exemplar could not ask for access: ${e.message}`;
     return null;
@@ -206,6 +256,7 @@ async function start(example, listing) {
   $('status').textContent = 'Starting…';
   try {
     // Null when there was nothing to start (a request too old): destructuring it throws, said below.
+    await withPost;
     const { jobId } = /** @type {{jobId: string}} */ (await send({ type: 'startPending', id: pending.id, pending }));
     $('status').textContent = `Learning from ${entry}: progress in the side panel.`;
     $('status').dataset.jobId = jobId;
