@@ -103,9 +103,10 @@ fn status(code: u16) -> FetchResult {
     })
 }
 
-/// The application. It refuses a maker its view state does not name, as ASP.NET refuses a
-/// forged one, so the state an answer sent must be what the next submission carries.
-fn app(r: &FetchRequest, posts: &mut Vec<HashMap<String, String>>) -> FetchResult {
+/// The application, its view states starting with `session`. It refuses a state it did not
+/// send (another session's, or one naming another maker), as ASP.NET refuses a forged or
+/// expired one, so the state an answer sent must be what the next submission carries.
+fn app(r: &FetchRequest, session: &str, posts: &mut Vec<HashMap<String, String>>) -> FetchResult {
     let Ok(u) = url::Url::parse(&r.url) else {
         return status(400);
     };
@@ -119,7 +120,7 @@ fn app(r: &FetchRequest, posts: &mut Vec<HashMap<String, String>>) -> FetchResul
                 "About us"
             }
         )),
-        ("/search", None) => html(page("", "", "s0")),
+        ("/search", None) => html(page("", "", session)),
         ("/filter", Some(body)) => {
             let form: HashMap<String, String> = url::form_urlencoded::parse(body.body.as_bytes())
                 .into_owned()
@@ -128,19 +129,20 @@ fn app(r: &FetchRequest, posts: &mut Vec<HashMap<String, String>>) -> FetchResul
             let get = |k: &str| form.get(k).cloned().unwrap_or_default();
             let (maker, model, state) = (get("maker"), get("model"), get("__STATE"));
             let Some((_, models)) = catalogue().into_iter().find(|(m, _)| *m == maker) else {
-                return html(page("", "", "s0"));
+                return html(page("", "", session));
             };
-            if state != "s0" && state != format!("s0,{maker}") {
+            let stepped = format!("{session},{maker}");
+            if state != session && state != stepped {
                 return status(500);
             }
             if models.contains(&model.as_str()) {
-                if state == "s0" {
+                if state == session {
                     // A model chosen without the step that lists them: refused.
                     return status(500);
                 }
                 html(page(&maker, &model, &state))
             } else {
-                html(page(&maker, "", &format!("s0,{maker}")))
+                html(page(&maker, "", &stepped))
             }
         }
         (_, Some(_)) => status(405),
@@ -213,7 +215,7 @@ fn a_postback_form_with_a_dependent_select_is_learned_and_crawled() {
     loop {
         match m.poll(now) {
             Poll::Fetch(r) => {
-                let res = app(&r, &mut posts);
+                let res = app(&r, "s0", &mut posts);
                 m.handle(r.id, res, now);
             }
             Poll::WaitUntil(t) => now = t,
@@ -265,7 +267,8 @@ fn a_postback_form_with_a_dependent_select_is_learned_and_crawled() {
         match poll {
             Poll::Fetch(r) => {
                 now += 10;
-                let res = app(&r, &mut posts);
+                // Another session: the state learning saw is refused now.
+                let res = app(&r, "t7", &mut posts);
                 c.handle(r.id, res, now);
                 handled += 1;
                 if handled == 4 {

@@ -373,7 +373,7 @@ class PatternSpider(scrapy.Spider):
             yield self.item(response, 0)
         async for r in self.follow(response, 0):
             yield r
-        for r in self.submit(0):
+        for r in self.submit(0, response):
             yield r
         if (not self.sitemaps_asked and self.settings.getbool("ROBOTSTXT_OBEY")
                 and self.settings.getbool("EXEMPLAR_READ_SITEMAPS", True)):
@@ -449,11 +449,25 @@ class PatternSpider(scrapy.Spider):
         elif kind == "urlset":
             yield from self.follow_urls([canonical(u) for u in urls], 0)
 
-    def submit(self, level):
+    def submit(self, level, response):
         form = FORMS.get(level)
         if form is None or level in self.started:
             return
         self.started.add(level)
+        # The form's hidden fields as this page has them now (a view state, a token), in place
+        # of those Exemplar saw: an application may bind them to a session, as exemplar crawl
+        # reads them afresh too.
+        fresh = {}
+        action = urljoin(get_base_url(response), form["action"])
+        for f in response.css("form"):
+            own = f.attrib.get("action", "").strip()
+            own = urljoin(get_base_url(response), own) if own else response.url
+            if own.split("#")[0].split("?")[0] != action:
+                continue
+            for c in f.xpath(".//input[@type='hidden' or @type='HIDDEN']"):
+                if c.attrib.get("name") and "disabled" not in c.attrib:
+                    fresh.setdefault(c.attrib["name"], c.attrib.get("value", ""))
+            break
         if form["query"] is None:
             # Choice fields only: the combinations Exemplar enumerates.
             submissions = form["submissions"]
@@ -470,8 +484,9 @@ class PatternSpider(scrapy.Spider):
         else:
             callback, kwargs = self.parse_level, {"level": level + 1, "page": 1}
         for data in submissions:
+            data = [(k, fresh.get(k, v)) for k, v in data]
             yield scrapy.FormRequest(form["action"], method=form["method"],
-                                     formdata=[tuple(p) for p in data],
+                                     formdata=data,
                                      callback=callback, cb_kwargs=kwargs)
 
     def parse_step(self, response, level):
@@ -631,7 +646,7 @@ class PatternSpider(scrapy.Spider):
         if page:
             for r in self.paginate(response, level, page):
                 yield r
-        for r in self.submit(level):
+        for r in self.submit(level, response):
             yield r
 
     def item(self, response, level):

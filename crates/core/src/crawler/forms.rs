@@ -146,6 +146,11 @@ pub(super) struct FormRun {
     issued: usize,
     current: Option<Current>,
     finished: bool,
+    /// The hidden fields of the form as the page that started the run has it now (a view
+    /// state, a token): sent in place of those learning saw, which an application may have
+    /// bound to another session or expired.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    hidden: Vec<(String, String)>,
 }
 
 impl FormRun {
@@ -180,8 +185,8 @@ impl Crawler {
     }
 
     /// A page of crawl level `level` was expanded: when the next level is a form level not
-    /// started yet, its queries start.
-    pub(super) fn start_form_level(&mut self, level: usize) {
+    /// started yet, its queries start, with the hidden fields of the form as `page` has it.
+    pub(super) fn start_form_level(&mut self, level: usize, page: &Page) {
         let Some(fl) = self
             .state
             .pattern
@@ -194,9 +199,26 @@ impl Crawler {
         if self.state.runs.iter().any(|r| r.index == level) || self.state.stopped.is_some() {
             return;
         }
+        let key = form_key(&fl.form);
+        let hidden = forms::valid_forms(page)
+            .into_iter()
+            .find(|s| form_key(s) == key)
+            .map(|s| {
+                s.fields
+                    .into_iter()
+                    .filter(|f| {
+                        f.kind == crate::dom::ControlKind::Hidden
+                            && !f.name.is_empty()
+                            && !f.disabled
+                    })
+                    .map(|f| (f.name, f.value))
+                    .collect()
+            })
+            .unwrap_or_default();
         let o = &self.state.config.forms;
         let pages = o.max_result_pages.unwrap_or(fl.max_result_pages).max(1);
         let run = FormRun {
+            hidden,
             index: level,
             policy: PolicyState::for_level(&fl, o, pages),
             budget: o.budget.unwrap_or(fl.budget),
@@ -228,10 +250,15 @@ impl Crawler {
                 run.finished = true;
                 return;
             };
-            let pairs: Vec<(&str, &str)> = values
+            let mut pairs: Vec<(&str, &str)> = values
                 .iter()
                 .map(|(k, v)| (k.as_str(), v.as_str()))
                 .collect();
+            for (k, v) in &run.hidden {
+                if !pairs.iter().any(|(n, _)| n == k) {
+                    pairs.push((k, v));
+                }
+            }
             let url = fl.form.submission(&pairs).ok().and_then(|s| {
                 let url = canon::canonicalize(&s.url)?;
                 Some(match s.body {

@@ -977,7 +977,7 @@ impl Crawler {
             if item.query.is_none() {
                 self.include_scripts(&page, &item);
             }
-            self.start_form_level(item.level);
+            self.start_form_level(item.level, &page);
             self.events.push_back(Event::Page {
                 url,
                 level: item.level,
