@@ -15,6 +15,7 @@
 //! - [`signature`]: when two URLs are one page.
 //! - [`continuation`]: a listing's "Next" and numbered links, to its further pages.
 //! - [`drawn`]: pages drawn by scripts, and which pages of a run are worth rendering.
+//! - [`fields`]: the data of the target pages: fields induced from a sample, read from any.
 //!
 //! The crates below are used here by their short module names (`dom`, `similarity`, …).
 pub(crate) use exemplar_html as dom;
@@ -26,6 +27,7 @@ pub mod crawler;
 pub mod detect;
 pub mod drawn;
 pub mod fetch;
+pub mod fields;
 pub mod forms;
 pub mod map;
 pub mod mapper;

@@ -15,6 +15,7 @@
 //! # Ok::<(), exemplar_html::Error>(())
 //! ```
 mod builder;
+pub mod dom;
 pub mod language;
 mod page;
 mod sink;

@@ -65,6 +65,20 @@ enum ErrorKind {
 }
 
 impl Error {
+    /// A body of `bytes` bytes, past `limit`.
+    pub(crate) fn too_large(bytes: usize, limit: usize) -> Error {
+        Error {
+            kind: ErrorKind::TooLarge { bytes, limit },
+        }
+    }
+
+    /// A document of more than `limit` nodes.
+    pub(crate) fn too_many_nodes(limit: usize) -> Error {
+        Error {
+            kind: ErrorKind::TooManyNodes { limit },
+        }
+    }
+
     /// True when the page was rejected for its size (bytes or nodes).
     pub fn is_too_large(&self) -> bool {
         matches!(
@@ -417,7 +431,7 @@ impl Page {
 /// ([`FastBuilder`]) over `html` into the arena; when the page takes a path that builder does
 /// not follow, parses it again with html5ever's tree builder. Nesting is bounded (see
 /// [`DepthGuard`]) at four times `max_depth`, well past where the walk flattens.
-pub(super) fn parse_html(html: &str, opts: &ParseOptions) -> Arena {
+pub(crate) fn parse_html(html: &str, opts: &ParseOptions) -> Arena {
     let fast = DepthGuard::new(
         FastBuilder::new(Sink::for_source(opts.max_nodes, html.len())),
         depth_cap(opts),

@@ -1,0 +1,607 @@
+//! Fields of the target pages (issue 61): what varies from item to item in a constant place of
+//! the template — a product's name and price, an author's birth date — induced from a sample of
+//! target pages, named, given portable selectors, and read from any page of the kind.
+//!
+//! Sans-IO: the driver hands parsed documents ([`exemplar_html::dom::Document`]). Contract:
+//! - [`induce`] aligns the sample by element *places*: the path of an element from the root,
+//!   each step its tag, the class tokens that element has on most pages of the sample (a class
+//!   that varies, `star-rating Three`, is data, not place), and its position among same-tag
+//!   siblings where the template has a fixed number of them (a table's rows, two paragraphs),
+//!   none where the number varies (a list's items: a repeated field). A place whose own text is
+//!   the same on most pages is template (a label); one whose text varies is a field. Text the
+//!   template puts around every value in the same element ("Price: ") is cut off and read as a
+//!   label. Places in navigation, headers and footers are left out.
+//! - Names come first from what the page declares (microdata `itemprop`, a JSON-LD or meta value
+//!   equal to the field's), then from the template's label beside it ("Price", "Born"), the
+//!   element's own class names, the values' shape (a price, a date, a long text) and headings.
+//! - Each field's [`Field::css`] selects exactly the elements its place matches (a child
+//!   combinator path with classes and `:nth-of-type`), [`Field::xpath`] the same; [`extract`]
+//!   reads a page by the same place, so the core and a Scrapy spider read the same values.
+mod naming;
+mod values;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::dom::dom::Document;
+pub use values::{Value, ValueKind};
+
+/// Documents of the sample read at most (a sample larger than this is cut).
+pub const MAX_SAMPLE: usize = 100;
+
+/// Share of the sample's documents an element's class must be on, at its tag path, to be part
+/// of its place.
+const STABLE_CLASS: f64 = 0.5;
+/// Share of the documents having a place whose text must be one value for it to be template.
+const CONSTANT: f64 = 0.8;
+/// Share of the documents a field must be on (an optional field is on fewer than all).
+const MIN_SUPPORT: f64 = 0.2;
+/// A fixed number of same-tag siblings at most: more are a list.
+const MAX_FIXED: usize = 12;
+
+/// Elements whose content is no item's data.
+const BOILERPLATE: [&str; 9] = [
+    "nav", "header", "footer", "script", "style", "noscript", "template", "head", "form",
+];
+
+/// One step of a place: an element's tag, its stable classes, and its 1-based position among
+/// its parent's children of that tag when the template fixes it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    /// Tag name.
+    pub tag: String,
+    /// Class tokens the element must have.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<String>,
+    /// `:nth-of-type`, when fixed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nth: Option<u32>,
+    /// The label that names this element in the template, wherever the element is: a table
+    /// row's header cell (`tr` whose `th` reads it), a definition's term (`dd` after a `dt`), a
+    /// list item's bold lead (`li` starting with `<b>Label:</b>`). Rows a page has or lacks move
+    /// the others; their labels do not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+/// What named a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum NamedBy {
+    /// The page's own markup (microdata, JSON-LD, meta).
+    Declared,
+    /// The template's label beside the value.
+    Label,
+    /// The element's class names.
+    Class,
+    /// The values' shape or the element (a heading).
+    Shape,
+    /// The user.
+    User,
+    /// Nothing better: `field_N`.
+    Position,
+}
+
+/// A field of the target pages. See the module docs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Field {
+    /// Its name (a JSON key: lower case, words joined by `_`).
+    pub name: String,
+    /// The elements it is read from, as a CSS selector.
+    pub css: String,
+    /// The same as an XPath expression.
+    pub xpath: String,
+    /// The place [`Field::css`] spells, as [`extract`] matches it.
+    pub place: Vec<Step>,
+    /// Text the template writes before the value in the same element, cut off.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub prefix: String,
+    /// Text the template writes after it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub suffix: String,
+    /// The values' shape: how they are typed.
+    pub kind: ValueKind,
+    /// Several values on a page (a list).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub repeated: bool,
+    /// Absent from some pages of the sample.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
+    /// What named it.
+    pub named_by: NamedBy,
+}
+
+/// A document of the sample with what induction reads of it.
+struct Sampled<'a> {
+    doc: &'a Document,
+    /// Element → its place (None: boilerplate or not reached).
+    places: HashMap<u32, Vec<Step>>,
+}
+
+/// The fields of pages like the `sample`'s (target pages of one kind; the example among them),
+/// most supported first. Fewer than two documents give none: nothing can be seen to vary.
+pub fn induce(sample: &[Document]) -> Vec<Field> {
+    let sample = &sample[..sample.len().min(MAX_SAMPLE)];
+    if sample.len() < 2 {
+        return Vec::new();
+    }
+    let stable = stable_classes(sample);
+    let fixed = fixed_positions(sample, &stable);
+    let sampled: Vec<Sampled<'_>> = sample
+        .iter()
+        .map(|doc| Sampled {
+            doc,
+            places: places(doc, &stable, &fixed),
+        })
+        .collect();
+    // Place → per document, the own texts of its elements in order.
+    let mut texts: BTreeMap<Vec<Step>, Vec<Vec<String>>> = BTreeMap::new();
+    for (i, s) in sampled.iter().enumerate() {
+        let mut order: Vec<(&u32, &Vec<Step>)> = s.places.iter().collect();
+        order.sort_by_key(|(e, _)| **e);
+        for (&e, place) in order {
+            let t = s.doc.own_text(e);
+            if t.is_empty() {
+                continue;
+            }
+            let per = texts
+                .entry(place.clone())
+                .or_insert_with(|| vec![Vec::new(); sample.len()]);
+            per[i].push(t);
+        }
+    }
+    let n = sample.len() as f64;
+    let mut candidates: Vec<(Vec<Step>, Vec<Vec<String>>)> = Vec::new();
+    for (place, per) in texts {
+        let present = per.iter().filter(|v| !v.is_empty()).count();
+        let joined: Vec<String> = per
+            .iter()
+            .filter(|v| !v.is_empty())
+            .map(|v| v.join("\n"))
+            .collect();
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for v in &joined {
+            *counts.entry(v.as_str()).or_default() += 1;
+        }
+        let most = counts.values().copied().max().unwrap_or(0);
+        // A text the same on most pages is the template's (a label, a heading of the layout).
+        let constant = most as f64 >= CONSTANT * present as f64;
+        if present >= 2 && !constant && present as f64 >= MIN_SUPPORT * n && counts.len() >= 2 {
+            candidates.push((place, per));
+        }
+    }
+    let mut fields = Vec::new();
+    for (place, per) in candidates {
+        let values: Vec<&String> = per.iter().flatten().collect();
+        let (prefix, suffix) = values::common_affixes(&values);
+        let repeated = per.iter().any(|v| v.len() > 1);
+        let optional = per.iter().any(Vec::is_empty);
+        let stripped: Vec<String> = values
+            .iter()
+            .map(|v| values::strip(v, &prefix, &suffix))
+            .collect();
+        let kind = values::kind_of(&stripped);
+        fields.push((
+            per.iter().filter(|v| !v.is_empty()).count(),
+            Field {
+                name: String::new(),
+                css: css(&place),
+                xpath: xpath(&place),
+                place,
+                prefix,
+                suffix,
+                kind,
+                repeated,
+                optional,
+                named_by: NamedBy::Position,
+            },
+        ));
+    }
+    // Most supported first, then in document order of the first page's places.
+    fields.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.place.cmp(&b.1.place)));
+    let mut fields: Vec<Field> = fields.into_iter().map(|(_, f)| f).collect();
+    naming::name_all(&mut fields, &sampled_docs(&sampled));
+    fields
+}
+
+fn sampled_docs<'a>(s: &[Sampled<'a>]) -> Vec<&'a Document> {
+    s.iter().map(|s| s.doc).collect()
+}
+
+/// The values of `fields` on `doc`, by name (a field absent from the page is left out).
+pub fn extract(fields: &[Field], doc: &Document, base: &str) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for f in fields {
+        let found = select(doc, &f.place);
+        let mut vals: Vec<Value> = found
+            .into_iter()
+            .map(|e| doc.own_text(e))
+            .filter(|t| !t.is_empty())
+            .map(|t| values::typed(&values::strip(&t, &f.prefix, &f.suffix), f.kind, base))
+            .collect();
+        if vals.is_empty() {
+            continue;
+        }
+        let v = if f.repeated {
+            Value::List(vals)
+        } else {
+            vals.swap_remove(0)
+        };
+        out.push((f.name.clone(), v));
+    }
+    out
+}
+
+/// The elements of `doc` at `place`.
+pub fn select(doc: &Document, place: &[Step]) -> Vec<u32> {
+    if doc.is_empty() || place.is_empty() {
+        return Vec::new();
+    }
+    let mut current: Vec<u32> = Vec::new();
+    if matches_step(doc, 0, &place[0], 1) {
+        current.push(0);
+    }
+    for step in &place[1..] {
+        let mut next = Vec::new();
+        for &p in &current {
+            let mut nth = HashMap::<&str, u32>::new();
+            for c in doc.child_elements(p) {
+                let k = nth.entry(doc.tag(c)).or_default();
+                *k += 1;
+                if matches_step(doc, c, step, *k) {
+                    next.push(c);
+                }
+            }
+        }
+        current = next;
+        if current.is_empty() {
+            break;
+        }
+    }
+    current
+}
+
+fn matches_step(doc: &Document, e: u32, step: &Step, nth: u32) -> bool {
+    doc.tag(e) == step.tag
+        && step.nth.is_none_or(|n| n == nth)
+        && step.classes.iter().all(|c| doc.classes(e).any(|x| x == c))
+        && step
+            .label
+            .as_ref()
+            .is_none_or(|l| row_label(doc, e).as_deref() == Some(l.as_str()))
+}
+
+/// The label naming element `e` in its template (see [`Step::label`]).
+fn row_label(doc: &Document, e: u32) -> Option<String> {
+    let short = |t: String| {
+        let t = t.trim().trim_end_matches(':').trim().to_string();
+        (!t.is_empty() && t.chars().count() <= 40 && t.chars().any(char::is_alphabetic))
+            .then_some(t)
+    };
+    match doc.tag(e) {
+        "tr" => {
+            let th = doc.child_elements(e).find(|&c| doc.tag(c) == "th")?;
+            short(doc.text(th))
+        }
+        "dd" => {
+            let p = doc.node(e).parent?;
+            let mut prev = None;
+            for c in doc.child_elements(p) {
+                if c == e {
+                    break;
+                }
+                prev = Some(c);
+            }
+            prev.filter(|&p| doc.tag(p) == "dt")
+                .and_then(|p| short(doc.text(p)))
+        }
+        "li" => {
+            let b = doc
+                .child_elements(e)
+                .next()
+                .filter(|&c| matches!(doc.tag(c), "b" | "strong"))?;
+            let t = doc.text(b);
+            t.trim().ends_with(':').then(|| short(t)).flatten()
+        }
+        _ => None,
+    }
+}
+
+/// The tag path of every element (tags from the root, `/`-joined).
+fn tag_paths(doc: &Document) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![(0u32, String::new())];
+    if doc.is_empty() {
+        return out;
+    }
+    while let Some((e, parent)) = stack.pop() {
+        let path = format!("{parent}/{}", doc.tag(e));
+        for c in doc.child_elements(e) {
+            stack.push((c, path.clone()));
+        }
+        out.push((e, path));
+    }
+    out
+}
+
+/// Tag path → the classes on at least [`STABLE_CLASS`] of the documents having that path.
+fn stable_classes(sample: &[Document]) -> HashMap<String, HashSet<String>> {
+    let mut paths: HashMap<String, usize> = HashMap::new();
+    let mut classes: HashMap<(String, String), usize> = HashMap::new();
+    for doc in sample {
+        let mut seen_p: HashSet<String> = HashSet::new();
+        let mut seen_c: HashSet<(String, String)> = HashSet::new();
+        for (e, path) in tag_paths(doc) {
+            for c in doc.classes(e) {
+                seen_c.insert((path.clone(), c.to_string()));
+            }
+            seen_p.insert(path);
+        }
+        for p in seen_p {
+            *paths.entry(p).or_default() += 1;
+        }
+        for c in seen_c {
+            *classes.entry(c).or_default() += 1;
+        }
+    }
+    let mut out: HashMap<String, HashSet<String>> = HashMap::new();
+    for ((path, class), n) in classes {
+        let of = paths.get(&path).copied().unwrap_or(0);
+        if n >= 2 && n as f64 >= STABLE_CLASS * of as f64 {
+            out.entry(path).or_default().insert(class);
+        }
+    }
+    out
+}
+
+/// An element's step without its position: tag and stable classes (sorted).
+fn loose_step(
+    doc: &Document,
+    e: u32,
+    path: &str,
+    stable: &HashMap<String, HashSet<String>>,
+) -> Step {
+    let keep = stable.get(path);
+    let mut classes: Vec<String> = doc
+        .classes(e)
+        .filter(|c| keep.is_some_and(|k| k.contains(*c)))
+        .map(str::to_string)
+        .collect();
+    classes.sort();
+    classes.dedup();
+    Step {
+        tag: doc.tag(e).to_string(),
+        classes,
+        nth: None,
+        label: None,
+    }
+}
+
+/// A parent's loose place and a child's loose step whose siblings of that step the template
+/// fixes: two or more of them, the same number on [`CONSTANT`] of the documents, at most
+/// [`MAX_FIXED`]. Such a child is known by its position among its same-tag siblings; a step
+/// alone on its parent needs none.
+type Fixed = HashSet<(Vec<Step>, Step)>;
+
+fn fixed_positions(sample: &[Document], stable: &HashMap<String, HashSet<String>>) -> Fixed {
+    // (parent's loose place, child's loose step) → per document the count of such children
+    // (the most under one parent).
+    let mut counts: HashMap<(Vec<Step>, Step), Vec<usize>> = HashMap::new();
+    for doc in sample {
+        let mut here: HashMap<(Vec<Step>, Step), usize> = HashMap::new();
+        walk(
+            doc,
+            stable,
+            &HashSet::new(),
+            &mut |_, parent_place, children| {
+                let mut by_step: HashMap<Step, usize> = HashMap::new();
+                for (_, step) in children {
+                    *by_step.entry(step.clone()).or_default() += 1;
+                }
+                for (step, n) in by_step {
+                    let k = (parent_place.to_vec(), step);
+                    let e = here.entry(k).or_default();
+                    *e = (*e).max(n);
+                }
+            },
+        );
+        for (k, n) in here {
+            counts.entry(k).or_default().push(n);
+        }
+    }
+    let mut out = HashSet::new();
+    for (k, ns) in counts {
+        let mut freq: HashMap<usize, usize> = HashMap::new();
+        for &n in &ns {
+            *freq.entry(n).or_default() += 1;
+        }
+        let (&n, &most) = freq
+            .iter()
+            .max_by_key(|(n, c)| (**c, **n))
+            .unwrap_or((&0, &0));
+        if (2..=MAX_FIXED).contains(&n)
+            && most as f64 >= CONSTANT * ns.len() as f64
+            && ns.len() >= 2
+        {
+            out.insert(k);
+        }
+    }
+    out
+}
+
+/// What [`walk`] calls for each element: the element, its parent's loose place, its element
+/// children with their loose steps.
+type Visit<'a> = dyn FnMut(u32, &[Step], &[(u32, Step)]) + 'a;
+
+/// Walks `doc`'s elements outside boilerplate, calling `visit(element, its place, its element
+/// children with their loose steps)`; a step has its position where `fixed` says the template
+/// fixes it.
+fn walk(
+    doc: &Document,
+    stable: &HashMap<String, HashSet<String>>,
+    fixed: &Fixed,
+    visit: &mut Visit<'_>,
+) {
+    if doc.is_empty() {
+        return;
+    }
+    let root = loose_step(doc, 0, "/html", stable);
+    let mut stack: Vec<(u32, String, Vec<Step>)> = vec![(0, "/html".to_string(), vec![root])];
+    while let Some((e, path, place)) = stack.pop() {
+        let loose_parent: Vec<Step> = place
+            .iter()
+            .map(|s| Step {
+                nth: None,
+                ..s.clone()
+            })
+            .collect();
+        let mut children: Vec<(u32, Step, String, u32)> = Vec::new();
+        let mut nth: HashMap<&str, u32> = HashMap::new();
+        for c in doc.child_elements(e) {
+            let k = nth.entry(doc.tag(c)).or_default();
+            *k += 1;
+            if BOILERPLATE.contains(&doc.tag(c)) {
+                continue;
+            }
+            let cpath = format!("{path}/{}", doc.tag(c));
+            let mut step = loose_step(doc, c, &cpath, stable);
+            step.label = row_label(doc, c);
+            children.push((c, step, cpath, *k));
+        }
+        let loose: Vec<(u32, Step)> = children
+            .iter()
+            .map(|(c, s, _, _)| (*c, s.clone()))
+            .collect();
+        visit(e, &loose_parent, &loose);
+        for (c, mut step, cpath, k) in children {
+            if step.label.is_none() && fixed.contains(&(loose_parent.clone(), step.clone())) {
+                step.nth = Some(k);
+            }
+            let mut cplace = place.clone();
+            cplace.push(step);
+            stack.push((c, cpath, cplace));
+        }
+    }
+}
+
+/// Every element's place (boilerplate left out).
+fn places(
+    doc: &Document,
+    stable: &HashMap<String, HashSet<String>>,
+    fixed: &Fixed,
+) -> HashMap<u32, Vec<Step>> {
+    // The walk hands each element its parent's loose place; the element's own place (with
+    // positions) is rebuilt here from the children it was handed with.
+    let mut out: HashMap<u32, Vec<Step>> = HashMap::new();
+    if doc.is_empty() {
+        return out;
+    }
+    out.insert(0, vec![loose_step(doc, 0, "/html", stable)]);
+    walk(doc, stable, fixed, &mut |e, loose_parent, children| {
+        let Some(place) = out.get(&e).cloned() else {
+            return;
+        };
+        let mut nth: HashMap<&str, u32> = HashMap::new();
+        let mut by_tag: Vec<(u32, u32)> = Vec::new();
+        for c in doc.child_elements(e) {
+            let k = nth.entry(doc.tag(c)).or_default();
+            *k += 1;
+            by_tag.push((c, *k));
+        }
+        for (c, step) in children {
+            let mut step = step.clone();
+            let k = by_tag.iter().find(|(x, _)| x == c).map_or(1, |(_, k)| *k);
+            if step.label.is_none() && fixed.contains(&(loose_parent.to_vec(), step.clone())) {
+                step.nth = Some(k);
+            }
+            let mut p = place.clone();
+            p.push(step);
+            out.insert(*c, p);
+        }
+    });
+    out
+}
+
+/// The CSS selector of a place; empty when a step is known by its label, which CSS cannot
+/// say ([`xpath`] does).
+pub fn css(place: &[Step]) -> String {
+    if place.iter().any(|s| s.label.is_some()) {
+        return String::new();
+    }
+    place
+        .iter()
+        .map(|s| {
+            let mut out = s.tag.clone();
+            for c in &s.classes {
+                out.push('.');
+                out.push_str(&css_ident(c));
+            }
+            if let Some(n) = s.nth {
+                out.push_str(&format!(":nth-of-type({n})"));
+            }
+            out
+        })
+        .collect::<Vec<_>>()
+        .join(" > ")
+}
+
+/// A class token escaped for CSS (anything but ASCII letters, digits, `-` and `_` escaped; a
+/// leading digit too).
+fn css_ident(s: &str) -> String {
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if ch.is_ascii_alphanumeric() && !(i == 0 && ch.is_ascii_digit()) || ch == '-' || ch == '_'
+        {
+            out.push(ch);
+        } else {
+            out.push_str(&format!("\\{:x} ", ch as u32));
+        }
+    }
+    out
+}
+
+/// The XPath expression of a place: position among same-tag siblings first, then classes, as
+/// `:nth-of-type` and the class selectors mean.
+pub fn xpath(place: &[Step]) -> String {
+    let mut out = String::new();
+    for s in place {
+        out.push('/');
+        out.push_str(&s.tag);
+        if let Some(n) = s.nth {
+            out.push_str(&format!("[{n}]"));
+        }
+        if let Some(l) = &s.label {
+            let l = xpath_literal(l);
+            out.push_str(&match s.tag.as_str() {
+                "tr" => format!("[th[1][normalize-space(translate(., ':', ''))={l}]]"),
+                "dd" => format!("[preceding-sibling::*[1][self::dt][normalize-space(translate(., ':', ''))={l}]]"),
+                _ => format!("[*[1][self::b or self::strong][normalize-space(translate(., ':', ''))={l}]]"),
+            });
+        }
+        for c in &s.classes {
+            out.push_str(&format!(
+                "[contains(concat(' ', normalize-space(@class), ' '), ' {} ')]",
+                c.replace('\'', "")
+            ));
+        }
+    }
+    out
+}
+
+/// `s` as an XPath 1.0 string literal (`concat()` when it holds both quote kinds).
+fn xpath_literal(s: &str) -> String {
+    if !s.contains('\'') {
+        format!("'{s}'")
+    } else if !s.contains('"') {
+        format!("\"{s}\"")
+    } else {
+        let parts: Vec<String> = s.split('\'').map(|p| format!("'{p}'")).collect();
+        format!("concat({})", parts.join(", \"'\", "))
+    }
+}
+
+#[cfg(test)]
+mod tests;
