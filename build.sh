@@ -18,6 +18,8 @@
 #   ./build.sh train-classifier [ARGS]  exemplar-eval train-classifier ARGS (release build)
 #   ./build.sh eval-detect [ARGS]   the entity-site detector on every site, with the baselines
 #                               (docs/reports/detect.md; release build)
+#   ./build.sh eval-fields [ARGS]   fields of the real sites' target pages against their data
+#                               (docs/reports/fields.md; release build)
 #   ./build.sh web-classifier [ARGS]    the page-kind model on real pages, nested leave-sites-out
 #                               (docs/reports/classifier-web.md; release build)
 #   ./build.sh eval-forms [ARGS]  query policies against Xapian Omega over the PostgreSQL docs on
@@ -563,6 +565,7 @@ case $cmd in
   train-classifier) lab train-classifier "$@" ;;
   web-classifier) lab web-classifier "$@" ;;
   eval-detect) lab eval-detect "$@" ;;
+  eval-fields) lab eval-fields "$@" ;;
   eval-forms) cmd_eval_forms "$@" ;;
   bench) run_script bench/run.sh "$@" ;;
   fuzz) run_script fuzz/run.sh "$@" ;;

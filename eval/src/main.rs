@@ -2,7 +2,8 @@
 //! and held-out sites and writes the reports in `docs/reports/`; it trains the page-kind model.
 //! `./build.sh eval`, `eval-similarity`, `eval-forms`, `train-classifier` and `bench-crawl` run it.
 //!
-//! Subcommands: `eval`, `bench-crawl`, `eval-similarity`, `eval-forms`, `train-classifier`, and
+//! Subcommands: `eval`, `bench-crawl`, `eval-similarity`, `eval-forms`, `train-classifier`,
+//! `eval-detect`, `eval-fields`, and
 //! `serve` (the product's static server, which `bench-crawl` starts in a process of its own).
 //! Exit codes: 0 success, 1 failure (a bar not met included), 2 usage error.
 
@@ -24,6 +25,7 @@ const USAGE: &str = "usage:
   exemplar-eval train-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--select [--from-former | --nested]] [--model data/classifier.json] [--report docs/reports/classifier.md]
   exemplar-eval web-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--report docs/reports/classifier-web.md] [--grid]
   exemplar-eval eval-detect [--sites dev-sites.toml] [--out docs/reports/detect.md]
+  exemplar-eval eval-fields [--out docs/reports/fields.md]
   exemplar-eval serve DIR [--port N] [--latency-ms MS|MIN-MAX]";
 
 /// The flags each subcommand takes: (name, takes a value). Declared once; clap checks them.
@@ -86,6 +88,7 @@ const FLAGS: &[(&str, &[(&str, bool)])] = &[
         ],
     ),
     ("eval-detect", &[("--sites", true), ("--out", true)]),
+    ("eval-fields", &[("--out", true)]),
     ("serve", &[("--port", true), ("--latency-ms", true)]),
 ];
 
@@ -122,6 +125,10 @@ fn main() -> ExitCode {
         "train-classifier" => train_classifier(rest),
         "web-classifier" => web_classifier(rest),
         "eval-detect" => eval_detect(rest),
+        "eval-fields" => {
+            let out = flag(rest, "--out").unwrap_or("docs/reports/fields.md");
+            exemplar_eval::fields_eval::run(Path::new(out))
+        }
         _ => bench_crawl::serve(rest),
     };
     match result {

@@ -25,6 +25,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::dom::dom::Document;
+pub use naming::key;
 pub use values::{Value, ValueKind};
 
 /// Documents of the sample read at most (a sample larger than this is cut).
@@ -64,6 +65,10 @@ pub struct Step {
     /// the others; their labels do not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// Classes the element must not have: those of its siblings of the same tag at another
+    /// place (`p` beside `p.price`), so that a step selects its own elements only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not: Vec<String>,
 }
 
 /// What named a field.
@@ -167,23 +172,50 @@ pub fn induce(sample: &[Document]) -> Vec<Field> {
             *counts.entry(v.as_str()).or_default() += 1;
         }
         let most = counts.values().copied().max().unwrap_or(0);
-        // A text the same on most pages is the template's (a label, a heading of the layout).
+        // A text the same on most pages is the template's (a label, a heading of the layout),
+        // unless the template labels it: a row's value is data even where every item has the
+        // same ("Product Type: Books").
         let constant = most as f64 >= CONSTANT * present as f64;
-        if present >= 2 && !constant && present as f64 >= MIN_SUPPORT * n && counts.len() >= 2 {
+        let labelled = place.last().is_some_and(|s| s.label.is_some());
+        // A row's own label (`th`, `dt`) is the template's, whatever rows a page has.
+        let a_label = place
+            .last()
+            .is_some_and(|s| matches!(s.tag.as_str(), "th" | "dt"));
+        if present >= 2
+            && !a_label
+            && (labelled || (!constant && counts.len() >= 2))
+            && present as f64 >= MIN_SUPPORT * n
+        {
             candidates.push((place, per));
         }
     }
+    let siblings = sibling_classes(&sampled);
     let mut fields = Vec::new();
     for (place, per) in candidates {
         let values: Vec<&String> = per.iter().flatten().collect();
-        let (prefix, suffix) = values::common_affixes(&values);
         let repeated = per.iter().any(|v| v.len() > 1);
         let optional = per.iter().any(Vec::is_empty);
+        // A list of one sign repeated (★ ★ ★) says its number: a rating.
+        let one_value = values.iter().all(|v| *v == values[0]);
+        let counted = repeated && one_value;
+        if !counted && !values.iter().any(|v| v.chars().any(char::is_alphanumeric)) {
+            continue;
+        }
+        let (prefix, suffix) = if counted {
+            (String::new(), String::new())
+        } else {
+            values::common_affixes(&values)
+        };
         let stripped: Vec<String> = values
             .iter()
             .map(|v| values::strip(v, &prefix, &suffix))
             .collect();
-        let kind = values::kind_of(&stripped);
+        let kind = if counted {
+            ValueKind::Count
+        } else {
+            values::kind_of(&stripped)
+        };
+        let place = with_exclusions(place, &siblings);
         fields.push((
             per.iter().filter(|v| !v.is_empty()).count(),
             Field {
@@ -216,15 +248,22 @@ pub fn extract(fields: &[Field], doc: &Document, base: &str) -> Vec<(String, Val
     let mut out = Vec::new();
     for f in fields {
         let found = select(doc, &f.place);
-        let mut vals: Vec<Value> = found
+        let texts: Vec<String> = found
             .into_iter()
             .map(|e| doc.own_text(e))
             .filter(|t| !t.is_empty())
-            .map(|t| values::typed(&values::strip(&t, &f.prefix, &f.suffix), f.kind, base))
             .collect();
-        if vals.is_empty() {
+        if texts.is_empty() {
             continue;
         }
+        if f.kind == ValueKind::Count {
+            out.push((f.name.clone(), Value::Number(texts.len() as f64)));
+            continue;
+        }
+        let mut vals: Vec<Value> = texts
+            .iter()
+            .map(|t| values::typed(&values::strip(t, &f.prefix, &f.suffix), f.kind, base))
+            .collect();
         let v = if f.repeated {
             Value::List(vals)
         } else {
@@ -268,6 +307,7 @@ fn matches_step(doc: &Document, e: u32, step: &Step, nth: u32) -> bool {
     doc.tag(e) == step.tag
         && step.nth.is_none_or(|n| n == nth)
         && step.classes.iter().all(|c| doc.classes(e).any(|x| x == c))
+        && !step.not.iter().any(|c| doc.classes(e).any(|x| x == c))
         && step
             .label
             .as_ref()
@@ -377,6 +417,7 @@ fn loose_step(
         classes,
         nth: None,
         label: None,
+        not: Vec::new(),
     }
 }
 
@@ -539,6 +580,9 @@ pub fn css(place: &[Step]) -> String {
                 out.push('.');
                 out.push_str(&css_ident(c));
             }
+            for c in &s.not {
+                out.push_str(&format!(":not(.{})", css_ident(c)));
+            }
             if let Some(n) = s.nth {
                 out.push_str(&format!(":nth-of-type({n})"));
             }
@@ -587,8 +631,51 @@ pub fn xpath(place: &[Step]) -> String {
                 c.replace('\'', "")
             ));
         }
+        for c in &s.not {
+            out.push_str(&format!(
+                "[not(contains(concat(' ', normalize-space(@class), ' '), ' {} '))]",
+                c.replace('\'', "")
+            ));
+        }
     }
     out
+}
+
+/// (Parent place, tag) → the class sets its children of that tag have in the sample.
+type Siblings = HashMap<(Vec<Step>, String), HashSet<Vec<String>>>;
+
+fn sibling_classes(sampled: &[Sampled<'_>]) -> Siblings {
+    let mut out: Siblings = HashMap::new();
+    for s in sampled {
+        for place in s.places.values() {
+            if let Some((last, parent)) = place.split_last() {
+                out.entry((parent.to_vec(), last.tag.clone()))
+                    .or_default()
+                    .insert(last.classes.clone());
+            }
+        }
+    }
+    out
+}
+
+/// `place` with each step's [`Step::not`]: the classes by which same-tag siblings that would
+/// match its classes differ (`p` beside `p.mb-0`: not `.mb-0`).
+fn with_exclusions(mut place: Vec<Step>, siblings: &Siblings) -> Vec<Step> {
+    for i in 1..place.len() {
+        let key = (place[..i].to_vec(), place[i].tag.clone());
+        if let Some(sets) = siblings.get(&key) {
+            let own = &place[i].classes;
+            let mut not: Vec<String> = sets
+                .iter()
+                .filter(|set| set.len() > own.len() && own.iter().all(|c| set.contains(c)))
+                .flat_map(|set| set.iter().filter(|c| !own.contains(c)).cloned())
+                .collect();
+            not.sort();
+            not.dedup();
+            place[i].not = not;
+        }
+    }
+    place
 }
 
 /// `s` as an XPath 1.0 string literal (`concat()` when it holds both quote kinds).

@@ -18,7 +18,21 @@ const LABELS: [&str; 17] = [
     "h5", "h6", "small",
 ];
 /// Elements holding a value whose label sits before the element itself (a table cell).
-const CELLS: [&str; 5] = ["td", "dd", "li", "span", "div"];
+const CELLS: [&str; 3] = ["td", "dd", "li"];
+
+/// Elements under `e`, counted up to a few.
+fn descendants(d: &Document, e: u32) -> usize {
+    let mut n = 0;
+    let mut stack: Vec<u32> = d.child_elements(e).collect();
+    while let Some(x) = stack.pop() {
+        n += 1;
+        if n > 8 {
+            break;
+        }
+        stack.extend(d.child_elements(x));
+    }
+    n
+}
 
 /// Class words of layout frameworks and utilities, which name no data (data file).
 fn generic_words() -> &'static HashSet<&'static str> {
@@ -218,6 +232,10 @@ fn by_declared(
 /// the element just before the value's (a `th`, `dt`, `strong` or `label`), else of its
 /// parent's previous sibling.
 fn label(f: &Field, docs: &[&Document]) -> Option<String> {
+    // The row's label, which the place itself holds ("Availability" for its `dd`).
+    if let Some(l) = f.place.iter().rev().take(2).find_map(|s| s.label.clone()) {
+        return Some(l);
+    }
     let own = f
         .prefix
         .trim()
@@ -241,7 +259,8 @@ fn label(f: &Field, docs: &[&Document]) -> Option<String> {
                 let siblings: Vec<u32> = d.child_elements(p).collect();
                 let i = siblings.iter().position(|&s| s == at)?;
                 let prev = *siblings.get(i.checked_sub(1)?)?;
-                if !LABELS.contains(&d.tag(prev)) {
+                // A label is a few words in an element of its own, not a block (a header).
+                if !LABELS.contains(&d.tag(prev)) || descendants(d, prev) > 3 {
                     return None;
                 }
                 let t = d.text(prev);
@@ -265,7 +284,9 @@ fn readable_label(t: &str) -> bool {
 /// are named by the list: `ul.features > li`).
 fn by_class(f: &Field) -> Option<String> {
     let generic = generic_words();
-    for step in f.place.iter().rev().take(2) {
+    // A count is named by what holds the signs (`div.rating` of `span.star`).
+    let skip = usize::from(f.kind == ValueKind::Count && f.place.len() > 1);
+    for step in f.place.iter().rev().skip(skip).take(2) {
         let mut words: Vec<String> = Vec::new();
         for c in &step.classes {
             for w in c.split(['-', '_']) {

@@ -167,13 +167,15 @@ fn selectors_quote_what_they_must() {
         classes: vec!["2col".into(), "a:b".into()],
         nth: Some(2),
         label: None,
+        not: vec!["x".into()],
     }];
-    assert_eq!(css(&place), "div.\\32 col.a\\3a b:nth-of-type(2)");
+    assert_eq!(css(&place), "div.\\32 col.a\\3a b:not(.x):nth-of-type(2)");
     let place = vec![Step {
         tag: "tr".into(),
         classes: vec![],
         nth: None,
         label: Some("Author's \"pick\"".into()),
+        not: vec![],
     }];
     assert!(
         xpath(&place).contains("concat('Author', \"'\", 's \"pick\"')"),

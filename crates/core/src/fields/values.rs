@@ -18,6 +18,8 @@ pub enum ValueKind {
     Date,
     /// A URL.
     Url,
+    /// The number of elements: one sign repeated (★ ★ ★ for a rating of three).
+    Count,
 }
 
 /// Characters past which text is long.
@@ -82,9 +84,13 @@ pub fn common_affixes(values: &[&String]) -> (String, String) {
             prefix = &prefix[..end];
         }
     }
-    // Back to a word's end: the prefix ends with a space or an opening bracket.
-    let prefix = match prefix.rfind([' ', '(', '[']) {
-        Some(i) => &prefix[..=i],
+    // A label the template writes before the value: up to its colon ("Price: "). A shared first
+    // word with no colon ("in Ulm", "in Paris") is the value's.
+    let prefix = match prefix.rfind(':') {
+        Some(i) => {
+            let end = i + 1 + prefix[i + 1..].len() - prefix[i + 1..].trim_start().len();
+            &prefix[..end]
+        }
         None => "",
     };
     let mut suffix: &str = first;
@@ -97,8 +103,21 @@ pub fn common_affixes(values: &[&String]) -> (String, String) {
             suffix = &suffix[start.min(suffix.len())..];
         }
     }
-    let suffix = match suffix.find([' ', ')', ']']) {
-        Some(i) => &suffix[i..],
+    // A unit the template writes after it (" kg", " cm", " %"): one short word without digits.
+    let suffix = match suffix.rfind(' ') {
+        Some(i) => {
+            let unit = &suffix[i + 1..];
+            if !unit.is_empty()
+                && unit.chars().count() <= 5
+                && !unit
+                    .chars()
+                    .any(|c| c.is_ascii_digit() || c.is_whitespace())
+            {
+                &suffix[i..]
+            } else {
+                ""
+            }
+        }
         None => "",
     };
     let empty = values
@@ -245,7 +264,9 @@ pub fn typed(t: &str, kind: ValueKind, base: &str) -> Value {
                 .and_then(|b| b.join(t))
                 .map_or_else(|_| t.to_string(), |u| u.to_string()),
         ),
-        ValueKind::Text | ValueKind::LongText | ValueKind::Date => Value::Text(t.to_string()),
+        ValueKind::Text | ValueKind::LongText | ValueKind::Date | ValueKind::Count => {
+            Value::Text(t.to_string())
+        }
     }
 }
 
@@ -287,7 +308,20 @@ mod tests {
             "In stock (3 available)",
             "In stock (9 available)",
         ];
-        assert_eq!(affixes(&stock), ("In stock (".into(), " available)".into()));
+        assert_eq!(
+            affixes(&stock),
+            (String::new(), String::new()),
+            "no label, no unit: the whole text"
+        );
+        let places = [
+            "in Ulm, Germany",
+            "in Paris, France",
+            "in Rome, Italy",
+            "in Oslo, Norway",
+        ];
+        assert_eq!(affixes(&places), (String::new(), String::new()));
+        let weights = ["3 kg", "12 kg", "4 kg", "1 kg"];
+        assert_eq!(affixes(&weights), (String::new(), " kg".into()));
         assert_eq!(
             affixes(&["Albert Einstein", "Albert Camus", "Albert Einstein"]),
             (String::new(), String::new()),
