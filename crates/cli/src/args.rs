@@ -181,6 +181,10 @@ pub fn command(usage: &'static str) -> Command {
                     "the example is the answer to a form's POST of BODY (name=value&…) to --example; fields BODY leaves out keep the entry page's form values",
                 ))
                 .args(out_file("write the pattern to FILE (default pattern.json)"))
+                .arg(switch_arg(
+                    "no-fields",
+                    "do not induce the target pages' data fields (a sample of the targets is fetched again for them)",
+                ))
                 .arg(value(
                     "map",
                     "FILE",

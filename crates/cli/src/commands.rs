@@ -139,6 +139,48 @@ fn print_too_large(urls: &[&str], max_bytes: usize, command: &str) {
     );
 }
 
+/// The pattern's fields with the example's values: `name  value  selector`.
+fn print_fields(p: &Pattern, example: &exemplar_core::mapper::ExamplePage, from: usize) {
+    if p.fields.is_empty() {
+        if from > 1 {
+            println!("fields: none varies from page to page among the {from} target pages read");
+        }
+        return;
+    }
+    let (html, _) = exemplar_html::text::decode(&example.body, example.content_type.as_deref());
+    let values: Vec<(String, exemplar_core::fields::Value)> =
+        match exemplar_html::dom::Document::parse(&html) {
+            Ok(doc) => exemplar_core::fields::extract(&p.fields, &doc, &example.url),
+            Err(_) => Vec::new(),
+        };
+    println!(
+        "fields ({} from {from} target pages; the example's values):",
+        p.fields.len()
+    );
+    let width = p
+        .fields
+        .iter()
+        .map(|f| f.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    for f in &p.fields {
+        let value = values
+            .iter()
+            .find(|(n, _)| *n == f.name)
+            .map_or_else(|| "(none on the example)".to_string(), |(_, v)| v.as_text());
+        let value: String = if value.chars().count() > 60 {
+            format!("{}…", value.chars().take(59).collect::<String>())
+        } else {
+            value
+        };
+        println!(
+            "  {:width$}  {value}   [{}]",
+            f.name,
+            exemplar_core::fields::describe(&f.place)
+        );
+    }
+}
+
 fn create(path: &str) -> Result<BufWriter<File>, String> {
     resume::create(path).map(BufWriter::new)
 }
@@ -253,6 +295,8 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         page,
         render_config(&client),
     )?;
+    // Kept for the fields, read from it among a sample of the targets after learning.
+    let example_page = choice.example.clone();
     eprintln!("{}", choice.why);
     client.renderer = choice.renderer;
     let start = match start {
@@ -333,8 +377,20 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         .or(flag(args, "--out"))
         .unwrap_or("pattern.json");
     learned.pattern.render = client.renderer.is_some();
+    let mut from = 0;
+    if !switch(args, "--no-fields") {
+        let (fields, n) = run::learn_fields(
+            &http::Client::new(&client),
+            &learned.pattern,
+            &example_page,
+            mapped_config.politeness.delay_ms,
+        );
+        learned.pattern.fields = fields;
+        from = n;
+    }
     write_pattern(&learned.pattern, out)?;
     print!("{}", learned.pattern.render());
+    print_fields(&learned.pattern, &example_page, from);
     if let Some(l) = &learned.lowered {
         println!("{}", lowered_note(l));
     }
@@ -911,8 +967,23 @@ fn read_pattern(path: &str) -> Result<Pattern, String> {
     Pattern::from_json(&text).map_err(|e| format!("{path}: {e}"))
 }
 
-fn record(t: &TargetPage) -> PageRecord {
+/// A target page as exports write it, with the pattern's `fields` read from it.
+fn record(t: &TargetPage, fields: &[exemplar_core::fields::Field]) -> PageRecord {
+    let content_type = t
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        .map(|(_, v)| v.as_str());
+    let values = if fields.is_empty() {
+        Vec::new()
+    } else {
+        let (html, _) = exemplar_html::text::decode(&t.body, content_type);
+        exemplar_html::dom::Document::parse(&html)
+            .map(|doc| exemplar_core::fields::extract(fields, &doc, &t.final_url))
+            .unwrap_or_default()
+    };
     PageRecord {
+        fields: values,
         url: t.url.clone(),
         final_url: t.final_url.clone(),
         status: t.status,
@@ -943,6 +1014,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         .ok_or(format!("crawl needs a pattern file\n{USAGE}"))?;
     let pattern = read_pattern(path)?;
     let drawn = pattern.render;
+    let fields = pattern.fields.clone();
     let mut config = CrawlConfig::default();
     if let Some(v) = parse(args, "--max-pages")? {
         config.max_pages = v;
@@ -966,6 +1038,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         html: switch(args, "--html"),
         csv: flag(args, "--csv"),
         warc: flag(args, "--warc"),
+        fields: fields.iter().map(|f| f.name.clone()).collect(),
     };
     // --verify checks every target against the example; --verify-new only those learning did
     // not know.
@@ -1077,7 +1150,7 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
             }
             exports.borrow_mut().write(PageRecord {
                 change,
-                ..record(t)
+                ..record(t, &fields)
             })
         },
         &mut |p, url| {

@@ -225,6 +225,8 @@ pub struct Exports {
     html: bool,
     csv: Option<(String, BufWriter<File>)>,
     warc: Option<(String, WarcWriter<BufWriter<File>>)>,
+    /// The pattern's data fields, a CSV column each.
+    fields: Vec<String>,
 }
 
 /// Where the user asked exports to go.
@@ -237,6 +239,8 @@ pub struct ExportPaths<'a> {
     pub csv: Option<&'a str>,
     /// `--warc`.
     pub warc: Option<&'a str>,
+    /// The pattern's data fields' names: CSV columns.
+    pub fields: Vec<String>,
 }
 
 /// Creates (truncates) a file, making its directory first.
@@ -271,7 +275,8 @@ impl Exports {
         let mut csv = None;
         if let Some(p) = paths.csv {
             let mut w = BufWriter::new(create(p)?);
-            export::write_csv_header(&mut w).map_err(|e| format!("{p}: {e}"))?;
+            export::write_csv_header_fields(&mut w, &paths.fields)
+                .map_err(|e| format!("{p}: {e}"))?;
             csv = Some((p.to_string(), w));
         }
         let warc = match paths.warc {
@@ -294,6 +299,7 @@ impl Exports {
             html: paths.html,
             csv,
             warc,
+            fields: paths.fields.clone(),
         })
     }
 
@@ -334,6 +340,7 @@ impl Exports {
             html: paths.html,
             csv: None,
             warc: None,
+            fields: paths.fields.clone(),
         };
         for m in marks {
             let f = BufWriter::new(reopen(&m.path, m.bytes)?);
@@ -365,7 +372,7 @@ impl Exports {
         }
         if let Some((p, w)) = self.csv.as_mut() {
             rec.body = None;
-            export::write_csv_rows(&mut *w, std::slice::from_ref(&rec))
+            export::write_csv_rows_fields(&mut *w, std::slice::from_ref(&rec), &self.fields)
                 .map_err(|e| format!("{p}: {e}"))?;
         }
         Ok(())

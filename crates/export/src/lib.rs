@@ -3,7 +3,9 @@
 //! [`write_scrapy_project`].
 
 // The crates below, by their short module names.
-use exemplar_core::{crawler, fetch, forms, pattern, review::language, script_links, sitemap};
+use exemplar_core::{
+    crawler, fetch, fields, forms, pattern, review::language, script_links, sitemap,
+};
 use exemplar_url::canon;
 use std::io::{self, Write};
 use std::path::Path;
@@ -51,6 +53,9 @@ pub struct PageRecord {
     /// What it is against an earlier crawl, when the export compares with one.
     #[serde(default)]
     pub change: Option<Change>,
+    /// The pattern's data fields read from the page ([`crate::fields::extract`]), by name.
+    #[serde(default)]
+    pub fields: Vec<(String, crate::fields::Value)>,
     /// Body.
     pub body: Option<Vec<u8>>,
 }
@@ -101,6 +106,8 @@ struct JsonLine<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     change: Option<Change>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    fields: Option<serde_json::Map<String, serde_json::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     html: Option<String>,
 }
 
@@ -110,8 +117,9 @@ struct JsonLine<'a> {
 /// declares, when it does), `fetchedAt` in RFC 3339, `similarity`, `level`, `byHeading: true`
 /// for a page a verifying crawl took below θ for its heading, `textDigest` (the signature of
 /// its title and visible text, when known: the same in two exports unless the text changed),
-/// `change` (`new`, `changed` or `same` against an earlier crawl, when compared with one), and
-/// `html` when `include_html`).
+/// `change` (`new`, `changed` or `same` against an earlier crawl, when compared with one),
+/// `fields` (the pattern's data fields read from the page, typed: numbers, text, lists; absent
+/// when the pattern has none or the page shows none), and `html` when `include_html`).
 ///
 /// # Errors
 /// Write errors.
@@ -131,6 +139,12 @@ pub fn write_jsonl<W: Write>(mut w: W, pages: &[PageRecord], include_html: bool)
             by_heading: p.by_heading,
             text_digest: p.text_digest.as_deref().filter(|d| !d.is_empty()),
             change: p.change,
+            fields: (!p.fields.is_empty()).then(|| {
+                p.fields
+                    .iter()
+                    .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or_default()))
+                    .collect()
+            }),
             html: if include_html {
                 p.body
                     .as_ref()
@@ -166,17 +180,43 @@ pub fn write_csv<W: Write>(mut w: W, pages: &[PageRecord]) -> io::Result<()> {
 ///
 /// # Errors
 /// Write errors.
-pub fn write_csv_header<W: Write>(mut w: W) -> io::Result<()> {
-    w.write_all(b"url,final_url,status,title,heading,similarity,level,fetched_at\r\n")
+pub fn write_csv_header<W: Write>(w: W) -> io::Result<()> {
+    write_csv_header_fields(w, &[])
+}
+
+/// The CSV header with a column per data field after the page's own (`fields`: their names).
+///
+/// # Errors
+/// Write errors.
+pub fn write_csv_header_fields<W: Write>(mut w: W, fields: &[String]) -> io::Result<()> {
+    w.write_all(b"url,final_url,status,title,heading,similarity,level,fetched_at")?;
+    for f in fields {
+        w.write_all(b",")?;
+        w.write_all(csv_field(f).as_bytes())?;
+    }
+    w.write_all(b"\r\n")
 }
 
 /// CSV rows without the header (see [`write_csv`]).
 ///
 /// # Errors
 /// Write errors.
-pub fn write_csv_rows<W: Write>(mut w: W, pages: &[PageRecord]) -> io::Result<()> {
+pub fn write_csv_rows<W: Write>(w: W, pages: &[PageRecord]) -> io::Result<()> {
+    write_csv_rows_fields(w, pages, &[])
+}
+
+/// CSV rows with a column per data field named in `fields` (empty where the page shows none;
+/// a list's items joined by `; `), under [`write_csv_header_fields`].
+///
+/// # Errors
+/// Write errors.
+pub fn write_csv_rows_fields<W: Write>(
+    mut w: W,
+    pages: &[PageRecord],
+    fields: &[String],
+) -> io::Result<()> {
     for p in pages {
-        let row = [
+        let mut row = vec![
             csv_field(&p.url),
             csv_field(&p.final_url),
             p.status.to_string(),
@@ -186,6 +226,10 @@ pub fn write_csv_rows<W: Write>(mut w: W, pages: &[PageRecord]) -> io::Result<()
             p.level.map(|l| l.to_string()).unwrap_or_default(),
             rfc3339(p.fetched_at_ms),
         ];
+        for name in fields {
+            let v = p.fields.iter().find(|(k, _)| k == name);
+            row.push(v.map(|(_, v)| csv_field(&v.as_text())).unwrap_or_default());
+        }
         w.write_all(row.join(",").as_bytes())?;
         w.write_all(b"\r\n")?;
     }
@@ -1077,6 +1121,7 @@ mod tests {
             by_heading: false,
             text_digest: None,
             change: None,
+            fields: Vec::new(),
             body: Some(b"<p>hi</p>".to_vec()),
         }
     }

@@ -232,8 +232,19 @@ pub fn induce(sample: &[Document]) -> Vec<Field> {
             },
         ));
     }
-    // Most supported first, then in document order of the first page's places.
-    fields.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.place.cmp(&b.1.place)));
+    // In the order the pages show them (the first page that has each), then by place.
+    let order = |f: &Field| {
+        sample
+            .iter()
+            .enumerate()
+            .find_map(|(i, d)| select(d, &f.place).first().map(|&e| (i, e)))
+            .unwrap_or((usize::MAX, u32::MAX))
+    };
+    fields.sort_by(|a, b| {
+        order(&a.1)
+            .cmp(&order(&b.1))
+            .then(a.1.place.cmp(&b.1.place))
+    });
     let mut fields: Vec<Field> = fields.into_iter().map(|(_, f)| f).collect();
     naming::name_all(&mut fields, &sampled_docs(&sampled));
     fields
@@ -564,6 +575,27 @@ fn places(
         }
     });
     out
+}
+
+/// A short reading of a place for people: its last three steps as CSS, a step known by its
+/// label as `dd["Price (excl. tax)"]`.
+pub fn describe(place: &[Step]) -> String {
+    let from = place.len().saturating_sub(3);
+    let steps: Vec<String> = place[from..]
+        .iter()
+        .map(|s| {
+            let mut one = css(std::slice::from_ref(&Step {
+                label: None,
+                ..s.clone()
+            }));
+            if let Some(l) = &s.label {
+                one.push_str(&format!("[{l:?}]"));
+            }
+            one
+        })
+        .collect();
+    let lead = if from > 0 { "… " } else { "" };
+    format!("{lead}{}", steps.join(" > "))
 }
 
 /// The CSS selector of a place; empty when a step is known by its label, which CSS cannot

@@ -183,3 +183,42 @@ fn selectors_quote_what_they_must() {
         xpath(&place)
     );
 }
+
+proptest::proptest! {
+    /// Any markup, any text: induction and reading never panic, and what is read is what the
+    /// fields name.
+    #[test]
+    fn any_pages_are_read_without_panic(
+        pages in proptest::collection::vec(
+            proptest::collection::vec(
+                (
+                    proptest::sample::select(vec!["p", "div", "span", "td", "tr", "dd", "dt", "li", "ul", "table", "h1", "b"]),
+                    "[a-z :£$()0-9.,-]{0,12}",
+                    proptest::option::of("[a-z -]{1,8}"),
+                ),
+                0..24,
+            ),
+            0..6,
+        )
+    ) {
+        let docs: Vec<Document> = pages
+            .iter()
+            .map(|els| {
+                let html: String = els
+                    .iter()
+                    .map(|(tag, text, class)| match class {
+                        Some(c) => format!("<{tag} class='{c}'>{text}"),
+                        None => format!("<{tag}>{text}"),
+                    })
+                    .collect();
+                Document::parse(&html).expect("parses")
+            })
+            .collect();
+        let fields = induce(&docs);
+        for d in &docs {
+            for (name, _) in extract(&fields, d, "http://h/") {
+                proptest::prop_assert!(fields.iter().any(|f| f.name == name));
+            }
+        }
+    }
+}

@@ -219,6 +219,10 @@ pub struct Pattern {
     /// it, from the example page fetched and rendered.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub render: bool,
+    /// The data fields of the target pages ([`crate::fields`]): exports read them from each
+    /// page. Set by the driver that learned the pattern, from a sample of its targets.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<crate::fields::Field>,
 }
 
 /// A user's verdicts on pages of the map, over the similarity threshold: canonical URLs.
@@ -611,6 +615,18 @@ impl Pattern {
             }
             if let Some(f) = &l.form {
                 f.validate(i + 1)?;
+            }
+        }
+        let mut names = HashSet::new();
+        for f in &self.fields {
+            if f.name.is_empty() || f.place.is_empty() {
+                return Err(PatternError(format!(
+                    "field {:?}: a field needs a name and a place",
+                    f.name
+                )));
+            }
+            if !names.insert(f.name.as_str()) {
+                return Err(PatternError(format!("field {:?} is named twice", f.name)));
             }
         }
         url::Url::parse(&self.entry)
@@ -1154,6 +1170,7 @@ impl Pattern {
         )?;
         pattern.max_pagination = self.max_pagination;
         pattern.render = self.render;
+        pattern.fields.clone_from(&self.fields);
         for form in pattern.levels.iter_mut().filter_map(|l| l.form.as_mut()) {
             if let Some(old) = self
                 .levels
@@ -1389,6 +1406,7 @@ pub fn learn(
         heading_rule: None,
         script_links: false,
         render: false,
+        fields: Vec::new(),
         stats: LearnStats {
             pages_fetched: map
                 .nodes

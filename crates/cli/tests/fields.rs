@@ -1,0 +1,197 @@
+//! The data of target pages through the CLI (issue 61): `learn` induces the fields of the live
+//! quotes authors and the live shop's books from a sample of their pages and prints them with the
+//! example's values; `crawl` writes them in JSON Lines (typed) and CSV (a column each). Checked
+//! against the applications' own data files, page by page.
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use exemplar_testkit::live_apps;
+
+const FAST: [&str; 5] = ["--delay-ms", "0", "--concurrency", "8", "--quiet"];
+
+fn ok(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_exemplar"))
+        .args(args)
+        .output()
+        .expect("run exemplar");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "exemplar {args:?}\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("exemplar-fields-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// Learns from `example` and crawls: what learn printed, the pattern's fields, the JSON Lines'
+/// records (URL, fields) and the CSV text.
+fn learn_and_crawl(
+    dir: &Path,
+    entry: &str,
+    example: &str,
+) -> (
+    String,
+    Vec<serde_json::Value>,
+    Vec<(String, serde_json::Value)>,
+    String,
+) {
+    let pattern = dir.join("pattern.json");
+    let mut args = vec![
+        "learn",
+        "--entry",
+        entry,
+        "--example",
+        example,
+        "-o",
+        s(&pattern),
+    ];
+    args.extend_from_slice(&FAST);
+    let said = ok(&args);
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&pattern).expect("pattern")).expect("json");
+    let fields = p["fields"].as_array().cloned().unwrap_or_default();
+    let (jsonl, csv) = (dir.join("pages.jsonl"), dir.join("pages.csv"));
+    let mut args = vec!["crawl", s(&pattern), "--jsonl", s(&jsonl), "--csv", s(&csv)];
+    args.extend_from_slice(&FAST);
+    ok(&args);
+    let records = std::fs::read_to_string(&jsonl)
+        .expect("JSON Lines")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            (
+                v["url"].as_str().expect("url").to_string(),
+                v["fields"].clone(),
+            )
+        })
+        .collect();
+    (
+        said,
+        fields,
+        records,
+        std::fs::read_to_string(&csv).expect("CSV"),
+    )
+}
+
+fn field_named<'a>(fields: &'a [serde_json::Value], name: &str) -> &'a serde_json::Value {
+    fields
+        .iter()
+        .find(|f| f["name"] == name)
+        .unwrap_or_else(|| panic!("no field {name} among {fields:#?}"))
+}
+
+#[test]
+fn an_authors_fields_are_learned_printed_and_exported() {
+    let app = live_apps::start("quotes-toscrape").expect("the live quotes site");
+    let dir = tempdir("quotes");
+    let (said, fields, records, csv) = learn_and_crawl(
+        &dir,
+        &format!("{}/", app.base),
+        &format!("{}/author/Albert-Einstein/", app.base),
+    );
+    assert!(said.contains("fields (4 from"), "{said}");
+    assert!(
+        said.contains("March 14, 1879"),
+        "the example's values are printed: {said}"
+    );
+    let born = field_named(&fields, "born");
+    assert_eq!(born["kind"], "date");
+    assert_eq!(
+        born["namedBy"], "label",
+        "named by the template's \"Born:\""
+    );
+    // Every author's record, from the application's data.
+    let data = exemplar_testkit::root().join("eval/real/apps/spidyquotes/data/authorsdb.jl");
+    let truth: HashMap<String, serde_json::Value> = std::fs::read_to_string(data)
+        .expect("authors")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            (v["name"].as_str().expect("name").to_string(), v)
+        })
+        .collect();
+    assert_eq!(records.len(), 50);
+    for (url, f) in &records {
+        let name = f["author_title"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{url}: {f}"));
+        let t = &truth[name];
+        assert_eq!(f["born"], t["born_at"], "{url}");
+        assert_eq!(f["author_born_location"], t["born_in"], "{url}");
+        let norm = |v: &serde_json::Value| {
+            v.as_str()
+                .unwrap_or("")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        assert_eq!(norm(&f["description"]), norm(&t["description"]), "{url}");
+    }
+    let header = csv.lines().next().expect("a header");
+    assert!(
+        header.ends_with(",author_title,born,author_born_location,description"),
+        "{header}"
+    );
+    assert!(
+        csv.contains(",Albert Einstein,\"March 14, 1879\",\"in Ulm, Germany\","),
+        "{csv}"
+    );
+}
+
+#[test]
+fn a_books_price_rating_and_table_rows_are_read_from_every_book() {
+    let app = live_apps::start("zyte-books").expect("the live shop");
+    let dir = tempdir("shop");
+    let (_, fields, records, _) = learn_and_crawl(
+        &dir,
+        &format!("{}/", app.base),
+        &format!("{}/product/239", app.base),
+    );
+    assert_eq!(field_named(&fields, "price")["prefix"], "Price: ");
+    assert_eq!(field_named(&fields, "rating")["kind"], "count");
+    assert!(
+        field_named(&fields, "upc")["css"].as_str() == Some(""),
+        "a row known by its label"
+    );
+    let data = exemplar_testkit::root()
+        .join("eval/real/apps/zyte-ecommerce/zyte_test_websites/ecommerce/data.json");
+    let data: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data).expect("shop data")).expect("json");
+    let by_id: HashMap<u64, &serde_json::Value> = data["products"]
+        .as_array()
+        .expect("products")
+        .iter()
+        .map(|p| (p["id"].as_u64().expect("id"), p))
+        .collect();
+    assert_eq!(records.len(), 1000);
+    for (url, f) in &records {
+        let id: u64 = url
+            .rsplit('/')
+            .next()
+            .and_then(|i| i.parse().ok())
+            .expect("a product id");
+        let t = by_id[&id];
+        let price: f64 = t["price"]
+            .as_str()
+            .expect("price")
+            .trim_start_matches('£')
+            .parse()
+            .expect("a price");
+        assert_eq!(f["price"].as_f64(), Some(price), "{url}");
+        assert_eq!(f["rating"].as_f64(), t["rating"].as_f64(), "{url}");
+        assert_eq!(f["upc"], t["properties"]["UPC"], "{url}");
+        assert_eq!(f["title"], t["name"], "{url}");
+    }
+}
