@@ -307,9 +307,10 @@ check_wasm_exports() {
   # The one-crate build's module was 3,803,382 bytes (wasm-opt -O3) and the split must not grow
   # it; the exports for pages drawn by scripts (crates/wasm/src/drawn.rs) then added 12 KB, and
   # postback forms (a form's steps in the mapper and the crawler, form state in POST answers'
-  # signatures) 15 KB. The budget leaves about 5 KB: a change that needs more says why here.
+  # signatures) 15 KB, the patterns' data fields (core::fields, read and written with the
+  # pattern) 50 KB. The budget leaves about 5 KB: a change that needs more says why here.
   if [[ -x node_modules/.bin/wasm-opt ]]; then
-    ((size < 3835000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 3,835,000"
+    ((size < 3885000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 3,885,000"
   fi
   echo "    extension/pkg: no benchmark or playground export, $size bytes"
 }

@@ -1166,6 +1166,7 @@ fn the_scrapy_spider_reads_scripts_as_exemplar_does() {
         max_wait_s: 30.0,
         script_links: true,
         render: false,
+        fields: Vec::new(),
         entry_target: false,
         unlike_directories: vec![],
         unlike_targets: vec![],

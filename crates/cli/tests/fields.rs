@@ -148,6 +148,44 @@ fn an_authors_fields_are_learned_printed_and_exported() {
         csv.contains(",Albert Einstein,\"March 14, 1879\",\"in Ulm, Germany\","),
         "{csv}"
     );
+
+    // The Scrapy project reads the same fields from the same pages.
+    let project = dir.join("scrapy");
+    let out = ok(&["export-scrapy", s(&dir.join("pattern.json")), s(&project)]);
+    let name = out
+        .split("scrapy crawl ")
+        .nth(1)
+        .map(str::trim)
+        .expect("the spider's name");
+    let scrapy = exemplar_testkit::root().join(".venv/bin/scrapy");
+    let run = exemplar_testkit::scrapy_command(&scrapy, &project, name, "items.jsonl")
+        .output()
+        .expect("scrapy");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let items: HashMap<String, serde_json::Value> =
+        std::fs::read_to_string(project.join("items.jsonl"))
+            .expect("items")
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("an item");
+                // The spider names a page by its URL after redirects; the crawl by its link's.
+                let url = v["url"].as_str().expect("url").trim_end_matches('/');
+                (url.to_string(), v["fields"].clone())
+            })
+            .collect();
+    assert_eq!(items.len(), records.len());
+    for (url, f) in &records {
+        let url = url.trim_end_matches('/');
+        assert_eq!(
+            items.get(url),
+            Some(f),
+            "{url}: the spider's fields are the crawl's"
+        );
+    }
 }
 
 #[test]

@@ -6,3 +6,5 @@ class PageItem(scrapy.Item):
     url = scrapy.Field()
     title = scrapy.Field()
     level = scrapy.Field()
+    # The pattern's data fields read from the page, by name (exemplar.json's "fields").
+    fields = scrapy.Field()

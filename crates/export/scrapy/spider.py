@@ -201,6 +201,86 @@ def select_options(form, name):
             for o in form.xpath(".//select[@name=$n]//option", n=name)]
 
 
+# The pattern's data fields (exemplar.json): each read by its XPath, as exemplar crawl reads it.
+FIELDS = CONFIG.get("fields", [])
+CURRENCY_CODES = ("USD", "EUR", "GBP", "JPY", "BRL", "R$", "CHF", "CAD", "AUD", "INR", "MXN", "CNY")
+CURRENCY_SIGNS = "$£€¥₹₽₩₺₪฿"
+
+
+def number(text):
+    """The number a text is (thousands separators read: 1,234.50 and 1.234,50), or None; as
+    Exemplar's core reads it."""
+    t = text.strip().replace(" ", "")
+    if not t or any(c not in "0123456789.,+-" for c in t):
+        return None
+    dots, commas = t.count("."), t.count(",")
+    if commas == 0 and dots > 1:
+        t = t.replace(".", "")
+    elif dots == 0 and commas > 1:
+        t = t.replace(",", "")
+    elif dots == 0 and commas == 1:
+        t = t.replace(",", "") if len(t) - t.find(",") - 1 == 3 else t.replace(",", ".")
+    elif dots and commas:
+        t = t.replace(",", "") if t.rfind(".") > t.rfind(",") else t.replace(".", "").replace(",", ".")
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+def price(text):
+    """The amount of a price (£26.08, R$ 1.200,00, 12 EUR), or None."""
+    rest, had = text.strip(), False
+    for code in CURRENCY_CODES:
+        if rest.startswith(code):
+            rest, had = rest[len(code):], True
+        elif rest.endswith(code):
+            rest, had = rest[:-len(code)], True
+    trimmed = rest.strip().strip(CURRENCY_SIGNS + " \t\n")
+    had = had or len(trimmed) < len(rest.strip())
+    return number(trimmed) if had else None
+
+
+def typed(text, kind, base):
+    if kind == "price":
+        n = price(text)
+    elif kind == "number":
+        n = number(text)
+    elif kind == "url":
+        return urljoin(base, text)
+    else:
+        return text
+    if n is None:
+        return text
+    return int(n) if n == int(n) and abs(n) < 1e15 else n
+
+
+def read_fields(response):
+    """The pattern's fields on the page: each element's own text, whitespace collapsed, the
+    template's prefix and suffix cut, typed (a count: how many elements)."""
+    out = {}
+    for f in FIELDS:
+        texts = []
+        for e in response.xpath(f["xpath"]):
+            t = " ".join(" ".join(e.xpath("text()").getall()).split())
+            if t:
+                texts.append(t)
+        if not texts:
+            continue
+        if f["kind"] == "count":
+            out[f["name"]] = len(texts)
+            continue
+        values = []
+        for t in texts:
+            if f["prefix"] and t.startswith(f["prefix"]):
+                t = t[len(f["prefix"]):]
+            if f["suffix"] and t.endswith(f["suffix"]):
+                t = t[:-len(f["suffix"])]
+            values.append(typed(t.strip(), f["kind"], response.url))
+        out[f["name"]] = values if f["repeated"] else values[0]
+    return out
+
+
 def controls(form):
     """A form's controls in document order."""
     return form.xpath(".//input | .//select | .//textarea | .//button")
@@ -650,6 +730,13 @@ class PatternSpider(scrapy.Spider):
             yield r
 
     def item(self, response, level):
+        item = self.page_item(response, level)
+        values = read_fields(response)
+        if values:
+            item["fields"] = values
+        return item
+
+    def page_item(self, response, level):
         url = response.url
         if response.request is not None and response.request.method == "POST" \
                 and response.request.body:

@@ -625,6 +625,10 @@ pub struct ScrapySpec {
     /// spider, which fetches without rendering, says so when it starts.
     #[serde(default)]
     pub render: bool,
+    /// The pattern's data fields ([`crate::pattern::Pattern::fields`]): the spider reads each
+    /// from every item by its XPath, as `exemplar crawl` reads it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<fields::Field>,
 }
 
 fn default_max_wait_s() -> f64 {
@@ -673,6 +677,7 @@ impl ScrapySpec {
             max_wait_s: pattern.politeness.max_crawl_delay_ms as f64 / 1000.0,
             script_links: pattern.script_links,
             render: pattern.render,
+            fields: pattern.fields.clone(),
             entry_target: pattern.entry_target,
             unlike_directories: pattern.corrections.unlike_directories.clone(),
             unlike_targets: pattern.unlike_by_directory.clone(),
@@ -934,6 +939,16 @@ fn scrapy_config(spec: &ScrapySpec) -> serde_json::Value {
         "scriptLinks": spec.script_links,
         // The site's pages are drawn by scripts: the spider says it fetches them as served.
         "render": spec.render,
+        // Data fields: the XPath that reads each, what the template writes around its value,
+        // how its values are typed, whether it is a list.
+        "fields": spec.fields.iter().map(|f| serde_json::json!({
+            "name": f.name,
+            "xpath": f.xpath,
+            "prefix": f.prefix,
+            "suffix": f.suffix,
+            "kind": f.kind,
+            "repeated": f.repeated,
+        })).collect::<Vec<_>>(),
         "entryTarget": spec.entry_target,
         "fromTargets": spec.levels.iter().position(|l| l.from_targets),
         "unlikeDirectories": spec.unlike_directories,
@@ -1368,6 +1383,7 @@ mod tests {
             max_wait_s: 30.0,
             script_links: false,
             render: false,
+            fields: Vec::new(),
             entry_target: false,
             unlike_directories: vec![],
             unlike_targets: vec![],

@@ -91,6 +91,8 @@ fn records(pages: &JsValue) -> Result<Vec<PageRecord>, js_sys::Error> {
             by_heading: page.by_heading,
             text_digest: page.text_digest,
             change: page.change,
+            // The extension learns no fields yet: its records carry none.
+            fields: Vec::new(),
             body,
         });
     }

@@ -645,6 +645,11 @@ pub fn xpath(place: &[Step]) -> String {
     let mut out = String::new();
     for s in place {
         out.push('/');
+        // The HTML parser adds `tbody` to tables; lxml's (Scrapy's) does not: a plain `tbody`
+        // step becomes `//`, which matches either tree.
+        if s.tag == "tbody" && s.classes.is_empty() && s.nth.is_none() {
+            continue;
+        }
         out.push_str(&s.tag);
         if let Some(n) = s.nth {
             out.push_str(&format!("[{n}]"));
