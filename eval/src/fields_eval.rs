@@ -294,7 +294,11 @@ fn evaluate(site: &Site) -> Result<SiteFigures, String> {
             right: 0,
         };
         for ((r, got), text) in records.iter().zip(&read).zip(&texts) {
-            let Some(t) = r.and_then(|r| truth(r, tf)) else {
+            // An empty value is shown by no page (and would be "in" every text).
+            let Some(t) = r
+                .and_then(|r| truth(r, tf))
+                .filter(|t| !t.trim().is_empty())
+            else {
                 continue;
             };
             let shown = text.contains(&norm(&t));
