@@ -240,9 +240,19 @@ pub fn command(usage: &'static str) -> Command {
         )
         .subcommand(
             Command::new("relearn")
-                .about("learn again from a kept map, with another θ or your verdicts (no fetching)")
+                .about("learn again from a kept map, with another θ or your verdicts, or edit the fields (no fetching)")
                 .arg(positionals("PATTERN", 1, 1, "the pattern to learn again"))
-                .arg(value("map", "FILE", "the map learn --map kept"))
+                .arg(value("map", "FILE", "the map learn --map kept (not needed to edit fields alone)"))
+                .arg(value(
+                    "field",
+                    "NAME=SELECTOR",
+                    "add the field NAME read by the CSS SELECTOR, or place it there (repeatable)",
+                ))
+                .arg(value(
+                    "no-field",
+                    "NAME",
+                    "leave out the field NAME (repeatable)",
+                ))
                 .arg(threshold())
                 .args(verdicts())
                 .args(out_file(

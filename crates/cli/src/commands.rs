@@ -896,6 +896,18 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
     let path = pos
         .first()
         .ok_or(format!("relearn needs a pattern file\n{USAGE}"))?;
+    let edits = !flags(args, "--field").is_empty() || !flags(args, "--no-field").is_empty();
+    let relearning = flag(args, "--threshold").is_some() || !corrections(args).is_empty();
+    let out = flag(args, "-o").or(flag(args, "--out")).unwrap_or(path);
+    if edits && flag(args, "--map").is_none() && !relearning {
+        // The fields alone: no map, nothing learned again.
+        let mut pattern = read_pattern(path)?;
+        edit_fields(&mut pattern, args)?;
+        write_pattern(&pattern, out)?;
+        print_field_list(&pattern);
+        println!("pattern written to {out}");
+        return Ok(());
+    }
     let map_path = flag(args, "--map").ok_or(format!(
         "relearn needs --map map.json (written by learn --map)\n{USAGE}"
     ))?;
@@ -923,12 +935,63 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
             http::now_ms(),
         )
         .map_err(|e| e.to_string())?;
-    let out = flag(args, "-o").or(flag(args, "--out")).unwrap_or(path);
+    let mut pattern = pattern;
+    edit_fields(&mut pattern, args)?;
     write_pattern(&pattern, out)?;
     print!("{}", pattern.render());
+    print_field_list(&pattern);
     print_review(&corrected, &pattern);
     println!("pattern written to {out}");
     Ok(())
+}
+
+/// The user's edits of the pattern's fields: `--no-field NAME` leaves one out, `--field
+/// NAME=SELECTOR` adds one (or places an existing one there).
+fn edit_fields(pattern: &mut Pattern, args: &[String]) -> Result<(), String> {
+    for name in flags(args, "--no-field") {
+        let key = exemplar_core::fields::key(name);
+        let before = pattern.fields.len();
+        pattern.fields.retain(|f| f.name != key);
+        if pattern.fields.len() == before {
+            let names: Vec<&str> = pattern.fields.iter().map(|f| f.name.as_str()).collect();
+            return Err(format!(
+                "--no-field {name}: the pattern has no such field (it has: {})",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ));
+        }
+    }
+    for spec in flags(args, "--field") {
+        let (name, sel) = spec
+            .split_once('=')
+            .ok_or(format!("--field {spec}: write NAME=SELECTOR"))?;
+        let field = exemplar_core::fields::Field::by_user(name, sel)
+            .map_err(|e| format!("--field {spec}: {e}"))?;
+        match pattern.fields.iter_mut().find(|f| f.name == field.name) {
+            Some(f) => *f = field,
+            None => pattern.fields.push(field),
+        }
+    }
+    pattern.validate().map_err(|e| e.to_string())
+}
+
+/// The pattern's fields, a line each: name, what named it, selector.
+fn print_field_list(p: &Pattern) {
+    if p.fields.is_empty() {
+        return;
+    }
+    println!("fields:");
+    for f in &p.fields {
+        println!(
+            "  {}  ({:?})  [{}]",
+            f.name,
+            f.named_by,
+            exemplar_core::fields::describe(&f.place)
+        );
+    }
 }
 
 /// Names the links the trap guard refused, by reason (on stderr where the run's summary is).

@@ -186,6 +186,41 @@ fn an_authors_fields_are_learned_printed_and_exported() {
             "{url}: the spider's fields are the crawl's"
         );
     }
+
+    // The user's say, without a map or a fetch: one field left out, one added by a selector.
+    let pattern = dir.join("pattern.json");
+    let said = ok(&[
+        "relearn",
+        s(&pattern),
+        "--no-field",
+        "description",
+        "--field",
+        "Birth date=div.author-details span.author-born-date",
+    ]);
+    assert!(said.contains("birth_date  (User)"), "{said}");
+    let jsonl = dir.join("edited.jsonl");
+    let mut args = vec!["crawl", s(&pattern), "--jsonl", s(&jsonl)];
+    args.extend_from_slice(&FAST);
+    ok(&args);
+    for line in std::fs::read_to_string(&jsonl).expect("JSON Lines").lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        let f = &v["fields"];
+        assert!(f.get("description").is_none(), "{f}");
+        assert_eq!(f["birth_date"], f["born"], "{f}");
+    }
+    for (bad, why) in [
+        (["--field", "x=a[href]"], "is not understood"),
+        (["--no-field", "nothing"], "no such field"),
+        (["--field", "no selector"], "NAME=SELECTOR"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_exemplar"))
+            .args(["relearn", s(&pattern), bad[0], bad[1]])
+            .output()
+            .expect("run exemplar");
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(why), "{bad:?}: {err}");
+    }
 }
 
 #[test]

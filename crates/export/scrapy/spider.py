@@ -256,13 +256,17 @@ def typed(text, kind, base):
 
 
 def read_fields(response):
-    """The pattern's fields on the page: each element's own text, whitespace collapsed, the
-    template's prefix and suffix cut, typed (a count: how many elements)."""
+    """The pattern's fields on the page: each element's own text (its whole text when it has
+    none), whitespace collapsed, the template's prefix and suffix cut, typed (a count: how many
+    elements)."""
     out = {}
     for f in FIELDS:
         texts = []
         for e in response.xpath(f["xpath"]):
             t = " ".join(" ".join(e.xpath("text()").getall()).split())
+            if not t and f["kind"] != "count":
+                # No text of its own: its whole text (a selector naming a wrapper).
+                t = " ".join((e.xpath("string()").get() or "").split())
             if t:
                 texts.append(t)
         if not texts:

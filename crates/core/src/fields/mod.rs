@@ -1,22 +1,25 @@
-//! Fields of the target pages (issue 61): what varies from item to item in a constant place of
-//! the template — a product's name and price, an author's birth date — induced from a sample of
+//! Fields of the target pages: what varies from item to item in a constant place of the
+//! template — a product's name and price, an author's birth date — induced from a sample of
 //! target pages, named, given portable selectors, and read from any page of the kind.
 //!
 //! Sans-IO: the driver hands parsed documents ([`exemplar_html::dom::Document`]). Contract:
 //! - [`induce`] aligns the sample by element *places*: the path of an element from the root,
 //!   each step its tag, the class tokens that element has on most pages of the sample (a class
-//!   that varies, `star-rating Three`, is data, not place), and its position among same-tag
-//!   siblings where the template has a fixed number of them (a table's rows, two paragraphs),
-//!   none where the number varies (a list's items: a repeated field). A place whose own text is
-//!   the same on most pages is template (a label); one whose text varies is a field. Text the
-//!   template puts around every value in the same element ("Price: ") is cut off and read as a
-//!   label. Places in navigation, headers and footers are left out.
+//!   that varies, `star-rating Three`, is data, not place), the classes of same-tag siblings
+//!   it lacks (`p:not(.mb-0)`), its position among same-tag siblings where the template fixes
+//!   how many there are (two paragraphs in a row), none where the number varies (a list's
+//!   items: a repeated field), and for a table row, a definition or a list item led by a bold
+//!   label, that label instead of a position. A place whose own text varies is a field (a
+//!   labelled row's even when it does not); text the template writes before every value up to a
+//!   colon ("Price: ") or one short unit after it (" kg") is cut off; one sign repeated (★ ★ ★)
+//!   is counted. Places in navigation, headers, footers and forms are left out.
 //! - Names come first from what the page declares (microdata `itemprop`, a JSON-LD or meta value
 //!   equal to the field's), then from the template's label beside it ("Price", "Born"), the
 //!   element's own class names, the values' shape (a price, a date, a long text) and headings.
-//! - Each field's [`Field::css`] selects exactly the elements its place matches (a child
-//!   combinator path with classes and `:nth-of-type`), [`Field::xpath`] the same; [`extract`]
-//!   reads a page by the same place, so the core and a Scrapy spider read the same values.
+//! - Each field's [`Field::css`] selects exactly the elements its place matches (empty where a
+//!   step is known by its label), [`Field::xpath`] the same; [`extract`] reads a page by the
+//!   same place, so the core and a Scrapy spider read the same values. A user's field is placed
+//!   by a CSS selector ([`parse_css`], [`Field::by_user`]).
 mod naming;
 mod values;
 
@@ -69,6 +72,13 @@ pub struct Step {
     /// place (`p` beside `p.price`), so that a step selects its own elements only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not: Vec<String>,
+    /// The element's `id` (a selector the user gave).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Anywhere below the previous step, or anywhere in the page for the first (CSS's
+    /// descendant combinator, in a selector the user gave); else a child of it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub descendant: bool,
 }
 
 /// What named a field.
@@ -259,9 +269,18 @@ pub fn extract(fields: &[Field], doc: &Document, base: &str) -> Vec<(String, Val
     let mut out = Vec::new();
     for f in fields {
         let found = select(doc, &f.place);
+        // An element's own text; its whole text when it has none of its own (a user's
+        // selector naming `span.price` around `<b>12</b>`).
         let texts: Vec<String> = found
             .into_iter()
-            .map(|e| doc.own_text(e))
+            .map(|e| {
+                let own = doc.own_text(e);
+                if own.is_empty() && f.kind != ValueKind::Count {
+                    doc.text(e)
+                } else {
+                    own
+                }
+            })
             .filter(|t| !t.is_empty())
             .collect();
         if texts.is_empty() {
@@ -285,18 +304,36 @@ pub fn extract(fields: &[Field], doc: &Document, base: &str) -> Vec<(String, Val
     out
 }
 
-/// The elements of `doc` at `place`.
+/// The elements of `doc` at `place`, in document order.
 pub fn select(doc: &Document, place: &[Step]) -> Vec<u32> {
     if doc.is_empty() || place.is_empty() {
         return Vec::new();
     }
-    let mut current: Vec<u32> = Vec::new();
-    if matches_step(doc, 0, &place[0], 1) {
-        current.push(0);
-    }
+    let mut current: Vec<u32> = if place[0].descendant {
+        doc.elements()
+            .filter(|&e| matches_step(doc, e, &place[0], nth_of_type(doc, e)))
+            .collect()
+    } else if matches_step(doc, 0, &place[0], 1) {
+        vec![0]
+    } else {
+        Vec::new()
+    };
     for step in &place[1..] {
         let mut next = Vec::new();
         for &p in &current {
+            if step.descendant {
+                let mut stack: Vec<u32> = doc.child_elements(p).collect();
+                stack.reverse();
+                while let Some(c) = stack.pop() {
+                    if matches_step(doc, c, step, nth_of_type(doc, c)) {
+                        next.push(c);
+                    }
+                    let mut kids: Vec<u32> = doc.child_elements(c).collect();
+                    kids.reverse();
+                    stack.extend(kids);
+                }
+                continue;
+            }
             let mut nth = HashMap::<&str, u32>::new();
             for c in doc.child_elements(p) {
                 let k = nth.entry(doc.tag(c)).or_default();
@@ -306,6 +343,8 @@ pub fn select(doc: &Document, place: &[Step]) -> Vec<u32> {
                 }
             }
         }
+        next.sort_unstable();
+        next.dedup();
         current = next;
         if current.is_empty() {
             break;
@@ -314,9 +353,31 @@ pub fn select(doc: &Document, place: &[Step]) -> Vec<u32> {
     current
 }
 
+/// `e`'s 1-based position among its parent's children of its tag.
+fn nth_of_type(doc: &Document, e: u32) -> u32 {
+    let Some(p) = doc.node(e).parent else {
+        return 1;
+    };
+    let tag = doc.tag(e);
+    let mut k = 0;
+    for c in doc.child_elements(p) {
+        if doc.tag(c) == tag {
+            k += 1;
+        }
+        if c == e {
+            break;
+        }
+    }
+    k
+}
+
 fn matches_step(doc: &Document, e: u32, step: &Step, nth: u32) -> bool {
-    doc.tag(e) == step.tag
+    (step.tag == "*" || doc.tag(e) == step.tag)
         && step.nth.is_none_or(|n| n == nth)
+        && step
+            .id
+            .as_ref()
+            .is_none_or(|id| doc.attr(e, "id") == Some(id.as_str()))
         && step.classes.iter().all(|c| doc.classes(e).any(|x| x == c))
         && !step.not.iter().any(|c| doc.classes(e).any(|x| x == c))
         && step
@@ -429,6 +490,8 @@ fn loose_step(
         nth: None,
         label: None,
         not: Vec::new(),
+        id: None,
+        descendant: false,
     }
 }
 
@@ -604,24 +667,34 @@ pub fn css(place: &[Step]) -> String {
     if place.iter().any(|s| s.label.is_some()) {
         return String::new();
     }
-    place
-        .iter()
-        .map(|s| {
-            let mut out = s.tag.clone();
-            for c in &s.classes {
-                out.push('.');
-                out.push_str(&css_ident(c));
-            }
-            for c in &s.not {
-                out.push_str(&format!(":not(.{})", css_ident(c)));
-            }
-            if let Some(n) = s.nth {
-                out.push_str(&format!(":nth-of-type({n})"));
-            }
-            out
-        })
-        .collect::<Vec<_>>()
-        .join(" > ")
+    let mut out = String::new();
+    for (i, s) in place.iter().enumerate() {
+        if i > 0 {
+            out.push_str(if s.descendant { " " } else { " > " });
+        }
+        out.push_str(&step_css(s));
+    }
+    out
+}
+
+/// One step as a CSS compound selector.
+fn step_css(s: &Step) -> String {
+    let mut out = s.tag.clone();
+    if let Some(id) = &s.id {
+        out.push('#');
+        out.push_str(&css_ident(id));
+    }
+    for c in &s.classes {
+        out.push('.');
+        out.push_str(&css_ident(c));
+    }
+    for c in &s.not {
+        out.push_str(&format!(":not(.{})", css_ident(c)));
+    }
+    if let Some(n) = s.nth {
+        out.push_str(&format!(":nth-of-type({n})"));
+    }
+    out
 }
 
 /// A class token escaped for CSS (anything but ASCII letters, digits, `-` and `_` escaped; a
@@ -645,12 +718,18 @@ pub fn xpath(place: &[Step]) -> String {
     let mut out = String::new();
     for s in place {
         out.push('/');
+        if s.descendant {
+            out.push('/');
+        }
         // The HTML parser adds `tbody` to tables; lxml's (Scrapy's) does not: a plain `tbody`
         // step becomes `//`, which matches either tree.
-        if s.tag == "tbody" && s.classes.is_empty() && s.nth.is_none() {
+        if s.tag == "tbody" && s.classes.is_empty() && s.nth.is_none() && s.id.is_none() {
             continue;
         }
         out.push_str(&s.tag);
+        if let Some(id) = &s.id {
+            out.push_str(&format!("[@id={}]", xpath_literal(id)));
+        }
         if let Some(n) = s.nth {
             out.push_str(&format!("[{n}]"));
         }
@@ -713,6 +792,125 @@ fn with_exclusions(mut place: Vec<Step>, siblings: &Siblings) -> Vec<Step> {
         }
     }
     place
+}
+
+/// The place a CSS selector names: compound selectors (a tag or `*`, `#id`, `.class`,
+/// `:nth-of-type(N)`, `:not(.class)`) joined by the child (`>`) or descendant (space)
+/// combinator; the first is matched anywhere in the page.
+///
+/// # Errors
+/// Anything else (attribute selectors, other pseudo-classes, `+`, `~`, a selector list).
+pub fn parse_css(sel: &str) -> Result<Vec<Step>, String> {
+    let err = |why: &str| Err(format!("selector {sel:?}: {why}"));
+    let mut place = Vec::new();
+    let mut descendant = true;
+    let mut rest = sel.trim();
+    if rest.is_empty() {
+        return err("empty");
+    }
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('>') {
+            if place.is_empty() {
+                return err("starts with >");
+            }
+            descendant = false;
+            rest = r.trim_start();
+            continue;
+        }
+        let end = rest.find([' ', '>']).unwrap_or(rest.len());
+        let (compound, r) = rest.split_at(end);
+        let step = parse_compound(compound).map_err(|why| format!("selector {sel:?}: {why}"))?;
+        place.push(Step { descendant, ..step });
+        let trimmed = r.trim_start();
+        descendant = !trimmed.starts_with('>');
+        rest = trimmed;
+    }
+    Ok(place)
+}
+
+fn parse_compound(c: &str) -> Result<Step, String> {
+    let mut step = Step {
+        tag: "*".into(),
+        classes: Vec::new(),
+        nth: None,
+        label: None,
+        not: Vec::new(),
+        id: None,
+        descendant: false,
+    };
+    let ident_end = |s: &str| {
+        s.find(|ch: char| !(ch.is_alphanumeric() || ch == '-' || ch == '_'))
+            .unwrap_or(s.len())
+    };
+    let mut rest = c;
+    let n = ident_end(rest);
+    if n > 0 {
+        step.tag = rest[..n].to_ascii_lowercase();
+        rest = &rest[n..];
+    } else if let Some(r) = rest.strip_prefix('*') {
+        rest = r;
+    }
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('.') {
+            let n = ident_end(r);
+            if n == 0 {
+                return Err("a class without a name".into());
+            }
+            step.classes.push(r[..n].to_string());
+            rest = &r[n..];
+        } else if let Some(r) = rest.strip_prefix('#') {
+            let n = ident_end(r);
+            if n == 0 {
+                return Err("an id without a name".into());
+            }
+            step.id = Some(r[..n].to_string());
+            rest = &r[n..];
+        } else if let Some(r) = rest.strip_prefix(":nth-of-type(") {
+            let close = r.find(')').ok_or("an unclosed :nth-of-type(")?;
+            let n: u32 = r[..close]
+                .trim()
+                .parse()
+                .map_err(|_| format!(":nth-of-type({}) takes a number", &r[..close]))?;
+            step.nth = Some(n.max(1));
+            rest = &r[close + 1..];
+        } else if let Some(r) = rest.strip_prefix(":not(.") {
+            let close = r.find(')').ok_or("an unclosed :not(")?;
+            step.not.push(r[..close].to_string());
+            rest = &r[close + 1..];
+        } else {
+            return Err(format!(
+                "{rest:?} is not understood (tags, #id, .class, :nth-of-type(N), :not(.class), > and spaces are)"
+            ));
+        }
+    }
+    Ok(step)
+}
+
+impl Field {
+    /// A field the user names and places with a CSS selector ([`parse_css`]): its values are
+    /// text as the page shows it.
+    ///
+    /// # Errors
+    /// A selector [`parse_css`] refuses, or an empty name.
+    pub fn by_user(name: &str, css: &str) -> Result<Field, String> {
+        let key = key(name);
+        if key.is_empty() {
+            return Err(format!("field name {name:?}: give letters or digits"));
+        }
+        let place = parse_css(css)?;
+        Ok(Field {
+            name: key,
+            css: self::css(&place),
+            xpath: xpath(&place),
+            place,
+            prefix: String::new(),
+            suffix: String::new(),
+            kind: ValueKind::Text,
+            repeated: false,
+            optional: true,
+            named_by: NamedBy::User,
+        })
+    }
 }
 
 /// `s` as an XPath 1.0 string literal (`concat()` when it holds both quote kinds).

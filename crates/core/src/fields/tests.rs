@@ -168,6 +168,8 @@ fn selectors_quote_what_they_must() {
         nth: Some(2),
         label: None,
         not: vec!["x".into()],
+        id: None,
+        descendant: false,
     }];
     assert_eq!(css(&place), "div.\\32 col.a\\3a b:not(.x):nth-of-type(2)");
     let place = vec![Step {
@@ -176,12 +178,49 @@ fn selectors_quote_what_they_must() {
         nth: None,
         label: Some("Author's \"pick\"".into()),
         not: vec![],
+        id: None,
+        descendant: false,
     }];
     assert!(
         xpath(&place).contains("concat('Author', \"'\", 's \"pick\"')"),
         "{}",
         xpath(&place)
     );
+}
+
+#[test]
+fn a_users_selector_names_a_field() {
+    let place = parse_css("div.product > p.price").expect("parses");
+    assert_eq!(css(&place), "div.product > p.price");
+    assert!(place[0].descendant && !place[1].descendant);
+    assert_eq!(
+        xpath(&place),
+        "//div[contains(concat(' ', normalize-space(@class), ' '), ' product ')]/p[contains(concat(' ', normalize-space(@class), ' '), ' price ')]"
+    );
+    let doc = Document::parse(&item(3)).expect("parses");
+    let f = Field::by_user("Shown price", "div.product p.price").expect("a field");
+    assert_eq!(f.name, "shown_price");
+    assert_eq!(
+        extract(&[f], &doc, "http://shop.test/"),
+        [(
+            "shown_price".to_string(),
+            Value::Text("Price: £31.39".into())
+        )]
+    );
+    let f = Field::by_user("first row", "table.info tr:nth-of-type(1) > td").expect("a field");
+    assert_eq!(
+        extract(&[f], &doc, "http://shop.test/")[0].1,
+        Value::Text("SKU-0003".into())
+    );
+    let f = Field::by_user("id", "#nothing").expect("a field");
+    assert!(
+        extract(&[f], &doc, "http://shop.test/").is_empty(),
+        "a page without it has none"
+    );
+    for bad in ["", "a[href]", "p:first-child", "> p", "p, h1", "p."] {
+        assert!(parse_css(bad).is_err(), "{bad:?}");
+    }
+    assert!(Field::by_user("  ", "p").is_err());
 }
 
 proptest::proptest! {
