@@ -62,8 +62,21 @@ fn learn_and_crawl(
     let p: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&pattern).expect("pattern")).expect("json");
     let fields = p["fields"].as_array().cloned().unwrap_or_default();
-    let (jsonl, csv) = (dir.join("pages.jsonl"), dir.join("pages.csv"));
-    let mut args = vec!["crawl", s(&pattern), "--jsonl", s(&jsonl), "--csv", s(&csv)];
+    let (jsonl, csv, warc) = (
+        dir.join("pages.jsonl"),
+        dir.join("pages.csv"),
+        dir.join("pages.warc"),
+    );
+    let mut args = vec![
+        "crawl",
+        s(&pattern),
+        "--jsonl",
+        s(&jsonl),
+        "--csv",
+        s(&csv),
+        "--warc",
+        s(&warc),
+    ];
     args.extend_from_slice(&FAST);
     ok(&args);
     let records = std::fs::read_to_string(&jsonl)
@@ -147,6 +160,14 @@ fn an_authors_fields_are_learned_printed_and_exported() {
     assert!(
         csv.contains(",Albert Einstein,\"March 14, 1879\",\"in Ulm, Germany\","),
         "{csv}"
+    );
+
+    // The WARC's metadata records carry them too.
+    let warc = std::fs::read(dir.join("pages.warc")).expect("WARC");
+    let warc = String::from_utf8_lossy(&warc);
+    assert!(
+        warc.contains("field-born: March 14, 1879\r\n"),
+        "the WARC's metadata"
     );
 
     // The Scrapy project reads the same fields from the same pages.

@@ -470,7 +470,8 @@ impl<W: Write> WarcWriter<W> {
     /// Heritrix records a capture's context): the page's main `heading`, its declared `lang` and
     /// `canonical` URL, its `similarity` to the
     /// example, the `level` of the page it was found on, `byHeading: true` for a page taken
-    /// below θ for its heading, its `textDigest` and its `change` against an earlier crawl.
+    /// below θ for its heading, its `textDigest`, its `change` against an earlier crawl, and the
+    /// pattern's data fields read from it (`field-NAME: value`).
     ///
     /// # Errors
     /// Write errors.
@@ -535,6 +536,21 @@ impl<W: Write> WarcWriter<W> {
         }
         if let Some(c) = p.change {
             fields.push_str(&format!("change: {}\r\n", c.as_str()));
+        }
+        // The pattern's data fields, `field-NAME: value` (a list's items joined by `; `).
+        for (name, value) in &p.fields {
+            let v: String = value
+                .as_text()
+                .chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect();
+            let name: String = name
+                .chars()
+                .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                fields.push_str(&format!("field-{name}: {v}\r\n"));
+            }
         }
         if !fields.is_empty() {
             self.record(
@@ -1232,6 +1248,16 @@ mod tests {
             canonical: Some("http://h/b\u{85}/".into()),
             text_digest: Some("00ab00cd00ef0012".into()),
             change: Some(Change::New),
+            fields: vec![
+                ("price".into(), fields::Value::Number(12.5)),
+                (
+                    "tags".into(),
+                    fields::Value::List(vec![
+                        fields::Value::Text("a\r\nb".into()),
+                        fields::Value::Text("c".into()),
+                    ]),
+                ),
+            ],
             ..page("http://h/b", "B")
         })
         .expect("record");
@@ -1315,7 +1341,7 @@ mod tests {
                 (
                     ids[3].clone(),
                     "http://h/b".to_string(),
-                    "heading: B   Class Reference\r\nlang: pt-br\r\ncanonical: http://h/b/\r\nsimilarity: 0.9000\r\nlevel: 1\r\nbyHeading: true\r\ntextDigest: 00ab00cd00ef0012\r\nchange: new\r\n"
+                    "heading: B   Class Reference\r\nlang: pt-br\r\ncanonical: http://h/b/\r\nsimilarity: 0.9000\r\nlevel: 1\r\nbyHeading: true\r\ntextDigest: 00ab00cd00ef0012\r\nchange: new\r\nfield-price: 12.5\r\nfield-tags: a  b; c\r\n"
                         .to_string()
                 )
             ]
