@@ -65,13 +65,7 @@ pub fn variants() -> Result<Vec<Variant>, String> {
         let regex = |k: &str| -> Result<Regex, String> {
             Regex::new(&field(k)?).map_err(|e| format!("{name}: {k}: {e}"))
         };
-        let data = dir.join(field("items")?);
-        let items = std::fs::read_to_string(&data)
-            .map_err(|e| format!("{}: {e}", data.display()))?
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter_map(|v| v.get("text").and_then(|t| t.as_str()).map(normalise))
-            .collect();
+        let items = items_of(&dir.join(field("items")?), None)?;
         out.push(Variant {
             app: field("live")?,
             entry: field("entry")?,
@@ -85,9 +79,34 @@ pub fn variants() -> Result<Vec<Variant>, String> {
     Ok(out)
 }
 
+/// The `text` of each record of a JSON Lines data file, normalised ([`normalise`]); with
+/// `with`, only the records whose field of that name is a non-empty list or string.
+///
+/// # Errors
+/// The file cannot be read.
+pub(crate) fn items_of(
+    data: &std::path::Path,
+    with: Option<&str>,
+) -> Result<HashSet<String>, String> {
+    Ok(std::fs::read_to_string(data)
+        .map_err(|e| format!("{}: {e}", data.display()))?
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|r| {
+            with.is_none_or(|w| match r.get(w) {
+                Some(serde_json::Value::Array(a)) => !a.is_empty(),
+                Some(serde_json::Value::String(s)) => !s.is_empty(),
+                _ => false,
+            })
+        })
+        .filter_map(|r| r.get("text").and_then(|t| t.as_str()).map(normalise))
+        .collect())
+}
+
 /// An item's text as compared: the few entities a template writes decoded, whitespace collapsed.
-fn normalise(s: &str) -> String {
+pub(crate) fn normalise(s: &str) -> String {
     s.replace("&#39;", "'")
+        .replace("&#34;", "\"")
         .replace("&quot;", "\"")
         .replace("&lt;", "<")
         .replace("&gt;", ">")

@@ -19,6 +19,7 @@ use exemplar_native::http::{Client, ClientConfig};
 use exemplar_native::run::{self, MapStart};
 use regex::Regex;
 
+use crate::drawn_eval::{items_of, normalise};
 use crate::real_eval::real_dir;
 
 /// What recall is measured against.
@@ -82,21 +83,7 @@ pub fn form_sites() -> Result<Vec<FormSite>, String> {
             v.get("targets").and_then(toml::Value::as_integer),
         ) {
             (Some(items), _) => {
-                let data = dir.join(items);
-                let with = opt("items_with");
-                let items = std::fs::read_to_string(&data)
-                    .map_err(|e| format!("{}: {e}", data.display()))?
-                    .lines()
-                    .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-                    .filter(|r| {
-                        with.as_deref().is_none_or(|w| match r.get(w) {
-                            Some(serde_json::Value::Array(a)) => !a.is_empty(),
-                            Some(serde_json::Value::String(s)) => !s.is_empty(),
-                            _ => false,
-                        })
-                    })
-                    .filter_map(|r| r.get("text").and_then(|t| t.as_str()).map(normalise))
-                    .collect();
+                let items = items_of(&dir.join(items), opt("items_with").as_deref())?;
                 Truth::Items {
                     items,
                     re: regex(field("item_re")?, "item_re")?,
@@ -124,19 +111,6 @@ pub fn form_sites() -> Result<Vec<FormSite>, String> {
         });
     }
     Ok(out)
-}
-
-/// An item's text as compared: the entities the template writes decoded, whitespace collapsed.
-fn normalise(s: &str) -> String {
-    s.replace("&#39;", "'")
-        .replace("&#34;", "\"")
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// One entry's figures.
