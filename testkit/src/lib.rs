@@ -42,7 +42,7 @@ pub fn hand_pattern(
         })
         .collect();
     serde_json::json!({
-        "version": 1,
+        "version": 2,
         "site": host,
         "entry": format!("{base}/{entry}"),
         "example": format!("{base}/{example}"),

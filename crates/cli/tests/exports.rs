@@ -261,7 +261,7 @@ for wrong in ({"like": "http://a.test/x"}, {"likes": []}):
     assert list(v.iter_errors(ok)), wrong
 print("ok")
 "##;
-    let schema = exemplar_testkit::root().join("schemas/pattern-1.schema.json");
+    let schema = exemplar_testkit::root().join("schemas/pattern-2.schema.json");
     let out = Command::new(venv("python"))
         .args(["-c", script])
         .arg(&schema)

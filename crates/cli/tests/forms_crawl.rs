@@ -170,7 +170,7 @@ print("ok")
 "#;
     let out = std::process::Command::new(&venv)
         .args(["-c", script])
-        .arg(exemplar_testkit::root().join("schemas/pattern-1.schema.json"))
+        .arg(exemplar_testkit::root().join("schemas/pattern-2.schema.json"))
         .arg(&file)
         .output()
         .expect("python");

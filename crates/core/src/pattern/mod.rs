@@ -59,12 +59,16 @@ pub use review::{
 };
 pub use threshold::{LoweredThreshold, at_learning_threshold, lowered_threshold, relabelled};
 
-/// The pattern format version this build reads and writes.
-pub const VERSION: u32 = 1;
-/// The JSON Schema of the format (`schemas/pattern-1.schema.json` in the repository).
-pub const SCHEMA_URL: &str = "https://exemplar.dev/schemas/pattern-1.schema.json";
+/// The pattern format version this build writes. Version 2 added the data fields
+/// ([`Pattern::fields`]).
+pub const VERSION: u32 = 2;
+/// The versions this build reads: a version 1 document (no fields) is read as version 2 with
+/// none.
+pub const READS: [u32; 2] = [1, 2];
+/// The JSON Schema of the format (`schemas/pattern-2.schema.json` in the repository).
+pub const SCHEMA_URL: &str = "https://exemplar.dev/schemas/pattern-2.schema.json";
 /// The schema itself, shipped for validators (the extension, users' tools).
-pub const SCHEMA: &str = include_str!("../../../../schemas/pattern-1.schema.json");
+pub const SCHEMA: &str = include_str!("../../../../schemas/pattern-2.schema.json");
 
 /// Pagination self-loops are followed at most this many hops per chain (bounds calendars and
 /// endless "next" links that slipped through the trap guard).
@@ -545,17 +549,23 @@ impl Pattern {
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| PatternError(format!("not JSON: {e}")))?;
         match value.get("version") {
-            Some(serde_json::Value::Number(v)) if v.as_u64() == Some(u64::from(VERSION)) => {}
+            Some(serde_json::Value::Number(v))
+                if v.as_u64()
+                    .is_some_and(|v| READS.iter().any(|&r| u64::from(r) == v)) => {}
             Some(v) => {
                 return Err(PatternError(format!(
-                    "pattern version {v} is not supported (this build reads version {VERSION})"
+                    "pattern version {v} is not supported (this build reads versions 1 and {VERSION})"
                 )));
             }
             None => return Err(PatternError("not a pattern: no \"version\" field".into())),
         }
-        let p: Pattern = serde_json::from_value(value)
+        let mut p: Pattern = serde_json::from_value(value)
             .map_err(|e| PatternError(format!("invalid pattern: {e}")))?;
         p.validate()?;
+        // An older document is this version with what it lacks at its defaults: written back,
+        // it is a current one.
+        p.version = VERSION;
+        p.schema = SCHEMA_URL.to_string();
         Ok(p)
     }
 

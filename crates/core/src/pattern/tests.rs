@@ -664,3 +664,18 @@ fn malformed_patterns_are_clear_errors() {
     assert!(e(r#"{"version": 9}"#).contains("not supported"));
     assert!(e(r#"{"version": 1, "site": 3}"#).contains("invalid pattern"));
 }
+
+#[test]
+fn version_1_documents_are_read_and_written_as_version_2() {
+    let v1 = r#"{"$schema": "https://exemplar.dev/schemas/pattern-1.schema.json", "version": 1,
+        "site": "h", "entry": "http://h/", "example": "http://h/item/1",
+        "scope": {"site": "h", "includeSubdomains": false, "allow": [], "deny": []},
+        "levels": [{"regexes": ["^http://h/item/[0-9]+$"], "paginate": false, "pages": 1, "samples": []}]}"#;
+    let p = Pattern::from_json(v1).expect("a version 1 pattern reads");
+    assert_eq!(p.version, VERSION);
+    assert!(p.fields.is_empty());
+    let written: serde_json::Value = serde_json::from_str(&p.to_json()).expect("json");
+    assert_eq!(written["version"], 2);
+    assert_eq!(written["$schema"], SCHEMA_URL);
+    assert!(SCHEMA_URL.ends_with("pattern-2.schema.json"));
+}
