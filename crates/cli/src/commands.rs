@@ -948,32 +948,29 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
 /// The user's edits of the pattern's fields: `--no-field NAME` leaves one out, `--field
 /// NAME=SELECTOR` adds one (or places an existing one there).
 fn edit_fields(pattern: &mut Pattern, args: &[String]) -> Result<(), String> {
+    use exemplar_core::fields::{Edit, edit};
     for name in flags(args, "--no-field") {
-        let key = exemplar_core::fields::key(name);
-        let before = pattern.fields.len();
-        pattern.fields.retain(|f| f.name != key);
-        if pattern.fields.len() == before {
-            let names: Vec<&str> = pattern.fields.iter().map(|f| f.name.as_str()).collect();
-            return Err(format!(
-                "--no-field {name}: the pattern has no such field (it has: {})",
-                if names.is_empty() {
-                    "none".to_string()
-                } else {
-                    names.join(", ")
-                }
-            ));
-        }
+        let remove = Edit::Remove {
+            name: name.to_string(),
+        };
+        edit::apply(&mut pattern.fields, &remove, &[])
+            .map_err(|e| format!("--no-field {name}: {e}"))?;
     }
     for spec in flags(args, "--field") {
         let (name, sel) = spec
             .split_once('=')
             .ok_or(format!("--field {spec}: write NAME=SELECTOR"))?;
-        let field = exemplar_core::fields::Field::by_user(name, sel)
-            .map_err(|e| format!("--field {spec}: {e}"))?;
-        match pattern.fields.iter_mut().find(|f| f.name == field.name) {
-            Some(f) => *f = field,
-            None => pattern.fields.push(field),
+        if exemplar_core::fields::key(name).is_empty() {
+            return Err(format!(
+                "--field {spec}: field name {name:?}: give letters or digits"
+            ));
         }
+        let place = Edit::Place {
+            name: name.to_string(),
+            css: sel.to_string(),
+        };
+        edit::apply(&mut pattern.fields, &place, &[])
+            .map_err(|e| format!("--field {spec}: {e}"))?;
     }
     pattern.validate().map_err(|e| e.to_string())
 }

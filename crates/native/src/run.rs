@@ -121,11 +121,8 @@ pub fn example_post(
     Ok(crate::fetch::post_key(&target, &body))
 }
 
-/// Target pages fetched again to induce a pattern's fields, at most (the example besides).
-pub const FIELD_SAMPLE: usize = 30;
-
 /// The data fields of a learned pattern's targets ([`exemplar_core::fields`]): induced from the
-/// `example` and up to [`FIELD_SAMPLE`] of the pattern's known targets, spread over them,
+/// `example` and the pattern's known targets [`exemplar_core::fields::sample_of`] picks,
 /// fetched again with `client` (rendered when it renders), `delay_ms` apart. Returns the fields
 /// and the number of pages they were induced from; pages that fail are left out.
 pub fn learn_fields(
@@ -140,13 +137,8 @@ pub fn learn_fields(
     };
     let mut docs: Vec<crate::dom::dom::Document> = Vec::new();
     docs.extend(parse(&example.body, example.content_type.as_deref()));
-    let known: Vec<&String> = pattern
-        .known_targets
-        .iter()
-        .filter(|u| **u != example.url)
-        .collect();
-    let step = (known.len() / FIELD_SAMPLE).max(1);
-    for (i, url) in known.iter().step_by(step).take(FIELD_SAMPLE).enumerate() {
+    let sample = exemplar_core::fields::sample_of(&pattern.known_targets, &example.url);
+    for (i, url) in sample.into_iter().enumerate() {
         if i > 0 && delay_ms > 0 {
             std::thread::sleep(Duration::from_millis(delay_ms));
         }

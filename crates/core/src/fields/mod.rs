@@ -20,6 +20,7 @@
 //!   step is known by its label), [`Field::xpath`] the same; [`extract`] reads a page by the
 //!   same place, so the core and a Scrapy spider read the same values. A user's field is placed
 //!   by a CSS selector ([`parse_css`], [`Field::by_user`]).
+pub mod edit;
 mod naming;
 mod values;
 
@@ -28,11 +29,28 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::dom::dom::Document;
+pub use edit::Edit;
 pub use naming::key;
 pub use values::{Value, ValueKind};
 
 /// Documents of the sample read at most (a sample larger than this is cut).
 pub const MAX_SAMPLE: usize = 100;
+
+/// Target pages a learning run reads to induce fields, at most (the example besides).
+pub const LEARN_SAMPLE: usize = 30;
+
+/// The pages of `known` (a pattern's known targets) to induce fields from besides the
+/// `example`: up to [`LEARN_SAMPLE`], spread evenly over them (a site's first items are often
+/// alike: one category, one author).
+pub fn sample_of<'a>(known: &'a [String], example: &str) -> Vec<&'a str> {
+    let others: Vec<&str> = known
+        .iter()
+        .map(String::as_str)
+        .filter(|u| *u != example)
+        .collect();
+    let step = (others.len() / LEARN_SAMPLE).max(1);
+    others.into_iter().step_by(step).take(LEARN_SAMPLE).collect()
+}
 
 /// Share of the sample's documents an element's class must be on, at its tag path, to be part
 /// of its place.
@@ -927,3 +945,5 @@ fn xpath_literal(s: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_edit;

@@ -17,7 +17,7 @@ const NAMES: [&str; 8] = [
 
 /// Item `i`: every third has a "Sale" badge; even ones a "Colour" row before "Weight"; the
 /// number of features varies; odd ones declare JSON-LD.
-fn item(i: usize) -> String {
+pub(super) fn item(i: usize) -> String {
     let name = NAMES[i % NAMES.len()];
     let price = format!("£{}.{:02}", 10 + i * 7, (i * 13) % 100);
     let rating = ["One", "Two", "Three", "Four", "Five"][i % 5];
@@ -61,13 +61,13 @@ fn item(i: usize) -> String {
     )
 }
 
-fn docs(n: usize) -> Vec<Document> {
+pub(super) fn docs(n: usize) -> Vec<Document> {
     (0..n)
         .map(|i| Document::parse(&item(i)).expect("parses"))
         .collect()
 }
 
-fn field<'a>(fields: &'a [Field], name: &str) -> &'a Field {
+pub(super) fn field<'a>(fields: &'a [Field], name: &str) -> &'a Field {
     fields.iter().find(|f| f.name == name).unwrap_or_else(|| {
         panic!(
             "no field {name}: {:#?}",
