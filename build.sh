@@ -308,9 +308,11 @@ check_wasm_exports() {
   # it; the exports for pages drawn by scripts (crates/wasm/src/drawn.rs) then added 12 KB, and
   # postback forms (a form's steps in the mapper and the crawler, form state in POST answers'
   # signatures) 15 KB, the patterns' data fields (core::fields, read and written with the
-  # pattern) 50 KB. The budget leaves about 5 KB: a change that needs more says why here.
+  # pattern) 50 KB, and learning, editing and reading them in the extension (induction, the
+  # user's edits, a page's element tree) 156 KB. The budget leaves about 5 KB: a change that needs
+  # more says why here.
   if [[ -x node_modules/.bin/wasm-opt ]]; then
-    ((size < 3885000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 3,885,000"
+    ((size < 4041000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 4,041,000"
   fi
   echo "    extension/pkg: no benchmark or playground export, $size bytes"
 }
@@ -450,7 +452,7 @@ test_wasm() {
   # chromedriver the headless/no-sandbox arguments.
   HOME=$BROWSER_TMP/home TMPDIR=$BROWSER_TMP/tmp CHROMEDRIVER=/usr/bin/chromedriver \
     CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-    cargo test --target "$WASM_TARGET" -p exemplar-wasm --test wasm
+    cargo test --target "$WASM_TARGET" -p exemplar-wasm --test wasm --test fields
 }
 
 test_e2e() {

@@ -231,7 +231,10 @@ fn an_authors_fields_are_learned_printed_and_exported() {
     }
     for (bad, why) in [
         (["--field", "x=a[href]"], "is not understood"),
-        (["--no-field", "nothing"], "no field \"nothing\" (there are: "),
+        (
+            ["--no-field", "nothing"],
+            "no field \"nothing\" (there are: ",
+        ),
         (["--field", "no selector"], "NAME=SELECTOR"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_exemplar"))

@@ -39,10 +39,13 @@ struct PageJs {
     text_digest: Option<String>,
     #[serde(default)]
     change: Option<export::Change>,
+    #[serde(default)]
+    fields: Vec<(String, exemplar_core::fields::Value)>,
 }
 
 /// `pages` (an array of `{url, finalUrl, status, headers, title, heading, lang, canonical, similarity, foundOnLevel,
-/// byHeading, fetchedAtMs, textDigest, change ('new' | 'changed' | 'same'), body: Uint8Array}`) as
+/// byHeading, fetchedAtMs, textDigest, change ('new' | 'changed' | 'same'), fields: [[name,
+/// value]], body: Uint8Array}`) as
 /// export records.
 fn records(pages: &JsValue) -> Result<Vec<PageRecord>, js_sys::Error> {
     if !js_sys::Array::is_array(pages) {
@@ -91,8 +94,7 @@ fn records(pages: &JsValue) -> Result<Vec<PageRecord>, js_sys::Error> {
             by_heading: page.by_heading,
             text_digest: page.text_digest,
             change: page.change,
-            // The extension learns no fields yet: its records carry none.
-            fields: Vec::new(),
+            fields: page.fields,
             body,
         });
     }
@@ -116,11 +118,17 @@ pub fn export_jsonl(
     text(out)
 }
 
-/// CSV (RFC 4180) with a header row: `url,final_url,status,title,heading,similarity,level,fetched_at`.
+/// CSV (RFC 4180) with a header row: `url,final_url,status,title,heading,similarity,level,fetched_at`,
+/// then a column per data field named in `fieldNames` (the pattern's, in its order).
 #[wasm_bindgen(js_name = exportCsv)]
-pub fn export_csv(pages: JsValue) -> Result<String, js_sys::Error> {
+pub fn export_csv(
+    pages: JsValue,
+    #[wasm_bindgen(js_name = fieldNames)] field_names: Option<Vec<String>>,
+) -> Result<String, js_sys::Error> {
+    let names = field_names.unwrap_or_default();
     let mut out = Vec::new();
-    export::write_csv(&mut out, &records(&pages)?).map_err(error)?;
+    export::write_csv_header_fields(&mut out, &names).map_err(error)?;
+    export::write_csv_rows_fields(&mut out, &records(&pages)?, &names).map_err(error)?;
     text(out)
 }
 

@@ -314,7 +314,8 @@ impl Job {
     /// of access), `{type: "retry", url, status, waitMs, delayMs, attempt}` (the site said to
     /// wait: asked again later), `{type: "finished", reason}`. Crawling: `{type: "target", url, finalUrl,
     /// status, headers, body: Uint8Array, title, heading, lang?, similarity, verified,
-    /// foundOnLevel, new, byHeading, fetchedAtMs}`, `{type: "page", url, level, status,
+    /// foundOnLevel, new, byHeading, fetchedAtMs, fields?: [[name, value]]}` (`fields` when the
+    /// pattern has any: the page's values), `{type: "page", url, level, status,
     /// followed}`, `{type: "query", level, query, issued, budget, resultPages, documents,
     /// targets}` (a form level's query answered), `skipped`, `sitemapSkipped`, `retry`,
     /// `finished`.
@@ -328,15 +329,37 @@ impl Job {
                 }
             }
             Inner::Crawl(c) => {
-                for e in c.drain_events() {
+                let events: Vec<crawler::Event> = c.drain_events().into_iter().collect();
+                let fields = &c.pattern().fields;
+                for e in events {
                     match e {
                         crawler::Event::Target(mut t) => {
+                            // The page's record: its data fields read now, while it is parsed
+                            // for nothing else, so the panel shows them and exports carry them.
+                            let values = if fields.is_empty() {
+                                Vec::new()
+                            } else {
+                                let content_type = t
+                                    .headers
+                                    .iter()
+                                    .find(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+                                    .map(|(_, v)| v.as_str());
+                                super::fields::document(&t.body, content_type)
+                                    .map(|d| {
+                                        exemplar_core::fields::extract(fields, &d, &t.final_url)
+                                    })
+                                    .unwrap_or_default()
+                            };
                             // The body goes over as bytes, not as a JSON array of numbers.
                             let body = std::mem::take(&mut t.body);
                             let value = to_js(&crawler::Event::Target(t))?;
                             let bytes = js_sys::Uint8Array::from(body.as_slice());
                             js_sys::Reflect::set(&value, &"body".into(), &bytes)
                                 .map_err(|_| error("could not set the body"))?;
+                            if !fields.is_empty() {
+                                js_sys::Reflect::set(&value, &"fields".into(), &to_js(&values)?)
+                                    .map_err(|_| error("could not set the fields"))?;
+                            }
                             out.push(&value);
                         }
                         other => {

@@ -16,6 +16,7 @@
 //! | `Job.learn(…)`, `Job.crawl(…)`, `Job.restore(snapshot)` | a mapping or crawling run to pump (`jobs`) |
 //! | `validatePattern(json)`, `renderPattern(json)` | the pattern object / readable text, or a clear `Error` |
 //! | `exportJsonl`, `exportCsv`, `exportWarc`, `new WarcExport(description, nowMs)` (`.push(pages)`, `.finish()`), `exportScrapyZip` | export files (`exports`) |
+//! | `fieldSampleUrls(patternJson)`, `induceFields(patternJson, pages)`, `editFields(patternJson, edit, exampleUrl, exampleBody, contentType)`, `fieldValues(patternJson, url, body, contentType)` | the pattern's data fields: learned, edited, read (`fields`) |
 //! | `mayBeDrawn(body)`, `drawnCompare(url, fetched, contentType, rendered)`, `new DrawnLedger()` (`.wants`, `.record`, `.fetchedOnly`), `loadMoreWords()` | pages drawn by scripts: whether to render them (`drawn`) |
 //! | `defaultSettings()` | the core's defaults of a learning run (`{maxPages, maxDepth, delayMs, concurrency, threshold, maxBytes, obeyRobots}`) |
 //! | `compareTrees`, `testPattern`, `generaliseUrls` | the playground's views (`playground`, with the feature `playground` only: the extension's module leaves them out) |
@@ -34,6 +35,7 @@ use wasm_bindgen::prelude::*;
 pub mod detect;
 pub mod drawn;
 pub mod exports;
+pub mod fields;
 pub mod jobs;
 #[cfg(feature = "playground")]
 pub mod playground;

@@ -447,6 +447,86 @@ mod jobs {
         );
     }
 
+    /// Fields induced from the items go into the pattern; a crawl's target events carry each
+    /// page's values, and the CSV export a column per field.
+    #[wasm_bindgen_test]
+    fn a_crawl_carries_the_fields_learned_from_the_items() {
+        use exemplar_wasm::fields::{field_sample_urls, induce_fields};
+        let mut job = learn_job();
+        drive(&mut job, None);
+        let learned = value(job.learn_pattern(None, 5_000.0, JsValue::UNDEFINED));
+        let pattern_json = learned["patternJson"].as_str().expect("json");
+        let sample = field_sample_urls(pattern_json).expect("sample");
+        assert_eq!(
+            sample.len(),
+            7,
+            "the known targets but the example: {sample:?}"
+        );
+        let pages = js_sys::Array::new();
+        for url in std::iter::once("http://shop.test/item/1.html".to_string()).chain(sample) {
+            let page = js_sys::Object::new();
+            let (_, ct, body) = serve(&url);
+            js_sys::Reflect::set(&page, &"url".into(), &url.as_str().into()).expect("set");
+            js_sys::Reflect::set(&page, &"contentType".into(), &ct.into()).expect("set");
+            let bytes = js_sys::Uint8Array::from(body.as_bytes());
+            js_sys::Reflect::set(&page, &"body".into(), &bytes).expect("set");
+            pages.push(&page);
+        }
+        let induced = value(induce_fields(pattern_json, pages.into()));
+        let names: Vec<&str> = induced["fields"]
+            .as_array()
+            .expect("fields")
+            .iter()
+            .filter_map(|f| f["name"].as_str())
+            .collect();
+        assert!(names.contains(&"price"), "{induced}");
+        assert!(
+            induced["values"]
+                .as_array()
+                .expect("values")
+                .iter()
+                .any(|v| v[0] == "price" && v[1].as_f64() == Some(100.0)),
+            "the example's values: {induced}"
+        );
+        let with_fields = induced["patternJson"].as_str().expect("json");
+        assert_eq!(value(validate_pattern(with_fields))["version"], 2);
+
+        let mut crawl =
+            Job::crawl(with_fields, options(json!({})), None, None, None).expect("crawl");
+        let targets: Vec<Value> = drive(&mut crawl, None)
+            .into_iter()
+            .filter(|e| e["type"] == "target")
+            .collect();
+        assert_eq!(targets.len(), 8);
+        for t in &targets {
+            let n: f64 = t["url"].as_str().expect("url")[22..]
+                .trim_end_matches(".html")
+                .parse()
+                .expect("item number");
+            assert!(
+                t["fields"]
+                    .as_array()
+                    .expect("fields")
+                    .iter()
+                    .any(|v| v[0] == "price" && v[1].as_f64() == Some(n * 100.0)),
+                "{t}"
+            );
+        }
+        // Stored as the extension stores them, exported with a column per field.
+        let stored = js_sys::Array::new();
+        for t in &targets {
+            stored.push(&options(t.clone()));
+        }
+        let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+        let csv = export_csv(stored.into(), Some(names)).expect("csv");
+        let header = csv.lines().next().expect("header");
+        assert!(
+            header.ends_with(",price") || header.contains(",price,"),
+            "{header}"
+        );
+        assert!(csv.contains(",300\r\n") || csv.contains(",300,"), "{csv}");
+    }
+
     #[wasm_bindgen_test]
     fn a_job_restored_from_a_snapshot_mid_run_ends_like_an_uninterrupted_one() {
         let mut clean = learn_job();
@@ -584,7 +664,7 @@ mod jobs {
         let line: Value = serde_json::from_str(jsonl.trim()).expect("one JSON line");
         assert_eq!(line["url"], "http://shop.test/item/1.html");
         assert!(line["html"].as_str().is_some_and(|h| h.contains("Item 1")));
-        let csv = export_csv(pages.clone()).expect("csv");
+        let csv = export_csv(pages.clone(), None).expect("csv");
         assert!(csv.contains("\"Item \"\"1\"\", with comma\""), "{csv}");
         let warc = export_warc(pages.clone(), "test", 1_700_000_000_000.0).expect("warc");
         let text = String::from_utf8_lossy(&warc);
@@ -608,7 +688,7 @@ mod jobs {
             .collect();
         assert_eq!(ids.len(), 5);
         assert!(error_message(w.push(pages.clone())).contains("finished"));
-        assert!(error_message(export_csv(JsValue::from_str("x"))).contains("array"));
+        assert!(error_message(export_csv(JsValue::from_str("x"), None)).contains("array"));
 
         let mut job = learn_job();
         drive(&mut job, None);

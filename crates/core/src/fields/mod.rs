@@ -49,7 +49,11 @@ pub fn sample_of<'a>(known: &'a [String], example: &str) -> Vec<&'a str> {
         .filter(|u| *u != example)
         .collect();
     let step = (others.len() / LEARN_SAMPLE).max(1);
-    others.into_iter().step_by(step).take(LEARN_SAMPLE).collect()
+    others
+        .into_iter()
+        .step_by(step)
+        .take(LEARN_SAMPLE)
+        .collect()
 }
 
 /// Share of the sample's documents an element's class must be on, at its tag path, to be part
