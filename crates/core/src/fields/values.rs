@@ -191,6 +191,17 @@ pub fn price(t: &str) -> Option<f64> {
     if !had {
         return None;
     }
+    // One dot and three digits after it: a thousands separator (R$ 480.000, € 1.500): a price
+    // with three decimals is all but unknown.
+    if !trimmed.contains(',')
+        && let Some((whole, frac)) = trimmed.split_once('.')
+        && frac.len() == 3
+        && frac.bytes().all(|b| b.is_ascii_digit())
+        && !whole.is_empty()
+        && whole.bytes().all(|b| b.is_ascii_digit())
+    {
+        return number(&format!("{whole}{frac}"));
+    }
     number(trimmed)
 }
 
@@ -278,6 +289,9 @@ mod tests {
     fn prices_numbers_and_dates() {
         assert_eq!(price("£26.08"), Some(26.08));
         assert_eq!(price("R$ 1.200,50"), Some(1200.5));
+        assert_eq!(price("R$ 480.000"), Some(480_000.0), "a thousands dot");
+        assert_eq!(price("R$ 1.170.000"), Some(1_170_000.0));
+        assert_eq!(price("$ 4.99"), Some(4.99));
         assert_eq!(price("12 EUR"), Some(12.0));
         assert_eq!(price("26.08"), None, "no currency, no price");
         assert_eq!(number("1,234"), Some(1234.0));
