@@ -269,6 +269,7 @@ function statusOf(record) {
     scheduled: Boolean(record.scheduled),
     lastRetry: record.lastRetry ?? null,
     rendering: renderingOf(record, run?.render),
+    fieldsError: record.fieldsError ?? null,
   };
 }
 

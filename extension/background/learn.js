@@ -1,13 +1,15 @@
 // Crawler generation: learning a pattern from one example page. Fetches the example, maps the
-// site from the entry page (a learning job), learns the pattern when mapping is done, saves it as
-// a crawler and, unless told otherwise, crawls with it. Also the popup's pending request (started
-// once site access is granted) and re-learning at another θ with the user's verdicts.
+// site from the entry page (a learning job), learns the pattern when mapping is done and the
+// targets' data fields (fields.js), saves it as a crawler and, unless told otherwise, crawls
+// with it. Also the popup's pending request (started once site access is granted) and
+// re-learning at another θ with the user's verdicts.
 import { Job, defaultThreshold, drawnCompare, mayBeDrawn, pageRetryWaitMs } from '../pkg/exemplar.js';
 import * as db from '../lib/db.js';
 import { renderPage } from '../lib/render.js';
 import { fetchOne } from '../lib/runner.js';
 import { requireAccess } from '../lib/site-access.js';
 import { runCrawler } from './crawlers.js';
+import { keepFields, learnFields } from './fields.js';
 import { launch, newRecord } from './jobs.js';
 import { politeness, settingsOf } from './settings.js';
 import { ready } from './wasm.js';
@@ -265,6 +267,14 @@ export async function finishLearn(run) {
     await db.put('jobs', record);
     return;
   }
+  // The data fields of the targets, read from the example and a sample of them; without them
+  // the crawler still collects the pages.
+  let patternJson = withRender(learned.patternJson, record.rendering?.on);
+  try {
+    patternJson = (await learnFields(patternJson, record, run.control)).patternJson;
+  } catch (e) {
+    record.fieldsError = `No data fields learned: ${e instanceof Error ? e.message : e}`;
+  }
   /** @type {CrawlerRecord} */
   const crawler = {
     id: db.newId('crawler'),
@@ -274,7 +284,7 @@ export async function finishLearn(run) {
     exampleBody: record.exampleBody,
     exampleContentType: record.exampleContentType,
     createdAt: Date.now(),
-    patternJson: withRender(learned.patternJson, record.rendering?.on),
+    patternJson,
     threshold: learned.threshold,
     learnJobId: record.id,
     settings: record.settings,
@@ -343,7 +353,9 @@ export async function relearn({ jobId, threshold, like, unlike, unlikeHeadings, 
   await db.put('jobs', record);
   const crawler = record.crawlerId ? await db.get('crawlers', record.crawlerId) : undefined;
   if (crawler) {
-    crawler.patternJson = withRender(learned.patternJson, record.rendering?.on);
+    // Re-learning changes which pages are targets, not what a target's data is: the fields
+    // learned and edited stay.
+    crawler.patternJson = keepFields(withRender(learned.patternJson, record.rendering?.on), crawler.patternJson);
     crawler.threshold = learned.threshold;
     await db.put('crawlers', crawler);
   }

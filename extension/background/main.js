@@ -11,6 +11,7 @@ import { similarity } from '../pkg/exemplar.js';
 import { classify, classifyTab, forgetTab, tabState } from './badge.js';
 import { crawlers, deleteCrawler, finishCrawl, importPattern, runCrawler } from './crawlers.js';
 import { detectSite } from './detect.js';
+import { crawlerFields, editFields, fieldPicked, showFields } from './fields.js';
 import { ALARM, cancelJob, finishWith, pauseJob, resumeJob, resumeRunning, status } from './jobs.js';
 import { finishLearn, relearn, startLearn, startPending } from './learn.js';
 import { SCHEDULE_ALARM, armSchedule, runDue, setSchedule } from './schedule.js';
@@ -58,6 +59,9 @@ const handlers = {
     await ready;
     return defaults();
   },
+  crawlerFields,
+  editFields,
+  showFields,
 };
 
 /**
@@ -80,8 +84,13 @@ async function dispatch(msg) {
 Object.assign(globalThis, { exemplarDispatch: dispatch });
 
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
-  // Only the extension's own pages talk to the worker.
   if (sender.id !== chrome.runtime.id) return false;
+  // Only the extension's own pages talk to the worker. The content script of the fields view
+  // (content/fields.js) runs in a web page: it may only say which element was picked.
+  if (!sender.url?.startsWith(chrome.runtime.getURL(''))) {
+    if (/** @type {{type?: unknown} | null} */ (msg)?.type === 'fieldPicked') fieldPicked(msg, sender.tab?.id).catch(() => {});
+    return false;
+  }
   dispatch(msg).then(sendResponse);
   return true; // the reply is asynchronous
 });

@@ -131,6 +131,7 @@
  * @property {boolean} [byHeading] taken below θ for its heading
  * @property {number} [fetchedAtMs]
  * @property {string} [textDigest] title and visible text, signed by the core
+ * @property {[string, FieldValue][]} [fields] the pattern's data fields read from the page
  */
 
 /** @typedef {FetchedEvent | TooLargeEvent | PageEvent | SkippedEvent | SitemapSkippedEvent | RetryEvent | FinishedEvent | QueryEvent | TargetEvent} CoreEvent */
@@ -191,6 +192,7 @@
  * @property {string[]} [unlikeByLanguage]
  * @property {string[]} [unlikeByDirectory]
  * @property {unknown} [stats]
+ * @property {Field[]} [fields] the target pages' data fields
  */
 
 // ------------------------------------------------------------------ learning (`Job.learnPattern`)
@@ -229,5 +231,35 @@
  * @property {number} [sitemapsRead]
  * @property {number} [sitemapPages]
  */
+
+// ------------------------------------------------------------------ data fields (`induceFields`, `editFields`, `fieldValues`)
+
+/** How a field's values are typed.
+ * @typedef {'text' | 'longText' | 'number' | 'price' | 'date' | 'url' | 'count'} ValueKind */
+
+/** A field's value on a page: a number, a text, or a list of them (a repeated field).
+ * @typedef {string | number | (string | number)[]} FieldValue */
+
+/**
+ * A data field of the target pages (the core's `fields::Field`).
+ * @typedef {object} Field
+ * @property {string} name a JSON key
+ * @property {string} css its elements as a CSS selector; empty where a step is known by its
+ *   label (a table row's header): `xpath` then
+ * @property {string} xpath the same elements as XPath 1.0
+ * @property {ValueKind} kind
+ * @property {boolean} [repeated] a list
+ * @property {boolean} [optional] absent from some pages
+ * @property {'declared' | 'label' | 'class' | 'shape' | 'user' | 'position'} namedBy
+ */
+
+/** A pattern's fields and their values on one page (the example), in the fields' order.
+ * @typedef {{fields: Field[], values: [string, FieldValue][]}} FieldsView */
+
+/** What learning and editing fields return: the pattern with them, as JSON text.
+ * @typedef {FieldsView & {patternJson: string}} FieldsEdited */
+
+/** One edit of a pattern's fields, as the core takes it (`fields::Edit`).
+ * @typedef {{op: 'remove', name: string} | {op: 'rename', name: string, to: string} | {op: 'place', name?: string, css: string}} FieldEdit */
 
 export {};

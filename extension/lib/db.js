@@ -50,6 +50,7 @@
  * @property {import('./protocol.js').Retry} [lastRetry]
  * @property {boolean} [scheduled]
  * @property {import('./protocol.js').Rendering} [rendering] pages drawn by scripts are rendered
+ * @property {string} [fieldsError] why no data fields were learned (the crawler works without)
  */
 
 /** A saved crawler (`crawlers` store): with the example page learning fetched, which a crawl compares with.

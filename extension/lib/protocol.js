@@ -152,6 +152,7 @@
  * @property {boolean} scheduled a run the schedule started
  * @property {Retry | null} lastRetry
  * @property {Rendering | null} rendering whether the job renders pages drawn by scripts, why, and its counts
+ * @property {string | null} fieldsError a generation's: why no data fields were learned
  */
 
 /** Every job, newest first.
@@ -214,6 +215,12 @@
  *   first at `firstAt` (ms since the epoch; default: one period from now); its runs record
  *   scheduled: true.
  * - defaults: the settings a job starts from (the popup's limits).
+ * - crawlerFields: the crawler's data fields and their values on its example page.
+ * - editFields: one edit of the crawler's fields (remove, rename, or place by a CSS selector; a
+ *   clear error when the core refuses it): its fields after it.
+ * - showFields: shows the fields on the example page, in a tab (opened when none shows it); with
+ *   `pick`, the next element the user clicks there becomes a field (a `fieldsChanged` notice
+ *   follows).
  * @typedef {{
  *   classify: {msg: {html: string, url: string}, result: Classification},
  *   classifyTab: {msg: {tabId: number}, result: TabClassification},
@@ -237,6 +244,9 @@
  *   deleteCrawler: {msg: {crawlerId: string}, result: true},
  *   setSchedule: {msg: {crawlerId: string, everyHours: number | null, firstAt?: number}, result: CrawlerSummary},
  *   defaults: {msg: {}, result: Settings},
+ *   crawlerFields: {msg: {crawlerId: string}, result: import('./core-types.js').FieldsView},
+ *   editFields: {msg: {crawlerId: string, edit: import('./core-types.js').FieldEdit}, result: import('./core-types.js').FieldsView},
+ *   showFields: {msg: {crawlerId: string, pick?: boolean}, result: {tabId: number}},
  * }} Protocol
  */
 
@@ -252,8 +262,10 @@
 
 /** @template T @typedef {{ok: true, result: T} | {ok: false, error: string}} Reply */
 
-/** What the background broadcasts to open pages: a job started (the panel looks at once).
- * @typedef {{type: 'jobStarted', jobId: string}} Notice */
+/** What the background broadcasts to open pages: a job started (the panel looks at once), or
+ * a crawler's fields changed (an element picked on the example page; `error`: why a pick was
+ * refused).
+ * @typedef {{type: 'jobStarted', jobId: string} | {type: 'fieldsChanged', crawlerId: string, error?: string}} Notice */
 
 // ------------------------------------------------------------------ sending
 
@@ -300,7 +312,10 @@ export function notify(notice) {
 export function onNotice(fn) {
   chrome.runtime.onMessage.addListener((/** @type {unknown} */ msg, sender) => {
     if (sender.id !== chrome.runtime.id) return;
-    const notice = /** @type {Partial<Notice> | null} */ (msg);
+    const notice = /** @type {{type?: unknown, jobId?: unknown, crawlerId?: unknown, error?: unknown} | null} */ (msg);
     if (notice?.type === 'jobStarted' && typeof notice.jobId === 'string') fn({ type: 'jobStarted', jobId: notice.jobId });
+    if (notice?.type === 'fieldsChanged' && typeof notice.crawlerId === 'string') {
+      fn({ type: 'fieldsChanged', crawlerId: notice.crawlerId, ...(typeof notice.error === 'string' ? { error: notice.error } : {}) });
+    }
   });
 }

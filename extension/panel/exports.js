@@ -70,10 +70,16 @@ async function exportData(crawlerId, format, { batch = EXPORT_BATCH, changesOnly
   const parts = [];
   /** @type {(pages: PageRecord[]) => BlobPart} */
   let encode = (pages) => exportJsonl(pages, true);
+  // A CSV column per data field, in the pattern's order.
+  /** @type {string[]} */
+  let fieldNames = [];
+  try {
+    fieldNames = (JSON.parse(crawler.patternJson).fields ?? []).map((/** @type {{name: string}} */ f) => f.name);
+  } catch { /* no columns */ }
   if (format === 'csv') {
     // One header row: later batches drop theirs.
     encode = (pages) => {
-      const text = exportCsv(pages);
+      const text = exportCsv(pages, fieldNames);
       return parts.length === 0 ? text : text.slice(text.indexOf('\r\n') + 2);
     };
   }

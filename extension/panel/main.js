@@ -1,7 +1,7 @@
 // The side panel (Chrome) / sidebar (Firefox), also usable as a tab, its entry: draws the views
 // from the state and keeps it fresh. Views, one module each: progress of the job shown
-// (progress.js), the learned crawler (result.js) with its threshold and review lists
-// (review.js), schedule (schedule.js), exports (exports.js) and target pages (pages.js), and the
+// (progress.js), the learned crawler (result.js) with its data fields (fields.js), threshold and
+// review lists (review.js), schedule (schedule.js), exports (exports.js) and target pages (pages.js), and the
 // saved crawlers (crawlers.js), the item pages "Find item pages" found (sections.js); state.js
 // holds what the background last reported.
 //
@@ -12,6 +12,7 @@
 import { onNotice } from '../lib/protocol.js';
 import { renderCrawlers, wireCrawlers } from './crawlers.js';
 import { wireExports } from './exports.js';
+import { fieldsChanged, wireFields } from './fields.js';
 import { wirePages } from './pages.js';
 import { renderJob, wireProgress } from './progress.js';
 import { renderResult, wireResult } from './result.js';
@@ -38,6 +39,7 @@ wireProgress();
 wireResult();
 wireThreshold();
 wireExports();
+wireFields();
 wireSchedule();
 wirePages();
 wireCrawlers();
@@ -50,4 +52,7 @@ async function poll() {
   setTimeout(poll, state.jobs.some((j) => j.status === 'running') ? POLL_MS : IDLE_POLL_MS);
 }
 poll();
-onNotice(() => refresh());
+onNotice((n) => {
+  if (n.type === 'fieldsChanged') fieldsChanged(n.crawlerId, n.error);
+  refresh();
+});

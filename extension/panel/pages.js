@@ -1,10 +1,14 @@
 // The target pages view of the crawler shown: its stored pages (IndexedDB, read again when a job
-// finds more), filtered by URL, title or heading, each with its similarity and marks (new or
-// changed in the last run, taken for its heading).
+// finds more), filtered by URL, title, heading or a field's value, each with its similarity,
+// marks (new or changed in the last run, taken for its heading) and its record's first fields.
 import * as db from '../lib/db.js';
 import { $, $input, el } from '../lib/dom.js';
 import { TAKEN_FOR_HEADING, badge, row } from './format.js';
+import { valueText } from './fields.js';
 import { currentJob, learnedOf, selectedCrawler, state } from './state.js';
+
+/** Fields of a page's record shown in the list (exports carry all). */
+const RECORD_SHOWN = 4;
 
 /** @typedef {import('../lib/protocol.js').CrawlerSummary} CrawlerSummary */
 /** @typedef {import('../lib/protocol.js').JobStatus} JobStatus */
@@ -39,7 +43,7 @@ function renderPages(crawler) {
   const lastJob = crawler.runs?.at(-1)?.jobId;
   const needle = $input('filter').value.trim().toLowerCase();
   const pages = state.pages
-    .filter((p) => !needle || [p.url, p.title, p.heading].some((s) => (s ?? '').toLowerCase().includes(needle)))
+    .filter((p) => !needle || [p.url, p.title, p.heading, ...(p.fields ?? []).map(([, v]) => valueText(v))].some((s) => (s ?? '').toLowerCase().includes(needle)))
     .sort((a, b) => (a.fetchedAtMs ?? 0) - (b.fetchedAtMs ?? 0));
   $('n-pages').textContent = pages.length === state.pages.length ? String(pages.length) : `${pages.length} of ${state.pages.length}`;
   /** @type {HTMLTableElement} */ ($('pages')).tBodies[0].replaceChildren(...pages.slice(0, 500).map((p) => {
@@ -49,6 +53,9 @@ function renderPages(crawler) {
     const name = el('div', p.heading || p.title || '(no title)', 'name');
     if (p.heading && p.title) name.title = p.title;
     cell.append(name, el('div', p.url, 'url'));
+    // The page's record: its data fields' values, the first few.
+    const record = (p.fields ?? []).slice(0, RECORD_SHOWN).map(([k, v]) => `${k}: ${valueText(v)}`).join(' · ');
+    if (record) cell.append(el('div', record, 'record'));
     if (p.byHeading) cell.prepend(badge(TAKEN_FOR_HEADING));
     const change = db.changeIn(p, lastJob, hadRuns);
     if (change === 'new' || change === 'changed') cell.prepend(el('span', change, 'badge'));

@@ -5,6 +5,7 @@
 // schedule (schedule.js) and the target pages (pages.js).
 import { $, $input, $select, el } from '../lib/dom.js';
 import { send } from '../lib/protocol.js';
+import { renderFields } from './fields.js';
 import { sinceLastRun } from './format.js';
 import { refreshPages } from './pages.js';
 import { renderTooLarge, renderTraps } from './progress.js';
@@ -68,6 +69,7 @@ export function renderResult() {
     'collects the targets listed there.';
   renderTooLarge($('learn-too-large'), learnJob);
   renderTraps($('learn-traps'), learnJob);
+  renderFields(crawler);
   renderThreshold(result);
   refreshPages(crawler, lastCrawl);
 }

@@ -86,7 +86,7 @@ try {
     const name = filename.replace(/^127\.0\.0\.1_\d+/, 'demo');
     await writeFile(join(OUT, name), Buffer.from(data));
   }
-  say(`exports (as the panel's buttons save them) in dist/demo/: pattern JSON, pages JSONL, URLs CSV, WARC, Scrapy project zip`);
+  say(`exports (as the panel's buttons save them) in dist/demo/: pattern JSON, pages JSONL, records CSV, WARC, Scrapy project zip`);
   if (s.precision < 1 || s.recall < 1) process.exitCode = 1;
 } finally {
   await browser.close();
