@@ -308,11 +308,11 @@ check_wasm_exports() {
   # it; the exports for pages drawn by scripts (crates/wasm/src/drawn.rs) then added 12 KB, and
   # postback forms (a form's steps in the mapper and the crawler, form state in POST answers'
   # signatures) 15 KB, the patterns' data fields (core::fields, read and written with the
-  # pattern) 50 KB, and learning, editing and reading them in the extension (induction, the
-  # user's edits, a page's element tree) 156 KB. The budget leaves about 5 KB: a change that needs
-  # more says why here.
+  # pattern) 50 KB, learning, editing and reading them in the extension (induction, the user's
+  # edits, a page's element tree) 156 KB, and the kinds named after values (Doxygen's "Class
+  # Reference") 24 KB. The budget leaves about 5 KB: a change that needs more says why here.
   if [[ -x node_modules/.bin/wasm-opt ]]; then
-    ((size < 4041000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 4,041,000"
+    ((size < 4065000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 4,065,000"
   fi
   echo "    extension/pkg: no benchmark or playground export, $size bytes"
 }

@@ -292,3 +292,86 @@ fn a_books_price_rating_and_table_rows_are_read_from_every_book() {
         assert_eq!(f["title"], t["name"], "{url}");
     }
 }
+
+/// Doxygen writes a class's kind after its name in the one heading ("sf::Texture Class
+/// Reference", "sf::Event::KeyEvent Struct Reference"): the field reads the name alone, in the
+/// crawl and in the Scrapy spider alike. SFML's documentation (Debian's libsfml-doc, a
+/// development site); skipped with a note when it is not installed.
+#[test]
+fn a_doxygen_class_name_is_read_without_its_kind() {
+    let site = match exemplar_testkit::devsites::installed_site("sfml") {
+        Ok(site) => site,
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            return;
+        }
+    };
+    let server = exemplar_native::serve::Server::start(
+        0,
+        exemplar_native::serve::static_dir(site.root.clone()),
+    )
+    .expect("a server");
+    let base = server.url();
+    let dir = tempdir("sfml");
+    let (_, fields, records, _) = learn_and_crawl(
+        &dir,
+        &format!("{base}/{}", site.entry),
+        &format!("{base}/{}", site.example),
+    );
+    let name = fields
+        .iter()
+        .find(|f| f["suffixes"].as_array().is_some_and(|s| !s.is_empty()))
+        .unwrap_or_else(|| panic!("no field cuts a kind: {fields:#?}"));
+    let suffixes = name["suffixes"].as_array().expect("suffixes");
+    for kind in [" Class Reference", " Struct Reference"] {
+        assert!(suffixes.iter().any(|s| s == kind), "{suffixes:?}");
+    }
+    let key = name["name"].as_str().expect("a name");
+    let read: HashMap<&str, &serde_json::Value> = records
+        .iter()
+        .map(|(url, f)| (url.rsplit('/').next().unwrap_or(url), &f[key]))
+        .collect();
+    assert_eq!(read["classsf_1_1Texture.html"], "sf::Texture");
+    assert_eq!(
+        read["structsf_1_1Event_1_1KeyEvent.html"],
+        "sf::Event::KeyEvent"
+    );
+
+    // The Scrapy spider cuts the same words.
+    let project = dir.join("scrapy");
+    let out = ok(&["export-scrapy", s(&dir.join("pattern.json")), s(&project)]);
+    let spider = out
+        .split("scrapy crawl ")
+        .nth(1)
+        .map(str::trim)
+        .expect("the spider's name");
+    let scrapy = exemplar_testkit::root().join(".venv/bin/scrapy");
+    let run = exemplar_testkit::scrapy_command(&scrapy, &project, spider, "items.jsonl")
+        .output()
+        .expect("scrapy");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let items: HashMap<String, serde_json::Value> =
+        std::fs::read_to_string(project.join("items.jsonl"))
+            .expect("items")
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("an item");
+                (
+                    v["url"].as_str().expect("url").to_string(),
+                    v["fields"][key].clone(),
+                )
+            })
+            .collect();
+    assert_eq!(items.len(), records.len());
+    for (url, f) in &records {
+        assert_eq!(
+            items.get(url),
+            Some(&f[key]),
+            "{url}: the spider's value is the crawl's"
+        );
+    }
+}

@@ -257,7 +257,7 @@ def typed(text, kind, base):
 
 def read_fields(response):
     """The pattern's fields on the page: each element's own text (its whole text when it has
-    none), whitespace collapsed, the template's prefix and suffix cut, typed (a count: how many
+    none), whitespace collapsed, the template's prefix and suffix (and kind's name) cut, typed (a count: how many
     elements)."""
     out = {}
     for f in FIELDS:
@@ -280,6 +280,12 @@ def read_fields(response):
                 t = t[len(f["prefix"]):]
             if f["suffix"] and t.endswith(f["suffix"]):
                 t = t[:-len(f["suffix"])]
+            t = t.strip()
+            # The template's words naming the value's kind, one of these (longest first).
+            for kind in f.get("suffixes", []):
+                if t.endswith(kind):
+                    t = t[:-len(kind)]
+                    break
             values.append(typed(t.strip(), f["kind"], response.url))
         out[f["name"]] = values if f["repeated"] else values[0]
     return out

@@ -962,6 +962,7 @@ fn scrapy_config(spec: &ScrapySpec) -> serde_json::Value {
             "xpath": f.xpath,
             "prefix": f.prefix,
             "suffix": f.suffix,
+            "suffixes": f.suffixes,
             "kind": f.kind,
             "repeated": f.repeated,
         })).collect::<Vec<_>>(),

@@ -145,10 +145,18 @@ pub fn fit(field: &mut Field, sample: &[Document]) -> Result<(), String> {
     } else {
         (String::new(), String::new())
     };
-    let stripped: Vec<String> = all
+    let mut stripped: Vec<String> = all
         .iter()
         .map(|v| values::strip(v, &prefix, &suffix))
         .collect();
+    field.suffixes = if distinct && suffix.is_empty() {
+        values::kind_suffixes(&stripped.iter().collect::<Vec<_>>())
+    } else {
+        Vec::new()
+    };
+    for v in &mut stripped {
+        *v = values::strip_kind(v, &field.suffixes).trim().to_string();
+    }
     field.kind = values::kind_of(&stripped);
     field.prefix = prefix;
     field.suffix = suffix;

@@ -11,15 +11,18 @@
 //!   items: a repeated field), and for a table row, a definition or a list item led by a bold
 //!   label, that label instead of a position. A place whose own text varies is a field (a
 //!   labelled row's even when it does not); text the template writes before every value up to a
-//!   colon ("Price: ") or one short unit after it (" kg") is cut off; one sign repeated (★ ★ ★)
-//!   is counted. Places in navigation, headers, footers and forms are left out.
+//!   colon and a space ("Price: "), one short unit after it (" kg"), or the kind it names after
+//!   each value, one of a few (Doxygen's " Class Reference", " Struct Reference"), is cut off;
+//!   one sign repeated (★ ★ ★) is counted. Places in navigation, headers, footers and forms are
+//!   left out. The sample is a driver's choice; [`sample_of`] spreads it over a pattern's
+//!   targets.
 //! - Names come first from what the page declares (microdata `itemprop`, a JSON-LD or meta value
 //!   equal to the field's), then from the template's label beside it ("Price", "Born"), the
 //!   element's own class names, the values' shape (a price, a date, a long text) and headings.
 //! - Each field's [`Field::css`] selects exactly the elements its place matches (empty where a
 //!   step is known by its label), [`Field::xpath`] the same; [`extract`] reads a page by the
 //!   same place, so the core and a Scrapy spider read the same values. A user's field is placed
-//!   by a CSS selector ([`parse_css`], [`Field::by_user`]).
+//!   by a CSS selector ([`parse_css`], [`Field::by_user`]); the user's edits are [`edit`].
 pub mod edit;
 mod naming;
 mod values;
@@ -48,12 +51,16 @@ pub fn sample_of<'a>(known: &'a [String], example: &str) -> Vec<&'a str> {
         .map(String::as_str)
         .filter(|u| *u != example)
         .collect();
-    let step = (others.len() / LEARN_SAMPLE).max(1);
-    others
-        .into_iter()
-        .step_by(step)
-        .take(LEARN_SAMPLE)
-        .collect()
+    spread(&others, LEARN_SAMPLE).into_iter().copied().collect()
+}
+
+/// `n` of `items` at most, evenly spread from the first to the last (a stride that is a whole
+/// number would leave the end out: 30 of 104 taken every third stop at the 88th).
+pub fn spread<T>(items: &[T], n: usize) -> Vec<&T> {
+    if items.len() <= n {
+        return items.iter().collect();
+    }
+    (0..n).map(|i| &items[i * items.len() / n]).collect()
 }
 
 /// Share of the sample's documents an element's class must be on, at its tag path, to be part
@@ -139,6 +146,11 @@ pub struct Field {
     /// Text the template writes after it.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub suffix: String,
+    /// The template's words after the value naming its kind, one of these, longest first
+    /// (" Class Template Reference", " Class Reference"): the first the value ends with is cut
+    /// off, after [`Field::suffix`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suffixes: Vec<String>,
     /// The values' shape: how they are typed.
     pub kind: ValueKind,
     /// Several values on a page (a list).
@@ -238,10 +250,18 @@ pub fn induce(sample: &[Document]) -> Vec<Field> {
         } else {
             values::common_affixes(&values)
         };
-        let stripped: Vec<String> = values
+        let mut stripped: Vec<String> = values
             .iter()
             .map(|v| values::strip(v, &prefix, &suffix))
             .collect();
+        let suffixes = if counted || !suffix.is_empty() {
+            Vec::new()
+        } else {
+            values::kind_suffixes(&stripped.iter().collect::<Vec<_>>())
+        };
+        for v in &mut stripped {
+            *v = values::strip_kind(v, &suffixes).trim().to_string();
+        }
         let kind = if counted {
             ValueKind::Count
         } else {
@@ -257,6 +277,7 @@ pub fn induce(sample: &[Document]) -> Vec<Field> {
                 place,
                 prefix,
                 suffix,
+                suffixes,
                 kind,
                 repeated,
                 optional,
@@ -314,7 +335,7 @@ pub fn extract(fields: &[Field], doc: &Document, base: &str) -> Vec<(String, Val
         }
         let mut vals: Vec<Value> = texts
             .iter()
-            .map(|t| values::typed(&values::strip(t, &f.prefix, &f.suffix), f.kind, base))
+            .map(|t| values::typed(&f.strip(t), f.kind, base))
             .collect();
         let v = if f.repeated {
             Value::List(vals)
@@ -909,6 +930,13 @@ fn parse_compound(c: &str) -> Result<Step, String> {
 }
 
 impl Field {
+    /// `v`, a text of the field's element, without what the template writes around the value
+    /// ([`Field::prefix`], [`Field::suffix`], [`Field::suffixes`]).
+    pub fn strip(&self, v: &str) -> String {
+        let v = values::strip(v, &self.prefix, &self.suffix);
+        values::strip_kind(&v, &self.suffixes).trim().to_string()
+    }
+
     /// A field the user names and places with a CSS selector ([`parse_css`]): its values are
     /// text as the page shows it.
     ///
@@ -927,6 +955,7 @@ impl Field {
             place,
             prefix: String::new(),
             suffix: String::new(),
+            suffixes: Vec::new(),
             kind: ValueKind::Text,
             repeated: false,
             optional: true,

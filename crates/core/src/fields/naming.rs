@@ -208,7 +208,7 @@ fn by_declared(
         else {
             continue;
         };
-        let v = values::strip(&d.own_text(e), &f.prefix, &f.suffix);
+        let v = f.strip(&d.own_text(e));
         let mut seen: HashMap<&str, bool> = HashMap::new();
         for (n, dv) in &declared[i] {
             let same = same_value(&v, dv);

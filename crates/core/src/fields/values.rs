@@ -62,8 +62,7 @@ const MONTHS: [&str; 12] = [
     "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
 ];
 
-/// The longest text every value starts with, ending at a word's end (after a space or a colon
-/// followed by one), and likewise the longest they all end with (from a space): what the
+/// The longest text every value starts with, ending at a label's colon and the space after it, and likewise the longest they all end with (from a space): what the
 /// template writes around the value ("Price: "). Nothing when one value would be left empty.
 pub fn common_affixes(values: &[&String]) -> (String, String) {
     let Some(first) = values.first() else {
@@ -86,7 +85,9 @@ pub fn common_affixes(values: &[&String]) -> (String, String) {
     }
     // A label the template writes before the value: up to its colon ("Price: "). A shared first
     // word with no colon ("in Ulm", "in Paris") is the value's.
-    let prefix = match prefix.rfind(':') {
+    // The colon ends a label when a space follows it ("Price: "), not in a name ("sf::Texture",
+    // "12:30").
+    let prefix = match prefix.rfind(": ") {
         Some(i) => {
             let end = i + 1 + prefix[i + 1..].len() - prefix[i + 1..].trim_start().len();
             &prefix[..end]
@@ -134,6 +135,94 @@ pub fn strip(v: &str, prefix: &str, suffix: &str) -> String {
     let v = v.strip_prefix(prefix).unwrap_or(v);
     let v = v.strip_suffix(suffix).unwrap_or(v);
     v.trim().to_string()
+}
+
+/// Kinds named after a value at most (" Class Reference", " Struct Reference").
+const MAX_KINDS: usize = 3;
+/// Words of a kind's name at most.
+const MAX_KIND_WORDS: usize = 3;
+/// Share of the values that must end with a kind's name.
+const KIND_COVER: f64 = 0.9;
+
+/// The words the template writes after each value naming its kind, one of a few: Doxygen's
+/// "sf::Texture Class Reference", "sf::Clock Struct Reference". Read from the end: the last
+/// words of nearly every value are one of at most [`MAX_KINDS`] words, each on two values or
+/// more; a word before them is taken likewise while most values of that kind have one of them
+/// (the rest keep the shorter name); words
+/// are letters only (a count, "(22 available)", is data). Returned longest first, each with
+/// its leading space; none unless what is left of the values is mostly distinct (names, not
+/// "In stock" against "Out of stock").
+pub fn kind_suffixes(values: &[&String]) -> Vec<String> {
+    let words: Vec<Vec<&str>> = values.iter().map(|v| v.split(' ').collect()).collect();
+    let alpha = |w: &str| !w.is_empty() && w.chars().all(char::is_alphabetic);
+    // (the kind's words from the last, the values having them)
+    let mut frontier: Vec<(Vec<&str>, Vec<usize>)> =
+        vec![(Vec::new(), (0..values.len()).collect())];
+    let mut kinds: Vec<Vec<&str>> = Vec::new();
+    for depth in 0..MAX_KIND_WORDS {
+        let mut next = Vec::new();
+        for (tail, members) in frontier {
+            let mut groups: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
+            for &m in &members {
+                let w = &words[m];
+                // A word is left before the kind's name: the value itself.
+                if w.len() > depth + 1 && alpha(w[w.len() - 1 - depth]) {
+                    groups.entry(w[w.len() - 1 - depth]).or_default().push(m);
+                }
+            }
+            // A word on one value only is that value's own.
+            groups.retain(|_, g| g.len() >= 2);
+            let covered: usize = groups.values().map(Vec::len).sum();
+            // The last words: on nearly every value; a word before them: on most values of
+            // that kind (the rest keep the shorter name).
+            let need = if depth == 0 { KIND_COVER } else { 0.5 };
+            let ok = !groups.is_empty()
+                && groups.len() <= MAX_KINDS
+                && covered as f64 >= need * members.len() as f64;
+            if ok {
+                // The few values of another kind keep the shorter name.
+                if depth > 0 && covered < members.len() {
+                    kinds.push(tail.clone());
+                }
+                for (w, g) in groups {
+                    let mut t = tail.clone();
+                    t.push(w);
+                    next.push((t, g));
+                }
+            } else if depth > 0 {
+                kinds.push(tail);
+            }
+        }
+        frontier = next;
+    }
+    kinds.extend(frontier.into_iter().map(|(t, _)| t));
+    let mut out: Vec<String> = kinds
+        .into_iter()
+        .filter(|t| !t.is_empty())
+        .map(|t| format!(" {}", t.iter().rev().copied().collect::<Vec<_>>().join(" ")))
+        .collect();
+    out.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    out.dedup();
+    if out.is_empty() || out.len() > MAX_KINDS * MAX_KIND_WORDS {
+        return Vec::new();
+    }
+    let stems: std::collections::HashSet<String> = values
+        .iter()
+        .map(|v| strip_kind(v, &out).to_string())
+        .collect();
+    if stems.len() < 4 || (stems.len() as f64) < 0.5 * values.len() as f64 {
+        return Vec::new();
+    }
+    out
+}
+
+/// `v` without the first of `suffixes` it ends with (the longest, as [`kind_suffixes`] orders
+/// them).
+pub fn strip_kind<'a>(v: &'a str, suffixes: &[String]) -> &'a str {
+    suffixes
+        .iter()
+        .find_map(|s| v.strip_suffix(s.as_str()))
+        .unwrap_or(v)
 }
 
 /// The number a text is (thousands separators read: `1,234.50`, `1.234,50`), if it is one.
@@ -301,6 +390,70 @@ mod tests {
         assert!(!is_date("in Ulm, Germany") && !is_date("Price 12"));
     }
 
+    fn kinds(vals: &[&str]) -> Vec<String> {
+        let vals: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
+        let refs: Vec<&String> = vals.iter().collect();
+        kind_suffixes(&refs)
+    }
+
+    #[test]
+    fn kind_names_after_values_are_cut_and_data_is_not() {
+        let doxygen = [
+            "sf::Texture Class Reference",
+            "sf::Clock Class Reference",
+            "sf::Window Class Reference",
+            "sf::Event::KeyEvent Struct Reference",
+            "sf::Event::SizeEvent Struct Reference",
+            "sf::Vector2< T > Class Template Reference",
+            "sf::Rect< T > Class Template Reference",
+            "sf::Image Class Reference",
+            "sf::Font::Info Struct Reference",
+            "sf::Music Class Reference",
+        ];
+        assert_eq!(
+            kinds(&doxygen),
+            [
+                " Class Template Reference",
+                " Struct Reference",
+                " Class Reference"
+            ]
+        );
+        assert_eq!(strip_kind(doxygen[5], &kinds(&doxygen)), "sf::Vector2< T >");
+        for data in [
+            // Names: their last words differ.
+            &[
+                "Albert Einstein",
+                "Marie Curie",
+                "Jane Austen",
+                "Mark Twain",
+                "J.K. Rowling",
+            ][..],
+            // The same few words, but little left that differs.
+            &[
+                "In stock",
+                "Out of stock",
+                "In stock",
+                "Out of stock",
+                "In stock",
+            ][..],
+            // Digits and brackets are data.
+            &[
+                "In stock (22 available)",
+                "In stock (3 available)",
+                "In stock (7 available)",
+                "In stock (1 available)",
+            ][..],
+            &[
+                "Casa com 5 quartos em Tatuapé",
+                "Apartamento com 2 quartos em Lapa",
+                "Casa com 3 quartos em Brooklin",
+                "Apartamento com 1 quarto em Butantã",
+            ][..],
+        ] {
+            assert!(kinds(data).is_empty(), "{data:?}: {:?}", kinds(data));
+        }
+    }
+
     fn affixes(vals: &[&str]) -> (String, String) {
         let vals: Vec<String> = vals.iter().map(|v| v.to_string()).collect();
         let refs: Vec<&String> = vals.iter().collect();
@@ -334,6 +487,12 @@ mod tests {
             "in Oslo, Norway",
         ];
         assert_eq!(affixes(&places), (String::new(), String::new()));
+        let scoped = ["sf::Texture", "sf::Clock", "sf::Window", "sf::Font"];
+        assert_eq!(
+            affixes(&scoped),
+            (String::new(), String::new()),
+            "a scope is the name's, not a label"
+        );
         let weights = ["3 kg", "12 kg", "4 kg", "1 kg"];
         assert_eq!(affixes(&weights), (String::new(), " kg".into()));
         assert_eq!(
