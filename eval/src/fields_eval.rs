@@ -1,8 +1,10 @@
 //! Fields of target pages (`./build.sh eval-fields` → `docs/reports/fields.md`): on the real
 //! development sites of `eval/real/fields.toml` (the quotes authors, the shop's books; each live
-//! and as its mirror), fields are induced from a sample of the target pages as learning would
+//! and as its mirror) and documentation sites of Debian's packages (javadoc's and Doxygen's class
+//! pages), fields are induced from a sample of the target pages as learning would
 //! ([`exemplar_core::fields::induce`]) and read from every target page
-//! ([`exemplar_core::fields::extract`]); the applications' own data files are the truth.
+//! ([`exemplar_core::fields::extract`]); the applications' own data files are the truth, and a
+//! documentation page's path (its class, its package).
 //!
 //! A page is matched to its record by the record's `key` values, all found in the page's text
 //! (a name and a birth date, a UPC): the match reads no field. For each field of the truth, the
@@ -31,10 +33,19 @@ struct Site {
     name: String,
     live: Option<String>,
     mirror: Option<String>,
+    /// A documentation site's directory (its pages' truth is in their paths).
+    root: Option<std::path::PathBuf>,
     target: Regex,
+    /// What a target page's HTML holds (a generator's marker of the page kind).
+    html: Option<Regex>,
     records: Vec<serde_json::Value>,
     key: Vec<String>,
+    /// The truth from a page's path: the regex's named groups, each with `replace` applied.
+    path_truth: Option<Regex>,
+    replace: Vec<(String, String)>,
     fields: Vec<String>,
+    /// What the report says of the figures (a limit of the truth).
+    note: Option<String>,
 }
 
 fn sites() -> Result<Vec<Site>, String> {
@@ -59,6 +70,41 @@ fn sites() -> Result<Vec<Site>, String> {
                 .collect()
         };
         let name = opt("name").ok_or("a [[site]] without a name")?;
+        let regex = |k: &str| {
+            opt(k)
+                .map(|r| Regex::new(&r).map_err(|e| format!("{name}: {k}: {e}")))
+                .transpose()
+        };
+        let replace: Vec<(String, String)> = s
+            .get("replace")
+            .and_then(|v| v.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|pair| {
+                let pair = pair.as_array()?;
+                Some((
+                    pair.first()?.as_str()?.to_string(),
+                    pair.get(1)?.as_str()?.to_string(),
+                ))
+            })
+            .collect();
+        if let Some(path_truth) = regex("truth")? {
+            out.push(Site {
+                live: None,
+                mirror: None,
+                root: Some(opt("root").ok_or(format!("{name}: no root"))?.into()),
+                target: regex("target")?.ok_or(format!("{name}: no target"))?,
+                html: regex("html")?,
+                records: Vec::new(),
+                key: Vec::new(),
+                path_truth: Some(path_truth),
+                replace,
+                fields: list("fields"),
+                note: opt("note"),
+                name,
+            });
+            continue;
+        }
         let data = dir.join(opt("data").ok_or(format!("{name}: no data"))?);
         let text =
             std::fs::read_to_string(&data).map_err(|e| format!("{}: {e}", data.display()))?;
@@ -80,10 +126,15 @@ fn sites() -> Result<Vec<Site>, String> {
         out.push(Site {
             live: opt("live"),
             mirror: opt("mirror"),
+            root: None,
             target: Regex::new(&target).map_err(|e| format!("{name}: {e}"))?,
+            html: None,
             records,
             key: list("key"),
+            path_truth: None,
+            replace: Vec::new(),
             fields: list("fields"),
+            note: opt("note"),
             name,
         });
     }
@@ -139,10 +190,15 @@ fn agrees(v: &Value, t: &str) -> bool {
 
 /// The pages of a site: (URL or path, HTML).
 fn pages(site: &Site) -> Result<Vec<(String, String)>, String> {
-    if let Some(root) = &site.mirror {
-        let base = real_dir().join("sites").join(root);
+    let base = match (&site.root, &site.mirror) {
+        (Some(root), _) => Some(root.clone()),
+        (None, Some(mirror)) => Some(real_dir().join("sites").join(mirror)),
+        _ => None,
+    };
+    if let Some(base) = base {
         let mut out = Vec::new();
         collect(&base, &base, &site.target, &mut out)?;
+        out.retain(|(_, html)| site.html.as_ref().is_none_or(|re| re.is_match(html)));
         out.sort();
         return Ok(out);
     }
@@ -221,6 +277,7 @@ impl Scored {
 /// One site's figures.
 struct SiteFigures {
     name: String,
+    note: Option<String>,
     pages: usize,
     matched: usize,
     fields: Vec<Field>,
@@ -236,8 +293,7 @@ fn evaluate(site: &Site) -> Result<SiteFigures, String> {
         .map(|(_, h)| Document::parse(h).map_err(|e| e.to_string()))
         .collect::<Result<_, _>>()?;
     // The sample: spread over the pages, as a crawler's known targets are.
-    let step = (docs.len() / SAMPLE).max(1);
-    let sample: Vec<Document> = docs.iter().step_by(step).take(SAMPLE).cloned().collect();
+    let sample: Vec<Document> = fields::spread(&docs, SAMPLE).into_iter().cloned().collect();
     let started = Instant::now();
     let induced = fields::induce(&sample);
     let induce_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -248,18 +304,45 @@ fn evaluate(site: &Site) -> Result<SiteFigures, String> {
         .map(|(d, (u, _))| fields::extract(&induced, d, u).into_iter().collect())
         .collect();
     let extract_ms = started.elapsed().as_secs_f64() * 1000.0;
-    // Each page's record.
+    // Each page's truth: its record's values, or what its path says.
     let texts: Vec<String> = docs.iter().map(|d| norm(&d.text(0))).collect();
-    let records: Vec<Option<&serde_json::Value>> = texts
-        .iter()
-        .map(|t| {
-            site.records.iter().find(|r| {
-                site.key
-                    .iter()
-                    .all(|k| truth(r, k).is_some_and(|v| t.contains(&norm(&v))))
+    let records: Vec<Option<HashMap<String, String>>> = match &site.path_truth {
+        Some(re) => pages
+            .iter()
+            .map(|(path, _)| {
+                let caps = re.captures(path)?;
+                Some(
+                    re.capture_names()
+                        .flatten()
+                        .filter_map(|n| {
+                            let v = caps.name(n)?.as_str();
+                            let v = site
+                                .replace
+                                .iter()
+                                .fold(v.to_string(), |v, (a, b)| v.replace(a.as_str(), b));
+                            Some((n.to_string(), v))
+                        })
+                        .collect(),
+                )
             })
-        })
-        .collect();
+            .collect(),
+        None => texts
+            .iter()
+            .map(|t| {
+                let r = site.records.iter().find(|r| {
+                    site.key
+                        .iter()
+                        .all(|k| truth(r, k).is_some_and(|v| t.contains(&norm(&v))))
+                })?;
+                Some(
+                    site.fields
+                        .iter()
+                        .filter_map(|f| Some((f.clone(), truth(r, f)?)))
+                        .collect(),
+                )
+            })
+            .collect(),
+    };
     let matched = records.iter().flatten().count();
     let mut scored = Vec::new();
     for tf in &site.fields {
@@ -271,9 +354,10 @@ fn evaluate(site: &Site) -> Result<SiteFigures, String> {
                     .iter()
                     .zip(&read)
                     .filter(|(r, got)| {
-                        r.and_then(|r| truth(r, tf))
+                        r.as_ref()
+                            .and_then(|r| r.get(tf))
                             .zip(got.get(&f.name))
-                            .is_some_and(|(t, v)| agrees(v, &t))
+                            .is_some_and(|(t, v)| agrees(v, t))
                     })
                     .count();
                 // Of fields agreeing as often, the one named as the truth names it (two fields
@@ -296,22 +380,24 @@ fn evaluate(site: &Site) -> Result<SiteFigures, String> {
         for ((r, got), text) in records.iter().zip(&read).zip(&texts) {
             // An empty value is shown by no page (and would be "in" every text).
             let Some(t) = r
-                .and_then(|r| truth(r, tf))
+                .as_ref()
+                .and_then(|r| r.get(tf))
                 .filter(|t| !t.trim().is_empty())
             else {
                 continue;
             };
-            let shown = text.contains(&norm(&t));
+            let shown = text.contains(&norm(t));
             s.shown += usize::from(shown);
             if let Some(v) = best.as_ref().and_then(|b| got.get(b)) {
                 s.read += 1;
-                s.right += usize::from(agrees(v, &t));
+                s.right += usize::from(agrees(v, t));
             }
         }
         scored.push(s);
     }
     Ok(SiteFigures {
         name: site.name.clone(),
+        note: site.note.clone(),
         pages: docs.len(),
         matched,
         fields: induced,
@@ -327,7 +413,7 @@ fn evaluate(site: &Site) -> Result<SiteFigures, String> {
 /// The site list, a site's pages or the report cannot be read or written.
 pub fn run(out: &Path) -> Result<(), String> {
     let mut md = String::from(
-        "# Fields of target pages\n\nWritten by `./build.sh eval-fields` (`exemplar-eval eval-fields`). Development material: the real sites of `eval/real/fields.toml`, each live and as its mirror; the applications' data files are the truth. Fields are induced from 30 target pages spread over the site (as from a learned crawler's known targets) and read from every target page. A page is matched to its record by the record's key values found in its text. *Shown*: pages whose text holds the truth's value; *precision*: of the pages where the chosen field reads a value, those where it is the truth's; *recall*: of the pages showing the value, those where the field reads it. Found: precision ≥ 0.98 and recall ≥ 0.95, without the user's help.\n",
+        "# Fields of target pages\n\nWritten by `./build.sh eval-fields` (`exemplar-eval eval-fields`). Development material: the real sites of `eval/real/fields.toml`, each live and as its mirror, the applications' data files the truth; and documentation sites of Debian's packages, the truth in their class pages' paths. Fields are induced from 30 target pages spread evenly over the site (as from a learned crawler's known targets) and read from every target page. A page is matched to its record by the record's key values found in its text (a documentation page has its own, from its path). *Shown*: pages whose text holds the truth's value; *precision*: of the pages where the chosen field reads a value, those where it is the truth's; *recall*: of the pages showing the value, those where the field reads it. Found: precision ≥ 0.98 and recall ≥ 0.95, without the user's help.\n",
     );
     let mut shown_total = 0;
     let mut found_total = 0;
@@ -372,6 +458,9 @@ pub fn run(out: &Path) -> Result<(), String> {
                     "**no**"
                 }
             );
+        }
+        if let Some(note) = &f.note {
+            let _ = writeln!(md, "\n{note}");
         }
         let _ = writeln!(md, "\nInduced fields (name ← what named it: selector):\n");
         for fl in &f.fields {
