@@ -1,6 +1,6 @@
 // Saved crawlers: a learned (or imported) pattern with its entry, example page and settings. Runs
 // one (a crawl job), records the run when it is done (targets, pages new or changed since the
-// last run, coverage), lists, imports and deletes them.
+// last run, coverage), lists, names, imports and deletes them.
 import { Job, validatePattern } from '../pkg/exemplar.js';
 import * as db from '../lib/db.js';
 import { requireAccess } from '../lib/site-access.js';
@@ -138,6 +138,22 @@ export async function importPattern({ json }) {
     settings: { ...base, delayMs: pattern.politeness?.delayMs ?? base.delayMs, threshold: pattern.similarity?.threshold ?? base.threshold },
     runs: [],
   };
+  await db.put('crawlers', crawler);
+  return summaryOf(crawler);
+}
+
+/**
+ * Names a crawler (shown in place of its site; an empty name: its site again).
+ * @param {{crawlerId: string, name: string}} msg
+ * @returns {Promise<CrawlerSummary>}
+ */
+export async function renameCrawler({ crawlerId, name }) {
+  if (typeof name !== 'string') throw new Error('name must be a string');
+  const crawler = typeof crawlerId === 'string' ? await db.get('crawlers', crawlerId) : undefined;
+  if (!crawler) throw new Error(`no crawler ${crawlerId}`);
+  const given = name.trim().slice(0, 100);
+  if (given) crawler.name = given;
+  else delete crawler.name;
   await db.put('crawlers', crawler);
   return summaryOf(crawler);
 }

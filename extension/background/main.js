@@ -9,7 +9,7 @@
 // every handler.
 import { similarity } from '../pkg/exemplar.js';
 import { classify, classifyTab, forgetTab, tabState } from './badge.js';
-import { crawlers, deleteCrawler, finishCrawl, importPattern, runCrawler } from './crawlers.js';
+import { crawlers, deleteCrawler, finishCrawl, importPattern, renameCrawler, runCrawler } from './crawlers.js';
 import { detectSite } from './detect.js';
 import { crawlerFields, editFields, fieldPicked, showFields } from './fields.js';
 import { ALARM, cancelJob, finishWith, pauseJob, resumeJob, resumeRunning, status } from './jobs.js';
@@ -48,6 +48,7 @@ const handlers = {
   status,
   relearn,
   crawlers,
+  renameCrawler,
   importPattern,
   deleteCrawler: async (msg) => {
     await deleteCrawler(msg);

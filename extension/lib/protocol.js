@@ -169,6 +169,7 @@
  * @typedef {object} CrawlerSummary
  * @property {string} id
  * @property {string} site
+ * @property {string} [name] the user's name for it (else its site names it)
  * @property {string} entry
  * @property {string} example
  * @property {string | null} [exampleContentType]
@@ -209,6 +210,7 @@
  *   out; likeLanguages: those kept (a proposal taken back); unlikeDirectories: directory URLs
  *   whose targets are left out.
  * - crawlers: the saved crawlers, newest first.
+ * - renameCrawler: names the crawler (an empty name: its site names it again).
  * - importPattern: the new crawler (a clear error if the JSON is malformed).
  * - deleteCrawler: true.
  * - setSchedule: runs the crawler again by itself every `everyHours` (> 0, or null: never),
@@ -240,6 +242,7 @@
  *     unlikeDirectories?: string[], likeDirectories?: string[],
  *   }, result: LearnedSummary},
  *   crawlers: {msg: {}, result: CrawlerSummary[]},
+ *   renameCrawler: {msg: {crawlerId: string, name: string}, result: CrawlerSummary},
  *   importPattern: {msg: {json: string}, result: CrawlerSummary},
  *   deleteCrawler: {msg: {crawlerId: string}, result: true},
  *   setSchedule: {msg: {crawlerId: string, everyHours: number | null, firstAt?: number}, result: CrawlerSummary},

@@ -1,4 +1,4 @@
-// The exports of the crawler shown: its pattern (JSON), its pages (JSON Lines, CSV of URLs, WARC)
+// The exports of the crawler shown: its pattern (JSON), its pages (JSON Lines, CSV records, WARC)
 // and a Scrapy project, built here by the wasm core's writers over the pages in IndexedDB, a
 // batch at a time, and saved through the downloads API. `exemplarExport` (on globalThis) is how
 // tests read them.
@@ -10,6 +10,7 @@ import { selectedCrawler } from './state.js';
 
 /** @typedef {'pattern' | 'scrapy' | 'jsonl' | 'csv' | 'warc'} ExportFormat */
 /** @typedef {import('../lib/db.js').PageRecord} PageRecord */
+/** @typedef {import('../lib/protocol.js').LearnedSummary} LearnedSummary */
 
 /** The wasm core in the panel, loaded at the first export.
  * @type {ReturnType<typeof init> | null} */
@@ -23,7 +24,7 @@ const EXPORT_BATCH = 200;
  * @type {Record<string, {suffix: string, type: string}>} */
 const PAGE_FORMATS = {
   jsonl: { suffix: 'pages.jsonl', type: 'application/x-ndjson' },
-  csv: { suffix: 'urls.csv', type: 'text/csv' },
+  csv: { suffix: 'pages.csv', type: 'text/csv' },
   warc: { suffix: 'pages.warc', type: 'application/warc' },
 };
 
@@ -57,11 +58,18 @@ async function exportData(crawlerId, format, { batch = EXPORT_BATCH, changesOnly
       return change === 'new' || change === 'changed';
     }
     : undefined;
+  // A crawl measures the similarity of the pages it compares with the example only (those
+  // learning did not know, unless it verifies all): the others carry the one learning measured,
+  // as the panel shows it.
+  const learnJob = crawler.learnJobId ? await db.get('jobs', crawler.learnJobId) : undefined;
+  const learnedTargets = learnJob?.kind === 'learn' ? /** @type {LearnedSummary | null} */ (learnJob.result)?.targets ?? [] : [];
+  const learned = new Map(learnedTargets.map((t) => [t.url, t.similarity]));
   // Each page the last run found says what it is against the run before (JSONL and WARC
   // `change`: new, changed or same); pages it did not find, and a first run's, say nothing.
   const withChange = (/** @type {PageRecord} */ p) => {
     const change = db.changeIn(p, lastRun, reran);
-    return change ? { ...p, change } : p;
+    const similarity = typeof p.similarity === 'number' ? p.similarity : learned.get(p.url) ?? null;
+    return { ...p, similarity, ...(change ? { change } : {}) };
   };
   const base = site + (changesOnly ? '-changes' : '');
   const known = PAGE_FORMATS[format];

@@ -1,5 +1,5 @@
 // The target pages view of the crawler shown: its stored pages (IndexedDB, read again when a job
-// finds more), filtered by URL, title, heading or a field's value, each with its similarity,
+// finds more; before any run, the targets learning found), filtered by URL, title, heading or a field's value, each with its similarity,
 // marks (new or changed in the last run, taken for its heading) and its record's first fields.
 import * as db from '../lib/db.js';
 import { $, $input, el } from '../lib/dom.js';
@@ -36,8 +36,31 @@ function learnedSimilarities(crawler) {
   return new Map((learnedOf(learn)?.targets ?? []).map((t) => [t.url, t.similarity]));
 }
 
+/**
+ * The targets learning found, listed while the crawler has collected nothing yet (it was not run
+ * after learning, or its run has not stored a page).
+ * @param {CrawlerSummary} crawler
+ */
+function renderLearnedOnly(crawler) {
+  const learn = state.jobs.find((j) => j.id === crawler.learnJobId);
+  const needle = $input('filter').value.trim().toLowerCase();
+  const all = learnedOf(learn)?.targets ?? [];
+  const targets = all.filter((t) => !needle || [t.url, t.title].some((s) => (s ?? '').toLowerCase().includes(needle)));
+  const shown = targets.length === all.length ? String(all.length) : `${targets.length} of ${all.length}`;
+  $('n-pages').textContent = all.length ? `${shown} found while learning; not collected yet: run the crawler` : '0';
+  /** @type {HTMLTableElement} */ ($('pages')).tBodies[0].replaceChildren(...targets.slice(0, 500).map((t) => {
+    const cell = el('td');
+    cell.append(el('div', t.title || '(no title)', 'name'), el('div', t.url, 'url'));
+    return row(cell, el('td', typeof t.similarity === 'number' ? t.similarity.toFixed(3) : '–', 'num'));
+  }));
+}
+
 /** @param {CrawlerSummary} crawler */
 function renderPages(crawler) {
+  if (state.pages.length === 0) {
+    renderLearnedOnly(crawler);
+    return;
+  }
   const learned = learnedSimilarities(crawler);
   const hadRuns = (crawler.runs ?? []).length > 1;
   const lastJob = crawler.runs?.at(-1)?.jobId;

@@ -26,6 +26,8 @@ export function renderResult() {
   $('result').dataset.crawlerId = crawler.id;
   renderSchedule(crawler);
   $('r-site').textContent = crawler.site;
+  // The name box is left alone while it is being typed in.
+  if (document.activeElement !== $('r-name')) $input('r-name').value = crawler.name ?? '';
   $('r-entry').textContent = crawler.entry;
   $('r-example').textContent = crawler.example;
   /** @type {Pattern | null} */
@@ -213,4 +215,5 @@ function runSettings() {
 /** Run crawls with the crawler shown (and the form queries given). */
 export function wireResult() {
   $('run').addEventListener('click', () => act(() => send({ type: 'runCrawler', crawlerId: String(state.selected), settings: runSettings() }), $('run-error')));
+  $('r-name').addEventListener('change', () => act(() => send({ type: 'renameCrawler', crawlerId: String(state.selected), name: $input('r-name').value }), $('run-error')));
 }

@@ -20,12 +20,37 @@ import { act, selectedCrawler } from './state.js';
  */
 export function renderThreshold(result) {
   $('threshold-box').hidden = !result;
+  shownResult = result;
   if (!result) return;
   if (document.activeElement !== $('threshold')) $input('threshold').value = String(result.threshold);
   $('histogram').textContent = histogram(result.similarities ?? [], result.threshold);
+  preview();
   renderGap(result.thresholdGap);
   renderLowered(result.thresholdLowered, result.thresholdCut);
   renderReview(result);
+}
+
+/** The learning result shown, for the θ box's preview. @type {LearnedSummary | null} */
+let shownResult = null;
+
+/**
+ * What the θ typed would change, before re-learning: how many pages would pass it against now
+ * (nothing happens until Re-learn is pressed).
+ */
+function preview() {
+  const result = shownResult;
+  const typed = Number($input('threshold').value);
+  const box = $('theta-preview');
+  if (!result || !Number.isFinite(typed) || typed === result.threshold || typed < 0 || typed > 1) {
+    box.textContent = '';
+    return;
+  }
+  const sims = result.similarities ?? [];
+  const now = sims.filter((s) => s >= result.threshold).length;
+  const then = sims.filter((s) => s >= typed).length;
+  const change = then - now;
+  box.textContent = `At θ = ${typed}: ${then} of ${sims.length} pages at or above θ ` +
+    `(${change === 0 ? 'no page changes side' : `${Math.abs(change)} ${change > 0 ? 'more' : 'fewer'}`}). Press Re-learn to apply it.`;
 }
 
 /**
@@ -272,7 +297,11 @@ function ticked(list, key) {
 /** The gap's θ into the box, and Re-learn with θ and the verdicts ticked. */
 export function wireThreshold() {
   // The gap's θ goes into the box; Re-learn applies it with the verdicts ticked.
-  $('gap-use').addEventListener('click', () => { $input('threshold').value = String($('gap-theta').textContent); });
+  $('gap-use').addEventListener('click', () => {
+    $input('threshold').value = String($('gap-theta').textContent);
+    preview();
+  });
+  $('threshold').addEventListener('input', preview);
   $('relearn').addEventListener('click', () => act(async () => {
     const crawler = selectedCrawler();
     await send({

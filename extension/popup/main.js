@@ -215,14 +215,31 @@ async function postbackOf(tabId) {
  * @param {string} [listing] the entry page (default: the entry chosen above)
  */
 async function start(example, listing) {
+  // One generation a click: the button stays disabled from the click on, and once the job is
+  // started, says so.
+  const button = $button('example');
+  if (button.disabled) return;
+  button.disabled = true;
   $('start-error').textContent = '';
-  let entry;
-  try {
-    entry = listing ?? entryUrl();
-  } catch (e) {
+  const started = await startJob(example, listing).catch((e) => {
     $('start-error').textContent = e instanceof Error ? e.message : String(e);
-    return;
+    return false;
+  });
+  if (started) {
+    button.textContent = 'Learning… (see the side panel)';
+  } else {
+    button.disabled = false;
   }
+}
+
+/**
+ * Asks site access and starts the generation: whether it started (why not is shown).
+ * @param {string} [example]
+ * @param {string} [listing]
+ * @returns {Promise<boolean>}
+ */
+async function startJob(example, listing) {
+  const entry = listing ?? entryUrl();
   const exampleUrl = example ?? String(tab.url);
   // This tab's page may be a form's answer to a POST (a search's results): its form as it
   // stands, read while the permission is asked (awaiting it first would spend the click's user
@@ -247,25 +264,20 @@ async function start(example, listing) {
     $('start-error').textContent = `Exemplar could not ask for access: ${e.message}`;
     return null;
   });
-  if (granted === null) return;
+  if (granted === null) return false;
   if (!granted) {
     $('start-error').textContent = `Permission denied: Exemplar needs access to ${origins.map((o) => o.slice(0, -2)).join(' and ')} to map the site. Nothing was fetched.`;
-    return;
+    return false;
   }
-  $button('example').disabled = true;
   $('status').textContent = 'Starting…';
-  try {
-    // Null when there was nothing to start (a request too old): destructuring it throws, said below.
-    await withPost;
-    const { jobId } = /** @type {{jobId: string}} */ (await send({ type: 'startPending', id: pending.id, pending }));
-    $('status').textContent = `Learning from ${entry}: progress in the side panel.`;
-    $('status').dataset.jobId = jobId;
-    await panel;
-  } catch (e) {
-    $('start-error').textContent = e instanceof Error ? e.message : String(e);
-  } finally {
-    $button('example').disabled = false;
-  }
+  // Null when there was nothing to start (a request too old): destructuring it throws, said by
+  // the caller.
+  await withPost;
+  const { jobId } = /** @type {{jobId: string}} */ (await send({ type: 'startPending', id: pending.id, pending }));
+  $('status').textContent = `Learning from ${entry}: progress in the side panel.`;
+  $('status').dataset.jobId = jobId;
+  await panel.catch(() => {});
+  return true;
 }
 
 async function main() {

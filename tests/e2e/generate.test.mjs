@@ -105,6 +105,11 @@ test('example page → pattern → crawl → exports, through the popup and the 
   await popup.locator('#concurrency').fill('4');
   const jobId = await clickExample(popup);
   assert.match(await popup.locator('#status').textContent(), /^Learning from http:\/\/127\.0\.0\.1:\d+\/: progress/);
+  // One job a click: the button stays disabled and says what goes on.
+  await until(popup, () => document.getElementById('example').textContent.startsWith('Learning…'));
+  assert.equal(await popup.locator('#example').isDisabled(), true);
+  await popup.locator('#example').dispatchEvent('click');
+  assert.equal((await call({ type: 'status' })).jobs.filter((j) => j.kind === 'learn').length, 1, 'a second click starts nothing');
   await popup.close();
 
   const panel = await openPanel();
@@ -147,7 +152,13 @@ test('example page → pattern → crawl → exports, through the popup and the 
   const lines = exported.jsonl.text.trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(lines.length, 22);
   assert.ok(lines.every((l) => l.status === 200 && l.html.includes('<html')));
-  assert.equal(exported.csv.text.trim().split('\r\n').length, 23, 'header + 22 rows');
+  // The crawl verified none of them (learning knew them all): the similarity learning measured,
+  // as the panel shows it, not null.
+  assert.ok(lines.every((l) => typeof l.similarity === 'number' && l.similarity > 0.8), JSON.stringify(lines.map((l) => l.similarity)));
+  const csvRows = exported.csv.text.trim().split('\r\n');
+  assert.equal(csvRows.length, 23, 'header + 22 rows');
+  assert.match(exported.csv.filename, /-pages\.csv$/);
+  assert.ok(csvRows.slice(1).every((r) => /,(0\.\d{4}|1\.0000),/.test(r)), csvRows[1]);
   assert.equal(exported.warc.text.match(/^WARC-Type: response\r$/gm)?.length, 22);
   // Each response has its metadata record: the level the page was found on, its similarity.
   assert.equal(exported.warc.text.match(/^WARC-Type: metadata\r$/gm)?.length, 22);
@@ -275,6 +286,9 @@ test('the similarity threshold re-learns from the pages already fetched', async 
   assert.match(await panel.locator('#histogram').textContent(), /22 of 3\d at or above θ/);
   const before = (await call({ type: 'status', jobId: crawler.learnJobId })).progress.fetched;
   await panel.locator('#threshold').fill('0.2');
+  // Typing θ changes nothing yet: it says what Re-learn would take.
+  assert.match(await panel.locator('#theta-preview').textContent(), /^At θ = 0\.2: (\d+) of 3\d pages at or above θ \(\d+ more\)\. Press Re-learn to apply it\.$/);
+  assert.match(await panel.locator('#histogram').textContent(), /22 of 3\d at or above θ/);
   await press(panel.locator('#relearn'));
   await until(panel, () => /at or above θ/.test(document.getElementById('histogram').textContent)
     && !document.getElementById('histogram').textContent.includes(' 22 of '));
@@ -314,9 +328,20 @@ test('importing patterns: a malformed file is refused with the reason, a valid o
     assert.equal((await call({ type: 'crawlers' })).length, count + 1);
     await until(panel, () => document.getElementById('r-site').textContent.startsWith('127.0.0.1'));
 
-    // Deleting it from the saved crawlers' table.
+    // Named by the user: the table shows the name, its site under it.
     const imported = (await call({ type: 'crawlers' })).find((c) => c.imported);
-    await press(panel.locator(`#crawlers tr[data-crawler-id="${imported.id}"] button`, { hasText: 'Delete' }));
+    await panel.locator('#r-name').fill('Demo imported');
+    await panel.locator('#r-name').dispatchEvent('change');
+    await waitFor(async () => (await call({ type: 'crawlers' })).find((c) => c.id === imported.id).name === 'Demo imported', 'the name');
+    const tableRow = panel.locator(`#crawlers tr[data-crawler-id="${imported.id}"]`);
+    await until(panel, (id) => document.querySelector(`#crawlers tr[data-crawler-id="${id}"] td`)?.textContent.startsWith('Demo imported'), imported.id);
+
+    // Deleting it from the saved crawlers' table: asked first; "Keep" keeps it.
+    await press(tableRow.locator('button', { hasText: 'Delete' }));
+    await press(tableRow.locator('button', { hasText: 'Keep' }));
+    await press(tableRow.locator('button', { hasText: 'Delete' }));
+    assert.equal((await call({ type: 'crawlers' })).length, count + 1, 'not deleted before the answer');
+    await press(tableRow.locator('button', { hasText: 'Yes, delete' }));
     await waitFor(async () => (await call({ type: 'crawlers' })).length === count, 'the crawler to be deleted');
     await panel.locator(`#crawlers tr[data-crawler-id="${imported.id}"]`).waitFor({ state: 'detached' });
     await panel.close();
@@ -465,8 +490,13 @@ test('an open side panel shows a job as soon as it starts', async () => {
   await panel.waitForTimeout(300);
   const { jobId } = await call({ type: 'startLearn', exampleUrl: site.url + EXAMPLE, settings: { ...FAST, crawlAfterLearning: false } });
   await until(panel, (id) => document.getElementById('job').dataset.jobId === id, jobId, { timeout: 2000 });
-  await finished(jobId);
+  const learned = await finished(jobId);
   await panel.close();
+  // Not crawled after learning: the targets learning found are listed, not "0".
+  const view = await openPanel(`?crawler=${learned.crawlerId}`);
+  await until(view, () => document.getElementById('n-pages').textContent === '22 found while learning; not collected yet: run the crawler');
+  assert.equal(await view.locator('#pages tbody tr').count(), 22);
+  await view.close();
 });
 
 /** A library whose books are found only through a POST search form (5 results per page, paged

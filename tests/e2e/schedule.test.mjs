@@ -133,7 +133,7 @@ test('a saved crawler runs again by itself on its schedule and picks up the new 
   await tick(panel.locator('#export-changes'));
   await press(panel.locator('#export-csv'));
   await panel.locator('#export-status', { hasText: 'Saved' }).waitFor();
-  assert.match(await panel.locator('#export-status').textContent(), /^Saved .+-changes-urls\.csv\.$/);
+  assert.match(await panel.locator('#export-status').textContent(), /^Saved .+-changes-pages\.csv\.$/);
   // The page list marks them.
   await panel.locator('#pages .badge', { hasText: 'changed' }).waitFor();
   const marked = async (badgeText) => (await panel.locator('#pages tbody tr', { has: panel.locator('.badge', { hasText: badgeText }) })
