@@ -1,5 +1,5 @@
-// Page kinds: a page's or a tab's classification by the core, shown on the toolbar badge (IDX,
-// ENT) with its confidence in the button's title, and kept per tab in storage.session until the
+// Page kinds: a page's or a tab's classification by the core, shown on the toolbar badge (LIST,
+// ITEM) with its confidence in the button's title, and kept per tab in storage.session until the
 // tab closes (the popup reads it where it cannot read the page).
 import { classifyPage } from '../pkg/exemplar.js';
 import { ready } from './wasm.js';
@@ -8,7 +8,11 @@ import { ready } from './wasm.js';
 /** @typedef {import('../lib/protocol.js').TabClassification} TabClassification */
 
 /** @type {Record<string, string>} */
-const BADGE = { index: 'IDX', entity: 'ENT', other: '' };
+const BADGE = { index: 'LIST', entity: 'ITEM', other: '' };
+/** The toolbar icon of each kind (extension/icons/, rendered by tools/icons.mjs). */
+const ICONS = { index: 'list', entity: 'item', other: 'exemplar' };
+/** The kinds in words, for the button's title. */
+const WORDS = { index: 'a listing page', entity: 'an item page', other: 'neither an item nor a listing page' };
 /** @param {number} tabId */
 const tabKey = (tabId) => `tab:${tabId}`;
 
@@ -58,7 +62,11 @@ export async function classifyTab(tabId) {
 async function showOnBadge(tabId, result) {
   const percent = Math.round(result.confidence * 100);
   await chrome.action.setBadgeText({ tabId, text: BADGE[result.kind] ?? '' });
-  await chrome.action.setTitle({ tabId, title: `Exemplar: ${result.kind} page (${percent}% confidence)` });
+  const words = WORDS[/** @type {keyof typeof WORDS} */ (result.kind)] ?? 'a page';
+  // The button's icon tells the kind too: a page, or a list of rows.
+  const icon = ICONS[/** @type {keyof typeof ICONS} */ (result.kind)] ?? 'exemplar';
+  await chrome.action.setIcon({ tabId, path: Object.fromEntries([16, 32, 48, 128].map((n) => [n, `/icons/${icon}-${n}.png`])) });
+  await chrome.action.setTitle({ tabId, title: `Exemplar: ${words} (${percent}% confidence)` });
 }
 
 /**

@@ -119,10 +119,10 @@ export function renderJob(job) {
   const q = forms ? job.lastQuery : null;
   // Each search form level has its own budget: per level when there are several.
   const perLevel = Object.entries(job.formLevels ?? {});
-  const levels = perLevel.length > 1 ? ` Per search form: ${perLevel.map(([l, r]) => `E${l} ${r.issued} / ${r.budget}`).join(' · ')}.` : '';
+  const levels = perLevel.length > 1 ? ` Per search form: ${perLevel.map(([l, r]) => `level ${l} ${r.issued} / ${r.budget}`).join(' · ')}.` : '';
   $('job-query').hidden = !q;
   $('job-query').textContent = q
-    ? `Last query “${q.query}” (E${q.level}): ${q.resultPages} result page${q.resultPages === 1 ? '' : 's'}, ${q.documents} documents · ${q.targets} targets so far.${levels}`
+    ? `Last query “${q.query}” (level ${q.level}): ${q.resultPages} result page${q.resultPages === 1 ? '' : 's'}, ${q.documents} documents · ${q.targets} targets so far.${levels}`
     : '';
   $('job-current').textContent = job.status === 'running' ? job.current ?? '' : '';
   $('job-now').hidden = !$('job-current').textContent;

@@ -1,5 +1,6 @@
 // The learned crawler view: the crawler shown (its site, entry and example), its navigation
-// pattern one card per level (regexes, exceptions, heading rules, sample paths; search form
+// pattern as one line and one card per level (readable paths, the regexes on demand,
+// exceptions, heading rules, sample paths; search form
 // levels: template, query field, values that worked), its coverage, what mapping left unfetched,
 // the sitemaps; then the threshold view (review.js), the next run's form queries and Run, the
 // schedule (schedule.js) and the target pages (pages.js).
@@ -7,6 +8,7 @@ import { $, $input, $select, el } from '../lib/dom.js';
 import { send } from '../lib/protocol.js';
 import { renderFields } from './fields.js';
 import { sinceLastRun } from './format.js';
+import { flowOf, levelWords, readablePath } from './paths.js';
 import { refreshPages } from './pages.js';
 import { renderTooLarge, renderTraps } from './progress.js';
 import { renderThreshold } from './review.js';
@@ -38,6 +40,7 @@ export function renderResult() {
   $('r-entry-target').hidden = !pattern?.entryTarget;
   const levels = pattern?.levels ?? [];
   // One card per level: what it is, its regexes, sample paths (narrow side panels: no table).
+  $('pattern-flow').textContent = levels.length ? flowOf(levels) : '';
   $('levels').replaceChildren(...levels.map((l, i) => (l.form ? formCard(l.form, i) : levelCard(l, i, i === levels.length - 1, pattern))));
 
   renderRunForms(crawler, levels.flatMap((l) => (l.form ? [l.form] : [])));
@@ -101,8 +104,15 @@ function levelCard(l, i, last, pattern) {
   const what = last
     ? `target pages${l.paginate ? ', followed from target to target' : ''}`
     : `pages followed${l.paginate ? ', with their pagination' : ''}${l.fromTargets ? ', also from target pages' : ''}`;
-  card.append(el('h3', `E${i + 1} · ${what} · ${l.pages ?? 0} seen while learning`));
-  for (const r of l.regexes) card.append(el('pre', r));
+  card.append(el('h3', `Level ${i + 1}: ${levelWords(l, last)} · ${l.pages ?? 0} seen while learning`));
+  // The URLs it follows, readable (the variable parts named); the regexes on demand.
+  const paths = el('div', undefined, 'paths');
+  for (const p of new Set(l.regexes.map(readablePath))) paths.append(el('code', p), el('br'));
+  card.append(paths);
+  const regexes = el('details', undefined, 'small regexes');
+  regexes.append(el('summary', `${l.regexes.length === 1 ? 'its regular expression' : `its ${l.regexes.length} regular expressions`} (${what})`));
+  for (const r of l.regexes) regexes.append(el('pre', r));
+  card.append(regexes);
   const exclude = l.exclude ?? [];
   if (exclude.length) {
     // Pages the regexes match that learning saw were of another kind: the crawl skips them.
@@ -155,7 +165,7 @@ function formCard(f, i) {
   try {
     action = new URL(action).pathname;
   } catch { /* shown whole */ }
-  card.append(el('h3', `E${i + 1} · search form · ${String(f.form?.method ?? 'get').toUpperCase()} ${action}`));
+  card.append(el('h3', `Level ${i + 1}: search form · ${String(f.form?.method ?? 'get').toUpperCase()} ${action}`));
   card.append(el('pre', f.template));
   const field = (f.form?.fields ?? []).find((x) => x.name === f.queryField);
   const named = field?.label && field.label !== f.queryField ? `${field.label} (${f.queryField})` : f.queryField;

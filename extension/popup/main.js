@@ -15,6 +15,9 @@ import { hostPattern } from '../lib/site-access.js';
 /** @param {number} x */
 const round = (x) => (Number.isInteger(x) ? String(x) : x.toFixed(3));
 
+/** The page kinds in words. @type {Record<string, string>} */
+const KIND_WORDS = { entity: 'Item page', index: 'Listing page', other: 'Other page' };
+
 /**
  * One model feature: {feature, value, contribution} → "links_ratio = 0.412 (+1.20)".
  * @param {unknown} evidence
@@ -41,8 +44,12 @@ let tab = { id: -1, windowId: -1 };
 /** @param {TabClassification} result */
 function show(result) {
   $('status').textContent = result.url ?? '';
-  $('kind').textContent = result.kind;
+  // Plain words; the model's own name of the kind stays in data-kind.
+  $('kind').textContent = KIND_WORDS[result.kind] ?? 'Other page';
+  $('kind').dataset.kind = result.kind;
   $('confidence').textContent = `${Math.round(result.confidence * 100)}%`;
+  // On a listing, the button learns listings: most users want its items, which one opens.
+  $('listing-hint').hidden = result.kind !== 'index';
   fillList($('summary'), result.summary ?? []);
   fillList($('evidence'), (result.evidence ?? []).map(describe));
   $('result').hidden = false;

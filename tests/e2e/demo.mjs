@@ -36,7 +36,7 @@ try {
   say(`demo site on ${site.url}; extension ${id} loaded in ${browser.context.browser()?.version() ?? 'Chromium'}`);
 
   const { popup } = await popupOn(browser.context, worker, site.url + EXAMPLE);
-  say(`popup on ${EXAMPLE}: ${await popup.locator('#kind').textContent()} page, ${await popup.locator('#confidence').textContent()} confidence`);
+  say(`popup on ${EXAMPLE}: ${await popup.locator('#kind').textContent()}, ${await popup.locator('#confidence').textContent()} confidence`);
   say(`  evidence: ${(await popup.locator('#summary li').allTextContents()).join('; ')}`);
   await popup.setViewportSize({ width: 420, height: 640 });
   await shoot(popup, 'popup');

@@ -56,24 +56,28 @@ test('a loaded tab is classified on its own and the popup shows the result', asy
   const state = await waitForState(tabId);
   assert.equal(state.url, site.url + 'imovel/101-apartamento-2-quartos-lapa.html');
   const title = await worker.evaluate((id) => chrome.action.getTitle({ tabId: id }), tabId);
-  assert.match(title, /^Exemplar: (index|entity|other) page \(\d+% confidence\)$/);
+  assert.match(title, /^Exemplar: (an item page|a listing page|neither an item nor a listing page) \(\d+% confidence\)$/);
 
   const popup = await browser.context.newPage();
   await popup.goto(`chrome-extension://${extensionId}/popup.html?tabId=${tabId}`);
   await popup.locator('#result:not([hidden])').waitFor();
-  assert.equal(await popup.locator('#kind').textContent(), state.kind);
+  assert.equal(await popup.locator('#kind').getAttribute('data-kind'), state.kind);
+  assert.equal(await popup.locator('#kind').textContent(), { entity: 'Item page', index: 'Listing page', other: 'Other page' }[state.kind]);
   assert.match(await popup.locator('#confidence').textContent(), /^\d+%$/);
   assert.equal(await popup.locator('#status').textContent(), state.url);
   await popup.close();
   await page.close();
 });
 
-test('the badge says ENT on a property page and IDX on a listing page', async () => {
-  for (const [path, badge] of [['imovel/115-casa-5-quartos-tatuape.html', 'ENT'], ['imoveis/casas.html', 'IDX']]) {
+test('the badge says ITEM on a property page and LIST on a listing page', async () => {
+  for (const [path, badge] of [['imovel/115-casa-5-quartos-tatuape.html', 'ITEM'], ['imoveis/casas.html', 'LIST']]) {
     const [page, tabId] = await openTab(path);
     const state = await waitForState(tabId);
     const text = await worker.evaluate((id) => chrome.action.getBadgeText({ tabId: id }), tabId);
     assert.equal(text, badge, `${path}: ${JSON.stringify(state)}`);
+    // The button's title in words.
+    const title = await worker.evaluate((id) => chrome.action.getTitle({ tabId: id }), tabId);
+    assert.match(title, badge === 'ITEM' ? /^Exemplar: an item page \(\d+% confidence\)$/ : /^Exemplar: a listing page \(\d+% confidence\)$/);
     await page.close();
   }
 });

@@ -40,6 +40,15 @@ test('the manifest asks for no host permissions at install', async () => {
   assert.deepEqual(manifest.side_panel, { default_path: 'panel.html' });
   assert.equal(manifest.sidebar_action, undefined, 'Firefox-only keys are left out of the Chrome build');
   assert.match(manifest.content_security_policy.extension_pages, /'wasm-unsafe-eval'/);
+  // Its icons, every size a browser asks for, as PNG files of that size.
+  for (const icons of [manifest.icons, manifest.action.default_icon]) {
+    assert.deepEqual(Object.keys(icons), ['16', '32', '48', '128']);
+    for (const [size, path] of Object.entries(icons)) {
+      const png = await readFile(join(EXTENSION, path));
+      assert.equal(png.toString('latin1', 1, 4), 'PNG', path);
+      assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [Number(size), Number(size)], path);
+    }
+  }
 });
 
 test('the service worker classifies a listing page and a property page', async () => {

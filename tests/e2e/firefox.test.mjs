@@ -158,7 +158,9 @@ test('Firefox: the popup classifies a live tab', { skip: missing ?? false }, asy
   );
   const popup = await openExtensionPage(`popup.html?tabId=${tabId}`);
   await popup.waitForSelector('#generate:not([hidden])', { timeout: 20_000 });
-  assert.equal(await popup.$eval('#kind', (e) => e.textContent), 'index');
+  assert.equal(await popup.$eval('#kind', (e) => e.dataset.kind), 'index');
+  assert.equal(await popup.$eval('#kind', (e) => e.textContent), 'Listing page');
+  assert.equal(await popup.$eval('#listing-hint', (e) => e.hidden), false, 'a hint to open an item');
   await popup.close();
   await tab.close();
 });

@@ -187,7 +187,7 @@ test('learning from the search page: a form level filling P, and only reference 
   const panel = await openPanel();
   const card = panel.locator('#levels .level.form');
   await card.first().waitFor();
-  assert.match(await card.first().locator('h3').textContent(), /^E\d+ · search form · GET \/cgi-bin\/omega$/);
+  assert.match(await card.first().locator('h3').textContent(), /^Level \d+: search form · GET \/cgi-bin\/omega$/);
   assert.match(await card.first().locator('pre').textContent(), /P=\*/);
   assert.match(await card.first().locator('.query-field').textContent(), /^Query field: (P|.+ \(P\))$/);
   assert.match(await card.first().locator('.values').textContent(), /^Values that worked: /);
@@ -212,7 +212,7 @@ test('running again from the panel: one query "vacuum" with the values policy', 
   await until(panel, (b) => document.getElementById('n-queries').textContent === `1 / ${b}`, done.queryBudget);
   assert.ok(await panel.locator('#queries-box').isVisible());
   // The panel polls: it shows the finished job's last query at its next poll.
-  await until(panel, () => /^Last query “vacuum” \(E\d+\): \d+ result pages?, \d+ documents/
+  await until(panel, () => /^Last query “vacuum” \(level \d+\): \d+ result pages?, \d+ documents/
     .test(document.getElementById('job-query').textContent));
   const urls = await pagesOf(panel, learned.crawlerId, done.id);
   assert.ok(urls.some((u) => u.endsWith('/pg/sql-vacuum.html')), urls.join(' '));

@@ -94,7 +94,8 @@ let clean; // the uninterrupted run of the first test: {levels, targets}
 
 test('example page → pattern → crawl → exports, through the popup and the side panel', async () => {
   const { tab, popup } = await popupOn(browser.context, worker, site.url + EXAMPLE);
-  assert.equal(await popup.locator('#kind').textContent(), 'entity');
+  assert.equal(await popup.locator('#kind').textContent(), 'Item page');
+  assert.equal(await popup.locator('#listing-hint').isHidden(), true);
   // The evidence in words.
   const summary = await popup.locator('#summary li').allTextContents();
   assert.ok(summary.some((s) => /^\d+ prices?$/.test(s)), summary.join(' | '));
@@ -121,8 +122,13 @@ test('example page → pattern → crawl → exports, through the popup and the 
   await until(panel, () => document.getElementById('n-pages').textContent === '22');
   const levels = await panel.locator('#levels .level').count();
   assert.equal(levels, 2, 'listing level (paginated) and entity level');
-  assert.match(await panel.locator('#levels .level h3').first().textContent(), /^E1 · pages followed, with their pagination · 3 seen/);
-  assert.match(await panel.locator('#levels .level h3').last().textContent(), /^E2 · target pages · 22 seen/);
+  assert.match(await panel.locator('#levels .level h3').first().textContent(), /^Level 1: listing pages, paginated · 3 seen/);
+  assert.match(await panel.locator('#levels .level h3').last().textContent(), /^Level 2: item pages · 22 seen/);
+  // The shape at a glance, and the URLs readable: the site left out, the variable parts named.
+  assert.equal(await panel.locator('#pattern-flow').textContent(), 'entry page → listing pages, paginated (3) → item pages (22)');
+  assert.equal(await panel.locator('#levels .level .paths code').first().textContent(), '/imoveis/{name}[-{id}].html');
+  assert.match(await panel.locator('#levels .level').last().locator('.paths code').first().textContent(), /^\/imovel\/\{id\}-\{name\}-\{id\}-quartos-\{name\}/);
+  assert.equal(await panel.locator('#levels .level .regexes pre').count(), 2, 'the regexes, on demand');
   assert.equal(await panel.locator('#levels .level').first().locator('li').first().textContent(), '/imoveis/apartamentos.html');
   // The page count can reach 22 before the panel has the crawl job's end (its coverage).
   await until(panel, () => !/^Not crawled yet/.test(document.getElementById('coverage').textContent));
