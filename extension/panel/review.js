@@ -4,6 +4,7 @@
 // are the user's verdicts; Re-learn sends θ and the verdicts.
 import { $, $input, el } from '../lib/dom.js';
 import { send } from '../lib/protocol.js';
+import { drawChart } from './chart.js';
 import { BY_HEADING, ENTRY, LIKE_PAGES_BELOW, LIKE_TARGETS, badge, hostOf, pageLink, pathOf } from './format.js';
 import { act, selectedCrawler } from './state.js';
 
@@ -22,7 +23,11 @@ export function renderThreshold(result) {
   $('threshold-box').hidden = !result;
   shownResult = result;
   if (!result) return;
-  if (document.activeElement !== $('threshold')) $input('threshold').value = String(result.threshold);
+  // Left alone while the user sets θ in either.
+  if (document.activeElement !== $('threshold') && document.activeElement !== $('theta-slider')) {
+    $input('threshold').value = String(result.threshold);
+    $input('theta-slider').value = String(result.threshold);
+  }
   $('histogram').textContent = histogram(result.similarities ?? [], result.threshold);
   preview();
   renderGap(result.thresholdGap);
@@ -41,6 +46,10 @@ function preview() {
   const result = shownResult;
   const typed = Number($input('threshold').value);
   const box = $('theta-preview');
+  if (result) {
+    const theta = Number.isFinite(typed) && typed >= 0 && typed <= 1 ? typed : result.threshold;
+    drawChart($('theta-chart'), result.similarities ?? [], theta);
+  }
   if (!result || !Number.isFinite(typed) || typed === result.threshold || typed < 0 || typed > 1) {
     box.textContent = '';
     return;
@@ -299,9 +308,18 @@ export function wireThreshold() {
   // The gap's θ goes into the box; Re-learn applies it with the verdicts ticked.
   $('gap-use').addEventListener('click', () => {
     $input('threshold').value = String($('gap-theta').textContent);
+    $input('theta-slider').value = $input('threshold').value;
     preview();
   });
-  $('threshold').addEventListener('input', preview);
+  $('threshold').addEventListener('input', () => {
+    $input('theta-slider').value = $input('threshold').value;
+    preview();
+  });
+  // The slider under the chart moves θ; Re-learn applies it.
+  $('theta-slider').addEventListener('input', () => {
+    $input('threshold').value = $input('theta-slider').value;
+    preview();
+  });
   $('relearn').addEventListener('click', () => act(async () => {
     const crawler = selectedCrawler();
     await send({

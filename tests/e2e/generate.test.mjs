@@ -295,6 +295,15 @@ test('the similarity threshold re-learns from the pages already fetched', async 
   // Typing θ changes nothing yet: it says what Re-learn would take.
   assert.match(await panel.locator('#theta-preview').textContent(), /^At θ = 0\.2: (\d+) of 3\d pages at or above θ \(\d+ more\)\. Press Re-learn to apply it\.$/);
   assert.match(await panel.locator('#histogram').textContent(), /22 of 3\d at or above θ/);
+  // The chart: targets and other pages in two colours, θ a line, which its slider moves too
+  // (by the keyboard here).
+  assert.equal(await panel.locator('#theta-chart line.theta').getAttribute('x1'), '60');
+  assert.ok(await panel.locator('#theta-chart rect.target').count() > 1);
+  await panel.locator('#theta-slider').focus();
+  await panel.keyboard.press('ArrowRight');
+  assert.equal(await panel.locator('#threshold').inputValue(), '0.21');
+  assert.match(await panel.locator('#theta-preview').textContent(), /^At θ = 0\.21: /);
+  await panel.locator('#threshold').fill('0.2');
   await press(panel.locator('#relearn'));
   await until(panel, () => /at or above θ/.test(document.getElementById('histogram').textContent)
     && !document.getElementById('histogram').textContent.includes(' 22 of '));
