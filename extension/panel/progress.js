@@ -93,6 +93,7 @@ export function renderJob(job) {
   $('n-rate').textContent = (job.rate ?? 0).toFixed(1);
   $('n-elapsed').textContent = fmtSeconds(p.elapsedMs ?? 0);
   $('n-errors').textContent = String(job.errorCount ?? 0);
+  renderBar(job, p);
   // The sitemaps robots.txt names, read by a crawl, and the URLs of theirs it followed.
   $('sitemaps-box').hidden = !p.sitemaps;
   $('n-sitemaps').textContent = p.sitemaps ? `${p.sitemaps} / ${p.sitemapLinks ?? 0}` : '';
@@ -133,6 +134,35 @@ export function renderJob(job) {
   $('pause').hidden = job.status !== 'running';
   $('resume').hidden = job.status !== 'paused';
   $('cancel').hidden = !['running', 'paused'].includes(job.status);
+}
+
+/**
+ * The progress bar (done against done and queued, with the time left at the current rate) and
+ * the end state in a sentence.
+ * @param {JobStatus} job
+ * @param {Partial<import('../lib/core-types.js').Progress>} p
+ */
+function renderBar(job, p) {
+  const fetched = p.fetched ?? 0;
+  const pending = (p.queued ?? 0) + (p.inFlight ?? 0);
+  const bar = /** @type {HTMLProgressElement} */ ($('job-bar'));
+  const running = job.status === 'running' || job.status === 'paused';
+  bar.hidden = !running;
+  bar.max = Math.max(1, fetched + pending);
+  bar.value = fetched;
+  const pages = (/** @type {number} */ n) => `${n.toLocaleString('en')} ${n === 1 ? 'page' : 'pages'}`;
+  const items = (/** @type {number} */ n) => `${n.toLocaleString('en')} item ${n === 1 ? 'page' : 'pages'}`;
+  const took = fmtSeconds(p.elapsedMs ?? 0);
+  let text = '';
+  if (running) {
+    const left = job.rate > 0 && pending > 0 ? `, about ${fmtSeconds((pending / job.rate) * 1000)} left at this pace` : '';
+    text = `${pages(fetched)} fetched, ${pending.toLocaleString('en')} queued${left}.`;
+  } else if (job.status === 'done') {
+    text = job.kind === 'learn'
+      ? `Learned: ${items(p.targets ?? 0)} found, ${pages(fetched)} fetched in ${took}.`
+      : `${items(p.targets ?? 0)} collected, ${pages(fetched)} fetched in ${took}.`;
+  }
+  $('job-summary').textContent = text;
 }
 
 /**

@@ -134,6 +134,9 @@ test('example page → pattern → crawl → exports, through the popup and the 
   await until(panel, () => !/^Not crawled yet/.test(document.getElementById('coverage').textContent));
   assert.match(await panel.locator('#coverage').textContent(), /reached 22 of the 22 targets seen while learning/);
   assert.equal(await panel.locator('#job').getAttribute('data-status'), 'done');
+  // The end state in a sentence; the bar is for running jobs.
+  assert.match(await panel.locator('#job-summary').textContent(), /^22 item pages collected, \d+ pages fetched in \d+ s\.$/);
+  assert.equal(await panel.locator('#job-bar').isHidden(), true);
   // Similarities measured while learning are shown for the pages.
   assert.match(await panel.locator('#pages tbody tr td.num').first().textContent(), /^(0\.\d{3}|1\.000)$/);
 
@@ -206,6 +209,9 @@ test('a worker stopped in the middle of a generation resumes and ends with the s
   // The slow copy of the site: a learning run takes several seconds.
   const { jobId } = await call({ type: 'startLearn', exampleUrl: slow.url + EXAMPLE, settings: { delayMs: 40, concurrency: 1 } });
   await waitFor(async () => (await call({ type: 'status', jobId })).progress?.fetched >= 8, '8 pages fetched', 30_000, 50);
+  // A running job: its bar, and what is done and queued in words.
+  await until(panel, () => !document.getElementById('job-bar').hidden && document.getElementById('job-bar').value >= 8);
+  assert.match(await panel.locator('#job-summary').textContent(), /^\d+ pages fetched, \d+ queued(, about .+ left at this pace)?\.$/);
   await worker.stop();
   // The panel keeps polling, which starts the worker again; it resumes from its last checkpoint.
   await waitFor(() => states.lastIndexOf('running') > states.indexOf('stopped'), 'the worker to start again');
