@@ -156,6 +156,31 @@ function noteError(record, url, what, more = {}) {
   if (record.errors.length > MAX_ERRORS) record.errors.shift();
 }
 
+/** Links to files no crawl of pages needs (images, styles, scripts, fonts, media, archives,
+ * office documents): their failures are counted apart from the pages'. */
+const FILE_LINK = /\.(?:png|jpe?g|gif|webp|avif|svg|ico|bmp|tiff?|css|js|mjs|map|woff2?|ttf|otf|eot|mp[34]|m4a|webm|ogg|wav|avi|mov|zip|gz|tgz|bz2|xz|7z|rar|pdf|docx?|xlsx?|pptx?|odt|ods)$/i;
+
+/**
+ * A fetch that failed: a page's failure is an error; a file's (an image linked from a page) is
+ * counted apart, the first ones named.
+ * @param {JobRecord} record
+ * @param {string} url
+ * @param {string} what
+ */
+function noteFetchError(record, url, what) {
+  let path = url;
+  try {
+    path = new URL(url).pathname;
+  } catch { /* the URL as it is */ }
+  if (!FILE_LINK.test(path)) {
+    noteError(record, url, what);
+    return;
+  }
+  record.fileErrors ??= { count: 0, urls: [] };
+  record.fileErrors.count += 1;
+  if (record.fileErrors.urls.length < 10) record.fileErrors.urls.push(`${url} (${what})`);
+}
+
 /**
  * A page not read for passing the page size limit: counted, and the first ones named.
  * @param {JobRecord} record
@@ -178,14 +203,14 @@ async function onEvents(run, events) {
       // e.state is the node's state: {state: 'httpError', status} | {state: 'failed', error} | …
       const st = e.state ?? { state: '' };
       if (e.depth === 0) record.entryState = st;
-      if (st.state === 'httpError') noteError(record, e.url, `HTTP ${st.status}`);
-      else if (st.state === 'failed') noteError(record, e.url, st.error ?? 'failed');
+      if (st.state === 'httpError') noteFetchError(record, e.url, `HTTP ${st.status}`);
+      else if (st.state === 'failed') noteFetchError(record, e.url, st.error ?? 'failed');
       else if (st.state === 'offSite') noteError(record, e.url, `redirected off the site to ${st.final_url ?? st.finalUrl}`);
       else if (st.state === 'tooLarge') noteTooLarge(record, e.url);
     } else if (e.type === 'tooLarge') {
       noteTooLarge(record, e.url);
     } else if (e.type === 'page' && (e.status === 0 || e.status >= 400)) {
-      noteError(record, e.url, e.status ? `HTTP ${e.status}` : 'failed');
+      noteFetchError(record, e.url, e.status ? `HTTP ${e.status}` : 'failed');
     } else if (e.type === 'sitemapSkipped') {
       // A sitemap not read (missing, unreadable, on a host without access): said, not hidden.
       // `unreachable`: its host answered nothing, so the panel offers to ask for access to it.
@@ -270,6 +295,7 @@ function statusOf(record) {
     lastRetry: record.lastRetry ?? null,
     rendering: renderingOf(record, run?.render),
     fieldsError: record.fieldsError ?? null,
+    fileErrors: record.fileErrors ?? { count: 0, urls: [] },
   };
 }
 

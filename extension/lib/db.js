@@ -51,6 +51,8 @@
  * @property {boolean} [scheduled]
  * @property {import('./protocol.js').Rendering} [rendering] pages drawn by scripts are rendered
  * @property {string} [fieldsError] why no data fields were learned (the crawler works without)
+ * @property {import('./protocol.js').TooLarge} [fileErrors] links to files (images, documents)
+ *   that failed: counted apart from the pages' errors, the first named with why
  */
 
 /** A saved crawler (`crawlers` store): with the example page learning fetched, which a crawl compares with.

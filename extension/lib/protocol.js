@@ -153,6 +153,8 @@
  * @property {Retry | null} lastRetry
  * @property {Rendering | null} rendering whether the job renders pages drawn by scripts, why, and its counts
  * @property {string | null} fieldsError a generation's: why no data fields were learned
+ * @property {TooLarge} fileErrors links to files (images, documents) that failed, apart from
+ *   the pages' errors: how many, and the first (with why)
  */
 
 /** Every job, newest first.

@@ -129,6 +129,13 @@ export function renderJob(job) {
   $('job-now').hidden = !$('job-current').textContent;
   $('job-error').textContent = job.error ?? '';
   $('job-errors').replaceChildren(...(job.errors ?? []).map((e) => errorItem(job, e)));
+  // Files linked from pages (images, documents) that failed: no crawl of pages needs them.
+  const files = job.fileErrors ?? { count: 0, urls: [] };
+  $('job-file-errors').hidden = files.count === 0;
+  $('job-file-errors').textContent = files.count
+    ? `Not counted as errors: ${files.count} ${files.count === 1 ? 'link to a file' : 'links to files'} (images, documents) ` +
+      `answered an error, which no crawl of pages needs (${files.urls.slice(0, 3).join(', ')}${files.count > 3 ? ', …' : ''}).`
+    : '';
   renderTooLarge($('job-too-large'), job);
   renderTraps($('job-traps'), job);
   $('pause').hidden = job.status !== 'running';

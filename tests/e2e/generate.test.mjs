@@ -588,3 +588,24 @@ test('a POST search form: the extension submits it, learns a POST form level and
     await lib.close();
   }
 });
+
+test('links to files that fail are counted apart from the pages\' errors', async () => {
+  // The about page links a missing photo and a missing page: the photo is no page a crawl needs.
+  const about = await readFile(join(DEMO_SITE, 'sobre.html'), 'utf8');
+  overrides.set('/sobre.html', about.replace('</main>', '<p><a href="fotos/nenhuma.jpg">foto</a> <a href="nenhuma.html">página</a></p></main>'));
+  try {
+    const { jobId } = await call({ type: 'startLearn', exampleUrl: site.url + EXAMPLE, settings: { ...FAST, crawlAfterLearning: false } });
+    const done = await finished(jobId);
+    assert.equal(done.status, 'done', done.error);
+    assert.deepEqual(done.errors.map((e) => [e.url.replace(site.url, ''), e.what]), [['nenhuma.html', 'HTTP 404']]);
+    assert.equal(done.fileErrors.count, 1);
+    assert.match(done.fileErrors.urls[0], /fotos\/nenhuma\.jpg \(HTTP 404\)$/);
+    const panel = await openPanel();
+    await until(panel, (id) => document.getElementById('job').dataset.jobId === id, jobId);
+    assert.equal(await panel.locator('#n-errors').textContent(), '1');
+    assert.match(await panel.locator('#job-file-errors').textContent(), /^Not counted as errors: 1 link to a file \(images, documents\) answered an error/);
+    await panel.close();
+  } finally {
+    overrides.delete('/sobre.html');
+  }
+});
