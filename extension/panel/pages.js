@@ -1,6 +1,8 @@
 // The target pages view of the crawler shown: its stored pages (IndexedDB, read again when a job
-// finds more; before any run, the targets learning found), filtered by URL, title, heading or a field's value, each with its similarity,
+// finds more; before any run, the targets learning found), filtered by URL, title, heading or a
+// field's value, sorted by a column (new and changed first by default), each with its similarity,
 // marks (new or changed in the last run, taken for its heading) and its record's first fields.
+// Only the rows in sight are drawn: a crawl of tens of thousands of pages scrolls as one of ten.
 import * as db from '../lib/db.js';
 import { $, $input, el } from '../lib/dom.js';
 import { TAKEN_FOR_HEADING, badge, row } from './format.js';
@@ -55,6 +57,22 @@ function renderLearnedOnly(crawler) {
   }));
 }
 
+/** A row's height (px): fixed, so that only the rows in sight are drawn. */
+const ROW_H = 64;
+/** Rows drawn beyond those in sight, above and below. */
+const OVERSCAN = 12;
+
+/** @typedef {{page: import('../lib/db.js').PageSummary, name: string, sim: number | null, change: string | null}} Row */
+
+/** The list's rows (filtered and sorted) and its sort. */
+const view = {
+  /** @type {Row[]} */
+  rows: [],
+  /** 'found' (new and changed first, then as found), 'name', 'url', 'similarity', 'change'. */
+  sort: 'found',
+  dir: 1,
+};
+
 /** @param {CrawlerSummary} crawler */
 function renderPages(crawler) {
   if (state.pages.length === 0) {
@@ -65,33 +83,95 @@ function renderPages(crawler) {
   const hadRuns = (crawler.runs ?? []).length > 1;
   const lastJob = crawler.runs?.at(-1)?.jobId;
   const needle = $input('filter').value.trim().toLowerCase();
-  const pages = state.pages
+  /** @type {Row[]} */
+  const rows = state.pages
     .filter((p) => !needle || [p.url, p.title, p.heading, ...(p.fields ?? []).map(([, v]) => valueText(v))].some((s) => (s ?? '').toLowerCase().includes(needle)))
-    .sort((a, b) => (a.fetchedAtMs ?? 0) - (b.fetchedAtMs ?? 0));
-  $('n-pages').textContent = pages.length === state.pages.length ? String(pages.length) : `${pages.length} of ${state.pages.length}`;
-  /** @type {HTMLTableElement} */ ($('pages')).tBodies[0].replaceChildren(...pages.slice(0, 500).map((p) => {
+    .map((p) => {
+      const value = typeof p.similarity === 'number' ? p.similarity : learned.get(p.url);
+      const change = db.changeIn(p, lastJob, hadRuns);
+      return { page: p, name: p.heading || p.title || '(no title)', sim: typeof value === 'number' ? value : null, change: change === 'new' || change === 'changed' ? change : null };
+    });
+  const found = (/** @type {Row} */ r) => r.page.fetchedAtMs ?? 0;
+  /** @type {Record<string, (a: Row, b: Row) => number>} */
+  const by = {
+    found: (a, b) => Number(!a.change) - Number(!b.change) || found(a) - found(b),
+    name: (a, b) => a.name.localeCompare(b.name),
+    url: (a, b) => a.page.url.localeCompare(b.page.url),
+    similarity: (a, b) => (a.sim ?? -1) - (b.sim ?? -1),
+    change: (a, b) => (a.change ?? '~').localeCompare(b.change ?? '~'),
+  };
+  const compare = by[view.sort] ?? by.found;
+  rows.sort((a, b) => view.dir * compare(a, b) || found(a) - found(b));
+  view.rows = rows;
+  $('n-pages').textContent = rows.length === state.pages.length ? String(rows.length) : `${rows.length} of ${state.pages.length}`;
+  for (const th of /** @type {NodeListOf<HTMLElement>} */ ($('pages').querySelectorAll('th[data-sort]'))) {
+    const keys = [th.dataset.sort, ...[...th.querySelectorAll('button[data-sort]')].map((b) => /** @type {HTMLElement} */ (b).dataset.sort)];
+    th.setAttribute('aria-sort', keys.includes(view.sort) ? (view.dir > 0 ? 'ascending' : 'descending') : 'none');
+  }
+  drawWindow();
+}
+
+/** Draws the rows in sight in the list's scroll box (and a few more), spacers for the rest. */
+function drawWindow() {
+  const box = $('pages-box');
+  const rows = view.rows;
+  const inSight = Math.ceil((box.clientHeight || 480) / ROW_H);
+  const first = Math.max(0, Math.floor(box.scrollTop / ROW_H) - OVERSCAN);
+  const last = Math.min(rows.length, first + inSight + 2 * OVERSCAN);
+  /** @param {number} n */
+  const spacer = (n) => {
+    const tr = el('tr', undefined, 'spacer');
+    tr.setAttribute('aria-hidden', 'true');
+    tr.style.height = `${n * ROW_H}px`;
+    return tr;
+  };
+  const drawn = rows.slice(first, last).map((r) => {
+    const p = r.page;
     const cell = el('td');
     // The main heading names the page where a site gives every page one title (Doxygen's
     // project name); the title stays a hover away.
-    const name = el('div', p.heading || p.title || '(no title)', 'name');
+    const name = el('div', r.name, 'name');
     if (p.heading && p.title) name.title = p.title;
     cell.append(name, el('div', p.url, 'url'));
     // The page's record: its data fields' values, the first few.
     const record = (p.fields ?? []).slice(0, RECORD_SHOWN).map(([k, v]) => `${k}: ${valueText(v)}`).join(' · ');
     if (record) cell.append(el('div', record, 'record'));
     if (p.byHeading) cell.prepend(badge(TAKEN_FOR_HEADING));
-    const change = db.changeIn(p, lastJob, hadRuns);
-    if (change === 'new' || change === 'changed') cell.prepend(el('span', change, 'badge'));
-    const value = typeof p.similarity === 'number' ? p.similarity : learned.get(p.url);
-    const sim = typeof value === 'number' ? value.toFixed(3) : '–';
-    return row(cell, el('td', sim, 'num'));
-  }));
+    if (r.change) cell.prepend(el('span', r.change, 'badge'));
+    const tr = row(cell, el('td', r.sim === null ? '–' : r.sim.toFixed(3), 'num'));
+    tr.style.height = `${ROW_H}px`;
+    return tr;
+  });
+  /** @type {HTMLTableElement} */ ($('pages')).tBodies[0].replaceChildren(
+    ...(first > 0 ? [spacer(first)] : []),
+    ...drawn,
+    ...(last < rows.length ? [spacer(rows.length - last)] : []),
+  );
 }
 
-/** The filter redraws the list as it is typed. */
+/** The filter redraws the list as it is typed; a column's header sorts by it (again: the other
+ * way); scrolling draws the rows come into sight. */
 export function wirePages() {
-  $('filter').addEventListener('input', () => {
+  const redraw = () => {
     const crawler = selectedCrawler();
     if (crawler) renderPages(crawler);
+  };
+  $('filter').addEventListener('input', redraw);
+  for (const button of /** @type {NodeListOf<HTMLButtonElement>} */ ($('pages').querySelectorAll('th[data-sort] button'))) {
+    button.addEventListener('click', () => {
+      const key = button.dataset.sort ?? button.closest('th')?.dataset.sort ?? 'found';
+      view.dir = view.sort === key ? -view.dir : key === 'similarity' ? -1 : 1;
+      view.sort = key;
+      redraw();
+    });
+  }
+  let pending = false;
+  $('pages-box').addEventListener('scroll', () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      if (state.pages.length) drawWindow();
+    });
   });
 }

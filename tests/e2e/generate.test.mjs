@@ -609,3 +609,38 @@ test('links to files that fail are counted apart from the pages\' errors', async
     overrides.delete('/sobre.html');
   }
 });
+
+test('the target pages list sorts by a column and scrolls through thousands of pages', async () => {
+  const crawler = (await call({ type: 'crawlers' })).find((c) => c.entry === site.url && !c.imported);
+  // 5,000 stored pages of a crawler (as a crawl stores them), similarities spread.
+  const panel = await openPanel(`?crawler=${crawler.id}`);
+  const many = await panel.evaluate(async () => {
+    const db = await import('./lib/db.js');
+    const id = db.newId('crawler');
+    await db.put('crawlers', { id, site: 'many.test', entry: 'http://many.test/', example: 'http://many.test/p/0', createdAt: Date.now(), patternJson: '{}', threshold: 0.8, learnJobId: null, settings: {}, runs: [] });
+    for (let i = 0; i < 5000; i++) {
+      await db.putPage({ url: `http://many.test/p/${String(i).padStart(4, '0')}`, title: `Page ${i}`, similarity: (i * 7919 % 5000) / 5000, fetchedAtMs: 1_700_000_000_000 + i, crawlerId: id, jobId: 'job-many' });
+    }
+    return id;
+  });
+  await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${many}`);
+  await until(panel, () => document.getElementById('n-pages').textContent === '5000');
+  const drawn = await panel.locator('#pages tbody tr:not(.spacer)').count();
+  assert.ok(drawn > 5 && drawn < 100, `${drawn} rows drawn of 5,000`);
+  // Scrolled to the end: the last pages are drawn, the first are not.
+  await panel.evaluate(() => { const box = document.getElementById('pages-box'); box.scrollTop = box.scrollHeight; });
+  await until(panel, () => [...document.querySelectorAll('#pages .url')].some((u) => u.textContent === 'http://many.test/p/4999'));
+  assert.equal(await panel.locator('#pages .url', { hasText: 'http://many.test/p/0000' }).count(), 0);
+  // Sorted by similarity, highest first; again, lowest first.
+  await panel.evaluate(() => { document.getElementById('pages-box').scrollTop = 0; });
+  await press(panel.locator('th[data-sort=similarity] button'));
+  await until(panel, () => document.querySelector('#pages tbody tr:not(.spacer) td.num')?.textContent === '1.000' || document.querySelector('#pages tbody tr:not(.spacer) td.num')?.textContent === '0.999');
+  assert.equal(await panel.locator('th[data-sort=similarity]').getAttribute('aria-sort'), 'descending');
+  await press(panel.locator('th[data-sort=similarity] button'));
+  await until(panel, () => document.querySelector('#pages tbody tr:not(.spacer) td.num')?.textContent === '0.000');
+  // By URL.
+  await press(panel.locator('button[data-sort=url]'));
+  await until(panel, () => document.querySelector('#pages tbody tr:not(.spacer) .url')?.textContent === 'http://many.test/p/0000');
+  await panel.evaluate(async (id) => (await import('./lib/db.js')).removeCrawler(id), many);
+  await panel.close();
+});
