@@ -29,6 +29,14 @@ export function renderThreshold(result) {
     $input('theta-slider').value = String(result.threshold);
   }
   $('histogram').textContent = histogram(result.similarities ?? [], result.threshold);
+  // Nearly every page fetched passed θ: the targets may hold pages of other kinds.
+  const sims = result.similarities ?? [];
+  const passed = sims.filter((x) => x >= result.threshold).length;
+  const all = sims.length >= 10 && passed >= 0.95 * sims.length;
+  $('all-passed').hidden = !all;
+  $('all-passed').textContent = all
+    ? `Nearly every page fetched passed θ (${passed} of ${sims.length}): θ may be too low for this site, or its pages all look alike. Check the targets below, or raise θ.`
+    : '';
   preview();
   renderGap(result.thresholdGap);
   renderLowered(result.thresholdLowered, result.thresholdCut);
@@ -126,6 +134,9 @@ function reviewRow(url, similarity, marks, names, checked) {
   box.type = 'checkbox';
   box.dataset.url = url;
   box.checked = checked;
+  // Named by its page, not by its score (a screen reader reads the name).
+  const shown = names.find((n) => n) ?? pathOf(url);
+  box.setAttribute('aria-label', `${shown} (${pathOf(url)}, similarity ${typeof similarity === 'number' ? similarity.toFixed(3) : 'not measured'})`);
   const label = el('label');
   label.append(box, ' ', el('span', typeof similarity === 'number' ? similarity.toFixed(3) : '–', 'num'), ' ');
   for (const mark of marks) label.append(badge(mark), ' ');

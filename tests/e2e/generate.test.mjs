@@ -301,6 +301,7 @@ test('the similarity threshold re-learns from the pages already fetched', async 
   // Typing θ changes nothing yet: it says what Re-learn would take.
   assert.match(await panel.locator('#theta-preview').textContent(), /^At θ = 0\.2: (\d+) of 3\d pages at or above θ \(\d+ more\)\. Press Re-learn to apply it\.$/);
   assert.match(await panel.locator('#histogram').textContent(), /22 of 3\d at or above θ/);
+  assert.equal(await panel.locator('#all-passed').isHidden(), true);
   // The chart: targets and other pages in two colours, θ a line, which its slider moves too
   // (by the keyboard here).
   assert.equal(await panel.locator('#theta-chart line.theta').getAttribute('x1'), '60');
@@ -315,6 +316,11 @@ test('the similarity threshold re-learns from the pages already fetched', async 
     && !document.getElementById('histogram').textContent.includes(' 22 of '));
   const status = await call({ type: 'status', jobId: crawler.learnJobId });
   assert.equal(status.result.threshold, 0.2);
+  // Every page passes θ = 0.2: the panel says the targets may hold pages of other kinds.
+  await until(panel, () => /^Nearly every page fetched passed θ \(\d+ of \d+\)/.test(document.getElementById('all-passed').textContent));
+  // A review checkbox is named by its page, not by its score.
+  const named = await panel.locator('#review-box input[type=checkbox]').first().getAttribute('aria-label');
+  assert.match(named, /^[^0-9].* \(\/.*, similarity \d\.\d{3}\)$/);
   assert.ok(status.result.targets.length > 22, `${status.result.targets.length} targets at θ = 0.2`);
   assert.equal(status.progress.fetched, before, 'nothing refetched');
   // Back to the default, and an out-of-range θ is refused with a message.
