@@ -7,29 +7,21 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import {
-  DEMO_SITE, ROOT, callFrom, crawlDone, extensionWithAccess, extensionWorker, launchChromium, learnEnded,
-  popupOn, requireBuilt, serveDirectory, until,
-} from './helpers.mjs';
+import { DEMO_SITE, ROOT, callFrom, crawlDone, directoryInBrowser, learnEnded, popupOn, until } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-let ext, site, browser, worker, axe;
+let env, site, browser, worker, axe;
 
 before(async () => {
-  await requireBuilt(join(BUILT, 'pkg/exemplar_bg.wasm'), 'the extension');
   axe = await readFile(AXE, 'utf8');
-  ext = await extensionWithAccess(BUILT);
-  site = await serveDirectory(DEMO_SITE);
-  browser = await launchChromium({ extension: ext.dir });
-  worker = await extensionWorker(browser.context);
+  env = await directoryInBrowser(DEMO_SITE, BUILT);
+  ({ site, browser, worker } = env);
 });
 
 after(async () => {
-  await browser?.close();
-  await site?.close();
-  await ext?.remove();
+  await env?.close();
 });
 
 /**

@@ -6,31 +6,23 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import {
-  DEMO_SITE, ROOT, callFrom, crawlDone, extensionWithAccess, extensionWorker, launchChromium, learnEnded,
-  press, requireBuilt, serveDirectory, until, waitFor,
-} from './helpers.mjs';
+import { DEMO_SITE, ROOT, callFrom, crawlDone, directoryInBrowser, learnEnded, press, until, waitFor } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const EXAMPLE = 'imovel/101-apartamento-2-quartos-lapa.html';
 
-let ext, site, browser, worker, panel, call;
+let env, site, browser, worker, panel, call;
 
 before(async () => {
-  await requireBuilt(join(BUILT, 'pkg/exemplar_bg.wasm'), 'the extension');
-  ext = await extensionWithAccess(BUILT);
-  site = await serveDirectory(DEMO_SITE);
-  browser = await launchChromium({ extension: ext.dir });
-  worker = await extensionWorker(browser.context);
+  env = await directoryInBrowser(DEMO_SITE, BUILT);
+  ({ site, browser, worker } = env);
   panel = await browser.context.newPage();
-  await panel.goto(`chrome-extension://${new URL(worker.url()).host}/panel.html`);
+  await panel.goto(`chrome-extension://${env.extensionId}/panel.html`);
   call = callFrom(panel);
 });
 
 after(async () => {
-  await browser?.close();
-  await site?.close();
-  await ext?.remove();
+  await env?.close();
 });
 
 /** The crawler's fields and the example's values: {names, values: {name: value}}. */

@@ -98,6 +98,37 @@ fn learn_and_crawl(
     )
 }
 
+/// The Scrapy project exported from `dir/pattern.json` run with the `.venv`'s Scrapy: each
+/// item's fields by its URL (without a trailing `/`: the spider names a page by its URL after
+/// redirects, the crawl by its link's).
+fn scrapy_fields(dir: &Path) -> HashMap<String, serde_json::Value> {
+    let project = dir.join("scrapy");
+    let out = ok(&["export-scrapy", s(&dir.join("pattern.json")), s(&project)]);
+    let name = out
+        .split("scrapy crawl ")
+        .nth(1)
+        .map(str::trim)
+        .expect("the spider's name");
+    let scrapy = exemplar_testkit::root().join(".venv/bin/scrapy");
+    let run = exemplar_testkit::scrapy_command(&scrapy, &project, name, "items.jsonl")
+        .output()
+        .expect("scrapy");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    std::fs::read_to_string(project.join("items.jsonl"))
+        .expect("items")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("an item");
+            let url = v["url"].as_str().expect("url").trim_end_matches('/');
+            (url.to_string(), v["fields"].clone())
+        })
+        .collect()
+}
+
 fn field_named<'a>(fields: &'a [serde_json::Value], name: &str) -> &'a serde_json::Value {
     fields
         .iter()
@@ -171,33 +202,7 @@ fn an_authors_fields_are_learned_printed_and_exported() {
     );
 
     // The Scrapy project reads the same fields from the same pages.
-    let project = dir.join("scrapy");
-    let out = ok(&["export-scrapy", s(&dir.join("pattern.json")), s(&project)]);
-    let name = out
-        .split("scrapy crawl ")
-        .nth(1)
-        .map(str::trim)
-        .expect("the spider's name");
-    let scrapy = exemplar_testkit::root().join(".venv/bin/scrapy");
-    let run = exemplar_testkit::scrapy_command(&scrapy, &project, name, "items.jsonl")
-        .output()
-        .expect("scrapy");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let items: HashMap<String, serde_json::Value> =
-        std::fs::read_to_string(project.join("items.jsonl"))
-            .expect("items")
-            .lines()
-            .map(|l| {
-                let v: serde_json::Value = serde_json::from_str(l).expect("an item");
-                // The spider names a page by its URL after redirects; the crawl by its link's.
-                let url = v["url"].as_str().expect("url").trim_end_matches('/');
-                (url.to_string(), v["fields"].clone())
-            })
-            .collect();
+    let items = scrapy_fields(&dir);
     assert_eq!(items.len(), records.len());
     for (url, f) in &records {
         let url = url.trim_end_matches('/');
@@ -338,38 +343,11 @@ fn a_doxygen_class_name_is_read_without_its_kind() {
     );
 
     // The Scrapy spider cuts the same words.
-    let project = dir.join("scrapy");
-    let out = ok(&["export-scrapy", s(&dir.join("pattern.json")), s(&project)]);
-    let spider = out
-        .split("scrapy crawl ")
-        .nth(1)
-        .map(str::trim)
-        .expect("the spider's name");
-    let scrapy = exemplar_testkit::root().join(".venv/bin/scrapy");
-    let run = exemplar_testkit::scrapy_command(&scrapy, &project, spider, "items.jsonl")
-        .output()
-        .expect("scrapy");
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let items: HashMap<String, serde_json::Value> =
-        std::fs::read_to_string(project.join("items.jsonl"))
-            .expect("items")
-            .lines()
-            .map(|l| {
-                let v: serde_json::Value = serde_json::from_str(l).expect("an item");
-                (
-                    v["url"].as_str().expect("url").to_string(),
-                    v["fields"][key].clone(),
-                )
-            })
-            .collect();
+    let items = scrapy_fields(&dir);
     assert_eq!(items.len(), records.len());
     for (url, f) in &records {
         assert_eq!(
-            items.get(url),
+            items.get(url.trim_end_matches('/')).map(|i| &i[key]),
             Some(&f[key]),
             "{url}: the spider's value is the crawl's"
         );
