@@ -5,12 +5,14 @@
 #![deny(clippy::unwrap_used)]
 
 use exemplar_wasm::fields::{edit_fields, field_values, induce_fields};
-use serde::Serialize;
 use serde_json::{Value, json};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
+
+mod common;
+use common::{error_message, json_of, options as js};
 
 const PATTERN_V1: &str = include_str!("../../../www/examples/demo-pattern.json");
 const BASE: &str = "https://demo.exemplar.dev/imovel/";
@@ -39,26 +41,6 @@ const PAGES: [(&str, &str); 4] = [
 const OTHER: &str = include_str!(
     "../../../tests/fixtures/demo-site/imovel/110-apartamento-2-quartos-jardim-paulista.html"
 );
-
-fn json_of(value: Result<JsValue, js_sys::Error>) -> Value {
-    match value {
-        Ok(v) => serde_wasm_bindgen::from_value(v).unwrap_or_else(|e| panic!("not JSON-like: {e}")),
-        Err(e) => panic!("unexpected error: {}", String::from(e.message())),
-    }
-}
-
-fn error_message<T>(result: Result<T, js_sys::Error>) -> String {
-    match result {
-        Ok(_) => panic!("expected a JS Error"),
-        Err(e) => String::from(e.message()),
-    }
-}
-
-fn js(value: Value) -> JsValue {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .unwrap_or_else(|e| panic!("{e}"))
-}
 
 fn pages() -> JsValue {
     let out = js_sys::Array::new();

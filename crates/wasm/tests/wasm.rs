@@ -7,12 +7,14 @@
 use exemplar_html::ParseOptions;
 use exemplar_similarity as similarity;
 use exemplar_wasm::{PreparedExample, TS_TYPES, classify_page, parse_page, similarity_js};
-use serde::Serialize;
 use serde_json::{Value, json};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
+
+mod common;
+use common::{error_message, json_of, options};
 
 const LISTING: &str = include_str!("../../../tests/fixtures/demo-site/imoveis/apartamentos.html");
 const ENTITY: &str =
@@ -23,35 +25,6 @@ const BASE: &str = "http://127.0.0.1:8000/";
 
 fn url(path: &str) -> String {
     format!("{BASE}{path}")
-}
-
-/// A JS result as JSON (what JS code and chrome.storage see).
-fn json_of(value: Result<JsValue, js_sys::Error>) -> Value {
-    match value {
-        Ok(v) => serde_wasm_bindgen::from_value(v).unwrap_or_else(|e| panic!("not JSON-like: {e}")),
-        Err(e) => panic!("unexpected error: {}", String::from(e.message())),
-    }
-}
-
-/// The message of the JS `Error` a call must have thrown.
-fn error_message<T>(result: Result<T, js_sys::Error>) -> String {
-    match result {
-        Ok(_) => panic!("expected a JS Error"),
-        Err(e) => {
-            let value: &JsValue = e.as_ref();
-            assert!(
-                value.is_instance_of::<js_sys::Error>(),
-                "not an Error object"
-            );
-            String::from(e.message())
-        }
-    }
-}
-
-fn options(value: Value) -> JsValue {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[wasm_bindgen_test]
