@@ -11,7 +11,7 @@ import { editFields as coreEditFields, fieldSampleUrls, fieldValues, induceField
 import * as db from '../lib/db.js';
 import { notify } from '../lib/protocol.js';
 import { renderPage } from '../lib/render.js';
-import { fetchOne } from '../lib/runner.js';
+import { POST_MARK, fetchOne } from '../lib/runner.js';
 import { requireAccess } from '../lib/site-access.js';
 import { ready } from './wasm.js';
 
@@ -26,7 +26,6 @@ import { ready } from './wasm.js';
 const RENDERED_SAMPLE = 10;
 /** The tab showing each crawler's fields (storage.session: the worker may stop meanwhile). */
 const TABS = 'fieldTabs';
-const POST_MARK = '#exemplar-post=';
 
 /**
  * The pattern with the data fields of its targets: induced from the example and a sample of the

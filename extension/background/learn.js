@@ -6,7 +6,7 @@
 import { Job, defaultThreshold, drawnCompare, mayBeDrawn, pageRetryWaitMs } from '../pkg/exemplar.js';
 import * as db from '../lib/db.js';
 import { renderPage } from '../lib/render.js';
-import { fetchOne } from '../lib/runner.js';
+import { POST_MARK, fetchOne } from '../lib/runner.js';
 import { requireAccess } from '../lib/site-access.js';
 import { runCrawler } from './crawlers.js';
 import { keepFields, learnFields } from './fields.js';
@@ -22,8 +22,6 @@ import { ready } from './wasm.js';
 /** @typedef {import('../lib/protocol.js').Message<'relearn'>} RelearnMessage */
 /** @typedef {import('../lib/core-types.js').Learned} Learned */
 
-/** Marks a POST in a page key: `action#exemplar-post=body`, as the core keys form answers. */
-const POST_MARK = '#exemplar-post=';
 
 /**
  * The example page as the site serves it (the pages it is compared with are fetched too); with

@@ -91,6 +91,10 @@ function concat(chunks, size) {
   return out;
 }
 
+/** Marks a POST in a page key: `action#exemplar-post=body`, as the core keys a form's answers
+ * (the example page when it is one, a learned target that is one). */
+export const POST_MARK = '#exemplar-post=';
+
 /**
  * Performs one request of the core. Never throws: failures come back as {error}.
  * Non-HTML pages are not downloaded (the core only needs their status and type).
@@ -98,6 +102,7 @@ function concat(chunks, size) {
  * @param {{maxBytes: number, timeoutMs: number, signal: AbortSignal}} limits
  * @returns {Promise<FetchResult>}
  */
+
 export async function fetchOne(request, { maxBytes, timeoutMs, signal }) {
   try {
     /** @type {Record<string, string>} */
