@@ -188,6 +188,7 @@ export async function startPending({ id, pending: given } = {}) {
  */
 function learnedSummary(learned) {
   return {
+    learnedAt: Date.now(),
     threshold: learned.threshold,
     rendered: learned.rendered,
     levels: learned.pattern.levels,
@@ -198,6 +199,7 @@ function learnedSummary(learned) {
     thresholdLowered: learned.thresholdLowered ?? null,
     thresholdCut: learned.thresholdCut ?? null,
     doubtfulTargets: learned.doubtfulTargets,
+    listingTargets: learned.listingTargets ?? [],
     corrections: learned.pattern.corrections ?? { like: [], unlike: [] },
     byHeading: learned.pattern.byHeading ?? [],
     unlikeByHeading: learned.pattern.unlikeByHeading ?? [],

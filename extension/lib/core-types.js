@@ -197,7 +197,7 @@
 
 // ------------------------------------------------------------------ learning (`Job.learnPattern`)
 
-/** @typedef {{url: string, title: string, similarity: number | null}} MapTarget */
+/** @typedef {{url: string, title: string, similarity: number | null, listing?: boolean}} MapTarget */
 /** @typedef {{url: string, title: string, heading: string, similarity: number, urlLikeTargets: boolean}} NearMiss */
 /** @typedef {{url: string, title: string, heading: string, similarity: number, urlUnlikeTargets: boolean, byHeading: boolean, entry: boolean}} Doubtful */
 /** @typedef {{threshold: number, lowestAbove: number, highestBelow: number, pages: number, urlLikeTargets: number}} ThresholdGap */
@@ -222,6 +222,7 @@
  * @property {LoweredThreshold | null} [thresholdLowered]
  * @property {LoweredThreshold | null} [thresholdCut]
  * @property {Doubtful[]} doubtfulTargets
+ * @property {string[]} [listingTargets] the targets that look like listing pages
  * @property {HeadingKind[]} [headingKinds]
  * @property {KindBelow[]} [headingKindsBelow]
  * @property {LanguageKind[]} [languageKinds]

@@ -82,13 +82,17 @@
  * @typedef {{count: number, urls: string[]}} TooLarge */
 
 /**
- * A learning job's result (the pattern itself is in the crawler).
+ * A learning job's result (the pattern itself is in the crawler). `learnedAt`: when it was
+ * learned or re-learned (ms since the epoch; absent in results stored before it was kept), so
+ * that a page tells one result from the next.
  * @typedef {Pick<Learned, 'threshold' | 'rendered' | 'targets' | 'similarities' | 'nearMisses'> & {
+ *   learnedAt?: number,
  *   levels: import('./core-types.js').PatternLevel[],
  *   thresholdGap: import('./core-types.js').ThresholdGap | null,
  *   thresholdLowered: import('./core-types.js').LoweredThreshold | null,
  *   thresholdCut: import('./core-types.js').LoweredThreshold | null,
  *   doubtfulTargets?: import('./core-types.js').Doubtful[],
+ *   listingTargets?: string[],
  *   corrections: import('./core-types.js').Corrections,
  *   byHeading: string[],
  *   unlikeByHeading: string[],

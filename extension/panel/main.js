@@ -1,9 +1,10 @@
 // The side panel (Chrome) / sidebar (Firefox), also usable as a tab, its entry: draws the views
 // from the state and keeps it fresh. Views, one module each: progress of the job shown
-// (progress.js), the learned crawler (result.js) with its data fields (fields.js), threshold and
-// review lists (review.js), schedule (schedule.js), exports (exports.js) and target pages (pages.js), and the
-// saved crawlers (crawlers.js), the item pages "Find item pages" found (sections.js); state.js
-// holds what the background last reported.
+// (progress.js), the learned crawler (result.js) with its data fields (fields.js), threshold
+// (review.js), the review's questions (questions.js), Re-learn's status (relearn.js) and the
+// warning over targets like listings (listings.js), schedule (schedule.js), exports (exports.js)
+// and target pages (pages.js), and the saved crawlers (crawlers.js), the item pages "Find item
+// pages" found (sections.js); state.js holds what the background last reported.
 //
 // It survives the popup closing and the worker stopping: it polls the worker every half second,
 // and each poll wakes a stopped worker, which resumes its jobs. Exports are built here (the wasm
@@ -13,6 +14,7 @@ import { onNotice } from '../lib/protocol.js';
 import { renderCrawlers, wireCrawlers } from './crawlers.js';
 import { wireExports } from './exports.js';
 import { fieldsChanged, wireFields } from './fields.js';
+import { wireListings } from './listings.js';
 import { wirePages } from './pages.js';
 import { renderJob, wireProgress } from './progress.js';
 import { renderResult, wireResult } from './result.js';
@@ -38,6 +40,7 @@ onRedraw(renderAll);
 wireProgress();
 wireResult();
 wireThreshold();
+wireListings();
 wireExports();
 wireFields();
 wireSchedule();

@@ -1,7 +1,8 @@
 // The target pages view of the crawler shown: its stored pages (IndexedDB, read again when a job
 // finds more; before any run, the targets learning found), filtered by URL, title, heading or a
 // field's value, sorted by a column (new and changed first by default), each with its similarity,
-// marks (new or changed in the last run, taken for its heading) and its record's first fields.
+// marks (new or changed in the last run, taken for its heading, looks like a listing page) and its
+// record's first fields.
 // Only the rows in sight are drawn: a crawl of tens of thousands of pages scrolls as one of ten.
 import * as db from '../lib/db.js';
 import { $, $input, el } from '../lib/dom.js';
@@ -16,12 +17,18 @@ const RECORD_SHOWN = 4;
 /** @typedef {import('../lib/protocol.js').JobStatus} JobStatus */
 
 /**
- * Reads the crawler's pages again when the job's target count or the last crawl changed.
+ * Reads the crawler's pages again, and draws the list, when the job's target count, the last
+ * crawl or the learning result changed: a re-learn (another θ, verdicts) changes the targets
+ * listed before any crawl, and so does the result arriving after the crawler (a panel open
+ * while learning).
  * @param {CrawlerSummary} crawler
  * @param {JobStatus | undefined} lastCrawl
  */
 export async function refreshPages(crawler, lastCrawl) {
-  const key = `${crawler.id}:${currentJob()?.progress?.targets ?? ''}:${lastCrawl?.id ?? ''}`;
+  const learned = learnedOf(state.jobs.find((j) => j.id === crawler.learnJobId));
+  // A result learned before `learnedAt` existed is known by its θ and count.
+  const version = learned ? learned.learnedAt ?? `${learned.threshold}/${learned.targets.length}` : '';
+  const key = `${crawler.id}:${currentJob()?.progress?.targets ?? ''}:${lastCrawl?.id ?? ''}:${version}`;
   if (key === state.pagesKey) return;
   state.pagesKey = key;
   state.pages = await db.pagesOf(crawler.id);
@@ -53,6 +60,7 @@ function renderLearnedOnly(crawler) {
   /** @type {HTMLTableElement} */ ($('pages')).tBodies[0].replaceChildren(...targets.slice(0, 500).map((t) => {
     const cell = el('td');
     cell.append(el('div', t.title || '(no title)', 'name'), el('div', t.url, 'url'));
+    if (t.listing) cell.prepend(el('span', LISTING, 'badge warn'));
     return row(cell, el('td', typeof t.similarity === 'number' ? t.similarity.toFixed(3) : '–', 'num'));
   }));
 }
@@ -62,7 +70,10 @@ const ROW_H = 64;
 /** Rows drawn beyond those in sight, above and below. */
 const OVERSCAN = 12;
 
-/** @typedef {{page: import('../lib/db.js').PageSummary, name: string, sim: number | null, change: string | null}} Row */
+/** @typedef {{page: import('../lib/db.js').PageSummary, name: string, sim: number | null, change: string | null, listing: boolean}} Row */
+
+/** The mark of a target that looks like a listing page (the warning above says why). */
+const LISTING = 'listing?';
 
 /** The list's rows (filtered and sorted) and its sort. */
 const view = {
@@ -80,6 +91,7 @@ function renderPages(crawler) {
     return;
   }
   const learned = learnedSimilarities(crawler);
+  const listings = new Set(learnedOf(state.jobs.find((j) => j.id === crawler.learnJobId))?.listingTargets ?? []);
   const hadRuns = (crawler.runs ?? []).length > 1;
   const lastJob = crawler.runs?.at(-1)?.jobId;
   const needle = $input('filter').value.trim().toLowerCase();
@@ -89,7 +101,7 @@ function renderPages(crawler) {
     .map((p) => {
       const value = typeof p.similarity === 'number' ? p.similarity : learned.get(p.url);
       const change = db.changeIn(p, lastJob, hadRuns);
-      return { page: p, name: p.heading || p.title || '(no title)', sim: typeof value === 'number' ? value : null, change: change === 'new' || change === 'changed' ? change : null };
+      return { page: p, name: p.heading || p.title || '(no title)', sim: typeof value === 'number' ? value : null, change: change === 'new' || change === 'changed' ? change : null, listing: listings.has(p.url) };
     });
   const found = (/** @type {Row} */ r) => r.page.fetchedAtMs ?? 0;
   /** @type {Record<string, (a: Row, b: Row) => number>} */
@@ -137,6 +149,7 @@ function drawWindow() {
     const record = (p.fields ?? []).slice(0, RECORD_SHOWN).map(([k, v]) => `${k}: ${valueText(v)}`).join(' · ');
     if (record) cell.append(el('div', record, 'record'));
     if (p.byHeading) cell.prepend(badge(TAKEN_FOR_HEADING));
+    if (r.listing) cell.prepend(el('span', LISTING, 'badge warn'));
     if (r.change) cell.prepend(el('span', r.change, 'badge'));
     const tr = row(cell, el('td', r.sim === null ? '–' : r.sim.toFixed(3), 'num'));
     tr.style.height = `${ROW_H}px`;

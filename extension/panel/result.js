@@ -7,10 +7,11 @@
 import { $, $input, $select, el } from '../lib/dom.js';
 import { send } from '../lib/protocol.js';
 import { renderFields } from './fields.js';
-import { sinceLastRun } from './format.js';
+import { pageLink, sinceLastRun } from './format.js';
 import { flowOf, levelWords, readablePath } from './paths.js';
 import { refreshPages } from './pages.js';
 import { renderTooLarge, renderTraps } from './progress.js';
+import { renderListings } from './listings.js';
 import { renderThreshold } from './review.js';
 import { renderSchedule } from './schedule.js';
 import { act, crawlResultOf, learnedOf, selectedCrawler, state } from './state.js';
@@ -76,6 +77,7 @@ export function renderResult() {
   renderTraps($('learn-traps'), learnJob);
   renderFields(crawler);
   renderThreshold(result);
+  renderListings(result);
   refreshPages(crawler, lastCrawl);
 }
 
@@ -139,15 +141,13 @@ function levelCard(l, i, last, pattern) {
     rule.append(list);
     card.append(rule);
   }
+  // Sample pages as links to open and look at (the path; the whole URL on hover).
   const samples = el('ul', undefined, 'small url');
   for (const sample of (l.samples ?? []).slice(0, 3)) {
-    let path = sample;
-    try {
-      const u = new URL(sample);
-      path = u.pathname + u.search;
-    } catch { /* shown whole */ }
-    const li = el('li', path);
-    li.title = sample;
+    const link = pageLink(sample);
+    link.title = sample;
+    const li = el('li');
+    li.append(link);
     samples.append(li);
   }
   card.append(samples);

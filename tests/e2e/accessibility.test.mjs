@@ -3,19 +3,15 @@
 // crawled crawler of the demo site with its data fields and review. No serious or critical
 // violation; every control reachable by the keyboard has a name; text is 13 px or larger.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { DEMO_SITE, ROOT, callFrom, crawlDone, directoryInBrowser, learnEnded, popupOn, until } from './helpers.mjs';
+import { DEMO_SITE, ROOT, axeViolations as violations, callFrom, crawlDone, directoryInBrowser, learnEnded, popupOn, until } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-let env, site, browser, worker, axe;
+let env, site, browser, worker;
 
 before(async () => {
-  axe = await readFile(AXE, 'utf8');
   env = await directoryInBrowser(DEMO_SITE, BUILT);
   ({ site, browser, worker } = env);
 });
@@ -23,20 +19,6 @@ before(async () => {
 after(async () => {
   await env?.close();
 });
-
-/**
- * axe-core's serious and critical violations on `page` (an extension page: its CSP refuses an
- * injected script, so axe is evaluated over the debugging protocol, which the CSP does not bind).
- */
-async function violations(page) {
-  await page.evaluate(axe);
-  const result = await page.evaluate(() => globalThis.axe.run(document, {
-    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
-  }));
-  return result.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
-}
 
 test('the popup has no serious accessibility violation, on an item page and on a listing', async () => {
   for (const path of ['imovel/101-apartamento-2-quartos-lapa.html', 'imoveis/casas.html']) {
@@ -56,6 +38,11 @@ test('the side panel has no serious accessibility violation, with a crawler, its
   assert.equal(learn.status, 'done', learn.error);
   await crawlDone(call, learn.crawlerId);
   await until(panel, () => document.querySelectorAll('#fields tbody tr').length > 0 && document.querySelectorAll('#pages tbody tr').length > 0);
+  // The review holds cards to answer; what is folded is checked unfolded too.
+  const cards = await panel.locator('#near-misses li.card, #weak-targets li.card').count();
+  assert.ok(cards >= 2, `${cards} review cards`);
+  assert.equal(await panel.locator('#review-box input[type=radio]').count(), 2 * cards, 'a Yes / No pair a card');
+  await panel.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
   assert.deepEqual(await violations(panel), []);
   // The keyboard reaches every control, each with a name.
   const unnamed = await panel.evaluate(() => [...document.querySelectorAll('button, input, select, textarea, summary, a[href]')]

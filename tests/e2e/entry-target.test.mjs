@@ -91,9 +91,9 @@ test('an entry page like the example is the first target to check, and "not like
   await panel.locator('#r-entry-target').waitFor({ state: 'visible' });
   const firstRow = panel.locator('#weak-targets li').first();
   await firstRow.waitFor();
-  assert.equal(await firstRow.locator('input').getAttribute('data-url'), entry);
+  assert.equal(await firstRow.getAttribute('data-url'), entry);
   assert.equal(await firstRow.locator('.badge').first().textContent(), 'entry');
-  await tick(firstRow.locator('input'));
+  await tick(firstRow.locator('input[value="no"]'));
   await press(panel.locator('#relearn'));
   const relearned = await waitFor(async () => {
     const s = await call({ type: 'status', jobId });

@@ -1,4 +1,5 @@
-// The same extension in Firefox (firefox-esr, dist/firefox): page kinds and a crawler generation.
+// The same extension in Firefox (firefox-esr, dist/firefox): page kinds, a crawler generation and
+// the panel's views of it.
 //
 // What runs here: dist/firefox installed in headless firefox-esr (puppeteer-core over WebDriver
 // BiDi, browser.installExtension), with access to 127.0.0.1 granted as in the Chromium tests; the
@@ -10,7 +11,8 @@
 //
 // What does not run here, and why:
 // - The side panel: Firefox has a sidebar (sidebar_action) instead, and no WebDriver command opens
-//   it; panel.html is loaded as a tab instead, which runs the same code.
+//   it; panel.html is loaded as a tab instead, which runs the same code: the pattern's line and
+//   cards, the θ chart and slider, the review's cards and folded groupings, the target list's filter.
 // - Worker-termination tests (generate.test.mjs stops the service worker mid-run): Firefox's MV3
 //   background is an event page, not a service worker, and neither WebDriver BiDi nor puppeteer can
 //   stop it on demand; resuming from snapshots is covered in Chromium and in the core's tests.
@@ -165,9 +167,13 @@ test('Firefox: the popup classifies a live tab', { skip: missing ?? false }, asy
   await tab.close();
 });
 
+/** The crawler the generation test learned, for the panel's test. @type {string | null} */
+let crawlerId = null;
+
 test('Firefox: example page → pattern → crawl of exactly the entity pages', { skip: missing ?? false }, async () => {
   const { jobId } = await call({ type: 'startLearn', exampleUrl: site.url + EXAMPLE, settings: FAST });
   const learn = await finished(jobId);
+  crawlerId = learn.crawlerId;
   assert.equal(learn.status, 'done', learn.error);
   const crawlJob = await waitFor(async () => (await call({ type: 'status' })).jobs
     .find((j) => j.kind === 'crawl' && j.crawlerId === learn.crawlerId), 'the crawl job');
@@ -187,4 +193,30 @@ test('Firefox: example page → pattern → crawl of exactly the entity pages', 
   const crawled = requests.filter((r) => r.path.startsWith('/imovel/'));
   assert.ok(crawled.length >= 22);
   assert.ok(crawled.every((r) => / Exemplar\/0\.1 \(\+https:\/\/exemplar\.dev\/bot\)$/.test(r.headers['user-agent'])), crawled[0]?.headers['user-agent']);
+});
+
+test('Firefox: the panel draws the pattern, the θ chart, the review and the target pages', { skip: missing ?? false }, async () => {
+  assert.ok(crawlerId, 'the generation test ran first');
+  const panel = await openExtensionPage(`panel.html?crawler=${crawlerId}`);
+  const text = (sel) => panel.$eval(sel, (e) => e.textContent);
+  await waitFor(async () => (await text('#n-pages')) === '22', 'the 22 target pages listed', 20_000);
+  // The pattern as a line and a card per level, paths readable.
+  assert.match(await text('#pattern-flow'), /^entry page → .* → item pages \(22\)$/);
+  const cards = await panel.$$eval('#levels > *', (l) => l.map((c) => c.textContent));
+  assert.ok(cards.length >= 2, cards.join(' | '));
+  assert.match(cards.at(-1), /^Level \d+: item pages/);
+  assert.match(cards.at(-1), /\/imovel\/\{/);
+  // θ on the chart: bars, and the slider's preview before re-learning.
+  assert.ok(await panel.$eval('#theta-chart svg', (svg) => svg.querySelectorAll('rect').length) > 2);
+  await panel.$eval('#theta-slider', (e) => { e.value = '0.5'; e.dispatchEvent(new Event('input', { bubbles: true })); });
+  assert.match(await text('#theta-preview'), /^At θ = 0\.5: \d+ of \d+ pages at or above θ \(\d+ more\)/);
+  // The review: cards with a Yes / No pair each, groupings folded.
+  const pairs = await panel.$$eval('#near-misses li.card, #weak-targets li.card', (l) => l.map((c) => c.querySelectorAll('input[type=radio]').length));
+  assert.ok(pairs.length > 0 && pairs.every((n) => n === 2), JSON.stringify(pairs));
+  assert.deepEqual(await panel.$$eval('#review-box details.grouping', (l) => l.filter((d) => d.open).length), 0);
+  // The target pages: filtered by a word of one URL.
+  await panel.type('#filter', '101-apartamento');
+  await waitFor(async () => (await text('#n-pages')) === '1 of 22', 'the filter', 10_000);
+  assert.equal(await panel.$eval('#listing-warning', (e) => e.hidden), true);
+  await panel.close();
 });

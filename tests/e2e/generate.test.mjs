@@ -130,6 +130,11 @@ test('example page → pattern → crawl → exports, through the popup and the 
   assert.match(await panel.locator('#levels .level').last().locator('.paths code').first().textContent(), /^\/imovel\/\{id\}-\{name\}-\{id\}-quartos-\{name\}/);
   assert.equal(await panel.locator('#levels .level .regexes pre').count(), 2, 'the regexes, on demand');
   assert.equal(await panel.locator('#levels .level').first().locator('li').first().textContent(), '/imoveis/apartamentos.html');
+  // Sample pages are links to open: the path shown, the page's URL behind it, in a new tab.
+  const sample = panel.locator('#levels .level').last().locator('li a').first();
+  assert.match(await sample.getAttribute('href'), new RegExp(`^${site.url}imovel/`));
+  assert.equal(await sample.textContent(), new URL(await sample.getAttribute('href')).pathname);
+  assert.equal(await sample.getAttribute('target'), '_blank');
   // The page count can reach 22 before the panel has the crawl job's end (its coverage).
   await until(panel, () => !/^Not crawled yet/.test(document.getElementById('coverage').textContent));
   assert.match(await panel.locator('#coverage').textContent(), /reached 22 of the 22 targets seen while learning/);
@@ -308,8 +313,8 @@ test('the similarity threshold re-learns from the pages already fetched', async 
   assert.ok(await panel.locator('#theta-chart rect.target').count() > 1);
   await panel.locator('#theta-slider').focus();
   await panel.keyboard.press('ArrowRight');
-  assert.equal(await panel.locator('#threshold').inputValue(), '0.21');
-  assert.match(await panel.locator('#theta-preview').textContent(), /^At θ = 0\.21: /);
+  assert.equal(await panel.locator('#threshold').inputValue(), '0.205');
+  assert.match(await panel.locator('#theta-preview').textContent(), /^At θ = 0\.205: /);
   await panel.locator('#threshold').fill('0.2');
   await press(panel.locator('#relearn'));
   await until(panel, () => /at or above θ/.test(document.getElementById('histogram').textContent)
@@ -318,9 +323,10 @@ test('the similarity threshold re-learns from the pages already fetched', async 
   assert.equal(status.result.threshold, 0.2);
   // Every page passes θ = 0.2: the panel says the targets may hold pages of other kinds.
   await until(panel, () => /^Nearly every page fetched passed θ \(\d+ of \d+\)/.test(document.getElementById('all-passed').textContent));
-  // A review checkbox is named by its page, not by its score.
-  const named = await panel.locator('#review-box input[type=checkbox]').first().getAttribute('aria-label');
-  assert.match(named, /^[^0-9].* \(\/.*, similarity \d\.\d{3}\)$/);
+  // A review answer is named by the answer and its page, not by the page's score.
+  const named = await panel.locator('#review-box input[type=radio]').evaluateAll((rs) => rs.slice(0, 2).map((r) => r.getAttribute('aria-label')));
+  assert.match(named[0], /^Yes, like my example: [^0-9].* \(\/.*, similarity \d\.\d{3}\)$/);
+  assert.match(named[1], /^No, not like my example: [^0-9].* \(\/.*, similarity \d\.\d{3}\)$/);
   assert.ok(status.result.targets.length > 22, `${status.result.targets.length} targets at θ = 0.2`);
   assert.equal(status.progress.fetched, before, 'nothing refetched');
   // Back to the default, and an out-of-range θ is refused with a message.

@@ -1,5 +1,6 @@
 // Shared helpers for the browser end-to-end tests (not a test file: node --test only runs *.test.mjs).
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, normalize, relative, resolve, sep } from 'node:path';
@@ -197,6 +198,19 @@ export async function tick(box, on = true) {
   await usable(box);
   if ((await box.isChecked()) !== on) await press(box);
   if ((await box.isChecked()) !== on) throw new Error(`the checkbox did not become ${on ? 'ticked' : 'unticked'}`);
+}
+
+/** Answers the review's card of `url` in `list` (`near-misses`, `weak-targets`) "Yes" or "No"
+ * (`value`: 'yes', 'no'), by `press`, and checks that it took. */
+export async function answer(panel, list, url, value) {
+  await tick(panel.locator(`#${list} li[data-url="${url}"] input[value="${value}"]`));
+}
+
+/** Unfolds the review's grouping `id` (a `<details>`, folded until opened) by a click on its
+ * summary, and waits for it open. */
+export async function unfold(panel, id) {
+  if (!(await panel.locator(`#${id}`).evaluate((d) => d.open))) await press(panel.locator(`#${id} > summary`));
+  await until(panel, (i) => document.getElementById(i).open, id);
 }
 
 /** Waits for the control `target` to be shown and enabled: polled, each a reading at once (no frames). */
@@ -476,3 +490,22 @@ export async function appInBrowser(app, built) {
   };
   return { site: { url: `http://127.0.0.1:${port}/` }, browser, worker, call, close };
 }
+
+/**
+ * axe-core's serious and critical violations (WCAG 2 A and AA rules) on `page`, as
+ * "rule (impact): first nodes". On an extension page, whose CSP refuses an injected script, axe
+ * is evaluated over the debugging protocol, which the CSP does not bind.
+ */
+export async function axeViolations(page) {
+  axeSource ??= await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(() => globalThis.axe.run(document, {
+    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+  }));
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+}
+
+/** axe-core's script, read once. @type {string | undefined} */
+let axeSource;

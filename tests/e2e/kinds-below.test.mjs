@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, filesInBrowser, learnEnded, relearnFromPanel, sitePage, tick, until } from './helpers.mjs';
+import { ROOT, filesInBrowser, learnEnded, relearnFromPanel, sitePage, tick, unfold, until } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const CLASSES = ['window', 'button', 'label', 'entry', 'frame', 'notebook', 'paned', 'table', 'image', 'scale'];
@@ -60,6 +60,7 @@ test('a kind of page below θ ticked in the panel is taken whatever its similari
   const panel = await browser.context.newPage();
   await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${learn.crawlerId}`);
   await until(panel, () => !document.getElementById('kinds-below-box').hidden);
+  await unfold(panel, 'kinds-below-box');
   const row = panel.locator('#heading-kinds-below li').filter({ has: panel.locator(`input[data-template="${KIND}"]`) });
   assert.equal(await row.textContent(), ` ${VIRTUALS.length} ${kind.best.toFixed(3)} ${KIND} e.g. /G.action_group-c.html`);
   await tick(row.locator('input'));

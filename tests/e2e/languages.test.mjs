@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, directoryInBrowser, learnEnded, press, relearnFromPanel, tick, until } from './helpers.mjs';
+import { ROOT, crawlDone, directoryInBrowser, learnEnded, press, relearnFromPanel, tick, unfold, until } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const MANUAL = '/usr/share/doc/apache2-doc/manual';
@@ -52,6 +52,7 @@ test("pages in another language or directory than the example's are left out, an
   const panel = await browser.context.newPage();
   await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${learn.crawlerId}`);
   await until(panel, () => !document.getElementById('languages-box').hidden);
+  await unfold(panel, 'languages-box');
   const row = (lang) => panel.locator('#language-kinds li').filter({ has: panel.locator(`input[data-language="${lang}"]`) });
   assert.match(await row('fr').textContent(), new RegExp(`^ ${french} fr not your example's language: left out e\\.g\\. `));
   assert.ok(await row('fr').locator('input').isChecked());
@@ -90,6 +91,7 @@ test("pages in another language or directory than the example's are left out, an
   assert.ok(guides.length >= 5, JSON.stringify(directories));
   assert.equal(guides.reduce((n, d) => n + d.targets, 0), targets.filter((u) => !u.startsWith(modules)).length);
   await until(panel, () => !document.getElementById('directories-box').hidden);
+  await unfold(panel, 'directories-box');
   const dirRow = (d) => panel.locator('#directory-kinds li').filter({ has: panel.locator(`input[data-directory="${d}"]`) });
   assert.match(await dirRow(modules).textContent(), /^ \d+ \/en\/mod\/ \(your example's\) e\.g\. /);
   assert.ok(await dirRow(modules).locator('input').isDisabled());

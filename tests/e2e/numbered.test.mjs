@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, filesInBrowser, learnEnded, relearnFromPanel, sitePage, tick, until } from './helpers.mjs';
+import { ROOT, filesInBrowser, learnEnded, relearnFromPanel, sitePage, tick, unfold, until } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const MODULES = ['lists', 'maps', 'string', 'array', 'queue', 'sets', 'dict', 'proplists', 'binary',
@@ -57,6 +57,7 @@ test('numbered headings are one kind in the panel, and leaving it out keeps the 
   const panel = await browser.context.newPage();
   await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${learn.crawlerId}`);
   await until(panel, () => !document.getElementById('kinds-box').hidden);
+  await unfold(panel, 'kinds-box');
   const row = panel.locator('#heading-kinds li').filter({ has: panel.locator('input[data-template="#"]') });
   assert.match(await row.textContent(), /^ 8 # headings that start with a section number \(chapters, sections\) e\.g\. /);
   await tick(row.locator('input'));

@@ -2,14 +2,14 @@
 // (Debian package libsfml-doc, eval/dev-sites.toml), served on 127.0.0.1. Learning from
 // sf::Texture takes two member-less class pages that score just below θ (docs/reports/similarity.md)
 // because their headings name a class and a struct as the targets' do; the panel lists them
-// first among the targets to check, marked `heading`. The user takes one back ("not like"):
-// re-learning (nothing fetched again) leaves it out and does not take it again. The user
-// unticks it, it is taken again, and the crawl collects every class page and nothing else. A
-// "like" on the nearest page below θ makes it a target.
+// first among the targets to check, marked `heading`. The user answers one "No": re-learning
+// (nothing fetched again) leaves it out and does not take it again. The user answers it "Yes",
+// it is taken again, and the crawl collects every class page and nothing else. A "Yes" on the
+// nearest page below θ makes it a target.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, crawlDone, devSiteInBrowser, learnAndCrawl, press, relearnFromPanel, score, storedPages, tick, until, waitFor } from './helpers.mjs';
+import { ROOT, answer, crawlDone, devSiteInBrowser, learnAndCrawl, press, relearnFromPanel, score, storedPages, tick, unfold, until, waitFor } from './helpers.mjs';
 
 const SITE = 'sfml';
 
@@ -19,12 +19,15 @@ before(async () => {
 });
 after(() => env?.close());
 
-/** The URLs of the rows of a review list (`#near-misses`, `#weak-targets`) that carry `badge`. */
+/** The URLs of the cards of a review list (`#near-misses`, `#weak-targets`) that carry `badge`. */
 const rowsWith = (panel, list, badge) => panel.locator(`#${list} li`).evaluateAll((lis, b) => lis
   .filter((li) => [...li.querySelectorAll('.badge')].some((x) => x.textContent === b))
-  .map((li) => li.querySelector('input').dataset.url), badge);
+  .map((li) => li.dataset.url), badge);
 
-/** Clicks "Re-learn" in `panel` and waits for learning job `jobId`'s status to satisfy `done`. */
+/** The answer checked on the card of `url` in `list` ('yes', 'no'), or null. */
+const answered = (panel, list, url) => panel.evaluate(([l, u]) => document
+  .querySelector(`#${l} li[data-url="${u}"] input:checked`)?.value ?? null, [list, url]);
+
 test(`${SITE}: the targets taken for their heading are shown, and the user's verdicts stand`, { timeout: 300_000 }, async (t) => {
   const { spec, site, browser, worker, dispatch, call } = env;
   if (!spec.installed) return t.skip(`${spec.root} is not installed (./build.sh setup)`);
@@ -59,17 +62,18 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   assert.ok(near.length >= 5 && near.every((n) => !isTarget.has(n.url) && n.similarity < threshold), JSON.stringify(near));
   assert.ok(near.filter((n) => n.urlLikeTargets).length <= 5, 'the URL mark narrows the list');
 
-  // In the panel: the same lists, nothing ticked, the `heading` badge on exactly those two.
+  // In the panel: the same lists, nothing answered, the `heading` badge on exactly those two.
   const panel = await browser.context.newPage();
   await panel.goto(`chrome-extension://${new URL(worker.url()).host}/panel.html?crawler=${learn.crawlerId}`);
   await panel.locator('#weak-targets li').first().waitFor();
-  const checkRows = await panel.locator('#weak-targets input').evaluateAll((boxes) => boxes.map((b) => [b.dataset.url, b.checked]));
-  assert.deepEqual(checkRows, toCheck.map((d) => [d.url, false]));
+  const checkRows = await panel.locator('#weak-targets li').evaluateAll((lis) => lis.map((li) => [li.dataset.url,
+    [...li.querySelectorAll('input')].map((r) => `${r.value}${r.checked ? '*' : ''}`).join(' ')]));
+  assert.deepEqual(checkRows, toCheck.map((d) => [d.url, 'yes no']));
   assert.deepEqual((await rowsWith(panel, 'weak-targets', 'heading')).sort(), [...byHeading].sort());
   // Every SFML page has one title: hovering a page gives its heading first, then the title.
   const utf = toCheck.find((d) => d.url.endsWith('/classsf_1_1Utf.html'));
   assert.equal(utf.heading, 'sf::Utf< N > Class Template Reference System module');
-  const hover = await panel.locator('#weak-targets li', { has: panel.locator(`input[data-url="${utf.url}"]`) }).locator('a').getAttribute('title');
+  const hover = await panel.locator(`#weak-targets li[data-url="${utf.url}"] a`).getAttribute('title');
   assert.equal(hover, `${utf.heading}\nSFML - Simple and Fast Multimedia Library\n${utf.url}`);
   assert.ok(near.every((n) => typeof n.heading === 'string'), JSON.stringify(near));
   assert.equal(await panel.locator('#near-misses li').count(), near.length);
@@ -78,11 +82,11 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   const links = await panel.locator('#near-misses a').evaluateAll((as) => as.map((a) => [a.href, a.target, a.rel]));
   assert.deepEqual(links, near.map((n) => [n.url, '_blank', 'noopener noreferrer']));
 
-  // "Not like" on one of them: it leaves the targets and is not taken again for its heading. A
-  // judged page is not offered again below θ; it stays listed, ticked, among the targets to
+  // "No" on one of them: it leaves the targets and is not taken again for its heading. A judged
+  // page is not offered again below θ; it stays listed, answered "No", among the targets to
   // check, so the verdict can be taken back.
   const [doubted] = [...byHeading].sort();
-  await tick(panel.locator(`#weak-targets input[data-url="${doubted}"]`));
+  await answer(panel, 'weak-targets', doubted, 'no');
   const unliked = await relearnFromPanel(panel, env.call, jobId, (s) => s.result.corrections.unlike.length > 0);
   assert.deepEqual(unliked.result.corrections, { like: [], unlike: [doubted] });
   assert.equal(unliked.result.targets.length, truth.length - 1);
@@ -90,11 +94,12 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   assert.deepEqual(unliked.result.byHeading, byHeading.filter((u) => u !== doubted));
   assert.ok(!unliked.result.nearMisses.some((n) => n.url === doubted), 'a judged page is not offered again');
   assert.equal(unliked.progress.fetched, learn.progress.fetched, 'nothing fetched again');
-  await until(panel, (url) => document.querySelector(`#weak-targets input[data-url="${url}"]`)?.checked
-    && !document.querySelector(`#near-misses input[data-url="${url}"]`), doubted);
+  await until(panel, (url) => document.querySelector(`#weak-targets li[data-url="${url}"] input[value="no"]`)?.checked
+    && !document.querySelector(`#near-misses li[data-url="${url}"]`), doubted);
+  assert.equal(await answered(panel, 'weak-targets', doubted), 'no');
 
-  // Changed their mind: untick it; re-learning takes it for its heading again.
-  await tick(panel.locator(`#weak-targets input[data-url="${doubted}"]`), false);
+  // Changed their mind: "Yes"; re-learning takes it for its heading again.
+  await answer(panel, 'weak-targets', doubted, 'yes');
   const retracted = await relearnFromPanel(panel, env.call, jobId, (s) => s.result.corrections.unlike.length === 0);
   assert.deepEqual(retracted.result.corrections, { like: [], unlike: [] });
   assert.equal(retracted.result.targets.length, truth.length);
@@ -102,7 +107,7 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
 
   // The targets by heading kind: SFML heads classes, class templates and structs apart. The
   // example's kind cannot be left out; leaving out another kind takes all its targets out, and
-  // unticking it takes them back.
+  // unticking it takes them back. The grouping is folded until opened.
   const kinds = retracted.result.headingKinds;
   assert.ok(kinds.length >= 2, JSON.stringify(kinds));
   assert.equal(kinds.filter((k) => k.example).length, 1, JSON.stringify(kinds));
@@ -115,6 +120,8 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   await waitFor(drawn, "this re-learn's heading kinds in the panel", 10_000).catch(() => {});
   assert.equal(await panel.locator('#kinds-box').isHidden(), false);
   assert.deepEqual(await kindBoxes(), expected);
+  assert.equal(await panel.locator('#heading-kinds').isVisible(), false, 'folded');
+  await unfold(panel, 'kinds-box');
   // The largest other kind: the event structs (no page of it was taken for its heading).
   const kind = kinds.find((k) => !k.example);
   assert.equal(kind.template, 'sf Event * Struct Reference');
@@ -147,16 +154,17 @@ test(`${SITE}: the targets taken for their heading are shown, and the user's ver
   assert.equal(s.precision, 1);
   assert.equal(s.recall, 1);
 
-  // "Like" on the page most similar below θ: it joins the targets, stays listed ticked among the
-  // pages below θ, and is no longer offered as a near miss.
-  await until(panel, (url) => !document.querySelector(`#weak-targets input[data-url="${url}"]`)?.checked, doubted);
+  // "Yes" on the page most similar below θ: it joins the targets, stays listed answered "Yes"
+  // among the pages below θ, and is no longer offered as a near miss.
+  await until(panel, (url) => !document.querySelector(`#weak-targets li[data-url="${url}"] input[value="no"]`)?.checked, doubted);
   const [nearest] = retracted.result.nearMisses;
-  await tick(panel.locator(`#near-misses input[data-url="${nearest.url}"]`));
+  await answer(panel, 'near-misses', nearest.url, 'yes');
   const liked = await relearnFromPanel(panel, env.call, jobId, (s) => s.result.corrections.like.length > 0);
   assert.deepEqual(liked.result.corrections, { like: [nearest.url], unlike: [] });
   assert.ok(liked.result.targets.some((x) => x.url === nearest.url));
   assert.ok(!liked.result.nearMisses.some((n) => n.url === nearest.url));
-  await until(panel, (url) => document.querySelector(`#near-misses input[data-url="${url}"]`)?.checked, nearest.url);
+  await until(panel, (url) => document.querySelector(`#near-misses li[data-url="${url}"] input[value="yes"]`)?.checked, nearest.url);
+  assert.equal(await panel.locator(`#near-misses li[data-url="${nearest.url}"]`).count(), 1, 'listed once');
   await panel.close();
 
   // Verdicts on pages mapping never fetched, or that are not URL lists, are refused with the reason.

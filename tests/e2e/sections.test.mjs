@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ROOT, directoryInBrowser, learnEnded, relearnFromPanel, tick, until } from './helpers.mjs';
+import { ROOT, directoryInBrowser, learnEnded, relearnFromPanel, tick, unfold, until } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
 const GIT_DOC = '/usr/share/doc/git-doc';
@@ -54,6 +54,7 @@ test("manual pages of another section than the example's are left out, and can b
   const panel = await browser.context.newPage();
   await panel.goto(`chrome-extension://${extensionId}/panel.html?crawler=${learn.crawlerId}`);
   await until(panel, () => !document.getElementById('kinds-box').hidden);
+  await unfold(panel, 'kinds-box');
   const row = panel.locator('#heading-kinds li').filter({ has: panel.locator('input[data-template="* (5) Manual Page"]') });
   assert.match(await row.textContent(), new RegExp(`^ ${count('5')} \\* \\(5\\) Manual Page manual section 5, not your example's: left out e\\.g\\. `));
   assert.ok(await row.locator('input').isChecked());

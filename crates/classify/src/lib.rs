@@ -47,6 +47,15 @@ impl Kind {
             Kind::Other => "other",
         }
     }
+
+    /// The kind in a user's words ("an item page"), as the popup says it.
+    pub fn in_words(self) -> &'static str {
+        match self {
+            Kind::Index => "a listing page",
+            Kind::Entity => "an item page",
+            Kind::Other => "neither an item nor a listing page",
+        }
+    }
 }
 
 /// A feature's part in a decision.
@@ -147,9 +156,9 @@ pub fn summary(page: &Page, c: &Classification) -> Vec<String> {
     let mut out = Vec::new();
     if c.confidence < UNSURE {
         out.push(format!(
-            "unsure: {} at {:.0}%",
-            c.kind.name(),
-            c.confidence * 100.0
+            "unsure: {:.0}% likely {}",
+            c.confidence * 100.0,
+            c.kind.in_words()
         ));
     }
     out.extend(declared_in_words(page));
@@ -359,7 +368,10 @@ mod tests {
             confidence,
             evidence: Vec::new(),
         };
-        assert_eq!(summary(&empty, &at(0.4))[0], "unsure: other at 40%");
+        assert_eq!(
+            summary(&empty, &at(0.4))[0],
+            "unsure: 40% likely neither an item nor a listing page"
+        );
         assert!(
             !summary(&empty, &at(0.9))
                 .iter()

@@ -85,6 +85,26 @@ fn state() -> [Arg; 2] {
 }
 
 /// The user's verdicts: on pages, kinds of heading, languages and directories.
+/// `--review`, `--review-file FILE`: the review's lists after learning; `--unlike-listings`,
+/// the verdict on one of them.
+fn review() -> [Arg; 3] {
+    [
+        switch_arg(
+            "unlike-listings",
+            "leave out the targets that look like listing pages (the review lists them)",
+        ),
+        switch_arg(
+            "review",
+            "print the review's lists (pages below θ, targets to check, targets by heading, language, directory), each cut to its first rows",
+        ),
+        value(
+            "review-file",
+            "FILE",
+            "write the review's lists whole to FILE",
+        ),
+    ]
+}
+
 fn verdicts() -> [Arg; 8] {
     [
         value(
@@ -236,6 +256,7 @@ pub fn command(usage: &'static str) -> Command {
                 .arg(value("deny", "RE", "never URLs matching RE (repeatable)"))
                 .arg(switch_arg("quiet", "no progress line"))
                 .args(verdicts())
+                .args(review())
                 .args(state()),
         )
         .subcommand(
@@ -255,6 +276,7 @@ pub fn command(usage: &'static str) -> Command {
                 ))
                 .arg(threshold())
                 .args(verdicts())
+                .args(review())
                 .args(out_file(
                     "write the pattern to FILE (default: over PATTERN)",
                 )),

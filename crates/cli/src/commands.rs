@@ -338,10 +338,11 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         w.flush().map_err(|e| format!("{map_out}: {e}"))?;
     }
     let mapped_config = mapped.config.clone();
-    let given = corrections(args);
+    let mut given = corrections(args);
+    let unlike_listings = switch(args, "--unlike-listings");
     // Verdicts are applied to the map as mapped, at learning's θ: learning's own (its
     // proposals, the pages taken for their heading) may be what they take back.
-    let as_mapped = (!given.is_empty()).then(|| mapped.map.clone());
+    let as_mapped = (!given.is_empty() || unlike_listings).then(|| mapped.map.clone());
     let mut learned = if given_threshold.is_some() {
         mapped.learn_at_given_threshold()?
     } else {
@@ -357,6 +358,9 @@ pub fn learn(args: &[String]) -> Result<(), String> {
                 "{e} (learn --map FILE keeps the map, so that exemplar relearn can apply corrected verdicts without mapping again)"
             ),
         };
+        if unlike_listings {
+            given.unlike.extend(listing_targets(&learned.map, &given));
+        }
         let verdicts =
             verdicts_over(&learned.pattern.corrections, given, &learned.map).map_err(hint)?;
         let now = learned.pattern.stats.learned_at_ms;
@@ -407,7 +411,11 @@ pub fn learn(args: &[String]) -> Result<(), String> {
         .map(|n| n.url.as_str())
         .collect();
     print_too_large(&too_large, mapped_config.max_bytes, "learn");
-    print_review(corrected.as_ref().unwrap_or(&learned.map), &learned.pattern);
+    super::review::print(
+        corrected.as_ref().unwrap_or(&learned.map),
+        &learned.pattern,
+        args,
+    )?;
     print_traps(&learned.traps, false);
     if let Some(line) = retried_line(learned.progress.retried) {
         println!("{line}");
@@ -629,200 +637,21 @@ fn corrections(args: &[String]) -> Corrections {
     }
 }
 
+/// `--unlike-listings`: the URLs of the targets of `map` that look like listing pages
+/// ([`exemplar_core::review::listing`]), but those `given` judges like the example.
+fn listing_targets(map: &SiteMap, given: &Corrections) -> Vec<String> {
+    let like: std::collections::HashSet<&str> = given.like.iter().map(String::as_str).collect();
+    exemplar_core::review::listing::targets(map, &like)
+        .into_iter()
+        .map(|t| map.nodes[t as usize].url.clone())
+        .collect()
+}
+
 fn write_pattern(pattern: &Pattern, out: &str) -> Result<(), String> {
     let mut w = create(out)?;
     w.write_all(pattern.to_json().as_bytes())
         .and_then(|()| w.flush())
         .map_err(|e| format!("{out}: {e}"))
-}
-
-/// How many near misses `learn` and `relearn` list.
-const NEAR_MISSES_SHOWN: usize = 10;
-
-/// A page's heading after its URL in the review lists (two spaces apart), what names the page
-/// where URLs are ids or every page has one title: crawled text, so control characters (a
-/// terminal's escape sequences) are shown as `?`, and long headings are cut.
-fn named(heading: &str) -> String {
-    const SHOWN: usize = 80;
-    if heading.is_empty() {
-        return String::new();
-    }
-    let mut out: String = heading
-        .chars()
-        .take(SHOWN)
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect();
-    if heading.chars().nth(SHOWN).is_some() {
-        out.push('…');
-    }
-    format!("  {out}")
-}
-
-/// The review after learning: the pages just below θ, where a target the example does not
-/// resemble enough would be, and the targets worth checking, where a page of another kind built
-/// from the same template would be.
-fn print_review(map: &SiteMap, pattern: &Pattern) {
-    let corrections = &pattern.corrections;
-    let near = pattern::near_misses(map, corrections, NEAR_MISSES_SHOWN);
-    if !near.is_empty() {
-        println!(
-            "closest pages below θ = {:.3} (* URL shaped like the targets'; relearn --like URL counts one as a target):",
-            map.threshold
-        );
-        for n in near {
-            let url = if n.url_like_targets { '*' } else { ' ' };
-            println!("  {:.3} {url} {}{}", n.similarity, n.url, named(&n.heading));
-        }
-    }
-    if let Some(gap) = pattern::threshold_gap(map, corrections) {
-        println!(
-            "a gap in the scores below θ: {} score from {:.3} to θ, {} of them with URLs shaped like the targets', the next page {:.3}; if they are like the example, relearn --threshold {:.2} takes them",
-            count(gap.pages, "page"),
-            gap.lowest_above,
-            gap.url_like_targets,
-            gap.highest_below,
-            gap.threshold
-        );
-    }
-    let doubtful = pattern::doubtful_targets(
-        map,
-        corrections,
-        &pattern.by_heading,
-        pattern.entry_target,
-        pattern::DOUBTFUL_SHOWN,
-    );
-    if !doubtful.is_empty() {
-        println!(
-            "targets to check (e the entry page, collected as it is like the example; h taken below θ for its heading, naming the targets' kind; ! URL shaped like pages below θ; relearn --unlike URL drops one):"
-        );
-        for d in doubtful {
-            let heading = match (d.entry, d.by_heading) {
-                (true, _) => 'e',
-                (false, true) => 'h',
-                (false, false) => ' ',
-            };
-            let url = if d.url_unlike_targets { '!' } else { ' ' };
-            println!(
-                "  {:.3} {heading}{url} {}{}",
-                d.similarity,
-                d.url,
-                named(&d.heading)
-            );
-        }
-    }
-    // Kinds by heading: a choice only where targets have two or more.
-    let kinds = exemplar_core::review::heading::kinds(
-        map,
-        &pattern.unlike_by_heading,
-        &corrections.unlike_headings,
-    );
-    if kinds.len() >= 2 || kinds.iter().any(|k| k.unlike) {
-        println!(
-            "targets by heading (x left out: by your verdict, or by learning for a manual section not the example's; relearn --unlike-heading TEMPLATE leaves a kind out, --like-heading takes one back):"
-        );
-        for k in kinds {
-            let what = if k.template == exemplar_core::review::heading::NUMBERED {
-                " (headings that start with a section number: chapters, sections)"
-            } else {
-                ""
-            };
-            let name = format!("{}{what}", named(&k.template));
-            let figures = format!("{:>5}", k.targets);
-            println!(
-                "{}",
-                kind_line(&figures, k.unlike, 'x', &name, k.example, &k.samples)
-            );
-        }
-    }
-    // Languages: a choice only where targets declare two or more.
-    let languages = exemplar_core::review::language::kinds(
-        map,
-        &pattern.unlike_by_language,
-        &corrections.unlike_languages,
-    );
-    print_groups(
-        "targets by declared language (x left out: by your verdict, or by learning for a language not the example's; relearn --unlike-language TAG leaves one out, --like-language takes one back):",
-        languages.iter().map(|k| {
-            (
-                k.targets,
-                k.unlike,
-                k.language.as_str(),
-                k.example,
-                &k.samples[..],
-            )
-        }),
-    );
-    // Directories: a choice only where targets lie in two or more.
-    let directories = exemplar_core::review::directory::kinds(
-        map,
-        &pattern.unlike_by_directory,
-        &corrections.unlike_directories,
-    );
-    print_groups(
-        "targets by directory (x left out by your verdict; relearn --unlike-directory DIR leaves one out, --like-directory takes one back; DIR as listed, or its path: /en/howto/):",
-        directories.iter().map(|k| {
-            (
-                k.targets,
-                k.unlike,
-                k.directory.as_str(),
-                k.example,
-                &k.samples[..],
-            )
-        }),
-    );
-    // Kinds of the pages below θ: a whole kind taken where θ cuts through it.
-    let below = exemplar_core::review::heading::kinds_below(map, &corrections.like_headings, |n| {
-        corrections.leave_out(n)
-    });
-    if !below.is_empty() {
-        println!(
-            "pages below θ by heading, with the best similarity among them (+ taken; relearn --like-heading TEMPLATE takes a kind whatever its similarity):"
-        );
-        for k in below {
-            let figures = format!("{:>5} {:.3}", k.pages, k.best);
-            let name = named(&k.template);
-            println!(
-                "{}",
-                kind_line(&figures, k.like, '+', &name, k.example, &k.samples)
-            );
-        }
-    }
-}
-
-/// A review list of targets grouped by a key (a language, a directory) under `header`, when
-/// there is one: each group's count, `x` when left out, its key, whether it is the example's,
-/// and a sample page.
-fn print_groups<'a>(
-    header: &str,
-    groups: impl ExactSizeIterator<Item = (usize, bool, &'a str, bool, &'a [String])>,
-) {
-    if groups.len() == 0 {
-        return;
-    }
-    println!("{header}");
-    for (targets, unlike, key, example, samples) in groups {
-        let (figures, name) = (format!("{targets:>5}"), format!(" {key}"));
-        println!(
-            "{}",
-            kind_line(&figures, unlike, 'x', &name, example, samples)
-        );
-    }
-}
-
-/// One row of the review's lists of kinds: its figures, `mark` when a verdict is on it, its
-/// name, whether it is the example's, and its first sample page.
-fn kind_line(
-    figures: &str,
-    marked: bool,
-    mark: char,
-    name: &str,
-    example: bool,
-    samples: &[String],
-) -> String {
-    let mark = if marked { mark } else { ' ' };
-    let example = if example { " (the example's)" } else { "" };
-    let sample = samples.first().map_or("", String::as_str);
-    format!("  {figures} {mark}{name}{example}  e.g. {sample}")
 }
 
 /// The command line's verdicts `newer` over a pattern's `old` ones (those learning proposed, or
@@ -927,20 +756,21 @@ pub fn relearn(args: &[String]) -> Result<(), String> {
     if !(0.0..=1.0).contains(&threshold) {
         return Err(format!("--threshold {threshold} is outside [0, 1]"));
     }
-    let verdicts = verdicts_over(&old.corrections, corrections(args), &map)?;
+    let relabelled = pattern::relabelled(&map, threshold);
+    let mut given = corrections(args);
+    if switch(args, "--unlike-listings") {
+        given.unlike.extend(listing_targets(&relabelled, &given));
+    }
+    let verdicts = verdicts_over(&old.corrections, given, &map)?;
     let (pattern, corrected) = old
-        .relearned(
-            pattern::relabelled(&map, threshold),
-            &verdicts,
-            http::now_ms(),
-        )
+        .relearned(relabelled, &verdicts, http::now_ms())
         .map_err(|e| e.to_string())?;
     let mut pattern = pattern;
     edit_fields(&mut pattern, args)?;
     write_pattern(&pattern, out)?;
     print!("{}", pattern.render());
     print_field_list(&pattern);
-    print_review(&corrected, &pattern);
+    super::review::print(&corrected, &pattern, args)?;
     println!("pattern written to {out}");
     Ok(())
 }
@@ -1466,20 +1296,4 @@ pub fn serve(args: &[String]) -> Result<(), String> {
         None => Latency::default(),
     };
     exemplar_native::serve::serve_dir(dir, port, latency)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn headings_in_the_review_are_inert_and_short() {
-        assert_eq!(super::named(""), "");
-        assert_eq!(
-            super::named("sf::Utf< N > Class Template Reference"),
-            "  sf::Utf< N > Class Template Reference"
-        );
-        // A crawled heading cannot drive the terminal.
-        assert_eq!(super::named("a\u{1b}[2Jb\u{7}"), "  a?[2Jb?");
-        let long = "é".repeat(100);
-        assert_eq!(super::named(&long), format!("  {}…", "é".repeat(80)));
-    }
 }

@@ -29,12 +29,16 @@ const USAGE: &str = "usage:
                                                      targets that declare a language)
                  [--unlike-directory DIR]... [--like-directory DIR]...  (the same for the
                                                      targets in a directory: /en/howto/)
+                 [--unlike-listings]   (leave out the targets that look like listing pages)
+                 [--review]            (print the review's lists, each cut to its first rows)
+                 [--review-file F]     (write them whole to F)
                  [--state F [--save-every S]]  (saved every S s, default 5, and on Ctrl-C;
                                                 the same command resumes it)
   exemplar relearn pattern.json --map map.json [--threshold T] [--like URL]... [--unlike URL]...
                  [--unlike-heading TEMPLATE]... [--like-heading TEMPLATE]...
                  [--unlike-language TAG]... [--like-language TAG]...
                  [--unlike-directory DIR]... [--like-directory DIR]... [-o out.json]
+                 [--unlike-listings] [--review] [--review-file F]
                                                      (no fetching; verdicts add to the pattern's)
   exemplar crawl pattern.json [--jsonl F [--html]] [--csv F] [--warc F] [--verify | --verify-new]
                  [--no-sitemaps]                 (the site's sitemaps are read unless given)
@@ -108,6 +112,7 @@ fn run() -> ExitCode {
 mod args;
 mod commands;
 mod resume;
+mod review;
 mod since;
 
 pub(crate) use args::{flag, flags, positional, switch};

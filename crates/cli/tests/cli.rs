@@ -396,7 +396,7 @@ impl Demo {
     /// `exemplar relearn PATTERN --map map.json ARGS…`, which must succeed.
     fn relearn(&self, pattern: &str, args: &[&str]) -> String {
         let map = self.file("map.json");
-        let mut all = vec!["relearn", pattern, "--map", &map];
+        let mut all = vec!["relearn", pattern, "--map", &map, "--review"];
         all.extend_from_slice(args);
         stdout_of(exemplar(&all))
     }
@@ -484,7 +484,7 @@ fn relearned_offline(
     out: &str,
 ) -> String {
     let requests = server.requests();
-    let mut args = vec!["relearn", pattern, "--map", map];
+    let mut args = vec!["relearn", pattern, "--map", map, "--review"];
     args.extend_from_slice(flags);
     args.extend(["-o", out]);
     let stdout = stdout_of(exemplar(&args));
@@ -601,6 +601,71 @@ fn learn_lists_the_near_misses_below_theta_and_writes_the_map() {
         check
             .iter()
             .all(|c| c.0 <= sim[unlisted[0].as_str()] + 0.0006)
+    );
+    // The one left out is counted, on a line of its own.
+    assert!(
+        stdout.contains("\n… and 1 row not shown (--review-file FILE lists them all)\n"),
+        "{stdout}"
+    );
+}
+
+/// Without `--review` the lists are a line saying what they hold; `--review-file` writes them
+/// whole (the 21 targets to check, none cut), the terminal keeping the line.
+#[test]
+fn the_review_is_one_line_unless_asked_for_and_whole_in_its_file() {
+    let (demo, _) = Demo::learned("review-line", &["--no-forms"]);
+    let (pattern, map) = (demo.file("pattern.json"), demo.file("map.json"));
+    let out = demo.file("again.json");
+    let plain = stdout_of(exemplar(&["relearn", &pattern, "--map", &map, "-o", &out]));
+    assert!(
+        !plain.contains(NEAR_MISS_HEADER) && !plain.contains(CHECK_HEADER),
+        "{plain}"
+    );
+    let line = plain
+        .lines()
+        .find(|l| l.starts_with("review: "))
+        .unwrap_or_else(|| panic!("no review line: {plain}"));
+    assert!(line.contains("21 targets to check"), "{line}");
+    assert!(line.ends_with("--review prints these lists, --review-file FILE writes them whole"));
+
+    let file = demo.file("review.txt");
+    let with_file = |f: &str| {
+        exemplar(&[
+            "relearn",
+            &pattern,
+            "--map",
+            &map,
+            "-o",
+            &out,
+            "--review-file",
+            f,
+        ])
+    };
+    let written = stdout_of(with_file(&file));
+    assert!(!written.contains(CHECK_HEADER), "{written}");
+    assert!(
+        written.contains(&format!("; written to {file}\n")),
+        "{written}"
+    );
+    let review = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(targets_to_check(&review).len(), 21, "{review}");
+    assert!(!review.contains("not shown"), "{review}");
+    let (_, near) = near_misses(&review).unwrap_or_else(|| panic!("{review}"));
+    // Every page below θ but the entry (which is not judged): 9 listed whole, 10 at most printed.
+    assert_eq!(near.len(), 9, "{review}");
+
+    // An unwritable file is a clear error, and the pattern is still written.
+    let _ = std::fs::remove_file(&out);
+    let bad = with_file("/nonexistent/dir/r.txt");
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("--review-file /nonexistent/dir/r.txt"),
+        "{err}"
+    );
+    assert!(
+        std::path::Path::new(&out).exists(),
+        "the pattern is written first"
     );
 }
 
@@ -1387,6 +1452,7 @@ fn learn_args(entry: &str, example: &str, pattern: &str, delay_ms: &str) -> Vec<
         "--delay-ms",
         delay_ms,
         "--quiet",
+        "--review",
     ]
     .map(String::from)
     .to_vec()

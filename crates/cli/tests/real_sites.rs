@@ -51,7 +51,10 @@ fn learn_and_crawl(dir: &Path, entry: &str, example: &str) -> Run {
     let pattern = dir.join("pattern.json");
     let p = pattern.to_str().expect("utf-8 path");
     let fast = ["--delay-ms", "0", "--concurrency", "8", "--quiet"];
+    let review = dir.join("review.txt");
+    let review = review.to_str().expect("utf-8 path");
     let mut args = vec!["learn", "--entry", entry, "--example", example, "-o", p];
+    args.extend(["--review-file", review]);
     args.extend_from_slice(&fast);
     let learned = exemplar(&args);
     let json: serde_json::Value =
@@ -145,12 +148,28 @@ fn the_shop_mirror_gives_its_1000_books_from_a_pattern_a_person_would_write() {
     assert!(run.collected.iter().all(|p| p.starts_with("/product/")));
     assert_few_regexes(&run);
     assert!(run.fetched <= 1200, "{} pages fetched", run.fetched);
-    // Products filed as directories (`/product/7/`) are one directory, not a thousand.
+    // Products filed as directories (`/product/7/`) are one directory, not a thousand; and
+    // the terminal gets the pattern and a line of review, not the lists: they are in the file.
+    assert!(run.learned.lines().count() <= 40, "{}", run.learned);
+    let review = std::fs::read_to_string(dir.join("review.txt")).expect("--review-file written");
+    assert!(!review.contains("targets by directory"), "{review}");
+    let line = run
+        .learned
+        .lines()
+        .find(|l| l.starts_with("review: "))
+        .unwrap_or_else(|| panic!("no review line in {}", run.learned));
     assert!(
-        !run.learned.contains("targets by directory"),
-        "{}",
-        run.learned
+        line.ends_with(&format!("written to {}", dir.join("review.txt").display())),
+        "{line}"
     );
+    // Every target is in the file's list to check, in order of doubt: the terminal's 20 cut none.
+    let to_check = review
+        .lines()
+        .skip_while(|l| !l.starts_with("targets to check"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .count();
+    assert_eq!(to_check, 999, "{review}");
 }
 
 #[test]
@@ -315,4 +334,93 @@ fn a_cookie_file_that_cannot_be_read_is_a_clear_error() {
         assert!(stderr.contains(says), "{stderr}");
         assert!(!stderr.contains("session"), "{stderr}");
     }
+}
+
+/// Targets that look like listing pages are flagged, and left out on the user's word: on the
+/// quotes directory learned from an author page at θ 0.5, the lists of quotes (`/page/N/`,
+/// which page on) pass θ with the authors; the review lists them and none of the 50 authors,
+/// and `relearn --unlike-listings` gives them a paginated level of their own, every author kept.
+#[test]
+fn quote_lists_taken_as_authors_are_flagged_and_left_out_on_the_users_word() {
+    let server = Server::start(0, static_dir(real_site("quotes-toscrape"))).expect("serve");
+    let base = server.url();
+    let dir = tempdir("quotes-listings");
+    let file = |name: &str| dir.join(name).to_str().expect("utf-8").to_string();
+    let (pattern, map, review) = (file("p.json"), file("map.json"), file("review.txt"));
+    let (entry, example) = (
+        format!("{base}/"),
+        format!("{base}/author/Albert-Einstein/"),
+    );
+    let fast = [
+        "--delay-ms",
+        "0",
+        "--concurrency",
+        "8",
+        "--quiet",
+        "--no-fields",
+    ];
+    let mut args = vec![
+        "learn",
+        "--entry",
+        &entry,
+        "--example",
+        &example,
+        "-o",
+        &pattern,
+    ];
+    args.extend([
+        "--map",
+        &map,
+        "--threshold",
+        "0.5",
+        "--review-file",
+        &review,
+    ]);
+    args.extend_from_slice(&fast);
+    exemplar(&args);
+    let targets = |p: &str| -> BTreeSet<String> {
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p).expect("pattern")).expect("JSON");
+        json["knownTargets"]
+            .as_array()
+            .expect("knownTargets")
+            .iter()
+            .map(|u| path_of(u.as_str().unwrap_or_default()))
+            .collect()
+    };
+    let before = targets(&pattern);
+    let lists: BTreeSet<String> = (2..=10).map(|n| format!("/page/{n}/")).collect();
+    assert!(before.is_superset(&lists), "{before:?}");
+    let text = std::fs::read_to_string(&review).expect("review file");
+    let flagged: BTreeSet<String> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("targets that look like listing pages"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| path_of(l.split_whitespace().nth(1).unwrap_or_default()))
+        .collect();
+    assert!(flagged.is_superset(&lists), "{text}");
+    assert!(
+        flagged
+            .iter()
+            .all(|p| p.starts_with("/page/") || p.starts_with("/tag/")),
+        "{flagged:?}"
+    );
+    let authors = |t: &BTreeSet<String>| t.iter().filter(|p| p.starts_with("/author/")).count();
+    assert_eq!(authors(&before), 50);
+
+    let left = file("left.json");
+    exemplar(&[
+        "relearn",
+        &pattern,
+        "--map",
+        &map,
+        "--unlike-listings",
+        "-o",
+        &left,
+    ]);
+    let after = targets(&left);
+    assert!(after.is_disjoint(&flagged), "{after:?}");
+    assert_eq!(authors(&after), 50);
+    assert_eq!(after.len(), before.len() - flagged.len());
 }

@@ -4,7 +4,7 @@
 //! ([`crate::mapper`]) writes it; learning ([`crate::pattern`]), the review
 //! ([`crate::review`]) and the drivers read it. It fetches and decides nothing.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -210,6 +210,16 @@ pub struct SiteMap {
     /// either, whatever it scores ([`SiteMap::continues_listing`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub continued: BTreeMap<u32, u32>,
+    /// Fetched pages the page-kind model calls listing pages ([`crate::review::listing`]):
+    /// a target among them is flagged for the review, as a quotes site's `/page/N/` taken
+    /// beside its authors.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub listings: BTreeSet<u32>,
+    /// Fetched pages with a link that pages on the listing they are ([`crate::continuation`]:
+    /// "Next" or a page number to a URL that differs by numbers), targets included: with
+    /// [`SiteMap::continued`]'s pages, the listings the review flags by their structure.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub paged: BTreeSet<u32>,
 }
 
 /// A map's breadth-first tree ([`SiteMap::breadth_first`]), indexed by node id.
@@ -259,6 +269,9 @@ impl SiteMap {
         }
         for &l in &self.sitemap_links {
             node(l, &|| "a page a sitemap lists".into())?;
+        }
+        for &l in self.listings.iter().chain(&self.paged) {
+            node(l, &|| "a listing page".into())?;
         }
         for (&q, &from) in &self.continued {
             node(q, &|| "a page continuing a listing".into())?;

@@ -70,6 +70,8 @@ struct MapTarget<'a> {
     url: &'a str,
     title: &'a str,
     similarity: Option<f32>,
+    /// It looks like a listing page ([`crate::listing::targets`]).
+    listing: bool,
 }
 
 /// What `learnPattern` returns.
@@ -96,6 +98,9 @@ struct Learned<'a> {
     threshold_cut: Option<pattern::LoweredThreshold>,
     /// The targets most worth checking ([`pattern::doubtful_targets`]), for the user to judge.
     doubtful_targets: Vec<pattern::Doubtful>,
+    /// The targets that look like listing pages ([`crate::listing::targets`]), by
+    /// URL: the panel offers to leave them out.
+    listing_targets: Vec<&'a str>,
     /// The targets by heading template ([`crate::heading::kinds`]), for a verdict on a kind.
     heading_kinds: Vec<crate::heading::HeadingKind>,
     /// The pages below θ by heading template ([`crate::heading::kinds_below`]), for a verdict
@@ -476,17 +481,30 @@ impl Job {
                     None => error(e),
                 },
             )?;
+        let like: std::collections::HashSet<&str> = pattern
+            .corrections
+            .like
+            .iter()
+            .map(String::as_str)
+            .collect();
+        let listings: std::collections::BTreeSet<u32> =
+            crate::listing::targets(&map, &like).into_iter().collect();
         // The entry page when the pattern collects it: the map keeps it a listing.
         let targets = map
             .nodes
             .iter()
             .enumerate()
             .filter(|&(i, n)| n.state == NodeState::Target || (i == 0 && pattern.entry_target))
-            .map(|(_, n)| MapTarget {
+            .map(|(i, n)| MapTarget {
                 url: &n.url,
                 title: &n.title,
                 similarity: n.similarity,
+                listing: listings.contains(&(i as u32)),
             })
+            .collect();
+        let listing_targets = listings
+            .iter()
+            .map(|&i| map.nodes[i as usize].url.as_str())
             .collect();
         let similarities = map
             .nodes
@@ -512,6 +530,7 @@ impl Job {
                 pattern.entry_target,
                 pattern::DOUBTFUL_SHOWN,
             ),
+            listing_targets,
             heading_kinds: crate::heading::kinds(
                 &map,
                 &pattern.unlike_by_heading,

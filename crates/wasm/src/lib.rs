@@ -43,7 +43,7 @@ pub mod playground;
 // The crates below, by their short module names.
 use crate::dom::{Page, ParseOptions};
 use exemplar_classify as classify;
-use exemplar_core::review::{directory, heading, language};
+use exemplar_core::review::{directory, heading, language, listing};
 use exemplar_core::{crawler, fetch, mapper, pattern};
 use exemplar_export as export;
 use exemplar_html as dom;

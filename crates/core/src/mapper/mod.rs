@@ -24,9 +24,10 @@
 //! requests were issued, one each time everything that can be asked was ([`InOrder`]), so one
 //! site gives one map whatever the network's timing, even when the page budget cuts the site
 //! short.
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 mod forms;
+mod listing;
 pub mod shapes;
 pub use forms::{FORM_LIMIT_REACHED, FormsConfig, form_key, self_shape};
 
@@ -478,10 +479,6 @@ impl Mapper {
                 threshold: config.similarity.threshold,
                 place_weight: config.similarity.place_weight,
                 target_links: config.expand_targets,
-                scripted: BTreeMap::new(),
-                sitemaps: Vec::new(),
-                sitemap_links: Vec::new(),
-                continued: BTreeMap::new(),
                 nodes: vec![Node {
                     url: entry_c,
                     parent: None,
@@ -495,7 +492,7 @@ impl Mapper {
                     links: Vec::new(),
                     form: None,
                 }],
-                forms: Vec::new(),
+                ..SiteMap::default()
             },
             config,
             example,
@@ -1086,6 +1083,7 @@ impl Mapper {
             .into_iter()
             .filter_map(|i| links.get(i).cloned().flatten())
             .collect();
+        listing::record(&mut self.state.map, node, &page, !continuing.is_empty());
         // A form's step (its answer asks for another choice) is no result, whatever it scores.
         let step = self.chain_step(node, &page);
         let similar = similar

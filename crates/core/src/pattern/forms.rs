@@ -752,6 +752,8 @@ mod tests {
                 sitemaps: vec![],
                 sitemap_links: vec![],
                 continued: Default::default(),
+                listings: Default::default(),
+                paged: Default::default(),
             }
         };
         let target_regexes = |map: &SiteMap| {

@@ -84,6 +84,8 @@ fn an_entry_without_links_is_named_as_the_reason() {
         sitemaps: vec![],
         sitemap_links: vec![],
         continued: Default::default(),
+        listings: Default::default(),
+        paged: Default::default(),
     };
     let scope = Scope::for_url("http://h/", false).expect("scope");
     let err = |map: &SiteMap| {

@@ -122,11 +122,23 @@ pub struct DirectoryKind {
 }
 
 /// The targets grouped by directory, for a verdict on a whole directory: listed when targets
-/// lie in two or more directories of two or more targets each (counting those `left_out` by a directory verdict,
-/// canonical URLs) or a directory is judged unlike (`unlike`), the most targets first; at most
-/// [`DIRECTORIES_SHOWN`] besides those judged unlike.
+/// lie in two or more directories of two or more targets each (counting those `left_out` by a
+/// directory verdict, canonical URLs) or a directory is judged unlike (`unlike`), the most
+/// targets first; at most [`DIRECTORIES_SHOWN`] besides those judged unlike ([`all_kinds`]
+/// lists them all).
 pub fn kinds(map: &SiteMap, left_out: &[String], unlike: &[String]) -> Vec<DirectoryKind> {
     let mut shown = 0;
+    all_kinds(map, left_out, unlike)
+        .into_iter()
+        .filter(|g| {
+            shown += usize::from(!g.unlike);
+            g.unlike || shown <= DIRECTORIES_SHOWN
+        })
+        .collect()
+}
+
+/// [`kinds`], every directory: for a review written to a file, where length costs no reader.
+pub fn all_kinds(map: &SiteMap, left_out: &[String], unlike: &[String]) -> Vec<DirectoryKind> {
     // A directory of one target groups nothing (a shop's `/product/7/` is its own directory
     // when the URL is taken literally); it is listed only when judged unlike, or as the
     // example's beside other groups.
@@ -137,10 +149,6 @@ pub fn kinds(map: &SiteMap, left_out: &[String], unlike: &[String]) -> Vec<Direc
     }
     groups
         .into_iter()
-        .filter(|g| {
-            shown += usize::from(!g.unlike);
-            g.unlike || shown <= DIRECTORIES_SHOWN
-        })
         .map(|g| DirectoryKind {
             directory: g.key,
             targets: g.targets,
@@ -312,6 +320,12 @@ mod tests {
         assert_eq!(k.len(), DIRECTORIES_SHOWN + 1);
         assert!(k.iter().any(|k| k.directory == unlike[0] && k.unlike));
         assert_eq!(kinds(&m, &[], &[]).len(), DIRECTORIES_SHOWN);
+        // All of them for a review written to a file: the original directories and the 35.
+        let all = all_kinds(&m, &[], &[]);
+        assert_eq!(
+            all.len(),
+            kinds(&map(), &[], &[]).len() + DIRECTORIES_SHOWN + 5
+        );
     }
 
     #[test]
