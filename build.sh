@@ -311,10 +311,13 @@ check_wasm_exports() {
   # signatures) 15 KB, the patterns' data fields (core::fields, read and written with the
   # pattern) 50 KB, learning, editing and reading them in the extension (induction, the user's
   # edits, a page's element tree) 156 KB, the kinds named after values (Doxygen's "Class
-  # Reference") 24 KB, and the review's listing signs (the mapper classifying every page)
-  # 10 KB. The budget leaves about 5 KB: a change that needs more says why here.
+  # Reference") 24 KB, the review's listing signs (the mapper classifying every page) 10 KB, and
+  # the rules for duplicate URLs 83 KB (their mining in learning 20 KB, measured by building
+  # without it; their probation in the crawl, probes and held links, 25 KB; their rewriting and
+  # their reading and writing in the pattern the rest). The budget leaves about 5 KB: a change
+  # that needs more says why here.
   if [[ -x node_modules/.bin/wasm-opt ]]; then
-    ((size < 4075000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 4,075,000"
+    ((size < 4158000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 4,158,000"
   fi
   echo "    extension/pkg: no benchmark or playground export, $size bytes"
 }

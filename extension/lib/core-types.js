@@ -55,6 +55,9 @@
  * @property {number} [sitemapRequests] sitemap requests answered (not in `fetched`)
  * @property {number} [sitemapLinks] URLs followed from them
  * @property {number} [retried] requests asked again (429, 503)
+ * @property {number} [duplicatesAvoided] links not fetched: the pattern's rules for duplicate URLs
+ *   rewrite them into a URL already met
+ * @property {number} [duplicateRulesRefuted] rules for duplicate URLs a probe refuted (not applied)
  */
 
 /**
@@ -176,6 +179,14 @@
  */
 
 /**
+ * A rule for duplicate URLs (the core's `dust::DustRule`): a parameter that changes nothing, a
+ * suffix or a path prefix a copy has, with the pairs of the map that bore it out.
+ * @typedef {{kind: 'dropParam', name: string, value?: string, support: number, samples?: string[][]}
+ *   | {kind: 'dropSuffix', suffix: string, support: number, samples?: string[][]}
+ *   | {kind: 'prefix', from: string, to: string, support: number, samples?: string[][]}} DustRule
+ */
+
+/**
  * A navigation pattern (schemas/ has the whole schema; these are the fields the extension reads).
  * @typedef {object} Pattern
  * @property {string} site
@@ -187,6 +198,7 @@
  * @property {{threshold?: number}} [similarity]
  * @property {{delayMs?: number}} [politeness]
  * @property {Corrections} [corrections]
+ * @property {DustRule[]} [dustRules] rewrites of duplicate URLs (the core's `dust`)
  * @property {string[]} [byHeading]
  * @property {string[]} [unlikeByHeading]
  * @property {string[]} [unlikeByLanguage]

@@ -100,6 +100,12 @@ export function renderJob(job) {
   // Requests the site said to ask again later (429, 503), and the last such answer.
   $('retried-box').hidden = !p.retried;
   $('n-retried').textContent = String(p.retried ?? 0);
+  // Links the pattern's rules for duplicate URLs named as a page already met: not fetched.
+  // A rule the site refuted (a copy it named was another page) is said beside the count.
+  const refuted = p.duplicateRulesRefuted ?? 0;
+  $('copies-box').hidden = !p.duplicatesAvoided && !refuted;
+  $('n-copies').textContent = String(p.duplicatesAvoided ?? 0) +
+    (refuted ? ` (${refuted} rule${refuted === 1 ? '' : 's'} refuted by the site, not applied)` : '');
   const retry = job.lastRetry;
   $('job-retry').hidden = !retry;
   $('job-retry').textContent = retry

@@ -22,6 +22,18 @@ import { act, crawlResultOf, learnedOf, selectedCrawler, state } from './state.j
 /** @typedef {import('../lib/protocol.js').CrawlerSummary} CrawlerSummary */
 /** @typedef {import('../lib/protocol.js').QueryPolicy} QueryPolicy */
 
+/**
+ * A rule for duplicate URLs in words, with its evidence (the core's `dust::Rewrite::describe`).
+ * @param {import('../lib/core-types.js').DustRule} r
+ */
+function dustWords(r) {
+  const what = r.kind === 'dropParam'
+    ? (r.value === undefined ? `a URL with the parameter ${r.name}` : `a URL with ${r.name}=${r.value}`)
+    : r.kind === 'dropSuffix' ? `a URL ending in ${r.suffix}` : `a URL starting with ${r.from}`;
+  const instead = r.kind === 'dropParam' ? 'the URL without it' : r.kind === 'dropSuffix' ? 'the URL without it' : `the URL starting with ${r.to}`;
+  return `${what} when ${instead} was met (${r.support} such copies seen while learning)`;
+}
+
 export function renderResult() {
   const crawler = selectedCrawler();
   $('result').hidden = !crawler;
@@ -42,6 +54,10 @@ export function renderResult() {
   const levels = pattern?.levels ?? [];
   // One card per level: what it is, its regexes, sample paths (narrow side panels: no table).
   $('pattern-flow').textContent = levels.length ? flowOf(levels) : '';
+  const dust = pattern?.dustRules ?? [];
+  $('dust-rules').hidden = dust.length === 0;
+  $('dust-rules').textContent = dust.length === 0 ? '' :
+    `Duplicate URLs: the crawl does not fetch ${dust.map(dustWords).join('; ')}.`;
   $('levels').replaceChildren(...levels.map((l, i) => (l.form ? formCard(l.form, i) : levelCard(l, i, i === levels.length - 1, pattern))));
 
   renderRunForms(crawler, levels.flatMap((l) => (l.form ? [l.form] : [])));

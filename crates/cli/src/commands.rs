@@ -1105,6 +1105,23 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
         p.skipped,
         p.rejected
     );
+    if p.duplicate_rules_refuted > 0 {
+        eprintln!(
+            "{} for duplicate URLs refuted by the site (a copy it named was another page): not applied in this crawl",
+            count(p.duplicate_rules_refuted, "rule")
+        );
+    }
+    if p.duplicates_avoided > 0 {
+        eprintln!(
+            "{} {} not fetched: the pattern's rules for duplicate URLs name a page already met under another URL",
+            p.duplicates_avoided,
+            if p.duplicates_avoided == 1 {
+                "copy"
+            } else {
+                "copies"
+            }
+        );
+    }
     if p.by_heading > 0 {
         eprintln!(
             "verification took {} just below θ for {} heading (it follows the targets' heading template)",

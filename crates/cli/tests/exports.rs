@@ -259,6 +259,20 @@ del ok["unlikeByDirectory"]
 for wrong in ({"like": "http://a.test/x"}, {"likes": []}):
     ok["corrections"] = wrong
     assert list(v.iter_errors(ok)), wrong
+del ok["corrections"]
+# Rules for duplicate URLs: each kind, and what a rule must not be.
+ok["dustRules"] = [
+    {"kind": "dropParam", "name": "replytocom", "support": 4, "samples": [["http://a.test/p/?replytocom=1", "http://a.test/p/"]]},
+    {"kind": "dropParam", "name": "page", "value": "1", "support": 3},
+    {"kind": "dropSuffix", "suffix": "page/1/", "support": 5, "samples": []},
+    {"kind": "prefix", "from": "/EN/", "to": "/en/", "support": 3},
+]
+v.validate(ok)
+for wrong in ({"kind": "dropSuffix", "suffix": "", "support": 3}, {"kind": "prefix", "from": "EN/", "to": "/en/", "support": 3},
+              {"kind": "dropParam", "support": 3}, {"kind": "replace", "from": "a", "to": "b", "support": 3},
+              {"kind": "dropSuffix", "suffix": "x", "support": 3, "samples": [["only one"]]}):
+    ok["dustRules"] = [wrong]
+    assert list(v.iter_errors(ok)), wrong
 print("ok")
 "##;
     let schema = exemplar_testkit::root().join("schemas/pattern-2.schema.json");
@@ -1167,6 +1181,7 @@ fn the_scrapy_spider_reads_scripts_as_exemplar_does() {
         script_links: true,
         render: false,
         fields: Vec::new(),
+        dust_rules: Vec::new(),
         entry_target: false,
         unlike_directories: vec![],
         unlike_targets: vec![],

@@ -12,7 +12,7 @@
 //! - [`review`]: the groupings a user reviews targets by (heading, language, directory).
 //! - [`detect`]: finding a site's item pages in a few fetches ("Find the item pages").
 //! - [`sitemap`], [`script_links`]: pages no `<a href>` reaches.
-//! - [`signature`]: when two URLs are one page.
+//! - [`signature`]: when two URLs are one page; [`dust`]: rules that say so before fetching.
 //! - [`continuation`]: a listing's "Next" and numbered links, to its further pages.
 //! - [`drawn`]: pages drawn by scripts, and which pages of a run are worth rendering.
 //! - [`fields`]: the data of the target pages: fields induced from a sample, read from any.
@@ -26,6 +26,7 @@ pub mod continuation;
 pub mod crawler;
 pub mod detect;
 pub mod drawn;
+pub mod dust;
 pub mod fetch;
 pub mod fields;
 pub mod forms;

@@ -83,6 +83,8 @@ SITEMAP_MAX_BYTES = CONFIG["sitemapMaxBytes"]
 # script_links: Doxygen's menu and tree view build their navigation in script). Scripts are
 # read, never run: a quoted string is taken when it is shaped like a page's URL.
 SCRIPT_LINKS = CONFIG["scriptLinks"]
+# Rewrites of duplicate URLs (a listing's page/1/, a parameter that changes nothing), in order.
+DUST_RULES = CONFIG.get("dustRules", [])
 # The entry page is like the example: an item too, and where navigation starts.
 ENTRY_TARGET = CONFIG["entryTarget"]
 # The level (index into LEVELS) whose pages are followed from targets, or None.
@@ -381,7 +383,30 @@ def canonical(url):
     )
     query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
              if not dropped(k)]
-    return urlunsplit((parts.scheme, parts.netloc, path, urlencode(query), ""))
+    return dust(urlunsplit((parts.scheme, parts.netloc, path, urlencode(query), "")))
+
+
+def dust(url):
+    """The URL rewritten by the pattern's rules for duplicate URLs, each tried once in order, as
+    Exemplar's `dust::apply` does: a copy becomes the URL of the page it copies, which Scrapy's
+    duplicate filter then drops when it was already requested."""
+    for rule in DUST_RULES:
+        scheme, netloc, path, query, _ = urlsplit(url)
+        kind = rule["kind"]
+        if kind == "dropParam":
+            pairs = parse_qsl(query, keep_blank_values=True)
+            kept = [(k, v) for k, v in pairs
+                    if not (k == rule["name"] and rule.get("value") in (None, v))]
+            if len(kept) != len(pairs):
+                url = urlunsplit((scheme, netloc, path, urlencode(kept), ""))
+        elif kind == "dropSuffix":
+            suffix = rule["suffix"]
+            left = path[:len(path) - len(suffix)] if path.endswith(suffix) else ""
+            if left and (left.endswith("/") or suffix.startswith(("/", "."))):
+                url = urlunsplit((scheme, netloc, left, query, ""))
+        elif kind == "prefix" and path.startswith(rule["from"]):
+            url = urlunsplit((scheme, netloc, rule["to"] + path[len(rule["from"]):], query, ""))
+    return url
 
 
 def common_locations(entry):

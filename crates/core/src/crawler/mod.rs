@@ -9,7 +9,7 @@
 //! with RTDM against the example. At the end, [`Crawler::coverage`] compares the targets with
 //! those the pattern was learned from. Form levels are entered by issuing queries (see
 //! `crawler/forms.rs`).
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +26,10 @@ use crate::script_links::{self, Include, ScriptTable};
 use crate::signature::{body_signature, canonical_links, canonical_signature, page_signatures};
 use crate::similarity::Example;
 
+mod dust;
 mod forms;
+pub use dust::{DUST_PROBES, DustRun};
+use dust::{DustProbe, DustWaiting};
 pub use forms::CrawlForms;
 
 /// Settings of a crawl beyond the pattern.
@@ -259,6 +262,14 @@ pub struct Progress {
     /// Requests asked again because the site said to wait (429, 503: [`crate::fetch::Retry`]).
     #[serde(default)]
     pub retried: usize,
+    /// Links not fetched because the pattern's DUST rules ([`crate::dust`]) rewrite them into a
+    /// URL already met: fetches of copies avoided.
+    #[serde(default)]
+    pub duplicates_avoided: usize,
+    /// Rules for duplicate URLs a probe refuted: the site answered another page than the rule
+    /// named, so the rule is not applied in this crawl.
+    #[serde(default)]
+    pub duplicate_rules_refuted: usize,
 }
 
 impl Progress {
@@ -387,6 +398,16 @@ pub struct Snapshot {
     /// there is no error.
     #[serde(default)]
     sitemap_guessed: BTreeSet<String>,
+    /// The pattern's rules for duplicate URLs on probation, one a rule ([`DustRun`]).
+    #[serde(default)]
+    dust: Vec<DustRun>,
+    /// Probes in flight: a copy's URL fetched as it is, and what the rules said it is.
+    #[serde(default)]
+    dust_probes: BTreeMap<String, DustProbe>,
+    /// Links a rule on probation names as a copy of a page met, held until its probes answer:
+    /// confirmed, they are not fetched; refuted, they are.
+    #[serde(default)]
+    dust_waiting: Vec<DustWaiting>,
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -396,6 +417,24 @@ impl Snapshot {
     /// disk is input).
     fn check(&self) -> Result<(), String> {
         let levels = self.pattern.levels.len();
+        let rules = self.pattern.dust_rules.len();
+        if self.dust.len() > rules {
+            return Err(format!(
+                "{} rules for duplicate URLs on probation, but the pattern has {rules}",
+                self.dust.len()
+            ));
+        }
+        if let Some(i) = self
+            .dust_probes
+            .values()
+            .flat_map(|p| &p.rules)
+            .chain(self.dust_waiting.iter().flat_map(|w| &w.rules))
+            .find(|&&i| i >= rules)
+        {
+            return Err(format!(
+                "a probe names rule {i} for duplicate URLs, but the pattern has {rules}"
+            ));
+        }
         for run in &self.runs {
             run.check(levels)?;
         }
@@ -504,6 +543,9 @@ impl Crawler {
             sitemap_urls: BTreeSet::new(),
             sitemap_hosts: BTreeSet::new(),
             sitemap_guessed: BTreeSet::new(),
+            dust: Vec::new(),
+            dust_probes: BTreeMap::new(),
+            dust_waiting: Vec::new(),
         })
     }
 
@@ -525,6 +567,9 @@ impl Crawler {
         state
             .check()
             .map_err(|e| CrawlError(format!("inconsistent snapshot: {e}")))?;
+        let mut state = state;
+        let rules = state.pattern.dust_rules.len();
+        state.dust.resize(rules, DustRun::default());
         let scope = state.pattern.scope.compile().map_err(CrawlError)?;
         let parse = ParseOptions {
             max_bytes: state.config.max_bytes,
@@ -745,6 +790,10 @@ impl Crawler {
                     }
                 }
                 Next::Empty => {
+                    // Links held for rules whose probes will not come: followed now.
+                    if self.state.stopped.is_none() && self.release_held(true) {
+                        continue;
+                    }
                     if self.state.stopped.is_none() {
                         self.state.stopped = Some(StopReason::Exhausted);
                     }
@@ -816,7 +865,12 @@ impl Crawler {
         self.state.progress.fetched += 1;
         let query = q.item.query;
         let result_page = query.is_some() && !q.item.doc;
+        let probe = self.state.dust_probes.remove(&q.url);
+        let probed: Option<String> = probe.as_ref().map(|_| q.url.to_string());
         let doc = self.take(q.url, q.item, result, now_ms);
+        if let (Some(url), Some(probe)) = (probed, probe) {
+            self.probe_answered(&url, probe);
+        }
         if let Some(r) = query {
             self.query_answered(r, doc, result_page);
         }
@@ -854,7 +908,8 @@ impl Crawler {
         }
         if final_c != url {
             if self.state.frontier.is_seen(&final_c) {
-                return self.skip(url, format!("redirect to a page already seen: {final_c}"));
+                let why = format!("redirect to a page already seen: {final_c}");
+                return self.alias_of(url, final_c, why);
             }
             self.state.frontier.mark_seen(&final_c);
         }
@@ -1157,6 +1212,9 @@ impl Crawler {
         // Only a query's result pages pass it on: what they link is what the query returned.
         let query = if item.doc { None } else { item.query };
         for url in links.into_iter().flatten() {
+            let Some(url) = self.rewritten(url, item) else {
+                continue;
+            };
             if self.state.frontier.is_seen(&url) || !self.scope.contains(&url) {
                 continue;
             }

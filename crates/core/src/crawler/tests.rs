@@ -1204,3 +1204,94 @@ fn verification_honours_the_users_verdicts() {
 
 #[path = "tests_sitemaps.rs"]
 mod sitemaps;
+
+/// A rule for duplicate URLs whose rewrite the pattern would not follow as it follows the link
+/// (here a target rewritten out of the target level) is not taken: no page is lost to it. A
+/// rule that rewrites a link into a URL already met avoids that fetch once probes have
+/// confirmed it, and one the site refutes is not applied.
+#[test]
+fn rules_for_duplicate_urls_avoid_copies_and_lose_no_page() {
+    use crate::dust::{DustRule, Rewrite};
+    let rule = |rewrite: Rewrite| DustRule {
+        rewrite,
+        support: 3,
+        samples: Vec::new(),
+    };
+    let mut p = learn(12);
+    p.dust_rules = vec![rule(Rewrite::Prefix {
+        from: "/item/".into(),
+        to: "/thing/".into(),
+    })];
+    let c = Crawler::new(p.clone(), CrawlConfig::default(), None).expect("crawler");
+    let (targets, c) = run(c, 12, None);
+    assert_eq!(targets.len(), 12, "{targets:?}");
+    assert_eq!(c.progress().duplicates_avoided, 0);
+
+    // Every list page also links its first item as `/item/N/` (a copy the site serves alike):
+    // the pattern's target level follows both; the rule sends the copy to the URL met.
+    let with_copies = |url: &str| match url.strip_suffix('/') {
+        Some(item) if item.contains("/item/") => site(item, 12),
+        _ => match site(url, 12) {
+            FetchResult::Response(mut r) if url.contains("/list?p=") => {
+                let first = url
+                    .rsplit('=')
+                    .next()
+                    .and_then(|p| p.parse::<usize>().ok())
+                    .unwrap_or(1);
+                let copy = format!("<a href='/item/{}/'>again</a></body>", (first - 1) * 5 + 1);
+                r.body = String::from_utf8_lossy(&r.body)
+                    .replace("</body>", &copy)
+                    .into_bytes();
+                FetchResult::Response(r)
+            }
+            other => other,
+        },
+    };
+    // The target level written to take both forms, as a person might: without the rule the
+    // copies are fetched (and known as copies by their bytes), with it they are not.
+    let last = p.levels.len() - 1;
+    p.levels[last].regexes = vec![r"^http://mem\.test/item/[0-9]+/?$".into()];
+    p.dust_rules = Vec::new();
+    let c = Crawler::new(p.clone(), CrawlConfig::default(), None).expect("crawler");
+    let (plain, c) = run_on(c, &with_copies, None);
+    let fetched = c.progress().fetched;
+    p.dust_rules = vec![rule(Rewrite::DropSuffix { suffix: "/".into() })];
+    let c = Crawler::new(p.clone(), CrawlConfig::default(), None).expect("crawler");
+    let (targets, c) = run_on(c, &with_copies, None);
+    assert_eq!(targets.len(), 12, "{targets:?}");
+    assert_eq!(targets, plain);
+    assert!(targets.iter().all(|t| !t.ends_with('/')), "{targets:?}");
+    // One copy a list page, three list pages: the first two fetched as probes (each found the
+    // item it names), the third not fetched.
+    assert_eq!(c.state.dust[0].confirmed, DUST_PROBES);
+    assert_eq!(c.progress().duplicates_avoided, 3 - DUST_PROBES as usize);
+    assert_eq!(c.progress().fetched, fetched - 1);
+
+    // The site changed since learning: `/item/N/` is now the item's comments, another page. The
+    // probes find it so, the rule is refuted, nothing is skipped and the pages are collected.
+    let changed = |url: &str| match url.strip_suffix('/') {
+        Some(item) if item.contains("/item/") => {
+            // Each its own words: no page signature makes one a copy of another.
+            let n: usize = item
+                .rsplit('/')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            let words = ["first", "second", "third", "fourth", "fifth"]
+                .iter()
+                .cycle();
+            let said: Vec<&str> = words.skip(n).take(3 + n % 4).copied().collect();
+            html(format!(
+                "<html><head><title>Comments on {item}</title></head><body><nav><a href='/'>home</a>\
+                 </nav><div class=comments><h2>Comments</h2><p>{}</p></div></body></html>",
+                said.join(" reader comment ")
+            ))
+        }
+        _ => with_copies(url),
+    };
+    let c = Crawler::new(p, CrawlConfig::default(), None).expect("crawler");
+    let (targets, c) = run_on(c, &changed, None);
+    assert_eq!(c.progress().duplicate_rules_refuted, 1);
+    assert_eq!(c.progress().duplicates_avoided, 0);
+    assert_eq!(targets.len(), 12 + 3, "{targets:?}");
+}

@@ -227,6 +227,11 @@ pub struct Pattern {
     /// page. Set by the driver that learned the pattern, from a sample of its targets.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<crate::fields::Field>,
+    /// Rewrites of URLs that give a page already met under another URL ([`crate::dust`]),
+    /// learned from the map's copies: a crawl applies them before it fetches. An older build
+    /// ignores them and fetches the copies, losing nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dust_rules: Vec<crate::dust::DustRule>,
 }
 
 /// A user's verdicts on pages of the map, over the similarity threshold: canonical URLs.
@@ -582,6 +587,9 @@ impl Pattern {
         if self.levels.is_empty() {
             return Err(PatternError("pattern has no levels".into()));
         }
+        if let Some(p) = self.dust_rules.iter().find_map(|r| r.rewrite.problem()) {
+            return Err(PatternError(format!("dustRules: {p}")));
+        }
         let rule = self.heading_rule.as_ref();
         let templates = self
             .corrections
@@ -867,8 +875,34 @@ impl Pattern {
             st.targets_reached,
             count(st.estimated_fetches, "page")
         );
+        for r in &self.dust_rules {
+            let example = r.samples.first().map_or(String::new(), |[from, to]| {
+                format!(", e.g. {} → {}", path_of(from), path_of(to))
+            });
+            let _ = writeln!(
+                s,
+                "  duplicate URLs: {} ({} of the map's copies{example})",
+                r.rewrite.describe(),
+                r.support
+            );
+        }
         s
     }
+}
+
+/// A URL's path and query (the URL itself when it does not parse): what tells a site's pages
+/// apart where the host is the same.
+fn path_of(url: &str) -> String {
+    url::Url::parse(url).map_or_else(
+        |_| url.to_string(),
+        |u| {
+            format!(
+                "{}{}",
+                u.path(),
+                u.query().map_or(String::new(), |q| format!("?{q}"))
+            )
+        },
+    )
 }
 
 pub use crate::words::count;
@@ -1417,6 +1451,7 @@ pub fn learn(
         script_links: false,
         render: false,
         fields: Vec::new(),
+        dust_rules: crate::dust::mine(map),
         stats: LearnStats {
             pages_fetched: map
                 .nodes

@@ -575,6 +575,7 @@ fn step_order_target_next_pagination() {
         script_links: false,
         render: false,
         fields: Vec::new(),
+        dust_rules: Vec::new(),
     };
     let c = p.compile().expect("compile");
     assert_eq!(c.step(0, "http://h/item/3"), Some(Step::Target), "shortcut");
