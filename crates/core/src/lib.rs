@@ -13,6 +13,7 @@
 //! - [`detect`]: finding a site's item pages in a few fetches ("Find the item pages").
 //! - [`sitemap`], [`script_links`]: pages no `<a href>` reaches.
 //! - [`signature`]: when two URLs are one page; [`dust`]: rules that say so before fetching.
+//! - [`replica`]: when two hosts are one site (site replicas), passively and by a few probes.
 //! - [`continuation`]: a listing's "Next" and numbered links, to its further pages.
 //! - [`drawn`]: pages drawn by scripts, and which pages of a run are worth rendering.
 //! - [`fields`]: the data of the target pages: fields induced from a sample, read from any.
@@ -33,6 +34,7 @@ pub mod forms;
 pub mod map;
 pub mod mapper;
 pub mod pattern;
+pub mod replica;
 pub mod review;
 pub mod script_links;
 pub mod signature;
