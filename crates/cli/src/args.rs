@@ -397,6 +397,35 @@ pub fn command(usage: &'static str) -> Command {
                 .args(politeness()),
         )
         .subcommand(
+            Command::new("replicas")
+                .about("which of these hosts are one site (replicas: www and bare, mirrors)")
+                .arg(positionals(
+                    "HOST|URL",
+                    1,
+                    usize::MAX,
+                    "hosts (docs.example.org, 127.0.0.1:8001) or start pages (a mirror's prefix)",
+                ))
+                .arg(switch_arg(
+                    "active",
+                    "ask each candidate pair's pages on the other host (a few probes a pair)",
+                ))
+                .arg(switch_arg("json", "one JSON object a line, one per pair, best first"))
+                .arg(value("probes", "N", "probes a pair at most with --active (default 6)"))
+                .arg(value(
+                    "sample",
+                    "N",
+                    "pages a host is sampled to when fewer were seen (default 30)",
+                ))
+                .arg(value(
+                    "seen",
+                    "FILE",
+                    "hosts' pages seen before (JSON Lines, as --save-seen writes)",
+                ))
+                .arg(value("save-seen", "FILE", "write the hosts' pages seen to FILE"))
+                .arg(cookies())
+                .args(politeness()),
+        )
+        .subcommand(
             Command::new("similarity")
                 .about("the structural similarity of two pages")
                 .arg(positionals("A B", 2, 2, "two pages: files or http(s) URLs"))

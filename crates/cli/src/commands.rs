@@ -18,7 +18,10 @@ use super::resume::{self, CrawlState, ExportPaths, Exports, LearnState};
 use super::since::Since;
 use super::{USAGE, flag, flags, positional, switch};
 
-fn parse<T: std::str::FromStr>(args: &[String], name: &str) -> Result<Option<T>, String> {
+pub(crate) fn parse<T: std::str::FromStr>(
+    args: &[String],
+    name: &str,
+) -> Result<Option<T>, String> {
     flag(args, name)
         .map(|v| {
             v.parse()
@@ -27,7 +30,7 @@ fn parse<T: std::str::FromStr>(args: &[String], name: &str) -> Result<Option<T>,
         .transpose()
 }
 
-fn politeness(args: &[String], base: Politeness) -> Result<Politeness, String> {
+pub(crate) fn politeness(args: &[String], base: Politeness) -> Result<Politeness, String> {
     let mut p = base;
     if let Some(d) = parse(args, "--delay-ms")? {
         p.delay_ms = d;
@@ -58,7 +61,7 @@ fn max_bytes(args: &[String]) -> Result<Option<usize>, String> {
 
 /// The HTTP client's settings: `--cookies FILE` read (a clear error for a file that cannot be
 /// read or is not in the Netscape format; its values are never printed).
-fn client_config(args: &[String]) -> Result<ClientConfig, String> {
+pub(crate) fn client_config(args: &[String]) -> Result<ClientConfig, String> {
     let Some(path) = flag(args, "--cookies") else {
         return Ok(ClientConfig::default());
     };

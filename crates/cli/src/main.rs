@@ -1,6 +1,7 @@
 //! `exemplar`: the native command-line driver of the core.
 //!
 //! Subcommands: `learn`, `relearn`, `crawl`, `serve`, `export-scrapy`, `classify`, `detect`,
+//! `replicas`,
 //! `similarity`, `demo`. Pages are files or http(s) URLs. Exit codes: 0 success, 1 failure, 2 usage error (an
 //! unknown command or flag, a missing value). The evaluations are another binary's
 //! (`exemplar-eval`, the lab crate `eval/`).
@@ -89,6 +90,7 @@ fn run() -> ExitCode {
         "serve" => commands::serve(rest),
         "classify" => classify(rest),
         "detect" => commands::detect(rest),
+        "replicas" => replicas::replicas(rest),
         "similarity" => similarity(rest),
         "demo" => demo(rest),
         "outline" => outline(rest),
@@ -111,6 +113,7 @@ fn run() -> ExitCode {
 
 mod args;
 mod commands;
+mod replicas;
 mod resume;
 mod review;
 mod since;

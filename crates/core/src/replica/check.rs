@@ -232,12 +232,15 @@ impl Checker {
     /// Plans every pair's probes once the samples are in.
     fn plan(&mut self) {
         self.probing = true;
+        // Pairs that share nothing seen are not probed: a probe confirms, it does not search.
+        let candidates: std::collections::HashSet<(usize, usize)> =
+            super::candidates(&self.hosts).into_iter().collect();
         for (i, &(a, b)) in self.pairs.iter().enumerate() {
             let evidence = compare_hosts(&self.hosts[a], &self.hosts[b]);
             let mapping = evidence.mapping.clone().unwrap_or_else(Mapping::identity);
             self.state[i].evidence = evidence;
             self.state[i].mapping = Some(mapping.clone());
-            if self.redirect_between(a, b) {
+            if self.redirect_between(a, b) || !candidates.contains(&(a.min(b), a.max(b))) {
                 continue;
             }
             let ka = self.hosts[a].by_key();
