@@ -314,10 +314,11 @@ check_wasm_exports() {
   # Reference") 24 KB, the review's listing signs (the mapper classifying every page) 10 KB, and
   # the rules for duplicate URLs 83 KB (their mining in learning 20 KB, measured by building
   # without it; their probation in the crawl, probes and held links, 25 KB; their rewriting and
-  # their reading and writing in the pattern the rest). The budget leaves about 5 KB: a change
-  # that needs more says why here.
+  # their reading and writing in the pattern the rest), and the crawl's replica hosts 10 KB
+  # (host names compared, links followed as the site's own; core::replica's host parsing). The
+  # budget leaves about 5 KB: a change that needs more says why here.
   if [[ -x node_modules/.bin/wasm-opt ]]; then
-    ((size < 4158000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 4,158,000"
+    ((size < 4169000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 4,169,000"
   fi
   echo "    extension/pkg: no benchmark or playground export, $size bytes"
 }

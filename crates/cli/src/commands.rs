@@ -1114,6 +1114,13 @@ pub fn crawl(args: &[String]) -> Result<(), String> {
             count(p.duplicate_rules_refuted, "rule")
         );
     }
+    for h in crawled.replica_hosts.iter().filter(|h| h.replica) {
+        eprintln!(
+            "links to {}, a replica of this site (the same paths under another name), were followed as this site's: {}",
+            h.host,
+            count(h.links, "link")
+        );
+    }
     if p.duplicates_avoided > 0 {
         eprintln!(
             "{} {} not fetched: the pattern's rules for duplicate URLs name a page already met under another URL",

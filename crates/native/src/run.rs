@@ -464,6 +464,9 @@ pub struct Crawled {
     pub traps: Vec<crate::canon::Refusal>,
     /// The sitemaps this run did not read, or not all of: URL and why.
     pub sitemaps_not_read: Vec<(String, String)>,
+    /// Hosts the site linked to whose names are variants of its own: those taken as replicas
+    /// had their links followed as the site's ([`exemplar_core::crawler::ReplicaHost`]).
+    pub replica_hosts: Vec<exemplar_core::crawler::ReplicaHost>,
 }
 
 /// Runs a pattern. Every target page is handed to `sink` (for exports) as it arrives.
@@ -602,6 +605,7 @@ pub fn crawl_from(
         too_large,
         traps: c.trap_refusals().to_vec(),
         sitemaps_not_read,
+        replica_hosts: c.replica_hosts().to_vec(),
     })
 }
 

@@ -28,9 +28,11 @@ use crate::similarity::Example;
 
 mod dust;
 mod forms;
+mod replica;
 pub use dust::{DUST_PROBES, DustRun};
 use dust::{DustProbe, DustWaiting};
 pub use forms::CrawlForms;
+pub use replica::ReplicaHost;
 
 /// Settings of a crawl beyond the pattern.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -179,6 +181,12 @@ pub enum Event {
     },
     /// A sitemap, or part of one, was not read.
     SitemapSkipped(crate::sitemap::NotRead),
+    /// The site's pages link to a replica of the site under another host name: its links are
+    /// followed as the site's own from now on ([`Crawler::replica_hosts`]).
+    Replica {
+        /// The replica's host.
+        host: String,
+    },
     /// The site said to wait (429, 503): a request is asked again later and its host slowed
     /// down.
     Retry(crate::fetch::Retry),
@@ -270,6 +278,10 @@ pub struct Progress {
     /// named, so the rule is not applied in this crawl.
     #[serde(default)]
     pub duplicate_rules_refuted: usize,
+    /// Links to a replica of the site under another host name followed as the site's own
+    /// ([`Crawler::replica_hosts`]).
+    #[serde(default)]
+    pub replica_links: usize,
 }
 
 impl Progress {
@@ -408,6 +420,9 @@ pub struct Snapshot {
     /// confirmed, they are not fetched; refuted, they are.
     #[serde(default)]
     dust_waiting: Vec<DustWaiting>,
+    /// Hosts the site links to whose names are variants of its own ([`ReplicaHost`]).
+    #[serde(default)]
+    replica_hosts: Vec<ReplicaHost>,
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -546,6 +561,7 @@ impl Crawler {
             dust: Vec::new(),
             dust_probes: BTreeMap::new(),
             dust_waiting: Vec::new(),
+            replica_hosts: Vec::new(),
         })
     }
 
@@ -1212,6 +1228,15 @@ impl Crawler {
         // Only a query's result pages pass it on: what they link is what the query returned.
         let query = if item.doc { None } else { item.query };
         for url in links.into_iter().flatten() {
+            // A replica's link (`www.` or bare, another TLD) as the site's own.
+            let url = if self.on_own_origin(&url) {
+                url
+            } else {
+                match self.replica_link(&url) {
+                    Some(ours) => ours,
+                    None => url,
+                }
+            };
             let Some(url) = self.rewritten(url, item) else {
                 continue;
             };

@@ -1205,6 +1205,9 @@ fn verification_honours_the_users_verdicts() {
 #[path = "tests_sitemaps.rs"]
 mod sitemaps;
 
+#[path = "tests_replica.rs"]
+mod replica_links;
+
 /// A rule for duplicate URLs whose rewrite the pattern would not follow as it follows the link
 /// (here a target rewritten out of the target level) is not taken: no page is lost to it. A
 /// rule that rewrites a link into a URL already met avoids that fetch once probes have
