@@ -218,6 +218,9 @@ async function onEvents(run, events) {
     } else if (e.type === 'retry') {
       // The site said "come back later" (429, 503): the request waits and is asked again.
       record.lastRetry = { url: e.url, status: e.status, waitMs: e.waitMs, delayMs: e.delayMs, attempt: e.attempt };
+    } else if (e.type === 'replica') {
+      // The site links to itself under another name: the crawl follows those links as its own.
+      record.replicaHosts = [...(record.replicaHosts ?? []), e.host];
     } else if (e.type === 'query') {
       const { type, ...query } = e;
       record.lastQuery = query;
@@ -293,6 +296,7 @@ function statusOf(record) {
     traps: run ? run.job.trapRefusals() : record.traps ?? [],
     scheduled: Boolean(record.scheduled),
     lastRetry: record.lastRetry ?? null,
+    replicaHosts: record.replicaHosts ?? [],
     rendering: renderingOf(record, run?.render),
     fieldsError: record.fieldsError ?? null,
     fileErrors: record.fileErrors ?? { count: 0, urls: [] },

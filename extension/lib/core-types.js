@@ -58,6 +58,8 @@
  * @property {number} [duplicatesAvoided] links not fetched: the pattern's rules for duplicate URLs
  *   rewrite them into a URL already met
  * @property {number} [duplicateRulesRefuted] rules for duplicate URLs a probe refuted (not applied)
+ * @property {number} [replicaLinks] links to a replica of the site (www. or bare, another TLD)
+ *   followed as the site's own
  */
 
 /**
@@ -101,6 +103,7 @@
 /** @typedef {{type: 'sitemapSkipped', url: string, reason: string, unreachable?: boolean}} SitemapSkippedEvent */
 /** @typedef {{type: 'retry', url: string, status: number, waitMs: number, delayMs: number, attempt: number}} RetryEvent */
 /** @typedef {{type: 'finished', reason?: string}} FinishedEvent */
+/** @typedef {{type: 'replica', host: string}} ReplicaEvent a host the site links to taken as a replica of it */
 
 /**
  * A form level's query answered.
@@ -137,7 +140,7 @@
  * @property {[string, FieldValue][]} [fields] the pattern's data fields read from the page
  */
 
-/** @typedef {FetchedEvent | TooLargeEvent | PageEvent | SkippedEvent | SitemapSkippedEvent | RetryEvent | FinishedEvent | QueryEvent | TargetEvent} CoreEvent */
+/** @typedef {FetchedEvent | TooLargeEvent | PageEvent | SkippedEvent | SitemapSkippedEvent | RetryEvent | FinishedEvent | QueryEvent | TargetEvent | ReplicaEvent} CoreEvent */
 
 // ------------------------------------------------------------------ patterns
 

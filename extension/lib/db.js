@@ -48,6 +48,7 @@
  * @property {Omit<import('./core-types.js').QueryEvent, 'type'> | null} [lastQuery]
  * @property {Record<string, {issued: number, budget: number}>} [formLevels]
  * @property {import('./protocol.js').Retry} [lastRetry]
+ * @property {string[]} [replicaHosts] hosts the crawl took for replicas of the site
  * @property {boolean} [scheduled]
  * @property {import('./protocol.js').Rendering} [rendering] pages drawn by scripts are rendered
  * @property {string} [fieldsError] why no data fields were learned (the crawler works without)

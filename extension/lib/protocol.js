@@ -155,6 +155,7 @@
  * @property {Trap[]} traps
  * @property {boolean} scheduled a run the schedule started
  * @property {Retry | null} lastRetry
+ * @property {string[]} replicaHosts hosts the site links to that a crawl took for replicas of it
  * @property {Rendering | null} rendering whether the job renders pages drawn by scripts, why, and its counts
  * @property {string | null} fieldsError a generation's: why no data fields were learned
  * @property {TooLarge} fileErrors links to files (images, documents) that failed, apart from

@@ -106,6 +106,12 @@ export function renderJob(job) {
   $('copies-box').hidden = !p.duplicatesAvoided && !refuted;
   $('n-copies').textContent = String(p.duplicatesAvoided ?? 0) +
     (refuted ? ` (${refuted} rule${refuted === 1 ? '' : 's'} refuted by the site, not applied)` : '');
+  // Hosts the site links to that are the site under another name (www. or bare, another TLD).
+  const replicas = job.replicaHosts ?? [];
+  $('job-replicas').hidden = replicas.length === 0;
+  $('job-replicas').textContent = replicas.length === 0 ? '' :
+    `This site's pages link to ${replicas.join(', ')}, the same site under another name: ` +
+    `${p.replicaLinks ?? 0} such link${p.replicaLinks === 1 ? ' was' : 's were'} followed as this site's.`;
   const retry = job.lastRetry;
   $('job-retry').hidden = !retry;
   $('job-retry').textContent = retry

@@ -102,9 +102,9 @@ const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run
  * a browser started again on it finds what the last one left); with `extension` (a folder) that
  * unpacked extension is loaded. Returns {context, close}.
  */
-export async function launchChromium({ extension, profile: kept } = {}) {
+export async function launchChromium({ extension, profile: kept, args: more = [] } = {}) {
   const profile = kept ?? await mkdtemp(join(tmpdir(), 'exemplar-e2e-'));
-  const args = [...ARGS];
+  const args = [...ARGS, ...more];
   if (extension) args.push(`--disable-extensions-except=${extension}`, `--load-extension=${extension}`);
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -339,12 +339,15 @@ export async function devSiteInBrowser(name, built, serve = {}) {
 }
 
 /** The directory `root` served on 127.0.0.1 with the built extension (`built`: dist/chrome) in
- * Chromium: {site, browser, worker, extensionId, dispatch, call, close}, as devSiteInBrowser. */
-export async function directoryInBrowser(root, built, serve = {}) {
+ * Chromium: {site, browser, worker, extensionId, dispatch, call, close}, as devSiteInBrowser; host
+ * `names` (`shop.test`) resolve to 127.0.0.1 there and the extension may fetch them. */
+export async function directoryInBrowser(root, built, serve = {}, { names = [] } = {}) {
   await requireBuilt(join(built, 'pkg/exemplar_bg.wasm'), 'the extension');
-  const ext = await extensionWithAccess(built);
+  // Host `names` resolve to 127.0.0.1 in the browser and are granted like 127.0.0.1.
+  const ext = await extensionWithAccess(built, ['http://127.0.0.1/*', ...names.map((n) => `http://${n}/*`)]);
   const site = await serveDirectory(root, serve);
-  const browser = await launchChromium({ extension: ext.dir });
+  const rules = names.map((n) => `MAP ${n} 127.0.0.1`).join(',');
+  const browser = await launchChromium({ extension: ext.dir, args: names.length ? [`--host-resolver-rules=${rules}`] : [] });
   const worker = await extensionWorker(browser.context);
   const dispatch = (msg) => worker.evaluate((m) => globalThis.exemplarDispatch(m), msg);
   const call = async (msg) => {
@@ -371,7 +374,7 @@ export const itemPage = (i) => sitePage(`Item ${i}`, `<div class="item"><h1>Item
 /** A small site written for one test: `files` (an object, path relative to the site root → HTML;
  * folders are made) in a temporary folder named after `name`, served with the built extension
  * in Chromium, as directoryInBrowser, with the folder as `dir`; `close` also removes it. */
-export async function filesInBrowser(name, files, built, serve = {}) {
+export async function filesInBrowser(name, files, built, serve = {}, options = {}) {
   const dir = await mkdtemp(join(tmpdir(), `exemplar-${name}-`));
   const removeDir = () => rm(dir, { recursive: true, force: true });
   try {
@@ -379,7 +382,7 @@ export async function filesInBrowser(name, files, built, serve = {}) {
       await mkdir(dirname(join(dir, path)), { recursive: true });
       await writeFile(join(dir, path), html);
     }
-    const opened = await directoryInBrowser(dir, built, serve);
+    const opened = await directoryInBrowser(dir, built, serve, options);
     return { ...opened, dir, close: async () => { await opened.close(); await removeDir(); } };
   } catch (e) {
     await removeDir();
