@@ -354,7 +354,8 @@ pub fn static_dir(
     }
 }
 
-fn percent_decode(s: &str) -> Option<String> {
+/// A percent-encoded path decoded: `None` for a bad escape or bytes that are not UTF-8.
+pub fn percent_decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
