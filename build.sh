@@ -25,6 +25,8 @@
 #                               (docs/reports/classifier-web.md; release build)
 #   ./build.sh eval-forms [ARGS]  query policies against Xapian Omega over the PostgreSQL docs on
 #                               127.0.0.1 (set up in a scratch dir), docs/reports/forms.md + chart
+#   ./build.sh eval-replicas [ARGS]  the site-replica data (eval/replica-sites.toml): installs its
+#                               sites' packages, then exemplar-eval eval-replicas ARGS (release build)
 #   ./build.sh bench [ARGS]     bash bench/run.sh ARGS
 #   ./build.sh fuzz [ARGS]      bash fuzz/run.sh ARGS
 set -euo pipefail
@@ -46,6 +48,17 @@ APT_PACKAGES=(chromium chromium-driver firefox-esr postgresql-doc-15 libcommons-
   xapian-omega xapian-tools qtbase5-doc-html git-doc apache2-doc python3-scrapy redis-server "${TRAIN_SITE_PACKAGES[@]}")
 # What ./build.sh eval-forms needs (also in APT_PACKAGES, so setup installs them).
 OMEGA_PACKAGES=(xapian-omega xapian-tools postgresql-doc-15)
+# The real sites of the replica data (eval/replica-sites.toml, ./build.sh eval-replicas): about
+# 220 MB to download, 2.5 GB installed. libboost1.74-doc and libstdc++-11-doc conflict with
+# libboost1.81-doc and libstdc++-12-doc, so apt cannot install them beside those: their .debs are
+# unpacked into .cache/debs/PACKAGE/ instead (REPLICA_UNPACKED_PACKAGES).
+REPLICA_PACKAGES=(libcommons-lang3-java-doc libjsoup-java-doc libsfml-doc libassimp-doc libjsoncpp-doc
+  libglibmm-2.4-doc libglibmm-2.68-doc python3.11-doc llvm-14-doc llvm-15-doc llvm-16-doc clang-16-doc
+  libboost1.81-doc libcairo2-doc libatk1.0-doc qtbase5-doc-html git-doc yard-doc libcommons-io-java-doc
+  openjdk-17-doc libbox2d-doc libstdc++-12-doc libgtkmm-3.0-doc libgtkmm-4.0-doc python-werkzeug-doc
+  sphinx-doc python-celery-doc python-kombu-doc python-sqlalchemy-doc postgresql-doc-15 libharfbuzz-doc
+  libgtk2.0-doc libgtk-3-doc libgtk-4-doc rust-doc apache2-doc erlang-doc liblablgtk2-ocaml-doc sqlite3-doc)
+REPLICA_UNPACKED_PACKAGES=(libboost1.74-doc libstdc++-11-doc)
 # The held-out sites of ./build.sh eval (eval/heldout-sites.toml): installed by eval (setup
 # installs Qt's, Git's and Apache's for tests; the others no test needs).
 HELDOUT_SITE_PACKAGES=(openjdk-17-doc qtbase5-doc-html libgtk-4-doc rust-doc libboost1.81-doc yard-doc erlang-doc sqlite3-doc
@@ -544,6 +557,48 @@ cmd_eval_forms() {
   summary
 }
 
+# ---------------------------------------------------------------- eval-replicas
+
+DEB_DIR=.cache/debs
+
+# unpack_debs PACKAGE...: each package's files under $DEB_DIR/PACKAGE/ (as dpkg-deb -x writes
+# them), for packages apt cannot install beside another one; skips those already unpacked.
+unpack_debs() {
+  local p dir tmp
+  for p in "$@"; do
+    dir=$DEB_DIR/$p
+    if [[ -f $dir/.unpacked ]]; then
+      echo "    $p already unpacked in $dir"
+      continue
+    fi
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/exemplar-deb.XXXXXX")
+    # apt downloads as its sandbox user when it can write there (else it warns).
+    if [[ $(id -u) -eq 0 ]] && id _apt >/dev/null 2>&1; then chown _apt "$tmp"; fi
+    if ! (cd "$tmp" && apt-get download -qq "$p"); then
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+      (cd "$tmp" && apt-get download -qq "$p") || die "apt-get download $p failed"
+    fi
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    dpkg-deb -x "$tmp"/*.deb "$dir"
+    rm -rf "$tmp"
+    touch "$dir/.unpacked"
+    echo "    $p unpacked in $dir"
+  done
+}
+
+setup_replica_sites() {
+  install_debs "${REPLICA_PACKAGES[@]}"
+  unpack_debs "${REPLICA_UNPACKED_PACKAGES[@]}"
+}
+
+cmd_eval_replicas() {
+  step "eval-replicas: the sites' Debian packages" setup_replica_sites
+  step "eval-replicas: exemplar-eval (release)" build_eval
+  step "eval-replicas: the replica data" target/release/exemplar-eval eval-replicas "$@"
+  summary
+}
+
 # ---------------------------------------------------------------- thin wrappers
 
 run_script() {
@@ -579,6 +634,7 @@ case $cmd in
   eval-detect) lab eval-detect "$@" ;;
   eval-fields) lab eval-fields "$@" ;;
   eval-forms) cmd_eval_forms "$@" ;;
+  eval-replicas) cmd_eval_replicas "$@" ;;
   bench) run_script bench/run.sh "$@" ;;
   fuzz) run_script fuzz/run.sh "$@" ;;
   help | -h | --help) usage ;;

@@ -3,7 +3,7 @@
 //! `./build.sh eval`, `eval-similarity`, `eval-forms`, `train-classifier` and `bench-crawl` run it.
 //!
 //! Subcommands: `eval`, `bench-crawl`, `eval-similarity`, `eval-forms`, `train-classifier`,
-//! `eval-detect`, `eval-fields`, and
+//! `eval-detect`, `eval-fields`, `eval-replicas` (for now the replica data's summary), and
 //! `serve` (the product's static server, which `bench-crawl` starts in a process of its own).
 //! Exit codes: 0 success, 1 failure (a bar not met included), 2 usage error.
 
@@ -26,6 +26,9 @@ const USAGE: &str = "usage:
   exemplar-eval web-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--report docs/reports/classifier-web.md] [--grid]
   exemplar-eval eval-detect [--sites dev-sites.toml] [--out docs/reports/detect.md]
   exemplar-eval eval-fields [--out docs/reports/fields.md]
+  exemplar-eval eval-replicas [--sites eval/replica-sites.toml] [--hosts] [--serve PORT]
+                 (the replica data: hosts, pairs by variation and kind; --hosts: every host, a line each;
+                  --serve: every host on 127.0.0.1:PORT by Host)
   exemplar-eval serve DIR [--port N] [--latency-ms MS|MIN-MAX]";
 
 /// The flags each subcommand takes: (name, takes a value). Declared once; clap checks them.
@@ -89,6 +92,10 @@ const FLAGS: &[(&str, &[(&str, bool)])] = &[
     ),
     ("eval-detect", &[("--sites", true), ("--out", true)]),
     ("eval-fields", &[("--out", true)]),
+    (
+        "eval-replicas",
+        &[("--sites", true), ("--hosts", false), ("--serve", true)],
+    ),
     ("serve", &[("--port", true), ("--latency-ms", true)]),
 ];
 
@@ -129,6 +136,7 @@ fn main() -> ExitCode {
             let out = flag(rest, "--out").unwrap_or("docs/reports/fields.md");
             exemplar_eval::fields_eval::run(Path::new(out))
         }
+        "eval-replicas" => eval_replicas(rest),
         _ => bench_crawl::serve(rest),
     };
     match result {
@@ -213,6 +221,45 @@ fn eval_similarity(args: &[String]) -> Result<(), String> {
     std::fs::write(out, &report).map_err(|e| format!("{out}: {e}"))?;
     println!("{report}\nwritten to {out}");
     Ok(())
+}
+
+/// The replica data's summary: sites, hosts, replica pairs by variation, hard negatives by kind
+/// (with `--hosts`, every host instead); with `--serve PORT`, then every host on
+/// 127.0.0.1:PORT until stopped.
+fn eval_replicas(args: &[String]) -> Result<(), String> {
+    use exemplar_eval::replicas;
+    let path = flag(args, "--sites").unwrap_or(replicas::DEFAULT_SITES);
+    let catalogue = replicas::Catalogue::load(Path::new(path))?;
+    if args.iter().any(|a| a == "--hosts") {
+        println!("host\taddr\tsplit\tsite\tvariation\tseed");
+        for h in catalogue.hosts() {
+            let split = h.site.split.name();
+            println!(
+                "{}\t{}\t{split}\t{}\t{}\t{}",
+                h.host, h.addr, h.site.name, h.variation, h.seed
+            );
+        }
+    } else {
+        println!("replica data of {path}\n\n{}", catalogue.summary());
+    }
+    let Some(port) = flag(args, "--serve") else {
+        return Ok(());
+    };
+    let port: u16 = port
+        .parse()
+        .map_err(|_| format!("--serve {port}: not a port\n{USAGE}"))?;
+    let server =
+        replicas::serve(port, catalogue.hosts()).map_err(|e| format!("port {port}: {e}"))?;
+    println!(
+        "serving {} hosts on {} (name one in Host: curl -H 'Host: {}' {}/); Ctrl-C stops",
+        catalogue.hosts().len(),
+        server.url(),
+        catalogue.hosts()[0].host,
+        server.url()
+    );
+    loop {
+        std::thread::park();
+    }
 }
 
 fn eval_detect(args: &[String]) -> Result<(), String> {

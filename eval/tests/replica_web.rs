@@ -562,6 +562,32 @@ fn the_catalogue_meets_its_bars() {
     assert_eq!(c.summary(), again.summary());
 }
 
+#[test]
+fn build_sh_installs_every_package() {
+    let c = Catalogue::load(Path::new(replicas::DEFAULT_SITES)).unwrap();
+    let script =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../build.sh")).unwrap();
+    let list = |name: &str| -> HashSet<String> {
+        let start = script
+            .find(&format!("\n{name}=("))
+            .unwrap_or_else(|| panic!("{name}"))
+            + name.len()
+            + 3;
+        let end = start + script[start..].find(')').unwrap();
+        script[start..end]
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    };
+    let installed = list("REPLICA_PACKAGES");
+    let unpacked = list("REPLICA_UNPACKED_PACKAGES");
+    for s in &c.sites {
+        let Some(p) = &s.package else { continue };
+        let listed = if s.unpack { &unpacked } else { &installed };
+        assert!(listed.contains(p), "{p} ({}) not in build.sh", s.name);
+    }
+}
+
 /// One request over TCP: the status line's code and the body.
 fn request(addr: std::net::SocketAddr, host: &str, path: &str) -> (u16, Vec<u8>) {
     let mut s = TcpStream::connect(addr).unwrap();
