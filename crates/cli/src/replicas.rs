@@ -19,6 +19,9 @@ use super::commands::{client_config, parse, politeness};
 use super::{USAGE, flag, flags, positional, switch};
 use exemplar_core::fetch::Politeness;
 
+/// Up to this many hosts, every pair is probed with `--active`.
+const PROBE_ALL_UP_TO: usize = 10;
+
 /// A pair as `--json` writes it.
 #[derive(Serialize)]
 struct Line<'a> {
@@ -124,6 +127,9 @@ pub fn replicas(args: &[String]) -> Result<(), String> {
     if !active {
         config.probes = 0;
     }
+    // A few hosts named together are pairs the user asks about: each is probed, whatever its
+    // samples share; among many, only pairs that share something seen.
+    config.probe_unrelated = hosts.len() <= PROBE_ALL_UP_TO;
     let n = hosts.len();
     let mut checker = Checker::new(hosts, starts, check::all_pairs(n), config)?;
     let client = http::Client::new(&client_config(args)?);

@@ -12,6 +12,8 @@
 //!   with most text). A page found is compared with the one seen ([`print::compare`]); a page
 //!   the other host lacks (404, a redirect elsewhere) counts as absent, neither for nor against
 //!   (a partial mirror lacks most pages);
+//! - only pairs that share a path key, a file name or a text are probed, unless
+//!   [`CheckConfig::probe_unrelated`];
 //! - a pair is one site when nothing disagrees and at least [`MIN_AGREEING`] pages agree, or
 //!   when one host's root redirects to the other's; [`Verdict::p`] is [`Evidence::score`].
 
@@ -19,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Evidence, HostPages, Mapping, SeenPage, compare_hosts, print};
+use super::{Evidence, HostPages, Mapping, SeenPage, compare_hosts, paths, print};
 use crate::canon;
 use crate::dom::{Page, ParseOptions};
 use crate::fetch::{Delivered, FetchResult, Frontier, Machine, Next, Politeness, Poll};
@@ -39,6 +41,10 @@ pub struct CheckConfig {
     pub max_bytes: usize,
     /// Politeness.
     pub politeness: Politeness,
+    /// Probe pairs that share nothing seen too (a pair the user asks about; a partial mirror
+    /// of a subtree the other host's sample never reached); else only candidate pairs
+    /// ([`super::candidates`]) are probed.
+    pub probe_unrelated: bool,
 }
 
 impl Default for CheckConfig {
@@ -48,6 +54,7 @@ impl Default for CheckConfig {
             probes: 6,
             max_bytes: 5_000_000,
             politeness: Politeness::default(),
+            probe_unrelated: false,
         }
     }
 }
@@ -73,7 +80,16 @@ enum Job {
         asked: Side,
         seen: usize,
     },
+    /// A script of host `host`'s page at `base`, read for the page URLs it names (menus built
+    /// by script: Doxygen's `menudata.js`), when the page links too few of its own.
+    Script { host: usize, base: String },
 }
+
+/// A sampled page linking fewer pages of its host than this has its scripts read.
+const FEW_LINKS: usize = 3;
+
+/// Scripts read a page at most (Doxygen includes seven; its menu's is the sixth).
+const SCRIPTS_READ: usize = 8;
 
 /// What the check concluded of one pair.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -125,7 +141,7 @@ struct PairState {
 }
 
 impl Checker {
-    /// A check of `pairs` (indices into `hosts`); `starts` gives each host's start page, where
+    /// A check of `pairs` (indices into `hosts`; none: only the hosts' samples, [`Checker::hosts`]); `starts` gives each host's start page, where
     /// its sample begins (its root, or the page a mirror under a prefix starts at): its scheme
     /// is the host's.
     ///
@@ -161,8 +177,9 @@ impl Checker {
         let mut frontier = Frontier::new(config.politeness.clone());
         let mut asked = vec![0; hosts.len()];
         for (h, host) in hosts.iter().enumerate() {
+            // With no pair given, every host is sampled (a sampler).
             if host.pages.len() < config.sample
-                && pairs.iter().any(|&(a, b)| a == h || b == h)
+                && (pairs.is_empty() || pairs.iter().any(|&(a, b)| a == h || b == h))
                 && let Some(c) = canon::canonicalize(&starts[h])
             {
                 {
@@ -240,7 +257,8 @@ impl Checker {
             let mapping = evidence.mapping.clone().unwrap_or_else(Mapping::identity);
             self.state[i].evidence = evidence;
             self.state[i].mapping = Some(mapping.clone());
-            if self.redirect_between(a, b) || !candidates.contains(&(a.min(b), a.max(b))) {
+            let related = self.config.probe_unrelated || candidates.contains(&(a.min(b), a.max(b)));
+            if self.redirect_between(a, b) || !related {
                 continue;
             }
             let ka = self.hosts[a].by_key();
@@ -277,12 +295,15 @@ impl Checker {
                     break;
                 }
                 if let Some((k, seen)) = p {
-                    queue.push((Side::Second, hb.path_of(&k), seen));
+                    let path = paths::translate(&self.hosts[a].pages[seen].path, &mapping, &hb);
+                    queue.push((Side::Second, path.unwrap_or_else(|| hb.path_of(&k)), seen));
                 }
                 if let Some((k, seen)) = q
                     && queue.len() < self.config.probes
                 {
-                    queue.push((Side::First, ha.path_of(&k), seen));
+                    let back = mapping.inverse();
+                    let path = paths::translate(&self.hosts[b].pages[seen].path, &back, &ha);
+                    queue.push((Side::First, path.unwrap_or_else(|| ha.path_of(&k)), seen));
                 }
             }
             for (side, path, seen) in queue {
@@ -310,6 +331,31 @@ impl Checker {
         match job {
             Job::Sample { host, root } => self.sampled(url, host, root, result),
             Job::Probe { pair, asked, seen } => self.probed(pair, asked, seen, result),
+            Job::Script { host, base } => {
+                let Ok(urls) = crate::script_links::read(result) else {
+                    return;
+                };
+                let links: Vec<String> = crate::script_links::resolve(&base, &urls)
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                self.sample_links(host, links);
+            }
+        }
+    }
+
+    /// Queues `links` of `host` (its own) for its sample, while it has room.
+    fn sample_links(&mut self, host: usize, links: impl IntoIterator<Item = String>) {
+        let own = self.hosts[host].host.to_ascii_lowercase();
+        for u in links {
+            if self.asked[host] >= self.config.sample {
+                break;
+            }
+            if host_port(&u).is_some_and(|h| h == own)
+                && self.frontier.push(u, Job::Sample { host, root: false })
+            {
+                self.asked[host] += 1;
+            }
         }
     }
 
@@ -352,14 +398,17 @@ impl Checker {
             .filter_map(|l| canon::canonicalize(&l.url))
             .filter(|u| host_port(u).is_some_and(|h| h == own))
             .collect();
-        for u in links {
-            if self.asked[host] >= self.config.sample {
-                break;
-            }
-            if self.frontier.push(u, Job::Sample { host, root: false }) {
-                self.asked[host] += 1;
+        if links.len() < FEW_LINKS {
+            let scripts: Vec<String> =
+                crate::script_links::included(&page, |u| host_port(u).is_some_and(|h| h == own))
+                    .take(SCRIPTS_READ)
+                    .collect();
+            for s in scripts {
+                let base = page.base.clone();
+                self.frontier.push(s, Job::Script { host, base });
             }
         }
+        self.sample_links(host, links);
     }
 
     fn probed(&mut self, pair: usize, asked: Side, seen: usize, result: FetchResult) {

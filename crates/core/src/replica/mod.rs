@@ -5,10 +5,11 @@
 //! dropped, session ids). From what Exemplar has seen of each host ([`HostPages`]: paths and
 //! text prints of some of its pages), this module
 //! - filters candidate pairs: hosts that share a path key or a page text ([`candidates`]);
-//! - weighs a pair by its pages ([`Evidence`], [`compare_hosts`]): the path mapping that lines
-//!   the two hosts' pages up ([`paths::infer`]), then each page seen on both sides compared by
-//!   its text one way ([`mod@print`]): a mirror adds (a banner, a timestamp) but never substitutes,
-//!   where another version of the same documentation substitutes its number on every page;
+//! - weighs a pair by its pages ([`Evidence`], [`compare_hosts`]): of the path mappings that
+//!   line up the most of the two hosts' pages ([`paths::candidates`]; never one that renumbers a
+//!   prefix), the one whose pages agree best, each page seen on both sides compared by its text
+//!   one way ([`mod@print`]): a mirror adds (a banner, a timestamp) but never substitutes, where
+//!   another version of the same documentation substitutes its number on every page;
 //! - computes the document's pair features and baselines ([`features`], [`baselines`]: NormPaths,
 //!   the full-path cosine, PU, NU and PNU, simhash), for the comparison;
 //! - checks a pair actively ([`check`]): a few pages of one host asked for on the other under the
@@ -139,6 +140,11 @@ pub struct Evidence {
     pub first_only: usize,
     /// Keys of the second host (under its prefix) the first was not seen serving.
     pub second_only: usize,
+    /// Jaccard of the two hosts' template texts (shingles on most of each host's pages): a site's
+    /// name and boilerplate, seen even where no page was seen on both hosts. Ranks such pairs
+    /// above pairs sharing nothing; never decides.
+    #[serde(default)]
+    pub template: f64,
 }
 
 impl Evidence {
@@ -171,24 +177,92 @@ impl Evidence {
         let disagree = self.disagreeing() as f64;
         let pages = agree / (agree + 10.0 * disagree + 2.0);
         let seen = (self.lined_up + self.first_only + self.second_only).max(1) as f64;
-        pages * 0.99 + 0.01 * (self.lined_up as f64 / seen)
+        pages * 0.97 + 0.01 * (self.lined_up as f64 / seen) + 0.02 * self.template
     }
 }
 
-/// The evidence of hosts `a` and `b` ([`Evidence`]): the mapping that lines up the most of their
-/// keys, then every page seen on both under it compared by its text.
+/// Mappings weighed for a pair: the likeliest few by keys, then chosen by the pages' texts.
+const MAPPINGS_WEIGHED: usize = 3;
+
+/// The evidence of hosts `a` and `b` ([`Evidence`]): of the mappings that line up the most of
+/// their keys ([`paths::candidates`]), the one whose pages agree best, with every page seen on
+/// both under it compared by its text.
 pub fn compare_hosts(a: &HostPages, b: &HostPages) -> Evidence {
     let ka = a.by_key();
     let kb = b.by_key();
     let keys_a: Vec<String> = ka.keys().cloned().collect();
     let keys_b: Vec<String> = kb.keys().cloned().collect();
-    let mut e = Evidence::default();
-    let Some((mapping, _)) = paths::infer(&keys_a, &keys_b) else {
-        e.first_only = ka.len();
-        e.second_only = kb.len();
-        return e;
+    let template = template_similarity(a, b);
+    let mut best: Option<Evidence> = None;
+    for (mapping, _) in paths::candidates(&keys_a, &keys_b, MAPPINGS_WEIGHED) {
+        let mut e = evidence_under(a, b, &ka, &kb, mapping);
+        e.template = template;
+        let better = best.as_ref().is_none_or(|b| {
+            let merit = |e: &Evidence| e.agreeing() as i64 - 10 * e.disagreeing() as i64;
+            (merit(&e), e.lined_up) > (merit(b), b.lined_up)
+        });
+        if better {
+            best = Some(e);
+        }
+    }
+    best.unwrap_or_else(|| Evidence {
+        first_only: ka.len(),
+        second_only: kb.len(),
+        template,
+        ..Evidence::default()
+    })
+}
+
+/// Shingles on at least this share of a host's pages are its template.
+const TEMPLATE_SHARE: f64 = 0.6;
+
+/// Jaccard of the hosts' template shingles (on ≥ 60% of each host's pages, at least three pages),
+/// on the coarsest sampling modulus of their pages.
+fn template_similarity(a: &HostPages, b: &HostPages) -> f64 {
+    let template = |h: &HostPages| -> Option<(u64, std::collections::BTreeSet<u64>)> {
+        if h.pages.len() < 3 {
+            return None;
+        }
+        let m = h.pages.iter().map(|p| p.print.modulus).max().unwrap_or(1);
+        let mut counts: HashMap<u64, usize> = HashMap::new();
+        for p in &h.pages {
+            for s in p.print.shingles.iter().filter(|s| *s % m == 0) {
+                *counts.entry(*s).or_default() += 1;
+            }
+        }
+        let need = (TEMPLATE_SHARE * h.pages.len() as f64).ceil() as usize;
+        Some((
+            m,
+            counts
+                .into_iter()
+                .filter(|(_, c)| *c >= need)
+                .map(|(s, _)| s)
+                .collect(),
+        ))
     };
-    for (k, &i) in &ka {
+    let (Some((ma, ta)), Some((mb, tb))) = (template(a), template(b)) else {
+        return 0.0;
+    };
+    let m = ma.max(mb);
+    let ta: std::collections::BTreeSet<u64> = ta.into_iter().filter(|s| s % m == 0).collect();
+    let tb: std::collections::BTreeSet<u64> = tb.into_iter().filter(|s| s % m == 0).collect();
+    let union = ta.union(&tb).count();
+    if union == 0 {
+        return 0.0;
+    }
+    ta.intersection(&tb).count() as f64 / union as f64
+}
+
+/// The evidence of `a` and `b` under one mapping.
+fn evidence_under(
+    a: &HostPages,
+    b: &HostPages,
+    ka: &BTreeMap<String, usize>,
+    kb: &BTreeMap<String, usize>,
+    mapping: Mapping,
+) -> Evidence {
+    let mut e = Evidence::default();
+    for (k, &i) in ka {
         let Some(theirs) = mapping.apply(k) else {
             continue;
         };

@@ -36,6 +36,14 @@ fn token_like(v: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// Whether a query parameter (`name=value`) names the page rather than the visit: not empty,
+/// not a session parameter, not a short name with a token for a value.
+fn names_page(p: &str) -> bool {
+    let (name, value) = p.split_once('=').unwrap_or((p, ""));
+    let session = SESSION_PARAMS.iter().any(|s| s.eq_ignore_ascii_case(name));
+    !(p.is_empty() || session || (name.len() <= 3 && token_like(value)))
+}
+
 /// A path's key: the path (and query) of a URL, or a path with query, without the habits a
 /// replica may differ by. Lower case; path parameters (`;jsessionid=…`) and session parameters
 /// of the query dropped, the other parameters sorted; `.html`/`.htm`/`.php` dropped; a final
@@ -45,13 +53,14 @@ pub fn key(path_and_query: &str) -> String {
         .split_once('?')
         .unwrap_or((path_and_query, ""));
     let path = path.split('#').next().unwrap_or("");
-    let mut segments: Vec<String> = path
+    // Path parameters out first: `/a/;jsessionid=X` is the directory `/a/`.
+    let raw: Vec<String> = path
         .split('/')
-        .filter(|s| !s.is_empty())
         .map(|s| s.split(';').next().unwrap_or("").to_lowercase())
-        .filter(|s| !s.is_empty())
         .collect();
-    let mut dir = path.ends_with('/') || segments.is_empty();
+    let mut dir = raw.last().is_none_or(String::is_empty);
+    let mut segments: Vec<String> = raw.into_iter().filter(|s| !s.is_empty()).collect();
+    dir |= segments.is_empty();
     if let Some(last) = segments.last_mut() {
         for ext in [".html", ".htm", ".php", ".shtml", ".xhtml"] {
             if let Some(stem) = last.strip_suffix(ext) {
@@ -69,15 +78,7 @@ pub fn key(path_and_query: &str) -> String {
     if dir && !segments.is_empty() {
         out.push('/');
     }
-    let mut params: Vec<&str> = query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .filter(|p| {
-            let (name, value) = p.split_once('=').unwrap_or((p, ""));
-            let session = SESSION_PARAMS.iter().any(|s| s.eq_ignore_ascii_case(name));
-            !(session || (name.len() <= 3 && token_like(value)))
-        })
-        .collect();
+    let mut params: Vec<&str> = query.split('&').filter(|p| names_page(p)).collect();
     params.sort_unstable();
     if !params.is_empty() {
         out.push('?');
@@ -176,6 +177,14 @@ impl Mapping {
         Some(format!("{}{rest}", self.from))
     }
 
+    /// The mapping the other way.
+    pub fn inverse(&self) -> Mapping {
+        Mapping {
+            from: self.to.clone(),
+            to: self.from.clone(),
+        }
+    }
+
     /// In words: "/ → /mirror/python/", or "same paths".
     pub fn describe(&self) -> String {
         if self.is_identity() {
@@ -184,6 +193,73 @@ impl Mapping {
             format!("{} → {}", self.from, self.to)
         }
     }
+}
+
+/// Whether a prefix rewrite changes a number (`/14.0.0/rc4/` → `/15.0.0/`): another version of
+/// the documentation, which shares most page names and texts with this one, not a mirror of it.
+/// A mirror may add or drop a prefix, not renumber one.
+fn renumbers(from: &str, to: &str) -> bool {
+    let numbers = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_ascii_digit())
+            .filter(|n| !n.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    let (a, b) = (numbers(from), numbers(to));
+    !a.is_empty() && !b.is_empty() && a != b
+}
+
+/// A page's path as served on one host (`/Docs/Guide.html;jsessionid=X`), as the other host of a
+/// `mapping` would serve it under its `habits`: the letters' case kept (keys are lower case, a
+/// server may not be), path parameters and session parameters dropped, the prefix rewritten
+/// (matched without regard to case), the extension and the directory's `index.html` written as
+/// the other host writes them. `None` when the path is not under the mapping's prefix.
+pub fn translate(path_and_query: &str, mapping: &Mapping, habits: &Habits) -> Option<String> {
+    let (path, query) = path_and_query
+        .split_once('?')
+        .unwrap_or((path_and_query, ""));
+    let path = path.split('#').next().unwrap_or("");
+    let raw: Vec<&str> = path
+        .split('/')
+        .map(|s| s.split(';').next().unwrap_or(""))
+        .collect();
+    let mut clean = raw.join("/");
+    if !clean.starts_with('/') {
+        clean.insert(0, '/');
+    }
+    let from = mapping.from.as_str();
+    let head = clean.get(..from.len())?;
+    if !head.eq_ignore_ascii_case(from) {
+        return None;
+    }
+    let rest = clean.get(from.len()..).unwrap_or("");
+    let mut out = format!("{}{rest}", mapping.to);
+    // The last segment as the other host writes it.
+    let cut = out.rfind('/').map_or(0, |i| i + 1);
+    let last = out[cut..].to_string();
+    let lower = last.to_ascii_lowercase();
+    let stem_len = [".html", ".htm"]
+        .iter()
+        .find(|e| lower.ends_with(*e))
+        .map(|e| last.len() - e.len());
+    match stem_len {
+        Some(n) if last[..n].eq_ignore_ascii_case("index") => {
+            out.truncate(cut);
+            if habits.index_file {
+                out.push_str("index.html");
+            }
+        }
+        Some(n) if !habits.html => out.truncate(cut + n),
+        None if last.is_empty() && habits.index_file => out.push_str("index.html"),
+        None if habits.html && !last.contains('.') => out.push_str(".html"),
+        _ => {}
+    }
+    let params: Vec<&str> = query.split('&').filter(|p| names_page(p)).collect();
+    if !params.is_empty() {
+        out.push('?');
+        out.push_str(&params.join("&"));
+    }
+    Some(out)
 }
 
 /// Longest prefix (in segments) a mapping may add or drop.
@@ -208,6 +284,13 @@ fn splits(key: &str) -> impl Iterator<Item = (&str, &str)> {
 /// how many it lines up; the identity when it lines up as many as any other. `None` when no
 /// key lines up under any mapping.
 pub fn infer(a: &[String], b: &[String]) -> Option<(Mapping, usize)> {
+    candidates(a, b, 1).into_iter().next()
+}
+
+/// The `n` mappings that line up the most keys ([`infer`]'s first), best first, the identity
+/// among them whenever it lines up any key: a sample may line up a few keys by chance under a
+/// wrong prefix (`/category/` and `/category/15/page/`), which the pages' texts then tell.
+pub fn candidates(a: &[String], b: &[String], n: usize) -> Vec<(Mapping, usize)> {
     let mut by_rest: HashMap<&str, Vec<&str>> = HashMap::new();
     for k in b {
         for (prefix, rest) in splits(k) {
@@ -230,24 +313,33 @@ pub fn infer(a: &[String], b: &[String]) -> Option<(Mapping, usize)> {
         }
     }
     let identity = votes.get(&("/", "/")).copied().unwrap_or(0);
-    let best = votes
-        .iter()
-        .max_by(|x, y| {
-            x.1.cmp(y.1)
-                .then_with(|| (y.0.0.len() + y.0.1.len()).cmp(&(x.0.0.len() + x.0.1.len())))
-                .then_with(|| y.0.cmp(x.0))
-        })
-        .map(|((f, t), n)| {
-            (
-                Mapping {
-                    from: (*f).into(),
-                    to: (*t).into(),
-                },
-                *n,
-            )
-        })?;
-    if identity >= best.1 {
-        return Some((Mapping::identity(), identity));
+    let mut ranked: Vec<((&str, &str), usize)> = votes.into_iter().collect();
+    ranked.sort_by(|x, y| {
+        y.1.cmp(&x.1)
+            .then_with(|| (x.0.0.len() + x.0.1.len()).cmp(&(y.0.0.len() + y.0.1.len())))
+            .then_with(|| x.0.cmp(&y.0))
+    });
+    let mut out: Vec<(Mapping, usize)> = Vec::new();
+    if identity > 0 && ranked.first().is_none_or(|r| identity >= r.1) {
+        out.push((Mapping::identity(), identity));
     }
-    Some(best)
+    for ((f, t), v) in ranked {
+        if out.len() >= n {
+            break;
+        }
+        if renumbers(f, t) {
+            continue;
+        }
+        let m = Mapping {
+            from: f.into(),
+            to: t.into(),
+        };
+        if !out.iter().any(|(o, _)| *o == m) {
+            out.push((m, v));
+        }
+    }
+    if identity > 0 && !out.iter().any(|(m, _)| m.is_identity()) {
+        out.push((Mapping::identity(), identity));
+    }
+    out
 }

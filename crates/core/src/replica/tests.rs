@@ -81,9 +81,41 @@ fn the_mapping_lines_prefixes_up() {
     assert_eq!(n, 3, "the root has no rest to line up");
     let (m, _) = paths::infer(&b, &a).expect("the inverse");
     assert_eq!((m.from.as_str(), m.to.as_str()), ("/mirror/python/", "/"));
+    // A renumbered prefix is another version, not a mirror.
+    let v14: Vec<String> = a.iter().map(|k| format!("/14.0.0/rc4{k}")).collect();
+    let v15: Vec<String> = a.iter().map(|k| format!("/15.0.0{k}")).collect();
+    assert!(paths::candidates(&v14, &v15, 3).is_empty());
     let (m, _) = paths::infer(&a, &a).expect("identity");
     assert!(m.is_identity());
     assert!(paths::infer(&a, &["/zzz".to_string()]).is_none());
+    // Probes keep the page's own case and take the other host's habits.
+    let html = Habits::of(["/a.html", "/b.html"]);
+    let bare = Habits::of(["/a", "/b", "/c/"]);
+    let pre = Mapping {
+        from: "/".into(),
+        to: "/mirror/ex/".into(),
+    };
+    assert_eq!(
+        paths::translate("/Docs/Guide.html;jsessionid=AB12", &pre, &bare).as_deref(),
+        Some("/mirror/ex/Docs/Guide")
+    );
+    assert_eq!(
+        paths::translate(
+            "/mirror/ex/Docs/Guide?sid=0123456789abcdef01",
+            &pre.inverse(),
+            &html
+        )
+        .as_deref(),
+        Some("/Docs/Guide.html")
+    );
+    assert_eq!(
+        paths::translate("/Docs/index.html", &Mapping::identity(), &bare).as_deref(),
+        Some("/Docs/")
+    );
+    assert_eq!(
+        paths::translate("/other/x.html", &pre.inverse(), &bare),
+        None
+    );
     let h = Habits::of(["/a.html", "/b.html", "/c/"]);
     assert_eq!(h.path_of("/x/y"), "/x/y.html");
     assert_eq!(Habits::of(["/a", "/b"]).path_of("/x/y"), "/x/y");
