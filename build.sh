@@ -25,8 +25,9 @@
 #                               (docs/reports/classifier-web.md; release build)
 #   ./build.sh eval-forms [ARGS]  query policies against Xapian Omega over the PostgreSQL docs on
 #                               127.0.0.1 (set up in a scratch dir), docs/reports/forms.md + chart
-#   ./build.sh eval-replicas [ARGS]  the site-replica data (eval/replica-sites.toml): installs its
-#                               sites' packages, then exemplar-eval eval-replicas ARGS (release build)
+#   ./build.sh eval-replicas [ARGS]  site-replica detection against the baselines on the replica
+#                               data (eval/replica-sites.toml): installs its sites' packages, then
+#                               exemplar-eval eval-replicas ARGS (docs/reports/replicas.md; release build)
 #   ./build.sh bench [ARGS]     bash bench/run.sh ARGS
 #   ./build.sh fuzz [ARGS]      bash fuzz/run.sh ARGS
 set -euo pipefail
@@ -595,7 +596,7 @@ setup_replica_sites() {
 cmd_eval_replicas() {
   step "eval-replicas: the sites' Debian packages" setup_replica_sites
   step "eval-replicas: exemplar-eval (release)" build_eval
-  step "eval-replicas: the replica data" target/release/exemplar-eval eval-replicas "$@"
+  step "eval-replicas: detection against the baselines (docs/reports/replicas.md)" target/release/exemplar-eval eval-replicas "$@"
   summary
 }
 

@@ -11,6 +11,7 @@
 //!   (`docs/reports/forms.md`) and learning through a search form.
 //! - [`classify_train`]: trains `data/classifier.json` leave-one-site-out
 //!   (`docs/reports/classifier.md`).
+//! - [`replica_eval`]: site-replica detection against the baselines on that data, the report.
 //! - [`replicas`]: the ground truth of site-replica detection: real sites served under many
 //!   virtual hosts (originals, replicas with real-world URL habits, distractors), labelled pairs,
 //!   and a server that answers for every host by its `Host` header.
@@ -23,6 +24,7 @@ pub mod form_sites_eval;
 pub mod forms_eval;
 pub mod forms_learn_eval;
 pub mod real_eval;
+pub mod replica_eval;
 pub mod replicas;
 pub mod similarity_eval;
 pub mod web_classify;

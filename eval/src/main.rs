@@ -26,7 +26,11 @@ const USAGE: &str = "usage:
   exemplar-eval web-classifier [--sites dev-sites.toml] [--train-sites train-sites.toml] [--report docs/reports/classifier-web.md] [--grid]
   exemplar-eval eval-detect [--sites dev-sites.toml] [--out docs/reports/detect.md]
   exemplar-eval eval-fields [--out docs/reports/fields.md]
-  exemplar-eval eval-replicas [--sites eval/replica-sites.toml] [--hosts] [--serve PORT]
+  exemplar-eval eval-replicas [--sites eval/replica-sites.toml] [--out docs/reports/replicas.md | --no-report]
+                 [--sample N] [--no-active] [--split dev|test] [--misses] [--sample-host NAME]
+                 (replica detection against the baselines, the report; --misses: each pair decided
+                  against its label; --sample-host: a host's sample)
+  exemplar-eval eval-replicas [--sites F] --summary | --hosts | --serve PORT
                  (the replica data: hosts, pairs by variation and kind; --hosts: every host, a line each;
                   --serve: every host on 127.0.0.1:PORT by Host)
   exemplar-eval serve DIR [--port N] [--latency-ms MS|MIN-MAX]";
@@ -94,7 +98,19 @@ const FLAGS: &[(&str, &[(&str, bool)])] = &[
     ("eval-fields", &[("--out", true)]),
     (
         "eval-replicas",
-        &[("--sites", true), ("--hosts", false), ("--serve", true)],
+        &[
+            ("--sites", true),
+            ("--hosts", false),
+            ("--serve", true),
+            ("--summary", false),
+            ("--out", true),
+            ("--no-report", false),
+            ("--sample", true),
+            ("--no-active", false),
+            ("--split", true),
+            ("--misses", false),
+            ("--sample-host", true),
+        ],
     ),
     ("serve", &[("--port", true), ("--latency-ms", true)]),
 ];
@@ -229,8 +245,12 @@ fn eval_similarity(args: &[String]) -> Result<(), String> {
 fn eval_replicas(args: &[String]) -> Result<(), String> {
     use exemplar_eval::replicas;
     let path = flag(args, "--sites").unwrap_or(replicas::DEFAULT_SITES);
+    let has = |f: &str| args.iter().any(|a| a == f);
+    if !has("--hosts") && !has("--serve") && !has("--summary") {
+        return exemplar_eval::replica_eval::eval_replicas(args);
+    }
     let catalogue = replicas::Catalogue::load(Path::new(path))?;
-    if args.iter().any(|a| a == "--hosts") {
+    if has("--hosts") {
         println!("host\taddr\tsplit\tsite\tvariation\tseed");
         for h in catalogue.hosts() {
             let split = h.site.split.name();
