@@ -69,7 +69,11 @@ test('fields are learned, edited in the panel and on the page, and carried by th
   await press(panel.locator('#fields-show'));
   const tab = await waitFor(() => browser.context.pages().find((p) => p.url() === site.url + EXAMPLE), 'the example tab');
   const tabId = await worker.evaluate(async (u) => (await chrome.tabs.query({ url: u }))[0]?.id, site.url + EXAMPLE);
-  const shown = await waitFor(() => shownIn(tabId), 'the outlines');
+  // The content script answers before it has drawn: wait for the outlines themselves.
+  const shown = await waitFor(async () => {
+    const s = await shownIn(tabId);
+    return s?.shown?.length ? s : null;
+  }, 'the outlines');
   assert.ok(shown.shown.includes('preço') && !shown.shown.includes('address'), JSON.stringify(shown));
   assert.ok(shown.boxes.filter((b) => b === 'quartos').length === 1, JSON.stringify(shown.boxes));
   // Nothing of it is in the page's own DOM tree: the outlines live in a closed shadow root.
