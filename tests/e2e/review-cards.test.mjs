@@ -163,13 +163,17 @@ test('the review asks about pages as cards with a Yes / No pair; "Yes" and "No" 
   assert.ok(no, JSON.stringify(toCheck));
   await answer(panel, 'near-misses', yes, 'yes');
   await answer(panel, 'weak-targets', no, 'no');
+  const before = [await panel.locator('#near-what').textContent(), await panel.locator('#weak-what').textContent()];
   const relearned = await relearnFromPanel(panel, call, jobId, (s) => s.result.corrections.like.length > 0);
   assert.deepEqual(relearned.result.corrections, { like: [yes], unlike: [no] });
   assert.deepEqual(relearned.result.targets.map((t) => t.url).sort(), [...classes.filter((u) => u !== no), yes].sort());
   assert.equal(relearned.progress.fetched, learn.progress.fetched, 'nothing fetched again');
-  // Redrawn with the answers standing, each list saying so.
-  await until(panel, ([y, n]) => document.querySelector(`#near-misses li[data-url="${y}"] input[value="yes"]`)?.checked
-    && document.querySelector(`#weak-targets li[data-url="${n}"] input[value="no"]`)?.checked, [yes, no]);
+  // Redrawn with the answers standing, each list saying so. The radios were checked by the
+  // clicks already: the redraw is seen by the lists' words changing.
+  await until(panel, ([y, n, near, weak]) => document.querySelector(`#near-misses li[data-url="${y}"] input[value="yes"]`)?.checked
+    && document.querySelector(`#weak-targets li[data-url="${n}"] input[value="no"]`)?.checked
+    && document.getElementById('near-what').textContent !== near
+    && document.getElementById('weak-what').textContent !== weak, [yes, no, ...before]);
   assert.equal(await panel.locator(`#near-misses li[data-url="${yes}"]`).count(), 1);
   assert.match(await panel.locator('#near-what').textContent(), /^1 you answered Yes \(now targets\); /);
   assert.match(await panel.locator('#weak-what').textContent(), /^1 page you answered No \(left out\); /);
