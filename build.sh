@@ -329,10 +329,13 @@ check_wasm_exports() {
   # the rules for duplicate URLs 83 KB (their mining in learning 20 KB, measured by building
   # without it; their probation in the crawl, probes and held links, 25 KB; their rewriting and
   # their reading and writing in the pattern the rest), and the crawl's replica hosts 10 KB
-  # (host names compared, links followed as the site's own; core::replica's host parsing). The
-  # budget leaves about 5 KB: a change that needs more says why here.
+  # (host names compared, links followed as the site's own; core::replica's host parsing), and
+  # 6 KB for rules that reach forms the pattern never saw and copies met before a rule was
+  # confirmed (crawler::dust's memory of them, in the crawl's snapshot; 4,171,696 bytes without
+  # it, 4,177,351 with, built on one machine). The budget leaves about 5 KB: a change that needs
+  # more says why here.
   if [[ -x node_modules/.bin/wasm-opt ]]; then
-    ((size < 4169000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 4,169,000"
+    ((size < 4182000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 4,182,000"
   fi
   echo "    extension/pkg: no benchmark or playground export, $size bytes"
 }

@@ -42,6 +42,27 @@ impl DustRun {
     }
 }
 
+/// A rewritten form met only as a copy, fetched as it was before its rules were confirmed
+/// ([`Snapshot::dust_met`]): a later copy, or the form itself, is that page met again, not a
+/// page to fetch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct DustMet {
+    /// The copy's URL.
+    pub(super) copy: String,
+    /// The rules that rewrote it.
+    pub(super) rules: Vec<usize>,
+}
+
+/// A link's fate under rules on probation ([`Crawler::probation`]).
+enum Probation {
+    /// The rules are confirmed; `met`: the page was met (the link is skipped).
+    Confirmed { met: bool },
+    /// Fetch the link as it is (a probe, or rules not decided and no page met).
+    Fetch,
+    /// Held until the rules' probes answer.
+    Held,
+}
+
 /// A probe of rules for duplicate URLs: the URL the rules rewrote the copy to, and the rules.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -55,71 +76,135 @@ pub(super) struct DustProbe {
 pub const DUST_PROBES: u32 = 2;
 
 impl Crawler {
-    /// A link under the pattern's DUST rules: its rewritten form (fetched in its stead), or None
-    /// when that form was already met. A rewrite is taken only where the pattern follows it as
-    /// it follows the link, and only by rules this crawl has confirmed ([`DustRun`]); until
-    /// then the link is fetched as it is, the first few whose rewritten form was met as probes.
-    /// A copy's fetch is counted avoided once per URL, where the crawl would have fetched it.
-    pub(super) fn rewritten(&mut self, url: String, item: &Item) -> Option<String> {
+    /// A link under the pattern's DUST rules: its rewritten form (fetched in its stead) with the
+    /// step to follow it by when the pattern's regexes do not say (None: they do), or None when
+    /// that form was already met. A rewrite is taken where the pattern follows the rewritten form
+    /// as it follows the link, or does not follow it at all (a form the pattern never saw: the
+    /// URL without the session id every link of the site carried), the link's own step then
+    /// kept; never where the forms are of two levels (`/c/7/page/1/` comes by pagination, `/c/7/`
+    /// not). Only rules this crawl has confirmed ([`DustRun`]) rewrite; until then the link is
+    /// fetched as it is, the first few whose rewritten form was met as probes. A copy's fetch is
+    /// counted avoided once per URL, where the crawl would have fetched it.
+    pub(super) fn rewritten(&mut self, url: String, item: &Item) -> Option<(String, Option<Step>)> {
         let level = item.level;
-        let rules = &self.state.pattern.dust_rules;
-        if rules.is_empty() || self.state.frontier.is_seen(&url) {
-            return Some(url);
+        if self.state.pattern.dust_rules.is_empty() || self.state.frontier.is_seen(&url) {
+            return Some((url, None));
+        }
+        let step = self.compiled.step(level, &url);
+        let followed = step.is_some() && self.scope.contains(&url);
+        // A form met before only as a copy, fetched as it was: that page met again.
+        if let Some(met) = self.state.dust_met.get(&url).cloned() {
+            let active = met.rules.iter().all(|&i| {
+                !self
+                    .state
+                    .dust
+                    .get(i)
+                    .is_some_and(|r| r.refuted || r.unconfirmed)
+            });
+            if !active {
+                return Some((url, None));
+            }
+            return match self.probation(&url, item, met.rules, Some(met.copy), followed) {
+                Probation::Confirmed { .. } => {
+                    self.state.frontier.mark_seen(&url);
+                    None
+                }
+                Probation::Fetch => Some((url, None)),
+                Probation::Held => None,
+            };
         }
         let runs = &self.state.dust;
-        let (to, fired) = crate::dust::apply_traced(rules, &url, |i| {
+        let (to, fired) = crate::dust::apply_traced(&self.state.pattern.dust_rules, &url, |i| {
             !runs.get(i).is_some_and(|r| r.refuted || r.unconfirmed)
         });
-        let step = self.compiled.step(level, &url);
         // The level, not how it was reached: `/c/7/page/1/` comes by pagination, `/c/7/` not.
         let level_of = |s: Option<Step>| match s {
             Some(Step::Level { level, .. }) => Some(level),
             Some(Step::Target) => Some(usize::MAX),
             None => None,
         };
-        if to == url || level_of(self.compiled.step(level, &to)) != level_of(step) {
-            return Some(url);
+        let to_step = self.compiled.step(level, &to);
+        if to == url || (to_step.is_some() && level_of(to_step) != level_of(step)) {
+            return Some((url, None));
         }
-        let met = self.state.frontier.is_seen(&to);
-        let followed = step.is_some() && self.scope.contains(&url);
-        let confirmed = fired.iter().all(|&i| {
-            self.state
-                .dust
-                .get(i)
-                .is_some_and(|r| r.confirmed >= DUST_PROBES)
-        });
-        if !confirmed {
-            let wanted = fired
-                .iter()
-                .any(|&i| self.state.dust.get(i).is_some_and(|r| r.sent < DUST_PROBES));
-            if met && followed && wanted {
-                for &i in &fired {
-                    if let Some(r) = self.state.dust.get_mut(i) {
-                        r.sent += 1;
-                    }
+        // The rewritten form followed by the link's step where the regexes know it not.
+        let kept = if to_step.is_none() { step } else { None };
+        // Where the page was met: under its rewritten form, or as a copy fetched as it was.
+        let met_as = if self.state.frontier.is_seen(&to) {
+            Some(to.clone())
+        } else {
+            self.state.dust_met.get(&to).map(|m| m.copy.clone())
+        };
+        let met = met_as.is_some();
+        match self.probation(&url, item, fired.clone(), met_as, followed) {
+            Probation::Confirmed { met: true } => {
+                // Met again, the link is the URL it stands for, fetched or to be.
+                self.state.frontier.mark_seen(&url);
+                None
+            }
+            Probation::Confirmed { met: false } => {
+                self.state.frontier.mark_seen(&url);
+                Some((to, kept))
+            }
+            Probation::Fetch => {
+                if followed && !met {
+                    let copy = url.clone();
+                    self.state
+                        .dust_met
+                        .insert(to, DustMet { copy, rules: fired });
                 }
-                let probe = DustProbe { to, rules: fired };
-                self.state.dust_probes.insert(url.clone(), probe);
-                return Some(url);
+                Some((url, None))
             }
+            Probation::Held => None,
+        }
+    }
+
+    /// What to do with a link `rules` name a copy of a page, met under `met_as` (None: not met
+    /// yet), while the rules are on probation: skip it once they are confirmed (counted avoided
+    /// where the crawl would have fetched it), fetch it as a probe while they want one, hold it
+    /// while their probes are out, else fetch it as it is.
+    fn probation(
+        &mut self,
+        url: &str,
+        item: &Item,
+        rules: Vec<usize>,
+        met_as: Option<String>,
+        followed: bool,
+    ) -> Probation {
+        let runs = &self.state.dust;
+        let confirmed = rules
+            .iter()
+            .all(|&i| runs.get(i).is_some_and(|r| r.confirmed >= DUST_PROBES));
+        if confirmed {
+            let met = met_as.is_some();
             if met && followed {
-                // Its probes are out: held until they answer.
-                let item = item.clone();
-                self.state.dust_waiting.push(DustWaiting {
-                    url,
-                    item,
-                    rules: fired,
-                });
-                return None;
+                self.state.progress.duplicates_avoided += 1;
             }
-            return Some(url);
+            return Probation::Confirmed { met };
         }
-        if met && followed {
-            self.state.progress.duplicates_avoided += 1;
+        let Some(to) = met_as.filter(|_| followed) else {
+            return Probation::Fetch;
+        };
+        let wanted = rules
+            .iter()
+            .any(|&i| runs.get(i).is_some_and(|r| r.sent < DUST_PROBES));
+        if wanted {
+            for &i in &rules {
+                if let Some(r) = self.state.dust.get_mut(i) {
+                    r.sent += 1;
+                }
+            }
+            let probe = DustProbe { to, rules };
+            self.state.dust_probes.insert(url.to_string(), probe);
+            return Probation::Fetch;
         }
-        // Met again, the link is the URL it stands for, fetched or to be.
-        self.state.frontier.mark_seen(&url);
-        (!met).then_some(to)
+        // Its probes are out: held until they answer.
+        self.state.dust_waiting.push(DustWaiting {
+            url: url.to_string(),
+            item: item.clone(),
+            rules,
+        });
+        Probation::Held
     }
 
     /// A probe's answer taken ([`Crawler::take`]): the copy was the page its rules named (it

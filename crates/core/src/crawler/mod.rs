@@ -3,12 +3,11 @@
 //! Runs a [`Pattern`]: breadth first from the entry page; on a page of level j it follows only
 //! links matching level j+1 (or its own level when that level paginates, bounded, or a deeper
 //! level: [`Compiled::step`]); links matching the last level are targets wherever they are met
-//! (shortcuts). Targets are fetched
-//! and handed to the driver in [`Event::Target`] (body included, so the driver streams them to
-//! its exports and the crawler keeps nothing but URLs and signatures), optionally verified
-//! with RTDM against the example. At the end, [`Crawler::coverage`] compares the targets with
-//! those the pattern was learned from. Form levels are entered by issuing queries (see
-//! `crawler/forms.rs`).
+//! (shortcuts). Targets are fetched and handed to the driver in [`Event::Target`] (body included,
+//! so the driver streams them to its exports and the crawler keeps nothing but URLs and
+//! signatures), optionally verified with RTDM against the example. At the end,
+//! [`Crawler::coverage`] compares the targets with those the pattern was learned from. Form levels
+//! are entered by issuing queries (see `crawler/forms.rs`).
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
@@ -30,7 +29,7 @@ mod dust;
 mod forms;
 mod replica;
 pub use dust::{DUST_PROBES, DustRun};
-use dust::{DustProbe, DustWaiting};
+use dust::{DustMet, DustProbe, DustWaiting};
 pub use forms::CrawlForms;
 pub use replica::ReplicaHost;
 
@@ -420,6 +419,9 @@ pub struct Snapshot {
     /// confirmed, they are not fetched; refuted, they are.
     #[serde(default)]
     dust_waiting: Vec<DustWaiting>,
+    /// Rewritten forms met only as a copy fetched as it was: the form → [`DustMet`].
+    #[serde(default)]
+    dust_met: BTreeMap<String, DustMet>,
     /// Hosts the site links to whose names are variants of its own ([`ReplicaHost`]).
     #[serde(default)]
     replica_hosts: Vec<ReplicaHost>,
@@ -444,6 +446,7 @@ impl Snapshot {
             .values()
             .flat_map(|p| &p.rules)
             .chain(self.dust_waiting.iter().flat_map(|w| &w.rules))
+            .chain(self.dust_met.values().flat_map(|m| &m.rules))
             .find(|&&i| i >= rules)
         {
             return Err(format!(
@@ -561,6 +564,7 @@ impl Crawler {
             dust: Vec::new(),
             dust_probes: BTreeMap::new(),
             dust_waiting: Vec::new(),
+            dust_met: BTreeMap::new(),
             replica_hosts: Vec::new(),
         })
     }
@@ -1237,13 +1241,13 @@ impl Crawler {
                     None => url,
                 }
             };
-            let Some(url) = self.rewritten(url, item) else {
+            let Some((url, kept)) = self.rewritten(url, item) else {
                 continue;
             };
             if self.state.frontier.is_seen(&url) || !self.scope.contains(&url) {
                 continue;
             }
-            let next = match self.compiled.step(item.level, &url) {
+            let next = match kept.or_else(|| self.compiled.step(item.level, &url)) {
                 None => continue,
                 // Refused by its URL alone ([`Crawler::judge`]), and a refused target is not
                 // expanded: nothing to fetch it for.
@@ -1447,9 +1451,9 @@ impl Crawler {
 }
 
 /// Whether a page is of a kind the user's verdicts left out: learning left it out
-/// ([`Pattern::unlike_by_heading`]), or its heading follows a template judged unlike the example
-/// ([`crate::review::heading::HeadingRule::refuses`]).
-/// The example is like itself whatever its kind.
+/// ([`Pattern::unlike_by_heading`]), or its heading follows a template judged unlike the
+/// example ([`crate::review::heading::HeadingRule::refuses`]). The example is like itself
+/// whatever its kind.
 fn unlike_kind(pattern: &Pattern, url: &str, heading: &str) -> bool {
     let of_kind = pattern.unlike_by_heading.iter().any(|u| u == url)
         || pattern
