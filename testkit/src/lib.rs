@@ -81,6 +81,16 @@ pub fn scrapy_crawl_args(project: &Path, name: &str, args: &[&str]) -> Vec<Strin
     urls
 }
 
+/// The item URLs of spider `name` run by the venv's Scrapy and by Debian's, each as found: for
+/// a crawl whose URLs depend on the order answers come in (a rule for duplicate URLs confirmed
+/// sooner or later), where [`scrapy_crawl`]'s equality of the two runs cannot hold.
+pub fn scrapy_crawl_each(project: &Path, name: &str) -> [Vec<String>; 2] {
+    [
+        scrapy_crawl_with(&root().join(".venv/bin/scrapy"), project, name, &[]),
+        scrapy_crawl_with(Path::new(DEBIAN_SCRAPY), project, name, &[]),
+    ]
+}
+
 /// One run of spider `name` by the `scrapy` command at `scrapy`.
 fn scrapy_crawl_with(scrapy: &Path, project: &Path, name: &str, args: &[&str]) -> Vec<String> {
     let out = scrapy_command(scrapy, project, name, "items.jsonl")

@@ -83,8 +83,10 @@ SITEMAP_MAX_BYTES = CONFIG["sitemapMaxBytes"]
 # script_links: Doxygen's menu and tree view build their navigation in script). Scripts are
 # read, never run: a quoted string is taken when it is shaped like a page's URL.
 SCRIPT_LINKS = CONFIG["scriptLinks"]
-# Rewrites of duplicate URLs (a listing's page/1/, a parameter that changes nothing), in order.
+# Rewrites of duplicate URLs (a listing's page/1/, a parameter that changes nothing), in order,
+# and the copies each rule has fetched, found the page it names, before it skips any.
 DUST_RULES = CONFIG.get("dustRules", [])
+DUST_PROBES = CONFIG.get("dustProbes", 2)
 # The entry page is like the example: an item too, and where navigation starts.
 ENTRY_TARGET = CONFIG["entryTarget"]
 # The level (index into LEVELS) whose pages are followed from targets, or None.
@@ -383,14 +385,18 @@ def canonical(url):
     )
     query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
              if not dropped(k)]
-    return dust(urlunsplit((parts.scheme, parts.netloc, path, urlencode(query), "")))
+    return urlunsplit((parts.scheme, parts.netloc, path, urlencode(query), ""))
 
 
-def dust(url):
-    """The URL rewritten by the pattern's rules for duplicate URLs, each tried once in order, as
-    Exemplar's `dust::apply` does: a copy becomes the URL of the page it copies, which Scrapy's
-    duplicate filter then drops when it was already requested."""
-    for rule in DUST_RULES:
+def dust(url, active):
+    """The URL rewritten by the pattern's rules for duplicate URLs whose index `active` accepts,
+    each tried once in order, and the indexes of those that changed it, as Exemplar's
+    `dust::apply_traced` does: a copy becomes the URL of the page it copies."""
+    fired = []
+    for i, rule in enumerate(DUST_RULES):
+        if not active(i):
+            continue
+        before = url
         scheme, netloc, path, query, _ = urlsplit(url)
         kind = rule["kind"]
         if kind == "dropParam":
@@ -406,7 +412,155 @@ def dust(url):
                 url = urlunsplit((scheme, netloc, left, query, ""))
         elif kind == "prefix" and path.startswith(rule["from"]):
             url = urlunsplit((scheme, netloc, rule["to"] + path[len(rule["from"]):], query, ""))
-    return url
+        if url != before:
+            fired.append(i)
+    return url, fired
+
+
+def text_digest(response):
+    """What a page says (its title and text, spaces folded): a copy under another URL says the
+    same, whatever session ids its links carry."""
+    if not isinstance(response, HtmlResponse):
+        return hash(response.body)
+    words = " ".join(response.xpath("//title//text() | //body//text()").getall()).split()
+    return hash(" ".join(words))
+
+
+class Probation:
+    """The pattern's rules for duplicate URLs in this process, as `exemplar crawl` keeps them:
+    a rule skips a copy only once DUST_PROBES of the copies it names were fetched and each said
+    what the page it names says; one that said otherwise refutes it, and it is not applied
+    again. Until then a copy of a page met is held while that page is not answered yet or the
+    rule's probes are out; held copies are skipped once the rule is confirmed, fetched once it
+    is refuted or the crawl has nothing else to do. A rewritten form is taken where the pattern
+    follows it as it follows the link, or follows it not at all (the link's own step then
+    kept). Per process: machines sharing a queue (scrapy-redis) each confirm the rules."""
+
+    def __init__(self, crawler):
+        self.crawler = crawler
+        self.runs = [{"sent": 0, "confirmed": 0, "refuted": False, "given_up": False}
+                     for _ in DUST_RULES]
+        # URLs asked or skipped; rewritten forms met only as a copy fetched as it was (form ->
+        # copy, rules); what each page fetched said (text_digest); copies held for their
+        # rules' probes: (url, step, rules), and their URLs.
+        self.seen = set()
+        self.met = {}
+        self.said = {}
+        self.held = []
+        self.holding = set()
+        # Probes that found the page their rules named: copies, neither items nor followed.
+        self.copies = set()
+
+    def active(self, i):
+        return not (self.runs[i]["refuted"] or self.runs[i]["given_up"])
+
+    def confirmed(self, rules):
+        return all(self.runs[i]["confirmed"] >= DUST_PROBES for i in rules)
+
+    def decided(self, rules):
+        return self.confirmed(rules) or not all(self.active(i) for i in rules)
+
+    def request(self, url, step, step_of):
+        """The request for a link `url` the pattern follows by `step` ((callback, cb_kwargs),
+        `step_of(url)` giving another URL's), or None: a copy of a page met, or held."""
+        if not DUST_RULES:
+            return self.make(url, step)
+        if url in self.seen:
+            # Asked already (Scrapy's duplicate filter would drop it), or skipped as a copy.
+            return None
+        if url in self.met:
+            # A form met before only as a copy fetched as it was: that page met again.
+            copy, rules = self.met[url]
+            if not all(self.active(i) for i in rules):
+                return self.make(url, step)
+            return self.judge(url, step, rules, copy, url, step)
+        to, fired = dust(url, self.active)
+        if to == url:
+            return self.make(url, step)
+        to_step = step_of(to)
+        if to_step is not None and to_step != step:
+            return self.make(url, step)
+        met_as = to if to in self.seen else self.met.get(to, (None,))[0]
+        if met_as is None and not self.confirmed(fired):
+            self.met[to] = (url, fired)
+            return self.make(url, step)
+        return self.judge(url, step, fired, met_as, to, to_step or step)
+
+    def judge(self, url, step, rules, met_as, to, to_step):
+        """A copy of the page met under `met_as` (None: not met yet), whose rewritten form is
+        `to`: skipped once its rules are confirmed, fetched as a probe while they want one,
+        held while the page met is not answered yet or their probes are out, else fetched."""
+        if url in self.seen:
+            return None
+        if not all(self.active(i) for i in rules):
+            return self.make(url, step)
+        if self.confirmed(rules):
+            self.seen.add(url)
+            if met_as is not None:
+                self.crawler.stats.inc_value("exemplar/duplicates_avoided")
+                return None
+            return self.make(to, to_step)
+        said = self.said.get(met_as)
+        wanted = any(self.runs[i]["sent"] < DUST_PROBES for i in rules)
+        if said is not None and wanted:
+            for i in rules:
+                self.runs[i]["sent"] += 1
+            return self.make(url, step, probe=(said, rules))
+        if met_as is not None and url not in self.holding:
+            # Held (once, however often it is linked) until the page met answers, or until
+            # the probes out answer.
+            self.holding.add(url)
+            self.held.append((url, step, rules, met_as, to, to_step))
+        return None
+
+    def make(self, url, step, probe=None):
+        self.seen.add(url)
+        callback, kwargs = step
+        meta = {"exemplar_probe": probe} if probe else None
+        return scrapy.Request(url, callback=callback, cb_kwargs=kwargs, meta=meta)
+
+    def answered(self, response):
+        """A page's answer: what it says kept, a probe's verdict taken; the requests of the held
+        copies it decides."""
+        if not DUST_RULES:
+            return []
+        said = text_digest(response)
+        self.said[response.url] = said
+        if response.request is not None:
+            self.said.setdefault(response.request.url, said)
+        probe = response.meta.get("exemplar_probe")
+        if probe:
+            expected, rules = probe
+            if said == expected:
+                self.copies.add(response.url)
+            for i in rules:
+                run = self.runs[i]
+                if said == expected:
+                    run["confirmed"] += 1
+                elif not run["refuted"]:
+                    run["refuted"] = True
+                    self.crawler.stats.inc_value("exemplar/duplicate_rules_refuted")
+        return self.release(False) if self.held else []
+
+    def release(self, give_up):
+        """The held copies judged again (`give_up`: the crawl has nothing else to do, so the
+        rules still undecided are given up first, and a copy whose page met never answered is
+        fetched): the requests of those no longer held."""
+        if give_up:
+            for run in self.runs:
+                if run["confirmed"] < DUST_PROBES and not run["refuted"]:
+                    run["given_up"] = True
+        held, self.held = self.held, []
+        self.holding.clear()
+        out = []
+        for url, step, rules, met_as, to, to_step in held:
+            if give_up and met_as not in self.said and not self.confirmed(rules):
+                request = self.make(url, step) if url not in self.seen else None
+            else:
+                request = self.judge(url, step, rules, met_as, to, to_step)
+            if request is not None:
+                out.append(request)
+        return out
 
 
 def common_locations(entry):
@@ -437,15 +591,24 @@ class PatternSpider(scrapy.Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
         crawler.signals.connect(spider.on_response, signal=signals.response_received)
+        spider.probation = Probation(crawler)
         return spider
 
-    def on_response(self, **_):
+    def on_response(self, response=None, **_):
         self.idle_since = None
+        if response is not None and self.probation is not None:
+            for request in self.probation.answered(response):
+                self.crawler.engine.crawl(request)
 
     def on_idle(self):
         """With a request queue shared between machines (scrapy-redis), an empty queue may be
         filled again by another machine's pages: stay open MAX_IDLE_TIME_BEFORE_CLOSE seconds of
         idleness (scrapy-redis's setting, 0 for ever) before closing, not stop at once."""
+        if self.probation is not None and self.probation.held:
+            # Copies held for probes that will not come: fetched, their rules given up.
+            for request in self.probation.release(True):
+                self.crawler.engine.crawl(request)
+            raise DontCloseSpider
         if not self.settings.get("REDIS_URL"):
             return
         wait = self.settings.getfloat("MAX_IDLE_TIME_BEFORE_CLOSE", 30)
@@ -482,6 +645,7 @@ class PatternSpider(scrapy.Spider):
         # waiting for it.
         self.script_urls = {}
         self.script_waiting = {}
+        self.probation = None
 
     async def parse(self, response):
         if ENTRY_TARGET and not refused(response.url):
@@ -735,27 +899,34 @@ class PatternSpider(scrapy.Spider):
             yield from self.follow_urls(links, level)
 
     def follow_urls(self, urls, level):
-        n = len(COMPILED)
         for url in urls:
             if not url.startswith(("http://", "https://")):
                 continue
-            if matches(n - 1, url):
-                if not refused(url):
-                    yield scrapy.Request(url, callback=self.parse_target,
-                                         cb_kwargs={"level": level})
-            elif level + 1 < n and matches(level, url):
-                yield scrapy.Request(url, callback=self.parse_level, cb_kwargs={"level": level + 1})
-            elif level >= 1 and COMPILED[level - 1][1] and matches(level - 1, url):
-                yield scrapy.Request(url, callback=self.parse_level, cb_kwargs={"level": level})
-            else:
-                # Straight to a deeper level (not a search-form level nor its results).
-                deeper = next((j for j in range(level + 1, n - 1)
-                               if j not in FORMS and j - 1 not in FORMS and matches(j, url)), None)
-                if deeper is not None:
-                    yield scrapy.Request(url, callback=self.parse_level,
-                                         cb_kwargs={"level": deeper + 1})
+            step = self.url_step(level, url)
+            if step is not None:
+                request = self.probation.request(url, step, lambda u: self.url_step(level, u))
+                if request is not None:
+                    yield request
+
+    def url_step(self, level, url):
+        """How a level-`level` page's link `url` is followed ((callback, cb_kwargs)), or None."""
+        n = len(COMPILED)
+        if matches(n - 1, url):
+            return None if refused(url) else (self.parse_target, {"level": level})
+        if level + 1 < n and matches(level, url):
+            return self.parse_level, {"level": level + 1}
+        if level >= 1 and COMPILED[level - 1][1] and matches(level - 1, url):
+            return self.parse_level, {"level": level}
+        # Straight to a deeper level (not a search-form level nor its results).
+        deeper = next((j for j in range(level + 1, n - 1)
+                       if j not in FORMS and j - 1 not in FORMS and matches(j, url)), None)
+        if deeper is not None:
+            return self.parse_level, {"level": deeper + 1}
+        return None
 
     async def parse_level(self, response, level, page=0):
+        if response.url in self.probation.copies:
+            return
         async for r in self.follow(response, level):
             yield r
         if page:
@@ -784,7 +955,7 @@ class PatternSpider(scrapy.Spider):
         )
 
     async def parse_target(self, response, level):
-        if refused(response.url):
+        if refused(response.url) or response.url in self.probation.copies:
             return
         declared = declared_page(response)
         if declared is not None:
@@ -801,13 +972,22 @@ class PatternSpider(scrapy.Spider):
                 yield r
 
     def follow_targets(self, urls):
-        n = len(COMPILED)
         for url in urls:
             if not url.startswith(("http://", "https://")):
                 continue
-            if matches(n - 1, url):
-                if COMPILED[-1][1] and not refused(url):
-                    yield scrapy.Request(url, callback=self.parse_target, cb_kwargs={"level": n})
-            elif FROM_TARGETS is not None and matches(FROM_TARGETS, url):
-                yield scrapy.Request(url, callback=self.parse_level,
-                                     cb_kwargs={"level": FROM_TARGETS + 1})
+            step = self.target_step(url)
+            if step is not None:
+                request = self.probation.request(url, step, self.target_step)
+                if request is not None:
+                    yield request
+
+    def target_step(self, url):
+        """How a target's link `url` is followed ((callback, cb_kwargs)), or None."""
+        n = len(COMPILED)
+        if matches(n - 1, url):
+            if COMPILED[-1][1] and not refused(url):
+                return self.parse_target, {"level": n}
+            return None
+        if FROM_TARGETS is not None and matches(FROM_TARGETS, url):
+            return self.parse_level, {"level": FROM_TARGETS + 1}
+        return None
