@@ -26,7 +26,8 @@
 #   ./build.sh eval-forms [ARGS]  query policies against Xapian Omega over the PostgreSQL docs on
 #                               127.0.0.1 (set up in a scratch dir), docs/reports/forms.md + chart
 #   ./build.sh eval-replicas [ARGS]  site-replica detection against the baselines on the replica
-#                               data (eval/replica-sites.toml): installs its sites' packages, then
+#                               data (eval/replica-sites.toml), and the DUST rules on sites served
+#                               with duplicate-URL habits: installs its sites' packages, then
 #                               exemplar-eval eval-replicas ARGS (docs/reports/replicas.md; release build)
 #   ./build.sh bench [ARGS]     bash bench/run.sh ARGS
 #   ./build.sh fuzz [ARGS]      bash fuzz/run.sh ARGS

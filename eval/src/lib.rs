@@ -19,6 +19,7 @@ pub mod classify_train;
 pub mod crawl_eval;
 pub mod detect_eval;
 pub mod drawn_eval;
+pub mod dust_eval;
 pub mod fields_eval;
 pub mod form_sites_eval;
 pub mod forms_eval;

@@ -1,9 +1,11 @@
 //! `exemplar-eval`: the lab's command line. It measures Exemplar on the development, further
 //! and held-out sites and writes the reports in `docs/reports/`; it trains the page-kind model.
-//! `./build.sh eval`, `eval-similarity`, `eval-forms`, `train-classifier` and `bench-crawl` run it.
+//! `./build.sh eval`, `eval-similarity`, `eval-forms`, `eval-replicas`, `train-classifier` and
+//! `bench-crawl` run it.
 //!
 //! Subcommands: `eval`, `bench-crawl`, `eval-similarity`, `eval-forms`, `train-classifier`,
-//! `eval-detect`, `eval-fields`, `eval-replicas` (for now the replica data's summary), and
+//! `eval-detect`, `eval-fields`, `eval-replicas` (site replicas against the baselines, then the DUST rules; or the replica data's
+//! summary), and
 //! `serve` (the product's static server, which `bench-crawl` starts in a process of its own).
 //! Exit codes: 0 success, 1 failure (a bar not met included), 2 usage error.
 
@@ -28,8 +30,10 @@ const USAGE: &str = "usage:
   exemplar-eval eval-fields [--out docs/reports/fields.md]
   exemplar-eval eval-replicas [--sites eval/replica-sites.toml] [--out docs/reports/replicas.md | --no-report]
                  [--sample N] [--no-active] [--split dev|test] [--misses] [--sample-host NAME]
-                 (replica detection against the baselines, the report; --misses: each pair decided
-                  against its label; --sample-host: a host's sample)
+                 [--no-dust | --dust-only]
+                 (replica detection against the baselines, and the DUST rules on sites served with
+                  duplicate-URL habits, the report; --misses: each pair decided against its label;
+                  --sample-host: a host's sample; --dust-only: the DUST section alone, printed)
   exemplar-eval eval-replicas [--sites F] --summary | --hosts | --serve PORT
                  (the replica data: hosts, pairs by variation and kind; --hosts: every host, a line each;
                   --serve: every host on 127.0.0.1:PORT by Host)
@@ -110,6 +114,8 @@ const FLAGS: &[(&str, &[(&str, bool)])] = &[
             ("--split", true),
             ("--misses", false),
             ("--sample-host", true),
+            ("--no-dust", false),
+            ("--dust-only", false),
         ],
     ),
     ("serve", &[("--port", true), ("--latency-ms", true)]),

@@ -43,6 +43,16 @@ struct Options {
     misses: bool,
     /// Print this host's sample and stop.
     sample_host: Option<String>,
+    /// The DUST section ([`crate::dust_eval`]): with the replica figures, alone, or not.
+    dust: Dust,
+}
+
+/// Whether a run measures the DUST rules too.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dust {
+    With,
+    Only,
+    Without,
 }
 
 fn options(args: &[String]) -> Result<Options, String> {
@@ -54,6 +64,7 @@ fn options(args: &[String]) -> Result<Options, String> {
         split: None,
         misses: false,
         sample_host: None,
+        dust: Dust::With,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -66,9 +77,17 @@ fn options(args: &[String]) -> Result<Options, String> {
                 o.sample = value()?.parse().map_err(|e| format!("--sample: {e}"))?;
             }
             "--no-active" => o.active = false,
-            "--split" => o.split = Some(value()?),
+            "--split" => {
+                let split = value()?;
+                if !Split::ALL.iter().any(|s| s.name() == split) {
+                    return Err(format!("--split {split}: dev or test"));
+                }
+                o.split = Some(split);
+            }
             "--misses" => o.misses = true,
             "--sample-host" => o.sample_host = Some(value()?),
+            "--no-dust" => o.dust = Dust::Without,
+            "--dust-only" => o.dust = Dust::Only,
             other => return Err(format!("eval-replicas: unknown argument {other}")),
         }
     }
@@ -655,7 +674,7 @@ fn report(cat: &Catalogue, figures: &[(Split, SplitFigures)], o: &Options) -> St
 }
 
 /// `eval-replicas [--sites FILE] [--out FILE | --no-report] [--sample N] [--no-active]
-/// [--split dev|test] [--misses] [--sample-host NAME]`.
+/// [--split dev|test] [--misses] [--sample-host NAME] [--no-dust | --dust-only]`.
 pub fn eval_replicas(args: &[String]) -> Result<(), String> {
     let o = options(args)?;
     let cat = Catalogue::load(&o.sites)?;
@@ -664,6 +683,16 @@ pub fn eval_replicas(args: &[String]) -> Result<(), String> {
         for p in sample(h, o.sample).pages {
             println!("{} {}", p.path, p.print.words);
         }
+        return Ok(());
+    }
+    let in_split = |name: &str| o.split.as_deref().is_none_or(|x| x == name);
+    let dust = |log: &mut dyn FnMut(String)| -> Result<String, String> {
+        let mut splits = crate::dust_eval::splits()?;
+        splits.retain(|(name, _)| in_split(name));
+        Ok(crate::dust_eval::report(&splits, log))
+    };
+    if o.dust == Dust::Only {
+        print!("{}", dust(&mut |line| eprintln!("{line}"))?);
         return Ok(());
     }
     let mut figures = Vec::new();
@@ -682,7 +711,10 @@ pub fn eval_replicas(args: &[String]) -> Result<(), String> {
         );
         figures.push((split, f));
     }
-    let text = report(&cat, &figures, &o);
+    let mut text = report(&cat, &figures, &o);
+    if o.dust == Dust::With {
+        text.push_str(&dust(&mut |line| eprintln!("{line}"))?);
+    }
     match &o.out {
         Some(path) => {
             std::fs::write(path, &text).map_err(|e| format!("{}: {e}", path.display()))?;

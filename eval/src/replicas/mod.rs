@@ -22,7 +22,7 @@
 
 pub mod catalogue;
 pub mod host;
-mod html;
+pub(crate) mod html;
 pub mod server;
 pub mod sites;
 pub mod variation;
