@@ -177,6 +177,15 @@ fn cookies() -> Arg {
     )
 }
 
+fn resolve() -> Arg {
+    value(
+        "resolve",
+        "HOST:ADDR",
+        "connect to ADDR (IP or IP:PORT) for HOST (* for every host), as curl's --resolve: a copy \
+         of a site served elsewhere under its own name; repeatable",
+    )
+}
+
 fn threshold() -> Arg {
     value("threshold", "T", "the similarity threshold θ, in [0, 1]")
 }
@@ -249,6 +258,7 @@ pub fn command(usage: &'static str) -> Command {
                 ))
                 .arg(max_bytes())
                 .arg(cookies())
+                .arg(resolve())
                 .args(rendering(
                     "never render pages (by default they are when the example's scripts draw what its HTML lacks)",
                 ))
@@ -323,6 +333,7 @@ pub fn command(usage: &'static str) -> Command {
                 .arg(value("max-pages", "N", "fetch at most N pages"))
                 .arg(max_bytes())
                 .arg(cookies())
+                .arg(resolve())
                 .args(rendering(
                     "never render pages (by default they are when the pattern says the site's scripts draw them)",
                 ))
@@ -394,6 +405,7 @@ pub fn command(usage: &'static str) -> Command {
                     "visit in breadth-first order (a baseline)",
                 ))
                 .arg(cookies())
+                .arg(resolve())
                 .args(politeness()),
         )
         .subcommand(
@@ -423,6 +435,7 @@ pub fn command(usage: &'static str) -> Command {
                 ))
                 .arg(value("save-seen", "FILE", "write the hosts' pages seen to FILE"))
                 .arg(cookies())
+                .arg(resolve())
                 .args(politeness()),
         )
         .subcommand(

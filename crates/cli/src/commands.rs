@@ -59,11 +59,19 @@ fn max_bytes(args: &[String]) -> Result<Option<usize>, String> {
     }
 }
 
-/// The HTTP client's settings: `--cookies FILE` read (a clear error for a file that cannot be
-/// read or is not in the Netscape format; its values are never printed).
+/// The HTTP client's settings: `--resolve HOST:ADDR` rules, `--cookies FILE` read (a clear error
+/// for a rule of another shape, a file that cannot be read or is not in the Netscape format; its
+/// values are never printed).
 pub(crate) fn client_config(args: &[String]) -> Result<ClientConfig, String> {
+    let resolve = flags(args, "--resolve")
+        .into_iter()
+        .map(|v| exemplar_native::resolve::Resolve::parse(v).map_err(|e| format!("--resolve {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
     let Some(path) = flag(args, "--cookies") else {
-        return Ok(ClientConfig::default());
+        return Ok(ClientConfig {
+            resolve,
+            ..ClientConfig::default()
+        });
     };
     let text = std::fs::read_to_string(path).map_err(|e| format!("--cookies {path}: {e}"))?;
     let jar = exemplar_native::cookies::CookieJar::from_netscape(&text)
@@ -73,6 +81,7 @@ pub(crate) fn client_config(args: &[String]) -> Result<ClientConfig, String> {
     }
     Ok(ClientConfig {
         cookies: Some(std::sync::Arc::new(jar)),
+        resolve,
         ..ClientConfig::default()
     })
 }
@@ -87,11 +96,12 @@ fn render_mode(args: &[String], default: RenderMode) -> Result<RenderMode, Strin
     }
 }
 
-/// The renderer's settings for a client's (the same user agent and cookies).
+/// The renderer's settings for a client's (the same user agent, cookies and `--resolve` rules).
 fn render_config(client: &ClientConfig) -> RenderConfig {
     RenderConfig {
         user_agent: client.user_agent.clone(),
         cookies: client.cookies.clone(),
+        host_rules: exemplar_native::resolve::chromium_rules(&client.resolve),
         ..RenderConfig::default()
     }
 }

@@ -25,6 +25,8 @@ pub struct ClientConfig {
     /// Pages drawn by scripts are rendered with it (`--render`): a GET answered with HTML is
     /// then the browser's DOM where [`crate::render::Renderer::draw`] finds it worth it.
     pub renderer: Option<Arc<crate::render::Renderer>>,
+    /// Where connections to some hosts go instead of where their names point (`--resolve`).
+    pub resolve: Vec<crate::resolve::Resolve>,
 }
 
 impl Default for ClientConfig {
@@ -36,6 +38,7 @@ impl Default for ClientConfig {
             user_agent: USER_AGENT.to_string(),
             cookies: None,
             renderer: None,
+            resolve: Vec::new(),
         }
     }
 }
@@ -55,13 +58,21 @@ pub struct Client {
 impl Client {
     /// A client.
     pub fn new(config: &ClientConfig) -> Client {
-        let agent = ureq::Agent::config_builder()
+        let settings = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_redirects(0)
             .timeout_global(Some(config.timeout))
             .user_agent(config.user_agent.as_str())
-            .build()
-            .new_agent();
+            .build();
+        let agent = if config.resolve.is_empty() {
+            settings.new_agent()
+        } else {
+            ureq::Agent::with_parts(
+                settings,
+                ureq::unversioned::transport::DefaultConnector::new(),
+                crate::resolve::Overrides::new(config.resolve.clone()),
+            )
+        };
         Client {
             agent,
             max_bytes: config.max_bytes,

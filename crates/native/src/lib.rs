@@ -7,6 +7,7 @@
 pub mod cookies;
 pub mod http;
 pub mod render;
+pub mod resolve;
 pub mod run;
 pub mod serve;
 

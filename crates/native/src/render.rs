@@ -72,6 +72,8 @@ pub struct RenderConfig {
     pub user_agent: String,
     /// The user's cookies.
     pub cookies: Option<Arc<CookieJar>>,
+    /// Chromium's `--host-resolver-rules` (`--resolve`: [`crate::resolve::chromium_rules`]).
+    pub host_rules: Option<String>,
 }
 
 impl Default for RenderConfig {
@@ -85,6 +87,7 @@ impl Default for RenderConfig {
             scroll_ms: 2_000,
             user_agent: crate::fetch::USER_AGENT.to_string(),
             cookies: None,
+            host_rules: None,
         }
     }
 }
@@ -361,6 +364,9 @@ impl Browser {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
+        if let Some(rules) = &config.host_rules {
+            command.arg(format!("--host-resolver-rules={rules}"));
+        }
         if is_root() {
             // Chromium refuses to run as root with its sandbox; CI containers run as root.
             command.arg("--no-sandbox");

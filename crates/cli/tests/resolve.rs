@@ -1,0 +1,130 @@
+//! `--resolve HOST:ADDR`: a site served on 127.0.0.1 under its own host name, as the real host
+//! would serve it (a server that answers by the `Host` header and misdirects any other name),
+//! learned and crawled under its own URLs.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::process::{Command, Output};
+
+use exemplar_native::serve::{Request, Response, Server, static_dir};
+
+const SITE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/fixtures/demo-site"
+);
+const HOST: &str = "imoveis.test";
+const EXAMPLE: &str = "imovel/101-apartamento-2-quartos-lapa.html";
+
+fn exemplar(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_exemplar"))
+        .args(args)
+        .output()
+        .expect("run exemplar")
+}
+
+/// The demo site for `Host: imoveis.test` alone; 421 for any other name.
+fn virtual_host() -> Server {
+    let files = static_dir(SITE);
+    Server::start(0, move |req: &Request| {
+        let host = req
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("host"))
+            .map(|(_, v)| v.split(':').next().unwrap_or("").to_ascii_lowercase());
+        if host.as_deref() == Some(HOST) {
+            files(req)
+        } else {
+            Response {
+                status: 421,
+                ..Response::default()
+            }
+        }
+    })
+    .expect("serve")
+}
+
+/// The demo site's entity pages, by `expected.toml`.
+fn entities() -> usize {
+    std::fs::read_to_string(format!("{SITE}/expected.toml"))
+        .expect("expected.toml")
+        .lines()
+        .filter(|l| l.trim_end().ends_with("= \"entity\""))
+        .count()
+}
+
+#[test]
+fn a_site_under_its_own_name_is_learned_and_crawled_where_resolve_points() {
+    let server = virtual_host();
+    let port = server.addr().port();
+    let dir = std::env::temp_dir().join(format!("exemplar-resolve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch");
+    let pattern = dir.join("pattern.json");
+    let p = pattern.to_str().expect("utf-8");
+    for rule in [
+        format!("{HOST}:127.0.0.1:{port}"),
+        format!("*:127.0.0.1:{port}"),
+    ] {
+        let out = exemplar(&[
+            "learn",
+            "--resolve",
+            &rule,
+            "--entry",
+            &format!("http://{HOST}/index.html"),
+            "--example",
+            &format!("http://{HOST}/{EXAMPLE}"),
+            "-o",
+            p,
+            "--delay-ms",
+            "0",
+            "--quiet",
+            "--no-fields",
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{rule}: {stderr}");
+        let text = std::fs::read_to_string(&pattern).expect("pattern");
+        assert!(text.contains(r"imoveis\\.test/imovel/"), "{rule}: {text}");
+        assert!(!text.contains("127.0.0.1"), "the site's own URLs: {text}");
+
+        let out = exemplar(&["crawl", p, "--resolve", &rule, "--delay-ms", "0", "--quiet"]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let targets: Vec<&str> = stdout.lines().collect();
+        assert_eq!(targets.len(), entities(), "{stdout}");
+        assert!(
+            targets
+                .iter()
+                .all(|t| t.starts_with(&format!("http://{HOST}/imovel/"))),
+            "{stdout}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_resolve_rule_of_another_shape_is_a_clear_error() {
+    for (bad, says) in [
+        (HOST, "expected HOST:ADDRESS"),
+        ("imoveis.test:localhost", "\"localhost\" is not an address"),
+    ] {
+        let out = exemplar(&[
+            "learn",
+            "--resolve",
+            bad,
+            "--entry",
+            &format!("http://{HOST}/index.html"),
+            "--example",
+            &format!("http://{HOST}/{EXAMPLE}"),
+            "-o",
+            "/dev/null",
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{bad}");
+        assert!(
+            stderr.contains(&format!("--resolve {bad}: ")) && stderr.contains(says),
+            "{stderr}"
+        );
+    }
+}
