@@ -5,6 +5,9 @@
 //! and shares this file's fixture helpers (`roles`, the served demo site); one binary keeps
 //! their build and start-up once. The export, form and fixture-site tests are files of their own.
 
+mod shared;
+use shared::exemplar;
+
 use exemplar_testkit as common;
 
 use std::collections::{BTreeSet, HashMap};
@@ -14,13 +17,6 @@ const SITE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../tests/fixtures/demo-site"
 );
-
-fn exemplar(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_exemplar"))
-        .args(args)
-        .output()
-        .expect("run exemplar")
-}
 
 /// Page roles from the demo site's `expected.toml`.
 fn roles() -> (String, HashMap<String, String>) {

@@ -3,8 +3,10 @@
 //! `eval/real/sites/`, a few-page site, a host that answers nothing, bad arguments.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod shared;
+use shared::exemplar;
+
 use std::path::PathBuf;
-use std::process::Command;
 
 use exemplar_native::serve::{Server, static_dir};
 
@@ -14,13 +16,6 @@ fn real_site(name: &str) -> PathBuf {
         "/../../eval/real/sites"
     ))
     .join(name)
-}
-
-fn exemplar(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_exemplar"))
-        .args(args)
-        .output()
-        .expect("run exemplar")
 }
 
 /// Runs `detect --json` on `url` with no delay; the one JSON line it prints.

@@ -1,8 +1,10 @@
 //! Pages drawn by scripts, through the CLI: the live quotes application's `/js/` and `/scroll`
 //! variants rendered in Debian's Chromium (`learn` choosing to, `crawl` following the pattern),
 //! a site without scripts left unrendered, and the errors of a missing browser.
+
+mod shared;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use exemplar_testkit::live_apps;
@@ -29,13 +31,6 @@ fn ok(args: &[&str]) -> (String, String) {
         "exemplar {args:?}\n{stdout}\n{stderr}"
     );
     (stdout, stderr)
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("exemplar-drawn-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 fn s(p: &Path) -> &str {
@@ -97,7 +92,7 @@ fn crawl(dir: &Path, name: &str, more: &[&str]) -> (String, Vec<(String, String)
 #[test]
 fn quotes_drawn_by_a_script_are_rendered_learned_and_crawled() {
     let app = live_apps::start("quotes-toscrape").expect("the live quotes site");
-    let dir = tempdir("js");
+    let dir = shared::tempdir("drawn", "js");
     let (said, pattern) = learn(
         &dir,
         &format!("{}/js/", app.base),
@@ -158,7 +153,7 @@ fn quotes_drawn_by_a_script_are_rendered_learned_and_crawled() {
 #[test]
 fn an_infinitely_scrolling_page_is_scrolled_to_its_last_item() {
     let app = live_apps::start("quotes-toscrape").expect("the live quotes site");
-    let dir = tempdir("scroll");
+    let dir = shared::tempdir("drawn", "scroll");
     let scroll = format!("{}/scroll", app.base);
     let (said, pattern) = learn(&dir, &scroll, &scroll, &[]);
     assert!(said.contains("drawn by scripts"), "{said}");
@@ -176,7 +171,7 @@ fn an_infinitely_scrolling_page_is_scrolled_to_its_last_item() {
 #[test]
 fn a_site_without_scripts_is_fetched_only() {
     let app = live_apps::start("quotes-toscrape").expect("the live quotes site");
-    let dir = tempdir("plain");
+    let dir = shared::tempdir("drawn", "plain");
     let (said, pattern) = learn(
         &dir,
         &format!("{}/", app.base),
@@ -190,7 +185,7 @@ fn a_site_without_scripts_is_fetched_only() {
 #[test]
 fn a_missing_browser_is_a_clear_error_when_asked_for_and_a_note_otherwise() {
     let app = live_apps::start("quotes-toscrape").expect("the live quotes site");
-    let dir = tempdir("no-browser");
+    let dir = shared::tempdir("drawn", "no-browser");
     let pattern = dir.join("pattern.json");
     let (entry, example) = (
         format!("{}/js/", app.base),

@@ -5,6 +5,8 @@
 //! collects the same posts.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod shared;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -132,13 +134,6 @@ fn spider_name(path: &str) -> String {
     exemplar_export::ScrapySpec::from_pattern(&pattern).spider_name()
 }
 
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("exemplar-dust-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
 /// `crawl PATTERN`: the posts collected (paths), the pages fetched and the copies avoided.
 fn crawl(pattern: &str) -> (BTreeSet<String>, usize, usize) {
     let (stdout, stderr) = exemplar(&["crawl", pattern, "--delay-ms", "0", "--quiet"]);
@@ -217,7 +212,7 @@ fn spider(server: &Server, dir: &Path, pattern: &str, name: &str) -> ([BTreeSet<
 
 #[test]
 fn copies_of_a_listings_first_page_are_learned_and_not_fetched_again() {
-    let dir = tempdir("blog");
+    let dir = shared::tempdir("dust", "blog");
     let site = dir.join("site");
     for c in 0..4 {
         category(&site, c);
@@ -285,7 +280,7 @@ fn copies_of_a_listings_first_page_are_learned_and_not_fetched_again() {
 /// fetch fewer pages than without it.
 #[test]
 fn a_session_id_on_every_link_is_dropped_by_a_learned_rule() {
-    let dir = tempdir("sessions");
+    let dir = shared::tempdir("dust", "sessions");
     let site = dir.join("site");
     for c in 0..3 {
         category(&site, c);

@@ -2,8 +2,10 @@
 //! quotes authors and the live shop's books from a sample of their pages and prints them with the
 //! example's values; `crawl` writes them in JSON Lines (typed) and CSV (a column each). Checked
 //! against the applications' own data files, page by page.
+
+mod shared;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use exemplar_testkit::live_apps;
@@ -22,13 +24,6 @@ fn ok(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     stdout
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("exemplar-fields-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 fn s(p: &Path) -> &str {
@@ -139,7 +134,7 @@ fn field_named<'a>(fields: &'a [serde_json::Value], name: &str) -> &'a serde_jso
 #[test]
 fn an_authors_fields_are_learned_printed_and_exported() {
     let app = live_apps::start("quotes-toscrape").expect("the live quotes site");
-    let dir = tempdir("quotes");
+    let dir = shared::tempdir("fields", "quotes");
     let (said, fields, records, csv) = learn_and_crawl(
         &dir,
         &format!("{}/", app.base),
@@ -255,7 +250,7 @@ fn an_authors_fields_are_learned_printed_and_exported() {
 #[test]
 fn a_books_price_rating_and_table_rows_are_read_from_every_book() {
     let app = live_apps::start("zyte-books").expect("the live shop");
-    let dir = tempdir("shop");
+    let dir = shared::tempdir("fields", "shop");
     let (_, fields, records, _) = learn_and_crawl(
         &dir,
         &format!("{}/", app.base),
@@ -317,7 +312,7 @@ fn a_doxygen_class_name_is_read_without_its_kind() {
     )
     .expect("a server");
     let base = server.url();
-    let dir = tempdir("sfml");
+    let dir = shared::tempdir("fields", "sfml");
     let (_, fields, records, _) = learn_and_crawl(
         &dir,
         &format!("{base}/{}", site.entry),

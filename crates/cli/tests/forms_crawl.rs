@@ -2,6 +2,9 @@
 //! whose books are reachable only through its search form, served over real HTTP on 127.0.0.1.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod shared;
+use shared::exemplar;
+
 use exemplar_testkit::library;
 
 use exemplar_testkit as common;
@@ -356,13 +359,6 @@ fn scrapy_run(
         args.extend(["-a", q]);
     }
     common::scrapy_crawl_args(project, &format!("site_127_0_0_1_{port}"), &args)
-}
-
-fn exemplar(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_exemplar"))
-        .args(args)
-        .output()
-        .expect("run exemplar")
 }
 
 /// Runs `exemplar`, asserts success and returns its stdout lines (a crawl's URLs) and its

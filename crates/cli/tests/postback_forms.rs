@@ -2,8 +2,10 @@
 //! whose author select fills the tag select. The example is one of its result pages, given as
 //! the POST a browser made (`--example-data`); the crawl, and the Scrapy project exported from
 //! the pattern, reach every author and tag the application lists.
+
+mod shared;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use exemplar_testkit::live_apps;
@@ -26,13 +28,6 @@ fn ok(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stdout)
     );
     stderr
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("exemplar-postback-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
 }
 
 fn s(p: &Path) -> &str {
@@ -81,7 +76,7 @@ fn html_unescape(s: &str) -> String {
 #[test]
 fn a_postback_form_with_a_dependent_select_is_crawled_to_every_result() {
     let app = live_apps::start("quotes-toscrape").expect("the live quotes site");
-    let dir = tempdir("search");
+    let dir = shared::tempdir("postback", "search");
     let pattern = dir.join("pattern.json");
     let mut args = vec![
         "learn",
@@ -183,7 +178,7 @@ fn a_postback_form_with_a_dependent_select_is_crawled_to_every_result() {
 #[test]
 fn an_example_post_the_application_refuses_is_a_clear_error() {
     let app = live_apps::start("quotes-toscrape").expect("the live quotes site");
-    let dir = tempdir("refused");
+    let dir = shared::tempdir("postback", "refused");
     let out = run(&[
         "learn",
         "--entry",

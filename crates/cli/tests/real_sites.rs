@@ -5,6 +5,8 @@
 //! regexes a level.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod shared;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -117,7 +119,7 @@ fn assert_few_regexes(run: &Run) {
 fn the_quotes_directory_mirror_gives_its_50_authors_and_nothing_else() {
     let server = Server::start(0, static_dir(real_site("quotes-toscrape"))).expect("serve");
     let base = server.url();
-    let dir = tempdir("quotes-mirror");
+    let dir = shared::tempdir("real", "quotes-mirror");
     let run = learn_and_crawl(
         &dir,
         &format!("{base}/"),
@@ -142,7 +144,7 @@ fn the_quotes_directory_mirror_gives_its_50_authors_and_nothing_else() {
 fn the_shop_mirror_gives_its_1000_books_from_a_pattern_a_person_would_write() {
     let server = Server::start(0, static_dir(real_site("zyte-books"))).expect("serve");
     let base = server.url();
-    let dir = tempdir("books-mirror");
+    let dir = shared::tempdir("real", "books-mirror");
     let run = learn_and_crawl(&dir, &format!("{base}/"), &format!("{base}/product/239/"));
     assert_eq!(run.collected.len(), 1000);
     assert!(run.collected.iter().all(|p| p.starts_with("/product/")));
@@ -175,7 +177,7 @@ fn the_shop_mirror_gives_its_1000_books_from_a_pattern_a_person_would_write() {
 #[test]
 fn the_live_shop_is_crawled_through_its_query_string_pagination() {
     let app = live_apps::start("zyte-books").expect("the live shop");
-    let dir = tempdir("books-live");
+    let dir = shared::tempdir("real", "books-live");
     let run = learn_and_crawl(
         &dir,
         &format!("{}/", app.base),
@@ -203,7 +205,7 @@ fn the_live_shop_is_crawled_through_its_query_string_pagination() {
 #[test]
 fn the_live_quotes_application_gives_its_50_authors() {
     let app = live_apps::start("quotes-toscrape").expect("the live quotes site");
-    let dir = tempdir("quotes-live");
+    let dir = shared::tempdir("real", "quotes-live");
     let run = learn_and_crawl(
         &dir,
         &format!("{}/", app.base),
@@ -222,18 +224,10 @@ fn the_live_quotes_application_gives_its_50_authors() {
     assert_few_regexes(&run);
 }
 
-/// A fresh directory for one test's files.
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("exemplar-real-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
 #[test]
 fn a_crawl_behind_a_login_sends_the_users_cookies() {
     let app = live_apps::start("quotes-toscrape").expect("the live quotes site");
-    let dir = tempdir("quotes-login");
+    let dir = shared::tempdir("real", "quotes-login");
     let cookies = dir.join("cookies.txt");
     live_apps::log_in(&app.base, &cookies).expect("logged in");
     let c = cookies.to_str().expect("utf-8 path");
@@ -304,7 +298,7 @@ fn a_crawl_behind_a_login_sends_the_users_cookies() {
 
 #[test]
 fn a_cookie_file_that_cannot_be_read_is_a_clear_error() {
-    let dir = tempdir("bad-cookies");
+    let dir = shared::tempdir("real", "bad-cookies");
     let bad = dir.join("cookies.txt");
     std::fs::write(&bad, "quotes.test\tTRUE\t/\tFALSE\t0\tsession\n").expect("write");
     for (file, says) in [
@@ -344,7 +338,7 @@ fn a_cookie_file_that_cannot_be_read_is_a_clear_error() {
 fn quote_lists_taken_as_authors_are_flagged_and_left_out_on_the_users_word() {
     let server = Server::start(0, static_dir(real_site("quotes-toscrape"))).expect("serve");
     let base = server.url();
-    let dir = tempdir("quotes-listings");
+    let dir = shared::tempdir("real", "quotes-listings");
     let file = |name: &str| dir.join(name).to_str().expect("utf-8").to_string();
     let (pattern, map, review) = (file("p.json"), file("map.json"), file("review.txt"));
     let (entry, example) = (

@@ -3,7 +3,8 @@
 //! learned and crawled under its own URLs.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::process::{Command, Output};
+mod shared;
+use shared::exemplar;
 
 use exemplar_native::serve::{Request, Response, Server, static_dir};
 
@@ -13,13 +14,6 @@ const SITE: &str = concat!(
 );
 const HOST: &str = "imoveis.test";
 const EXAMPLE: &str = "imovel/101-apartamento-2-quartos-lapa.html";
-
-fn exemplar(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_exemplar"))
-        .args(args)
-        .output()
-        .expect("run exemplar")
-}
 
 /// The demo site for `Host: imoveis.test` alone; 421 for any other name.
 fn virtual_host() -> Server {
