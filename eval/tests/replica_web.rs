@@ -13,7 +13,9 @@ use std::net::{Ipv4Addr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use exemplar_eval::replicas::{self, Catalogue, PairKind, Site, Split, Variation, VirtualHost};
+use exemplar_eval::replicas::{
+    self, ATOM_NAMES, Catalogue, PairKind, Site, Split, Variation, VirtualHost,
+};
 use exemplar_html::{Page, ParseOptions};
 
 /// A small documentation site in a scratch directory, removed when dropped.
@@ -302,19 +304,8 @@ fn leads(
     Ok(out)
 }
 
-const SPECS: &[&str] = &[
-    "same",
-    "www",
-    "other-tld",
-    "ip-literal",
-    "add-prefix",
-    "drop-prefix",
-    "drop-html",
-    "session-path",
-    "session-query",
-    "banner",
-    "partial-subtree",
-    "partial-random",
+/// The combinations run besides every atom alone ([`ATOM_NAMES`]).
+const COMBINED: &[&str] = &[
     "www+drop-html",
     "other-tld+session-query",
     "add-prefix+banner",
@@ -328,13 +319,18 @@ const SPECS: &[&str] = &[
     "drop-html+session-query+partial-subtree",
 ];
 
+/// Every variation spec the tests run: each atom, then the combinations.
+fn specs() -> impl Iterator<Item = &'static str> {
+    ATOM_NAMES.iter().chain(COMBINED).copied()
+}
+
 #[test]
 fn links_stay_inside_the_host_for_every_variation() {
     let f = fixture("links");
     let original = host(&f.site, HOST, "same", 0);
     let asset = regex::Regex::new(r#"(?:src|href)="([^"]*\.(?:css|png))""#).unwrap();
-    for spec in SPECS {
-        let name = if *spec == "same" {
+    for spec in specs() {
+        let name = if spec == "same" {
             HOST
         } else {
             "mirror.example.net"
@@ -512,19 +508,7 @@ fn the_catalogue_meets_its_bars() {
             }
         }
         // Every atom in the replica pairs of each split.
-        for atom in [
-            "www",
-            "other-tld",
-            "ip-literal",
-            "add-prefix",
-            "drop-prefix",
-            "drop-html",
-            "session-path",
-            "session-query",
-            "banner",
-            "partial-subtree",
-            "partial-random",
-        ] {
+        for &atom in &ATOM_NAMES[1..] {
             let n = pairs
                 .iter()
                 .filter(|p| p.replica && p.b.variation.name().split('+').any(|a| a == atom))

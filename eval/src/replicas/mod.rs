@@ -31,7 +31,7 @@ pub use catalogue::{Catalogue, Pair, PairKind};
 pub use host::VirtualHost;
 pub use server::{HostRouter, serve};
 pub use sites::{DEB_DIR, DEFAULT_SITES, Plan, Site, Split};
-pub use variation::Variation;
+pub use variation::{ATOM_NAMES, Variation};
 
 /// A 64-bit hash of a seed and a string (FNV-1a, then SplitMix64's finaliser): the one source of
 /// every seeded choice, so that they do not depend on Rust's hasher or platform.

@@ -43,7 +43,7 @@ pub enum Variation {
 }
 
 /// The atoms' spec names, in the order `Combined` keeps them.
-const NAMES: &[&str] = &[
+pub const ATOM_NAMES: &[&str] = &[
     "same",
     "www",
     "other-tld",
@@ -108,18 +108,18 @@ impl Variation {
 
     fn atom_name(&self) -> &'static str {
         match self {
-            Variation::Same => NAMES[0],
-            Variation::Www => NAMES[1],
-            Variation::OtherTld => NAMES[2],
-            Variation::IpLiteral => NAMES[3],
-            Variation::AddPrefix(_) => NAMES[4],
-            Variation::DropPrefix => NAMES[5],
-            Variation::DropHtml => NAMES[6],
-            Variation::SessionPath => NAMES[7],
-            Variation::SessionQuery => NAMES[8],
-            Variation::Banner => NAMES[9],
-            Variation::PartialSubtree => NAMES[10],
-            Variation::PartialRandom => NAMES[11],
+            Variation::Same => ATOM_NAMES[0],
+            Variation::Www => ATOM_NAMES[1],
+            Variation::OtherTld => ATOM_NAMES[2],
+            Variation::IpLiteral => ATOM_NAMES[3],
+            Variation::AddPrefix(_) => ATOM_NAMES[4],
+            Variation::DropPrefix => ATOM_NAMES[5],
+            Variation::DropHtml => ATOM_NAMES[6],
+            Variation::SessionPath => ATOM_NAMES[7],
+            Variation::SessionQuery => ATOM_NAMES[8],
+            Variation::Banner => ATOM_NAMES[9],
+            Variation::PartialSubtree => ATOM_NAMES[10],
+            Variation::PartialRandom => ATOM_NAMES[11],
             Variation::Combined(_) => "combined",
         }
     }
@@ -167,7 +167,7 @@ impl Variation {
             }
             atoms.push(atom);
         }
-        atoms.sort_by_key(|a| NAMES.iter().position(|n| *n == a.atom_name()));
+        atoms.sort_by_key(|a| ATOM_NAMES.iter().position(|n| *n == a.atom_name()));
         let v = match atoms.len() {
             1 => atoms.remove(0),
             _ => Variation::Combined(atoms),
