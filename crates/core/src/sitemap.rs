@@ -364,6 +364,16 @@ fn decode(s: &str) -> String {
     {
         return inner.trim().to_string();
     }
+    decode_references(s)
+}
+
+/// `s` with XML's five predefined entities (`&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`) and
+/// numeric character references (`&#45;`, `&#x2D;`) decoded; an unknown or malformed reference
+/// is kept as written. What a URL in XML or in an HTML attribute may hold.
+pub fn decode_references(s: &str) -> String {
+    if !s.contains('&') {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(amp) = rest.find('&') {
@@ -440,6 +450,14 @@ fn gunzip(body: &[u8]) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn character_references_decode_and_unknown_ones_stay() {
+        assert_eq!(
+            super::decode_references("a&#45;&#x2d;b&amp;c&quot;&copy;&"),
+            "a--b&c\"&copy;&"
+        );
+    }
 
     const URLSET: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">

@@ -77,7 +77,11 @@ pub(crate) fn urls(bytes: &[u8]) -> Vec<String> {
 }
 
 fn url_attrs(bytes: &[u8], tag: &str, attrs: &Attrs) -> Vec<UrlAttr> {
-    let text = |r: (usize, usize)| std::str::from_utf8(&bytes[r.0..r.1]).ok().map(unescape);
+    let text = |r: (usize, usize)| {
+        std::str::from_utf8(&bytes[r.0..r.1])
+            .ok()
+            .map(exemplar_core::sitemap::decode_references)
+    };
     let mut out = Vec::new();
     let refresh = tag == "meta"
         && attrs.iter().any(|(n, v, _)| {
@@ -219,52 +223,6 @@ fn find_ci(b: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
         .map(|p| from + p)
 }
 
-/// A value's character references decoded: numeric ones (`&#45;`, `&#x2D;`) and the named ones
-/// a URL may hold (`&amp;`, `&quot;`, `&apos;`, `&lt;`, `&gt;`); others are left as they are.
-fn unescape(s: &str) -> String {
-    if !s.contains('&') {
-        return s.to_string();
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(at) = rest.find('&') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        let end = rest.find(';').filter(|&e| e <= 10);
-        let decoded = end.and_then(|e| {
-            let name = &rest[1..e];
-            let c = match name {
-                "amp" => '&',
-                "quot" => '"',
-                "apos" => '\'',
-                "lt" => '<',
-                "gt" => '>',
-                _ => {
-                    let num = name.strip_prefix('#')?;
-                    let code = match num.strip_prefix(['x', 'X']) {
-                        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-                        None => num.parse().ok()?,
-                    };
-                    char::from_u32(code)?
-                }
-            };
-            Some((c, e))
-        });
-        match decoded {
-            Some((c, e)) => {
-                out.push(c);
-                rest = &rest[e + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 /// A value written double-quoted.
 fn quoted(v: &str) -> Vec<u8> {
     let mut s = String::with_capacity(v.len() + 2);
@@ -326,14 +284,6 @@ pub(crate) fn relative(from: &str, to: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn character_references() {
-        assert_eq!(
-            unescape("a&#45;&#x2d;b&amp;c&quot;&copy;&"),
-            "a--b&c\"&copy;&"
-        );
-    }
 
     #[test]
     fn relative_references() {
