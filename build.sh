@@ -29,6 +29,8 @@
 #                               data (eval/replica-sites.toml), and the DUST rules on sites served
 #                               with duplicate-URL habits: installs its sites' packages, then
 #                               exemplar-eval eval-replicas ARGS (docs/reports/replicas.md; release build)
+#   ./build.sh eval-discover [ARGS]  the local web of eval/web-sites.toml (its packages unpacked
+#                               under .cache/web/), then exemplar-eval eval-discover ARGS
 #   ./build.sh bench [ARGS]     bash bench/run.sh ARGS
 #   ./build.sh fuzz [ARGS]      bash fuzz/run.sh ARGS
 set -euo pipefail
@@ -604,6 +606,48 @@ cmd_eval_replicas() {
   summary
 }
 
+# ---------------------------------------------------------------- eval-discover (the local web)
+
+# The local web's packages (eval/web-sites.toml) that are not installed are unpacked together into
+# one tree, WEB_ROOT, that stands for / (eval/src/web/ reads a path there first, then in /): no
+# package is installed, so none of their dependencies (ghc, GTK, cmake-data) is pulled in. About
+# 210 MB to download on a machine with the replica sites' packages, 425 MB without.
+WEB_ROOT=.cache/web/root
+
+web_packages() { awk -F'"' '/^package = / { print $2 }' eval/web-sites.toml | sort -u; }
+
+setup_web_sites() {
+  local missing=() p tmp
+  mkdir -p "$WEB_ROOT/.unpacked"
+  while read -r p; do
+    have_deb "$p" || [[ -f $WEB_ROOT/.unpacked/$p ]] || missing+=("$p")
+  done < <(web_packages)
+  if ((${#missing[@]} == 0)); then
+    echo "    the local web's $(web_packages | wc -l) packages are all there"
+    return
+  fi
+  echo "    downloading ${#missing[@]} packages into $WEB_ROOT"
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/exemplar-web.XXXXXX")
+  if [[ $(id -u) -eq 0 ]] && id _apt >/dev/null 2>&1; then chown _apt "$tmp"; fi
+  if ! (cd "$tmp" && apt-get download -qq "${missing[@]}"); then
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    (cd "$tmp" && apt-get download -qq "${missing[@]}") || die "apt-get download failed"
+  fi
+  for p in "${missing[@]}"; do
+    dpkg-deb -x "$tmp/${p}"_*.deb "$WEB_ROOT" || die "dpkg-deb -x $p failed"
+    touch "$WEB_ROOT/.unpacked/$p"
+  done
+  rm -rf "$tmp"
+  echo "    $(du -sh "$WEB_ROOT" | cut -f1) in $WEB_ROOT"
+}
+
+cmd_eval_discover() {
+  step "eval-discover: the local web's Debian packages" setup_web_sites
+  step "eval-discover: exemplar-eval (release)" build_eval
+  step "eval-discover: the local web (docs/reports/local-web.md)" target/release/exemplar-eval eval-discover --out docs/reports/local-web.md "$@"
+  summary
+}
+
 # ---------------------------------------------------------------- thin wrappers
 
 run_script() {
@@ -640,6 +684,7 @@ case $cmd in
   eval-fields) lab eval-fields "$@" ;;
   eval-forms) cmd_eval_forms "$@" ;;
   eval-replicas) cmd_eval_replicas "$@" ;;
+  eval-discover) cmd_eval_discover "$@" ;;
   bench) run_script bench/run.sh "$@" ;;
   fuzz) run_script fuzz/run.sh "$@" ;;
   help | -h | --help) usage ;;

@@ -18,6 +18,7 @@
 pub mod classify_train;
 pub mod crawl_eval;
 pub mod detect_eval;
+pub mod discover_eval;
 pub mod drawn_eval;
 pub mod dust_eval;
 pub mod fields_eval;
@@ -28,4 +29,5 @@ pub mod real_eval;
 pub mod replica_eval;
 pub mod replicas;
 pub mod similarity_eval;
+pub mod web;
 pub mod web_classify;

@@ -5,7 +5,7 @@
 //!
 //! Subcommands: `eval`, `bench-crawl`, `eval-similarity`, `eval-forms`, `train-classifier`,
 //! `eval-detect`, `eval-fields`, `eval-replicas` (site replicas against the baselines, then the DUST rules; or the replica data's
-//! summary), and
+//! summary), `eval-discover` (the local web of domain discovery), and
 //! `serve` (the product's static server, which `bench-crawl` starts in a process of its own).
 //! Exit codes: 0 success, 1 failure (a bar not met included), 2 usage error.
 
@@ -37,6 +37,9 @@ const USAGE: &str = "usage:
   exemplar-eval eval-replicas [--sites F] --summary | --hosts | --serve PORT
                  (the replica data: hosts, pairs by variation and kind; --hosts: every host, a line each;
                   --serve: every host on 127.0.0.1:PORT by Host)
+  exemplar-eval eval-discover [--serve PORT] [--no-search] [--out docs/reports/local-web.md]
+                 (the local web of eval/web-sites.toml: its sites by domain, links, backlinks and
+                  search engine, checked over HTTP; --serve: keep answering on 127.0.0.1:PORT)
   exemplar-eval serve DIR [--port N] [--latency-ms MS|MIN-MAX]";
 
 /// The flags each subcommand takes: (name, takes a value). Declared once; clap checks them.
@@ -118,6 +121,10 @@ const FLAGS: &[(&str, &[(&str, bool)])] = &[
             ("--dust-only", false),
         ],
     ),
+    (
+        "eval-discover",
+        &[("--serve", true), ("--no-search", false), ("--out", true)],
+    ),
     ("serve", &[("--port", true), ("--latency-ms", true)]),
 ];
 
@@ -159,6 +166,7 @@ fn main() -> ExitCode {
             exemplar_eval::fields_eval::run(Path::new(out))
         }
         "eval-replicas" => eval_replicas(rest),
+        "eval-discover" => exemplar_eval::discover_eval::run(rest),
         _ => bench_crawl::serve(rest),
     };
     match result {

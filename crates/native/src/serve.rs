@@ -378,7 +378,7 @@ pub fn percent_decode(s: &str) -> Option<String> {
 /// it declares no charset of its own and its bytes are UTF-8: Debian ships manuals in EUC-KR and
 /// Shift_JIS that say so in a `<meta>`, which a header's charset would override (as a server
 /// with no default charset, Apache's own configuration, leaves them to say it).
-fn content_type(path: &Path, body: &[u8]) -> &'static str {
+pub fn content_type(path: &Path, body: &[u8]) -> &'static str {
     match path
         .extension()
         .and_then(|e| e.to_str())

@@ -67,7 +67,6 @@ pub(crate) fn rewrite(
 }
 
 /// Every URL value of the page, in order (what [`rewrite`] would hand to its map).
-#[cfg(test)]
 pub(crate) fn urls(bytes: &[u8]) -> Vec<String> {
     let mut out = Vec::new();
     scan(bytes, |name, _, attrs| {

@@ -1,0 +1,202 @@
+//! `exemplar-eval eval-discover`: the local web of domain discovery (issue 58), built and
+//! described: its sites by domain with their ground truth counted on the served files, the links
+//! across them, the backlink service and the search engine; `--serve PORT` keeps it answering.
+//!
+//! Contract: every available site's entry page and example page are fetched over HTTP from the
+//! started server under their own host; a failure of either, an example its site's rule does not
+//! label, or no site available is an error.
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use exemplar_native::serve::Server;
+
+use crate::web::LocalWeb;
+use crate::web::backlinks::Backlinks;
+use crate::web::search::Omega;
+use crate::web::sites::NO_DOMAIN;
+
+/// Host names of the local web's services.
+pub const SEARCH_HOST: &str = "search.web.test";
+/// The backlink service's host.
+pub const BACKLINKS_HOST: &str = "backlinks.web.test";
+
+/// What a run found.
+#[derive(Debug, Default)]
+pub struct Census {
+    /// Per domain: sites, pages, entity pages.
+    pub domains: BTreeMap<String, (usize, usize, usize)>,
+    /// Sites whose entry page is there.
+    pub available: usize,
+    /// Sites of the list.
+    pub listed: usize,
+}
+
+/// Run the command (`args` after the subcommand).
+///
+/// # Errors
+/// Nothing to serve, a site that does not answer, a failing search engine.
+pub fn run(args: &[String]) -> Result<(), String> {
+    let flag = |f: &str| args.windows(2).find(|w| w[0] == f).map(|w| w[1].as_str());
+    let has = |f: &str| args.iter().any(|a| a == f);
+    let mut web = LocalWeb::load_default()?;
+    let started = Instant::now();
+    let mut census = Census {
+        listed: web.sites.len(),
+        ..Census::default()
+    };
+    let mut per_site = vec![(0usize, 0usize); web.sites.len()];
+    let backlinks = Backlinks::build(&web, |s, rel, bytes| {
+        per_site[s].0 += 1;
+        per_site[s].1 += usize::from(web.sites[s].is_target(rel, bytes));
+    });
+    let read_s = started.elapsed().as_secs_f64();
+    for (s, site) in web.sites.iter().enumerate() {
+        if !web.available(s) {
+            continue;
+        }
+        census.available += 1;
+        let d = census.domains.entry(site.domain.clone()).or_default();
+        d.0 += 1;
+        d.1 += per_site[s].0;
+        d.2 += per_site[s].1;
+    }
+    if census.available == 0 {
+        return Err("no site of the local web is there: run ./build.sh eval-discover".into());
+    }
+    let omega = if has("--no-search") {
+        None
+    } else {
+        let dir = Path::new(crate::web::WEB_ROOT).join("../omega");
+        let t = Instant::now();
+        let o = Omega::index(&web, &dir, |s| eprintln!("    indexed {s}"))?;
+        eprintln!(
+            "    Omega: {} documents ({:.0} s)",
+            o.documents,
+            t.elapsed().as_secs_f64()
+        );
+        Some(o)
+    };
+    if let Some(o) = &omega {
+        web.add_service(SEARCH_HOST, o.service());
+    }
+    let backlinks = Arc::new(backlinks);
+    web.add_service(BACKLINKS_HOST, Arc::clone(&backlinks).service());
+    let port: u16 = match flag("--serve") {
+        Some(p) => p.parse().map_err(|_| format!("--serve {p}: not a port"))?,
+        None => 0,
+    };
+    let web = Arc::new(web);
+    let handler = Arc::clone(&web);
+    let server = Server::start(port, move |req| handler.respond(req))
+        .map_err(|e| format!("port {port}: {e}"))?;
+    check_sites(&web, &per_site, server.addr())?;
+
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "local web: {} of {} sites there, read in {read_s:.0} s",
+        census.available, census.listed
+    );
+    let _ = writeln!(
+        out,
+        "\n| domain | sites | pages | entity pages |\n|---|---:|---:|---:|"
+    );
+    for (d, (sites, pages, targets)) in &census.domains {
+        let targets = if d == NO_DOMAIN {
+            "—".to_string()
+        } else {
+            targets.to_string()
+        };
+        let _ = writeln!(out, "| {d} | {sites} | {pages} | {targets} |");
+    }
+    let _ = writeln!(
+        out,
+        "\nlinks across sites: {} site pairs, from {} pages; backlinks at http://{BACKLINKS_HOST}/links?url=URL ({} a call)",
+        backlinks.site_edges(&web),
+        backlinks.sources(),
+        crate::web::backlinks::PER_CALL
+    );
+    if let Some(o) = &omega {
+        let _ = writeln!(
+            out,
+            "search: Omega over {} documents at http://{SEARCH_HOST}/?P=WORDS",
+            o.documents
+        );
+    }
+    print!("{out}");
+    if let Some(path) = flag("--out") {
+        let report = format!(
+            "# The local web\n\nPrinted by `./build.sh eval-discover` (`exemplar-eval eval-discover --out {path}`); \
+             what it is: `docs/local-web.md`.\n\n{}",
+            out.replace(&format!(", read in {read_s:.0} s"), "")
+        );
+        std::fs::write(path, report).map_err(|e| format!("{path}: {e}"))?;
+    }
+    if flag("--serve").is_some() {
+        println!(
+            "serving on {} — exemplar ... --resolve '*:{}'; Ctrl-C stops",
+            server.url(),
+            server.addr()
+        );
+        loop {
+            std::thread::park();
+        }
+    }
+    Ok(())
+}
+
+/// Every available site's entry and example page, fetched from the server under its host.
+fn check_sites(
+    web: &LocalWeb,
+    per_site: &[(usize, usize)],
+    addr: std::net::SocketAddr,
+) -> Result<(), String> {
+    let mut failed = Vec::new();
+    for (s, site) in web.sites.iter().enumerate() {
+        if !web.available(s) {
+            continue;
+        }
+        for rel in [&site.entry, &site.example] {
+            let url = site.url_of(rel);
+            match get(addr, &url) {
+                Ok(200) => {}
+                Ok(code) => failed.push(format!("{url}: {code}")),
+                Err(e) => failed.push(format!("{url}: {e}")),
+            }
+        }
+        if site.domain != NO_DOMAIN && per_site[s].1 == 0 {
+            failed.push(format!("{}: no page labelled {}", site.name, site.domain));
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} checks failed:\n  {}",
+            failed.len(),
+            failed.join("\n  ")
+        ))
+    }
+}
+
+/// The status of a GET of an `http://` URL sent to `addr` (its host in `Host:`).
+pub fn get(addr: std::net::SocketAddr, url: &str) -> Result<u16, String> {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").ok_or("not http")?;
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut conn = std::net::TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    write!(
+        conn,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .map_err(|e| e.to_string())?;
+    let mut head = [0u8; 12];
+    conn.read_exact(&mut head).map_err(|e| e.to_string())?;
+    std::str::from_utf8(&head[9..12])
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .ok_or("no status".into())
+}
