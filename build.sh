@@ -614,7 +614,7 @@ cmd_eval_replicas() {
 # 210 MB to download on a machine with the replica sites' packages, 425 MB without.
 WEB_ROOT=.cache/web/root
 
-web_packages() { awk -F'"' '/^package = / { print $2 }' eval/web-sites.toml | sort -u; }
+web_packages() { awk -F'"' '/^package = / && $2 !~ /\// { print $2 }' eval/web-sites.toml | sort -u; }
 
 setup_web_sites() {
   local missing=() p tmp

@@ -24,7 +24,7 @@ pub struct WebSite {
     pub name: String,
     /// The Debian package that holds it.
     pub package: String,
-    /// Its root as installed (`/usr/share/doc/…`).
+    /// Its root as installed (`/usr/share/doc/…`), or in the repository (a mirror's).
     pub root: String,
     /// The entry page, relative to the root.
     pub entry: String,
@@ -173,9 +173,15 @@ fn parse_site(t: &toml::Table) -> Result<WebSite, String> {
         }
     }
     let root = s("root")?;
-    if !root.starts_with('/') {
-        return Err(format!("{name}: root must be an installed path"));
-    }
+    // An installed path, or a directory of the repository (the real sites' mirrors).
+    let root = if root.starts_with('/') {
+        root
+    } else {
+        format!(
+            "{}/{root}",
+            env!("CARGO_MANIFEST_DIR").trim_end_matches("/eval")
+        )
+    };
     let target_regex = match s("target_regex")?.as_str() {
         "" => None,
         r => Some(Regex::new(r).map_err(|e| format!("{name}: target_regex: {e}"))?),
@@ -212,7 +218,14 @@ mod tests {
     #[test]
     fn the_repository_list_loads() {
         let sites = load(Path::new(DEFAULT_SITES)).unwrap();
-        assert_eq!(sites.len(), 251);
+        assert_eq!(sites.len(), 253);
+        let books = sites.iter().find(|s| s.name == "zyte-books").unwrap();
+        assert!(
+            Path::new(&books.root)
+                .join("product/239/index.html")
+                .is_file()
+        );
+        assert!(books.is_target("product/239/index.html", b""));
         let py = sites.iter().find(|s| s.name == "python311").unwrap();
         assert_eq!(py.url(), "http://docs.python.org/3.11/");
         assert_eq!(py.aliases, ["/3/"]);
