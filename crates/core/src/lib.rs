@@ -26,6 +26,7 @@ pub(crate) use exemplar_url::{canon, url_pattern};
 pub mod continuation;
 pub mod crawler;
 pub mod detect;
+pub mod discover;
 pub mod drawn;
 pub mod dust;
 pub mod fetch;

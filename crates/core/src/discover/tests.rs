@@ -1,0 +1,485 @@
+//! A small web held in memory: six lamp shops (one template, varied a little per shop), three
+//! blogs, a search engine (words and related pages) and a backlink provider, all answered by
+//! the test's driver.
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::fetch::FetchResponse;
+
+const SHOPS: usize = 6;
+const BLOGS: usize = 3;
+
+fn shop_page(s: usize, i: usize, extra: &str) -> String {
+    let mut p = format!(
+        "<html><head><title>Lamp {i} - Shop {s}</title>\
+         <script type='application/ld+json'>{{\"@type\": \"Product\", \"name\": \"Lamp {i}\"}}</script>\
+         </head><body><nav class='menu{s}'><a href='/'>Home</a> <a href='/about/'>About</a> \
+         <a href='/products/'>Products</a></nav><div class='item s{s}'><h1>Brass lamp {i}</h1><img src=a.jpg>\
+         <p>Price: $ {i}0.00</p><table><tr><th>Height</th><td>{i}0 cm</td></tr><tr><th>Bulb</th><td>E27</td></tr></table>"
+    );
+    for k in 0..3 {
+        p.push_str(&format!(
+            "<p>This brass lamp gives a warm light for reading; the shade is linen and the \
+             cable braided. Note {k}.</p>"
+        ));
+    }
+    p.push_str(&format!(
+        "<button>Add to cart</button></div>{extra}</body></html>"
+    ));
+    p
+}
+
+fn blog_post(b: usize, i: usize, extra: &str) -> String {
+    let mut p = format!(
+        "<html><head><title>Walk {i} - Hiking blog {b}</title>\
+         <script type='application/ld+json'>{{\"@type\": \"BlogPosting\"}}</script></head><body>\
+         <header><a href='/'>Hiking {b}</a> <a href='/about/'>About me</a></header><article><h1>A walk in the hills, day {i}</h1>\
+         <p class='date'>2024-05-{i:02}</p>"
+    );
+    for k in 0..4 {
+        // Blog 1 writes about lamps: its words are the shops', its pages are posts.
+        p.push_str(&if b == 1 {
+            format!("<p>My brass lamp gives a warm light for reading; its shade is linen and its cable braided. Part {k}.</p>")
+        } else {
+            format!(
+                "<p>We left the village at dawn and climbed the ridge through pine woods, \
+                 stopping by the river for lunch before the long descent. Part {k}.</p>"
+            )
+        });
+    }
+    p.push_str(&format!(
+        "</article>{extra}<footer>Comments are closed.</footer></body></html>"
+    ));
+    p
+}
+
+fn listing(title: &str, links: &[(String, String)]) -> String {
+    let mut l = format!(
+        "<html><head><title>{title}</title></head><body><nav><a href='/'>Home</a> <a href='/about/'>About</a></nav><h1>{title}</h1><ul>"
+    );
+    for (href, text) in links {
+        l.push_str(&format!("<li><a href='{href}'>{text}</a></li>"));
+    }
+    l.push_str("</ul></body></html>");
+    l
+}
+
+/// The web: URL → page.
+fn web() -> BTreeMap<String, String> {
+    let mut w = BTreeMap::new();
+    for s in 1..=SHOPS {
+        let host = format!("http://shop{s}.test");
+        // Shop 1 links shop 2, shop 2 links shop 3: the only links between shops.
+        let partner = match s {
+            1 | 2 => format!(
+                "<footer>Partner: <a href='http://shop{}.test/'>another lamp shop</a></footer>",
+                s + 1
+            ),
+            _ => String::new(),
+        };
+        let items: Vec<(String, String)> = (1..=14)
+            .map(|i| (format!("/product/{i}"), format!("Brass lamp number {i}")))
+            .collect();
+        w.insert(
+            format!("{host}/"),
+            listing(&format!("Shop {s}: all lamps"), &items)
+                .replace("</body>", &format!("{partner}</body>")),
+        );
+        w.insert(
+            format!("{host}/products/"),
+            listing(&format!("Shop {s}: all lamps"), &items),
+        );
+        w.insert(format!("{host}/about/"), listing("About us", &[]));
+        for i in 1..=14 {
+            w.insert(format!("{host}/product/{i}"), shop_page(s, i, &partner));
+        }
+    }
+    for b in 1..=BLOGS {
+        let host = format!("http://blog{b}.test");
+        // Blog 1 writes about a lamp of shop 4.
+        let extra = if b == 1 {
+            "<p>My lamp came from <a href='http://shop4.test/product/2'>this shop</a>.</p>"
+                .to_string()
+        } else {
+            String::new()
+        };
+        let posts: Vec<(String, String)> = (1..=14)
+            .map(|i| {
+                (
+                    format!("/posts/{i}"),
+                    format!("A walk in the hills, day {i}"),
+                )
+            })
+            .collect();
+        w.insert(
+            format!("{host}/"),
+            listing(&format!("Hiking blog {b}"), &posts),
+        );
+        w.insert(format!("{host}/about/"), listing("About me", &[]));
+        for i in 1..=14 {
+            w.insert(format!("{host}/posts/{i}"), blog_post(b, i, &extra));
+        }
+    }
+    w
+}
+
+fn param(url: &str, key: &str) -> Option<String> {
+    let u = url::Url::parse(url).ok()?;
+    u.query_pairs()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.into_owned())
+}
+
+fn results(title: &str, urls: &[&String]) -> String {
+    let mut r =
+        format!("<html><head><title>{title}</title></head><body><a href='/help'>Help</a><ol>");
+    for u in urls.iter().take(10) {
+        r.push_str(&format!("<li><a href='{u}'>{u}</a></li>"));
+    }
+    r.push_str("</ol></body></html>");
+    r
+}
+
+/// The services' answers, or the page at the URL.
+fn answer(
+    w: &BTreeMap<String, String>,
+    url: &str,
+    search_fails: bool,
+) -> Option<(u16, String, &'static str)> {
+    let html = "text/html; charset=utf-8";
+    if url.starts_with("http://search.test/related") {
+        let of = param(url, "url")?;
+        let host = of.split('/').nth(2)?.to_string();
+        let kind = if host.starts_with("shop") {
+            "/product/"
+        } else {
+            "/posts/"
+        };
+        let like: Vec<&String> = w
+            .keys()
+            .filter(|u| u.contains(kind) && !u.contains(&host) && u.ends_with("/3"))
+            .collect();
+        return Some((200, results("Related", &like), html));
+    }
+    if url.starts_with("http://search.test/") {
+        if search_fails {
+            return Some((
+                200,
+                "\u{0}\u{1}garbage<<<".into(),
+                "application/octet-stream",
+            ));
+        }
+        let q = param(url, "q")?;
+        let words: Vec<String> = q.split_whitespace().map(str::to_lowercase).collect();
+        let hits: Vec<&String> = w
+            .iter()
+            .filter(|(_, p)| words.iter().all(|t| p.to_lowercase().contains(t.as_str())))
+            .map(|(u, _)| u)
+            .collect();
+        // Spread over hosts, as engines do: one page of each in turn.
+        let mut by_host: BTreeMap<&str, Vec<&String>> = BTreeMap::new();
+        for u in hits {
+            by_host
+                .entry(u.split('/').nth(2).unwrap_or(""))
+                .or_default()
+                .push(u);
+        }
+        let mut spread = Vec::new();
+        for round in 0..20 {
+            spread.extend(by_host.values().filter_map(|v| v.get(round).copied()));
+        }
+        return Some((200, results("Search", &spread), html));
+    }
+    if url.starts_with("http://links.test/") {
+        let of = param(url, "url")?;
+        let host = of.split('/').nth(2)?.to_string();
+        let linking: Vec<&String> = w
+            .iter()
+            .filter(|(u, p)| !u.contains(&host) && p.contains(&format!("http://{host}/")))
+            .map(|(u, _)| u)
+            .collect();
+        return Some((200, results("Backlinks", &linking), html));
+    }
+    w.get(url).map(|p| (200, p.clone(), html))
+}
+
+struct Run {
+    discovery: Discovery,
+    asked: Vec<String>,
+}
+
+fn run(seeds: &[&str], config: DiscoverConfig, search_fails: bool) -> Run {
+    let w = web();
+    let seeds: Vec<String> = seeds.iter().map(|s| s.to_string()).collect();
+    let mut d = Discoverer::new(&seeds, config).expect("discoverer");
+    let mut asked = Vec::new();
+    let mut now = 0;
+    for _ in 0..100_000 {
+        match d.poll(now) {
+            Poll::Done => {
+                return Run {
+                    discovery: d.into_discovery(),
+                    asked,
+                };
+            }
+            Poll::Fetch(r) => {
+                let result = if r.kind == RequestKind::Robots {
+                    FetchResult::Response(FetchResponse {
+                        status: 404,
+                        final_url: r.url.clone(),
+                        ..FetchResponse::default()
+                    })
+                } else {
+                    asked.push(r.url.clone());
+                    match answer(&w, &r.url, search_fails) {
+                        Some((status, body, ctype)) => FetchResult::Response(FetchResponse {
+                            status,
+                            final_url: r.url.clone(),
+                            headers: vec![("content-type".into(), ctype.into())],
+                            body: body.into_bytes(),
+                            ..FetchResponse::default()
+                        }),
+                        None => FetchResult::Response(FetchResponse {
+                            status: 404,
+                            final_url: r.url.clone(),
+                            ..FetchResponse::default()
+                        }),
+                    }
+                };
+                d.handle(r.id, result, now);
+            }
+            Poll::WaitUntil(t) => now = t.max(now + 1),
+            Poll::Busy => now += 1,
+        }
+    }
+    panic!("the run did not end");
+}
+
+fn config() -> DiscoverConfig {
+    DiscoverConfig {
+        search: Some("http://search.test/?q={q}".into()),
+        related: Some("http://search.test/related?url={url}".into()),
+        backlinks: Some("http://links.test/?url={url}".into()),
+        politeness: Politeness::unthrottled(4),
+        detect: DetectConfig {
+            politeness: Politeness::unthrottled(4),
+            ..DetectConfig::default()
+        },
+        ..DiscoverConfig::default()
+    }
+}
+
+const SEEDS: [&str; 3] = [
+    "http://shop1.test/product/1",
+    "http://shop1.test/product/5",
+    "http://shop1.test/product/9",
+];
+
+fn hosts(d: &Discovery) -> Vec<String> {
+    let mut h: Vec<String> = d
+        .sites
+        .iter()
+        .map(|s| host_of(&s.site).to_string())
+        .collect();
+    h.sort();
+    h
+}
+
+#[test]
+fn every_other_shop_is_found_and_no_blog() {
+    let r = run(&SEEDS, config(), false);
+    let d = &r.discovery;
+    assert_eq!(
+        hosts(d),
+        [
+            "shop2.test",
+            "shop3.test",
+            "shop4.test",
+            "shop5.test",
+            "shop6.test"
+        ],
+        "{d:#?}"
+    );
+    assert_eq!(d.seed_sites, ["http://shop1.test/"]);
+    for s in &d.sites {
+        assert!(s.examples.iter().all(|e| e.contains("/product/")), "{s:?}");
+        assert!(s.entry.starts_with(&s.site));
+        assert!(s.score >= 0.6 && s.score <= 1.0);
+    }
+    assert!(
+        !r.asked
+            .iter()
+            .any(|u| u.contains("blog2.test") || u.contains("blog3.test"))
+            || d.refused
+                .iter()
+                .all(|p| p.contains("blog") || p.contains("shop"))
+    );
+    assert!(
+        d.refused.iter().all(|p| !p.contains("shop")),
+        "{:?}",
+        d.refused
+    );
+    assert!(
+        d.refused.iter().any(|p| p.contains("blog1.test")),
+        "the blog linking a shop is seen and refused: {:?}",
+        d.refused
+    );
+    // The harvest only grows.
+    assert!(
+        d.harvest
+            .windows(2)
+            .all(|w| w[0].relevant_pages < w[1].relevant_pages && w[0].fetches <= w[1].fetches)
+    );
+    assert!(
+        d.fetches <= 5000
+            && d.fetches
+                == r.asked
+                    .iter()
+                    .filter(|u| !u.contains("search.test") && !u.contains("links.test"))
+                    .count(),
+        "{} fetches",
+        d.fetches
+    );
+}
+
+#[test]
+fn forward_crawl_alone_follows_the_links_there_are() {
+    let c = DiscoverConfig {
+        search: None,
+        related: None,
+        backlinks: None,
+        ..config()
+    };
+    let r = run(&SEEDS, c, false);
+    assert_eq!(
+        hosts(&r.discovery),
+        ["shop2.test", "shop3.test"],
+        "{:#?}",
+        r.discovery
+    );
+    assert!(
+        r.discovery
+            .rounds
+            .iter()
+            .all(|x| x.operator == Operator::Forward)
+    );
+    assert_eq!(r.discovery.queries, 0);
+    assert!(
+        !r.asked
+            .iter()
+            .any(|u| u.contains("search.test") || u.contains("links.test"))
+    );
+}
+
+#[test]
+fn a_search_engine_answering_garbage_costs_its_calls_and_nothing_else() {
+    let c = DiscoverConfig {
+        related: None,
+        backlinks: None,
+        max_queries: 5,
+        ..config()
+    };
+    let r = run(&SEEDS, c, true);
+    let d = &r.discovery;
+    assert_eq!(hosts(d), ["shop2.test", "shop3.test"], "{d:#?}");
+    assert!(d.queries <= 5 && d.queries >= 1, "{}", d.queries);
+    assert!(
+        d.problems
+            .iter()
+            .any(|p| p.starts_with("keyword ") && p.contains("not HTML")),
+        "{:?}",
+        d.problems
+    );
+    // An engine that answers nothing at all (404s).
+    let c = DiscoverConfig {
+        search: Some("http://nothing.test/?q={q}".into()),
+        related: None,
+        backlinks: None,
+        max_queries: 3,
+        ..config()
+    };
+    let r = run(&SEEDS, c, false);
+    assert_eq!(hosts(&r.discovery), ["shop2.test", "shop3.test"]);
+    assert_eq!(r.discovery.queries, 3);
+}
+
+#[test]
+fn budgets_are_never_passed() {
+    for max in [1, 10, 40] {
+        let c = DiscoverConfig {
+            max_fetches: max,
+            max_queries: 2,
+            ..config()
+        };
+        let r = run(&SEEDS, c, false);
+        let pages = r
+            .asked
+            .iter()
+            .filter(|u| !u.contains("search.test") && !u.contains("links.test"))
+            .count();
+        assert!(pages <= max, "{pages} page fetches for a budget of {max}");
+        assert!(r.discovery.queries <= 2);
+        assert!(r.asked.len() - pages <= 2, "{:?}", r.asked);
+    }
+}
+
+#[test]
+fn each_policy_keeps_to_its_operators() {
+    let c = DiscoverConfig {
+        policy: Policy::Only(Operator::Keyword),
+        ..config()
+    };
+    let r = run(&SEEDS, c, false);
+    assert!(
+        r.discovery
+            .rounds
+            .iter()
+            .all(|x| x.operator == Operator::Keyword)
+    );
+    assert!(hosts(&r.discovery).len() >= 4, "{:#?}", r.discovery);
+    let c = DiscoverConfig {
+        policy: Policy::Random(7),
+        ..config()
+    };
+    let a = run(&SEEDS, c.clone(), false);
+    let b = run(&SEEDS, c, false);
+    assert_eq!(
+        a.discovery, b.discovery,
+        "a seeded random policy is deterministic"
+    );
+    let r = run(&SEEDS, config(), false);
+    let used: HashSet<Operator> = r.discovery.rounds.iter().map(|x| x.operator).collect();
+    assert_eq!(
+        used.len(),
+        4,
+        "the bandit tries each operator: {:?}",
+        r.discovery.rounds
+    );
+}
+
+#[test]
+fn bad_settings_are_refused() {
+    assert!(Discoverer::new(&[], config()).is_err());
+    assert!(Discoverer::new(&["ftp://x/".into()], config()).is_err());
+    let c = DiscoverConfig {
+        search: Some("http://search.test/?q=".into()),
+        ..config()
+    };
+    assert!(
+        Discoverer::new(&[SEEDS[0].into()], c)
+            .err()
+            .unwrap_or_default()
+            .contains("{q}")
+    );
+    // Seeds that cannot be read end the run with a reason.
+    let r = run(&["http://nowhere.test/a"], config(), false);
+    assert!(r.discovery.sites.is_empty());
+    assert!(
+        r.discovery
+            .problems
+            .iter()
+            .any(|p| p.contains("no seed page")),
+        "{:?}",
+        r.discovery.problems
+    );
+}
