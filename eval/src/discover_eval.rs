@@ -13,15 +13,10 @@ use std::time::Instant;
 
 use exemplar_native::serve::Server;
 
-use crate::web::LocalWeb;
 use crate::web::backlinks::Backlinks;
 use crate::web::search::Omega;
 use crate::web::sites::NO_DOMAIN;
-
-/// Host names of the local web's services.
-pub const SEARCH_HOST: &str = "search.web.test";
-/// The backlink service's host.
-pub const BACKLINKS_HOST: &str = "backlinks.web.test";
+use crate::web::{BACKLINKS_HOST, LocalWeb, SEARCH_HOST};
 
 /// What a run found.
 #[derive(Debug, Default)]
@@ -90,7 +85,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     let web = Arc::new(web);
     let handler = Arc::clone(&web);
-    let server = Server::start(port, move |req| handler.respond(req))
+    // Every host of the local web is a keep-alive connection of its own in a client's pool.
+    let server = Server::start_with(port, 2048, move |req| handler.respond(req))
         .map_err(|e| format!("port {port}: {e}"))?;
     check_sites(&web, &per_site, server.addr())?;
 
@@ -126,6 +122,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
             o.documents
         );
     }
+    if has("--discover") {
+        out.push_str(&discover_runs(&web, &per_site, server.addr(), args)?);
+    }
     print!("{out}");
     if let Some(path) = flag("--out") {
         let report = format!(
@@ -146,6 +145,65 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Discovery from three seed sites of each domain asked for, `--draws` times each.
+fn discover_runs(
+    web: &LocalWeb,
+    per_site: &[(usize, usize)],
+    addr: std::net::SocketAddr,
+    args: &[String],
+) -> Result<String, String> {
+    use crate::discover_runs as dr;
+    let flag = |f: &str| args.windows(2).find(|w| w[0] == f).map(|w| w[1].as_str());
+    let num = |f: &str, d: usize| -> Result<usize, String> {
+        flag(f).map_or(Ok(d), |v| {
+            v.parse().map_err(|_| format!("{f} {v}: not a number"))
+        })
+    };
+    let budget = num("--budget", 5000)?;
+    let queries = num("--queries", 200)?;
+    let draws = num("--draws", 3)? as u64;
+    let domains: Vec<String> = flag("--domains")
+        .unwrap_or("java-class,python-module,haskell-module,cpp-class,c-ref,c-type")
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    let mut runs = Vec::new();
+    for domain in &domains {
+        let candidates = dr::seedable(web, per_site, domain);
+        if candidates.len() < 4 {
+            return Err(format!(
+                "{domain}: {} sites can seed, 4 are needed",
+                candidates.len()
+            ));
+        }
+        for draw in 1..=draws {
+            let seeds = dr::draw_sites(&candidates, draw);
+            let t = Instant::now();
+            let d = dr::run(
+                web,
+                addr,
+                &seeds,
+                exemplar_core::discover::Policy::Bandit,
+                budget,
+                queries,
+            )?;
+            let scored = dr::score(web, domain, draw, &seeds, &d);
+            eprintln!(
+                "    {domain} draw {draw}: {} sites listed, P@17 {:.3}, coverage {:.3} ({:.0} s)",
+                scored.right.len(),
+                scored.precision_at(17),
+                scored.coverage,
+                t.elapsed().as_secs_f64()
+            );
+            runs.push(scored);
+        }
+    }
+    Ok(format!(
+        "\n## Discovery (the bandit, budget {budget} fetches, {queries} queries)\n\n{}",
+        dr::table(&runs)
+    ))
 }
 
 /// Every available site's entry and example page, fetched from the server under its host.

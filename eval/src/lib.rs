@@ -19,6 +19,7 @@ pub mod classify_train;
 pub mod crawl_eval;
 pub mod detect_eval;
 pub mod discover_eval;
+pub mod discover_runs;
 pub mod drawn_eval;
 pub mod dust_eval;
 pub mod fields_eval;

@@ -38,6 +38,7 @@ const USAGE: &str = "usage:
                  (the replica data: hosts, pairs by variation and kind; --hosts: every host, a line each;
                   --serve: every host on 127.0.0.1:PORT by Host)
   exemplar-eval eval-discover [--serve PORT] [--no-search] [--out docs/reports/local-web.md]
+                 [--discover [--budget N] [--queries N] [--draws N] [--domains a,b,...]]
                  (the local web of eval/web-sites.toml: its sites by domain, links, backlinks and
                   search engine, checked over HTTP; --serve: keep answering on 127.0.0.1:PORT)
   exemplar-eval serve DIR [--port N] [--latency-ms MS|MIN-MAX]";
@@ -123,7 +124,16 @@ const FLAGS: &[(&str, &[(&str, bool)])] = &[
     ),
     (
         "eval-discover",
-        &[("--serve", true), ("--no-search", false), ("--out", true)],
+        &[
+            ("--serve", true),
+            ("--no-search", false),
+            ("--out", true),
+            ("--discover", false),
+            ("--budget", true),
+            ("--queries", true),
+            ("--draws", true),
+            ("--domains", true),
+        ],
     ),
     ("serve", &[("--port", true), ("--latency-ms", true)]),
 ];

@@ -409,6 +409,45 @@ pub fn command(usage: &'static str) -> Command {
                 .args(politeness()),
         )
         .subcommand(
+            Command::new("discover")
+                .about("find more sites like the seed pages")
+                .arg(value(
+                    "seeds",
+                    "FILE",
+                    "seed pages: a file of URLs, one a line, or a pattern (its example and targets)",
+                ))
+                .arg(value(
+                    "search",
+                    "URL_TEMPLATE",
+                    "a search engine's results page, {q} standing for the words",
+                ))
+                .arg(value(
+                    "related",
+                    "URL_TEMPLATE",
+                    "a search engine's page of pages like a page, {url} standing for it",
+                ))
+                .arg(value(
+                    "backlinks",
+                    "URL_TEMPLATE",
+                    "a backlink provider's page of pages linking a URL, {url} standing for it",
+                ))
+                .arg(value("budget", "N", "pages fetched at most (default 5000)"))
+                .arg(value(
+                    "queries",
+                    "N",
+                    "search and backlink calls at most (default 500)",
+                ))
+                .arg(value(
+                    "operator",
+                    "NAME",
+                    "use only this operator: keyword, related, forward or backward",
+                ))
+                .arg(switch_arg("json", "one JSON object a line, one per site, best first"))
+                .arg(cookies())
+                .arg(resolve())
+                .args(politeness()),
+        )
+        .subcommand(
             Command::new("replicas")
                 .about("which of these hosts are one site (replicas: www and bare, mirrors)")
                 .arg(positionals(

@@ -1,7 +1,7 @@
 //! `exemplar`: the native command-line driver of the core.
 //!
 //! Subcommands: `learn`, `relearn`, `crawl`, `serve`, `export-scrapy`, `classify`, `detect`,
-//! `replicas`,
+//! `discover`, `replicas`,
 //! `similarity`, `demo`. Pages are files or http(s) URLs. Exit codes: 0 success, 1 failure, 2 usage error (an
 //! unknown command or flag, a missing value). The evaluations are another binary's
 //! (`exemplar-eval`, the lab crate `eval/`).
@@ -58,6 +58,12 @@ const USAGE: &str = "usage:
   exemplar detect URL... [--max-fetches N] [--json] [--baseline] [--breadth-first]
                  [--delay-ms MS] [--concurrency N] [--ignore-robots] [--cookies FILE]
                                                      (a site's item pages)
+  exemplar discover --seeds FILE|pattern.json [--search URL_TEMPLATE] [--related URL_TEMPLATE]
+                 [--backlinks URL_TEMPLATE] [--budget N] [--queries N]
+                 [--operator keyword|related|forward|backward] [--json]
+                 [--delay-ms MS] [--concurrency N] [--ignore-robots] [--resolve HOST:ADDR]
+                                                     (more sites like the seeds; templates take
+                                                      {q} or {url}; best first)
   exemplar similarity A B [--threshold T]        (files or URLs)
   exemplar demo DIR --entry FILE --example FILE";
 
@@ -90,6 +96,7 @@ fn run() -> ExitCode {
         "serve" => commands::serve(rest),
         "classify" => classify(rest),
         "detect" => commands::detect(rest),
+        "discover" => discover::discover(rest),
         "replicas" => replicas::replicas(rest),
         "similarity" => similarity(rest),
         "demo" => demo(rest),
@@ -113,6 +120,7 @@ fn run() -> ExitCode {
 
 mod args;
 mod commands;
+mod discover;
 mod replicas;
 mod resume;
 mod review;

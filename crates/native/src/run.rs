@@ -392,6 +392,27 @@ pub fn detect(
     Ok(d)
 }
 
+/// Finds more sites like the seed pages ([`exemplar_core::discover`]); `after` hears of the run
+/// after every answer and may stop it (false).
+///
+/// # Errors
+/// No seed, a seed that is no http(s) URL, a template without its placeholder.
+pub fn discover(
+    seeds: &[String],
+    config: &exemplar_core::discover::DiscoverConfig,
+    client: &ClientConfig,
+    mut after: impl FnMut(&exemplar_core::discover::Discovery) -> bool,
+) -> Result<exemplar_core::discover::Discovery, String> {
+    let mut d = exemplar_core::discover::Discoverer::new(seeds, config.clone())?;
+    let client = Client::new(&ClientConfig {
+        max_bytes: config.max_bytes,
+        ..client.clone()
+    });
+    let workers = config.politeness.max_in_flight.max(1);
+    http::run(&mut d, &client, workers, |d| after(d.discovery()));
+    Ok(d.into_discovery())
+}
+
 /// The save-as-you-go logic both runs share.
 struct Saver<'a, S> {
     checkpoints: Option<Checkpoints<'a, S>>,

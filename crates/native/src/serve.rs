@@ -103,6 +103,18 @@ impl Server {
     where
         H: Fn(&Request) -> Response + Send + Sync + 'static,
     {
+        Server::start_with(port, MAX_CONNECTIONS, handler)
+    }
+
+    /// Starts on 127.0.0.1:`port` serving `max_connections` at once (beyond: 503): a server
+    /// standing for many hosts, each kept alive in a client's pool of its own.
+    ///
+    /// # Errors
+    /// When the port cannot be bound.
+    pub fn start_with<H>(port: u16, max_connections: usize, handler: H) -> std::io::Result<Server>
+    where
+        H: Fn(&Request) -> Response + Send + Sync + 'static,
+    {
         let listener = TcpListener::bind(("127.0.0.1", port))?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -116,7 +128,7 @@ impl Server {
                     break;
                 }
                 let Ok(stream) = conn else { continue };
-                if active.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
+                if active.load(Ordering::SeqCst) >= max_connections {
                     let mut s = stream;
                     let _ = s.write_all(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
                     continue;
@@ -184,6 +196,11 @@ fn serve_connection(stream: TcpStream, handler: &Handler, served: &AtomicU64, st
         return;
     };
     let mut reader = BufReader::new(stream);
+    // A TLS handshake (a client sent here for an https URL) is no request: closing at once
+    // tells it so, where waiting for a request head would hold it until the read timeout.
+    if reader.fill_buf().is_ok_and(|b| b.first() == Some(&0x16)) {
+        return;
+    }
     while !stop.load(Ordering::SeqCst) {
         let (req, keep_alive) = match read_head(&mut reader) {
             Ok(Some(r)) => r,
@@ -517,6 +534,36 @@ pub fn serve_dir(dir: std::path::PathBuf, port: u16, latency: Latency) -> Result
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// A client sent here for an https URL is closed at once, not held to the read timeout;
+    /// a plain request on the next connection is answered.
+    #[test]
+    fn a_tls_handshake_is_closed_at_once() {
+        let server = Server::start_with(0, 4, |_: &Request| Response::html("ok")).expect("start");
+        let mut c = TcpStream::connect(server.addr()).expect("connect");
+        let started = std::time::Instant::now();
+        c.write_all(&[0x16, 0x03, 0x01, 0x00, 0x05, 1, 2, 3, 4, 5])
+            .expect("hello");
+        let mut buf = Vec::new();
+        let _ = c.read_to_end(&mut buf);
+        assert!(buf.is_empty(), "{:?}", String::from_utf8_lossy(&buf));
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        let mut c = TcpStream::connect(server.addr()).expect("connect");
+        c.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .expect("get");
+        let mut buf = String::new();
+        let _ = c.read_to_string(&mut buf);
+        assert!(
+            buf.starts_with("HTTP/1.1 200") && buf.ends_with("ok"),
+            "{buf}"
+        );
+    }
+
     #[test]
     fn latency_is_a_time_or_a_range_drawn_log_uniformly() {
         assert_eq!(Latency::parse("0"), Some(Latency::default()));
@@ -540,8 +587,6 @@ mod tests {
         let below = draws.iter().filter(|&&d| d < 55).count() as f64 / draws.len() as f64;
         assert!((0.45..0.55).contains(&below), "{below}");
     }
-
-    use super::*;
 
     fn raw(addr: SocketAddr, req: &str) -> String {
         let mut s = TcpStream::connect(addr).expect("connect");

@@ -26,6 +26,11 @@ use crate::replicas::html;
 pub use fs::UnionFs;
 pub use sites::WebSite;
 
+/// The search engine's host on the local web.
+pub const SEARCH_HOST: &str = "search.web.test";
+/// The backlink service's host on the local web.
+pub const BACKLINKS_HOST: &str = "backlinks.web.test";
+
 /// Where `./build.sh eval-discover` unpacks the packages that are not installed.
 pub const WEB_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../.cache/web/root");
 

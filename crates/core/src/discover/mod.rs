@@ -250,10 +250,27 @@ struct Site {
     state: SiteState,
     entry: String,
     examples: Vec<String>,
+    /// Scores of its relevant pages met.
     scores: Vec<f64>,
+    /// Scores of the detector's samples.
+    checks: Vec<f64>,
     samples_left: usize,
     found_by: Operator,
     backlinks_used: bool,
+}
+
+/// A site to run the detector on.
+#[derive(Clone, Debug)]
+struct Pending {
+    /// The page that led to it.
+    url: String,
+    /// Its score.
+    score: f64,
+    /// The operator whose candidate it was.
+    op: Operator,
+    /// The site's root ([`site_root`]) and the page there its page links.
+    prefix: String,
+    entry: String,
 }
 
 /// Where a request's answer goes.
@@ -273,8 +290,8 @@ pub struct Discoverer {
     profile: Option<Profile>,
     kept: Vec<Kept>,
     sites: Vec<Site>,
-    detections: VecDeque<(String, Operator, bool)>,
-    detector: Option<(Detector, Operator, bool)>,
+    detections: VecDeque<Pending>,
+    detector: Option<(Detector, Pending)>,
     seen: HashSet<String>,
     queries_made: HashSet<String>,
     queries_started: usize,
@@ -379,13 +396,12 @@ impl Discoverer {
             .map(|(i, _)| i)
     }
 
-    fn pending_detection(&self, url: &str) -> bool {
-        let dir = directory(url);
-        self.detections.iter().any(|(u, _, _)| directory(u) == dir)
+    fn pending_detection(&self, prefix: &str) -> bool {
+        self.detections.iter().any(|p| p.prefix == prefix)
             || self
                 .detector
                 .as_ref()
-                .is_some_and(|(d, _, _)| directory(&d.detection().site) == dir)
+                .is_some_and(|(_, p)| p.prefix == prefix)
     }
 
     fn take(&mut self, url: String, item: Item, result: FetchResult) {
@@ -441,36 +457,48 @@ impl Discoverer {
                     }
                     Err(_) => 0.0,
                 };
-                let relevant = self.config.relevant;
-                let fetches = self.result.fetches;
                 let s = &mut self.sites[site];
-                s.scores.push(score);
+                s.checks.push(score);
                 s.samples_left = s.samples_left.saturating_sub(1);
-                if s.samples_left == 0 && s.state == SiteState::Sampling {
-                    if s.scores.iter().any(|&x| x >= relevant) {
-                        s.state = SiteState::Accepted;
-                        let mut best = s.scores.clone();
-                        best.sort_by(|a, b| b.total_cmp(a));
-                        best.truncate(3);
-                        self.result.sites.push(FoundSite {
-                            site: s.prefix.clone(),
-                            score: best.iter().sum::<f64>() / best.len() as f64,
-                            entry: s.entry.clone(),
-                            examples: s.examples.clone(),
-                            pages: s.scores.iter().filter(|&&x| x >= relevant).count(),
-                            found_by: s.found_by,
-                            found_at: fetches,
-                        });
-                    } else {
-                        s.state = SiteState::Refused;
-                        self.result.refused.push(s.prefix.clone());
-                    }
-                }
+                self.settle(site);
             }
         }
     }
 
-    /// The seeds are in: the profile, and their own sites found by the detector.
+    /// A site whose samples are all in: accepted when one of them is of the seeds' kind.
+    fn settle(&mut self, i: usize) {
+        let relevant = self.config.relevant;
+        let fetches = self.result.fetches;
+        let s = &mut self.sites[i];
+        if s.samples_left > 0 || s.state != SiteState::Sampling {
+            return;
+        }
+        if !s.checks.iter().any(|&x| x >= relevant) {
+            s.state = SiteState::Refused;
+            self.result.refused.push(s.prefix.clone());
+            return;
+        }
+        s.state = SiteState::Accepted;
+        let mut best: Vec<f64> = s.scores.iter().chain(&s.checks).copied().collect();
+        best.sort_by(|a, b| b.total_cmp(a));
+        best.truncate(3);
+        self.result.sites.push(FoundSite {
+            site: s.prefix.clone(),
+            score: best.iter().sum::<f64>() / best.len() as f64,
+            entry: s.entry.clone(),
+            examples: s.examples.clone(),
+            pages: s
+                .scores
+                .iter()
+                .chain(&s.checks)
+                .filter(|&&x| x >= relevant)
+                .count(),
+            found_by: s.found_by,
+            found_at: fetches,
+        });
+    }
+
+    /// The seeds are in: the profile, and their own sites (never results).
     fn start(&mut self) {
         if self.seeds.is_empty() {
             self.result
@@ -485,11 +513,30 @@ impl Discoverer {
             .map(|(u, p)| (host_of(u).to_string(), p))
             .collect();
         self.profile = Some(Profile::new(&pages, self.config.structure_weight));
-        let urls: Vec<String> = self.seeds.iter().map(|(u, _)| u.clone()).collect();
-        for u in urls {
-            self.seen.insert(u.clone());
-            if !self.pending_detection(&u) {
-                self.detections.push_back((u, Operator::Forward, true));
+        let roots: Vec<(String, String)> = self
+            .seeds
+            .iter()
+            .map(|(u, p)| (u.clone(), site_root(p).0))
+            .collect();
+        for (u, prefix) in roots {
+            self.seen.insert(u);
+            let known = self
+                .sites
+                .iter()
+                .position(|s| prefix.starts_with(&s.prefix));
+            if known.is_none() {
+                self.sites.push(Site {
+                    prefix: prefix.clone(),
+                    state: SiteState::Seed,
+                    entry: String::new(),
+                    examples: Vec::new(),
+                    scores: Vec::new(),
+                    checks: Vec::new(),
+                    samples_left: 0,
+                    found_by: Operator::Forward,
+                    backlinks_used: false,
+                });
+                self.result.seed_sites.push(prefix);
             }
         }
         let seeds: Vec<(String, f64, Vec<String>)> = self
@@ -514,91 +561,122 @@ impl Discoverer {
             return;
         };
         let (score, _, _) = profile.score(page);
-        let site = self.site_of(url).or_else(|| self.site_of(&page.url));
         self.kept.push(Kept {
             url: url.to_string(),
             score,
             outlinks: outlinks(page),
             used: HashSet::new(),
         });
-        if score < self.config.relevant {
-            if site.is_none() && score >= self.config.probe && !self.pending_detection(url) {
-                let op = self.round.map_or(Operator::Forward, |r| r.0);
-                self.detections.push_back((url.to_string(), op, false));
-            }
-            return;
-        }
-        let seeded = site.is_some_and(|s| self.sites[s].state == SiteState::Seed);
-        if !seeded {
+        let site = self.site_of(url).or_else(|| self.site_of(&page.url));
+        let relevant = score >= self.config.relevant;
+        if relevant && site.is_none_or(|s| self.sites[s].state != SiteState::Seed) {
             self.result.harvest_add_page();
             if let Some(r) = self.round.as_mut() {
                 r.1 += 1.0 - pos as f64 / len.max(1) as f64;
                 r.3 += 1;
             }
         }
-        if let Some(s) = site {
-            if self.sites[s].state != SiteState::Seed {
+        match site {
+            Some(s) if relevant && self.sites[s].state != SiteState::Seed => {
                 self.sites[s].scores.push(score);
             }
-        } else if !self.pending_detection(url) {
-            let op = self.round.map_or(Operator::Forward, |r| r.0);
-            self.detections.push_back((url.to_string(), op, false));
+            Some(_) => {}
+            None if score >= self.config.probe => {
+                let (prefix, entry) = site_root(page);
+                if self.site_of(&prefix).is_none() && !self.pending_detection(&prefix) {
+                    let op = self.round.map_or(Operator::Forward, |r| r.0);
+                    self.detections.push_back(Pending {
+                        url: url.to_string(),
+                        score,
+                        op,
+                        prefix,
+                        entry,
+                    });
+                }
+            }
+            None => {}
         }
     }
 
-    /// A detection's answer: the site known, as a seed's, a candidate to sample, or refused.
-    fn detected(&mut self, d: Detection, op: Operator, seed: bool) {
-        let section = d.sections.first().filter(|_| d.entity_site);
-        let prefix = match section {
-            Some(s) => common_prefix(
-                s.index
-                    .iter()
-                    .chain(&s.examples)
-                    .chain(std::iter::once(&d.site)),
-            ),
-            None => directory(&d.site),
-        };
-        if let Some(i) = self.sites.iter().position(|s| s.prefix == prefix) {
-            if seed {
-                self.sites[i].state = SiteState::Seed;
+    /// A detection's answer: the site is sampled (a section found) or refused. Its examples
+    /// are the section's items within the site's root, else the page that led to it; its
+    /// samples are those items, or the section's own when it lies elsewhere on the host (a
+    /// package's page linking its neighbours'): either way the best section is checked.
+    fn detected(&mut self, d: Detection, p: Pending) {
+        let prefix = p.prefix.clone();
+        if self.site_of(&prefix).is_some() {
+            return;
+        }
+        // A site holding sites found before (found from an inner page first) takes them in.
+        let inner: Vec<usize> = (0..self.sites.len())
+            .filter(|&i| self.sites[i].prefix.starts_with(&prefix))
+            .collect();
+        for &i in &inner {
+            let old = std::mem::replace(&mut self.sites[i].prefix, prefix.clone());
+            let r = &mut self.result;
+            r.sites.retain(|s| s.site != old);
+            r.refused.retain(|x| *x != old);
+            if let Some(x) = r.seed_sites.iter_mut().find(|x| **x == old) {
+                *x = prefix.clone();
+            }
+        }
+        if let Some(&i) = inner.first() {
+            if self.sites[i].state == SiteState::Accepted {
+                self.sites[i].state = SiteState::Sampling;
+                self.sites[i].samples_left = 0;
+                self.settle(i);
             }
             return;
         }
-        let state = match (seed, section) {
-            (true, _) => SiteState::Seed,
-            (false, Some(_)) => SiteState::Sampling,
-            (false, None) => SiteState::Refused,
+        let section = d.sections.first().filter(|_| d.entity_site);
+        let inside: Vec<String> = section
+            .map(|s| {
+                s.examples
+                    .iter()
+                    .filter(|e| e.starts_with(&prefix))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        let samples: Vec<String> = match section {
+            None => Vec::new(),
+            Some(s) if inside.is_empty() => s.examples.iter().take(1).cloned().collect(),
+            Some(_) => inside.iter().take(2).cloned().collect(),
         };
-        if seed {
-            self.result.seed_sites.push(prefix.clone());
-        } else if state == SiteState::Refused {
-            self.result.refused.push(prefix.clone());
-        }
-        let examples: Vec<String> = section.map(|s| s.examples.clone()).unwrap_or_default();
-        let idx = self.sites.len();
-        let samples: Vec<String> = if state == SiteState::Sampling {
-            examples.iter().take(2).cloned().collect()
+        let entry = section
+            .and_then(|s| s.index.iter().find(|i| i.starts_with(&prefix)).cloned())
+            .unwrap_or(p.entry.clone());
+        let examples = if inside.is_empty() {
+            vec![p.url.clone()]
         } else {
-            Vec::new()
+            inside
         };
+        let idx = self.sites.len();
         self.sites.push(Site {
-            prefix,
-            state,
-            entry: section
-                .and_then(|s| s.index.first().cloned())
-                .unwrap_or(d.site.clone()),
+            prefix: prefix.clone(),
+            state: if samples.is_empty() {
+                SiteState::Refused
+            } else {
+                SiteState::Sampling
+            },
+            entry,
             examples,
-            scores: Vec::new(),
+            scores: if p.score >= self.config.relevant {
+                vec![p.score]
+            } else {
+                Vec::new()
+            },
+            checks: Vec::new(),
             samples_left: samples.len(),
-            found_by: op,
+            found_by: p.op,
             backlinks_used: false,
         });
-        if self.sites[idx].state == SiteState::Sampling && samples.is_empty() {
-            self.sites[idx].state = SiteState::Refused;
+        if samples.is_empty() {
+            self.result.refused.push(prefix);
+            return;
         }
         for u in samples {
             if !self.frontier.push(u.clone(), Item::Sample { site: idx }) {
-                // Fetched already (a candidate): sampled again under another key.
                 self.frontier.push_again(u, Item::Sample { site: idx });
             }
         }
@@ -831,9 +909,9 @@ impl Discoverer {
         }
         self.done = true;
         self.frontier.clear_queue();
-        if let Some((mut d, op, seed)) = self.detector.take() {
+        if let Some((mut d, p)) = self.detector.take() {
             d.cancel();
-            self.detected(d.into_detection(), op, seed);
+            self.detected(d.into_detection(), p);
         }
         if self.round.is_some() {
             self.next_round_close_only();
@@ -882,8 +960,7 @@ impl Machine for Discoverer {
             let mut wait: Option<u64> = None;
             let mut busy = false;
             let budget_left = self.budget_left();
-            if let Some((d, op, seed)) = self.detector.as_mut() {
-                let (op, seed) = (*op, *seed);
+            if let Some((d, _)) = self.detector.as_mut() {
                 match d.poll(now_ms) {
                     Poll::Fetch(r) => {
                         if r.kind == RequestKind::Page && !budget_left {
@@ -897,8 +974,8 @@ impl Machine for Discoverer {
                         return self.route(r, Route::Detector(inner));
                     }
                     Poll::Done => {
-                        if let Some((d, _, _)) = self.detector.take() {
-                            self.detected(d.into_detection(), op, seed);
+                        if let Some((d, p)) = self.detector.take() {
+                            self.detected(d.into_detection(), p);
                         }
                         continue;
                     }
@@ -940,13 +1017,16 @@ impl Machine for Discoverer {
                 self.finish();
                 continue;
             }
-            if let Some((url, op, seed)) = self.detections.pop_front() {
-                if self.site_of(&url).is_some() || (!seed && !self.budget_left()) {
+            if let Some(p) = self.detections.pop_front() {
+                if self.site_of(&p.prefix).is_some() || !self.budget_left() {
                     continue;
                 }
-                match Detector::new(&url, self.config.detect.clone()) {
-                    Ok(d) => self.detector = Some((d, op, seed)),
-                    Err(e) => self.result.problems.push(format!("detector at {url}: {e}")),
+                match Detector::new(&p.url, self.config.detect.clone()) {
+                    Ok(d) => self.detector = Some((d, p)),
+                    Err(e) => self
+                        .result
+                        .problems
+                        .push(format!("detector at {}: {e}", p.url)),
                 }
                 continue;
             }
@@ -959,7 +1039,7 @@ impl Machine for Discoverer {
     fn handle(&mut self, id: u64, result: FetchResult, now_ms: u64) {
         match self.routes.remove(&id) {
             Some(Route::Detector(inner)) => {
-                if let Some((d, _, _)) = self.detector.as_mut() {
+                if let Some((d, _)) = self.detector.as_mut() {
                     d.handle(inner, result, now_ms);
                 }
                 self.result.fetches = self.started_fetches;
@@ -1028,6 +1108,46 @@ fn outlinks(page: &Page) -> Vec<String> {
         .collect()
 }
 
+/// A page's site: the shallowest directory above it (its own included) whose home page it
+/// links on its own host (the directory itself, or an `index`, `overview`, `contents` … page
+/// in it), and that page. Pages link their site's home ("Overview", "Contents", a logo) and
+/// rarely a home above it; a link to another part of the host (a neighbouring package's
+/// documentation, or its landing page `/package/name`) is not a home above it and does not
+/// count.
+fn site_root(page: &Page) -> (String, String) {
+    let own = directory(&page.url);
+    let mut best = (own.clone(), page.url.clone());
+    for l in &page.links {
+        if host_of(&l.url) != host_of(&page.url) {
+            continue;
+        }
+        let d = directory(&l.url);
+        if own.starts_with(&d) && d.len() < best.0.len() && home_like(&l.url) {
+            best = (d, l.url.clone());
+        }
+    }
+    best
+}
+
+/// Whether a URL names a directory's home page: the directory itself or an index-like page.
+fn home_like(url: &str) -> bool {
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let last = path.rsplit('/').next().unwrap_or("");
+    let stem = last.split('.').next().unwrap_or("").to_ascii_lowercase();
+    matches!(
+        stem.as_str(),
+        "" | "index"
+            | "default"
+            | "home"
+            | "contents"
+            | "overview"
+            | "overview-summary"
+            | "toc"
+            | "start"
+            | "main"
+    )
+}
+
 /// A URL up to its last `/` (its directory).
 fn directory(url: &str) -> String {
     let cut = url.split(['?', '#']).next().unwrap_or(url);
@@ -1035,27 +1155,6 @@ fn directory(url: &str) -> String {
         Some(i) if i > cut.find("://").map_or(0, |j| j + 2) => cut[..=i].to_string(),
         _ => format!("{cut}/"),
     }
-}
-
-/// The longest directory prefix the URLs share (at least their origin).
-fn common_prefix<'a>(urls: impl Iterator<Item = &'a String>) -> String {
-    let dirs: Vec<String> = urls.map(|u| directory(u)).collect();
-    let Some(first) = dirs.first() else {
-        return String::new();
-    };
-    let mut prefix = first.clone();
-    for d in &dirs[1..] {
-        while !d.starts_with(&prefix) {
-            let trimmed = prefix.trim_end_matches('/');
-            match trimmed.rfind('/') {
-                Some(i) if i > trimmed.find("://").map_or(0, |j| j + 2) => {
-                    prefix = trimmed[..=i].to_string()
-                }
-                _ => return format!("{trimmed}/"),
-            }
-        }
-    }
-    prefix
 }
 
 /// A value percent-encoded for a query string.
