@@ -30,7 +30,7 @@
 #                               with duplicate-URL habits: installs its sites' packages, then
 #                               exemplar-eval eval-replicas ARGS (docs/reports/replicas.md; release build)
 #   ./build.sh eval-discover [ARGS]  the local web of eval/web-sites.toml (its packages unpacked
-#                               under .cache/web/), then exemplar-eval eval-discover ARGS
+#                               under .cache/web/) and discovery on it (docs/reports/discover.md)
 #   ./build.sh bench [ARGS]     bash bench/run.sh ARGS
 #   ./build.sh fuzz [ARGS]      bash fuzz/run.sh ARGS
 set -euo pipefail
@@ -644,7 +644,7 @@ setup_web_sites() {
 cmd_eval_discover() {
   step "eval-discover: the local web's Debian packages" setup_web_sites
   step "eval-discover: exemplar-eval (release)" build_eval
-  step "eval-discover: the local web (docs/reports/local-web.md)" target/release/exemplar-eval eval-discover --out docs/reports/local-web.md "$@"
+  step "eval-discover: the local web and discovery on it (docs/reports/discover.md)" target/release/exemplar-eval eval-discover --discover --out docs/reports/discover.md "$@"
   summary
 }
 

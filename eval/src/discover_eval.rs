@@ -43,9 +43,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ..Census::default()
     };
     let mut per_site = vec![(0usize, 0usize); web.sites.len()];
+    // Each site's seed page: its example when the site's rule labels it, else its first
+    // labelled page (a few examples of the survey are a section's index).
+    let mut seed_pages: Vec<Option<String>> = vec![None; web.sites.len()];
     let backlinks = Backlinks::build(&web, |s, rel, bytes| {
         per_site[s].0 += 1;
-        per_site[s].1 += usize::from(web.sites[s].is_target(rel, bytes));
+        let target = web.sites[s].is_target(rel, bytes);
+        per_site[s].1 += usize::from(target);
+        if target && (seed_pages[s].is_none() || rel == web.sites[s].example) {
+            seed_pages[s] = Some(rel.to_string());
+        }
     });
     let read_s = started.elapsed().as_secs_f64();
     for (s, site) in web.sites.iter().enumerate() {
@@ -123,13 +130,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
         );
     }
     if has("--discover") {
-        out.push_str(&discover_runs(&web, &per_site, server.addr(), args)?);
+        out.push_str(&discover_runs(
+            &web,
+            &per_site,
+            &seed_pages,
+            server.addr(),
+            args,
+        )?);
     }
     print!("{out}");
     if let Some(path) = flag("--out") {
         let report = format!(
-            "# The local web\n\nPrinted by `./build.sh eval-discover` (`exemplar-eval eval-discover --out {path}`); \
-             what it is: `docs/local-web.md`.\n\n{}",
+            "# Discovery on the local web\n\nPrinted by `./build.sh eval-discover` (`exemplar-eval eval-discover \
+             --discover --out {path}`); the local web: `docs/local-web.md`.\n\n{}",
             out.replace(&format!(", read in {read_s:.0} s"), "")
         );
         std::fs::write(path, report).map_err(|e| format!("{path}: {e}"))?;
@@ -151,6 +164,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 fn discover_runs(
     web: &LocalWeb,
     per_site: &[(usize, usize)],
+    seed_pages: &[Option<String>],
     addr: std::net::SocketAddr,
     args: &[String],
 ) -> Result<String, String> {
@@ -180,11 +194,14 @@ fn discover_runs(
         }
         for draw in 1..=draws {
             let seeds = dr::draw_sites(&candidates, draw);
+            let urls: Vec<String> = seeds
+                .iter()
+                .filter_map(|&s| seed_pages[s].as_ref().map(|rel| web.sites[s].url_of(rel)))
+                .collect();
             let t = Instant::now();
             let d = dr::run(
-                web,
                 addr,
-                &seeds,
+                &urls,
                 exemplar_core::discover::Policy::Bandit,
                 budget,
                 queries,

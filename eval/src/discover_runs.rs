@@ -1,5 +1,5 @@
 //! Discovery measured on the local web (`exemplar-eval eval-discover --discover`): for each
-//! domain of enough sites, seeds drawn from three of its sites (their example pages), a run of
+//! domain of enough sites, seeds drawn from three of its sites (a labelled page of each), a run of
 //! [`exemplar_core::discover`] through the local web's search engine and backlink service, and
 //! its list of sites scored against the ground truth.
 //!
@@ -76,19 +76,14 @@ pub fn draw_sites(candidates: &[usize], draw: u64) -> Vec<usize> {
     v
 }
 
-/// A run on the local web served at `addr`.
+/// A run on the local web served at `addr`, from seed page URLs.
 pub fn run(
-    web: &LocalWeb,
     addr: SocketAddr,
-    seeds: &[usize],
+    urls: &[String],
     policy: Policy,
     max_fetches: usize,
     max_queries: usize,
 ) -> Result<Discovery, String> {
-    let urls: Vec<String> = seeds
-        .iter()
-        .map(|&s| web.sites[s].url_of(&web.sites[s].example))
-        .collect();
     let politeness = Politeness::unthrottled(8);
     let mut config = DiscoverConfig {
         search: Some(format!("http://{SEARCH_HOST}/?P={{q}}")),
@@ -105,7 +100,7 @@ pub fn run(
         resolve: vec![Resolve::parse(&format!("*:{addr}"))?],
         ..ClientConfig::default()
     };
-    exemplar_native::run::discover(&urls, &config, &client, |_| true)
+    exemplar_native::run::discover(urls, &config, &client, |_| true)
 }
 
 /// A run's list scored against the ground truth.

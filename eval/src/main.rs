@@ -37,7 +37,7 @@ const USAGE: &str = "usage:
   exemplar-eval eval-replicas [--sites F] --summary | --hosts | --serve PORT
                  (the replica data: hosts, pairs by variation and kind; --hosts: every host, a line each;
                   --serve: every host on 127.0.0.1:PORT by Host)
-  exemplar-eval eval-discover [--serve PORT] [--no-search] [--out docs/reports/local-web.md]
+  exemplar-eval eval-discover [--serve PORT] [--no-search] [--out docs/reports/discover.md]
                  [--discover [--budget N] [--queries N] [--draws N] [--domains a,b,...]]
                  (the local web of eval/web-sites.toml: its sites by domain, links, backlinks and
                   search engine, checked over HTTP; --serve: keep answering on 127.0.0.1:PORT)

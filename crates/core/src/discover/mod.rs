@@ -13,12 +13,14 @@
 //!   (`{url}`), and those pages' links to other sites (the locator).
 //!
 //! An operator whose template is not configured is never chosen. Each candidate page is fetched
-//! and scored against the seeds ([`profile`]: structure by RTDM and words); a candidate scoring
-//! at least [`DiscoverConfig::relevant`] on a site not known yet starts the entity-site
-//! detector ([`crate::detect`]) there, and the site is accepted only when the detector finds a
-//! section and one of its sample items, fetched, scores as relevant too: its best section must
-//! be of the seeds' kind. A round's reward is the document's `Σ (1 − pos/len) · new / k` over
-//! the candidates it brought (new: a relevant page of a site that is not a seed's).
+//! and scored against the seeds ([`profile`]: structure by RTDM and words). A site is the
+//! shallowest directory whose home page a page links (`site_root`: several sites may share a
+//! host, as Hackage's packages do). A candidate scoring at least [`DiscoverConfig::probe`] on a
+//! site not known yet starts the entity-site detector ([`crate::detect`]) there, and the site
+//! is accepted only when the detector finds a section and one of its sample items, fetched,
+//! scores at least [`DiscoverConfig::relevant`]: its best section must be of the seeds' kind.
+//! A round's reward is the document's `Σ (1 − pos/len) · new / k` over the candidates it
+//! brought (new: a relevant page of a site that is not a seed's).
 //!
 //! Contract: page fetches (seeds, candidates, samples and the detectors' pages) never pass
 //! [`DiscoverConfig::max_fetches`], calls of the search engine and the backlink provider never
@@ -218,7 +220,6 @@ enum Item {
         operator: Operator,
     },
     Candidate {
-        round: usize,
         pos: usize,
         len: usize,
         via_backlink: bool,
@@ -425,7 +426,6 @@ impl Discoverer {
                     .push(format!("{} {url}: {e}", operator.name())),
             },
             Item::Candidate {
-                round: _,
                 pos,
                 len,
                 via_backlink,
@@ -433,14 +433,7 @@ impl Discoverer {
                 let Ok(p) = page else { return };
                 self.judge(&url, &p, pos, len);
                 if via_backlink {
-                    let host = host_of(&p.url);
-                    let links: Vec<String> = p
-                        .links
-                        .iter()
-                        .map(|l| l.url.clone())
-                        .filter(|u| host_of(u) != host)
-                        .collect();
-                    self.push_candidates(links, false);
+                    self.push_candidates(off_host_links(&p), false);
                 }
             }
             Item::Sample { site } => {
@@ -683,20 +676,11 @@ impl Discoverer {
     }
 
     /// Candidates from a service's answer: its links off the service's own host, in order.
-    fn candidates_from(&mut self, page: &Page, _op: Operator) {
-        let host = host_of(&page.url);
-        let links: Vec<String> = page
-            .links
-            .iter()
-            .map(|l| l.url.clone())
-            .filter(|u| host_of(u) != host)
-            .collect();
-        let via_backlink = matches!(_op, Operator::Backward);
-        self.push_candidates(links, via_backlink);
+    fn candidates_from(&mut self, page: &Page, op: Operator) {
+        self.push_candidates(off_host_links(page), op == Operator::Backward);
     }
 
     fn push_candidates(&mut self, links: Vec<String>, via_backlink: bool) {
-        let round = self.result.rounds.len();
         let mut fresh: Vec<String> = Vec::new();
         for l in links {
             let Some(u) = crate::canon::canonicalize(&l) else {
@@ -719,7 +703,6 @@ impl Discoverer {
             self.frontier.push(
                 u,
                 Item::Candidate {
-                    round,
                     pos,
                     len,
                     via_backlink,
@@ -1096,6 +1079,16 @@ fn read_page(url: &str, result: FetchResult, max_bytes: usize) -> Result<Page, S
 fn host_of(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     rest.split(['/', '?', '#']).next().unwrap_or("")
+}
+
+/// A page's links to other hosts, in order.
+fn off_host_links(page: &Page) -> Vec<String> {
+    let host = host_of(&page.url);
+    page.links
+        .iter()
+        .map(|l| l.url.clone())
+        .filter(|u| host_of(u) != host)
+        .collect()
 }
 
 /// A page's links, once each, in order.
