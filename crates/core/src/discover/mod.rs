@@ -976,7 +976,12 @@ impl Machine for Discoverer {
                     let inner = r.id;
                     return self.route(r, Route::Own(inner));
                 }
-                Next::Disallowed(_) => continue,
+                Next::Disallowed(q) => {
+                    // robots.txt forbids it: a seed or a sample counts as answered with nothing.
+                    let why = FetchResult::Failed("disallowed by robots.txt".into());
+                    self.take(q.url, q.item, why);
+                    continue;
+                }
                 Next::WaitUntil(t) => {
                     return Poll::WaitUntil(wait.map_or(t, |w| w.min(t)));
                 }

@@ -227,29 +227,38 @@ fn run(seeds: &[&str], config: DiscoverConfig, search_fails: bool) -> Run {
                 };
             }
             Poll::Fetch(r) => {
-                let result = if r.kind == RequestKind::Robots {
-                    FetchResult::Response(FetchResponse {
-                        status: 404,
-                        final_url: r.url.clone(),
-                        ..FetchResponse::default()
-                    })
-                } else {
-                    asked.push(r.url.clone());
-                    match answer(&w, &r.url, search_fails) {
-                        Some((status, body, ctype)) => FetchResult::Response(FetchResponse {
-                            status,
+                let result =
+                    if r.kind == RequestKind::Robots && r.url.starts_with("http://closed.test/") {
+                        FetchResult::Response(FetchResponse {
+                            status: 200,
                             final_url: r.url.clone(),
-                            headers: vec![("content-type".into(), ctype.into())],
-                            body: body.into_bytes(),
+                            headers: vec![("content-type".into(), "text/plain".into())],
+                            body: b"User-agent: *\nDisallow: /\n".to_vec(),
                             ..FetchResponse::default()
-                        }),
-                        None => FetchResult::Response(FetchResponse {
+                        })
+                    } else if r.kind == RequestKind::Robots {
+                        FetchResult::Response(FetchResponse {
                             status: 404,
                             final_url: r.url.clone(),
                             ..FetchResponse::default()
-                        }),
-                    }
-                };
+                        })
+                    } else {
+                        asked.push(r.url.clone());
+                        match answer(&w, &r.url, search_fails) {
+                            Some((status, body, ctype)) => FetchResult::Response(FetchResponse {
+                                status,
+                                final_url: r.url.clone(),
+                                headers: vec![("content-type".into(), ctype.into())],
+                                body: body.into_bytes(),
+                                ..FetchResponse::default()
+                            }),
+                            None => FetchResult::Response(FetchResponse {
+                                status: 404,
+                                final_url: r.url.clone(),
+                                ..FetchResponse::default()
+                            }),
+                        }
+                    };
                 d.handle(r.id, result, now);
             }
             Poll::WaitUntil(t) => now = t.max(now + 1),
@@ -477,6 +486,30 @@ fn bad_settings_are_refused() {
             .err()
             .unwrap_or_default()
             .contains("{q}")
+    );
+    // Seeds robots.txt forbids end the run with a reason, at once.
+    let r = run(
+        &["http://closed.test/a", "http://closed.test/b"],
+        config(),
+        false,
+    );
+    assert!(r.discovery.sites.is_empty());
+    assert_eq!(r.discovery.fetches, 0);
+    assert!(
+        r.discovery
+            .problems
+            .iter()
+            .any(|p| p.contains("disallowed by robots.txt")),
+        "{:?}",
+        r.discovery.problems
+    );
+    assert!(
+        r.discovery
+            .problems
+            .iter()
+            .any(|p| p.contains("no seed page")),
+        "{:?}",
+        r.discovery.problems
     );
     // Seeds that cannot be read end the run with a reason.
     let r = run(&["http://nowhere.test/a"], config(), false);
