@@ -7,7 +7,8 @@
 //! that site is of the seeds' domain, not seeded, and not found before in the list (a second
 //! entry for one site counts as wrong). P@k is over the first k of the list (a list shorter
 //! than k counts its missing entries as wrong); coverage is the right sites over the domain's
-//! sites not seeded. Draws are a fixed shuffle of the domain's sites with at least
+//! sites not seeded. Page P@k is over the run's ranked pages: a page is right when its site's
+//! rule labels it and the site is of the domain, not seeded. Draws are a fixed shuffle of the domain's sites with at least
 //! [`MIN_ENTITIES`] labelled pages, seeded by the draw's number.
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -34,6 +35,9 @@ pub struct Scored {
     pub seeds: Vec<String>,
     /// Whether each listed site is right, in list order.
     pub right: Vec<bool>,
+    /// Whether each ranked page is right (a labelled page of a site of the domain not seeded),
+    /// in rank order: the source document's P@k counts pages.
+    pub page_right: Vec<bool>,
     /// Distinct right sites over the domain's sites not seeded.
     pub coverage: f64,
     /// The domain's sites not seeded.
@@ -47,9 +51,14 @@ pub struct Scored {
 }
 
 impl Scored {
-    /// Precision of the first k entries.
+    /// Precision of the first k sites listed.
     pub fn precision_at(&self, k: usize) -> f64 {
         self.right.iter().take(k).filter(|&&r| r).count() as f64 / k as f64
+    }
+
+    /// Precision of the first k pages ranked.
+    pub fn page_precision_at(&self, k: usize) -> f64 {
+        self.page_right.iter().take(k).filter(|&&r| r).count() as f64 / k as f64
     }
 }
 
@@ -129,6 +138,31 @@ pub fn score(web: &LocalWeb, domain: &str, draw: u64, seeds: &[usize], d: &Disco
             curve.push((at, n));
         }
     }
+    let page_right = d
+        .pages
+        .iter()
+        .take(100)
+        .map(|p| {
+            let Some((s, rest)) = web.site_of_url(&p.url) else {
+                return false;
+            };
+            if web.sites[s].domain != domain || seeds.contains(&s) {
+                return false;
+            }
+            let rest = rest.split(['?', '#']).next().unwrap_or("");
+            let Some(rel) = exemplar_native::serve::percent_decode(rest) else {
+                return false;
+            };
+            let rel = if rel.is_empty() || rel.ends_with('/') {
+                format!("{rel}index.html")
+            } else {
+                rel
+            };
+            web.fs()
+                .read(&web.file(s, &rel))
+                .is_some_and(|bytes| web.sites[s].is_target(&rel, &bytes))
+        })
+        .collect();
     let reachable = web
         .sites
         .iter()
@@ -141,6 +175,7 @@ pub fn score(web: &LocalWeb, domain: &str, draw: u64, seeds: &[usize], d: &Disco
         seeds: seeds.iter().map(|&s| web.sites[s].name.clone()).collect(),
         coverage: seen.len() as f64 / reachable.max(1) as f64,
         right,
+        page_right,
         reachable,
         curve,
         fetches: d.fetches,
@@ -151,13 +186,13 @@ pub fn score(web: &LocalWeb, domain: &str, draw: u64, seeds: &[usize], d: &Disco
 /// The table of runs: per run P@17, P@35, P@100, coverage; then each domain's mean and worst.
 pub fn table(runs: &[Scored]) -> String {
     let mut out = String::from(
-        "| domain | draw | seeds | sites listed | P@17 | P@35 | P@100 | coverage | fetches | queries |\n\
-         |---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| domain | draw | seeds | sites listed | P@17 | P@35 | P@100 | coverage | pages P@17 / P@35 / P@100 | fetches | queries |\n\
+         |---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in runs {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} ({} of {}) | {} | {} |",
+            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} ({} of {}) | {:.3} / {:.3} / {:.3} | {} | {} |",
             r.domain,
             r.draw,
             r.seeds.join(", "),
@@ -168,6 +203,9 @@ pub fn table(runs: &[Scored]) -> String {
             r.coverage,
             (r.coverage * r.reachable as f64).round(),
             r.reachable,
+            r.page_precision_at(17),
+            r.page_precision_at(35),
+            r.page_precision_at(100),
             r.fetches,
             r.queries
         );
@@ -180,11 +218,14 @@ pub fn table(runs: &[Scored]) -> String {
     };
     let _ = writeln!(
         out,
-        "\nAll runs, mean / worst: P@17 {}, P@35 {}, P@100 {}, coverage {}",
+        "\nAll runs, mean / worst: sites P@17 {}, P@35 {}, P@100 {}, coverage {}; pages P@17 {}, P@35 {}, P@100 {}",
         stat(&|r| r.precision_at(17)),
         stat(&|r| r.precision_at(35)),
         stat(&|r| r.precision_at(100)),
-        stat(&|r| r.coverage)
+        stat(&|r| r.coverage),
+        stat(&|r| r.page_precision_at(17)),
+        stat(&|r| r.page_precision_at(35)),
+        stat(&|r| r.page_precision_at(100))
     );
     out
 }

@@ -186,6 +186,57 @@ fn the_other_shops_are_listed_best_first_one_json_object_a_line() {
     );
 }
 
+/// A saved crawler's pattern seeds a run: its example and the targets it knows.
+#[test]
+fn a_pattern_learned_on_one_shop_finds_the_others() {
+    let server = serve(web());
+    let dir = tempdir("discover", "pattern");
+    let pattern = dir.join("pattern.json");
+    let resolve = format!("*:{}", server.addr());
+    let learn = exemplar(&[
+        "learn",
+        "--entry",
+        "http://shop1.test/",
+        "--example",
+        "http://shop1.test/product/3",
+        "--resolve",
+        &resolve,
+        "--delay-ms",
+        "0",
+        "--no-fields",
+        "-o",
+        pattern.to_str().unwrap(),
+    ]);
+    assert!(
+        learn.status.success(),
+        "{}",
+        String::from_utf8_lossy(&learn.stderr)
+    );
+    let out = exemplar(&[
+        "discover",
+        "--seeds",
+        pattern.to_str().unwrap(),
+        "--search",
+        "http://search.test/?q={q}",
+        "--resolve",
+        &resolve,
+        "--delay-ms",
+        "0",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let found = String::from_utf8_lossy(&out.stdout).lines().count();
+    assert_eq!(found, 4, "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("seed sites (never listed): http://shop1.test/")
+    );
+}
+
 #[test]
 fn bad_seeds_and_settings_are_told_plainly() {
     let dir = tempdir("discover", "bad");

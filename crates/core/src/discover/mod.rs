@@ -211,6 +211,22 @@ pub struct Discovery {
     pub harvest: Vec<Harvest>,
     /// Why the seeds or a service could not be read, when they could not.
     pub problems: Vec<String>,
+    /// The pages met off the seed sites, best scored first (at most [`RANKED_PAGES`]): the
+    /// source document ranks pages, not sites.
+    pub pages: Vec<RankedPage>,
+}
+
+/// Pages [`Discovery::pages`] keeps at most.
+pub const RANKED_PAGES: usize = 500;
+
+/// A page met, with its score against the seeds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RankedPage {
+    /// Its URL.
+    pub url: String,
+    /// Its score.
+    pub score: f64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -904,6 +920,23 @@ impl Discoverer {
                 .total_cmp(&a.score)
                 .then(a.found_at.cmp(&b.found_at))
         });
+        let mut seen = HashSet::new();
+        let mut pages: Vec<RankedPage> = self
+            .kept
+            .iter()
+            .filter(|k| {
+                self.site_of(&k.url)
+                    .is_none_or(|s| self.sites[s].state != SiteState::Seed)
+                    && seen.insert(k.url.as_str())
+            })
+            .map(|k| RankedPage {
+                url: k.url.clone(),
+                score: k.score,
+            })
+            .collect();
+        pages.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.url.cmp(&b.url)));
+        pages.truncate(RANKED_PAGES);
+        self.result.pages = pages;
     }
 
     fn next_round_close_only(&mut self) {

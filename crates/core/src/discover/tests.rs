@@ -340,6 +340,15 @@ fn every_other_shop_is_found_and_no_blog() {
         "the blog linking a shop is seen and refused: {:?}",
         d.refused
     );
+    // Pages are ranked too, best first, none of the seed site.
+    assert!(d.pages.len() > 20, "{}", d.pages.len());
+    assert!(d.pages.windows(2).all(|w| w[0].score >= w[1].score));
+    assert!(d.pages.iter().all(|p| !p.url.contains("shop1.test")));
+    assert!(
+        d.pages[..10].iter().all(|p| p.url.contains("/product/")),
+        "{:?}",
+        &d.pages[..10]
+    );
     // The harvest only grows.
     assert!(
         d.harvest
