@@ -312,6 +312,8 @@ pub struct Discoverer {
     seen: HashSet<String>,
     queries_made: HashSet<String>,
     queries_started: usize,
+    /// The service calls' URLs (counted as queries, not page fetches).
+    service_urls: HashSet<String>,
     pulls: BTreeMap<Operator, (usize, f64)>,
     round: Option<(Operator, f64, usize, usize)>,
     rng: u64,
@@ -372,6 +374,7 @@ impl Discoverer {
             seen: HashSet::new(),
             queries_made: HashSet::new(),
             queries_started: 0,
+            service_urls: HashSet::new(),
             pulls: BTreeMap::new(),
             round: None,
             rng,
@@ -897,6 +900,7 @@ impl Discoverer {
         }
         if let Some(u) = crate::canon::canonicalize(&url) {
             self.queries_started += 1;
+            self.service_urls.insert(u.clone());
             // A query asked again (another round's) is asked again, not skipped as seen.
             self.frontier.push_again(u, Item::Service { operator });
         }
@@ -1001,10 +1005,15 @@ impl Machine for Discoverer {
             }
             match self.frontier.next(now_ms) {
                 Next::Fetch(r) => {
-                    let page = r.kind == RequestKind::Page;
+                    // Pages count when asked, so that requests in flight never pass the budget.
+                    let page = r.kind == RequestKind::Page && !self.service_urls.contains(&r.url);
                     if page && !self.budget_left() {
                         self.finish();
                         continue;
+                    }
+                    if page {
+                        self.started_fetches += 1;
+                        self.result.fetches = self.started_fetches;
                     }
                     let inner = r.id;
                     return self.route(r, Route::Own(inner));
@@ -1067,12 +1076,8 @@ impl Machine for Discoverer {
             }
             Some(Route::Own(inner)) => match self.frontier.deliver(inner, result) {
                 Delivered::Page(q, result) => {
-                    match q.item {
-                        Item::Service { .. } => self.result.queries += 1,
-                        _ => {
-                            self.started_fetches += 1;
-                            self.result.fetches = self.started_fetches;
-                        }
+                    if matches!(q.item, Item::Service { .. }) {
+                        self.result.queries += 1;
                     }
                     if !self.done {
                         self.take(q.url, q.item, result);

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::fetch::FetchResponse;
+use crate::fetch::{FetchRequest, FetchResponse};
 
 const SHOPS: usize = 6;
 const BLOGS: usize = 3;
@@ -209,16 +209,48 @@ struct Run {
 }
 
 fn run(seeds: &[&str], config: DiscoverConfig, search_fails: bool) -> Run {
+    run_held(seeds, config, search_fails, 1)
+}
+
+/// The answer the test's web gives a request.
+fn respond(w: &BTreeMap<String, String>, r: &FetchRequest, search_fails: bool) -> FetchResult {
+    let response = |status: u16, ctype: &str, body: Vec<u8>| {
+        FetchResult::Response(FetchResponse {
+            status,
+            final_url: r.url.clone(),
+            headers: vec![("content-type".into(), ctype.into())],
+            body,
+            ..FetchResponse::default()
+        })
+    };
+    if r.kind == RequestKind::Robots {
+        return if r.url.starts_with("http://closed.test/") {
+            response(200, "text/plain", b"User-agent: *\nDisallow: /\n".to_vec())
+        } else {
+            response(404, "text/plain", Vec::new())
+        };
+    }
+    match answer(w, &r.url, search_fails) {
+        Some((status, body, ctype)) => response(status, ctype, body.into_bytes()),
+        None => response(404, "text/html", Vec::new()),
+    }
+}
+
+/// Pumps a run, holding up to `hold` requests before answering them together (in the order
+/// asked), as a driver with that many connections does.
+fn run_held(seeds: &[&str], config: DiscoverConfig, search_fails: bool, hold: usize) -> Run {
     let w = web();
     let seeds: Vec<String> = seeds.iter().map(|s| s.to_string()).collect();
     let mut d = Discoverer::new(&seeds, config).expect("discoverer");
     let mut asked = Vec::new();
+    let mut held: Vec<FetchRequest> = Vec::new();
     let mut now = 0;
-    // The driver answers every request at once: nothing is ever in flight when it polls, so a
-    // machine that says Busy would hold a real driver up until its next tick.
+    // A machine that says Busy with nothing in flight would hold a real driver up until its
+    // next tick (or end its run).
     let mut busy = 0;
     for _ in 0..100_000 {
-        match d.poll(now) {
+        let polled = d.poll(now);
+        match polled {
             Poll::Done => {
                 assert_eq!(busy, 0, "Busy with nothing in flight");
                 return Run {
@@ -227,45 +259,23 @@ fn run(seeds: &[&str], config: DiscoverConfig, search_fails: bool) -> Run {
                 };
             }
             Poll::Fetch(r) => {
-                let result =
-                    if r.kind == RequestKind::Robots && r.url.starts_with("http://closed.test/") {
-                        FetchResult::Response(FetchResponse {
-                            status: 200,
-                            final_url: r.url.clone(),
-                            headers: vec![("content-type".into(), "text/plain".into())],
-                            body: b"User-agent: *\nDisallow: /\n".to_vec(),
-                            ..FetchResponse::default()
-                        })
-                    } else if r.kind == RequestKind::Robots {
-                        FetchResult::Response(FetchResponse {
-                            status: 404,
-                            final_url: r.url.clone(),
-                            ..FetchResponse::default()
-                        })
-                    } else {
-                        asked.push(r.url.clone());
-                        match answer(&w, &r.url, search_fails) {
-                            Some((status, body, ctype)) => FetchResult::Response(FetchResponse {
-                                status,
-                                final_url: r.url.clone(),
-                                headers: vec![("content-type".into(), ctype.into())],
-                                body: body.into_bytes(),
-                                ..FetchResponse::default()
-                            }),
-                            None => FetchResult::Response(FetchResponse {
-                                status: 404,
-                                final_url: r.url.clone(),
-                                ..FetchResponse::default()
-                            }),
-                        }
-                    };
-                d.handle(r.id, result, now);
+                if r.kind == RequestKind::Page {
+                    asked.push(r.url.clone());
+                }
+                held.push(r);
+                if held.len() < hold {
+                    continue;
+                }
             }
             Poll::WaitUntil(t) => now = t.max(now + 1),
             Poll::Busy => {
-                busy += 1;
+                busy += usize::from(held.is_empty());
                 now += 1;
             }
+        }
+        for r in held.drain(..) {
+            let result = respond(&w, &r, search_fails);
+            d.handle(r.id, result, now);
         }
     }
     panic!("the run did not end");
@@ -430,6 +440,26 @@ fn a_search_engine_answering_garbage_costs_its_calls_and_nothing_else() {
 
 #[test]
 fn budgets_are_never_passed() {
+    // Eight requests in flight at once: pages asked beyond the budget would show.
+    for max in [1, 10, 40, 200] {
+        let c = DiscoverConfig {
+            max_fetches: max,
+            max_queries: 3,
+            ..config()
+        };
+        let r = run_held(&SEEDS, c, false, 8);
+        let pages = r
+            .asked
+            .iter()
+            .filter(|u| !u.contains("search.test") && !u.contains("links.test"))
+            .count();
+        assert!(
+            pages <= max,
+            "{pages} page fetches in flight for a budget of {max}"
+        );
+        assert!(r.discovery.fetches <= max);
+        assert!(r.discovery.queries <= 3);
+    }
     for max in [1, 10, 40] {
         let c = DiscoverConfig {
             max_fetches: max,
