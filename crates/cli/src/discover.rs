@@ -1,7 +1,7 @@
 //! `exemplar discover`: more sites like the seeds ([`exemplar_core::discover`]), one JSON object
 //! a line per site found, best first (`{"site", "score", "entry", "examples"}`), or a readable
 //! list; a summary of the run on stderr.
-use exemplar_core::discover::{DiscoverConfig, Operator, Policy};
+use exemplar_core::discover::{DiscoverConfig, MAX_SEEDS, Operator, Policy, seeds_of_pattern};
 use exemplar_core::fetch::Politeness;
 use exemplar_core::pattern::Pattern;
 use exemplar_native::run;
@@ -9,40 +9,23 @@ use exemplar_native::run;
 use super::commands::{client_config, parse, politeness};
 use super::{USAGE, flag, switch};
 
-/// Seed pages at most, from a file of URLs or a pattern.
-const MAX_SEEDS: usize = 20;
-
-/// The seeds a `--seeds` file gives: a pattern's example and known targets, or its URLs, one a
-/// line (`#` comments and blank lines skipped).
+/// The seeds a `--seeds` file gives: a pattern's ([`seeds_of_pattern`]), or its URLs, one a
+/// line (`#` comments and blank lines skipped), at most [`MAX_SEEDS`].
 ///
 /// # Errors
 /// An unreadable file, or one that gives no URL.
 pub fn read_seeds(path: &str) -> Result<Vec<String>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    let mut seeds: Vec<String> = Vec::new();
-    if text.trim_start().starts_with('{') {
+    let mut seeds: Vec<String> = if text.trim_start().starts_with('{') {
         let pattern = Pattern::from_json(&text).map_err(|e| format!("{path}: {e}"))?;
-        let samples = pattern
-            .levels
-            .last()
-            .map(|l| l.samples.clone())
-            .unwrap_or_default();
-        for u in std::iter::once(pattern.example.clone())
-            .chain(pattern.known_targets.iter().cloned())
-            .chain(samples)
-        {
-            if !u.is_empty() && !seeds.contains(&u) {
-                seeds.push(u);
-            }
-        }
+        seeds_of_pattern(&pattern)
     } else {
-        seeds = text
-            .lines()
+        text.lines()
             .map(str::trim)
             .filter(|l| !l.is_empty() && !l.starts_with('#'))
             .map(str::to_string)
-            .collect();
-    }
+            .collect()
+    };
     seeds.truncate(MAX_SEEDS);
     if seeds.is_empty() {
         return Err(format!("{path}: no seed URL"));

@@ -216,6 +216,32 @@ pub struct Discovery {
     pub pages: Vec<RankedPage>,
 }
 
+/// Seed pages a run takes at most: more seeds cost fetches and add little to their profile.
+pub const MAX_SEEDS: usize = 20;
+
+/// The seed pages a saved crawler gives: its example, its known targets and its last level's
+/// samples, in that order, without repeats, at most [`MAX_SEEDS`].
+pub fn seeds_of_pattern(pattern: &crate::pattern::Pattern) -> Vec<String> {
+    let samples = pattern
+        .levels
+        .last()
+        .map(|l| l.samples.as_slice())
+        .unwrap_or_default();
+    let mut seeds: Vec<String> = Vec::new();
+    for u in std::iter::once(&pattern.example)
+        .chain(&pattern.known_targets)
+        .chain(samples)
+    {
+        if seeds.len() == MAX_SEEDS {
+            break;
+        }
+        if !u.is_empty() && !seeds.contains(u) {
+            seeds.push(u.clone());
+        }
+    }
+    seeds
+}
+
 /// Pages [`Discovery::pages`] keeps at most.
 pub const RANKED_PAGES: usize = 500;
 

@@ -562,3 +562,37 @@ fn bad_settings_are_refused() {
         r.discovery.problems
     );
 }
+
+#[test]
+fn a_patterns_seeds_are_its_example_targets_and_samples_once_each() {
+    let targets: Vec<String> = (0..30).map(|i| format!("http://h/item/{i}")).collect();
+    let json = serde_json::json!({
+        "version": crate::pattern::VERSION,
+        "site": "h",
+        "entry": "http://h/",
+        "example": "http://h/item/7",
+        "scope": {"site": "h"},
+        "levels": [
+            {"regexes": ["^http://h/list/\\d+$"], "samples": ["http://h/list/1"]},
+            {"regexes": ["^http://h/item/\\d+$"], "samples": ["http://h/item/0", "http://h/item/99"]},
+        ],
+        "knownTargets": targets[..3],
+    });
+    let pattern: crate::pattern::Pattern = serde_json::from_value(json).expect("a pattern");
+    // The example first, each URL once, then the last level's samples (not the listings').
+    assert_eq!(
+        seeds_of_pattern(&pattern),
+        [
+            "http://h/item/7",
+            "http://h/item/0",
+            "http://h/item/1",
+            "http://h/item/2",
+            "http://h/item/99"
+        ]
+    );
+    let mut many = pattern.clone();
+    many.known_targets = targets;
+    let seeds = seeds_of_pattern(&many);
+    assert_eq!(seeds.len(), MAX_SEEDS);
+    assert_eq!(seeds[..2], ["http://h/item/7", "http://h/item/0"]);
+}
