@@ -335,10 +335,12 @@ check_wasm_exports() {
   # (host names compared, links followed as the site's own; core::replica's host parsing), and
   # 6 KB for rules that reach forms the pattern never saw and copies met before a rule was
   # confirmed (crawler::dust's memory of them, in the crawl's snapshot; 4,171,696 bytes without
-  # it, 4,177,351 with, built on one machine). The budget leaves about 5 KB: a change that needs
-  # more says why here.
+  # it, 4,177,351 with, built on one machine), and "Find more sites like this" 138 KB (the core's
+  # discovery machine, its own frontier of candidates, services, samples and replica probes, its
+  # seed profile, and the DiscoverJob boundary: 4,177,627 bytes without it, 4,315,422 with). The
+  # budget leaves about 5 KB: a change that needs more says why here.
   if [[ -x node_modules/.bin/wasm-opt ]]; then
-    ((size < 4182000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 4,182,000"
+    ((size < 4320000)) || die "extension/pkg/exemplar_bg.wasm is $size bytes, more than its budget of 4,320,000"
   fi
   echo "    extension/pkg: no benchmark or playground export, $size bytes"
 }
@@ -481,11 +483,14 @@ test_wasm() {
   # chromedriver the headless/no-sandbox arguments.
   HOME=$BROWSER_TMP/home TMPDIR=$BROWSER_TMP/tmp CHROMEDRIVER=/usr/bin/chromedriver \
     CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-    cargo test --target "$WASM_TARGET" -p exemplar-wasm --test wasm --test fields
+    cargo test --target "$WASM_TARGET" -p exemplar-wasm --test wasm --test fields --test discover
 }
 
 test_e2e() {
   browser_env
+  # The small local web of "Find more sites like this" (tests/e2e/discover.test.mjs) is served by
+  # the evaluator (debug: its dependencies are built by the native tests already).
+  cargo build --bin exemplar-eval
   # One file at a time: several browsers at once on a small machine make timing-sensitive tests flaky.
   HOME=$BROWSER_TMP/home TMPDIR=$BROWSER_TMP/tmp node --test --test-concurrency=1 tests/e2e/
 }

@@ -41,6 +41,9 @@ const USAGE: &str = "usage:
                  [--discover [--budget N] [--queries N] [--draws N] [--domains a,b,...]]
                  (the local web of eval/web-sites.toml: its sites by domain, links, backlinks and
                   search engine, checked over HTTP; --serve: keep answering on 127.0.0.1:PORT)
+  exemplar-eval serve-web --sites a,b,... [--port N] [--index DIR]
+                 (those sites of the local web, its backlinks and a search engine over them: the
+                  browser tests' small web)
   exemplar-eval serve DIR [--port N] [--latency-ms MS|MIN-MAX]";
 
 /// The flags each subcommand takes: (name, takes a value). Declared once; clap checks them.
@@ -123,6 +126,10 @@ const FLAGS: &[(&str, &[(&str, bool)])] = &[
         ],
     ),
     (
+        "serve-web",
+        &[("--sites", true), ("--port", true), ("--index", true)],
+    ),
+    (
         "eval-discover",
         &[
             ("--serve", true),
@@ -177,6 +184,7 @@ fn main() -> ExitCode {
         }
         "eval-replicas" => eval_replicas(rest),
         "eval-discover" => exemplar_eval::discover_eval::run(rest),
+        "serve-web" => exemplar_eval::web::serve_cmd::run(rest),
         _ => bench_crawl::serve(rest),
     };
     match result {

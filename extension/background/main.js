@@ -2,7 +2,7 @@
 // of the message protocol (lib/protocol.js has every message's fields and reply) and the browser's
 // events. Page kinds on the toolbar badge (badge.js); learning (learn.js) and crawling
 // (crawlers.js) jobs run by the Rust core (WebAssembly) with the browser's fetch (jobs.js);
-// scheduled runs (schedule.js); settings (settings.js).
+// "Find more sites like this" (discover.js); scheduled runs (schedule.js); settings (settings.js).
 //
 // MV3 rules kept here and in every module it imports: static imports only, no top-level await,
 // listeners registered synchronously, one memoized init() promise (wasm.js's `ready`) awaited by
@@ -11,6 +11,7 @@ import { similarity } from '../pkg/exemplar.js';
 import { classify, classifyTab, forgetTab, tabState } from './badge.js';
 import { crawlers, deleteCrawler, finishCrawl, importPattern, renameCrawler, runCrawler } from './crawlers.js';
 import { detectSite } from './detect.js';
+import { discoverServices, startDiscovery, stopDiscovery } from './discover.js';
 import { crawlerFields, editFields, fieldPicked, showFields } from './fields.js';
 import { ALARM, cancelJob, finishWith, pauseJob, resumeJob, resumeRunning, status } from './jobs.js';
 import { finishLearn, relearn, startLearn, startPending } from './learn.js';
@@ -39,6 +40,9 @@ const handlers = {
   },
   tabState: (msg) => tabState(msg.tabId),
   detect: detectSite,
+  discover: startDiscovery,
+  stopDiscovery,
+  discoverServices,
   startLearn,
   startPending,
   runCrawler,

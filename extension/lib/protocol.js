@@ -190,6 +190,26 @@
  * @property {Schedule} [schedule]
  */
 
+/** The search engine and backlink service "Find more sites like this" reads (URL templates
+ * with {q} and {url}; empty: none).
+ * @typedef {{search: string, backlinks: string}} DiscoverServices */
+
+/** A search for more sites like a crawler's, as the worker keeps it (storage.session
+ * `discovery`): its sites so far, best first; `noAccess`: the origins it could not read.
+ * @typedef {object} DiscoveryState
+ * @property {string} crawlerId
+ * @property {'running' | 'done' | 'stopped' | 'failed'} status
+ * @property {number} startedAt
+ * @property {number} maxFetches
+ * @property {import('../pkg/exemplar.js').FoundSite[]} sites
+ * @property {number} refused sites met and refused (not of the seeds' kind)
+ * @property {number} fetches
+ * @property {number} queries
+ * @property {string[]} problems
+ * @property {string[]} noAccess
+ * @property {string | null} error
+ */
+
 // ------------------------------------------------------------------ the table
 
 /**
@@ -223,6 +243,10 @@
  * - setSchedule: runs the crawler again by itself every `everyHours` (> 0, or null: never),
  *   first at `firstAt` (ms since the epoch; default: one period from now); its runs record
  *   scheduled: true.
+ * - discover: starts "Find more sites like this" from a saved crawler (search, backlinks:
+ *   templates, "" for none; needs access to their sites); its state follows in
+ *   storage.session `discovery`. stopDiscovery: stops it (false: none ran).
+ *   discoverServices: the templates set last.
  * - defaults: the settings a job starts from (the popup's limits).
  * - crawlerFields: the crawler's data fields and their values on its example page.
  * - editFields: one edit of the crawler's fields (remove, rename, or place by a CSS selector; a
@@ -253,6 +277,9 @@
  *   importPattern: {msg: {json: string}, result: CrawlerSummary},
  *   deleteCrawler: {msg: {crawlerId: string}, result: true},
  *   setSchedule: {msg: {crawlerId: string, everyHours: number | null, firstAt?: number}, result: CrawlerSummary},
+ *   discover: {msg: {crawlerId: string, search?: string, backlinks?: string, maxFetches?: number}, result: {started: true}},
+ *   stopDiscovery: {msg: {}, result: boolean},
+ *   discoverServices: {msg: {}, result: DiscoverServices},
  *   defaults: {msg: {}, result: Settings},
  *   crawlerFields: {msg: {crawlerId: string}, result: import('./core-types.js').FieldsView},
  *   editFields: {msg: {crawlerId: string, edit: import('./core-types.js').FieldEdit}, result: import('./core-types.js').FieldsView},

@@ -139,10 +139,12 @@ export async function fetchOne(request, { maxBytes, timeoutMs, signal }) {
  * @param {Job} job
  * @param {{maxBytes: number, timeoutMs?: number, checkpointMs?: number, control: Control,
  *   onEvents: (events: CoreEvent[]) => Promise<void>, onCheckpoint: () => Promise<void>,
- *   render?: RenderState}} options (`render`: pages are rendered where drawn by scripts, lib/render.js)
+ *   render?: RenderState, refuse?: (url: string) => Promise<string | null>}} options
+ *   (`render`: pages are rendered where drawn by scripts, lib/render.js; `refuse`: why a URL
+ *   must not be fetched, or null: a refused request is never sent and fails with that reason)
  * @returns {Promise<'done' | 'paused'>}
  */
-export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1000, control, onEvents, onCheckpoint, render }) {
+export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1000, control, onEvents, onCheckpoint, render, refuse }) {
   const abort = new AbortController();
   /** @type {{id: number, result: FetchResult}[]} */
   const ready = [];
@@ -196,7 +198,10 @@ export async function pump(job, { maxBytes, timeoutMs = 30_000, checkpointMs = 1
       inFlight += 1;
       dirty = true;
       control.current = request.url;
-      fetchOne(request, { maxBytes, timeoutMs, signal: abort.signal }).then(async (fetched) => {
+      const refused = refuse ? refuse(request.url).catch((e) => String(e)) : Promise.resolve(null);
+      refused.then((why) => (why === null
+        ? fetchOne(request, { maxBytes, timeoutMs, signal: abort.signal })
+        : /** @type {FetchResult} */ ({ error: why }))).then(async (fetched) => {
         // A page GET may come back drawn by the browser (a form's POST is not repeated).
         const result = render && request.kind === 'page' && !request.post ? await drawnStep(fetched, render) : fetched;
         inFlight -= 1;

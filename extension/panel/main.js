@@ -3,8 +3,9 @@
 // (progress.js), the learned crawler (result.js) with its data fields (fields.js), threshold
 // (review.js), the review's questions (questions.js), Re-learn's status (relearn.js) and the
 // warning over targets like listings (listings.js), schedule (schedule.js), exports (exports.js)
-// and target pages (pages.js), and the saved crawlers (crawlers.js), the item pages "Find item
-// pages" found (sections.js); state.js holds what the background last reported.
+// and target pages (pages.js), "Find more sites like this" (discover.js), and the saved crawlers
+// (crawlers.js), the item pages "Find item pages" found (sections.js); state.js holds what the
+// background last reported.
 //
 // It survives the popup closing and the worker stopping: it polls the worker every half second,
 // and each poll wakes a stopped worker, which resumes its jobs. Exports are built here (the wasm
@@ -12,6 +13,7 @@
 // Crawled content is only ever written with textContent.
 import { onNotice } from '../lib/protocol.js';
 import { renderCrawlers, wireCrawlers } from './crawlers.js';
+import { renderDiscover, wireDiscover } from './discover.js';
 import { wireExports } from './exports.js';
 import { fieldsChanged, wireFields } from './fields.js';
 import { wireListings } from './listings.js';
@@ -33,6 +35,7 @@ function renderAll() {
     state.selected = job?.crawlerId ?? state.crawlers[0]?.id ?? null;
   }
   renderResult();
+  renderDiscover();
   renderCrawlers();
 }
 
@@ -47,6 +50,7 @@ wireSchedule();
 wirePages();
 wireCrawlers();
 wireSections();
+wireDiscover();
 
 // Every poll wakes a stopped worker (which resumes its jobs): poll often while something runs,
 // rarely when nothing does, so an idle panel does not keep the worker awake.

@@ -18,6 +18,7 @@
 //! | `exportJsonl`, `exportCsv`, `exportWarc`, `new WarcExport(description, nowMs)` (`.push(pages)`, `.finish()`), `exportScrapyZip` | export files (`exports`) |
 //! | `fieldSampleUrls(patternJson)`, `induceFields(patternJson, pages)`, `editFields(patternJson, edit, exampleUrl, exampleBody, contentType)`, `fieldValues(patternJson, url, body, contentType)` | the pattern's data fields: learned, edited, read (`fields`) |
 //! | `mayBeDrawn(body)`, `drawnCompare(url, fetched, contentType, rendered)`, `new DrawnLedger()` (`.wants`, `.record`, `.fetchedOnly`), `loadMoreWords()` | pages drawn by scripts: whether to render them (`drawn`) |
+//! | `new DetectJob(start, …)`, `new DiscoverJob(seeds, options)`, `seedsOfPattern(json)` | a site's sections of item pages (`detect`); more sites like the seeds (`discover`) |
 //! | `defaultSettings()` | the core's defaults of a learning run (`{maxPages, maxDepth, delayMs, concurrency, threshold, maxBytes, obeyRobots}`) |
 //! | `compareTrees`, `testPattern`, `generaliseUrls` | the playground's views (`playground`, with the feature `playground` only: the extension's module leaves them out) |
 //!
@@ -33,6 +34,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 pub mod detect;
+pub mod discover;
 pub mod drawn;
 pub mod exports;
 pub mod fields;
@@ -118,6 +120,22 @@ export interface DetectedSection {
 export interface Detection {
   site: string; entitySite: boolean; sections: DetectedSection[]; fetches: number;
   visited: { url: string; depth: number; kind: string; group: number }[];
+}
+/** Options of new DiscoverJob(seeds, options): templates hold {q} (search) or {url}. */
+export interface DiscoverOptions {
+  search?: string; related?: string; backlinks?: string;
+  maxFetches?: number; maxQueries?: number; delayMs?: number; concurrency?: number;
+  obeyRobots?: boolean; maxBytes?: number;
+}
+/** A site DiscoverJob found: its section's listing (entry) and sample item pages. */
+export interface FoundSite {
+  site: string; score: number; entry: string; examples: string[]; pages: number;
+  foundBy: "keyword" | "related" | "forward" | "backward"; foundAt: number;
+}
+/** What DiscoverJob.result() returns (rounds: how many). */
+export interface Discovery {
+  sites: FoundSite[]; refused: string[]; seedSites: string[]; fetches: number; queries: number;
+  rounds: number; problems: string[];
 }
 "#;
 

@@ -14,6 +14,7 @@
 pub mod backlinks;
 pub mod fs;
 pub mod search;
+pub mod serve_cmd;
 pub mod sites;
 
 use std::collections::HashMap;
