@@ -123,7 +123,7 @@ export async function startDiscovery(msg) {
   /** @type {DiscoveryState} */
   const state = {
     crawlerId: crawler.id, status: 'running', startedAt: Date.now(), maxFetches,
-    sites: [], refused: 0, fetches: 0, queries: 0, problems: [], noAccess: [], error: null,
+    sites: [], refused: 0, replicas: [], fetches: 0, queries: 0, problems: [], noAccess: [], error: null,
   };
   /** @type {Map<string, boolean>} */
   const access = new Map();
@@ -134,7 +134,8 @@ export async function startDiscovery(msg) {
   const update = async (/** @type {DiscoveryState['status']} */ status) => {
     const r = job.result();
     Object.assign(state, {
-      status, sites: r.sites, refused: r.refused.length, fetches: r.fetches, queries: r.queries,
+      status, sites: r.sites, refused: r.refused.length, replicas: r.replicas.slice(0, MAX_NO_ACCESS),
+      fetches: r.fetches, queries: r.queries,
       problems: r.problems.slice(0, 20), noAccess: [...noAccess].slice(0, MAX_NO_ACCESS),
     });
     await keep(state);

@@ -203,6 +203,7 @@
  * @property {number} maxFetches
  * @property {import('../pkg/exemplar.js').FoundSite[]} sites
  * @property {number} refused sites met and refused (not of the seeds' kind)
+ * @property {{site: string, of: string}[]} replicas sites left out as another name of a site known
  * @property {number} fetches
  * @property {number} queries
  * @property {string[]} problems

@@ -93,6 +93,14 @@ function siteItem(site) {
   return li;
 }
 
+/**
+ * The sites left out as copies, in words ('' for none).
+ * @param {DiscoveryState} d
+ */
+const copies = (d) => (d.replicas?.length
+  ? `; left out as copies of a site known: ${d.replicas.map((r) => `${r.site} (of ${r.of})`).join(', ')}`
+  : '');
+
 /** Draws the discovery of the crawler shown (none: the form only). */
 export function renderDiscover() {
   const d = last && last.crawlerId === state.selected ? last : undefined;
@@ -110,7 +118,7 @@ export function renderDiscover() {
   const read = `${d.fetches} of at most ${d.maxFetches} pages read, ${d.queries} searches`;
   $('discover-status').textContent = {
     running: `Searching… ${sites} found so far (${read}).`,
-    done: `${d.sites.length ? sites : 'No site'} found (${read}); ${d.refused} more met had no pages of this kind.`,
+    done: `${d.sites.length ? sites : 'No site'} found (${read}); ${d.refused} more met had no pages of this kind${copies(d)}.`,
     stopped: `Stopped: ${sites} found (${read}).`,
     failed: `Failed: ${d.error ?? 'unknown error'}`,
   }[d.status];

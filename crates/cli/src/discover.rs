@@ -97,6 +97,9 @@ pub fn discover(args: &[String]) -> Result<(), String> {
         }
     }
     eprintln!("seed sites (never listed): {}", d.seed_sites.join(" "));
+    for r in &d.replicas {
+        eprintln!("left out, a copy of {}: {}", r.of, r.site);
+    }
     eprintln!(
         "{} found, {} refused, from {} seed site(s); {} pages fetched, {} queries; rounds: {}",
         exemplar_core::pattern::count(d.sites.len(), "site"),

@@ -164,7 +164,8 @@ impl DiscoverJob {
     }
 
     /// The answer so far: `{sites: [{site, score, entry, examples, pages, foundBy, foundAt}],
-    /// refused, seedSites, fetches, queries, rounds, problems}` (`rounds`: how many); the
+    /// refused, seedSites, replicas: [{site, of}], fetches, queries, rounds, problems}`
+    /// (`rounds`: how many); the
     /// ranked pages and the harvest curve are left out (the extension shows sites).
     #[wasm_bindgen(unchecked_return_type = "Discovery")]
     pub fn result(&self) -> Result<JsValue, js_sys::Error> {
@@ -173,6 +174,7 @@ impl DiscoverJob {
             "sites": d.sites,
             "refused": d.refused,
             "seedSites": d.seed_sites,
+            "replicas": d.replicas,
             "fetches": d.fetches,
             "queries": d.queries,
             "rounds": d.rounds.len(),

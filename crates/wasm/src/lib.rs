@@ -134,7 +134,10 @@ export interface FoundSite {
 }
 /** What DiscoverJob.result() returns (rounds: how many). */
 export interface Discovery {
-  sites: FoundSite[]; refused: string[]; seedSites: string[]; fetches: number; queries: number;
+  sites: FoundSite[]; refused: string[]; seedSites: string[];
+  /** Sites serving a seed site's or a site found's pages under another name: never listed. */
+  replicas: { site: string; of: string }[];
+  fetches: number; queries: number;
   rounds: number; problems: string[];
 }
 "#;

@@ -19,6 +19,12 @@
 //! site not known yet starts the entity-site detector ([`crate::detect`]) there, and the site
 //! is accepted only when the detector finds a section and one of its sample items, fetched,
 //! scores at least [`DiscoverConfig::relevant`]: its best section must be of the seeds' kind.
+//! An accepted site that serves a site known under another name (the seeds' own site under
+//! another version prefix or host, a mirror of a site found) is no new site: its first relevant
+//! sample is compared by its text ([`crate::replica::print`]) with the page at the same path
+//! of a site listed, and asked for under the seed sites' prefixes and those of sites listed on
+//! its host (a fetch each); the same text, or one inside the other, makes it a
+//! [`Replica`], reported apart and never listed.
 //! A round's reward is the document's `Σ (1 − pos/len) · new / k` over the candidates it
 //! brought (new: a relevant page of a site that is not a seed's).
 //!
@@ -40,6 +46,7 @@ use crate::dom::{Page, ParseOptions};
 use crate::fetch::{
     Delivered, FetchRequest, FetchResult, Frontier, Machine, Next, Politeness, Poll, RequestKind,
 };
+use crate::replica::{self, Likeness, PagePrint};
 use profile::Profile;
 
 /// A way to find candidate pages.
@@ -211,6 +218,9 @@ pub struct Discovery {
     pub harvest: Vec<Harvest>,
     /// Why the seeds or a service could not be read, when they could not.
     pub problems: Vec<String>,
+    /// Sites found to be another name of a seed site or of a site listed (the same pages
+    /// under another prefix or host): never listed themselves.
+    pub replicas: Vec<Replica>,
     /// The pages met off the seed sites, best scored first (at most [`RANKED_PAGES`]): the
     /// source document ranks pages, not sites.
     pub pages: Vec<RankedPage>,
@@ -242,6 +252,22 @@ pub fn seeds_of_pattern(pattern: &crate::pattern::Pattern) -> Vec<String> {
     seeds
 }
 
+/// A page's text print for the replica comparisons: its title too, which names its site
+/// where the text may not (two shops' copies of a maker's description).
+fn print_of(page: &Page) -> PagePrint {
+    PagePrint::of_text(&format!("{}\n{}", page.title, page.text))
+}
+
+/// A site that serves another's pages.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Replica {
+    /// Its prefix.
+    pub site: String,
+    /// The site it copies: a seed site or a site listed.
+    pub of: String,
+}
+
 /// Pages [`Discovery::pages`] keeps at most.
 pub const RANKED_PAGES: usize = 500;
 
@@ -269,6 +295,11 @@ enum Item {
     Sample {
         site: usize,
     },
+    /// A sample's path asked for under another site's prefix: is the site that one's replica?
+    Probe {
+        site: usize,
+        of: usize,
+    },
 }
 
 /// A relevant page kept for the operators.
@@ -284,8 +315,12 @@ struct Kept {
 enum SiteState {
     Seed,
     Sampling,
+    /// Of the seeds' kind; its replica probes not all answered yet.
+    Probing,
     Accepted,
     Refused,
+    /// Another name of a seed site or of a site found.
+    Replica,
 }
 
 struct Site {
@@ -300,6 +335,9 @@ struct Site {
     samples_left: usize,
     found_by: Operator,
     backlinks_used: bool,
+    /// Its first relevant sample's URL and text print (the replica probes compare it).
+    print: Option<(String, PagePrint)>,
+    probes_left: usize,
 }
 
 /// A site to run the detector on.
@@ -485,6 +523,13 @@ impl Discoverer {
                 let score = match page {
                     Ok(p) => {
                         let score = self.profile.as_mut().map_or(0.0, |pr| pr.score(&p).0);
+                        let s = &mut self.sites[site];
+                        if score >= self.config.relevant
+                            && s.print.is_none()
+                            && url.starts_with(&s.prefix)
+                        {
+                            s.print = Some((url.clone(), print_of(&p)));
+                        }
                         self.kept.push(Kept {
                             url: url.clone(),
                             score,
@@ -500,13 +545,36 @@ impl Discoverer {
                 s.samples_left = s.samples_left.saturating_sub(1);
                 self.settle(site);
             }
+            Item::Probe { site, of } => {
+                let same = match (&page, &self.sites[site].print) {
+                    (Ok(p), Some((_, print))) => matches!(
+                        replica::print::compare(print, &print_of(p)),
+                        Likeness::Same | Likeness::FirstInside | Likeness::SecondInside
+                    ),
+                    _ => false,
+                };
+                let s = &mut self.sites[site];
+                s.probes_left = s.probes_left.saturating_sub(1);
+                if s.state != SiteState::Probing {
+                    return;
+                }
+                if same {
+                    s.state = SiteState::Replica;
+                    let replica = Replica {
+                        site: s.prefix.clone(),
+                        of: self.sites[of].prefix.clone(),
+                    };
+                    self.result.replicas.push(replica);
+                } else if s.probes_left == 0 {
+                    self.accept(site);
+                }
+            }
         }
     }
 
     /// A site whose samples are all in: accepted when one of them is of the seeds' kind.
     fn settle(&mut self, i: usize) {
         let relevant = self.config.relevant;
-        let fetches = self.result.fetches;
         let s = &mut self.sites[i];
         if s.samples_left > 0 || s.state != SiteState::Sampling {
             return;
@@ -516,6 +584,84 @@ impl Discoverer {
             self.result.refused.push(s.prefix.clone());
             return;
         }
+        // Another name of a site known? A site listed whose sample lies at the same path
+        // (a mirror's detector meets the same listing first) is compared at once; the seeds'
+        // own sites, and sites listed on its host, are asked for its sample's path under their
+        // prefix, and the answers compared by their text.
+        if let Some(of) = self.copies_listed(i) {
+            self.sites[i].state = SiteState::Replica;
+            let replica = Replica {
+                site: self.sites[i].prefix.clone(),
+                of: self.sites[of].prefix.clone(),
+            };
+            self.result.replicas.push(replica);
+            return;
+        }
+        let s = &self.sites[i];
+        let probes: Vec<(usize, String)> = match &s.print {
+            Some((url, _)) if url.starts_with(&s.prefix) => {
+                let rel = &url[s.prefix.len()..];
+                let host = host_of(&s.prefix);
+                (0..self.sites.len())
+                    .filter(|&a| a != i)
+                    .filter(|&a| {
+                        let other = &self.sites[a];
+                        other.state == SiteState::Seed
+                            || (other.state == SiteState::Accepted
+                                && host_of(&other.prefix) == host)
+                    })
+                    .map(|a| (a, format!("{}{rel}", self.sites[a].prefix)))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        let mut asked = 0;
+        for (a, u) in probes {
+            let Some(u) = crate::canon::canonicalize(&u) else {
+                continue;
+            };
+            // Asked again when it was met before (a seed page is the likeliest probe).
+            let item = Item::Probe { site: i, of: a };
+            if !self.frontier.push(u.clone(), item.clone()) {
+                self.frontier.push_again(u, item);
+            }
+            asked += 1;
+        }
+        let s = &mut self.sites[i];
+        s.probes_left = asked;
+        if asked > 0 {
+            s.state = SiteState::Probing;
+            return;
+        }
+        self.accept(i);
+    }
+
+    /// A site listed whose first relevant sample, at the same path under its prefix, has the
+    /// same text as site `i`'s.
+    fn copies_listed(&self, i: usize) -> Option<usize> {
+        fn rel(s: &Site) -> Option<(&str, &PagePrint)> {
+            let (u, p) = s.print.as_ref()?;
+            Some((u.strip_prefix(s.prefix.as_str())?, p))
+        }
+        let (path, print) = rel(&self.sites[i])?;
+        (0..self.sites.len()).find(|&a| {
+            a != i
+                && self.sites[a].state == SiteState::Accepted
+                && rel(&self.sites[a]).is_some_and(|(r, p)| {
+                    r == path
+                        && matches!(
+                            replica::print::compare(print, p),
+                            Likeness::Same | Likeness::FirstInside | Likeness::SecondInside
+                        )
+                })
+        })
+    }
+
+    /// Lists a site of the seeds' kind.
+    fn accept(&mut self, i: usize) {
+        let relevant = self.config.relevant;
+        let fetches = self.result.fetches;
+        let s = &mut self.sites[i];
         s.state = SiteState::Accepted;
         let mut best: Vec<f64> = s.scores.iter().chain(&s.checks).copied().collect();
         best.sort_by(|a, b| b.total_cmp(a));
@@ -573,6 +719,8 @@ impl Discoverer {
                     samples_left: 0,
                     found_by: Operator::Forward,
                     backlinks_used: false,
+                    print: None,
+                    probes_left: 0,
                 });
                 self.result.seed_sites.push(prefix);
             }
@@ -708,6 +856,8 @@ impl Discoverer {
             samples_left: samples.len(),
             found_by: p.op,
             backlinks_used: false,
+            print: None,
+            probes_left: 0,
         });
         if samples.is_empty() {
             self.result.refused.push(prefix);
@@ -944,6 +1094,12 @@ impl Discoverer {
         }
         if self.round.is_some() {
             self.next_round_close_only();
+        }
+        // Probes never answered: listed unchecked rather than lost.
+        for i in 0..self.sites.len() {
+            if self.sites[i].state == SiteState::Probing {
+                self.accept(i);
+            }
         }
         self.result.sites.sort_by(|a, b| {
             b.score

@@ -239,7 +239,17 @@ fn respond(w: &BTreeMap<String, String>, r: &FetchRequest, search_fails: bool) -
 /// Pumps a run, holding up to `hold` requests before answering them together (in the order
 /// asked), as a driver with that many connections does.
 fn run_held(seeds: &[&str], config: DiscoverConfig, search_fails: bool, hold: usize) -> Run {
-    let w = web();
+    run_on(&web(), seeds, config, search_fails, hold)
+}
+
+/// [`run_held`] on the web `w`.
+fn run_on(
+    w: &BTreeMap<String, String>,
+    seeds: &[&str],
+    config: DiscoverConfig,
+    search_fails: bool,
+    hold: usize,
+) -> Run {
     let seeds: Vec<String> = seeds.iter().map(|s| s.to_string()).collect();
     let mut d = Discoverer::new(&seeds, config).expect("discoverer");
     let mut asked = Vec::new();
@@ -274,7 +284,7 @@ fn run_held(seeds: &[&str], config: DiscoverConfig, search_fails: bool, hold: us
             }
         }
         for r in held.drain(..) {
-            let result = respond(&w, &r, search_fails);
+            let result = respond(w, &r, search_fails);
             d.handle(r.id, result, now);
         }
     }
@@ -595,4 +605,59 @@ fn a_patterns_seeds_are_its_example_targets_and_samples_once_each() {
     let seeds = seeds_of_pattern(&many);
     assert_eq!(seeds.len(), MAX_SEEDS);
     assert_eq!(seeds[..2], ["http://h/item/7", "http://h/item/0"]);
+}
+
+#[test]
+fn a_copy_of_a_seed_site_or_of_a_site_found_is_a_replica_not_a_site() {
+    // www.shop1.test serves the seed site's pages; shop4-copy.test serves shop 4's under
+    // /lamps/. Each is found as the other shops are (the search engine knows their pages).
+    let mut w = web();
+    let copies: Vec<(String, String)> = w
+        .iter()
+        .filter_map(|(u, p)| {
+            if let Some(rest) = u.strip_prefix("http://shop1.test/") {
+                Some((format!("http://www.shop1.test/{rest}"), p.clone()))
+            } else {
+                u.strip_prefix("http://shop4.test/").map(|rest| {
+                    let p = p.replace("href='/", "href='/lamps/");
+                    (format!("http://shop4-copy.test/lamps/{rest}"), p)
+                })
+            }
+        })
+        .collect();
+    w.extend(copies);
+    let d = run_on(&w, &SEEDS, config(), false, 1).discovery;
+    let listed = hosts(&d);
+    assert!(
+        !listed.contains(&"www.shop1.test".to_string()),
+        "{listed:?}"
+    );
+    assert_eq!(
+        listed.iter().filter(|h| h.starts_with("shop4")).count(),
+        1,
+        "one of shop 4 and its copy: {listed:?}"
+    );
+    for shop in ["shop2.test", "shop3.test", "shop5.test", "shop6.test"] {
+        assert!(listed.contains(&shop.to_string()), "{shop} in {listed:?}");
+    }
+    let of = |site: &str| {
+        d.replicas
+            .iter()
+            .find(|r| r.site == site)
+            .map(|r| r.of.as_str())
+    };
+    assert_eq!(
+        of("http://www.shop1.test/"),
+        Some("http://shop1.test/"),
+        "{:?}",
+        d.replicas
+    );
+    assert!(
+        of("http://shop4-copy.test/lamps/") == Some("http://shop4.test/")
+            || of("http://shop4.test/") == Some("http://shop4-copy.test/lamps/"),
+        "{:?}",
+        d.replicas
+    );
+    // Shops that are no copies are never taken for one (their pages name their own shop).
+    assert_eq!(d.replicas.len(), 2, "{:?}", d.replicas);
 }
