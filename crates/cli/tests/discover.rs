@@ -265,3 +265,60 @@ fn bad_seeds_and_settings_are_told_plainly() {
     }
     assert_eq!(exemplar(&["discover"]).status.code(), Some(2));
 }
+
+/// The readable list: numbered sites, each with its entry, a sample and the command that
+/// learns its crawler; a copy of the seed site under another name is named on stderr, never
+/// listed.
+#[test]
+fn the_readable_list_gives_each_site_its_learn_command_and_leaves_copies_out() {
+    let mut w = (*web()).clone();
+    let copies: Vec<(String, String)> = w
+        .iter()
+        .filter_map(|(k, v)| {
+            k.strip_prefix("shop1.test/")
+                .map(|rest| (format!("www.shop1.test/{rest}"), v.clone()))
+        })
+        .collect();
+    w.extend(copies);
+    let server = serve(Arc::new(w));
+    let dir = tempdir("discover", "readable");
+    let seeds = dir.join("seeds.txt");
+    std::fs::write(
+        &seeds,
+        "http://shop1.test/product/1\nhttp://shop1.test/product/2\n",
+    )
+    .unwrap();
+    let out = exemplar(&[
+        "discover",
+        "--seeds",
+        seeds.to_str().unwrap(),
+        "--search",
+        "http://search.test/?q={q}",
+        "--resolve",
+        &format!("*:{}", server.addr()),
+        "--delay-ms",
+        "0",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let numbered: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .collect();
+    assert_eq!(numbered.len(), 4, "{stdout}");
+    assert!(numbered[0].starts_with("1. http://shop"), "{stdout}");
+    assert!(numbered.iter().all(|l| l.contains("(score 0.")), "{stdout}");
+    let learn: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("exemplar learn --entry http://shop"))
+        .collect();
+    assert_eq!(learn.len(), 4, "{stdout}");
+    assert!(learn.iter().all(|l| l.contains("/product/")), "{stdout}");
+    assert!(!stdout.contains("www.shop1.test"), "{stdout}");
+    assert!(
+        stderr.contains("left out, a copy of http://shop1.test/: http://www.shop1.test/"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("4 sites found"), "{stderr}");
+}
