@@ -443,6 +443,7 @@ pub fn command(usage: &'static str) -> Command {
                     "use only this operator: keyword, related, forward or backward",
                 ))
                 .arg(switch_arg("json", "one JSON object a line, one per site, best first"))
+                .arg(switch_arg("quiet", "no progress line"))
                 .arg(cookies())
                 .arg(resolve())
                 .args(politeness()),

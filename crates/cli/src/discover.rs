@@ -1,6 +1,7 @@
 //! `exemplar discover`: more sites like the seeds ([`exemplar_core::discover`]), one JSON object
 //! a line per site found, best first (`{"site", "score", "entry", "examples"}`), or a readable
-//! list; a summary of the run on stderr.
+//! list; its progress and a summary of the run on stderr. Ctrl-C ends the search with what it
+//! found so far.
 use exemplar_core::discover::{DiscoverConfig, MAX_SEEDS, Operator, Policy, seeds_of_pattern};
 use exemplar_core::fetch::Politeness;
 use exemplar_core::pattern::Pattern;
@@ -62,7 +63,28 @@ pub fn discover(args: &[String]) -> Result<(), String> {
     }
     let json = switch(args, "--json");
     let client = client_config(args)?;
-    let d = run::discover(&seeds, &config, &client, |_| true)?;
+    // Ctrl-C stops the search and prints what it found so far (a search is not saved: the
+    // same command starts it again).
+    super::resume::catch_ctrl_c();
+    let mut bar = run::ProgressLine::new(switch(args, "--quiet"));
+    let d = run::discover(&seeds, &config, &client, |d| {
+        let last = d.sites.last().map_or("", |s| s.site.as_str());
+        bar.draw(
+            d.fetches,
+            &format!(
+                "{}, {} refused, {} queries",
+                exemplar_core::pattern::count(d.sites.len(), "site"),
+                d.refused.len(),
+                d.queries
+            ),
+            last,
+        );
+        !super::resume::STOP.load(std::sync::atomic::Ordering::SeqCst)
+    })?;
+    bar.finish();
+    if super::resume::STOP.load(std::sync::atomic::Ordering::SeqCst) {
+        eprintln!("interrupted: the sites found so far follow");
+    }
     for p in &d.problems {
         eprintln!("exemplar: {p}");
     }

@@ -60,7 +60,7 @@ const USAGE: &str = "usage:
                                                      (a site's item pages)
   exemplar discover --seeds FILE|pattern.json [--search URL_TEMPLATE] [--related URL_TEMPLATE]
                  [--backlinks URL_TEMPLATE] [--budget N] [--queries N]
-                 [--operator keyword|related|forward|backward] [--json]
+                 [--operator keyword|related|forward|backward] [--json] [--quiet]
                  [--delay-ms MS] [--concurrency N] [--ignore-robots] [--resolve HOST:ADDR]
                                                      (more sites like the seeds; templates take
                                                       {q} or {url}; best first)

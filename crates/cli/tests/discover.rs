@@ -322,3 +322,57 @@ fn the_readable_list_gives_each_site_its_learn_command_and_leaves_copies_out() {
     );
     assert!(stderr.contains("4 sites found"), "{stderr}");
 }
+
+/// Ctrl-C ends a search with what it found so far, and a clean exit.
+#[test]
+fn ctrl_c_ends_the_search_with_the_sites_found_so_far() {
+    let server = serve(web());
+    let dir = tempdir("discover", "interrupted");
+    let seeds = dir.join("seeds.txt");
+    std::fs::write(&seeds, "http://shop1.test/product/1\n").unwrap();
+    // A second between two requests to a host: the search lasts long enough to be stopped.
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_exemplar"))
+        .args([
+            "discover",
+            "--seeds",
+            seeds.to_str().unwrap(),
+            "--search",
+            "http://search.test/?q={q}",
+            "--resolve",
+            &format!("*:{}", server.addr()),
+            "--delay-ms",
+            "1000",
+            "--json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run exemplar");
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // SAFETY: sending SIGINT to our own child process.
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(sent, 0, "SIGINT sent");
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().expect("exemplar ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "stopped in {:?}",
+        started.elapsed()
+    );
+    assert!(
+        stderr.contains("interrupted: the sites found so far follow"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("pages fetched"), "{stderr}");
+    // Whatever was found is printed, one JSON object a line.
+    for l in String::from_utf8_lossy(&out.stdout).lines() {
+        let v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+        assert!(
+            v["site"]
+                .as_str()
+                .is_some_and(|s| s.starts_with("http://shop"))
+        );
+    }
+}
