@@ -321,6 +321,8 @@ enum SiteState {
     Refused,
     /// Another name of a seed site or of a site found.
     Replica,
+    /// Taken into a site holding it, found later: its evidence is that site's now.
+    Merged,
 }
 
 struct Site {
@@ -338,6 +340,16 @@ struct Site {
     /// Its first relevant sample's URL and text print (the replica probes compare it).
     print: Option<(String, PagePrint)>,
     probes_left: usize,
+}
+
+impl Site {
+    /// Whether it stands for a site of its own (not refused, merged or a copy).
+    fn open(&self) -> bool {
+        !matches!(
+            self.state,
+            SiteState::Refused | SiteState::Merged | SiteState::Replica
+        )
+    }
 }
 
 /// A site to run the detector on.
@@ -475,7 +487,7 @@ impl Discoverer {
         self.sites
             .iter()
             .enumerate()
-            .filter(|(_, s)| url.starts_with(&s.prefix))
+            .filter(|(_, s)| s.state != SiteState::Merged && url.starts_with(&s.prefix))
             .max_by_key(|(_, s)| s.prefix.len())
             .map(|(i, _)| i)
     }
@@ -793,24 +805,44 @@ impl Discoverer {
         if self.site_of(&prefix).is_some() {
             return;
         }
-        // A site holding sites found before (found from an inner page first) takes them in.
+        // A site holding sites found before (found from an inner page first) takes them in:
+        // one record, the first's, holds their evidence; a seed among them makes it the seeds'.
         let inner: Vec<usize> = (0..self.sites.len())
-            .filter(|&i| self.sites[i].prefix.starts_with(&prefix))
+            .filter(|&i| {
+                self.sites[i].state != SiteState::Merged
+                    && self.sites[i].prefix.starts_with(&prefix)
+            })
             .collect();
         for &i in &inner {
             let old = std::mem::replace(&mut self.sites[i].prefix, prefix.clone());
             let r = &mut self.result;
             r.sites.retain(|s| s.site != old);
             r.refused.retain(|x| *x != old);
-            if let Some(x) = r.seed_sites.iter_mut().find(|x| **x == old) {
-                *x = prefix.clone();
+            r.replicas.retain(|x| x.site != old);
+            for x in r.seed_sites.iter_mut().filter(|x| **x == old) {
+                x.clone_from(&prefix);
             }
         }
-        if let Some(&i) = inner.first() {
-            if self.sites[i].state == SiteState::Accepted {
-                self.sites[i].state = SiteState::Sampling;
-                self.sites[i].samples_left = 0;
-                self.settle(i);
+        self.result.seed_sites.dedup();
+        if let Some((&keep, rest)) = inner.split_first() {
+            let was = |s: &Site, st: SiteState| s.state == st;
+            let seed = inner.iter().any(|&i| was(&self.sites[i], SiteState::Seed));
+            let accepted = inner
+                .iter()
+                .any(|&i| was(&self.sites[i], SiteState::Accepted));
+            for &o in rest {
+                let scores = std::mem::take(&mut self.sites[o].scores);
+                let checks = std::mem::take(&mut self.sites[o].checks);
+                self.sites[o].state = SiteState::Merged;
+                self.sites[keep].scores.extend(scores);
+                self.sites[keep].checks.extend(checks);
+            }
+            if seed {
+                self.sites[keep].state = SiteState::Seed;
+            } else if accepted {
+                self.sites[keep].state = SiteState::Sampling;
+                self.sites[keep].samples_left = 0;
+                self.settle(keep);
             }
             return;
         }
@@ -927,10 +959,7 @@ impl Discoverer {
                 Operator::Backward => {
                     queries_left
                         && self.config.backlinks.is_some()
-                        && self
-                            .sites
-                            .iter()
-                            .any(|s| !s.backlinks_used && s.state != SiteState::Refused)
+                        && self.sites.iter().any(|s| !s.backlinks_used && s.open())
                 }
             })
             .collect()
@@ -1054,9 +1083,7 @@ impl Discoverer {
             Operator::Backward => {
                 let t = self.config.backlinks.clone().unwrap_or_default();
                 let mut order: Vec<usize> = (0..self.sites.len())
-                    .filter(|&i| {
-                        !self.sites[i].backlinks_used && self.sites[i].state != SiteState::Refused
-                    })
+                    .filter(|&i| !self.sites[i].backlinks_used && self.sites[i].open())
                     .collect();
                 // Accepted sites first, then the seeds' own.
                 order.sort_by_key(|&i| (self.sites[i].state != SiteState::Accepted, i));

@@ -661,3 +661,64 @@ fn a_copy_of_a_seed_site_or_of_a_site_found_is_a_replica_not_a_site() {
     // Shops that are no copies are never taken for one (their pages name their own shop).
     assert_eq!(d.replicas.len(), 2, "{:?}", d.replicas);
 }
+
+#[test]
+fn a_site_holding_sites_found_before_takes_them_in_as_one_record() {
+    let mut d = Discoverer::new(&SEEDS.map(String::from), config()).expect("discoverer");
+    // Two sections of one shop, each found first as a site of its own and listed.
+    for (part, score) in [("a", 0.9), ("b", 0.7)] {
+        d.sites.push(Site {
+            prefix: format!("http://shop7.test/{part}/"),
+            state: SiteState::Accepted,
+            entry: format!("http://shop7.test/{part}/"),
+            examples: vec![format!("http://shop7.test/{part}/product/1")],
+            scores: vec![score],
+            checks: vec![score],
+            samples_left: 0,
+            found_by: Operator::Keyword,
+            backlinks_used: false,
+            print: None,
+            probes_left: 0,
+        });
+        let i = d.sites.len() - 1;
+        d.accept(i);
+    }
+    assert_eq!(d.result.sites.len(), 2);
+    // A page linking the shop's home shows the site they are part of.
+    let detection = Detection {
+        site: "http://shop7.test/".into(),
+        entity_site: true,
+        sections: Vec::new(),
+        fetches: 3,
+        visited: Vec::new(),
+    };
+    d.detected(
+        detection,
+        Pending {
+            url: "http://shop7.test/c/product/1".into(),
+            score: 0.8,
+            op: Operator::Forward,
+            prefix: "http://shop7.test/".into(),
+            entry: "http://shop7.test/".into(),
+        },
+    );
+    let open: Vec<&Site> = d
+        .sites
+        .iter()
+        .filter(|s| s.prefix == "http://shop7.test/" && s.state != SiteState::Merged)
+        .collect();
+    assert_eq!(open.len(), 1, "one record for the shop");
+    assert_eq!(open[0].scores.len(), 2, "both parts' evidence");
+    let listed: Vec<&str> = d.result.sites.iter().map(|s| s.site.as_str()).collect();
+    assert_eq!(listed, ["http://shop7.test/"]);
+    // Later pages of either part count for that one record.
+    let i = d.site_of("http://shop7.test/b/product/9").expect("a site");
+    assert_eq!(d.sites[i].state, SiteState::Accepted);
+    assert_eq!(
+        d.sites
+            .iter()
+            .filter(|s| s.open() && s.prefix.contains("shop7"))
+            .count(),
+        1
+    );
+}
