@@ -175,6 +175,18 @@ fn discover_runs(
             v.parse().map_err(|_| format!("{f} {v}: not a number"))
         })
     };
+    let real = |f: &str, d: f64| -> Result<f64, String> {
+        flag(f).map_or(Ok(d), |v| {
+            v.parse().map_err(|_| format!("{f} {v}: not a number"))
+        })
+    };
+    let d = dr::Tuning::default();
+    let tuning = dr::Tuning {
+        relevant: real("--relevant", d.relevant)?,
+        probe: real("--probe", d.probe)?,
+        structure_weight: real("--structure-weight", d.structure_weight)?,
+        markup_weight: real("--markup-weight", d.markup_weight)?,
+    };
     let budget = num("--budget", 5000)?;
     let queries = num("--queries", 200)?;
     let draws = num("--draws", 3)? as u64;
@@ -199,12 +211,13 @@ fn discover_runs(
                 .filter_map(|&s| seed_pages[s].as_ref().map(|rel| web.sites[s].url_of(rel)))
                 .collect();
             let t = Instant::now();
-            let d = dr::run(
+            let d = dr::run_tuned(
                 addr,
                 &urls,
                 exemplar_core::discover::Policy::Bandit,
                 budget,
                 queries,
+                &tuning,
             )?;
             let scored = dr::score(web, domain, draw, &seeds, &d);
             eprintln!(
@@ -218,7 +231,11 @@ fn discover_runs(
         }
     }
     Ok(format!(
-        "\n## Discovery (the bandit, budget {budget} fetches, {queries} queries)\n\n{}",
+        "\n## Discovery (the bandit, budget {budget} fetches, {queries} queries)\n\nScoring: relevant from {}, probe from {}, structure {}, markup {}, words the rest.\n\n{}",
+        tuning.relevant,
+        tuning.probe,
+        tuning.structure_weight,
+        tuning.markup_weight,
         dr::table(&runs)
     ))
 }

@@ -93,8 +93,61 @@ pub fn run(
     max_fetches: usize,
     max_queries: usize,
 ) -> Result<Discovery, String> {
+    run_tuned(
+        addr,
+        urls,
+        policy,
+        max_fetches,
+        max_queries,
+        &Tuning::default(),
+    )
+}
+
+/// The scoring settings a run may be given over the core's defaults (chosen on the
+/// development domains: `eval-discover --relevant X --probe Y --structure-weight W
+/// --markup-weight M`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tuning {
+    /// [`DiscoverConfig::relevant`].
+    pub relevant: f64,
+    /// [`DiscoverConfig::probe`].
+    pub probe: f64,
+    /// [`DiscoverConfig::structure_weight`].
+    pub structure_weight: f64,
+    /// [`DiscoverConfig::markup_weight`].
+    pub markup_weight: f64,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        let d = DiscoverConfig::default();
+        Tuning {
+            relevant: d.relevant,
+            probe: d.probe,
+            structure_weight: d.structure_weight,
+            markup_weight: d.markup_weight,
+        }
+    }
+}
+
+/// [`run`] with scoring settings of its own.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_tuned(
+    addr: SocketAddr,
+    urls: &[String],
+    policy: Policy,
+    max_fetches: usize,
+    max_queries: usize,
+    tuning: &Tuning,
+) -> Result<Discovery, String> {
     let politeness = Politeness::unthrottled(8);
     let mut config = DiscoverConfig {
+        relevant: tuning.relevant,
+        probe: tuning.probe,
+        structure_weight: tuning.structure_weight,
+        markup_weight: tuning.markup_weight,
         search: Some(format!("http://{SEARCH_HOST}/?P={{q}}")),
         related: Some(format!("http://{SEARCH_HOST}/?MORELIKE=U{{url}}")),
         backlinks: Some(format!("http://{BACKLINKS_HOST}/links?url={{url}}")),

@@ -38,7 +38,8 @@ const USAGE: &str = "usage:
                  (the replica data: hosts, pairs by variation and kind; --hosts: every host, a line each;
                   --serve: every host on 127.0.0.1:PORT by Host)
   exemplar-eval eval-discover [--serve PORT] [--no-search] [--out docs/reports/discover.md]
-                 [--discover [--budget N] [--queries N] [--draws N] [--domains a,b,...]]
+                 [--discover [--budget N] [--queries N] [--draws N] [--domains a,b,...]
+                  [--relevant X] [--probe X] [--structure-weight W] [--markup-weight W]]
                  (the local web of eval/web-sites.toml: its sites by domain, links, backlinks and
                   search engine, checked over HTTP; --serve: keep answering on 127.0.0.1:PORT)
   exemplar-eval serve-web --sites a,b,... [--port N] [--index DIR]
@@ -140,6 +141,10 @@ const FLAGS: &[(&str, &[(&str, bool)])] = &[
             ("--queries", true),
             ("--draws", true),
             ("--domains", true),
+            ("--relevant", true),
+            ("--probe", true),
+            ("--structure-weight", true),
+            ("--markup-weight", true),
         ],
     ),
     ("serve", &[("--port", true), ("--latency-ms", true)]),

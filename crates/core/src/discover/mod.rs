@@ -121,8 +121,10 @@ pub struct DiscoverConfig {
     /// The score from which a candidate's site is worth the detector even when the page is not
     /// of the seeds' kind (a site's home page, a listing of such pages).
     pub probe: f64,
-    /// Structure's share of the score (the rest is words).
+    /// Structure's share of the score.
     pub structure_weight: f64,
+    /// Markup's share of the score (the class names of the elements); the rest is words'.
+    pub markup_weight: f64,
     /// The entity-site detector's settings.
     pub detect: DetectConfig,
     /// Politeness.
@@ -145,6 +147,7 @@ impl Default for DiscoverConfig {
             relevant: 0.6,
             probe: 0.4,
             structure_weight: 0.5,
+            markup_weight: 0.0,
             detect: DetectConfig::default(),
             politeness: Politeness::default(),
             max_bytes: 8 << 20,
@@ -708,7 +711,11 @@ impl Discoverer {
             .iter()
             .map(|(u, p)| (host_of(u).to_string(), p))
             .collect();
-        self.profile = Some(Profile::new(&pages, self.config.structure_weight));
+        self.profile = Some(Profile::new(
+            &pages,
+            self.config.structure_weight,
+            self.config.markup_weight,
+        ));
         let roots: Vec<(String, String)> = self
             .seeds
             .iter()
@@ -758,7 +765,7 @@ impl Discoverer {
         let Some(profile) = self.profile.as_mut() else {
             return;
         };
-        let (score, _, _) = profile.score(page);
+        let (score, ..) = profile.score(page);
         self.kept.push(Kept {
             url: url.to_string(),
             score,

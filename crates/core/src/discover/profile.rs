@@ -1,11 +1,15 @@
 //! What the seeds look like, and how alike another page is ([`Profile`]): the seeds' structure
 //! (RTDM to each seed page, under the default view, URLs ignored: another site's pages live
-//! elsewhere) and their words (a centroid of their term vectors), and the words a search for
-//! more of them is made of.
+//! elsewhere), their markup (a centroid of the class names their elements carry: a generator
+//! marks a kind's parts the same way under any theme, Sphinx's `py function` and `sig-name`,
+//! javadoc's `member-signature`) and their words (a centroid of their term vectors), and the
+//! words a search for more of them is made of.
 //!
 //! Contract: a page's [`Profile::score`] is in [0, 1]: `structure_weight × structure +
-//! (1 − structure_weight) × words`, where structure is the best RTDM score (similarity × kind
-//! agreement) to a seed and words the cosine of its term vector with the seeds' centroid.
+//! markup_weight × markup + (1 − structure_weight − markup_weight) × words`, where structure
+//! is the best RTDM score (similarity × kind agreement) to a seed, markup the cosine of its
+//! class-name vector with the seeds' centroid, and words the cosine of its term vector with the
+//! seeds' centroid.
 //! [`Profile::query_terms`] ranks terms by how many seed sites use them, then by weight, so that
 //! a query names what the sites share, not one site's name.
 use std::collections::{BTreeMap, BTreeSet};
@@ -27,7 +31,28 @@ pub struct Profile {
     centroid: Vector,
     /// Per term: the seed sites whose pages use it.
     sites_of: BTreeMap<String, BTreeSet<String>>,
+    markup: Vector,
     structure_weight: f64,
+    markup_weight: f64,
+}
+
+/// The class names on a page's elements, weighted (log tf), unit length: the template's marks.
+pub fn markup(page: &Page) -> Vector {
+    let tree = &page.tree;
+    let mut tf: BTreeMap<&str, f64> = BTreeMap::new();
+    for &label in tree.class_labels() {
+        // `tag.class.class`: the classes only.
+        for c in tree.label_name(label).split('.').skip(1) {
+            if !c.is_empty() && c.len() <= 40 {
+                *tf.entry(c).or_default() += 1.0;
+            }
+        }
+    }
+    normalise(
+        tf.into_iter()
+            .map(|(t, n)| (t.to_string(), 1.0 + n.ln()))
+            .collect(),
+    )
 }
 
 /// The term vector of a page: title and heading count three times, then the body text.
@@ -66,8 +91,9 @@ pub fn cosine(a: &Vector, b: &Vector) -> f64 {
 }
 
 impl Profile {
-    /// The profile of seed pages, each with its site's key.
-    pub fn new(seeds: &[(String, &Page)], structure_weight: f64) -> Profile {
+    /// The profile of seed pages, each with its site's key; the weights are clamped so that
+    /// they and words' share are in [0, 1].
+    pub fn new(seeds: &[(String, &Page)], structure_weight: f64, markup_weight: f64) -> Profile {
         let options = Options {
             place_weight: 0.0,
             ..Options::default()
@@ -77,6 +103,12 @@ impl Profile {
             .take(MAX_EXAMPLES)
             .map(|(_, p)| Example::from_tree(&p.tree, options))
             .collect();
+        let mut marks: Vector = BTreeMap::new();
+        for (_, page) in seeds {
+            for (t, x) in markup(page) {
+                *marks.entry(t).or_default() += x;
+            }
+        }
         let mut sum: Vector = BTreeMap::new();
         let mut sites_of: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (site, page) in seeds {
@@ -89,20 +121,32 @@ impl Profile {
             examples,
             centroid: normalise(sum),
             sites_of,
+            markup: normalise(marks),
             structure_weight: structure_weight.clamp(0.0, 1.0),
+            markup_weight: markup_weight.clamp(0.0, 1.0 - structure_weight.clamp(0.0, 1.0)),
         }
     }
 
-    /// How alike a page is to the seeds, in [0, 1], and its parts (structure, words).
-    pub fn score(&mut self, page: &Page) -> (f64, f64, f64) {
+    /// How alike a page is to the seeds, in [0, 1], and its parts (structure, markup, words).
+    pub fn score(&mut self, page: &Page) -> (f64, f64, f64, f64) {
         let structure = self
             .examples
             .iter_mut()
             .map(|e| e.compare(page).score)
             .fold(0.0, f64::max);
         let words = cosine(&vector(page), &self.centroid);
-        let w = self.structure_weight;
-        (w * structure + (1.0 - w) * words, structure, words)
+        let marks = if self.markup_weight > 0.0 {
+            cosine(&markup(page), &self.markup)
+        } else {
+            0.0
+        };
+        let (s, m) = (self.structure_weight, self.markup_weight);
+        (
+            s * structure + m * marks + (1.0 - s - m) * words,
+            structure,
+            marks,
+            words,
+        )
     }
 
     /// Terms for queries, best first: used on the most seed sites, then heaviest; terms of

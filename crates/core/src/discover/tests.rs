@@ -722,3 +722,34 @@ fn a_site_holding_sites_found_before_takes_them_in_as_one_record() {
         1
     );
 }
+
+#[test]
+fn markup_tells_a_generators_kind_under_another_theme() {
+    // A module page of one theme, the same kind of page under another theme (other layout,
+    // other words, the generator's own class names), and a narrative page of the first theme.
+    let seed = "<html><body><div class='wrapper'><div class='body'><section id='module-a'>\
+        <h1>a module</h1><dl class='py function'><dt class='sig sig-object py'>\
+        <span class='sig-name descname'>run</span></dt><dd><p>Runs it.</p></dd></dl>\
+        <dl class='py class'><dt class='sig sig-object py'><span class='sig-name descname'>Job\
+        </span></dt><dd><p>A job.</p></dd></dl></section></div></div></body></html>";
+    let other_theme = "<html><body><nav class='rst-nav'><ul><li>x</li><li>y</li></ul></nav>\
+        <main class='rst-content'><h1>b module</h1><dl class='py function'>\
+        <dt class='sig sig-object py'><span class='sig-name descname'>fetch</span></dt>\
+        <dd><p>Fetches pages from the network.</p></dd></dl></main></body></html>";
+    let narrative = "<html><body><div class='wrapper'><div class='body'><section id='intro'>\
+        <h1>Introduction</h1><p>Welcome to the tutorial.</p><ul class='simple'><li>one</li>\
+        </ul></section></div></div></body></html>";
+    let page = |h: &str, u: &str| crate::dom::Page::from_html(h, u).expect("a page");
+    let seeds = [("s".to_string(), &page(seed, "http://s.test/a.html"))];
+    let mut p = Profile::new(&seeds, 0.3, 0.4);
+    let kind = p.score(&page(other_theme, "http://o.test/b.html"));
+    let not_kind = p.score(&page(narrative, "http://s2.test/intro.html"));
+    // Markup (the second part) ranks the other theme's module page first.
+    assert!(kind.2 > 0.8, "{kind:?}");
+    assert!(not_kind.2 < 0.3, "{not_kind:?}");
+    assert!(kind.0 > not_kind.0, "{kind:?} {not_kind:?}");
+    // Without its weight, the score is structure and words alone.
+    let mut plain = Profile::new(&seeds, 0.5, 0.0);
+    let (s, st, _, w) = plain.score(&page(other_theme, "http://o.test/b.html"));
+    assert!((s - (0.5 * st + 0.5 * w)).abs() < 1e-9);
+}
