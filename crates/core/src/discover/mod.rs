@@ -227,6 +227,22 @@ pub struct Discovery {
     /// The pages met off the seed sites, best scored first (at most [`RANKED_PAGES`]): the
     /// source document ranks pages, not sites.
     pub pages: Vec<RankedPage>,
+    /// Every page scored against the seeds after them (candidates and sites' samples), in
+    /// the order scored, with the page fetches spent then (seed sites' pages included): the
+    /// pages [`Discovery::pages`] ranks, for an evaluation to score a harvest curve or another
+    /// ranking of the same pages on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub met: Vec<MetPage>,
+}
+
+/// A page scored during a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetPage {
+    /// Its URL (as fetched).
+    pub url: String,
+    /// Page fetches spent when it was judged.
+    pub fetches: usize,
 }
 
 /// Seed pages a run takes at most: more seeds cost fetches and add little to their profile.
@@ -545,6 +561,10 @@ impl Discoverer {
                         {
                             s.print = Some((url.clone(), print_of(&p)));
                         }
+                        self.result.met.push(MetPage {
+                            url: url.clone(),
+                            fetches: self.result.fetches,
+                        });
                         self.kept.push(Kept {
                             url: url.clone(),
                             score,
@@ -766,6 +786,10 @@ impl Discoverer {
             return;
         };
         let (score, ..) = profile.score(page);
+        self.result.met.push(MetPage {
+            url: url.to_string(),
+            fetches: self.result.fetches,
+        });
         self.kept.push(Kept {
             url: url.to_string(),
             score,

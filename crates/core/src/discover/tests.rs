@@ -369,6 +369,11 @@ fn every_other_shop_is_found_and_no_blog() {
         "{:?}",
         &d.pages[..10]
     );
+    // Every ranked page was met, and the pages met are in the order of the fetches spent.
+    assert!(d.met.len() >= d.pages.len());
+    assert!(d.met.windows(2).all(|w| w[0].fetches <= w[1].fetches));
+    assert!(d.met.iter().all(|m| m.fetches <= d.fetches));
+    assert!(d.pages.iter().all(|p| d.met.iter().any(|m| m.url == p.url)));
     // The harvest only grows.
     assert!(
         d.harvest
