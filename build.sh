@@ -650,7 +650,7 @@ setup_web_sites() {
 cmd_eval_discover() {
   step "eval-discover: the local web's Debian packages" setup_web_sites
   step "eval-discover: exemplar-eval (release)" build_eval
-  step "eval-discover: the local web and discovery on it (docs/reports/discover.md)" target/release/exemplar-eval eval-discover --discover --out docs/reports/discover.md "$@"
+  step "eval-discover: the local web and discovery on it (docs/reports/discover.md)" target/release/exemplar-eval eval-discover --discover --baselines --svg docs/reports/discover-harvest.svg --out docs/reports/discover.md "$@"
   summary
 }
 

@@ -142,7 +142,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(path) = flag("--out") {
         let report = format!(
             "# Discovery on the local web\n\nPrinted by `./build.sh eval-discover` (`exemplar-eval eval-discover \
-             --discover --out {path}`); the local web: `docs/local-web.md`.\n\n{}",
+             {}`); the local web: `docs/local-web.md`.\n\n{}",
+            args.join(" "),
             out.replace(&format!(", read in {read_s:.0} s"), "")
         );
         std::fs::write(path, report).map_err(|e| format!("{path}: {e}"))?;
@@ -168,7 +169,9 @@ fn discover_runs(
     addr: std::net::SocketAddr,
     args: &[String],
 ) -> Result<String, String> {
+    use crate::discover_baselines as db;
     use crate::discover_runs as dr;
+    use exemplar_core::discover::Policy;
     let flag = |f: &str| args.windows(2).find(|w| w[0] == f).map(|w| w[1].as_str());
     let num = |f: &str, d: usize| -> Result<usize, String> {
         flag(f).map_or(Ok(d), |v| {
@@ -195,7 +198,10 @@ fn discover_runs(
         .split(',')
         .map(str::to_string)
         .collect();
+    let baselines = args.iter().any(|a| a == "--baselines");
     let mut runs = Vec::new();
+    let mut all = Vec::new();
+    let mut rankings = Vec::new();
     for domain in &domains {
         let candidates = dr::seedable(web, per_site, domain);
         if candidates.len() < 4 {
@@ -210,34 +216,74 @@ fn discover_runs(
                 .iter()
                 .filter_map(|&s| seed_pages[s].as_ref().map(|rel| web.sites[s].url_of(rel)))
                 .collect();
-            let t = Instant::now();
-            let d = dr::run_tuned(
-                addr,
-                &urls,
-                exemplar_core::discover::Policy::Bandit,
-                budget,
-                queries,
-                &tuning,
-            )?;
-            let scored = dr::score(web, domain, draw, &seeds, &d);
-            eprintln!(
-                "    {domain} draw {draw}: {} sites listed, P@17 {:.3}, coverage {:.3} ({:.0} s)",
-                scored.right.len(),
-                scored.precision_at(17),
-                scored.coverage,
-                t.elapsed().as_secs_f64()
-            );
-            runs.push(scored);
+            let policies = if baselines {
+                db::policies(draw)
+            } else {
+                vec![("bandit".to_string(), Policy::Bandit)]
+            };
+            let mut draw_runs = Vec::new();
+            for (name, policy) in policies {
+                let t = Instant::now();
+                let d = dr::run_tuned(addr, &urls, policy, budget, queries, &tuning)?;
+                let scored = dr::score(web, domain, draw, &seeds, &d);
+                eprintln!(
+                    "    {domain} draw {draw} {name}: {} sites listed, P@17 {:.3}, coverage {:.3} ({:.0} s)",
+                    scored.right.len(),
+                    scored.precision_at(17),
+                    scored.coverage,
+                    t.elapsed().as_secs_f64()
+                );
+                if policy == Policy::Bandit {
+                    runs.push(scored);
+                    if baselines {
+                        let t = Instant::now();
+                        let r = db::compare_ranking(web, domain, draw, &seeds, &urls, &d);
+                        eprintln!(
+                            "    {domain} draw {draw}: DWDBRM ranked {} candidates, P@17 {:.3} (ours {:.3}) ({:.0} s)",
+                            r.candidates,
+                            db::p_at(&r.dwdbrm, 17),
+                            db::p_at(&r.ours, 17),
+                            t.elapsed().as_secs_f64()
+                        );
+                        rankings.push(r);
+                    }
+                }
+                if baselines {
+                    draw_runs.push(db::score_run(web, domain, draw, &seeds, &name, &d));
+                }
+            }
+            if baselines {
+                all.push(db::DrawRuns {
+                    domain: domain.clone(),
+                    draw,
+                    runs: draw_runs,
+                });
+            }
         }
     }
-    Ok(format!(
+    let mut out = format!(
         "\n## Discovery (the bandit, budget {budget} fetches, {queries} queries)\n\nScoring: relevant from {}, probe from {}, structure {}, markup {}, words the rest.\n\n{}",
         tuning.relevant,
         tuning.probe,
         tuning.structure_weight,
         tuning.markup_weight,
         dr::table(&runs)
-    ))
+    );
+    if baselines {
+        let svg = flag("--svg");
+        if let Some(path) = svg {
+            std::fs::write(path, db::svg_chart(&all, budget))
+                .map_err(|e| format!("{path}: {e}"))?;
+        }
+        // The report links the chart beside it by its file name.
+        let link = svg.map(|p| {
+            Path::new(p)
+                .file_name()
+                .map_or(p.to_string(), |f| f.to_string_lossy().into_owned())
+        });
+        out.push_str(&db::report(&all, &rankings, budget, link.as_deref()));
+    }
+    Ok(out)
 }
 
 /// Every available site's entry and example page, fetched from the server under its host.

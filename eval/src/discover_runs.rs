@@ -195,26 +195,7 @@ pub fn score(web: &LocalWeb, domain: &str, draw: u64, seeds: &[usize], d: &Disco
         .pages
         .iter()
         .take(100)
-        .map(|p| {
-            let Some((s, rest)) = web.site_of_url(&p.url) else {
-                return false;
-            };
-            if web.sites[s].domain != domain || seeds.contains(&s) {
-                return false;
-            }
-            let rest = rest.split(['?', '#']).next().unwrap_or("");
-            let Some(rel) = exemplar_native::serve::percent_decode(rest) else {
-                return false;
-            };
-            let rel = if rel.is_empty() || rel.ends_with('/') {
-                format!("{rel}index.html")
-            } else {
-                rel
-            };
-            web.fs()
-                .read(&web.file(s, &rel))
-                .is_some_and(|bytes| web.sites[s].is_target(&rel, &bytes))
-        })
+        .map(|p| page_is_right(web, domain, seeds, &p.url))
         .collect();
     let reachable = web
         .sites
@@ -234,6 +215,32 @@ pub fn score(web: &LocalWeb, domain: &str, draw: u64, seeds: &[usize], d: &Disco
         fetches: d.fetches,
         queries: d.queries,
     }
+}
+
+/// Whether a page is right: a page its site's rule labels, on a site of the domain not seeded.
+pub fn page_is_right(web: &LocalWeb, domain: &str, seeds: &[usize], url: &str) -> bool {
+    let Some((s, _)) = web.site_of_url(url) else {
+        return false;
+    };
+    if web.sites[s].domain != domain || seeds.contains(&s) {
+        return false;
+    }
+    page_file(web, url).is_some_and(|(s, rel, bytes)| web.sites[s].is_target(&rel, &bytes))
+}
+
+/// A local-web page's site, path in the site and bytes, from its URL (a directory's URL is its
+/// `index.html`); `None` off the local web or when no file is there.
+pub fn page_file(web: &LocalWeb, url: &str) -> Option<(usize, String, Vec<u8>)> {
+    let (s, rest) = web.site_of_url(url)?;
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
+    let rel = exemplar_native::serve::percent_decode(rest)?;
+    let rel = if rel.is_empty() || rel.ends_with('/') {
+        format!("{rel}index.html")
+    } else {
+        rel
+    };
+    let bytes = web.fs().read(&web.file(s, &rel))?;
+    Some((s, rel, bytes))
 }
 
 /// The table of runs: per run P@17, P@35, P@100, coverage; then each domain's mean and worst.

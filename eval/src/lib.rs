@@ -12,16 +12,21 @@
 //! - [`classify_train`]: trains `data/classifier.json` leave-one-site-out
 //!   (`docs/reports/classifier.md`).
 //! - [`replica_eval`]: site-replica detection against the baselines on that data, the report.
+//! - [`discover_eval`], [`discover_runs`], [`discover_baselines`], [`dwdbrm_rank`]: the local
+//!   web of domain discovery, discovery's runs on it, its baselines (each operator alone,
+//!   random, the locator, DWDBRM's ranking) and their report (`docs/reports/discover.md`).
 //! - [`replicas`]: the ground truth of site-replica detection: real sites served under many
 //!   virtual hosts (originals, replicas with real-world URL habits, distractors), labelled pairs,
 //!   and a server that answers for every host by its `Host` header.
 pub mod classify_train;
 pub mod crawl_eval;
 pub mod detect_eval;
+pub mod discover_baselines;
 pub mod discover_eval;
 pub mod discover_runs;
 pub mod drawn_eval;
 pub mod dust_eval;
+pub mod dwdbrm_rank;
 pub mod fields_eval;
 pub mod form_sites_eval;
 pub mod forms_eval;

@@ -39,7 +39,8 @@ const USAGE: &str = "usage:
                   --serve: every host on 127.0.0.1:PORT by Host)
   exemplar-eval eval-discover [--serve PORT] [--no-search] [--out docs/reports/discover.md]
                  [--discover [--budget N] [--queries N] [--draws N] [--domains a,b,...]
-                  [--relevant X] [--probe X] [--structure-weight W] [--markup-weight W]]
+                  [--relevant X] [--probe X] [--structure-weight W] [--markup-weight W]
+                  [--baselines [--svg docs/reports/discover-harvest.svg]]]
                  (the local web of eval/web-sites.toml: its sites by domain, links, backlinks and
                   search engine, checked over HTTP; --serve: keep answering on 127.0.0.1:PORT)
   exemplar-eval serve-web --sites a,b,... [--port N] [--index DIR]
@@ -145,6 +146,8 @@ const FLAGS: &[(&str, &[(&str, bool)])] = &[
             ("--probe", true),
             ("--structure-weight", true),
             ("--markup-weight", true),
+            ("--baselines", false),
+            ("--svg", true),
         ],
     ),
     ("serve", &[("--port", true), ("--latency-ms", true)]),
