@@ -144,10 +144,13 @@ impl Default for DiscoverConfig {
             policy: Policy::Bandit,
             top_k: 5,
             per_call: 20,
-            relevant: 0.6,
-            probe: 0.4,
-            structure_weight: 0.5,
-            markup_weight: 0.0,
+            // Chosen on the development domains of the local web (java-class, python-module,
+            // c-ref; docs/results.md): markup tells a generator's kind across themes, which
+            // structure and words did not.
+            relevant: 0.5,
+            probe: 0.35,
+            structure_weight: 0.25,
+            markup_weight: 0.5,
             detect: DetectConfig::default(),
             politeness: Politeness::default(),
             max_bytes: 8 << 20,
