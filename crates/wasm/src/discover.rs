@@ -10,8 +10,8 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use super::{error, to_js};
-use crate::fetch::{FetchResponse, FetchResult, Machine, Politeness, Poll};
-use crate::jobs::ms;
+use crate::fetch::{FetchResult, Machine, Politeness};
+use crate::jobs::{ms, plain_poll, response_of};
 use exemplar_core::discover::{DiscoverConfig, Discoverer, MAX_SEEDS, seeds_of_pattern};
 
 /// Page fetches a discovery may be given at most from the extension: a browser's run is
@@ -103,15 +103,7 @@ impl DiscoverJob {
 
     /// What to do now, as `Job.poll`.
     pub fn poll(&mut self, now_ms: f64) -> Result<JsValue, js_sys::Error> {
-        let v = match self.inner.poll(ms(now_ms)) {
-            Poll::Fetch(r) => serde_json::json!({
-                "type": "fetch", "id": r.id, "url": r.url, "kind": r.kind,
-            }),
-            Poll::WaitUntil(t) => serde_json::json!({"type": "wait", "untilMs": t}),
-            Poll::Busy => serde_json::json!({"type": "busy"}),
-            Poll::Done => serde_json::json!({"type": "done"}),
-        };
-        to_js(&v)
+        plain_poll(self.inner.poll(ms(now_ms)))
     }
 
     /// The response to request `id`, as `Job.handleResponse`.
@@ -127,21 +119,8 @@ impl DiscoverJob {
         truncated: bool,
         now_ms: f64,
     ) -> Result<(), js_sys::Error> {
-        let headers: Vec<(String, String)> = if headers.is_undefined() || headers.is_null() {
-            Vec::new()
-        } else {
-            serde_wasm_bindgen::from_value(headers)
-                .map_err(|e| error(format!("headers must be [[name, value], …]: {e}")))?
-        };
-        let response = FetchResponse {
-            status,
-            final_url,
-            headers,
-            body,
-            truncated,
-        };
-        self.inner
-            .handle(ms(id), FetchResult::Response(response), ms(now_ms));
+        let response = response_of(status, final_url, headers, body, truncated)?;
+        self.inner.handle(ms(id), response, ms(now_ms));
         Ok(())
     }
 

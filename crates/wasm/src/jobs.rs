@@ -143,6 +143,44 @@ pub(crate) fn ms(now_ms: f64) -> u64 {
     }
 }
 
+/// A fetch's answer from JS (`handleResponse`'s arguments) for a machine: headers as `[[name,
+/// value], …]` (undefined or null: none), a `Retry-After` date made seconds from now on the
+/// browser's wall clock (the machines have none), as the CLI's HTTP client does.
+pub(crate) fn response_of(
+    status: u16,
+    final_url: String,
+    headers: JsValue,
+    body: Vec<u8>,
+    truncated: bool,
+) -> Result<FetchResult, js_sys::Error> {
+    let mut headers: Vec<(String, String)> = if headers.is_undefined() || headers.is_null() {
+        Vec::new()
+    } else {
+        serde_wasm_bindgen::from_value(headers)
+            .map_err(|e| error(format!("headers must be [[name, value], …]: {e}")))?
+    };
+    crate::fetch::retry_after_as_seconds(&mut headers, wall_clock_ms());
+    Ok(FetchResult::Response(FetchResponse {
+        status,
+        final_url,
+        headers,
+        body,
+        truncated,
+    }))
+}
+
+/// A machine's next step for JS, as `Job.poll` gives it (requests without a form's body).
+pub(crate) fn plain_poll(poll: Poll) -> Result<JsValue, js_sys::Error> {
+    to_js(&match poll {
+        Poll::Fetch(r) => {
+            serde_json::json!({"type": "fetch", "id": r.id, "url": r.url, "kind": r.kind})
+        }
+        Poll::WaitUntil(t) => serde_json::json!({"type": "wait", "untilMs": t}),
+        Poll::Busy => serde_json::json!({"type": "busy"}),
+        Poll::Done => serde_json::json!({"type": "done"}),
+    })
+}
+
 /// A config object over its defaults, unknown keys rejected (see [`super::merge_defaults`]).
 fn config<T: Serialize + serde::de::DeserializeOwned + Default>(
     value: &JsValue,
@@ -279,23 +317,8 @@ impl Job {
         truncated: bool,
         now_ms: f64,
     ) -> Result<(), js_sys::Error> {
-        let mut headers: Vec<(String, String)> = if headers.is_undefined() || headers.is_null() {
-            Vec::new()
-        } else {
-            serde_wasm_bindgen::from_value(headers)
-                .map_err(|e| error(format!("headers must be [[name, value], …]: {e}")))?
-        };
-        // A `Retry-After` date, as seconds from now on the browser's wall clock (the machines
-        // have none), as the CLI's HTTP client does.
-        crate::fetch::retry_after_as_seconds(&mut headers, wall_clock_ms());
-        let response = FetchResponse {
-            status,
-            final_url,
-            headers,
-            body,
-            truncated,
-        };
-        self.handle(id, FetchResult::Response(response), now_ms);
+        let response = response_of(status, final_url, headers, body, truncated)?;
+        self.handle(id, response, now_ms);
         Ok(())
     }
 
