@@ -173,6 +173,18 @@ export async function startDiscovery(msg) {
 }
 
 /**
+ * At the worker's start: a discovery the state says is running died with the worker that ran it
+ * (a search is not saved); it is marked stopped, with the sites it had found.
+ * @returns {Promise<void>}
+ */
+export async function endStaleDiscovery() {
+  if (running) return;
+  const kept = /** @type {DiscoveryState | undefined} */ ((await chrome.storage.session.get(KEY))[KEY]);
+  if (kept?.status !== 'running') return;
+  await keep({ ...kept, status: 'stopped', problems: ['The browser stopped Exemplar in the middle: the sites found until then are kept.', ...kept.problems] });
+}
+
+/**
  * Stops the running discovery (it keeps the sites found so far).
  * @returns {Promise<boolean>} whether one was running
  */

@@ -11,7 +11,7 @@ import { similarity } from '../pkg/exemplar.js';
 import { classify, classifyTab, forgetTab, tabState } from './badge.js';
 import { crawlers, deleteCrawler, finishCrawl, importPattern, renameCrawler, runCrawler } from './crawlers.js';
 import { detectSite } from './detect.js';
-import { discoverServices, startDiscovery, stopDiscovery } from './discover.js';
+import { discoverServices, endStaleDiscovery, startDiscovery, stopDiscovery } from './discover.js';
 import { crawlerFields, editFields, fieldPicked, showFields } from './fields.js';
 import { ALARM, cancelJob, finishWith, pauseJob, resumeJob, resumeRunning, status } from './jobs.js';
 import { finishLearn, relearn, startLearn, startPending } from './learn.js';
@@ -128,6 +128,7 @@ chrome.runtime.onStartup.addListener(() => {
 chrome.sidePanel?.setPanelBehavior?.({ openPanelOnActionClick: false }).catch(() => {});
 
 // Every start of the worker picks up what a stopped worker left running, and the scheduled runs
-// that fell due meanwhile.
+// that fell due meanwhile; a search for more sites it left running is over.
 resumeRunning().catch(() => {});
 runDue().catch(() => {});
+endStaleDiscovery().catch(() => {});

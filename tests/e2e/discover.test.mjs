@@ -13,7 +13,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
-  ROOT, extensionWithAccess, extensionWorker, launchChromium, learnEnded, press, requireBuilt, waitFor,
+  ROOT, callFrom, extensionWithAccess, extensionWorker, launchChromium, learnEnded, press, requireBuilt, waitFor,
+  watchWorker,
 } from './helpers.mjs';
 
 const BUILT = join(ROOT, 'dist/chrome');
@@ -173,6 +174,31 @@ test('a search engine address without {q} is refused with a clear error, and not
     const ok = await b.call({ type: 'discover', crawlerId: crawler.id, search: 'http://search.web.test/?P=exemplar&DEFAULTOP=or', maxFetches: 5 });
     assert.deepEqual(ok, { started: true });
     assert.equal((await b.call({ type: 'discoverServices' })).search, 'http://search.web.test/?P={q}&DEFAULTOP=or');
+  } finally {
+    await b.close();
+  }
+});
+
+test('a search whose worker the browser stops is shown stopped, and may start again', async () => {
+  assert.ok(patternJson, 'the first test learned a pattern');
+  const b = await browserWith(['<all_urls>']);
+  try {
+    // A second between two requests to a host (the pattern's politeness, which the imported
+    // crawler keeps): the search lasts.
+    const slow = JSON.parse(patternJson);
+    slow.politeness = { ...slow.politeness, delayMs: 1000 };
+    const crawler = await b.call({ type: 'importPattern', json: JSON.stringify(slow) });
+    await b.call({ type: 'discover', crawlerId: crawler.id, search: SEARCH, backlinks: BACKLINKS, maxFetches: 400 });
+    await press(b.panel.locator('#discover-box summary'));
+    await b.panel.locator('#discover-stop:not([hidden])').waitFor();
+    const worker = await watchWorker(b.browser, b.panel, new URL(b.worker.url()).host);
+    await worker.stop();
+    // Any message starts the worker again; it finds the search it left running over.
+    await callFrom(b.panel)({ type: 'discoverServices' });
+    await waitFor(async () => /^Stopped: /.test(await b.panel.locator('#discover-status').textContent() ?? ''), 'the search shown stopped');
+    assert.match(await b.panel.locator('#discover-error').textContent(), /stopped Exemplar in the middle/);
+    assert.equal(await b.panel.locator('#discover-start').isDisabled(), false);
+    assert.equal(await b.panel.locator('#discover-stop').isHidden(), true);
   } finally {
     await b.close();
   }
